@@ -1,0 +1,22 @@
+// Command kubectl-graceful is a kubectl plugin that finds and prevents the
+// requests dropped when pods terminate: `kubectl graceful audit`, `watch pod`
+// and `drain node`. It is the only place in the project that calls os.Exit.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+)
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	err := NewCmdRoot(streams).Execute()
+	if msg := cliutil.Message(err); msg != "" {
+		fmt.Fprintln(os.Stderr, msg)
+	}
+	os.Exit(cliutil.CodeOf(err))
+}

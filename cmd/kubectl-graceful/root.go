@@ -1,0 +1,40 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	// Load every client-go auth plugin (OIDC, exec, GCP, Azure) so that any
+	// kubeconfig that works with kubectl works here too.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+)
+
+// NewCmdRoot builds `kubectl graceful` with kubectl's standard flags
+// (--kubeconfig, --context, -n, --as, --request-timeout, ...) bound once, on
+// the root, and shared by every subcommand through configFlags.
+func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true)
+	root := &cobra.Command{
+		Use:   "graceful",
+		Short: "Find and prevent the requests dropped when pods terminate",
+		Long: `kubectl graceful checks and watches how pods terminate, so that deploys and
+node drains stop dropping requests.
+
+  audit        check workloads' termination settings, live or from manifests
+  watch pod    watch a pod's termination and say whether it raced its endpoints
+  drain node   cordon and evict without breaking a PodDisruptionBudget`,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl graceful",
+		},
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	configFlags.AddFlags(root.PersistentFlags())
+
+	root.AddCommand(NewCmdVersion(streams))
+	return root
+}

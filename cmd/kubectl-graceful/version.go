@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/version"
+)
+
+// VersionOptions prints the plugin's own stamped version; it never contacts
+// the cluster.
+type VersionOptions struct {
+	// Output is "" for one line or "json".
+	Output string
+
+	genericiooptions.IOStreams
+}
+
+// NewCmdVersion builds `kubectl graceful version`.
+func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &VersionOptions{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the plugin's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json")
+	return cmd
+}
+
+// Validate rejects output formats other than "" and "json".
+func (o *VersionOptions) Validate() error {
+	if o.Output != "" && o.Output != "json" {
+		return fmt.Errorf("--output %q is not supported for version: use json or leave it out", o.Output)
+	}
+	return nil
+}
+
+// Run prints the version.
+func (o *VersionOptions) Run() error {
+	info := version.Get()
+	if o.Output == "json" {
+		enc := json.NewEncoder(o.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(info)
+	}
+	_, err := fmt.Fprintf(o.Out, "kubectl-graceful %s (commit %s, built %s, %s, %s)\n",
+		info.Version, info.Commit, info.Date, info.GoVersion, info.Platform)
+	return err
+}
