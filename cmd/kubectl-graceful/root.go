@@ -8,6 +8,8 @@ import (
 	// Load every client-go auth plugin (OIDC, exec, GCP, Azure) so that any
 	// kubeconfig that works with kubectl works here too.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // NewCmdRoot builds `kubectl graceful` with kubectl's standard flags
@@ -36,5 +38,6 @@ node drains stop dropping requests.
 	configFlags.AddFlags(root.PersistentFlags())
 
 	root.AddCommand(NewCmdVersion(streams))
+	root.AddCommand(drain.NewCmdDrain(configFlags, streams))
 	return root
 }
