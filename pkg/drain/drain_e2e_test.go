@@ -89,12 +89,8 @@ func (w *readyWatcher) Lowest() int {
 func TestDrainRespectsMinAvailable(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.env.Node(t), f.env.Node(t)
-	sel := f.pool(a, b)
-	f.cordon(b, true) // all three land on a
-	f.deploy("web", "web", 3, sel, nil)
+	a, b := f.onOneOfTwo("web", "web", 3)
 	f.pdb("web", "web", intOrStr(2), nil, nil, 3)
-	f.cordon(b, false)
 	if n := len(f.pods("app=web", onNode(a))); n != 3 {
 		t.Fatalf("%d pods on %s, want 3", n, a)
 	}
@@ -118,12 +114,8 @@ func TestDrainRespectsMinAvailable(t *testing.T) {
 func TestDrainMaxUnavailableZero(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.env.Node(t), f.env.Node(t)
-	sel := f.pool(a, b)
-	f.cordon(b, true)
-	f.deploy("web", "web", 2, sel, nil)
+	a, _ := f.onOneOfTwo("web", "web", 2)
 	f.pdb("frozen", "web", nil, intOrStr(0), nil, 2)
-	f.cordon(b, false)
 
 	dry := f.drain(a, "--dry-run")
 	expect(t, dry, 2, "[pdb-allows-none] PDB "+f.ns+"/frozen allows no disruption by its spec (maxUnavailable: 0)",
@@ -149,11 +141,7 @@ func TestDrainMaxUnavailableZero(t *testing.T) {
 func TestDrainTwoPodsOfOnePDBGoOneAfterAnother(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.env.Node(t), f.env.Node(t)
-	sel := f.pool(a, b)
-	f.cordon(b, true)
-	f.deploy("web", "web", 2, sel, nil)
-	f.cordon(b, false)
+	a, b := f.onOneOfTwo("web", "web", 2)
 	f.deploy("web-extra", "web", 1, map[string]string{hostLabel: b}, nil)
 	f.pdb("web", "web", intOrStr(2), nil, nil, 3)
 
@@ -184,11 +172,7 @@ func TestDrainTwoPodsOfOnePDBGoOneAfterAnother(t *testing.T) {
 func TestDrainPodUnderTwoPDBs(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.env.Node(t), f.env.Node(t)
-	sel := f.pool(a, b)
-	f.cordon(b, true)
-	f.deploy("web", "web", 2, sel, nil)
-	f.cordon(b, false)
+	a, _ := f.onOneOfTwo("web", "web", 2)
 	f.pdb("one", "web", intOrStr(1), nil, nil, 2)
 	f.pdb("two", "web", intOrStr(1), nil, nil, 2)
 

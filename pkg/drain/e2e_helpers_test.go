@@ -261,3 +261,16 @@ func (f *fixture) daemonSet(nodeSelector map[string]string) {
 		return err
 	})
 }
+
+// onOneOfTwo makes two fresh nodes a and b of one pool and a Deployment of
+// replicas pods (app=app, role=name) that may run on either, all on a: b is
+// cordoned while they start, then opened, so that there is room elsewhere.
+func (f *fixture) onOneOfTwo(name, app string, replicas int32) (a, b string) {
+	f.t.Helper()
+	a, b = f.env.Node(f.t), f.env.Node(f.t)
+	sel := f.pool(a, b)
+	f.cordon(b, true)
+	f.deploy(name, app, replicas, sel, nil)
+	f.cordon(b, false)
+	return a, b
+}
