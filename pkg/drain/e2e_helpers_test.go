@@ -31,13 +31,13 @@ const (
 
 // fixture is one test's namespace and nodes.
 type fixture struct {
-	t   *testing.T
+	t   testing.TB
 	env *e2e.Env
 	ns  string
 	ctx context.Context
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	env := e2e.Cluster(t)
 	return &fixture{t: t, env: env, ns: env.Namespace(t), ctx: context.Background()}
