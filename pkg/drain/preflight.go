@@ -66,8 +66,8 @@ func Preflight(in Input) *Report {
 		}
 	}
 	r.Evict = groupByOwner(evict, in)
-	r.Warnings = append(r.Warnings, replicaWarnings(r.Evict)...)
 	maxWait := budgets(r, evict, in)
+	r.Warnings = append(replicaWarnings(r.Evict, r.Budgets), r.Warnings...)
 	if in.Flags.DisableEviction {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
@@ -163,11 +163,20 @@ func replicas(namespace string, owner Owner, in Input) int {
 }
 
 // replicaWarnings warns of workloads that go down during the drain: a single
-// replica, or every replica on this node.
-func replicaWarnings(groups []OwnerGroup) []Issue {
+// replica, or every replica on this node with no PDB to pace their eviction.
+func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
+	guarded := map[string]bool{}
+	for _, b := range budgets {
+		for _, p := range b.PodsOnNode {
+			guarded[b.Namespace+"/"+p] = true
+		}
+	}
 	var out []Issue
 	for _, g := range groups {
 		if !g.Owner.replicated() || g.Owner.Kind == "Job" {
+			continue
+		}
+		if g.Replicas > 1 && guarded[g.Namespace+"/"+g.Pods[0].Name] {
 			continue
 		}
 		name := g.Namespace + "/" + g.Owner.String()

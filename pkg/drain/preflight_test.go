@@ -103,8 +103,8 @@ func TestPreflightPDBRoomElsewhereGoesOneAfterAnother(t *testing.T) {
 	if b := r.Budgets[0]; b.HealthyOnNode != 3 || b.DisruptionsAllowed != 1 || b.UnhealthyPodEvictionPolicy != "IfHealthyBudget" {
 		t.Errorf("budget = %+v", b)
 	}
-	if has(r.Warnings, WarningPDBSequential) == nil || has(r.Warnings, WarningAllReplicas) == nil {
-		t.Errorf("warnings = %v, want pdb-sequential and all-replicas-on-node", kinds(r.Warnings))
+	if has(r.Warnings, WarningPDBSequential) == nil || has(r.Warnings, WarningAllReplicas) != nil {
+		t.Errorf("warnings = %v, want pdb-sequential and no all-replicas-on-node (the PDB paces them)", kinds(r.Warnings))
 	}
 	if len(r.Evict) != 1 || r.Evict[0].Owner.String() != "Deployment/web" || len(r.Evict[0].Pods) != 3 || r.Evict[0].Replicas != 3 {
 		t.Errorf("evict groups = %+v, want Deployment/web with 3 pods", r.Evict)
@@ -317,5 +317,13 @@ func TestPreflightAuditWarnings(t *testing.T) {
 	w := has(r.Warnings, WarningTerminationAudit)
 	if w == nil || w.Pod != "shop/web-1-b" || !strings.Contains(w.Message, "no preStop hook") {
 		t.Errorf("warnings = %+v", r.Warnings)
+	}
+}
+
+func TestPreflightAllReplicasOnNodeWithoutPDB(t *testing.T) {
+	r := Preflight(input(threeWebPods(true), nil, node("node-b", false)))
+	w := has(r.Warnings, WarningAllReplicas)
+	if w == nil || !strings.Contains(w.Message, "all 3 replicas of shop/Deployment/web") {
+		t.Errorf("warnings = %+v, want all-replicas-on-node", r.Warnings)
 	}
 }

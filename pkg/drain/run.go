@@ -64,16 +64,20 @@ type NodeResult struct {
 	Uncordoned      bool    `json:"uncordoned"`
 	DurationSeconds float64 `json:"durationSeconds"`
 	Error           string  `json:"error,omitempty"`
+
+	start time.Time
 }
+
+// clock sets DurationSeconds to the time since the node's drain started.
+func (r *NodeResult) clock() { r.DurationSeconds = time.Since(r.start).Seconds() }
 
 // Drain runs the preflight of node, prints it, and unless DryRun or a
 // refusing blocker, cordons the node and evicts its pods. It returns an
 // error only when the API failed (the node result then has OutcomeError);
 // stopping (ctx cancelled, --timeout) is an outcome, not an error.
 func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
-	start := time.Now()
-	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}}
-	defer func() { res.DurationSeconds = time.Since(start).Seconds() }()
+	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
+	defer res.clock()
 	in, err := Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
 	if err != nil && ctx.Err() != nil {
 		res.Outcome = OutcomeInterrupted
@@ -140,6 +144,7 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, node *corev1.
 	case err == nil:
 		res.Outcome = OutcomeDrained
 		res.Pods = tracker.Snapshot()
+		res.clock()
 		PrintSummary(d.Out, res)
 		return res, nil
 	case errors.Is(context.Cause(nodeCtx), ErrTimeout):
@@ -176,6 +181,7 @@ func (d *Drainer) stop(res *NodeResult, node *corev1.Node, tracker *Tracker, out
 			res.Uncordoned = true
 		}
 	}
+	res.clock()
 	PrintSummary(d.Out, res)
 	return res, nil
 }

@@ -70,8 +70,9 @@ func (t *Tracker) update(namespace, name string, fn func(p *PodProgress)) {
 		t.pods[namespace+"/"+name] = p
 	}
 	before := p.State + "\x00" + p.Cause
+	wasFinal := final(p.State)
 	fn(p)
-	if !p.started.IsZero() {
+	if !wasFinal && !p.started.IsZero() {
 		p.DurationSeconds = time.Since(p.started).Seconds()
 	}
 	changed := p.State+"\x00"+p.Cause != before
@@ -116,7 +117,7 @@ func (t *Tracker) Snapshot() []PodProgress {
 	defer t.mu.Unlock()
 	out := make([]PodProgress, 0, len(t.pods))
 	for _, p := range t.pods {
-		if !p.started.IsZero() && p.State != StateGone && p.State != StateFailed && p.State != StateStopped {
+		if !p.started.IsZero() && !final(p.State) {
 			p.DurationSeconds = time.Since(p.started).Seconds()
 		}
 		out = append(out, *p)
@@ -142,4 +143,9 @@ func (t *Tracker) stopped(namespace, name string) {
 			p.Cause = "not tried before the drain stopped"
 		}
 	})
+}
+
+// final reports whether a pod's state no longer changes its duration.
+func final(state string) bool {
+	return state == StateGone || state == StateFailed || state == StateStopped
 }
