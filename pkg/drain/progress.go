@@ -100,7 +100,8 @@ func (p *Progress) redraw() {
 	}
 	lines := []string{header(p.node, pods, elapsed)}
 	for _, pp := range pods {
-		lines = append(lines, progressLine(pp, elapsed))
+		// Each pod's own time since its first eviction request.
+		lines = append(lines, progressLine(pp, time.Duration(pp.DurationSeconds*float64(time.Second))))
 	}
 	for _, l := range lines {
 		if p.width > 1 && len([]rune(l)) >= p.width {
@@ -123,7 +124,8 @@ func header(node string, pods []PodProgress, elapsed time.Duration) string {
 		elapsed.Round(100*time.Millisecond))
 }
 
-// progressLine is one pod's line: elapsed time, pod, state, cause.
+// progressLine is one pod's line: a time (since the node's drain started in
+// plain lines, since the pod's first eviction when redrawn), pod, state, cause.
 func progressLine(pp PodProgress, elapsed time.Duration) string {
 	line := fmt.Sprintf("%8s  %-40s %-12s", "+"+elapsed.Round(100*time.Millisecond).String(),
 		termsafe.Escape(pp.Namespace+"/"+pp.Name), pp.State)
