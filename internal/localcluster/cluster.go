@@ -107,8 +107,19 @@ func (o Options) create(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	stagesFile := filepath.Join(o.OutputDir, "kwok-stages.yaml")
-	if err := os.WriteFile(stagesFile, []byte(stages), 0o644); err != nil {
+	// Ports are picked and bound while holding a lock shared by every
+	// checkout on the machine, so two clusters never race for one port.
+	unlock, err := lockFile(filepath.Join(o.CacheDir, "create.lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	conf, err := kwokctlConfig()
+	if err != nil {
+		return err
+	}
+	configFile := filepath.Join(o.OutputDir, "kwokctl.yaml")
+	if err := os.WriteFile(configFile, []byte(conf+"---\n"+stages), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Log, "Starting cluster %s (Kubernetes %s, kwok %s)...\n", o.Name, KubernetesVersion, KwokVersion)
@@ -122,7 +133,7 @@ func (o Options) create(ctx context.Context) error {
 		"--kube-scheduler-binary", bins["kube-scheduler"],
 		"--etcd-binary", bins["etcd"],
 		"--kwok-controller-binary", bins["kwok"],
-		"--config", stagesFile,
+		"--config", configFile,
 		"--wait", "2m",
 	)
 	if err != nil {
