@@ -102,7 +102,10 @@ func (o Options) create(ctx context.Context) error {
 	}
 	// A cluster that exists but does not answer (its processes died with a
 	// reboot or a killed session) is removed first; its state is disposable.
-	_ = o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name)
+	_ = o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name, "--kubeconfig", o.KubeconfigPath())
+	// kwokctl merges into an existing kubeconfig; a stale one from a failed
+	// start would keep the old cluster's CA.
+	_ = os.Remove(o.KubeconfigPath())
 	stages, err := StagesYAML()
 	if err != nil {
 		return err
@@ -150,7 +153,7 @@ func Down(ctx context.Context, o Options) error {
 	if _, err := os.Stat(bins["kwokctl"]); err != nil {
 		return nil // never built, so never started
 	}
-	if err := o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name); err != nil {
+	if err := o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name, "--kubeconfig", o.KubeconfigPath()); err != nil {
 		return err
 	}
 	_ = os.Remove(o.KubeconfigPath())
