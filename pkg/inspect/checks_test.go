@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -427,5 +429,20 @@ func TestFailOn(t *testing.T) {
 	}
 	if _, err := ParseFailOn("fatal"); err == nil {
 		t.Errorf("ParseFailOn accepted fatal")
+	}
+}
+
+// TestDocsListEveryCheck keeps docs/audit.md (merged into the README) in
+// step with the catalogue: every ID has a table row and a section.
+func TestDocsListEveryCheck(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "audit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for _, c := range Checks() {
+		if !strings.Contains(doc, "| [`"+c.ID+"`](#"+c.ID+")") || !strings.Contains(doc, "\n### "+c.ID+"\n") {
+			t.Errorf("docs/audit.md lacks the row or section of %s", c.ID)
+		}
 	}
 }

@@ -141,11 +141,20 @@ var preferNativeSleep = &Check{
 				return nil
 			}
 			msg := fmt.Sprintf("preStop execs a %d s sleep; Kubernetes %s supports lifecycle.preStop.sleep, which needs no binary in the image",
-				d, s.inv.Version)
+				d, versionOrNative(s.inv.Version))
 			fix := patchCommand(w, containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{
 				"exec": nil, "sleep": map[string]any{"seconds": d}}}}))
 			f := c.finding(w, ctr.Name, msg, fix)
 			return &f
 		})
 	},
+}
+
+// versionOrNative names the target version in messages ("1.30+" when it
+// is unknown and taken as current).
+func versionOrNative(v Version) string {
+	if v.Major == 0 {
+		return "1.30+"
+	}
+	return v.String()
 }

@@ -31,7 +31,7 @@ func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
 		if !known || how == prestop.HowNone || d < grace {
 			continue
 		}
-		msg := fmt.Sprintf("preStop (%s) takes %d s but the grace period is %d s: SIGTERM comes %s",
+		msg := fmt.Sprintf("preStop (%s) takes %d s but the grace period is %d s: %s",
 			how, d, grace, afterOrNever(d, grace))
 		fix := patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + 20})
 		out = append(out, c.finding(w, ctr.Name, msg, fix))
@@ -41,9 +41,9 @@ func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
 
 func afterOrNever(d, grace int64) string {
 	if d == grace {
-		return "only with kubelet's 2 s extension, then SIGKILL"
+		return "the app gets SIGTERM only within kubelet's one-off 2 s extension, then SIGKILL (exit 137)"
 	}
-	return "never: kubelet kills the container (exit 137) 2 s after the grace period ends, inside preStop"
+	return "kubelet kills the container (exit 137) inside preStop, 2 s after the grace period ends; the app never gets SIGTERM"
 }
 
 var shutdownBudgetExceedsGrace = &Check{

@@ -44,6 +44,9 @@ type LiveOptions struct {
 // workloads, is an error naming the context and server.
 func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts LiveOptions, inv *inspect.Inventory) error {
 	where := contextName(getter)
+	if where == "" {
+		return fmt.Errorf("no cluster configured: no current context in the kubeconfig (set KUBECONFIG or --kubeconfig, or audit manifests with -f/-k)")
+	}
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return fmt.Errorf("kubeconfig context %s: %v", where, err)
@@ -53,6 +56,9 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 		return fmt.Errorf("kubeconfig context %s: %v", where, err)
 	}
 	sv, err := cs.Discovery().ServerVersion()
+	if apierrors.IsUnauthorized(err) {
+		return fmt.Errorf("the cluster of context %s (server %s) rejected its credentials (expired or revoked?): %v", where, cfg.Host, err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot reach the cluster of context %s (server %s): %v", where, cfg.Host, err)
 	}
@@ -83,13 +89,23 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	return nil
 }
 
+// contextName returns the quoted context the getter uses, or "" when there
+// is neither a context nor a --server to talk to.
 func contextName(getter genericclioptions.RESTClientGetter) string {
-	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
-	if err != nil || raw.CurrentContext == "" {
-		return "(none)"
+	if f, ok := getter.(*genericclioptions.ConfigFlags); ok {
+		if f.Context != nil && *f.Context != "" {
+			return fmt.Sprintf("%q", *f.Context)
+		}
+		if f.APIServer != nil && *f.APIServer != "" {
+			return fmt.Sprintf("(server %s)", *f.APIServer)
+		}
 	}
-	if f, ok := getter.(*genericclioptions.ConfigFlags); ok && f.Context != nil && *f.Context != "" {
-		return fmt.Sprintf("%q", *f.Context)
+	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return "(unreadable kubeconfig)"
+	}
+	if raw.CurrentContext == "" {
+		return ""
 	}
 	return fmt.Sprintf("%q", raw.CurrentContext)
 }
