@@ -257,6 +257,14 @@ func TestPDBOverlapAndSelection(t *testing.T) {
 		{"typo", objs(deploy("web"), pdbWith("a", matchApp("wbe"), "", "1")), 1, "matches no workload"},
 		{"matches", objs(deploy("web"), pdbWith("a", matchApp("web"), "", "1")), 0, ""},
 	})
+	inv := &Inventory{}
+	inv.Add(pdbWith("prometheus", matchApp("prometheus"), "1", ""), nil)
+	inv.AddCustomResource("shop")
+	for _, f := range Audit(inv, DefaultOptions()).Findings {
+		if f.Check == "pdb-selects-nothing" {
+			t.Errorf("a custom resource in the namespace may create the pods (operator): %+v", f)
+		}
+	}
 	ifHealthy := pdbWith("a", matchApp("web"), "", "1")
 	ifHealthy.Spec.UnhealthyPodEvictionPolicy = nil
 	runCases(t, "pdb-unhealthy-eviction-policy", []checkCase{

@@ -122,6 +122,19 @@ type Inventory struct {
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
 	Objects int
+	// CustomResources counts, per namespace, manifest objects of API groups
+	// the audit does not know (custom resources): operators may create pods
+	// from them (a Prometheus object becomes a StatefulSet).
+	CustomResources map[string]int
+}
+
+// AddCustomResource counts a custom resource in namespace.
+func (inv *Inventory) AddCustomResource(namespace string) {
+	if inv.CustomResources == nil {
+		inv.CustomResources = map[string]int{}
+	}
+	inv.CustomResources[namespace]++
+	inv.Objects++
 }
 
 // MarkUnavailable records that input could not be read, and why.

@@ -189,6 +189,12 @@ func (s *scope) selectsNothing(p PDB) string {
 	if len(s.workloadsFor(p)) > 0 {
 		return ""
 	}
+	if s.inv.CustomResources[namespaceOf(p.Namespace)] > 0 {
+		// Custom resources in the namespace may make an operator create the
+		// pods (kube-prometheus' Prometheus and Alertmanager objects): the
+		// manifests alone cannot tell, so say nothing.
+		return ""
+	}
 	return fmt.Sprintf("selector %s matches no workload among the manifests in namespace %s", pdbSelector(p), namespaceOf(p.Namespace))
 }
 

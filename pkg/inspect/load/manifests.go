@@ -94,7 +94,7 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		return nil
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
-		inv.Objects++ // a custom resource: not something the audit reads
+		inv.AddCustomResource(u.GetNamespace())
 		return nil
 	}
 	if !scheme.Scheme.Recognizes(gvk) {
