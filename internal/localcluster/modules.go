@@ -94,7 +94,7 @@ func stagingReplaces() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := modfile.ParseLax(info.GoMod, data, nil)
+	f, err := modfile.Parse(info.GoMod, data, nil)
 	if err != nil {
 		return "", err
 	}
