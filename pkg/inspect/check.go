@@ -165,6 +165,10 @@ func sortFindings(fs []Finding) {
 type scope struct {
 	inv  *Inventory
 	opts Options
+	// services memoizes servicesFor per workload.
+	services map[*Workload][]corev1.Service
+	// skips maps an object to the SkipAnnotation values that apply to it.
+	skips map[ObjectRef][]string
 }
 
 func (s *scope) cannotRun(c *Check) string {
@@ -182,18 +186,16 @@ func (s *scope) cannotRun(c *Check) string {
 // suppressed reports whether the finding's object lists its check (or
 // "all") in SkipAnnotation.
 func (s *scope) suppressed(f Finding) bool {
-	var lists []string
-	for _, w := range s.inv.Workloads {
-		if w.Object == f.Object {
-			lists = append(lists, w.Annotations[SkipAnnotation], w.Template.Annotations[SkipAnnotation])
+	if s.skips == nil {
+		s.skips = map[ObjectRef][]string{}
+		for _, w := range s.inv.Workloads {
+			s.skips[w.Object] = append(s.skips[w.Object], w.Annotations[SkipAnnotation], w.Template.Annotations[SkipAnnotation])
+		}
+		for _, p := range s.inv.PDBs {
+			s.skips[pdbRef(p)] = append(s.skips[pdbRef(p)], p.Annotations[SkipAnnotation])
 		}
 	}
-	for _, p := range s.inv.PDBs {
-		if f.Object == pdbRef(p) {
-			lists = append(lists, p.Annotations[SkipAnnotation])
-		}
-	}
-	for _, l := range lists {
+	for _, l := range s.skips[f.Object] {
 		for _, id := range strings.Split(l, ",") {
 			id = strings.TrimSpace(id)
 			if id == f.Check || id == "all" {

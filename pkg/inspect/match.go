@@ -21,6 +21,18 @@ func (s *scope) servicesFor(w *Workload) []corev1.Service {
 	if w.Batch {
 		return nil
 	}
+	if svcs, ok := s.services[w]; ok {
+		return svcs
+	}
+	if s.services == nil {
+		s.services = map[*Workload][]corev1.Service{}
+	}
+	svcs := s.matchServices(w)
+	s.services[w] = svcs
+	return svcs
+}
+
+func (s *scope) matchServices(w *Workload) []corev1.Service {
 	var out []corev1.Service
 	for _, svc := range s.inv.Services {
 		if namespaceOf(svc.Namespace) != w.Object.Namespace || len(svc.Spec.Selector) == 0 {
@@ -29,11 +41,22 @@ func (s *scope) servicesFor(w *Workload) []corev1.Service {
 		if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.ClusterIP == corev1.ClusterIPNone || metricsOnly(svc) {
 			continue
 		}
-		if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(w.Template.Labels)) {
+		if selectsAll(svc.Spec.Selector, w.Template.Labels) {
 			out = append(out, svc)
 		}
 	}
 	return out
+}
+
+// selectsAll reports whether every selector pair is among the labels (a
+// Service's equality-based selector).
+func selectsAll(selector, lbls map[string]string) bool {
+	for k, v := range selector {
+		if got, ok := lbls[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // metricsOnly reports whether every port of svc is a metrics port (its
