@@ -23,6 +23,8 @@ const (
 	InputHPAs      Input = "horizontalpodautoscalers.autoscaling"
 	InputIngresses Input = "ingresses.networking.k8s.io"
 	InputPods      Input = "pods"
+	// InputBackendConfigs is GKE's backendconfigs.cloud.google.com.
+	InputBackendConfigs Input = "backendconfigs.cloud.google.com"
 )
 
 // Version is a Kubernetes minor version (1.37). The zero Version means

@@ -31,7 +31,7 @@ var lbDeregistrationExceedsGrace = &Check{
 	ID:       "lb-deregistration-exceeds-grace",
 	Severity: SeverityWarning,
 	Summary:  "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
-	Needs:    []Input{InputServices, InputIngresses},
+	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs},
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkLBDeregistration(s, c, w) })
 	},

@@ -11,9 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -86,7 +89,32 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 		return fmt.Errorf("context %s: %v", where, err)
 	}
 	l.inputs(sel, len(opts.Resources) == 0)
+	l.backendConfigs(cfg)
 	return nil
+}
+
+// backendConfigGVR is GKE's BackendConfig, read for its connection draining
+// timeout where the cluster serves it (GKE only; elsewhere it is absent and
+// nothing is reported).
+var backendConfigGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}
+
+func (l *lister) backendConfigs(cfg *rest.Config) {
+	if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(backendConfigGVR.GroupVersion().String()); err != nil {
+		return
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return
+	}
+	list, err := dc.Resource(backendConfigGVR).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
+	if err != nil {
+		l.inv.MarkUnavailable(inspect.InputBackendConfigs, err.Error())
+		return
+	}
+	for _, u := range list.Items {
+		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
+		l.inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+	}
 }
 
 // contextName returns the quoted context the getter uses, or "" when there

@@ -87,7 +87,11 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 // addUnstructured converts u to its typed Go object and files it.
 func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source) error {
 	gvk := u.GroupVersionKind()
-	where := fmt.Sprintf("%s: %s %q", src.File, gvk.Kind, u.GetName())
+	origin := "cluster"
+	if src != nil {
+		origin = src.File
+	}
+	where := fmt.Sprintf("%s: %s %q", origin, gvk.Kind, u.GetName())
 	if gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig" {
 		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
 		inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
@@ -100,7 +104,7 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 	if !scheme.Scheme.Recognizes(gvk) {
 		newer, ok := newerVersion(gvk)
 		if !ok {
-			return fmt.Errorf("%s: unknown kind %q in apiVersion %q", src.File, gvk.Kind, gvk.GroupVersion())
+			return fmt.Errorf("%s: unknown kind %q in apiVersion %q", origin, gvk.Kind, gvk.GroupVersion())
 		}
 		// A removed version of a known kind (autoscaling/v2beta2 HPA):
 		// its fields the checks read kept their shape, so read it as the
