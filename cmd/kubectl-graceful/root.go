@@ -39,5 +39,6 @@ node drains stop dropping requests.
 
 	root.AddCommand(NewCmdVersion(streams))
 	root.AddCommand(drain.NewCmdDrain(configFlags, streams))
+	root.AddCommand(NewCmdAudit(configFlags, streams))
 	return root
 }
