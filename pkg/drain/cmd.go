@@ -252,7 +252,7 @@ func exitFor(results []*NodeResult, want int) error {
 func (o *Options) drainer() *Drainer {
 	d := &Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", UncordonOnFailure: o.UncordonOnFailure,
-		Backoff: Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, Out: o.Out}
+		Backoff: Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: auditWarnings, Out: o.Out}
 	if o.Output == "json" {
 		d.Out = io.Discard
 		return d

@@ -327,3 +327,22 @@ func TestPreflightAllReplicasOnNodeWithoutPDB(t *testing.T) {
 		t.Errorf("warnings = %+v, want all-replicas-on-node", r.Warnings)
 	}
 }
+
+func TestPreflightWarnsOfPodsTheAuditRatesError(t *testing.T) {
+	pods := threeWebPods(true)
+	pods[1].Spec.TerminationGracePeriodSeconds = ptr.To[int64](10)
+	pods[1].Spec.Containers = []corev1.Container{{Name: "app", Lifecycle: &corev1.Lifecycle{
+		PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 30}}}}}
+	in := input(pods, nil, node("node-b", false))
+	in.PodWarnings = auditWarnings
+	r := Preflight(in)
+	var got []string
+	for _, w := range r.Warnings {
+		if w.Kind == WarningTerminationAudit {
+			got = append(got, w.Pod)
+		}
+	}
+	if len(got) != 1 || got[0] != "shop/web-1-b" {
+		t.Errorf("termination-audit warnings on %v, want only shop/web-1-b (preStop 30 s > grace 10 s): %+v", got, r.Warnings)
+	}
+}
