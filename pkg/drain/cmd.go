@@ -24,6 +24,14 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 )
 
+// ClientQPS and ClientBurst are the client-side rate limits of the drain's
+// API client, in requests per second and requests (client-go's defaults
+// are 5 and 10).
+const (
+	ClientQPS   = 50
+	ClientBurst = 100
+)
+
 // Options are the flags and state of `kubectl graceful drain node`.
 type Options struct {
 	configFlags *genericclioptions.ConfigFlags
@@ -126,6 +134,11 @@ func (o *Options) Complete(args []string) error {
 	if err != nil {
 		return err
 	}
+	// The library polls each evicted pod every second and re-reads each
+	// refused pod before a retry: client-go's default 5 requests/s would
+	// make a drain of more than a few pods wait on the client, not on the
+	// cluster. The API server's priority and fairness still applies.
+	cfg.QPS, cfg.Burst = ClientQPS, ClientBurst
 	o.client, err = kubernetes.NewForConfig(cfg)
 	return err
 }
