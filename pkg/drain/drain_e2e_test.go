@@ -379,12 +379,25 @@ func TestDrainDoNotDisruptAnnotations(t *testing.T) {
 	}
 }
 
-// Errors exit 1 with one line: a node that does not exist.
-func TestDrainUnknownNode(t *testing.T) {
+// Errors exit 1 with one line: a node that does not exist, a user RBAC
+// does not allow to read nodes.
+func TestDrainErrors(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	res := f.drain("no-such-node-" + f.ns)
-	if res.ExitCode != 1 || !strings.Contains(res.Stderr, `error: node "no-such-node-`) || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {
-		t.Errorf("exit %d stderr %q, want exit 1 and one error line", res.ExitCode, res.Stderr)
+	a := f.env.Node(t)
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"unknown node": {[]string{"no-such-node-" + f.ns}, `error: node "no-such-node-`},
+		"forbidden":    {[]string{a, "--as", "system:serviceaccount:" + f.ns + ":nobody"}, "forbidden"},
+	} {
+		res := f.drain(c.args...)
+		if res.ExitCode != 1 || !strings.Contains(res.Stderr, c.want) || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d stderr %q, want exit 1 and one error line with %q", name, res.ExitCode, res.Stderr, c.want)
+		}
+	}
+	if f.unschedulable(a) {
+		t.Errorf("a forbidden drain cordoned %s", a)
 	}
 }
