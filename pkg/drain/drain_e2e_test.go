@@ -401,3 +401,26 @@ func TestDrainErrors(t *testing.T) {
 		t.Errorf("a forbidden drain cordoned %s", a)
 	}
 }
+
+// -l selects several nodes; they are drained one after another.
+func TestDrainSeveralNodesBySelector(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, b := f.env.Node(t), f.env.Node(t)
+	sel := f.pool(a, b)
+	f.deploy("web", "web", 2, sel, nil)
+	var selector string
+	for k, v := range sel {
+		selector = k + "=" + v
+	}
+	res := f.drain("-l", selector, "--timeout", "60s", "-o", "json")
+	r := parseReport(t, res.Stdout)
+	if res.ExitCode != 0 || len(r.Nodes) != 2 {
+		t.Fatalf("exit %d, %d nodes in the report; want 0 and both nodes", res.ExitCode, len(r.Nodes))
+	}
+	for _, n := range r.Nodes {
+		if n.Outcome != "drained" || !f.unschedulable(n.Node) {
+			t.Errorf("node %s: outcome %s, unschedulable %v", n.Node, n.Outcome, f.unschedulable(n.Node))
+		}
+	}
+}
