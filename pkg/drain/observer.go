@@ -12,17 +12,22 @@ import (
 	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
 )
 
-// Backoff is the wait between eviction retries after a 429, in addition to
-// what k8s.io/kubectl/pkg/drain does: the library sleeps a fixed
-// EvictErrorRetryDelay (Base here) and ignores the context while it sleeps;
-// the observer waits the rest of Base*2^(n-1), capped at Cap, before the
-// next request, and gives up at once when the context ends.
+// Backoff is the wait between eviction retries after a 429. The library
+// sleeps a fixed EvictErrorRetryDelay (libraryRetryDelay, short, because
+// that sleep ignores the context); the observer waits the rest of
+// Base*2^(n-1), capped at Cap, before the next request, but no longer than
+// until the pod's PDB allows a disruption again, and gives up at once when
+// the context ends.
 type Backoff struct {
 	// Base is the first delay (the library's EvictErrorRetryDelay); must be > 0.
 	Base time.Duration
 	// Cap is the longest delay between two requests for one pod.
 	Cap time.Duration
 }
+
+// libraryRetryDelay is the library's EvictErrorRetryDelay: non-zero (zero
+// retries a 429 in a tight loop) and short (its sleep ignores Ctrl-C).
+const libraryRetryDelay = 200 * time.Millisecond
 
 // delay returns the whole wait before retry number n (n >= 1).
 func (b Backoff) delay(n int) time.Duration {
@@ -45,14 +50,20 @@ type observedClient struct {
 type observer struct {
 	tracker *Tracker
 	backoff Backoff
+	// budgets and pdbOf ("namespace/pod" -> "namespace/pdb") let a refused
+	// pod be retried as soon as its budget allows; both may be nil.
+	budgets *budgetWatch
+	pdbOf   map[string]string
 	mu      sync.Mutex
 	refused map[string]int // consecutive 429s per "namespace/name"
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
-// off as b says.
-func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff) kubernetes.Interface {
-	return &observedClient{Interface: client, obs: &observer{tracker: tracker, backoff: b, refused: map[string]int{}}}
+// off as b says, retrying early when budgets shows the pod's PDB (pdbOf)
+// allowing a disruption.
+func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
+	return &observedClient{Interface: client, obs: &observer{tracker: tracker, backoff: b,
+		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}}}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -83,14 +94,8 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 	n := o.refused[key]
 	o.mu.Unlock()
 	if n > 0 {
-		if extra := o.backoff.delay(n) - o.backoff.Base; extra > 0 {
-			t := time.NewTimer(extra)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
-			case <-t.C:
-			}
+		if err := o.waitRetry(ctx, key, o.backoff.delay(n)-libraryRetryDelay); err != nil {
+			return err
 		}
 	}
 	o.tracker.attempt(ev.Namespace, ev.Name)
@@ -120,5 +125,28 @@ func (o *observer) record(ctx context.Context, namespace, name string, err error
 		o.tracker.stopped(namespace, name)
 	default:
 		o.tracker.set(namespace, name, StateFailed, EvictionCause(err))
+	}
+}
+
+// waitRetry waits up to max before retrying pod key, less if its PDB allows
+// a disruption, and returns an error at once when ctx ends.
+func (o *observer) waitRetry(ctx context.Context, key string, max time.Duration) error {
+	if max <= 0 {
+		return nil
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	for {
+		allowed, changed := o.budgets.state(o.pdbOf[key])
+		if allowed > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
+		case <-t.C:
+			return nil
+		case <-changed:
+		}
 	}
 }

@@ -108,7 +108,7 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	}
 	defer cancel()
 	tracker := NewTracker(nil, nil)
-	h := d.helper(nodeCtx, tracker)
+	h := d.helper(nodeCtx, tracker, nil, nil)
 	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
 		res.Outcome = OutcomeRefused
 		fmt.Fprintf(d.Out, "not draining node %s: %s\n", esc(node.Name), esc(utilerrors.NewAggregate(errs).Error()))
@@ -127,7 +127,8 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	}
 	pods := list.Pods()
 	tracker = NewTracker(pods, d.onChange())
-	h = d.helper(nodeCtx, tracker)
+	pdbOf, namespaces := budgetIndex(res.Preflight)
+	h = d.helper(nodeCtx, tracker, watchBudgets(nodeCtx, d.Client, namespaces), pdbOf)
 	if d.Progress != nil {
 		d.Progress.Start(node.Name, tracker)
 	}
@@ -234,12 +235,12 @@ func (d *Drainer) onChange() func(PodProgress) {
 
 // helper builds the library's drain.Helper for one node. GracePeriodSeconds
 // -1 keeps each pod's own grace period unless --grace-period says
-// otherwise; EvictErrorRetryDelay is the backoff's base (a zero delay
-// retries a 429 in a tight loop); the library's output is replaced by ours.
-func (d *Drainer) helper(ctx context.Context, tracker *Tracker) *kdrain.Helper {
+// otherwise; EvictErrorRetryDelay is short and non-zero, the observer adds
+// the backoff; the library's output is replaced by ours.
+func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
 	return &kdrain.Helper{
 		Ctx:                  ctx,
-		Client:               newObservedClient(d.Client, tracker, d.Backoff),
+		Client:               newObservedClient(d.Client, tracker, d.Backoff, budgets, pdbOf),
 		Force:                d.Flags.Force,
 		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,
@@ -247,7 +248,7 @@ func (d *Drainer) helper(ctx context.Context, tracker *Tracker) *kdrain.Helper {
 		PodSelector:          d.PodSelector,
 		ChunkSize:            500,
 		DisableEviction:      d.Flags.DisableEviction,
-		EvictErrorRetryDelay: d.Backoff.Base,
+		EvictErrorRetryDelay: libraryRetryDelay,
 		AdditionalFilters:    []kdrain.PodFilter{d.doNotDisruptFilter},
 		Out:                  io.Discard,
 		ErrOut:               io.Discard,
@@ -295,3 +296,21 @@ func (d *Drainer) cordon(ctx context.Context, node *corev1.Node, desired bool) e
 }
 
 func esc(s string) string { return escape(s) }
+
+// budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to
+// its PDB ("namespace/name") and lists the namespaces to watch.
+func budgetIndex(r *Report) (map[string]string, []string) {
+	pdbOf := map[string]string{}
+	seen := map[string]bool{}
+	var namespaces []string
+	for _, b := range r.Budgets {
+		for _, p := range b.PodsOnNode {
+			pdbOf[b.Namespace+"/"+p] = b.Namespace + "/" + b.Name
+		}
+		if !seen[b.Namespace] {
+			seen[b.Namespace] = true
+			namespaces = append(namespaces, b.Namespace)
+		}
+	}
+	return pdbOf, namespaces
+}

@@ -1,0 +1,65 @@
+package drain
+
+import (
+	"context"
+	"sync"
+
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// budgetWatch follows the PodDisruptionBudgets of the drained pods with
+// client-go informers, so that a pod a budget refused is retried as soon as
+// the disruption controller raises disruptionsAllowed again, instead of
+// after a blind delay.
+type budgetWatch struct {
+	mu      sync.Mutex
+	allowed map[string]int32 // "namespace/name" -> status.disruptionsAllowed
+	wake    chan struct{}    // closed (and replaced) on every change
+}
+
+// watchBudgets starts one PDB informer per namespace until ctx ends. Until
+// an informer has listed, its budgets are unknown and retries fall back to
+// the backoff alone.
+func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces []string) *budgetWatch {
+	w := &budgetWatch{allowed: map[string]int32{}, wake: make(chan struct{})}
+	for _, ns := range namespaces {
+		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+		inf := f.Policy().V1().PodDisruptionBudgets().Informer()
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    w.set,
+			UpdateFunc: func(_, obj any) { w.set(obj) },
+		})
+		f.Start(ctx.Done())
+	}
+	return w
+}
+
+func (w *budgetWatch) set(obj any) {
+	pdb, ok := obj.(*policyv1.PodDisruptionBudget)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.allowed[pdbName(pdb)] = pdb.Status.DisruptionsAllowed
+	close(w.wake)
+	w.wake = make(chan struct{})
+}
+
+// state returns the PDB's disruptionsAllowed (-1 when unknown) and a channel
+// closed at the next change of any watched budget.
+func (w *budgetWatch) state(pdb string) (int32, <-chan struct{}) {
+	if w == nil || pdb == "" {
+		return -1, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a, ok := w.allowed[pdb]
+	if !ok {
+		a = -1
+	}
+	return a, w.wake
+}
