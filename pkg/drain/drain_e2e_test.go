@@ -148,7 +148,11 @@ func TestDrainTwoPodsOfOnePDBGoOneAfterAnother(t *testing.T) {
 	dry := f.drain(a, "--dry-run")
 	expect(t, dry, 0, "one after another", "Verdict: would succeed: 2 pod(s)")
 
+	w := watchReady(t, f, "app=web")
 	res := f.drain(a, "--timeout", "90s", "-o", "json")
+	if lowest := w.Lowest(); lowest < 2 {
+		t.Errorf("Ready pods of the PDB dropped to %d, minAvailable is 2", lowest)
+	}
 	if res.ExitCode != 0 {
 		t.Fatalf("exit %d, want 0", res.ExitCode)
 	}
