@@ -166,6 +166,34 @@ func TestAuditManifestsWithoutKubeconfig(t *testing.T) {
 	if len(r.Findings) == 0 {
 		t.Errorf("--fail-on none must still report findings")
 	}
+	// SARIF for code-scanning UIs: every result points at its file and line.
+	res := run("graceful", "audit", "-f", "testdata/audit", "-o", "sarif")
+	var log struct {
+		Version string
+		Runs    []struct {
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &log); err != nil || res.ExitCode != 2 || log.Version != "2.1.0" {
+		t.Fatalf("-o sarif: exit %d, %v\n%s", res.ExitCode, err, res.Stderr)
+	}
+	if len(log.Runs[0].Results) != len(r.Findings) {
+		t.Errorf("%d SARIF results for %d findings", len(log.Runs[0].Results), len(r.Findings))
+	}
+	for _, result := range log.Runs[0].Results {
+		loc := result.Locations[0].PhysicalLocation
+		if !strings.HasPrefix(loc.ArtifactLocation.URI, "testdata/audit/") || loc.Region.StartLine < 1 {
+			t.Errorf("%s: location %+v", result.RuleID, loc)
+		}
+	}
 }
 
 // TestAuditRestrictedUser: a user who may not list PDBs gets the PDB checks
