@@ -94,6 +94,10 @@ func TestAuditLiveMatchesManifests(t *testing.T) {
 		t.Fatalf("apply: %s", res.Stderr)
 	}
 	waitForPods(t, env, ns)
+	e2e.WaitFor(t, time.Minute, "the disruption controller to compute the locked PDB's status", func() bool {
+		p, err := env.Client.PolicyV1().PodDisruptionBudgets(ns).Get(context.Background(), "locked", metav1.GetOptions{})
+		return err == nil && p.Status.ObservedGeneration == p.Generation && p.Status.ExpectedPods > 0
+	})
 
 	live := auditJSON(t, kubectl, 2, "-n", ns)
 	files := auditJSON(t, kubectl, 2, "-n", ns, "-f", "testdata/audit")
