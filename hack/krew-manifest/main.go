@@ -2,7 +2,9 @@
 // `make dist` left in dist/, with file:// URIs and their sha256, so that the
 // plugin installs locally with
 //
-//	kubectl krew install --manifest=dist/krew/graceful.yaml
+//	kubectl krew install --manifest=dist/krew/graceful.yaml --archive=dist/kubectl-graceful_linux_amd64.tar.gz
+//
+// (krew downloads only over HTTP(S), so --archive is needed for file:// URIs.)
 //
 // Usage: go run ./hack/krew-manifest [-template krew/graceful.yaml] [-dist dist] [-o dist/krew/graceful.yaml]
 package main
@@ -29,6 +31,7 @@ func run(args []string) error {
 	distDir := fs.String("dist", "dist", "GoReleaser's dist folder")
 	// krew requires the manifest's file name to be the plugin's name.
 	out := fs.String("o", filepath.Join("dist", "krew", "graceful.yaml"), "where to write the manifest")
+	uriBase := fs.String("uri-base", "", "URL the archives are served from; empty for file:// URIs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,7 +46,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	manifest, err := krewmanifest.Render(tmpl, tag, *distDir)
+	manifest, err := krewmanifest.Render(tmpl, tag, *distDir, *uriBase)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"text/template"
 )
 
@@ -22,13 +23,15 @@ import (
 // (github.com/rajatjindal/krew-release-bot, pkg/source: it renders url with
 // .TagName and prints "uri: ...", then "sha256: ..." on the next line indented
 // by four spaces), except that the archive comes from archiveDir: the file
-// named like the URL's last path element. The uri printed is that file's
-// file:// URL and the sha256 is computed from it. It returns an error naming
-// the archive when one is missing or unreadable.
-func Render(tmpl []byte, tag, archiveDir string) ([]byte, error) {
+// named like the URL's last path element. The sha256 is computed from that
+// file. The uri printed is the file's file:// URL when uriBase is empty
+// (krew installs it only with --archive: its downloader speaks HTTP(S) only),
+// else uriBase + "/" + the file name, for a local server of archiveDir. It
+// returns an error naming the archive when one is missing or unreadable.
+func Render(tmpl []byte, tag, archiveDir, uriBase string) ([]byte, error) {
 	funcs := template.FuncMap{
 		"addURIAndSha": func(releaseURL, tag string) (string, error) {
-			return localURIAndSha(releaseURL, tag, archiveDir)
+			return localURIAndSha(releaseURL, tag, archiveDir, uriBase)
 		},
 	}
 	t, err := template.New("krew").Funcs(funcs).Option("missingkey=error").Parse(string(tmpl))
@@ -43,7 +46,7 @@ func Render(tmpl []byte, tag, archiveDir string) ([]byte, error) {
 }
 
 // localURIAndSha is addURIAndSha for an archive in archiveDir.
-func localURIAndSha(releaseURL, tag, archiveDir string) (string, error) {
+func localURIAndSha(releaseURL, tag, archiveDir, uriBase string) (string, error) {
 	var u bytes.Buffer
 	t, err := template.New("url").Parse(releaseURL)
 	if err != nil {
@@ -64,8 +67,11 @@ func localURIAndSha(releaseURL, tag, archiveDir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("archive for %s: %w", u.String(), err)
 	}
-	fileURL := url.URL{Scheme: "file", Path: filepath.ToSlash(file)}
-	return fmt.Sprintf("uri: %s\n    sha256: %s", fileURL.String(), sum), nil
+	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(file)}).String()
+	if uriBase != "" {
+		uri = strings.TrimSuffix(uriBase, "/") + "/" + url.PathEscape(filepath.Base(file))
+	}
+	return fmt.Sprintf("uri: %s\n    sha256: %s", uri, sum), nil
 }
 
 // FileSHA256 returns the lowercase hex sha256 of the file at path, the form

@@ -74,7 +74,7 @@ func TestRenderProjectTemplate(t *testing.T) {
 	dir := t.TempDir()
 	sums := writeArchives(t, dir)
 
-	out, err := Render(repoFile(t, "krew/graceful.yaml"), "v1.2.3", dir)
+	out, err := Render(repoFile(t, "krew/graceful.yaml"), "v1.2.3", dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestRenderProjectTemplate(t *testing.T) {
 
 func TestRenderRejectsMissingArchive(t *testing.T) {
 	tmpl := []byte(`{{addURIAndSha "https://example.invalid/releases/download/{{ .TagName }}/kubectl-graceful_plan9_amd64.tar.gz" .TagName }}`)
-	_, err := Render(tmpl, "v1.0.0", t.TempDir())
+	_, err := Render(tmpl, "v1.0.0", t.TempDir(), "")
 	if err == nil || !strings.Contains(err.Error(), "kubectl-graceful_plan9_amd64.tar.gz") {
 		t.Fatalf("err = %v, want one naming the missing archive", err)
 	}
@@ -133,7 +133,7 @@ func TestRenderMatchesBotLayout(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.tar.gz"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Render([]byte(`    {{addURIAndSha "https://h/{{ .TagName }}/a.tar.gz" .TagName }}`), "v9", dir)
+	out, err := Render([]byte(`    {{addURIAndSha "https://h/{{ .TagName }}/a.tar.gz" .TagName }}`), "v9", dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,5 +168,24 @@ func TestVerifyChecksumsCatchesChangedArchive(t *testing.T) {
 	}
 	if _, err := VerifyChecksums(dir); err == nil || !strings.Contains(err.Error(), "linux_amd64") {
 		t.Fatalf("err = %v, want one naming the changed archive", err)
+	}
+}
+
+func TestRenderWithServedArchives(t *testing.T) {
+	dir := t.TempDir()
+	sums := writeArchives(t, dir)
+	out, err := Render(repoFile(t, "krew/graceful.yaml"), "v1.2.3", dir, "http://127.0.0.1:8080/dl/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.Unmarshal(out, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Spec.Platforms {
+		name := strings.TrimPrefix(p.URI, "http://127.0.0.1:8080/dl/")
+		if sums[name] == "" || p.Sha256 != sums[name] {
+			t.Errorf("uri %s sha256 %s: not one of the served archives", p.URI, p.Sha256)
+		}
 	}
 }
