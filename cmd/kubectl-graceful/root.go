@@ -36,5 +36,6 @@ node drains stop dropping requests.
 	configFlags.AddFlags(root.PersistentFlags())
 
 	root.AddCommand(NewCmdVersion(streams))
+	root.AddCommand(NewCmdWatch(configFlags, streams))
 	return root
 }
