@@ -204,6 +204,9 @@ func (f *follower) loop(ctx context.Context) error {
 			if f.rec.Gone() {
 				return nil
 			}
+			if ctx.Err() != context.DeadlineExceeded {
+				return fmt.Errorf("interrupted before pod %s/%s was gone: the timeline above is partial", f.cfg.Namespace, f.cfg.Name)
+			}
 			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrTimeout, f.cfg.Namespace, f.cfg.Name)
 		}
 	}
