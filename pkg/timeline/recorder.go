@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -287,6 +289,7 @@ func (r *Recorder) sliceState(recv time.Time, slice, service string, st *Endpoin
 		e.Kind, e.Message = KindEndpointRemoved, fmt.Sprintf("EndpointSlice %s: endpoint removed", slice)
 	case !had:
 		r.slices[slice] = sliceEndpoint{service: service, state: *st}
+		r.addService(service)
 		e.Kind, e.Endpoint = KindEndpointAdded, st
 		e.Message = fmt.Sprintf("EndpointSlice %s: endpoint %s", slice, st)
 	case prev.state != *st:
@@ -297,6 +300,16 @@ func (r *Recorder) sliceState(recv time.Time, slice, service string, st *Endpoin
 		return
 	}
 	r.add(e)
+}
+
+// addService records a Service found through its EndpointSlice, for when the
+// Services themselves could not be listed.
+func (r *Recorder) addService(name string) {
+	if name == "" || slices.Contains(r.TL.Services, name) {
+		return
+	}
+	r.TL.Services = append(r.TL.Services, name)
+	sort.Strings(r.TL.Services)
 }
 
 // String renders the conditions as "ready=false serving=true terminating=true".

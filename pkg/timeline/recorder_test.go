@@ -140,3 +140,13 @@ func TestEndpointDefaults(t *testing.T) {
 		t.Error("found an endpoint of another pod")
 	}
 }
+
+// When Services cannot be listed, the Services come from the slices that
+// hold the endpoint, so the verdict still knows the pod is behind one.
+func TestRecorderLearnsServicesFromSlices(t *testing.T) {
+	r := NewRecorder(testPod(30, nil), nil, at(0))
+	r.SliceList(at(1), []discoveryv1.EndpointSlice{*readySlice("web-1", "web"), *slice("other-1", "other", nil, nil, nil)}, true)
+	if len(r.TL.Services) != 1 || r.TL.Services[0] != "web" {
+		t.Errorf("services %v, want [web]", r.TL.Services)
+	}
+}

@@ -63,8 +63,10 @@ func WriteVerdict(w io.Writer, tl *Timeline, v Verdict) error {
 	switch {
 	case v.Risk:
 		head = "RISK: requests can fail while this pod terminates"
-	case !v.BehindService:
+	case !v.BehindService && !tl.EndpointsUnseen:
 		head = "SAFE: the pod is not behind any Service"
+	case tl.EndpointsUnseen:
+		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
 	}
 	if _, err := fmt.Fprintf(w, "\nVerdict for pod %s/%s: %s\n", termsafe.Escape(tl.Namespace), termsafe.Escape(tl.Pod), head); err != nil {
 		return err

@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // mermaidText makes cluster text safe inside a Mermaid gantt task name:
-// ':' and '#' end or comment the name, ';' and newlines end the line.
+// ':' and '#' end or comment the name, ';' and newlines end the line, and
+// control characters are escaped for the terminal it may be printed on.
 func mermaidText(s string) string {
-	return strings.NewReplacer(":", " ", "#", " ", ";", ",", "\n", " ", "\r", " ").Replace(s)
+	return termsafe.Escape(strings.NewReplacer(":", " ", "#", " ", ";", ",", "\n", " ", "\r", " ").Replace(s))
 }
 
 // WriteMermaid writes a Mermaid gantt chart of the timeline, for Markdown
