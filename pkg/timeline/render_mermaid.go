@@ -22,7 +22,12 @@ func WriteMermaid(w io.Writer, tl *Timeline, v Verdict) error {
 	var b strings.Builder
 	b.WriteString("gantt\n")
 	fmt.Fprintf(&b, "    title Termination of pod %s/%s\n", mermaidText(tl.Namespace), mermaidText(tl.Pod))
-	b.WriteString("    dateFormat x\n    axisFormat %S.%L s\n")
+	b.WriteString("    dateFormat x\n")
+	if chartSpan(tl, v) > 60000 {
+		b.WriteString("    axisFormat %M:%S\n")
+	} else {
+		b.WriteString("    axisFormat %S.%L s\n")
+	}
 	b.WriteString("    section control plane\n")
 	b.WriteString("    delete requested :milestone, 0, 0ms\n")
 	if v.BehindService && v.EndpointOutMs != nil {

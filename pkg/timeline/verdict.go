@@ -251,6 +251,8 @@ func findings(tl *Timeline, evs []Event, v *Verdict) {
 			risk("race window: the app was told to stop %d ms BEFORE the endpoint left every ready set; requests routed to it meanwhile fail", -w)
 		case v.PreStopDelayMs == 0:
 			risk("no preStop delay: SIGTERM came %d ms after the endpoint left the ready sets, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout", w)
+		case v.KilledInPreStop && v.SigtermMs == nil:
+			fact("window: the container was killed %d ms after the endpoint left every ready set", w)
 		default:
 			fact("window: SIGTERM came %d ms after the endpoint left every ready set: that is the time kube-proxy and load balancers have to stop sending traffic", w)
 		}
