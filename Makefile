@@ -1,0 +1,37 @@
+# kubectl-graceful: build, local cluster, demo and tests.
+# `make demo` and `make test` are the two commands README.md promises.
+
+GO       ?= go
+BIN      := bin/kubectl-graceful
+# The plugin is found by kubectl on PATH, as krew installs it.
+export PATH := $(CURDIR)/bin:$(PATH)
+
+.PHONY: build cluster-up cluster-down demo test test-unit vet
+
+build:
+	$(GO) build -o $(BIN) ./cmd/kubectl-graceful
+
+# Idempotent: reuses a running cluster. The last line it prints is
+# `export KUBECONFIG=<path>`.
+cluster-up:
+	@$(GO) run ./hack/cluster up
+
+cluster-down:
+	@$(GO) run ./hack/cluster down
+
+# Starts the local cluster, applies examples/ and shows what the plugin finds.
+demo: build cluster-up
+	@hack/demo.sh
+
+# Every test: unit tests and the e2e tests against the local cluster (started
+# first, so the one-time control-plane build shows its progress here).
+test: build vet cluster-up
+	GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 40m ./...
+
+# Unit tests only (no cluster): the e2e tests skip themselves with -short.
+test-unit:
+	$(GO) test -short ./...
+
+vet:
+	@test -z "$$(gofmt -l cmd pkg internal hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal hack; exit 1; }
+	$(GO) vet ./...

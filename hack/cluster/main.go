@@ -1,0 +1,77 @@
+// Command cluster starts and stops the project's local cluster:
+//
+//	go run ./hack/cluster up     # idempotent; last line: export KUBECONFIG=...
+//	go run ./hack/cluster down   # stops every process it started
+//
+// `make cluster-up` and `make cluster-down` call it.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) != 1 {
+		return fmt.Errorf("usage: cluster up|down|kubectl-dir (run from the repository root)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts, err := localcluster.DefaultOptions(".", os.Stderr)
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "kubectl-dir":
+		return kubectlDir(opts)
+	case "down":
+		if err := localcluster.Down(ctx, opts); err != nil {
+			return err
+		}
+		fmt.Printf("Cluster %s stopped.\n", opts.Name)
+		return nil
+	case "up":
+	default:
+		return fmt.Errorf("unknown command %q: use up, down or kubectl-dir", args[0])
+	}
+	c, err := localcluster.Up(ctx, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Cluster %s is up with %d Ready nodes.\n", c.Name, opts.Nodes)
+	fmt.Printf("export KUBECONFIG=%s\n", c.Kubeconfig)
+	return nil
+}
+
+// kubectlDir builds kubectl into the cache (for machines without one) and
+// prints a folder holding it as "kubectl", for PATH.
+func kubectlDir(opts localcluster.Options) error {
+	path, err := localcluster.EnsureKubectl(opts.CacheDir, os.Stderr)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(opts.CacheDir, "kubectl-bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	link := filepath.Join(dir, "kubectl")
+	_ = os.Remove(link)
+	if err := os.Symlink(path, link); err != nil {
+		return err
+	}
+	fmt.Println(dir)
+	return nil
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# make demo: the local cluster with the examples applied, and what
+# kubectl graceful says about them. Run from the repository root.
+set -euo pipefail
+export KUBECONFIG="$PWD/_output/kubeconfig"
+export PATH="$PWD/bin:$PATH"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "kubectl apply -f examples/"
+kubectl apply -f examples/00-namespace.yaml >/dev/null
+kubectl apply -f examples/
+kubectl -n graceful-demo rollout status deploy --timeout=120s >/dev/null
+kubectl -n graceful-demo get pods -o wide
+
+step "kubectl graceful audit -n graceful-demo"
+# Exit status 2 means findings at error severity: expected for the broken examples.
+kubectl graceful audit -n graceful-demo || true

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Result is what a command printed and how it exited.
+type Result struct {
+	Stdout   string
+	Stderr   string
+	ExitCode int
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// Binary returns the path of the plugin binary: $GRACEFUL_BINARY when set
+// (`make test` builds bin/kubectl-graceful first and sets it), otherwise a
+// build of ./cmd/kubectl-graceful made once per test process.
+func Binary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if p := os.Getenv("GRACEFUL_BINARY"); p != "" {
+			binPath, binErr = filepath.Abs(p)
+			return
+		}
+		root, err := RepoRoot()
+		if err != nil {
+			binErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "graceful-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "kubectl-graceful")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/kubectl-graceful")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("plugin binary: %v", binErr)
+	}
+	return binPath
+}
+
+// Kubectl runs the real kubectl with KUBECONFIG set to the local cluster and
+// the plugin binary first on PATH, so `kubectl graceful ...` runs the code
+// under test. It gives up after two minutes.
+func (e *Env) Kubectl(t testing.TB, args ...string) Result {
+	t.Helper()
+	return RunKubectl(t, []string{"KUBECONFIG=" + e.Kubeconfig}, args...)
+}
+
+// RunKubectl runs the real kubectl with the plugin on PATH and extra
+// environment variables (for example KUBECONFIG pointing at nothing, for
+// tests that must work without a cluster).
+func RunKubectl(t testing.TB, env []string, args ...string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "kubectl", args...)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(Binary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		res.ExitCode = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
+	}
+	return res
+}

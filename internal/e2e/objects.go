@@ -1,0 +1,80 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
+)
+
+// Namespace creates a fresh namespace for the test and deletes it (without
+// waiting) when the test ends.
+func (e *Env) Namespace(t testing.TB) string {
+	t.Helper()
+	ns, err := e.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = e.Client.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{})
+	})
+	return ns.Name
+}
+
+// Node creates a fresh Ready kwok node that only this test uses and waits
+// for it to be Ready. At cleanup the pods left on it are force-deleted (kwok
+// stops running them once the node is gone, so they would never finish) and
+// the node is deleted.
+func (e *Env) Node(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	name := "e2e-node-" + rand.String(6)
+	node := localcluster.NewFakeNode(name, map[string]string{"e2e.graceful.test/node": name})
+	if _, err := e.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create node: %v", err)
+	}
+	t.Cleanup(func() { e.deleteNode(name) })
+	if err := localcluster.WaitNodeReady(ctx, e.Client, name, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func (e *Env) deleteNode(name string) {
+	ctx := context.Background()
+	pods, err := e.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + name})
+	if err == nil {
+		zero := int64(0)
+		for _, p := range pods.Items {
+			_ = e.Client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		}
+	}
+	_ = e.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
+}
+
+// WaitFor polls cond every 100 ms until it returns true or timeout passes;
+// then it fails the test with what.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+}
+
+// Describe is a short form of a pod's state for failure messages.
+func Describe(p *corev1.Pod) string {
+	return fmt.Sprintf("%s phase=%s deletion=%v", p.Name, p.Status.Phase, p.DeletionTimestamp)
+}

@@ -1,0 +1,178 @@
+package localcluster
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// builder compiles the cluster's binaries into the cache.
+type builder struct {
+	cacheDir string
+	log      io.Writer
+}
+
+// binDir is where built binaries live, one file per name and version.
+func (b *builder) binDir() string { return filepath.Join(b.cacheDir, "bin") }
+
+// path returns the cached binary of c.
+func (b *builder) path(c component) string {
+	return filepath.Join(b.binDir(), c.Name+"-"+c.Version)
+}
+
+// pathOf returns the cached binary of the component called name.
+func (b *builder) pathOf(name string) string {
+	for _, c := range components() {
+		if c.Name == name {
+			return b.path(c)
+		}
+	}
+	panic("localcluster: unknown component " + name) // a typo in this package, not user input
+}
+
+// Binaries maps a component name (etcd, kube-apiserver, ..., kwok, kwokctl)
+// to the path of its cached binary.
+type Binaries map[string]string
+
+// EnsureBinaries builds every missing component into cacheDir and returns
+// their paths. Only the first run builds (about 9 minutes on 2 cores, most
+// of it kube-apiserver); later runs find every binary and return at once.
+// Concurrent callers (parallel test packages) wait on a file lock instead of
+// building twice. Errors name the component and carry the go tool's output.
+func EnsureBinaries(cacheDir string, log io.Writer) (Binaries, error) {
+	b := &builder{cacheDir: cacheDir, log: log}
+	if err := os.MkdirAll(b.binDir(), 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockFile(filepath.Join(cacheDir, "build.lock"))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	missing := b.missing()
+	if len(missing) > 0 {
+		b.announce(missing)
+	}
+	for i, c := range missing {
+		fmt.Fprintf(log, "[%d/%d] building %s %s (about %s)...\n", i+1, len(missing), c.Name, c.Version, humanSeconds(c.EstimateSeconds))
+		start := time.Now()
+		if err := b.buildOne(c); err != nil {
+			return nil, fmt.Errorf("building %s %s: %w", c.Name, c.Version, err)
+		}
+		fmt.Fprintf(log, "[%d/%d] %s built in %s\n", i+1, len(missing), c.Name, time.Since(start).Round(time.Second))
+	}
+	out := Binaries{}
+	for _, c := range components() {
+		out[c.Name] = b.path(c)
+	}
+	return out, nil
+}
+
+// EnsureKubectl builds kubectl (same release as the control plane) into
+// cacheDir when it is not cached yet and returns its path. Only machines
+// without a kubectl on PATH need it; the tests run the plugin through it.
+func EnsureKubectl(cacheDir string, log io.Writer) (string, error) {
+	b := &builder{cacheDir: cacheDir, log: log}
+	c := component{Name: "kubectl", Version: KubernetesVersion, EstimateSeconds: 90, build: buildKube("kubectl")}
+	if _, err := os.Stat(b.path(c)); err == nil {
+		return b.path(c), nil
+	}
+	if err := os.MkdirAll(b.binDir(), 0o755); err != nil {
+		return "", err
+	}
+	unlock, err := lockFile(filepath.Join(cacheDir, "build.lock"))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	fmt.Fprintf(log, "building kubectl %s (about %s)...\n", c.Version, humanSeconds(c.EstimateSeconds))
+	if err := b.buildOne(c); err != nil {
+		return "", fmt.Errorf("building kubectl: %w", err)
+	}
+	return b.path(c), nil
+}
+
+func (b *builder) missing() []component {
+	var m []component
+	for _, c := range components() {
+		if _, err := os.Stat(b.path(c)); err != nil {
+			m = append(m, c)
+		}
+	}
+	return m
+}
+
+func (b *builder) announce(missing []component) {
+	total := 0
+	for _, c := range missing {
+		total += c.EstimateSeconds
+	}
+	fmt.Fprintf(b.log, "First run: building %d control-plane binaries from the Go module proxy into %s.\n", len(missing), b.binDir())
+	fmt.Fprintf(b.log, "This takes about %s on 2 cores (longer while other builds run); later runs reuse them and take seconds.\n", humanSeconds(total))
+}
+
+// buildOne builds c to a temporary file and renames it into place, so an
+// interrupted build never leaves a truncated binary that looks cached.
+func (b *builder) buildOne(c component) error {
+	tmp := b.path(c) + ".tmp"
+	_ = os.Remove(tmp)
+	if err := c.build(b, tmp); err != nil {
+		return err
+	}
+	return os.Rename(tmp, b.path(c))
+}
+
+// goCmd runs the go tool in dir with module mode forced on and cgo off, so
+// the binaries are static and independent of the caller's GOFLAGS/GOWORK.
+func (b *builder) goCmd(dir string, args ...string) error {
+	return b.goCmdEnv(dir, nil, args...)
+}
+
+// goInstall builds a main package that `go install pkg@version` accepts.
+func goInstall(pkgAtVersion string) func(b *builder, out string) error {
+	return func(b *builder, out string) error {
+		dir, err := os.MkdirTemp(b.cacheDir, "gobin-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cmd := []string{"install", "-ldflags=-s -w", pkgAtVersion}
+		if err := b.goCmdEnv(dir, []string{"GOBIN=" + dir}, cmd...); err != nil {
+			return err
+		}
+		name := filepath.Base(strings.SplitN(pkgAtVersion, "@", 2)[0])
+		return os.Rename(filepath.Join(dir, name), out)
+	}
+}
+
+// goCmdEnv is goCmd with extra environment variables.
+func (b *builder) goCmdEnv(dir string, env []string, args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=0"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, tail(string(out), 20))
+	}
+	return nil
+}
+
+func humanSeconds(s int) string {
+	if s < 90 {
+		return fmt.Sprintf("%d s", s)
+	}
+	return fmt.Sprintf("%d min", (s+30)/60)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

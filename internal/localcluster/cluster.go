@@ -1,0 +1,159 @@
+package localcluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Options says where the cluster lives. DefaultOptions fills it for a
+// checkout of this repository.
+type Options struct {
+	// Name is the kwokctl cluster name; unique per checkout, so that two
+	// clones (or CI beside a developer) never share or stop each other's
+	// cluster.
+	Name string
+	// OutputDir is the repository's ignored output folder: the kubeconfig,
+	// the stages file and kwokctl's working files go there, never into
+	// ~/.kube/config.
+	OutputDir string
+	// CacheDir holds the built binaries across checkouts and runs.
+	CacheDir string
+	// Nodes is how many Ready fake nodes to keep (kwok-node-0 ...).
+	Nodes int
+	// Log receives progress lines.
+	Log io.Writer
+}
+
+// Cluster is a running local cluster.
+type Cluster struct {
+	// Name is the kwokctl cluster name.
+	Name string
+	// Kubeconfig is the path of the cluster's kubeconfig file (an admin
+	// client certificate for the local API server).
+	Kubeconfig string
+}
+
+// DefaultOptions returns the options for the checkout at repoRoot: output in
+// repoRoot/_output, binaries in $GRACEFUL_CACHE_DIR or
+// ${XDG_CACHE_HOME:-~/.cache}/kubectl-graceful, three nodes.
+func DefaultOptions(repoRoot string, log io.Writer) (Options, error) {
+	abs, err := filepath.Abs(repoRoot)
+	if err != nil {
+		return Options{}, err
+	}
+	cache := os.Getenv("GRACEFUL_CACHE_DIR")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return Options{}, fmt.Errorf("no cache folder: set GRACEFUL_CACHE_DIR: %w", err)
+		}
+		cache = filepath.Join(base, "kubectl-graceful")
+	}
+	sum := sha256.Sum256([]byte(abs))
+	return Options{
+		Name:      "graceful-" + hex.EncodeToString(sum[:])[:8],
+		OutputDir: filepath.Join(abs, "_output"),
+		CacheDir:  cache,
+		Nodes:     3,
+		Log:       log,
+	}, nil
+}
+
+// KubeconfigPath is where the cluster's kubeconfig is written.
+func (o Options) KubeconfigPath() string { return filepath.Join(o.OutputDir, "kubeconfig") }
+
+func (o Options) workDir() string { return filepath.Join(o.OutputDir, "kwok") }
+
+// Up starts the cluster, or reuses it when it already answers, and makes
+// sure its nodes are Ready. It is safe to call from several processes at
+// once: they queue on a lock and all but the first find the cluster up.
+// The first call on a machine builds the binaries (see EnsureBinaries).
+func Up(ctx context.Context, o Options) (*Cluster, error) {
+	unlock, err := lockFile(filepath.Join(o.OutputDir, "cluster.lock"))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	c := &Cluster{Name: o.Name, Kubeconfig: o.KubeconfigPath()}
+	if err := ready(ctx, c.Kubeconfig); err != nil {
+		if err := o.create(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := ensureNodes(ctx, c.Kubeconfig, o.Nodes); err != nil {
+		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)
+	}
+	return c, nil
+}
+
+// create (re)creates the cluster with kwokctl's binary runtime.
+func (o Options) create(ctx context.Context) error {
+	bins, err := EnsureBinaries(o.CacheDir, o.Log)
+	if err != nil {
+		return err
+	}
+	// A cluster that exists but does not answer (its processes died with a
+	// reboot or a killed session) is removed first; its state is disposable.
+	_ = o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name)
+	stages, err := StagesYAML()
+	if err != nil {
+		return err
+	}
+	stagesFile := filepath.Join(o.OutputDir, "kwok-stages.yaml")
+	if err := os.WriteFile(stagesFile, []byte(stages), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Log, "Starting cluster %s (Kubernetes %s, kwok %s)...\n", o.Name, KubernetesVersion, KwokVersion)
+	start := time.Now()
+	err = o.kwokctl(ctx, bins, "create", "cluster",
+		"--name", o.Name,
+		"--runtime", "binary",
+		"--kubeconfig", o.KubeconfigPath(),
+		"--kube-apiserver-binary", bins["kube-apiserver"],
+		"--kube-controller-manager-binary", bins["kube-controller-manager"],
+		"--kube-scheduler-binary", bins["kube-scheduler"],
+		"--etcd-binary", bins["etcd"],
+		"--kwok-controller-binary", bins["kwok"],
+		"--config", stagesFile,
+		"--wait", "2m",
+	)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Log, "Cluster %s up in %s\n", o.Name, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// Down stops every process of the cluster and removes its state. A cluster
+// that does not exist is not an error.
+func Down(ctx context.Context, o Options) error {
+	bins := Binaries{"kwokctl": (&builder{cacheDir: o.CacheDir}).pathOf("kwokctl")}
+	if _, err := os.Stat(bins["kwokctl"]); err != nil {
+		return nil // never built, so never started
+	}
+	if err := o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name); err != nil {
+		return err
+	}
+	_ = os.Remove(o.KubeconfigPath())
+	return nil
+}
+
+// kwokctl runs the cached kwokctl with its working folder inside OutputDir.
+func (o Options) kwokctl(ctx context.Context, bins Binaries, args ...string) error {
+	cmd := exec.CommandContext(ctx, bins["kwokctl"], args...)
+	// KWOK_KUBE_VERSION tells kwokctl which flags the given binaries take.
+	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+o.workDir(), "KWOK_KUBE_VERSION="+KubernetesVersion)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("kwokctl %s: %w\n%s", strings.Join(args[:2], " "), err, tail(string(out), 20))
+	}
+	return nil
+}
