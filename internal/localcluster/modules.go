@@ -80,8 +80,7 @@ func (b *builder) kubeModule() (string, error) {
 // stagingReplaces derives the replace block from kubernetes' own go.mod:
 // every `k8s.io/X => ./staging/src/k8s.io/X` becomes `k8s.io/X => k8s.io/X
 // v0.<minor>.<patch>`, so the list follows the pinned release instead of
-// being typed by hand. modfile.Parse, not ParseLax: ParseLax drops replace
-// directives (it is meant for dependencies' go.mod files).
+// being typed by hand.
 func stagingReplaces() (string, error) {
 	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@"+KubernetesVersion).Output()
 	if err != nil {
