@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +27,11 @@ import (
 // podOpts describe a simulated pod: its grace period (seconds), preStop
 // sleep (seconds, 0 none) and the sim.graceful.test annotations.
 type podOpts struct {
-	grace      int64
-	preStop    int64
+	grace   int64
+	preStop int64
+	// execSleep makes the preStop an exec `sleep N`, which the API does not
+	// bound by the grace period (sleep.seconds must be below it).
+	execSleep  bool
 	exitAfter  string
 	preStopBad bool
 	labels     map[string]string
@@ -36,7 +40,11 @@ type podOpts struct {
 func podSpec(node string, o podOpts) corev1.PodSpec {
 	c := corev1.Container{Name: "app", Image: "registry.example/web:1"}
 	if o.preStop > 0 {
-		c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: o.preStop}}}
+		h := &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: o.preStop}}
+		if o.execSleep {
+			h = &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", strconv.FormatInt(o.preStop, 10)}}}
+		}
+		c.Lifecycle = &corev1.Lifecycle{PreStop: h}
 	}
 	g := o.grace
 	return corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
@@ -63,11 +71,26 @@ func labelsOf(o podOpts) map[string]string {
 // createPod creates a bare pod on node and waits until it is Ready.
 func createPod(t *testing.T, env *e2e.Env, ns, node, name string, o podOpts) *corev1.Pod {
 	t.Helper()
+	waitDefaultServiceAccount(t, env, ns)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labelsOf(o), Annotations: annotations(o)}, Spec: podSpec(node, o)}
 	if _, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating pod: %v", err)
 	}
 	return waitPodReady(t, env, ns, name)
+}
+
+// waitDefaultServiceAccount waits for the namespace's "default"
+// ServiceAccount: until the controller creates it, the ServiceAccount
+// admission plugin refuses pods (and a ReplicaSet backs off).
+func waitDefaultServiceAccount(t *testing.T, env *e2e.Env, ns string) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := env.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("no default ServiceAccount in %s: %v", ns, err)
+	}
 }
 
 func waitPodReady(t *testing.T, env *e2e.Env, ns, name string) *corev1.Pod {
@@ -134,6 +157,7 @@ func waitEndpointReady(t *testing.T, env *e2e.Env, ns, service string, pod *core
 // and returns its Ready pods.
 func createDeployment(t *testing.T, env *e2e.Env, ns, node, name string, replicas int32, o podOpts) []corev1.Pod {
 	t.Helper()
+	waitDefaultServiceAccount(t, env, ns)
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: appsv1.DeploymentSpec{
 		Replicas: &replicas,
 		Selector: &metav1.LabelSelector{MatchLabels: labelsOf(o)},

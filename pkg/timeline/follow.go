@@ -79,6 +79,9 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	services, svcErr := selectingServices(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
+	for _, e := range f.rec.TL.Events { // a deletion found at start
+		f.rec.Emit(e)
+	}
 	switch {
 	case svcErr != nil:
 	case len(services) == 0:

@@ -140,16 +140,30 @@ func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
 		r.deletionSeen(recv, pod, false)
 	} else if old.DeletionGracePeriodSeconds != nil && pod.DeletionGracePeriodSeconds != nil &&
 		*pod.DeletionGracePeriodSeconds < *old.DeletionGracePeriodSeconds {
-		r.TL.GracePeriodSeconds = *pod.DeletionGracePeriodSeconds
-		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
-			Message: fmt.Sprintf("grace period shortened to %d s, SIGKILL deadline %s",
-				*pod.DeletionGracePeriodSeconds, pod.DeletionTimestamp.UTC().Format("15:04:05"))})
+		r.graceShortened(recv, pod)
 	}
 	r.conditionsChanged(recv, old, pod)
 	r.containersChanged(recv, old, pod)
 	if old.Status.Phase != pod.Status.Phase {
 		r.add(Event{Recv: recv, Track: Kubelet, Kind: KindPhase, Message: "phase " + string(pod.Status.Phase)})
 	}
+}
+
+// graceShortened records a later delete with a shorter grace period. The
+// kubelet's own final delete (grace 0, once the pod is terminal) removes the
+// object; it does not move the SIGKILL deadline, which has passed or no
+// longer matters (kubelet status_manager: canBeDeleted, then Delete with
+// GracePeriodSeconds 0).
+func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
+	g := *pod.DeletionGracePeriodSeconds
+	if g == 0 && (pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed) {
+		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
+			Message: "final delete (grace period 0) after the pod turned " + string(pod.Status.Phase)})
+		return
+	}
+	r.TL.GracePeriodSeconds = g
+	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
+		Message: fmt.Sprintf("grace period shortened to %d s, SIGKILL deadline %s", g, pod.DeletionTimestamp.UTC().Format("15:04:05"))})
 }
 
 func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {

@@ -150,3 +150,29 @@ func TestRecorderLearnsServicesFromSlices(t *testing.T) {
 		t.Errorf("services %v, want [web]", r.TL.Services)
 	}
 }
+
+// The final delete with grace 0 once the pod is terminal does not shorten
+// the grace period the verdict measures against; a user's shorter delete
+// does.
+func TestRecorderFinalDeleteKeepsGrace(t *testing.T) {
+	pod := testPod(30, nil)
+	r := NewRecorder(pod, nil, at(0))
+	del := deleting(pod, at(0))
+	r.PodEvent(at(5), watch.Modified, del)
+	done := exited(del, 0, at(900))
+	zero := int64(0)
+	done.DeletionGracePeriodSeconds = &zero
+	r.PodEvent(at(950), watch.Modified, done)
+	if r.TL.GracePeriodSeconds != 30 {
+		t.Errorf("grace %d after the final delete, want 30", r.TL.GracePeriodSeconds)
+	}
+	shorter := del.DeepCopy()
+	ten := int64(10)
+	shorter.DeletionGracePeriodSeconds = &ten
+	r2 := NewRecorder(pod, nil, at(0))
+	r2.PodEvent(at(5), watch.Modified, del)
+	r2.PodEvent(at(100), watch.Modified, shorter)
+	if r2.TL.GracePeriodSeconds != 10 {
+		t.Errorf("grace %d after a shorter delete, want 10", r2.TL.GracePeriodSeconds)
+	}
+}

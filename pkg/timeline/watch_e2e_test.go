@@ -104,7 +104,7 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("4 preStop longer than the grace period", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 3, preStop: 20})
+		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 3, preStop: 20, execSleep: true})
 		createService(t, env, ns, "web", nil, pod)
 		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
