@@ -85,9 +85,9 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	switch {
 	case svcErr != nil:
 	case len(services) == 0:
-		f.note(fmt.Sprintf("following pod %s/%s: no Service selects it", pod.Namespace, pod.Name))
+		f.say(fmt.Sprintf("following pod %s/%s: no Service selects it", pod.Namespace, pod.Name))
 	default:
-		f.note(fmt.Sprintf("following pod %s/%s: Services selecting it: %s", pod.Namespace, pod.Name, joinNames(services)))
+		f.say(fmt.Sprintf("following pod %s/%s: Services selecting it: %s", pod.Namespace, pod.Name, joinNames(services)))
 	}
 	if svcErr != nil {
 		f.note(fmt.Sprintf("cannot list Services (%v): watching every EndpointSlice of the namespace for the pod's endpoint", svcErr))
@@ -115,10 +115,15 @@ type follower struct {
 	goneSeen   bool
 }
 
+// note prints msg and keeps it for the verdict: what the reader must know
+// to trust it (a degraded watch, a skipped delete).
 func (f *follower) note(msg string) {
 	f.rec.Note(msg)
-	f.cfg.Printer.Note(f.rec.TL, msg)
+	f.say(msg)
 }
+
+// say prints msg as it happens only (what is being followed, waiting).
+func (f *follower) say(msg string) { f.cfg.Printer.Note(f.rec.TL, msg) }
 
 // selectingServices returns the names of the Services in the pod's namespace
 // whose selector matches its labels (Services without a selector have
@@ -234,7 +239,7 @@ func (f *follower) act(ctx context.Context) (time.Duration, error) {
 		return f.evict(ctx)
 	}
 	if !tl.AlreadyTerminating {
-		f.note(fmt.Sprintf("waiting for pod %s/%s to be deleted (use --delete or --evict to start it now)", tl.Namespace, tl.Pod))
+		f.say(fmt.Sprintf("waiting for pod %s/%s to be deleted (use --delete or --evict to start it now)", tl.Namespace, tl.Pod))
 	}
 	return 0, nil
 }
