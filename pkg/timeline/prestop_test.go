@@ -19,10 +19,11 @@ func TestPreStopOf(t *testing.T) {
 		{"none", nil, PreStop{Known: true}},
 		{"native sleep", sleepHook(7), PreStop{Has: true, Known: true, Delay: 7 * time.Second}},
 		{"exec sleep", exec("sleep", "5"), PreStop{Has: true, Known: true, Delay: 5 * time.Second}},
-		{"exec /bin/sleep 2.5", exec("/bin/sleep", "2.5"), PreStop{Has: true, Known: true, Delay: 2500 * time.Millisecond}},
+		{"exec /bin/sleep 2.5 (rounded up)", exec("/bin/sleep", "2.5"), PreStop{Has: true, Known: true, Delay: 3 * time.Second}},
 		{"sh -c sleep", exec("/bin/sh", "-c", "sleep 10 && nginx -s quit"), PreStop{Has: true, Known: true, Delay: 10 * time.Second}},
 		{"sleep 1m", exec("sleep", "1m"), PreStop{Has: true, Known: true, Delay: time.Minute}},
 		{"script", exec("/bin/sh", "-c", "/drain.sh"), PreStop{Has: true}},
+		{"tcpSocket is not run", &corev1.LifecycleHandler{TCPSocket: &corev1.TCPSocketAction{}}, PreStop{Known: true}},
 		{"httpGet", &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quit"}}, PreStop{Has: true}},
 	}
 	for _, c := range cases {
