@@ -126,7 +126,7 @@ func (h *harness) probe(ctx context.Context, sub string) string {
 	cmd := exec.CommandContext(ctx, h.cfg.Binary, args...)
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "graceful "+sub) {
-		return "command not on main (`kubectl graceful " + sub + "` missing from the binary)"
+		return "command not on main"
 	}
 	return ""
 }
