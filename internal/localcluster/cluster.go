@@ -102,13 +102,27 @@ func (o Options) create(ctx context.Context) error {
 	}
 	// A cluster that exists but does not answer (its processes died with a
 	// reboot or a killed session) is removed first; its state is disposable.
-	_ = o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name)
+	_ = o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name, "--kubeconfig", o.KubeconfigPath())
+	// kwokctl merges into an existing kubeconfig; a stale one from a failed
+	// start would keep the old cluster's CA.
+	_ = os.Remove(o.KubeconfigPath())
 	stages, err := StagesYAML()
 	if err != nil {
 		return err
 	}
-	stagesFile := filepath.Join(o.OutputDir, "kwok-stages.yaml")
-	if err := os.WriteFile(stagesFile, []byte(stages), 0o644); err != nil {
+	// Ports are picked and bound while holding a lock shared by every
+	// checkout on the machine, so two clusters never race for one port.
+	unlock, err := lockFile(filepath.Join(o.CacheDir, "create.lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	conf, err := kwokctlConfig()
+	if err != nil {
+		return err
+	}
+	configFile := filepath.Join(o.OutputDir, "kwokctl.yaml")
+	if err := os.WriteFile(configFile, []byte(conf+"---\n"+stages), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Log, "Starting cluster %s (Kubernetes %s, kwok %s)...\n", o.Name, KubernetesVersion, KwokVersion)
@@ -122,7 +136,7 @@ func (o Options) create(ctx context.Context) error {
 		"--kube-scheduler-binary", bins["kube-scheduler"],
 		"--etcd-binary", bins["etcd"],
 		"--kwok-controller-binary", bins["kwok"],
-		"--config", stagesFile,
+		"--config", configFile,
 		"--wait", "2m",
 	)
 	if err != nil {
@@ -139,7 +153,7 @@ func Down(ctx context.Context, o Options) error {
 	if _, err := os.Stat(bins["kwokctl"]); err != nil {
 		return nil // never built, so never started
 	}
-	if err := o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name); err != nil {
+	if err := o.kwokctl(ctx, bins, "delete", "cluster", "--name", o.Name, "--kubeconfig", o.KubeconfigPath()); err != nil {
 		return err
 	}
 	_ = os.Remove(o.KubeconfigPath())

@@ -42,8 +42,14 @@ func simPod(name string, grace int64, annotations map[string]string, hook *corev
 // returns when the watch shows its containers terminated.
 func runTermination(t *testing.T, env *e2e.Env, ns string, pod *corev1.Pod) exit {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	startReady(t, env, ns, pod)
+	return deleteAndWaitExit(t, env, ns, pod.Name)
+}
+
+// startReady creates the pod and waits until it is Running and Ready.
+func startReady(t *testing.T, env *e2e.Env, ns string, pod *corev1.Pod) {
+	t.Helper()
+	ctx := context.Background()
 	pods := env.Client.CoreV1().Pods(ns)
 	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -52,13 +58,22 @@ func runTermination(t *testing.T, env *e2e.Env, ns string, pod *corev1.Pod) exit
 		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		return err == nil && isReady(p)
 	})
-	w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", pod.Name).String()})
+}
+
+// deleteAndWaitExit deletes the pod with its own grace period and returns
+// when the watch shows its containers terminated.
+func deleteAndWaitExit(t *testing.T, env *e2e.Env, ns, name string) exit {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	pods := env.Client.CoreV1().Pods(ns)
+	w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	start := time.Now()
-	if err := pods.Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+	if err := pods.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for ev := range w.ResultChan() {
@@ -70,7 +85,7 @@ func runTermination(t *testing.T, env *e2e.Env, ns string, pod *corev1.Pod) exit
 			return exit{code: term.ExitCode, phase: p.Status.Phase, elapsed: time.Since(start)}
 		}
 	}
-	t.Fatalf("watch ended before %s terminated", pod.Name)
+	t.Fatalf("watch ended before %s terminated", name)
 	return exit{}
 }
 
@@ -178,14 +193,13 @@ func TestSimulatedEndpointTerminatingThenRemoved(t *testing.T) {
 		}
 		return nil
 	}
-	done := make(chan exit, 1)
-	go func() {
-		done <- runTermination(t, env, ns, simPod("web", 10, map[string]string{"sim.graceful.test/exit-after": "4s"}, nil))
-	}()
+	startReady(t, env, ns, simPod("web", 10, map[string]string{"sim.graceful.test/exit-after": "4s"}, nil))
 	e2e.WaitFor(t, 30*time.Second, "endpoint ready", func() bool {
 		ep := endpoint()
 		return ep != nil && ep.Conditions.Ready != nil && *ep.Conditions.Ready
 	})
+	done := make(chan exit, 1)
+	go func() { done <- deleteAndWaitExit(t, env, ns, "web") }()
 	e2e.WaitFor(t, 30*time.Second, "endpoint terminating and still serving", func() bool {
 		ep := endpoint()
 		return ep != nil && isTrue(ep.Conditions.Terminating) && isTrue(ep.Conditions.Serving) && !isTrue(ep.Conditions.Ready)

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+)
+
+// AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
+// a live cluster (default) or over manifests (-f/-k, no cluster needed).
+type AuditOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	// Filenames, Recursive and Kustomize select manifest mode (-f, -R, -k).
+	Filenames []string
+	Recursive bool
+	Kustomize string
+	// Selector (-l) and AllNamespaces (-A) narrow live mode.
+	Selector      string
+	AllNamespaces bool
+	// Resources are resource arguments (deployment/checkout) in live mode.
+	Resources []string
+
+	Output      string
+	FailOn      string
+	Skip        []string
+	Color       string
+	KubeVersion string
+	Explain     string
+
+	// ShutdownSeconds (seconds; -1 means not set), PreStopFloor and
+	// MaxGrace (seconds) tune the checks.
+	ShutdownSeconds int64
+	PreStopFloor    int64
+	MaxGrace        int64
+
+	failOn    inspect.Severity
+	namespace string
+	version   inspect.Version
+	color     bool
+
+	genericiooptions.IOStreams
+}
+
+// NewCmdAudit builds `kubectl graceful audit` and `audit explain ID`.
+func NewCmdAudit(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &AuditOptions{configFlags: configFlags, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "audit [TYPE/NAME ...] [-f FILE|DIR|-] [-k DIR]",
+		Short: "Check workloads' termination settings, live or from manifests",
+		Long: `Check how workloads' pods terminate: preStop against the grace period, endpoint
+removal races, probes, PodDisruptionBudgets, rollout strategies and load balancer
+draining. Live by default (-n, -A, -l, TYPE/NAME); from manifests with -f or -k,
+with no cluster and no kubeconfig needed.
+
+Exit status: 0 clean, 2 findings at or above --fail-on, 1 errors.
+Explain a check: kubectl graceful audit explain ID`,
+		Example: `  kubectl graceful audit -A
+  kubectl graceful audit deployment/checkout -n shop
+  kubectl graceful audit -f k8s/ -R -o sarif > audit.sarif
+  kubectl graceful audit -k overlays/prod --kube-version 1.29 --fail-on warning`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to audit, or - for stdin (no cluster needed)")
+	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Walk -f directories recursively")
+	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory to build and audit (no cluster needed)")
+	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector narrowing the workloads audited (live)")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Audit every namespace (live)")
+	f.StringVarP(&o.Output, "output", "o", "table", "Output format: "+strings.Join(report.Formats, ", "))
+	f.StringVar(&o.FailOn, "fail-on", "error", "Exit 2 when a finding is at or above: error, warning, info, none")
+	f.StringSliceVar(&o.Skip, "skip", nil, "Check IDs not to run (comma-separated)")
+	f.StringVar(&o.Color, "color", "auto", "Colour severities: auto (on a terminal, unless NO_COLOR is set), always, never")
+	f.StringVar(&o.KubeVersion, "kube-version", "", "Target Kubernetes version for manifests (e.g. 1.29; default: current)")
+	f.StringVar(&o.Explain, "explain", "", "Explain a check ID and exit")
+	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
+	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
+	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	cmd.AddCommand(newCmdAuditExplain(streams))
+	return cmd
+}
+
+func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "explain [ID]",
+		Short: "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				for _, c := range inspect.Checks() {
+					fmt.Fprintf(streams.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary)
+				}
+				return nil
+			}
+			text, err := inspect.ExplainText(args[0])
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprint(streams.Out, text)
+			return err
+		},
+	}
+}
+
+// Complete reads the namespace from the kubeconfig flags, resolves colour
+// and the target version.
+func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.Resources = args
+	if o.configFlags.Namespace != nil {
+		o.namespace = *o.configFlags.Namespace
+	}
+	if !o.manifestMode() && o.Explain == "" && o.namespace == "" {
+		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return fmt.Errorf("kubeconfig: %v", err)
+		}
+		o.namespace = ns
+	}
+	if o.KubeVersion != "" {
+		v, err := inspect.ParseVersion(o.KubeVersion)
+		if err != nil {
+			return fmt.Errorf("--kube-version: %v", err)
+		}
+		o.version = v
+	}
+	o.color = o.useColor()
+	return nil
+}
+
+func (o *AuditOptions) manifestMode() bool {
+	return len(o.Filenames) > 0 || o.Kustomize != ""
+}
+
+// useColor applies --color: always, never, or auto (stdout is a terminal
+// and NO_COLOR is unset, https://no-color.org).
+func (o *AuditOptions) useColor() bool {
+	switch o.Color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		return false
+	}
+	f, ok := o.Out.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Validate checks flag values and their combinations.
+func (o *AuditOptions) Validate() error {
+	sev, err := inspect.ParseFailOn(o.FailOn)
+	if err != nil {
+		return err
+	}
+	o.failOn = sev
+	if err := inspect.ValidateIDs(o.Skip); err != nil {
+		return fmt.Errorf("--skip: %v", err)
+	}
+	if o.Explain != "" {
+		return inspect.ValidateIDs([]string{o.Explain})
+	}
+	switch o.Color {
+	case "auto", "always", "never":
+	default:
+		return fmt.Errorf("--color %q is not one of auto, always, never", o.Color)
+	}
+	valid := false
+	for _, f := range report.Formats {
+		valid = valid || f == o.Output
+	}
+	if !valid {
+		return fmt.Errorf("--output %q is not one of %s", o.Output, strings.Join(report.Formats, ", "))
+	}
+	if o.manifestMode() && len(o.Resources) > 0 {
+		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.Resources, " "))
+	}
+	if len(o.Filenames) > 0 && o.Kustomize != "" {
+		return fmt.Errorf("use either -f or -k, not both")
+	}
+	if o.manifestMode() && (o.AllNamespaces || o.Selector != "") {
+		return fmt.Errorf("-A and -l apply to live audits, not to -f/-k manifests")
+	}
+	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
+		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
+	}
+	return nil
+}
+
+// Run loads the inventory, audits it and prints the report. It returns
+// cliutil.Risk() when a finding is at or above --fail-on.
+func (o *AuditOptions) Run(ctx context.Context) error {
+	if o.Explain != "" {
+		text, err := inspect.ExplainText(o.Explain)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(o.Out, text)
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	inv := &inspect.Inventory{Version: o.version}
+	if o.manifestMode() {
+		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+		if err != nil {
+			return err
+		}
+	} else {
+		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.AllNamespaces,
+			Selector: o.Selector, Resources: o.Resources}, inv)
+		if err != nil {
+			return err
+		}
+	}
+	opts := inspect.DefaultOptions()
+	opts.Skip = o.Skip
+	opts.PreStopFloorSeconds = o.PreStopFloor
+	opts.MaxGraceSeconds = o.MaxGrace
+	if o.ShutdownSeconds >= 0 {
+		opts.ShutdownSeconds = &o.ShutdownSeconds
+	}
+	r := inspect.Audit(inv, opts)
+	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
+		return err
+	}
+	if r.AtOrAbove(o.failOn) {
+		return cliutil.Risk()
+	}
+	return nil
+}

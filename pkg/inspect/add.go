@@ -1,0 +1,129 @@
+package inspect
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Add files one typed object into the inventory: workloads (Deployment,
+// StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob), Services, PDBs,
+// HPAs and Ingresses. Objects managed by another workload (a ReplicaSet
+// owned by a Deployment, a pod with a controller, a Job owned by a CronJob)
+// are counted but not audited, so each workload is reported once, through
+// its owner. It returns false for kinds the audit does not read.
+func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
+	inv.Objects++
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		inv.addWorkload(o.ObjectMeta, "Deployment", src, o.Spec.Template, replicas(o.Spec.Replicas), func(w *Workload) {
+			s := o.Spec.Strategy
+			w.Strategy = &s
+			w.MinReadySeconds = o.Spec.MinReadySeconds
+		})
+	case *appsv1.StatefulSet:
+		inv.addWorkload(o.ObjectMeta, "StatefulSet", src, o.Spec.Template, replicas(o.Spec.Replicas), func(w *Workload) {
+			w.MinReadySeconds = o.Spec.MinReadySeconds
+		})
+	case *appsv1.DaemonSet:
+		inv.addWorkload(o.ObjectMeta, "DaemonSet", src, o.Spec.Template, nil, func(w *Workload) {
+			w.MinReadySeconds = o.Spec.MinReadySeconds
+		})
+	case *appsv1.ReplicaSet:
+		if !hasController(o.ObjectMeta) {
+			inv.addWorkload(o.ObjectMeta, "ReplicaSet", src, o.Spec.Template, replicas(o.Spec.Replicas), func(w *Workload) {
+				w.MinReadySeconds = o.Spec.MinReadySeconds
+			})
+		}
+	case *corev1.Pod:
+		if !hasController(o.ObjectMeta) {
+			one := int32(1)
+			tpl := corev1.PodTemplateSpec{ObjectMeta: o.ObjectMeta, Spec: o.Spec}
+			inv.addWorkload(o.ObjectMeta, "Pod", src, tpl, &one, nil)
+		}
+		if inv.Live {
+			inv.Pods = append(inv.Pods, *o)
+		}
+	case *batchv1.Job:
+		if !hasController(o.ObjectMeta) {
+			inv.addWorkload(o.ObjectMeta, "Job", src, o.Spec.Template, nil, func(w *Workload) { w.Batch = true })
+		}
+	case *batchv1.CronJob:
+		inv.addWorkload(o.ObjectMeta, "CronJob", src, o.Spec.JobTemplate.Spec.Template, nil, func(w *Workload) { w.Batch = true })
+	case *corev1.Service:
+		inv.Services = append(inv.Services, *o)
+	case *policyv1.PodDisruptionBudget:
+		inv.PDBs = append(inv.PDBs, PDB{PodDisruptionBudget: *o, Source: src})
+	case *autoscalingv2.HorizontalPodAutoscaler:
+		inv.HPAs = append(inv.HPAs, HPA{Namespace: o.Namespace, Name: o.Name,
+			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
+	case *autoscalingv1.HorizontalPodAutoscaler:
+		inv.HPAs = append(inv.HPAs, HPA{Namespace: o.Namespace, Name: o.Name,
+			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
+	case *networkingv1.Ingress:
+		inv.Ingresses = append(inv.Ingresses, *o)
+	default:
+		inv.Objects--
+		return false
+	}
+	return true
+}
+
+// AddBackendConfig records a GKE BackendConfig's connection draining timeout
+// (spec.connectionDraining.drainingTimeoutSec, seconds).
+func (inv *Inventory) AddBackendConfig(namespace, name string, drainingTimeoutSec int64) {
+	if inv.BackendConfigs == nil {
+		inv.BackendConfigs = map[string]int64{}
+	}
+	inv.BackendConfigs[namespace+"/"+name] = drainingTimeoutSec
+	inv.Objects++
+}
+
+func (inv *Inventory) addWorkload(meta metav1.ObjectMeta, kind string, src *Source, tpl corev1.PodTemplateSpec, r *int32, more func(*Workload)) {
+	w := &Workload{
+		Object:      ObjectRef{Kind: kind, Namespace: namespaceOf(meta.Namespace), Name: meta.Name},
+		Source:      src,
+		Annotations: meta.Annotations,
+		Template:    tpl,
+		Replicas:    r,
+	}
+	if more != nil {
+		more(w)
+	}
+	inv.Workloads = append(inv.Workloads, w)
+}
+
+// namespaceOf returns "default" for objects without a namespace, as the API
+// server (and kubectl apply without -n) would place them.
+func namespaceOf(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
+
+// replicas applies the API default (1) to a replica count.
+func replicas(r *int32) *int32 {
+	v := int32(1)
+	if r != nil {
+		v = *r
+	}
+	return &v
+}
+
+func minReplicas(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
+func hasController(meta metav1.ObjectMeta) bool {
+	return metav1.GetControllerOf(&meta) != nil
+}

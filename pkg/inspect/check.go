@@ -1,0 +1,250 @@
+package inspect
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// SkipAnnotation, on a workload, its pod template or a PDB, lists check IDs
+// (comma-separated, or "all") that the audit does not report for it.
+const SkipAnnotation = "kubectl-graceful.dev/skip-checks"
+
+// ShutdownSecondsAnnotation, on a pod template, declares how many seconds
+// the application needs after SIGTERM to finish in-flight work.
+const ShutdownSecondsAnnotation = "kubectl-graceful.dev/shutdown-seconds"
+
+// DefaultGracePeriodSeconds is the API default of
+// terminationGracePeriodSeconds (k8s.io/api/core/v1 PodSpec).
+const DefaultGracePeriodSeconds = 30
+
+// Check is one entry of the catalogue: a stable ID, a default severity, the
+// inputs it needs, and the function that finds problems.
+type Check struct {
+	// ID is the stable kebab-case name used in output, --skip and annotations.
+	ID string
+	// Severity is the default severity of its findings.
+	Severity Severity
+	// Summary is the one-line description shown in docs and SARIF rules.
+	Summary string
+	// Needs lists inputs without which the check cannot run.
+	Needs []Input
+	// LiveOnly marks checks that read object status (live clusters only).
+	LiveOnly bool
+	run      func(s *scope, c *Check) []Finding
+}
+
+// Doc is the explanation of a check (`kubectl graceful audit explain ID`).
+type Doc struct {
+	Why    string
+	Fix    string
+	Source string
+}
+
+// Options tune the checks; DefaultOptions gives the documented defaults.
+type Options struct {
+	// ShutdownSeconds (seconds) is the app's shutdown time after SIGTERM
+	// for workloads without ShutdownSecondsAnnotation; nil means assume
+	// AssumedShutdownSeconds and say so.
+	ShutdownSeconds *int64
+	// PreStopFloorSeconds is the shortest preStop delay (seconds) that
+	// covers endpoint removal for a pod behind a Service (default 5).
+	PreStopFloorSeconds int64
+	// MaxGraceSeconds is the grace period (seconds) above which
+	// grace-period-long warns (default 300).
+	MaxGraceSeconds int64
+	// Skip lists check IDs not to run.
+	Skip []string
+}
+
+// AssumedShutdownSeconds is the app shutdown time (seconds) assumed when
+// neither the annotation nor --shutdown-seconds declares one.
+const AssumedShutdownSeconds = 5
+
+// DefaultOptions returns the documented defaults.
+func DefaultOptions() Options {
+	return Options{PreStopFloorSeconds: 5, MaxGraceSeconds: 300}
+}
+
+// Checks returns the whole catalogue in its documented order.
+func Checks() []*Check { return catalogue }
+
+// Lookup returns the check with the given ID, or nil.
+func Lookup(id string) *Check {
+	for _, c := range catalogue {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// ValidateIDs returns an error naming the first unknown check ID.
+func ValidateIDs(ids []string) error {
+	for _, id := range ids {
+		if Lookup(id) == nil {
+			return fmt.Errorf("unknown check %q (see `kubectl graceful audit explain` for the list)", id)
+		}
+	}
+	return nil
+}
+
+// Audit runs every check of the catalogue not in opts.Skip over inv. Checks
+// whose inputs are unavailable, or that need a live cluster in manifest
+// mode, are listed in Report.Skipped. Findings suppressed by SkipAnnotation
+// are counted in Summary.Suppressed. Findings are sorted by object, then
+// severity, then check.
+func Audit(inv *Inventory, opts Options) *Report {
+	s := &scope{inv: inv, opts: opts}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}}
+	skip := map[string]bool{}
+	for _, id := range opts.Skip {
+		skip[id] = true
+	}
+	for _, c := range catalogue {
+		if skip[c.ID] {
+			continue
+		}
+		if reason := s.cannotRun(c); reason != "" {
+			r.Skipped = append(r.Skipped, Skipped{Check: c.ID, Reason: reason})
+			continue
+		}
+		for _, f := range c.run(s, c) {
+			if s.suppressed(f) {
+				r.Summary.Suppressed++
+				continue
+			}
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	sortFindings(r.Findings)
+	r.Summary.Workloads = len(inv.Workloads)
+	r.Summary.Objects = inv.Objects
+	r.Summary.Findings = len(r.Findings)
+	r.Summary.Skipped = len(r.Skipped)
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case SeverityError:
+			r.Summary.Errors++
+		case SeverityWarning:
+			r.Summary.Warnings++
+		case SeverityInfo:
+			r.Summary.Infos++
+		}
+	}
+	return r
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Object != b.Object {
+			if a.Object.Namespace != b.Object.Namespace {
+				return a.Object.Namespace < b.Object.Namespace
+			}
+			if a.Object.Kind != b.Object.Kind {
+				return a.Object.Kind < b.Object.Kind
+			}
+			return a.Object.Name < b.Object.Name
+		}
+		if a.Severity != b.Severity {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		return a.Container < b.Container
+	})
+}
+
+// scope is what a check sees: the inventory, the options, and the
+// suppression annotations of the objects findings are about.
+type scope struct {
+	inv  *Inventory
+	opts Options
+	// services memoizes servicesFor per workload.
+	services map[*Workload][]corev1.Service
+	// skips maps an object to the SkipAnnotation values that apply to it.
+	skips map[ObjectRef][]string
+}
+
+func (s *scope) cannotRun(c *Check) string {
+	if c.LiveOnly && !s.inv.Live {
+		return "needs a live cluster (it reads object status)"
+	}
+	for _, in := range c.Needs {
+		if reason, ok := s.inv.Unavailable[in]; ok {
+			return fmt.Sprintf("cannot read %s: %s", in, reason)
+		}
+	}
+	return ""
+}
+
+// suppressed reports whether the finding's object lists its check (or
+// "all") in SkipAnnotation.
+func (s *scope) suppressed(f Finding) bool {
+	if s.skips == nil {
+		s.skips = map[ObjectRef][]string{}
+		for _, w := range s.inv.Workloads {
+			s.skips[w.Object] = append(s.skips[w.Object], w.Annotations[SkipAnnotation], w.Template.Annotations[SkipAnnotation])
+		}
+		for _, p := range s.inv.PDBs {
+			s.skips[pdbRef(p)] = append(s.skips[pdbRef(p)], p.Annotations[SkipAnnotation])
+		}
+	}
+	for _, l := range s.skips[f.Object] {
+		for _, id := range strings.Split(l, ",") {
+			id = strings.TrimSpace(id)
+			if id == f.Check || id == "all" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finding builds a finding about workload w at the check's default severity.
+func (c *Check) finding(w *Workload, container, msg, fix string) Finding {
+	return Finding{Check: c.ID, Severity: c.Severity, Object: w.Object, Container: container,
+		Message: msg, Fix: fix, Source: w.Source}
+}
+
+// gracePeriod returns the pod template's terminationGracePeriodSeconds with
+// the API default (30) applied.
+func gracePeriod(spec corev1.PodSpec) int64 {
+	if spec.TerminationGracePeriodSeconds == nil {
+		return DefaultGracePeriodSeconds
+	}
+	return *spec.TerminationGracePeriodSeconds
+}
+
+// patchCommand returns a `kubectl patch` line applying podSpecPatch (a
+// strategic merge patch of the pod spec) to w's pod template, or, for a bare
+// Pod whose spec cannot be patched, the same patch as JSON to put in its
+// manifest.
+func patchCommand(w *Workload, podSpecPatch map[string]any) string {
+	var wrapped map[string]any
+	switch w.Object.Kind {
+	case "Pod":
+		b, _ := json.Marshal(map[string]any{"spec": podSpecPatch})
+		return "recreate the Pod with: " + string(b)
+	case "CronJob":
+		wrapped = map[string]any{"spec": map[string]any{"jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpecPatch}}}}}
+	default:
+		wrapped = map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpecPatch}}}
+	}
+	b, _ := json.Marshal(wrapped)
+	return fmt.Sprintf("kubectl patch %s %s -n %s -p '%s'", strings.ToLower(w.Object.Kind), w.Object.Name, w.Object.Namespace, b)
+}
+
+// containerPatch is a pod spec patch changing one container by name.
+func containerPatch(name string, fields map[string]any) map[string]any {
+	c := map[string]any{"name": name}
+	for k, v := range fields {
+		c[k] = v
+	}
+	return map[string]any{"containers": []any{c}}
+}

@@ -1,0 +1,120 @@
+// Package inspect holds the checks of `kubectl graceful audit`: what makes a
+// rollout or a node drain drop requests, read from workload specs, Services,
+// PodDisruptionBudgets, HorizontalPodAutoscalers and Ingresses. It does no
+// I/O: callers fill an Inventory (from manifests or a live cluster, see
+// pkg/inspect/load) and call Audit. The catalogue and the Kubernetes facts
+// behind each check are in docs/audit.md and Explain.
+package inspect
+
+import "fmt"
+
+// Severity of a finding: error, warning or info (highest first).
+type Severity string
+
+// Severities, from the most to the least serious.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// Rank orders severities: error 3, warning 2, info 1, anything else 0.
+func (s Severity) Rank() int {
+	switch s {
+	case SeverityError:
+		return 3
+	case SeverityWarning:
+		return 2
+	case SeverityInfo:
+		return 1
+	}
+	return 0
+}
+
+// ParseFailOn parses a --fail-on value: error, warning, info or none. It
+// returns the lowest severity that fails the audit ("" for none).
+func ParseFailOn(s string) (Severity, error) {
+	switch s {
+	case "error", "warning", "info":
+		return Severity(s), nil
+	case "none":
+		return "", nil
+	}
+	return "", fmt.Errorf("--fail-on %q is not one of error, warning, info, none", s)
+}
+
+// ObjectRef names a Kubernetes object.
+type ObjectRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// String returns kind/name, prefixed with the namespace when there is one.
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Namespace + "/" + r.Kind + "/" + r.Name
+}
+
+// Source is where a manifest object was read: a file path (or "STDIN",
+// or a kustomize directory) and the 1-based line where its YAML document
+// starts; Line is 0 when unknown.
+type Source struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Finding is one problem found on one object (and container, where it
+// applies), with the numbers involved in Message and a concrete change in Fix.
+type Finding struct {
+	Check     string    `json:"check"`
+	Severity  Severity  `json:"severity"`
+	Object    ObjectRef `json:"object"`
+	Container string    `json:"container,omitempty"`
+	Message   string    `json:"message"`
+	Fix       string    `json:"fix,omitempty"`
+	Source    *Source   `json:"source,omitempty"`
+}
+
+// Skipped is a check that did not run, and why (RBAC forbids reading what it
+// needs, an API is missing, it needs a live cluster).
+type Skipped struct {
+	Check  string `json:"check"`
+	Reason string `json:"reason"`
+}
+
+// Summary counts what an audit looked at and found.
+type Summary struct {
+	Workloads int `json:"workloads"`
+	Objects   int `json:"objects"`
+	Findings  int `json:"findings"`
+	Errors    int `json:"errors"`
+	Warnings  int `json:"warnings"`
+	Infos     int `json:"infos"`
+	Skipped   int `json:"skipped"`
+	// Suppressed counts findings dropped by the skip annotation or --skip.
+	Suppressed int `json:"suppressed"`
+}
+
+// Report is the result of an audit, in the shape of `-o json` and `-o yaml`.
+type Report struct {
+	Findings []Finding `json:"findings"`
+	Skipped  []Skipped `json:"skipped"`
+	Summary  Summary   `json:"summary"`
+}
+
+// AtOrAbove reports whether any finding is at or above severity min. An
+// empty min (--fail-on none) never fails.
+func (r *Report) AtOrAbove(min Severity) bool {
+	if min == "" {
+		return false
+	}
+	for _, f := range r.Findings {
+		if f.Severity.Rank() >= min.Rank() {
+			return true
+		}
+	}
+	return false
+}

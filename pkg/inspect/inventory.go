@@ -1,0 +1,148 @@
+package inspect
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+)
+
+// Input names a kind of object the checks read besides workloads. A check
+// that needs an input the collector could not read (RBAC, missing API) is
+// reported as skipped with the collector's reason.
+type Input string
+
+// Inputs read besides workloads.
+const (
+	InputServices  Input = "services"
+	InputPDBs      Input = "poddisruptionbudgets.policy"
+	InputHPAs      Input = "horizontalpodautoscalers.autoscaling"
+	InputIngresses Input = "ingresses.networking.k8s.io"
+	InputPods      Input = "pods"
+	// InputBackendConfigs is GKE's backendconfigs.cloud.google.com.
+	InputBackendConfigs Input = "backendconfigs.cloud.google.com"
+)
+
+// Version is a Kubernetes minor version (1.37). The zero Version means
+// unknown and is treated as current.
+type Version struct {
+	Major, Minor int
+}
+
+// ParseVersion parses "1.30", "v1.30.2" or "1.30+" (GKE/EKS style).
+func ParseVersion(s string) (Version, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.SplitN(t, ".", 3)
+	if len(parts) < 2 {
+		return Version{}, fmt.Errorf("version %q is not MAJOR.MINOR (e.g. 1.30)", s)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(strings.TrimRight(parts[1], "+"))
+	if err1 != nil || err2 != nil {
+		return Version{}, fmt.Errorf("version %q is not MAJOR.MINOR (e.g. 1.30)", s)
+	}
+	return Version{Major: major, Minor: minor}, nil
+}
+
+// AtLeast reports whether v >= major.minor; an unknown (zero) v is taken as
+// the newest release, so that advice is not withheld for lack of a version.
+func (v Version) AtLeast(major, minor int) bool {
+	if v.Major == 0 {
+		return true
+	}
+	return v.Major > major || (v.Major == major && v.Minor >= minor)
+}
+
+// String returns "1.37", or "current" for the zero Version.
+func (v Version) String() string {
+	if v.Major == 0 {
+		return "current"
+	}
+	return fmt.Sprintf("%d.%d", v.Major, v.Minor)
+}
+
+// Workload is a pod-creating object reduced to what the checks read: its
+// pod template and, for the kinds that have them, desired replicas and
+// rollout strategy. Bare pods are workloads whose template is their spec.
+type Workload struct {
+	Object      ObjectRef
+	Source      *Source
+	Annotations map[string]string
+	Template    corev1.PodTemplateSpec
+	// Replicas is the desired replica count after API defaulting (1 when
+	// unset); nil for kinds without one (DaemonSet, Job, CronJob).
+	Replicas *int32
+	// Strategy is the Deployment's rollout strategy (nil for other kinds).
+	Strategy *appsv1.DeploymentStrategy
+	// MinReadySeconds of a Deployment, StatefulSet or DaemonSet.
+	MinReadySeconds int32
+	// Batch marks Jobs and CronJobs: they are not behind Services as a rule.
+	Batch bool
+}
+
+// PDB is a PodDisruptionBudget with the manifest it was read from.
+type PDB struct {
+	policyv1.PodDisruptionBudget
+	Source *Source
+	// LegacyEmptySelector marks a policy/v1beta1 PDB whose empty selector
+	// matches no pod (in policy/v1 an empty selector matches every pod).
+	LegacyEmptySelector bool
+}
+
+// HPA is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
+type HPA struct {
+	Namespace, Name string
+	// TargetKind and TargetName are spec.scaleTargetRef's kind and name.
+	TargetKind, TargetName string
+	// MinReplicas defaults to 1 as in the API.
+	MinReplicas int32
+}
+
+// Inventory is everything an audit reads: workloads and the objects that
+// decide how their pods terminate. Fill it from manifests or a live cluster.
+type Inventory struct {
+	// Live is true when read from a cluster (enables status-based checks).
+	Live bool
+	// Version is the server (live) or --kube-version (manifests) version.
+	Version   Version
+	Workloads []*Workload
+	Services  []corev1.Service
+	PDBs      []PDB
+	HPAs      []HPA
+	Ingresses []networkingv1.Ingress
+	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
+	// spec.connectionDraining.drainingTimeoutSec (seconds).
+	BackendConfigs map[string]int64
+	// Pods are the live pods in scope (live mode only), used to tell whether
+	// a PDB selects any pod right now.
+	Pods []corev1.Pod
+	// Unavailable gives, for each input that could not be read, the reason.
+	Unavailable map[Input]string
+	// Objects counts every object read, workloads or not.
+	Objects int
+	// CustomResources counts, per namespace, manifest objects of API groups
+	// the audit does not know (custom resources): operators may create pods
+	// from them (a Prometheus object becomes a StatefulSet).
+	CustomResources map[string]int
+}
+
+// AddCustomResource counts a custom resource in namespace.
+func (inv *Inventory) AddCustomResource(namespace string) {
+	if inv.CustomResources == nil {
+		inv.CustomResources = map[string]int{}
+	}
+	inv.CustomResources[namespace]++
+	inv.Objects++
+}
+
+// MarkUnavailable records that input could not be read, and why.
+func (inv *Inventory) MarkUnavailable(in Input, reason string) {
+	if inv.Unavailable == nil {
+		inv.Unavailable = map[Input]string{}
+	}
+	inv.Unavailable[in] = reason
+}

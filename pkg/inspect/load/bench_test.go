@@ -1,0 +1,68 @@
+package load
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+)
+
+// BenchmarkManifestAudit2000 reads and audits 2,000 documents (1,000
+// Deployments and the 1,000 Services in front of them) from one file: the
+// manifest-mode target of issue 3 (at least as fast as kube-score on the
+// same files).
+func BenchmarkManifestAudit2000(b *testing.B) {
+	var sb strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&sb, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-%[1]d
+  namespace: ns-%[2]d
+spec:
+  replicas: %[3]d
+  selector:
+    matchLabels: {app: app-%[1]d}
+  template:
+    metadata:
+      labels: {app: app-%[1]d}
+    spec:
+      terminationGracePeriodSeconds: 30
+      containers:
+      - name: web
+        image: example/web:1
+        ports: [{name: http, containerPort: 8080}]
+        lifecycle:
+          preStop:
+            exec: {command: ["sleep", "%[4]d"]}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: app-%[1]d
+  namespace: ns-%[2]d
+spec:
+  selector: {app: app-%[1]d}
+  ports: [{port: 80, targetPort: http}]
+---
+`, i, i%20, 1+i%3, i%40)
+	}
+	file := filepath.Join(b.TempDir(), "many.yaml")
+	if err := os.WriteFile(file, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		inv := &inspect.Inventory{}
+		if err := Manifests(ManifestOptions{Filenames: []string{file}}, inv); err != nil {
+			b.Fatal(err)
+		}
+		r := inspect.Audit(inv, inspect.DefaultOptions())
+		if r.Summary.Workloads != 1000 {
+			b.Fatalf("%d workloads", r.Summary.Workloads)
+		}
+	}
+}

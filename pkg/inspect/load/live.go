@@ -1,0 +1,258 @@
+package load
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+)
+
+// LiveOptions says which part of a cluster to audit.
+type LiveOptions struct {
+	// Namespace to audit; ignored with AllNamespaces.
+	Namespace     string
+	AllNamespaces bool
+	// Selector is a label selector (-l) narrowing the workloads audited;
+	// Services, PDBs, HPAs and Ingresses are always read whole so that
+	// workloads are matched against all of them.
+	Selector string
+	// Resources are kubectl-style resource arguments ("deployment/checkout",
+	// "deploy web api") narrowing the workloads audited.
+	Resources []string
+	// PageSize is the list page size (default 500).
+	PageSize int64
+}
+
+// Live reads the cluster behind getter into inv: the server version, the
+// workloads (Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs,
+// CronJobs and bare Pods) and the Services, PDBs, HPAs, Ingresses and pods
+// the checks match them against. Lists are paged, so the number of requests
+// grows with resource types and pages, not objects. A Service/PDB/HPA/
+// Ingress/pod list the user may not read (RBAC) or the server does not serve
+// is recorded in inv.Unavailable; failing to reach the cluster, or to read
+// workloads, is an error naming the context and server.
+func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts LiveOptions, inv *inspect.Inventory) error {
+	where := contextName(getter)
+	if where == "" {
+		return fmt.Errorf("no cluster configured: no current context in the kubeconfig (set KUBECONFIG or --kubeconfig, or audit manifests with -f/-k)")
+	}
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig context %s: %v", where, err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubeconfig context %s: %v", where, err)
+	}
+	sv, err := cs.Discovery().ServerVersion()
+	if apierrors.IsUnauthorized(err) {
+		return fmt.Errorf("the cluster of context %s (server %s) rejected its credentials (expired or revoked?): %v", where, cfg.Host, err)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot reach the cluster of context %s (server %s): %v", where, cfg.Host, err)
+	}
+	inv.Live = true
+	if v, err := inspect.ParseVersion(sv.Major + "." + sv.Minor); err == nil {
+		inv.Version = v
+	}
+	ns := opts.Namespace
+	if opts.AllNamespaces {
+		ns = metav1.NamespaceAll
+	}
+	sel, err := labels.Parse(opts.Selector)
+	if err != nil {
+		return fmt.Errorf("-l %q: %v", opts.Selector, err)
+	}
+	l := &lister{ctx: ctx, cs: cs, ns: ns, page: opts.PageSize, inv: inv}
+	if l.page == 0 {
+		l.page = 500
+	}
+	if len(opts.Resources) > 0 {
+		if err := l.resources(getter, opts); err != nil {
+			return err
+		}
+	} else if err := l.workloads(opts.Selector); err != nil {
+		return fmt.Errorf("context %s: %v", where, err)
+	}
+	l.inputs(sel, len(opts.Resources) == 0)
+	l.backendConfigs(cfg)
+	return nil
+}
+
+// backendConfigGVR is GKE's BackendConfig, read for its connection draining
+// timeout where the cluster serves it (GKE only; elsewhere it is absent and
+// nothing is reported).
+var backendConfigGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}
+
+func (l *lister) backendConfigs(cfg *rest.Config) {
+	if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(backendConfigGVR.GroupVersion().String()); err != nil {
+		return
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return
+	}
+	list, err := dc.Resource(backendConfigGVR).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
+	if err != nil {
+		l.inv.MarkUnavailable(inspect.InputBackendConfigs, err.Error())
+		return
+	}
+	for _, u := range list.Items {
+		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
+		l.inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+	}
+}
+
+// contextName returns the quoted context the getter uses, or "" when there
+// is neither a context nor a --server to talk to.
+func contextName(getter genericclioptions.RESTClientGetter) string {
+	if f, ok := getter.(*genericclioptions.ConfigFlags); ok {
+		if f.Context != nil && *f.Context != "" {
+			return fmt.Sprintf("%q", *f.Context)
+		}
+		if f.APIServer != nil && *f.APIServer != "" {
+			return fmt.Sprintf("(server %s)", *f.APIServer)
+		}
+	}
+	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return "(unreadable kubeconfig)"
+	}
+	if raw.CurrentContext == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", raw.CurrentContext)
+}
+
+type lister struct {
+	ctx  context.Context
+	cs   kubernetes.Interface
+	ns   string
+	page int64
+	inv  *inspect.Inventory
+}
+
+// listFunc is one typed List call (e.g. Deployments(ns).List).
+type listFunc func(metav1.ListOptions) (runtime.Object, error)
+
+// each pages through one list call and files every item; keep decides,
+// per item, whether it goes to inv.Add (true) or is only kept as a pod
+// for PDB matching (false). A nil keep files everything.
+func (l *lister) each(selector string, list listFunc, keep func(runtime.Object) bool) error {
+	opts := metav1.ListOptions{Limit: l.page, LabelSelector: selector}
+	for {
+		obj, err := list(opts)
+		if err != nil {
+			return err
+		}
+		items, err := meta.ExtractList(obj)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			if keep == nil || keep(item) {
+				l.inv.Add(item, nil)
+			} else if p, ok := item.(*corev1.Pod); ok {
+				l.inv.Pods = append(l.inv.Pods, *p)
+			}
+		}
+		acc, err := meta.ListAccessor(obj)
+		if err != nil || acc.GetContinue() == "" {
+			return err
+		}
+		opts.Continue = acc.GetContinue()
+	}
+}
+
+func (l *lister) workloads(selector string) error {
+	apps, batch := l.cs.AppsV1(), l.cs.BatchV1()
+	for _, list := range []listFunc{
+		func(o metav1.ListOptions) (runtime.Object, error) { return apps.Deployments(l.ns).List(l.ctx, o) },
+		func(o metav1.ListOptions) (runtime.Object, error) { return apps.StatefulSets(l.ns).List(l.ctx, o) },
+		func(o metav1.ListOptions) (runtime.Object, error) { return apps.DaemonSets(l.ns).List(l.ctx, o) },
+		func(o metav1.ListOptions) (runtime.Object, error) { return apps.ReplicaSets(l.ns).List(l.ctx, o) },
+		func(o metav1.ListOptions) (runtime.Object, error) { return batch.Jobs(l.ns).List(l.ctx, o) },
+		func(o metav1.ListOptions) (runtime.Object, error) { return batch.CronJobs(l.ns).List(l.ctx, o) },
+	} {
+		if err := l.each(selector, list, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inputs lists what workloads are matched against. Pods are read whole
+// (PDBs are matched against every pod); bare pods become workloads only
+// when withBarePods and they match sel.
+func (l *lister) inputs(sel labels.Selector, withBarePods bool) {
+	core := l.cs.CoreV1()
+	l.optional(inspect.InputServices, func(o metav1.ListOptions) (runtime.Object, error) {
+		return core.Services(l.ns).List(l.ctx, o)
+	}, nil)
+	l.optional(inspect.InputPDBs, func(o metav1.ListOptions) (runtime.Object, error) {
+		return l.cs.PolicyV1().PodDisruptionBudgets(l.ns).List(l.ctx, o)
+	}, nil)
+	l.optional(inspect.InputHPAs, func(o metav1.ListOptions) (runtime.Object, error) {
+		return l.cs.AutoscalingV2().HorizontalPodAutoscalers(l.ns).List(l.ctx, o)
+	}, nil)
+	l.optional(inspect.InputIngresses, func(o metav1.ListOptions) (runtime.Object, error) {
+		return l.cs.NetworkingV1().Ingresses(l.ns).List(l.ctx, o)
+	}, nil)
+	l.optional(inspect.InputPods, func(o metav1.ListOptions) (runtime.Object, error) {
+		return core.Pods(l.ns).List(l.ctx, o)
+	}, func(obj runtime.Object) bool {
+		p, ok := obj.(*corev1.Pod)
+		return ok && withBarePods && sel.Matches(labels.Set(p.Labels))
+	})
+}
+
+// optional runs a list whose failure (forbidden, API not served) makes the
+// checks needing input skip instead of failing the audit.
+func (l *lister) optional(in inspect.Input, list listFunc, keep func(runtime.Object) bool) {
+	err := l.each("", list, keep)
+	if err == nil {
+		return
+	}
+	switch {
+	case apierrors.IsForbidden(err):
+		l.inv.MarkUnavailable(in, "forbidden by RBAC: "+err.Error())
+	case apierrors.IsNotFound(err):
+		l.inv.MarkUnavailable(in, "the server does not serve this API")
+	default:
+		l.inv.MarkUnavailable(in, err.Error())
+	}
+}
+
+// resources reads the workloads named by kubectl-style arguments with the
+// resource builder, then files them like listed ones.
+func (l *lister) resources(getter genericclioptions.RESTClientGetter, opts LiveOptions) error {
+	r := resource.NewBuilder(getter).Unstructured().
+		NamespaceParam(opts.Namespace).DefaultNamespace().AllNamespaces(opts.AllNamespaces).
+		LabelSelectorParam(opts.Selector).
+		ResourceTypeOrNameArgs(true, opts.Resources...).
+		Flatten().Latest().Do()
+	return r.Visit(func(info *resource.Info, err error) error {
+		if err != nil {
+			return err
+		}
+		u, ok := info.Object.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("unexpected object %T", info.Object)
+		}
+		return addUnstructured(l.inv, u, nil)
+	})
+}

@@ -1,0 +1,167 @@
+// Package load fills an inspect.Inventory from manifests (files,
+// directories, stdin, kustomize) without any cluster, or from a live cluster
+// through client-go.
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+)
+
+// ManifestOptions says which manifests to read.
+type ManifestOptions struct {
+	// Filenames are files, directories or "-" for Stdin (kubectl's -f).
+	Filenames []string
+	// Recursive walks directories recursively (-R).
+	Recursive bool
+	// Kustomize is a kustomization directory (-k).
+	Kustomize string
+	// Namespace is given to objects without one (kubectl apply's rule).
+	Namespace string
+	// Stdin is read when Filenames contains "-".
+	Stdin io.Reader
+}
+
+// Manifests reads the manifests with cli-runtime's resource builder in
+// local mode (it never contacts a server nor needs a kubeconfig) and files
+// every object into inv. It returns an error naming the file for input that
+// cannot be read, YAML that does not parse, an object without kind, a
+// built-in API group with a kind it does not have, or fields of the wrong
+// type. Objects of other API groups (custom resources) are counted and
+// otherwise ignored, except GKE BackendConfigs.
+func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
+	b := resource.NewLocalBuilder().Unstructured().Flatten()
+	lines := newLineIndex()
+	var files []string
+	for _, f := range opts.Filenames {
+		if f != "-" {
+			files = append(files, f)
+			continue
+		}
+		data, err := io.ReadAll(opts.Stdin)
+		if err != nil {
+			return fmt.Errorf("reading manifests from stdin: %w", err)
+		}
+		lines.add("STDIN", data)
+		b = b.Stream(bytes.NewReader(data), "STDIN")
+	}
+	if len(files) > 0 || opts.Kustomize != "" {
+		b = b.FilenameParam(false, &resource.FilenameOptions{Filenames: files, Recursive: opts.Recursive, Kustomize: opts.Kustomize})
+	}
+	ns := opts.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	err := b.Do().Visit(func(info *resource.Info, err error) error {
+		if err != nil {
+			return err
+		}
+		u, ok := info.Object.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("%s: unexpected object %T", info.Source, info.Object)
+		}
+		src := &inspect.Source{File: info.Source, Line: lines.line(info.Source, u.GetKind(), u.GetName())}
+		if u.GetNamespace() == "" {
+			u.SetNamespace(ns)
+		}
+		return addUnstructured(inv, u, src)
+	})
+	if err != nil {
+		return shorten(err)
+	}
+	return nil
+}
+
+// addUnstructured converts u to its typed Go object and files it.
+func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source) error {
+	gvk := u.GroupVersionKind()
+	origin := "cluster"
+	if src != nil {
+		origin = src.File
+	}
+	where := fmt.Sprintf("%s: %s %q", origin, gvk.Kind, u.GetName())
+	if gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig" {
+		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
+		inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+		return nil
+	}
+	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
+		inv.AddCustomResource(u.GetNamespace())
+		return nil
+	}
+	if !scheme.Scheme.Recognizes(gvk) {
+		newer, ok := newerVersion(gvk)
+		if !ok {
+			return fmt.Errorf("%s: unknown kind %q in apiVersion %q", origin, gvk.Kind, gvk.GroupVersion())
+		}
+		// A removed version of a known kind (autoscaling/v2beta2 HPA):
+		// its fields the checks read kept their shape, so read it as the
+		// newest version.
+		gvk = newer
+		u.SetGroupVersionKind(gvk)
+	}
+	if gvk == (schema.GroupVersionKind{Group: "policy", Version: "v1beta1", Kind: "PodDisruptionBudget"}) {
+		return addLegacyPDB(inv, u, src, where)
+	}
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	if !inv.Add(obj, src) {
+		inv.Objects++
+	}
+	return nil
+}
+
+// newerVersion returns the kind in the group's preferred version when gvk
+// names a version the client library no longer has.
+func newerVersion(gvk schema.GroupVersionKind) (schema.GroupVersionKind, bool) {
+	for _, gv := range scheme.Scheme.PrioritizedVersionsForGroup(gvk.Group) {
+		if g := gv.WithKind(gvk.Kind); scheme.Scheme.Recognizes(g) {
+			return g, true
+		}
+	}
+	return schema.GroupVersionKind{}, false
+}
+
+// addLegacyPDB reads a policy/v1beta1 PDB, which has the policy/v1 shape
+// but where an empty selector matches no pod.
+func addLegacyPDB(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source, where string) error {
+	var pdb policyv1.PodDisruptionBudget
+	data, err := json.Marshal(u.Object)
+	if err == nil {
+		err = json.Unmarshal(data, &pdb)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", where, err)
+	}
+	empty := pdb.Spec.Selector != nil && len(pdb.Spec.Selector.MatchLabels) == 0 && len(pdb.Spec.Selector.MatchExpressions) == 0
+	inv.PDBs = append(inv.PDBs, inspect.PDB{PodDisruptionBudget: pdb, Source: src, LegacyEmptySelector: empty})
+	inv.Objects++
+	return nil
+}
+
+// shorten keeps a decoding error to what a user needs: the builder quotes
+// the whole offending object in "Object 'Kind' is missing in '{...}'".
+func shorten(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, " is missing in '"); i >= 0 {
+		return fmt.Errorf("%s", msg[:i]+" is missing")
+	}
+	return err
+}

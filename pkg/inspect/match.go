@@ -1,0 +1,206 @@
+package inspect
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// servicesFor returns the Services in w's namespace that route to its pods:
+// a non-empty selector whose pairs all match the pod template's labels
+// (the EndpointSlice controller's rule). Headless Services (clusterIP: None)
+// are left out: kube-proxy does not route through them and clients dial pod
+// IPs themselves, so the endpoint-removal race these checks look for does
+// not apply in the same way. Metrics-only Services are left out too (see
+// metricsOnly). ExternalName Services select nothing. Jobs and
+// CronJobs are never behind a Service here.
+func (s *scope) servicesFor(w *Workload) []corev1.Service {
+	if w.Batch {
+		return nil
+	}
+	if svcs, ok := s.services[w]; ok {
+		return svcs
+	}
+	if s.services == nil {
+		s.services = map[*Workload][]corev1.Service{}
+	}
+	svcs := s.matchServices(w)
+	s.services[w] = svcs
+	return svcs
+}
+
+func (s *scope) matchServices(w *Workload) []corev1.Service {
+	var out []corev1.Service
+	for _, svc := range s.inv.Services {
+		if namespaceOf(svc.Namespace) != w.Object.Namespace || len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.ClusterIP == corev1.ClusterIPNone || metricsOnly(svc) {
+			continue
+		}
+		if selectsAll(svc.Spec.Selector, w.Template.Labels) {
+			out = append(out, svc)
+		}
+	}
+	return out
+}
+
+// selectsAll reports whether every selector pair is among the labels (a
+// Service's equality-based selector).
+func selectsAll(selector, lbls map[string]string) bool {
+	for k, v := range selector {
+		if got, ok := lbls[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// metricsOnly reports whether every port of svc is a metrics port (its
+// name, or the Service's name, says "metrics"): such a Service is scraped by
+// Prometheus, it does not carry user traffic, so a scrape missed while a pod
+// terminates is no dropped request. Without this, controllers exposing only
+// metrics (Argo CD's application and notifications controllers) were
+// reported as serving traffic.
+func metricsOnly(svc corev1.Service) bool {
+	if len(svc.Spec.Ports) == 0 {
+		return false
+	}
+	if strings.HasSuffix(svc.Name, "-metrics") {
+		return true
+	}
+	for _, p := range svc.Spec.Ports {
+		if !strings.Contains(p.Name, "metrics") {
+			return false
+		}
+	}
+	return true
+}
+
+// servingContainers returns the containers of w that the Services send
+// traffic to: those declaring a port some Service targets (by number or
+// name). When no declared port matches (ports need not be declared), every
+// container is assumed to serve.
+func servingContainers(w *Workload, svcs []corev1.Service) []corev1.Container {
+	var out []corev1.Container
+	for _, c := range w.Template.Spec.Containers {
+		if servesAny(c, svcs) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return w.Template.Spec.Containers
+	}
+	return out
+}
+
+func servesAny(c corev1.Container, svcs []corev1.Service) bool {
+	for _, svc := range svcs {
+		for _, sp := range svc.Spec.Ports {
+			target := sp.TargetPort
+			if target.Type == intstr.Int && target.IntVal == 0 && target.StrVal == "" {
+				target = intstr.FromInt32(sp.Port) // targetPort defaults to port
+			}
+			for _, cp := range c.Ports {
+				if (target.Type == intstr.String && target.StrVal == cp.Name) ||
+					(target.Type == intstr.Int && target.IntVal == cp.ContainerPort) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pdbSelector returns the PDB's selector as the disruption controller reads
+// it (metav1.LabelSelectorAsSelector): a nil selector matches nothing, an
+// empty one every pod in the namespace (policy/v1), except for a
+// policy/v1beta1 PDB where an empty selector matches nothing.
+func pdbSelector(p PDB) labels.Selector {
+	if p.LegacyEmptySelector {
+		return labels.Nothing()
+	}
+	sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
+	if err != nil {
+		return labels.Nothing()
+	}
+	return sel
+}
+
+// pdbsFor returns the PDBs in w's namespace whose selector matches its pod
+// template labels.
+func (s *scope) pdbsFor(w *Workload) []PDB {
+	var out []PDB
+	for _, p := range s.inv.PDBs {
+		if namespaceOf(p.Namespace) == w.Object.Namespace && pdbSelector(p).Matches(labels.Set(w.Template.Labels)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// workloadsFor returns the workloads a PDB selects (template labels).
+func (s *scope) workloadsFor(p PDB) []*Workload {
+	var out []*Workload
+	sel := pdbSelector(p)
+	for _, w := range s.inv.Workloads {
+		if w.Object.Namespace == namespaceOf(p.Namespace) && !w.Batch && sel.Matches(labels.Set(w.Template.Labels)) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func pdbRef(p PDB) ObjectRef {
+	return ObjectRef{Kind: "PodDisruptionBudget", Namespace: namespaceOf(p.Namespace), Name: p.Name}
+}
+
+// hpaFor returns the HPA whose scaleTargetRef names w, or nil.
+func (s *scope) hpaFor(w *Workload) *HPA {
+	for i, h := range s.inv.HPAs {
+		if namespaceOf(h.Namespace) == w.Object.Namespace && h.TargetKind == w.Object.Kind && h.TargetName == w.Object.Name {
+			return &s.inv.HPAs[i]
+		}
+	}
+	return nil
+}
+
+// floorReplicas returns the fewest replicas w may run with: the HPA's
+// minReplicas when an HPA scales it, else its replicas. ok is false for
+// kinds without replicas (DaemonSet, Job, CronJob).
+func (s *scope) floorReplicas(w *Workload) (n int32, ok bool) {
+	if w.Replicas == nil {
+		return 0, false
+	}
+	if h := s.hpaFor(w); h != nil {
+		return h.MinReplicas, true
+	}
+	return *w.Replicas, true
+}
+
+// hasPreStop reports whether c has a preStop hook of any kind.
+func hasPreStop(c corev1.Container) bool {
+	return c.Lifecycle != nil && c.Lifecycle.PreStop != nil
+}
+
+// eachServingContainer calls f for each serving container of each workload
+// behind a Service (svc is the first such Service, named in messages) and
+// collects the findings it returns.
+func eachServingContainer(s *scope, f func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding) []Finding {
+	var out []Finding
+	for _, w := range s.inv.Workloads {
+		svcs := s.servicesFor(w)
+		if len(svcs) == 0 {
+			continue
+		}
+		for _, ctr := range servingContainers(w, svcs) {
+			if fd := f(w, svcs[0], ctr); fd != nil {
+				out = append(out, *fd)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package inspect
+
+import (
+	"fmt"
+	"strings"
+
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Disruption budgets. Facts (pkg/registry/core/pod/storage/eviction.go and
+// pkg/controller/disruption): eviction returns 429 while a PDB allows 0
+// disruptions and 500 when more than one PDB matches the pod; the
+// controller scales percentages with rounding up for both minAvailable and
+// maxUnavailable; a nil selector matches no pod, an empty one (policy/v1)
+// every pod in the namespace.
+
+var pdbMissing = &Check{
+	ID:       "pdb-missing",
+	Severity: SeverityWarning,
+	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
+	Needs:    []Input{InputPDBs, InputHPAs},
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			if w.Replicas == nil || w.Object.Kind == "Pod" || len(s.pdbsFor(w)) > 0 {
+				return nil
+			}
+			n := *w.Replicas
+			if h := s.hpaFor(w); h != nil && h.MinReplicas > n {
+				n = h.MinReplicas
+			}
+			if n < 2 {
+				return nil
+			}
+			msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n)
+			fix := fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
+				w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
+			return []Finding{c.finding(w, "", msg, fix)}
+		})
+	},
+}
+
+var pdbBlocksEviction = &Check{
+	ID:       "pdb-blocks-eviction",
+	Severity: SeverityError,
+	Summary:  "PodDisruptionBudget that by its spec can never allow a disruption (maxUnavailable 0, minAvailable 100% or >= replicas): drains hang",
+	Needs:    []Input{InputPDBs, InputHPAs},
+	run: func(s *scope, c *Check) []Finding {
+		var out []Finding
+		for _, p := range s.inv.PDBs {
+			if msg := s.blocksEviction(p); msg != "" {
+				out = append(out, pdbFinding(c, p, msg,
+					fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"minAvailable":null,"maxUnavailable":1}}'`, p.Name, namespaceOf(p.Namespace))))
+			}
+		}
+		return out
+	},
+}
+
+// blocksEviction explains why p can never allow a disruption, or returns "".
+// The expected pod count is the sum of the selected workloads' replicas
+// (HPA minReplicas where an HPA scales them), as getExpectedScale does.
+func (s *scope) blocksEviction(p PDB) string {
+	targets := s.workloadsFor(p)
+	if len(targets) == 0 {
+		return ""
+	}
+	var expected int32
+	countable := true
+	var names []string
+	for _, w := range targets {
+		names = append(names, w.Object.Kind+"/"+w.Object.Name)
+		n, ok := s.floorReplicas(w)
+		if !ok {
+			countable = false
+		}
+		expected += n
+	}
+	on := strings.Join(names, ", ")
+	if mu := p.Spec.MaxUnavailable; mu != nil {
+		if mu.Type == intstr.String && !countable {
+			if mu.StrVal == "0%" {
+				return fmt.Sprintf("maxUnavailable is 0%%: no pod of %s can ever be evicted", on)
+			}
+			return ""
+		}
+		v, err := intstr.GetScaledValueFromIntOrPercent(mu, int(expected), true)
+		if err == nil && v <= 0 {
+			return fmt.Sprintf("maxUnavailable %s resolves to 0 of %d pods: no pod of %s can ever be evicted", mu.String(), expected, on)
+		}
+		return ""
+	}
+	if ma := p.Spec.MinAvailable; ma != nil && countable && expected > 0 {
+		v, err := intstr.GetScaledValueFromIntOrPercent(ma, int(expected), true)
+		if err == nil && int32(v) >= expected {
+			return fmt.Sprintf("minAvailable %s requires %d of %d pods of %s to stay up: no eviction is ever allowed", ma.String(), v, expected, on)
+		}
+	}
+	return ""
+}
+
+func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
+	return Finding{Check: c.ID, Severity: c.Severity, Object: pdbRef(p), Message: msg, Fix: fix, Source: p.Source}
+}
+
+var pdbNoDisruptionsNow = &Check{
+	ID:       "pdb-no-disruptions-now",
+	Severity: SeverityWarning,
+	Summary:  "live: the PodDisruptionBudget allows 0 disruptions right now (status.disruptionsAllowed): evictions get 429 until pods recover",
+	Needs:    []Input{InputPDBs},
+	LiveOnly: true,
+	run: func(s *scope, c *Check) []Finding {
+		var out []Finding
+		for _, p := range s.inv.PDBs {
+			st := p.Status
+			if st.ExpectedPods == 0 || st.DisruptionsAllowed > 0 || st.ObservedGeneration < p.Generation {
+				continue
+			}
+			msg := fmt.Sprintf("disruptionsAllowed is 0 now: currentHealthy %d, desiredHealthy %d, expectedPods %d: evictions return 429",
+				st.CurrentHealthy, st.DesiredHealthy, st.ExpectedPods)
+			out = append(out, pdbFinding(c, p, msg,
+				fmt.Sprintf("find the unready pods: kubectl get pods -n %s -l %s", namespaceOf(p.Namespace), selectorString(p))))
+		}
+		return out
+	},
+}
+
+func selectorString(p PDB) string {
+	return pdbSelector(p).String()
+}
+
+var pdbOverlap = &Check{
+	ID:       "pdb-overlap",
+	Severity: SeverityError,
+	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
+	Needs:    []Input{InputPDBs},
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			if w.Batch {
+				return nil
+			}
+			pdbs := s.pdbsFor(w)
+			if len(pdbs) < 2 {
+				return nil
+			}
+			var names []string
+			for _, p := range pdbs {
+				names = append(names, p.Name)
+			}
+			msg := fmt.Sprintf("its pods match %d PodDisruptionBudgets (%s): eviction fails with 500", len(pdbs), strings.Join(names, ", "))
+			return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
+		})
+	},
+}
+
+var pdbSelectsNothing = &Check{
+	ID:       "pdb-selects-nothing",
+	Severity: SeverityWarning,
+	Summary:  "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
+	Needs:    []Input{InputPDBs},
+	run: func(s *scope, c *Check) []Finding {
+		var out []Finding
+		for _, p := range s.inv.PDBs {
+			if msg := s.selectsNothing(p); msg != "" {
+				out = append(out, pdbFinding(c, p, msg, "set spec.selector.matchLabels to the pod template labels of the workload it protects"))
+			}
+		}
+		return out
+	},
+}
+
+func (s *scope) selectsNothing(p PDB) string {
+	if p.Spec.Selector == nil || p.LegacyEmptySelector {
+		return "no selector: it protects no pod"
+	}
+	if s.inv.Live {
+		if _, unavailable := s.inv.Unavailable[InputPods]; unavailable {
+			return ""
+		}
+		sel := pdbSelector(p)
+		for _, pod := range s.inv.Pods {
+			if namespaceOf(pod.Namespace) == namespaceOf(p.Namespace) && sel.Matches(labels.Set(pod.Labels)) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("selector %s matches no pod in namespace %s", sel, namespaceOf(p.Namespace))
+	}
+	if len(s.workloadsFor(p)) > 0 {
+		return ""
+	}
+	if s.inv.CustomResources[namespaceOf(p.Namespace)] > 0 {
+		// Custom resources in the namespace may make an operator create the
+		// pods (kube-prometheus' Prometheus and Alertmanager objects): the
+		// manifests alone cannot tell, so say nothing.
+		return ""
+	}
+	return fmt.Sprintf("selector %s matches no workload among the manifests in namespace %s", pdbSelector(p), namespaceOf(p.Namespace))
+}
+
+var pdbUnhealthyEvictionPolicy = &Check{
+	ID:       "pdb-unhealthy-eviction-policy",
+	Severity: SeverityInfo,
+	Summary:  "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
+	Needs:    []Input{InputPDBs},
+	run: func(s *scope, c *Check) []Finding {
+		// The field is beta and on by default from 1.27, GA in 1.31.
+		if !s.inv.Version.AtLeast(1, 27) {
+			return nil
+		}
+		var out []Finding
+		for _, p := range s.inv.PDBs {
+			pol := p.Spec.UnhealthyPodEvictionPolicy
+			if pol != nil && *pol == policyv1.AlwaysAllow {
+				continue
+			}
+			how := "default"
+			if pol != nil {
+				how = "explicit"
+			}
+			msg := fmt.Sprintf("unhealthyPodEvictionPolicy is IfHealthyBudget (%s): a Running but not Ready pod (e.g. crash-looping) is evicted only while the budget allows it, so it can block a drain; AlwaysAllow evicts such pods at once", how)
+			out = append(out, pdbFinding(c, p, msg,
+				fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`, p.Name, namespaceOf(p.Namespace))))
+		}
+		return out
+	},
+}

@@ -1,0 +1,41 @@
+// Package report prints an inspect.Report: a table for people, JSON, YAML
+// and SARIF 2.1.0 for machines and code-scanning UIs.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+)
+
+// Formats lists the values of -o.
+var Formats = []string{"table", "json", "yaml", "sarif"}
+
+// Write prints r in format ("" or "table", "json", "yaml", "sarif").
+// color enables ANSI colours in the table.
+func Write(w io.Writer, r *inspect.Report, format string, color bool) error {
+	switch format {
+	case "", "table":
+		return Table(w, r, color)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "yaml":
+		b, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case "sarif":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(SARIF(r))
+	}
+	return fmt.Errorf("unknown output format %q", format)
+}

@@ -1,0 +1,88 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+)
+
+// ANSI colours per severity (SGR codes).
+var severityColor = map[inspect.Severity]string{
+	inspect.SeverityError:   "\x1b[31m", // red
+	inspect.SeverityWarning: "\x1b[33m", // yellow
+	inspect.SeverityInfo:    "\x1b[36m", // cyan
+}
+
+const colorReset = "\x1b[0m"
+
+// Table prints findings grouped by object (the object is named on its
+// first row only), then skipped checks, then a one-line summary. Every
+// string that came from a manifest or the cluster goes through
+// termsafe.Escape.
+func Table(w io.Writer, r *inspect.Report, color bool) error {
+	if len(r.Findings) > 0 {
+		t := tablewriter.NewTable(w,
+			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+				Borders: tw.BorderNone,
+				Symbols: tw.NewSymbols(tw.StyleNone),
+				Settings: tw.Settings{
+					Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+					Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+				},
+			})),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithRowAlignment(tw.AlignLeft),
+			tablewriter.WithRowAutoWrap(tw.WrapNone),
+			tablewriter.WithTrimSpace(tw.Off),
+		)
+		t.Header("OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE")
+		var last inspect.ObjectRef
+		for i, f := range r.Findings {
+			obj := ""
+			if i == 0 || f.Object != last {
+				obj = termsafe.Escape(f.Object.String())
+			}
+			last = f.Object
+			if err := t.Append([]string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}); err != nil {
+				return err
+			}
+		}
+		if err := t.Render(); err != nil {
+			return err
+		}
+	}
+	for _, s := range r.Skipped {
+		if _, err := fmt.Fprintf(w, "skipped %s: %s\n", s.Check, termsafe.Escape(s.Reason)); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w, Summary(r))
+	return err
+}
+
+func paint(s inspect.Severity, color bool) string {
+	if !color {
+		return string(s)
+	}
+	return severityColor[s] + string(s) + colorReset
+}
+
+// Summary is the one-line summary closing the table output.
+func Summary(r *inspect.Report) string {
+	s := r.Summary
+	line := fmt.Sprintf("%d findings (%d errors, %d warnings, %d info) in %d workloads of %d objects",
+		s.Findings, s.Errors, s.Warnings, s.Infos, s.Workloads, s.Objects)
+	if s.Skipped > 0 {
+		line += fmt.Sprintf("; %d checks skipped", s.Skipped)
+	}
+	if s.Suppressed > 0 {
+		line += fmt.Sprintf("; %d suppressed", s.Suppressed)
+	}
+	return line
+}

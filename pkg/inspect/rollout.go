@@ -1,0 +1,142 @@
+package inspect
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Rollouts and replicas. Facts (pkg/controller/deployment/util
+// ResolveFenceposts): maxSurge percentages round up, maxUnavailable
+// percentages round down, and when both resolve to 0 maxUnavailable becomes
+// 1. The defaults are RollingUpdate with 25% and 25%.
+
+var singleReplica = &Check{
+	ID:       "single-replica",
+	Severity: SeverityWarning,
+	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
+	Needs:    []Input{InputServices, InputHPAs},
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			svcs := s.servicesFor(w)
+			n, ok := s.floorReplicas(w)
+			if len(svcs) == 0 || !ok || n != 1 {
+				return nil
+			}
+			msg := fmt.Sprintf("1 replica behind Service %s: while it restarts, is evicted or rescheduled, nothing serves", svcs[0].Name)
+			fix := fmt.Sprintf("kubectl scale %s %s -n %s --replicas=2", lowerKind(w), w.Object.Name, w.Object.Namespace)
+			if w.Object.Kind == "Pod" {
+				fix = "run it as a Deployment with 2 or more replicas"
+			} else if h := s.hpaFor(w); h != nil {
+				fix = fmt.Sprintf(`kubectl patch hpa %s -n %s -p '{"spec":{"minReplicas":2}}'`, h.Name, w.Object.Namespace)
+			}
+			return []Finding{c.finding(w, "", msg, fix)}
+		})
+	},
+}
+
+var rolloutDowntime = &Check{
+	ID:       "rollout-downtime",
+	Severity: SeverityError,
+	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
+	Needs:    []Input{InputServices, InputHPAs},
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			if w.Strategy == nil {
+				return nil
+			}
+			if msg, fix := s.rolloutDowntime(w); msg != "" {
+				return []Finding{c.finding(w, "", msg, fix)}
+			}
+			return nil
+		})
+	},
+}
+
+func (s *scope) rolloutDowntime(w *Workload) (msg, fix string) {
+	rollingFix := fmt.Sprintf(`kubectl patch deployment %s -n %s -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0,"maxSurge":1}}}}'`,
+		w.Object.Name, w.Object.Namespace)
+	if w.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		if svcs := s.servicesFor(w); len(svcs) > 0 {
+			return fmt.Sprintf("strategy Recreate behind Service %s: every rollout stops all pods before starting new ones", svcs[0].Name), rollingFix
+		}
+		return "", ""
+	}
+	n, _ := s.floorReplicas(w)
+	if n <= 0 {
+		return "", ""
+	}
+	surge, unavailable := resolveFenceposts(w.Strategy.RollingUpdate, n)
+	if unavailable < n {
+		return "", ""
+	}
+	return fmt.Sprintf("maxUnavailable resolves to %d of %d replicas (maxSurge %d): a rollout may take every pod down at once",
+		unavailable, n, surge), rollingFix
+}
+
+// resolveFenceposts mirrors the Deployment controller's ResolveFenceposts
+// with the API defaults (25%/25%) for unset fields.
+func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surge, unavailable int32) {
+	def := intstr.FromString("25%")
+	ms, mu := &def, &def
+	if ru != nil {
+		if ru.MaxSurge != nil {
+			ms = ru.MaxSurge
+		}
+		if ru.MaxUnavailable != nil {
+			mu = ru.MaxUnavailable
+		}
+	}
+	s, err1 := intstr.GetScaledValueFromIntOrPercent(ms, int(replicas), true)
+	u, err2 := intstr.GetScaledValueFromIntOrPercent(mu, int(replicas), false)
+	if err1 != nil || err2 != nil {
+		return 0, 0
+	}
+	if s == 0 && u == 0 {
+		u = 1
+	}
+	return int32(s), int32(u)
+}
+
+var minReadySecondsZero = &Check{
+	ID:       "min-ready-seconds-zero",
+	Severity: SeverityInfo,
+	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
+	Needs:    []Input{InputServices},
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			switch w.Object.Kind {
+			case "Deployment", "StatefulSet", "DaemonSet":
+			default:
+				return nil
+			}
+			svcs := s.servicesFor(w)
+			if len(svcs) == 0 || w.MinReadySeconds != 0 {
+				return nil
+			}
+			for _, c := range servingContainers(w, svcs) {
+				if c.ReadinessProbe == nil {
+					return nil // missing-readiness-probe is the finding then
+				}
+			}
+			msg := "minReadySeconds is 0: the rollout replaces the next pod as soon as a new one first turns Ready"
+			fix := fmt.Sprintf(`kubectl patch %s %s -n %s -p '{"spec":{"minReadySeconds":10}}'`, lowerKind(w), w.Object.Name, w.Object.Namespace)
+			return []Finding{c.finding(w, "", msg, fix)}
+		})
+	},
+}
+
+func lowerKind(w *Workload) string {
+	switch w.Object.Kind {
+	case "Deployment":
+		return "deployment"
+	case "StatefulSet":
+		return "statefulset"
+	case "DaemonSet":
+		return "daemonset"
+	case "ReplicaSet":
+		return "replicaset"
+	}
+	return w.Object.Kind
+}

@@ -1,0 +1,194 @@
+package inspect
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+)
+
+// The timing budget. Facts (kubelet killContainer, pkg/kubelet/kuberuntime):
+// the grace period starts before preStop runs and preStop time is counted
+// inside it; a preStop still running at the deadline gets a one-off 2 s
+// extension, then SIGKILL (exit code 137).
+
+var prestopExceedsGrace = &Check{
+	ID:       "prestop-exceeds-grace",
+	Severity: SeverityError,
+	Summary:  "preStop takes as long as the grace period or longer: the app gets no time after SIGTERM, or is killed inside preStop",
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
+	},
+}
+
+func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
+	grace := gracePeriod(w.Template.Spec)
+	var out []Finding
+	for _, ctr := range terminatingContainers(w.Template.Spec) {
+		d, known, how := prestop.Duration(ctr)
+		if !known || how == prestop.HowNone || d < grace {
+			continue
+		}
+		msg := fmt.Sprintf("preStop (%s) takes %d s but the grace period is %d s: %s",
+			how, d, grace, afterOrNever(d, grace))
+		fix := patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + 20})
+		out = append(out, c.finding(w, ctr.Name, msg, fix))
+	}
+	return out
+}
+
+func afterOrNever(d, grace int64) string {
+	if d == grace {
+		return "the app gets SIGTERM only within kubelet's one-off 2 s extension, then SIGKILL (exit 137)"
+	}
+	return "kubelet kills the container (exit 137) inside preStop, 2 s after the grace period ends; the app never gets SIGTERM"
+}
+
+var shutdownBudgetExceedsGrace = &Check{
+	ID:       "shutdown-budget-exceeds-grace",
+	Severity: SeverityError,
+	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkShutdownBudget(s, c, w) })
+	},
+}
+
+// shutdownSeconds returns the app's shutdown time (seconds) for w and
+// whether it was declared (annotation or flag) rather than assumed.
+func (s *scope) shutdownSeconds(w *Workload) (int64, string, bool) {
+	if v, ok := w.Template.Annotations[ShutdownSecondsAnnotation]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			return n, "declared in " + ShutdownSecondsAnnotation, true
+		}
+	}
+	if s.opts.ShutdownSeconds != nil {
+		return *s.opts.ShutdownSeconds, "from --shutdown-seconds", true
+	}
+	return AssumedShutdownSeconds, fmt.Sprintf("assumed: set %s to declare it", ShutdownSecondsAnnotation), false
+}
+
+func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
+	grace := gracePeriod(w.Template.Spec)
+	app, where, declared := s.shutdownSeconds(w)
+	var out []Finding
+	for _, ctr := range terminatingContainers(w.Template.Spec) {
+		d, known, how := prestop.Duration(ctr)
+		if how == prestop.HowNone && !declared {
+			// Without a preStop hook and a declared shutdown time there is
+			// nothing but an assumption to compare: stay quiet.
+			continue
+		}
+		if known && how != prestop.HowNone && d >= grace {
+			continue // prestop-exceeds-grace reports it
+		}
+		pre := fmt.Sprintf("preStop %d s", d)
+		if !known {
+			d = 0
+			pre = fmt.Sprintf("preStop (%s) of unknown duration, counted as 0 s", how)
+		}
+		if d+app <= grace {
+			continue
+		}
+		msg := fmt.Sprintf("%s + app shutdown %d s (%s) = %d s, more than the grace period of %d s",
+			pre, app, where, d+app, grace)
+		fix := patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + app + 5})
+		out = append(out, c.finding(w, ctr.Name, msg, fix))
+	}
+	return out
+}
+
+var gracePeriodZero = &Check{
+	ID:       "grace-period-zero",
+	Severity: SeverityError,
+	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			if g := w.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 0 {
+				return nil
+			}
+			return []Finding{c.finding(w, "",
+				"terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
+				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": DefaultGracePeriodSeconds}))}
+		})
+	},
+}
+
+var gracePeriodLong = &Check{
+	ID:       "grace-period-long",
+	Severity: SeverityWarning,
+	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+			g := gracePeriod(w.Template.Spec)
+			if g <= s.opts.MaxGraceSeconds {
+				return nil
+			}
+			return []Finding{c.finding(w, "",
+				fmt.Sprintf("grace period is %d s, above %d s: each pod can hold a drain or rollout step that long", g, s.opts.MaxGraceSeconds),
+				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
+		})
+	},
+}
+
+// terminatingContainers returns the containers kubelet stops with preStop
+// and SIGTERM: regular containers and restartable init containers
+// (sidecars, restartPolicy: Always).
+func terminatingContainers(spec corev1.PodSpec) []corev1.Container {
+	out := append([]corev1.Container(nil), spec.Containers...)
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// eachContainer calls f for each terminating container of each workload
+// and collects the findings it returns.
+func eachContainer(s *scope, f func(w *Workload, ctr corev1.Container) *Finding) []Finding {
+	var out []Finding
+	for _, w := range s.inv.Workloads {
+		for _, ctr := range terminatingContainers(w.Template.Spec) {
+			if fd := f(w, ctr); fd != nil {
+				out = append(out, *fd)
+			}
+		}
+	}
+	return out
+}
+
+// eachWorkload calls f for each workload and collects its findings.
+func eachWorkload(s *scope, f func(*scope, *Workload) []Finding) []Finding {
+	var out []Finding
+	for _, w := range s.inv.Workloads {
+		out = append(out, f(s, w)...)
+	}
+	return out
+}
+
+// PodFindings returns the error-level termination findings that need only
+// the pod's own spec: prestop-exceeds-grace, shutdown-budget-exceeds-grace
+// and grace-period-zero, with default options. The drain command calls it
+// before evicting a pod. Checks listed in the pod's SkipAnnotation are left
+// out. The pod is reported as itself (kind Pod), whatever its owner.
+func PodFindings(pod *corev1.Pod) []Finding {
+	one := int32(1)
+	w := &Workload{
+		Object:      ObjectRef{Kind: "Pod", Namespace: namespaceOf(pod.Namespace), Name: pod.Name},
+		Annotations: pod.Annotations,
+		Template:    corev1.PodTemplateSpec{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec},
+		Replicas:    &one,
+	}
+	s := &scope{inv: &Inventory{Workloads: []*Workload{w}}, opts: DefaultOptions()}
+	var out []Finding
+	for _, c := range []*Check{prestopExceedsGrace, shutdownBudgetExceedsGrace, gracePeriodZero} {
+		for _, f := range c.run(s, c) {
+			if !s.suppressed(f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+// Package prestop reads how long a container's preStop hook keeps it alive
+// before kubelet sends SIGTERM. The audit, watch and drain commands all need
+// this number; it lives here so that they agree on it.
+//
+// Kubernetes facts encoded here (kubelet, pkg/kubelet/lifecycle and
+// kuberuntime_container.go killContainer): the preStop hook runs inside the
+// pod's grace period, not before it; a native `sleep` action
+// (lifecycle.preStop.sleep.seconds, beta and on by default from 1.30, GA in
+// 1.34) sleeps exactly that many seconds; an exec hook's duration is whatever
+// the command takes, and an httpGet hook's is whatever the server takes.
+package prestop
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// How names the kind of preStop hook a Duration was read from.
+const (
+	// HowNone: the container has no preStop hook.
+	HowNone = "none"
+	// HowNativeSleep: lifecycle.preStop.sleep.seconds.
+	HowNativeSleep = "sleep"
+	// HowExecSleep: an exec hook whose command is only a sleep
+	// (`sleep 10`, `/bin/sleep 10s`, `busybox sleep 10`, `sh -c "sleep 10"`).
+	HowExecSleep = "exec-sleep"
+	// HowExecScript: an exec shell script that sleeps among other steps
+	// (`sh -c "nginx -s quit && sleep 5"`); the duration is the sum of its
+	// sleeps, a lower bound of the real time.
+	HowExecScript = "exec-script"
+	// HowExec: an exec hook whose duration cannot be read from the spec.
+	HowExec = "exec"
+	// HowHTTPGet: an httpGet hook, duration unknown.
+	HowHTTPGet = "httpGet"
+	// HowTCPSocket: the deprecated tcpSocket handler, which kubelet does not run.
+	HowTCPSocket = "tcpSocket"
+)
+
+// Duration returns the seconds container c's preStop hook keeps it running
+// before SIGTERM, whether that number is known from the spec, and how it was
+// read (one of the How constants). A container without a preStop hook
+// returns (0, true, HowNone). Exec hooks are parsed for `sleep N`,
+// `sleep Ns` (also m and h suffixes and fractions, rounded up to whole
+// seconds), `/bin/sleep`, `busybox sleep` and `sh|bash|ash -c "... sleep N
+// ..."` scripts; anything else, and every httpGet hook, returns known=false.
+func Duration(c corev1.Container) (seconds int64, known bool, how string) {
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil {
+		return 0, true, HowNone
+	}
+	h := c.Lifecycle.PreStop
+	switch {
+	case h.Sleep != nil:
+		return h.Sleep.Seconds, true, HowNativeSleep
+	case h.Exec != nil:
+		return execDuration(h.Exec.Command)
+	case h.HTTPGet != nil:
+		return 0, false, HowHTTPGet
+	case h.TCPSocket != nil:
+		return 0, true, HowTCPSocket
+	}
+	return 0, true, HowNone
+}
+
+// IsShellOrSleep reports whether an exec command starts with a binary that
+// must exist in the image for the hook to work: a shell, sleep or busybox.
+// Used to warn about images that ship no shell (distroless, scratch).
+func IsShellOrSleep(command []string) bool {
+	if len(command) == 0 {
+		return false
+	}
+	switch base(command[0]) {
+	case "sleep", "sh", "bash", "ash", "dash", "zsh", "busybox":
+		return true
+	}
+	return false
+}
+
+func execDuration(cmd []string) (int64, bool, string) {
+	if len(cmd) == 0 {
+		return 0, false, HowExec
+	}
+	args := cmd
+	if base(args[0]) == "busybox" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return 0, false, HowExec
+	}
+	switch base(args[0]) {
+	case "sleep":
+		if s, ok := sleepArgs(args[1:]); ok {
+			return s, true, HowExecSleep
+		}
+		return 0, false, HowExec
+	case "sh", "bash", "ash", "dash", "zsh":
+		if script, ok := shellScript(args[1:]); ok {
+			return scriptDuration(script)
+		}
+	}
+	return 0, false, HowExec
+}
+
+// shellScript returns the script of `sh -c SCRIPT` (also `-ec`, `-xc`).
+func shellScript(args []string) (string, bool) {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && i+1 < len(args) {
+			return strings.Join(args[i+1:i+2], " "), true
+		}
+	}
+	return "", false
+}
+
+// scriptDuration sums the `sleep` commands of a shell script split on
+// `&&`, `||`, `;` and newlines. A script made only of sleeps is an
+// exec-sleep; in a script with other commands the sleeps are a lower bound
+// of the hook's time (a preStop that sleeps N seconds keeps the container
+// alive at least N seconds), reported as an exec-script.
+func scriptDuration(script string) (int64, bool, string) {
+	r := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n")
+	var total int64
+	sleeps, others := 0, 0
+	for _, stmt := range strings.Split(r.Replace(script), "\n") {
+		f := strings.Fields(stmt)
+		if len(f) == 0 {
+			continue
+		}
+		if base(f[0]) == "busybox" && len(f) > 1 {
+			f = f[1:]
+		}
+		if base(f[0]) == "sleep" {
+			s, ok := sleepArgs(f[1:])
+			if !ok {
+				return 0, false, HowExec
+			}
+			total += s
+			sleeps++
+			continue
+		}
+		others++
+	}
+	switch {
+	case sleeps == 0:
+		return 0, false, HowExec
+	case others == 0:
+		return total, true, HowExecSleep
+	}
+	return total, true, HowExecScript
+}
+
+// sleepArgs parses the arguments of sleep(1): one or more durations that
+// GNU and busybox sleep add up, each a number with an optional s, m, h or d
+// suffix. Fractions are rounded up to whole seconds. `infinity` is unknown.
+func sleepArgs(args []string) (int64, bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	var total time.Duration
+	for _, a := range args {
+		a = strings.Trim(a, `"'`)
+		unit := time.Second
+		switch {
+		case strings.HasSuffix(a, "s"):
+			a = strings.TrimSuffix(a, "s")
+		case strings.HasSuffix(a, "m"):
+			a, unit = strings.TrimSuffix(a, "m"), time.Minute
+		case strings.HasSuffix(a, "h"):
+			a, unit = strings.TrimSuffix(a, "h"), time.Hour
+		case strings.HasSuffix(a, "d"):
+			a, unit = strings.TrimSuffix(a, "d"), 24*time.Hour
+		}
+		f, err := strconv.ParseFloat(a, 64)
+		if err != nil || f < 0 || f > 1e9 {
+			return 0, false
+		}
+		total += time.Duration(f * float64(unit))
+	}
+	secs := int64(total / time.Second)
+	if total%time.Second != 0 {
+		secs++
+	}
+	return secs, true
+}
+
+func base(path string) string {
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}

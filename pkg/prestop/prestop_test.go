@@ -1,0 +1,65 @@
+package prestop
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+func execHook(cmd ...string) *corev1.Lifecycle {
+	return &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: cmd}}}
+}
+
+func TestDuration(t *testing.T) {
+	tests := []struct {
+		name      string
+		lifecycle *corev1.Lifecycle
+		seconds   int64
+		known     bool
+		how       string
+	}{
+		{"no lifecycle", nil, 0, true, HowNone},
+		{"postStart only", &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}, 0, true, HowNone},
+		{"native sleep", &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 15}}}, 15, true, HowNativeSleep},
+		{"native sleep zero", &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 0}}}, 0, true, HowNativeSleep},
+		{"sleep N", execHook("sleep", "10"), 10, true, HowExecSleep},
+		{"sleep Ns", execHook("sleep", "10s"), 10, true, HowExecSleep},
+		{"sleep minutes", execHook("sleep", "1m"), 60, true, HowExecSleep},
+		{"sleep fraction rounds up", execHook("sleep", "2.5"), 3, true, HowExecSleep},
+		{"sleep adds arguments", execHook("sleep", "1m", "5s"), 65, true, HowExecSleep},
+		{"/bin/sleep", execHook("/bin/sleep", "20"), 20, true, HowExecSleep},
+		{"busybox sleep", execHook("busybox", "sleep", "7"), 7, true, HowExecSleep},
+		{"/bin/busybox sleep", execHook("/bin/busybox", "sleep", "7s"), 7, true, HowExecSleep},
+		{"sh -c sleep", execHook("sh", "-c", "sleep 5"), 5, true, HowExecSleep},
+		{"/bin/sh -c sleep and more", execHook("/bin/sh", "-c", "sleep 5 && nginx -s quit"), 5, true, HowExecScript},
+		{"sh -c more then sleep", execHook("sh", "-c", "echo bye; kill -TERM 1 && sleep 12"), 12, true, HowExecScript},
+		{"bash -ec sleep", execHook("bash", "-ec", "sleep 3; sleep 4"), 7, true, HowExecSleep},
+		{"sh -c without sleep", execHook("sh", "-c", "nginx -s quit"), 0, false, HowExec},
+		{"sleep infinity", execHook("sleep", "infinity"), 0, false, HowExec},
+		{"sleep without argument", execHook("sleep"), 0, false, HowExec},
+		{"custom binary", execHook("/wait-shutdown"), 0, false, HowExec},
+		{"empty exec", execHook(), 0, false, HowExec},
+		{"httpGet", &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quit", Port: intstr.FromInt32(8080)}}}, 0, false, HowHTTPGet},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, known, how := Duration(corev1.Container{Name: "app", Lifecycle: tt.lifecycle})
+			if s != tt.seconds || known != tt.known || how != tt.how {
+				t.Errorf("Duration = (%d, %v, %q), want (%d, %v, %q)", s, known, how, tt.seconds, tt.known, tt.how)
+			}
+		})
+	}
+}
+
+func TestIsShellOrSleep(t *testing.T) {
+	for cmd, want := range map[string]bool{"sleep": true, "/bin/sh": true, "/busybox/busybox": true, "/wait-shutdown": false, "": false} {
+		var c []string
+		if cmd != "" {
+			c = []string{cmd, "5"}
+		}
+		if got := IsShellOrSleep(c); got != want {
+			t.Errorf("IsShellOrSleep(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
