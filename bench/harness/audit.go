@@ -23,7 +23,11 @@ func (h *harness) auditLive(ctx context.Context) []Row {
 		reqRow  = "audit -A live: API read requests"
 	)
 	targets := []string{"<= 1.5x floor", "< 300 MB", "<= 2x floor (types x pages)"}
-	if reason := h.missing("audit"); reason != "" {
+	reason := h.missing("audit")
+	if !h.selected("audit") {
+		reason = notSelected
+	}
+	if reason != "" {
 		return []Row{notMeasured(timeRow, targets[0], reason), notMeasured(rssRow, targets[1], reason), notMeasured(reqRow, targets[2], reason)}
 	}
 	ours := command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
@@ -87,6 +91,9 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 	targets := []string{"<= 1.0x kube-score", "informational"}
 	fail := func(reason string) []Row {
 		return []Row{notMeasured(timeRow, targets[0], reason), notMeasured(rssRow, targets[1], reason)}
+	}
+	if !h.selected("manifests") {
+		return fail(notSelected)
 	}
 	if reason := h.missing("audit"); reason != "" {
 		return fail(reason)

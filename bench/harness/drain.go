@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,7 +26,10 @@ func (h *harness) drain(ctx context.Context) []Row {
 	fail := func(err error) []Row {
 		return []Row{notMeasured(timeRow, targets[0], err.Error()), notMeasured(idealRow, targets[1], err.Error())}
 	}
-	term, rec, err := h.calibrateDrain(ctx, spec.ExitAfter)
+	if !h.selected("drain") {
+		return fail(errors.New(notSelected))
+	}
+	term, rec, err := h.calibrateDrain(ctx, spec)
 	if err != nil {
 		return fail(err)
 	}
@@ -97,18 +101,21 @@ func (h *harness) drain(ctx context.Context) []Row {
 	}
 }
 
-// calibrateDrain measures, on a pool of its own, how long an evicted pod
-// takes to be gone and how long its PDB takes to allow the next eviction.
-func (h *harness) calibrateDrain(ctx context.Context, exitAfter time.Duration) (term, rec time.Duration, err error) {
-	pool, err := fixture.PrepareDrain(ctx, h.cs, h.cfg.Scale.Fixture.Name, h.cfg.Scale.Fixture.Name+"-drain-cal", fixture.DrainSpec{Pods: 2, PDBs: 1, ExitAfter: exitAfter}, 2*time.Minute)
+// calibrateDrain measures, on a pool of its own with the same PDBs, how long
+// a wave of evictions (one pod per PDB at once) takes to be gone and how
+// long the PDBs take to allow the next wave.
+func (h *harness) calibrateDrain(ctx context.Context, spec fixture.DrainSpec) (term, rec time.Duration, err error) {
+	// Two pods per PDB: each wave evicts one and leaves one Ready.
+	cal := fixture.DrainSpec{Pods: 2 * spec.PDBs, PDBs: spec.PDBs, ExitAfter: spec.ExitAfter}
+	pool, err := fixture.PrepareDrain(ctx, h.cs, h.cfg.Scale.Fixture.Name, h.cfg.Scale.Fixture.Name+"-drain-cal", cal, 3*time.Minute)
 	if pool != nil {
 		defer func() { _ = pool.Delete(context.WithoutCancel(ctx), h.cs) }()
 	}
 	if err != nil {
 		return 0, 0, err
 	}
-	term, rec, err = pool.Calibrate(ctx, h.cs, 3)
-	h.logf("drain calibration: termination %s, PDB recovery %s", secs(term), secs(rec))
+	term, rec, err = pool.Calibrate(ctx, h.cs, 2)
+	h.logf("drain calibration (%d evictions at once): termination %s, PDB recovery %s", spec.PDBs, secs(term), secs(rec))
 	return term, rec, err
 }
 

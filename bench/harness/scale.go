@@ -35,7 +35,7 @@ type Scale struct {
 func ScaleByName(name string) (Scale, error) {
 	switch name {
 	case "", "default":
-		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 5, ManifestDocs: 2000,
+		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
 			WatchSlices: 5000, WatchRuns: 5, Budget: 20 * time.Minute}, nil
 	case "small":

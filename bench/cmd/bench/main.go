@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,7 @@ func run() error {
 	binary := flag.String("binary", "bin/kubectl-graceful", "kubectl-graceful binary to measure")
 	out := flag.String("out", "_output/bench", "folder for manifests and results.md")
 	keep := flag.Bool("keep", false, "leave the fixture in the cluster afterwards")
+	only := flag.String("only", "", "comma-separated benchmarks to run: audit, manifests, drain, watch (default all)")
 	flag.Parse()
 	scale, err := harness.ScaleByName(*scaleName)
 	if err != nil {
@@ -66,7 +68,7 @@ func run() error {
 	started := time.Now().UTC()
 	rep, err := harness.Run(ctx, harness.Config{
 		Scale: scale, Kubeconfig: cluster.Kubeconfig, Binary: bin, RepoRoot: root,
-		OutDir: filepath.Join(root, *out), Keep: *keep, Log: os.Stderr,
+		OutDir: filepath.Join(root, *out), Keep: *keep, Log: os.Stderr, Only: splitList(*only),
 	})
 	if err != nil {
 		return err
@@ -84,4 +86,14 @@ func run() error {
 	harness.WriteResults(f, harness.Machine(root, started, scale.Name), rep.Rows)
 	fmt.Fprintf(os.Stderr, "\nMarkdown results: %s\n", md)
 	return f.Close()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
