@@ -38,6 +38,7 @@ node drains stop dropping requests.
 	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(NewCmdVersion(streams))
+	root.AddCommand(NewCmdWatch(configFlags, streams))
 	root.AddCommand(NewCmdAudit(configFlags, streams))
 	root.AddCommand(NewCmdCompletion(streams))
 	return root
