@@ -29,11 +29,14 @@ import (
 // else uriBase + "/" + the file name, for a local server of archiveDir. It
 // returns an error naming the archive when one is missing or unreadable.
 func Render(tmpl []byte, tag, archiveDir, uriBase string) ([]byte, error) {
-	funcs := template.FuncMap{
-		"addURIAndSha": func(releaseURL, tag string) (string, error) {
-			return localURIAndSha(releaseURL, tag, archiveDir, uriBase)
-		},
-	}
+	return render(tmpl, tag, func(releaseURL, tag string) (string, error) {
+		return localURIAndSha(releaseURL, tag, archiveDir, uriBase)
+	})
+}
+
+// render executes tmpl with addURIAndSha as the template function of that name.
+func render(tmpl []byte, tag string, addURIAndSha func(releaseURL, tag string) (string, error)) ([]byte, error) {
+	funcs := template.FuncMap{"addURIAndSha": addURIAndSha}
 	t, err := template.New("krew").Funcs(funcs).Option("missingkey=error").Parse(string(tmpl))
 	if err != nil {
 		return nil, fmt.Errorf("parsing the krew manifest template: %w", err)

@@ -189,3 +189,35 @@ func TestRenderWithServedArchives(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderAvailableKeepsBuiltPlatformsOnly(t *testing.T) {
+	dir := t.TempDir()
+	sums := writeArchives(t, dir)
+	for name := range sums {
+		if name != "kubectl-graceful_linux_amd64.tar.gz" {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out, err := RenderAvailable(repoFile(t, "krew/graceful.yaml"), "v1.2.3", dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.UnmarshalStrict(out, &m); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(m.Spec.Platforms) != 1 || m.Spec.Platforms[0].Selector.MatchLabels["os"] != "linux" ||
+		m.Spec.Platforms[0].Sha256 != sums["kubectl-graceful_linux_amd64.tar.gz"] {
+		t.Fatalf("platforms %+v, want linux/amd64 alone with its sha256", m.Spec.Platforms)
+	}
+	if m.Metadata.Name != "graceful" || m.Spec.Version != "v1.2.3" || m.Spec.Description == "" {
+		t.Fatalf("metadata or spec lost in re-encoding:\n%s", out)
+	}
+
+	empty := t.TempDir()
+	if _, err := RenderAvailable(repoFile(t, "krew/graceful.yaml"), "v1.2.3", empty, ""); err == nil {
+		t.Fatal("RenderAvailable with no archives succeeded")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,12 +21,22 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/krewmanifest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/tools"
 )
 
 // platforms are the os_arch pairs .goreleaser.yaml releases.
 var platforms = []string{"linux_amd64", "linux_arm64", "darwin_amd64", "darwin_arm64", "windows_amd64", "windows_arm64"}
+
+// allPlatformsEnv, set to 1, makes the test build every platform's archive
+// as `make dist` does (about six times the build time) instead of the host's
+// only.
+const allPlatformsEnv = "KUBECTL_GRACEFUL_INSTALL_ALL_PLATFORMS"
+
+// hostPlatform is the os_arch this test runs on.
+var hostPlatform = runtime.GOOS + "_" + runtime.GOARCH
 
 // archiveName is GoReleaser's name for a platform's archive.
 func archiveName(platform string) string {
@@ -45,10 +56,11 @@ type versionInfo struct {
 
 // release is one snapshot build shared by the subtests.
 type release struct {
-	repo   string // repository root
-	dist   string // GoReleaser's output folder
-	tag    string // the stamped version, "v" + GoReleaser's .Version
-	commit string // git HEAD the snapshot was built from
+	repo   string   // repository root
+	dist   string   // GoReleaser's output folder
+	built  []string // the os_arch pairs built
+	tag    string   // the stamped version, "v" + GoReleaser's .Version
+	commit string   // git HEAD the snapshot was built from
 }
 
 func TestReleaseArchivesInstallWithKrew(t *testing.T) {
@@ -78,13 +90,13 @@ func TestReleaseArchivesInstallWithKrew(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range platforms {
+		for _, p := range rel.built {
 			if _, err := os.Stat(filepath.Join(rel.dist, archiveName(p))); err != nil {
 				t.Errorf("no archive for %s: %v", p, err)
 			}
 		}
-		if n != len(platforms) {
-			t.Errorf("checksums.txt lists %d files, want the %d archives", n, len(platforms))
+		if n != len(rel.built) {
+			t.Errorf("checksums.txt lists %d files, want the %d archives", n, len(rel.built))
 		}
 	})
 
@@ -108,16 +120,32 @@ func TestReleaseArchivesInstallWithKrew(t *testing.T) {
 		// validator installs every platform's archive, as krew-index CI does.
 		srv := httptest.NewServer(http.FileServer(http.Dir(rel.dist)))
 		defer srv.Close()
-		manifest := renderManifest(t, rel, srv.URL)
-		cmd := exec.CommandContext(ctx, validator, "-manifest", manifest)
-		cmd.Env = append(os.Environ(), "PATH="+basePath)
-		out, err := cmd.CombinedOutput()
+		out := validate(ctx, t, validator, renderManifest(t, rel, srv.URL), basePath)
+		want := fmt.Sprintf("all %d spec.platforms installed fine", len(rel.built))
+		if !strings.Contains(out, want) {
+			t.Fatalf("validator did not install the %d built platforms:\n%s", len(rel.built), out)
+		}
+	})
+
+	t.Run("validate-krew-manifest all platforms", func(t *testing.T) {
+		// The whole template, for stand-in archives of every platform: the
+		// validator's structural checks (names, selectors covering supported
+		// platforms without overlap) without installing.
+		dir := t.TempDir()
+		for _, p := range platforms {
+			if err := os.WriteFile(filepath.Join(dir, archiveName(p)), []byte(p), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := krewmanifest.Render(readRepoFile(t, rel.repo, "krew/graceful.yaml"), rel.tag, dir, "https://example.invalid/download")
 		if err != nil {
-			t.Fatalf("validate-krew-manifest: %v\n%s", err, out)
+			t.Fatal(err)
 		}
-		if !strings.Contains(string(out), "all 6 spec.platforms installed fine") {
-			t.Fatalf("validator did not install all six platforms:\n%s", out)
+		manifest := filepath.Join(t.TempDir(), "graceful.yaml")
+		if err := os.WriteFile(manifest, out, 0o644); err != nil {
+			t.Fatal(err)
 		}
+		validate(ctx, t, validator, manifest, basePath, "-skip-install")
 	})
 
 	t.Run("krew install and kubectl graceful", func(t *testing.T) {
@@ -128,7 +156,7 @@ func TestReleaseArchivesInstallWithKrew(t *testing.T) {
 			"PATH="+filepath.Join(krewRoot, "bin")+string(os.PathListSeparator)+basePath)
 
 		manifest := renderManifest(t, rel, "") // file:// URIs, as `make krew-manifest` writes
-		archive := filepath.Join(rel.dist, archiveName(runtime.GOOS+"_"+runtime.GOARCH))
+		archive := filepath.Join(rel.dist, archiveName(hostPlatform))
 		install := exec.CommandContext(ctx, kubectl, "krew", "install", "--manifest="+manifest, "--archive="+archive)
 		install.Env = env
 		if out, err := install.CombinedOutput(); err != nil {
@@ -168,9 +196,32 @@ func ensure(ctx context.Context, t *testing.T, tool tools.Tool) string {
 	return path
 }
 
+// validate runs krew's validate-krew-manifest on manifest with krew and
+// kubectl on path, failing the test with its output if it fails.
+func validate(ctx context.Context, t *testing.T, validator, manifest, path string, flags ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, validator, append(flags, "-manifest", manifest)...)
+	cmd.Env = append(os.Environ(), "PATH="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("validate-krew-manifest %s: %v\n%s", strings.Join(flags, " "), err, out)
+	}
+	return string(out)
+}
+
+func readRepoFile(t *testing.T, repo, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repo, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // buildSnapshot runs `goreleaser release --snapshot` on the repository with
 // the output folder moved to a temporary one, so the developer's dist/ is
-// left alone.
+// left alone, and, unless allPlatformsEnv is set, the builds cut down to the
+// host's platform.
 func buildSnapshot(ctx context.Context, t *testing.T, goreleaser string) release {
 	t.Helper()
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
@@ -178,12 +229,15 @@ func buildSnapshot(ctx context.Context, t *testing.T, goreleaser string) release
 		t.Fatal(err)
 	}
 	dist := filepath.Join(t.TempDir(), "dist")
-	config, err := os.ReadFile(filepath.Join(repo, ".goreleaser.yaml"))
+	built := platforms
+	if os.Getenv(allPlatformsEnv) != "1" {
+		built = []string{hostPlatform}
+	}
+	config, err := snapshotConfig(readRepoFile(t, repo, ".goreleaser.yaml"), dist, len(built) == 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfgPath := filepath.Join(t.TempDir(), "goreleaser.yaml")
-	config = append(config, []byte("\ndist: "+dist+"\n")...)
 	if err := os.WriteFile(cfgPath, config, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -199,18 +253,59 @@ func buildSnapshot(ctx context.Context, t *testing.T, goreleaser string) release
 	if err != nil {
 		t.Fatal(err)
 	}
-	return release{repo: repo, dist: dist, tag: tag, commit: strings.TrimSpace(string(head))}
+	return release{repo: repo, dist: dist, built: built, tag: tag, commit: strings.TrimSpace(string(head))}
 }
 
-// renderManifest renders krew/graceful.yaml for rel's archives into a file
-// named graceful.yaml (krew requires the plugin's name) and returns its path.
+// snapshotConfig returns the GoReleaser config with dist set and, if
+// hostOnly, each build that targets the host's OS narrowed to the host's
+// os/arch, the other builds and their archives removed.
+func snapshotConfig(config []byte, dist string, hostOnly bool) ([]byte, error) {
+	var doc map[string]any
+	if err := yaml.Unmarshal(config, &doc); err != nil {
+		return nil, err
+	}
+	doc["dist"] = dist
+	if !hostOnly {
+		return yaml.Marshal(doc)
+	}
+	keptBuilds := map[string]bool{}
+	var builds []any
+	for _, b := range doc["builds"].([]any) {
+		build := b.(map[string]any)
+		for _, goos := range build["goos"].([]any) {
+			if goos == runtime.GOOS {
+				build["goos"], build["goarch"] = []string{runtime.GOOS}, []string{runtime.GOARCH}
+				builds = append(builds, build)
+				keptBuilds[build["id"].(string)] = true
+			}
+		}
+	}
+	var archives []any
+	for _, a := range doc["archives"].([]any) {
+		for _, id := range a.(map[string]any)["ids"].([]any) {
+			if keptBuilds[id.(string)] {
+				archives = append(archives, a)
+				break
+			}
+		}
+	}
+	if len(builds) == 0 || len(archives) == 0 {
+		return nil, fmt.Errorf(".goreleaser.yaml builds or archives nothing for %s", hostPlatform)
+	}
+	doc["builds"], doc["archives"] = builds, archives
+	return yaml.Marshal(doc)
+}
+
+// renderManifest renders krew/graceful.yaml for the archives rel built (the
+// other platforms left out) into a file named graceful.yaml (krew requires
+// the plugin's name) and returns its path.
 func renderManifest(t *testing.T, rel release, uriBase string) string {
 	t.Helper()
 	tmpl, err := os.ReadFile(filepath.Join(rel.repo, "krew", "graceful.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := krewmanifest.Render(tmpl, rel.tag, rel.dist, uriBase)
+	out, err := krewmanifest.RenderAvailable(tmpl, rel.tag, rel.dist, uriBase)
 	if err != nil {
 		t.Fatal(err)
 	}
