@@ -35,3 +35,9 @@ test-unit:
 vet:
 	@test -z "$$(gofmt -l cmd pkg internal hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal hack; exit 1; }
 	$(GO) vet ./...
+
+# Release archives (make dist) and the krew manifest for them (make krew-manifest).
+include dist.mk
+
+# Benchmarks against kubectl and kube-score (make bench, BENCH_SCALE=small).
+include bench/bench.mk

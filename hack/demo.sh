@@ -17,6 +17,20 @@ step "kubectl graceful audit -n graceful-demo"
 # Exit status 2 means findings at error severity: expected for the broken examples.
 kubectl graceful audit -n graceful-demo || true
 
+# watch pod: one naive and one hardened pod deleted under watch, each with its
+# two-track timeline and verdict (exit status 2 = a risk was seen, expected
+# for the naive pod; 0 = safe, expected for the hardened one).
+watch_one() {
+  local app=$1 pod
+  pod=$(kubectl -n graceful-demo get pods -l "app=$app" --field-selector=status.phase=Running \
+    -o jsonpath='{.items[0].metadata.name}')
+  step "kubectl graceful watch pod $pod -n graceful-demo --delete"
+  kubectl graceful watch pod "$pod" -n graceful-demo --delete --settle 2s && echo "(exit status 0)" \
+    || echo "(exit status $?)"
+}
+watch_one naive
+watch_one hardened
+
 # The node holding most demo pods: its preflight, then a drain bounded by
 # --timeout (the maxUnavailable: 0 example blocks it; exit status 2), then
 # the node is made schedulable again.

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -32,6 +33,9 @@ type AuditOptions struct {
 	// Resources are resource arguments (deployment/checkout) in live mode.
 	Resources []string
 
+	// ConfigFile (--config) is a YAML file of defaults for the flags below
+	// (see auditConfig); flags given on the command line win.
+	ConfigFile  string
 	Output      string
 	FailOn      string
 	Skip        []string
@@ -55,7 +59,11 @@ type AuditOptions struct {
 
 // NewCmdAudit builds `kubectl graceful audit` and `audit explain ID`.
 func NewCmdAudit(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &AuditOptions{configFlags: configFlags, IOStreams: streams}
+	return newCmdAudit(&AuditOptions{configFlags: configFlags, IOStreams: streams})
+}
+
+// newCmdAudit builds the command around o, binding every flag to it.
+func newCmdAudit(o *AuditOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit [TYPE/NAME ...] [-f FILE|DIR|-] [-k DIR]",
 		Short: "Check workloads' termination settings, live or from manifests",
@@ -92,10 +100,11 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.StringVar(&o.Color, "color", "auto", "Colour severities: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Target Kubernetes version for manifests (e.g. 1.29; default: current)")
 	f.StringVar(&o.Explain, "explain", "", "Explain a check ID and exit")
+	f.StringVar(&o.ConfigFile, "config", "", "YAML file with defaults: skip, failOn, shutdownSeconds, prestopFloor, maxGrace, kubeVersion")
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
-	cmd.AddCommand(newCmdAuditExplain(streams))
+	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
 
@@ -125,6 +134,11 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 // and the target version.
 func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Resources = args
+	if o.ConfigFile != "" {
+		if err := o.applyConfig(cmd); err != nil {
+			return err
+		}
+	}
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
@@ -247,6 +261,54 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	}
 	if r.AtOrAbove(o.failOn) {
 		return cliutil.Risk()
+	}
+	return nil
+}
+
+// auditConfig is the --config file: team-wide defaults kept in the
+// repository next to the manifests, e.g.
+//
+//	skip: [min-ready-seconds-zero]
+//	failOn: warning
+//	shutdownSeconds: 20
+type auditConfig struct {
+	Skip            []string `json:"skip"`
+	FailOn          string   `json:"failOn"`
+	ShutdownSeconds *int64   `json:"shutdownSeconds"`
+	PreStopFloor    *int64   `json:"prestopFloor"`
+	MaxGrace        *int64   `json:"maxGrace"`
+	KubeVersion     string   `json:"kubeVersion"`
+}
+
+// applyConfig reads ConfigFile (strictly: an unknown key is an error) and
+// sets every option whose flag was not given on the command line.
+func (o *AuditOptions) applyConfig(cmd *cobra.Command) error {
+	data, err := os.ReadFile(o.ConfigFile)
+	if err != nil {
+		return fmt.Errorf("--config: %v", err)
+	}
+	var c auditConfig
+	if err := yaml.UnmarshalStrict(data, &c); err != nil {
+		return fmt.Errorf("--config %s: %v", o.ConfigFile, err)
+	}
+	unset := func(name string) bool { return !cmd.Flags().Changed(name) }
+	if c.Skip != nil && unset("skip") {
+		o.Skip = c.Skip
+	}
+	if c.FailOn != "" && unset("fail-on") {
+		o.FailOn = c.FailOn
+	}
+	if c.ShutdownSeconds != nil && unset("shutdown-seconds") {
+		o.ShutdownSeconds = *c.ShutdownSeconds
+	}
+	if c.PreStopFloor != nil && unset("prestop-floor") {
+		o.PreStopFloor = *c.PreStopFloor
+	}
+	if c.MaxGrace != nil && unset("max-grace") {
+		o.MaxGrace = *c.MaxGrace
+	}
+	if c.KubeVersion != "" && unset("kube-version") {
+		o.KubeVersion = c.KubeVersion
 	}
 	return nil
 }

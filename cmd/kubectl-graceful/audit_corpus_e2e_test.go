@@ -145,6 +145,10 @@ func TestAuditCorpus(t *testing.T) {
 			if l, f := strings.Join(keys(live), "\n"), strings.Join(keys(files), "\n"); l != f {
 				t.Errorf("live and manifest audits differ\nlive:\n%s\n\nmanifests:\n%s", l, f)
 			}
+			t.Logf("%d documents applied, %d findings in both modes", len(applied), len(keys(files)))
+			if (p.Name() == "microservices-demo" || p.Name() == "ingress-nginx") && len(keys(files)) == 0 {
+				t.Errorf("%s: no findings at all, the comparison proves nothing", p.Name())
+			}
 		})
 	}
 }

@@ -94,6 +94,10 @@ func TestAuditLiveMatchesManifests(t *testing.T) {
 		t.Fatalf("apply: %s", res.Stderr)
 	}
 	waitForPods(t, env, ns)
+	e2e.WaitFor(t, time.Minute, "the disruption controller to compute the locked PDB's status", func() bool {
+		p, err := env.Client.PolicyV1().PodDisruptionBudgets(ns).Get(context.Background(), "locked", metav1.GetOptions{})
+		return err == nil && p.Status.ObservedGeneration == p.Generation && p.Status.ExpectedPods > 0
+	})
 
 	live := auditJSON(t, kubectl, 2, "-n", ns)
 	files := auditJSON(t, kubectl, 2, "-n", ns, "-f", "testdata/audit")
@@ -165,6 +169,34 @@ func TestAuditManifestsWithoutKubeconfig(t *testing.T) {
 	r = auditJSON(t, run, 0, "-f", "testdata/audit", "--fail-on", "none")
 	if len(r.Findings) == 0 {
 		t.Errorf("--fail-on none must still report findings")
+	}
+	// SARIF for code-scanning UIs: every result points at its file and line.
+	res := run("graceful", "audit", "-f", "testdata/audit", "-o", "sarif")
+	var log struct {
+		Version string
+		Runs    []struct {
+			Results []struct {
+				RuleID    string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &log); err != nil || res.ExitCode != 2 || log.Version != "2.1.0" {
+		t.Fatalf("-o sarif: exit %d, %v\n%s", res.ExitCode, err, res.Stderr)
+	}
+	if len(log.Runs[0].Results) != len(r.Findings) {
+		t.Errorf("%d SARIF results for %d findings", len(log.Runs[0].Results), len(r.Findings))
+	}
+	for _, result := range log.Runs[0].Results {
+		loc := result.Locations[0].PhysicalLocation
+		if !strings.HasPrefix(loc.ArtifactLocation.URI, "testdata/audit/") || loc.Region.StartLine < 1 {
+			t.Errorf("%s: location %+v", result.RuleID, loc)
+		}
 	}
 }
 

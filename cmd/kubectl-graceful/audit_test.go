@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,5 +58,29 @@ func TestAuditValidate(t *testing.T) {
 	}
 	if err := valid().Validate(); err != nil {
 		t.Errorf("defaults rejected: %v", err)
+	}
+}
+
+func TestAuditConfigFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "graceful.yaml")
+	if err := os.WriteFile(file, []byte("skip: [pdb-missing]\nfailOn: warning\nshutdownSeconds: 20\nmaxGrace: 120\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := &AuditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
+	cmd := newCmdAudit(opts)
+	if err := cmd.Flags().Parse([]string{"--config", file, "--max-grace", "600", "-f", "x.yaml"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := opts.Complete(cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(opts.Skip, ",") != "pdb-missing" || opts.FailOn != "warning" || opts.ShutdownSeconds != 20 || opts.MaxGrace != 600 {
+		t.Errorf("config not applied or flag not winning: skip=%v failOn=%s shutdown=%d maxGrace=%d", opts.Skip, opts.FailOn, opts.ShutdownSeconds, opts.MaxGrace)
+	}
+	if err := os.WriteFile(file, []byte("skipp: [x]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := opts.Complete(cmd, nil); err == nil || !strings.Contains(err.Error(), "skipp") {
+		t.Errorf("unknown config key accepted: %v", err)
 	}
 }

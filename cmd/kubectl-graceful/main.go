@@ -14,7 +14,9 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	err := NewCmdRoot(streams).Execute()
+	root := NewCmdRoot(streams)
+	root.SetArgs(rootArgs(os.Args[0], os.Args[1:]))
+	err := root.Execute()
 	if msg := cliutil.Message(err); msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}

@@ -36,9 +36,13 @@ node drains stop dropping requests.
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
+	// Our own completion command names its scripts after the plugin binary.
+	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(NewCmdVersion(streams))
+	root.AddCommand(NewCmdWatch(configFlags, streams))
 	root.AddCommand(drain.NewCmdDrain(configFlags, streams))
 	root.AddCommand(NewCmdAudit(configFlags, streams))
+	root.AddCommand(NewCmdCompletion(streams))
 	return root
 }

@@ -77,19 +77,33 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	if err != nil {
 		return fmt.Errorf("-l %q: %v", opts.Selector, err)
 	}
-	l := &lister{ctx: ctx, cs: cs, ns: ns, page: opts.PageSize, inv: inv}
-	if l.page == 0 {
-		l.page = 500
-	}
+	l := newLister(ctx, cs, ns, opts, inv)
 	if len(opts.Resources) > 0 {
 		if err := l.resources(getter, opts); err != nil {
 			return err
 		}
-	} else if err := l.workloads(opts.Selector); err != nil {
+		l.inputs(sel, false)
+	} else if err := l.lists(opts.Selector, sel); err != nil {
 		return fmt.Errorf("context %s: %v", where, err)
 	}
-	l.inputs(sel, len(opts.Resources) == 0)
 	l.backendConfigs(cfg)
+	return nil
+}
+
+func newLister(ctx context.Context, cs kubernetes.Interface, ns string, opts LiveOptions, inv *inspect.Inventory) *lister {
+	l := &lister{ctx: ctx, cs: cs, ns: ns, page: opts.PageSize, inv: inv}
+	if l.page == 0 {
+		l.page = 500
+	}
+	return l
+}
+
+// lists reads workloads and inputs with one paged list per resource type.
+func (l *lister) lists(selector string, sel labels.Selector) error {
+	if err := l.workloads(selector); err != nil {
+		return err
+	}
+	l.inputs(sel, true)
 	return nil
 }
 

@@ -62,8 +62,14 @@ func Table(w io.Writer, r *inspect.Report, color bool) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, Summary(r))
-	return err
+	if _, err := fmt.Fprintln(w, Summary(r)); err != nil {
+		return err
+	}
+	if len(r.Findings) > 0 {
+		_, err := fmt.Fprintln(w, "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK")
+		return err
+	}
+	return nil
 }
 
 func paint(s inspect.Severity, color bool) string {

@@ -1,0 +1,17 @@
+# Benchmarks of issue 7 (bench/README.md): `make bench` prints one table of
+# our commands against what users run today, measured in the same run on the
+# local cluster. BENCH_SCALE=small (under 3 minutes) or tiny (the smoke
+# test's scale); the default scale takes under 20 minutes on 2 cores.
+# Included by the top-level Makefile, which provides GO, BIN, build and
+# cluster-up.
+
+BENCH_SCALE ?= default
+
+.PHONY: bench bench-fixture
+
+bench: build cluster-up
+	$(GO) run ./bench/cmd/bench -scale $(BENCH_SCALE) -binary $(CURDIR)/$(BIN)
+
+# Only the manifest files of the fixture, for offline runs (no cluster).
+bench-fixture:
+	$(GO) run ./bench/cmd/fixture -scale $(BENCH_SCALE) -out _output/bench/manifests

@@ -1,0 +1,33 @@
+package harness
+
+import (
+	"testing"
+	"time"
+)
+
+func TestLineClockLatencies(t *testing.T) {
+	l := &lineClock{}
+	recv := time.Now().Add(-30 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	// A line split over two writes, a replayed event, a command-made event,
+	// a gap and the summary count for nothing; the one live event counts.
+	for _, w := range []string{
+		`{"type":"event","kind":"DeletionSeen","localTime":"` + recv,
+		`"}` + "\n" + `{"type":"event","kind":"Phase","localTime":"` + recv + `","beforeWatch":true}` + "\n",
+		`{"type":"event","kind":"DeleteSent","localTime":"` + recv + `"}` + "\n",
+		`{"type":"gap","localTime":"` + recv + `"}` + "\n" + `{"type":"summary","pod":"web"}` + "\n",
+	} {
+		if _, err := l.Write([]byte(w)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lat, err := l.latencies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lat) != 1 || lat[0] < 30*time.Millisecond || lat[0] > time.Second {
+		t.Errorf("latencies = %v, want one of about 30 ms", lat)
+	}
+	if _, err := (&lineClock{lines: []timedLine{{text: []byte("not json")}}}).latencies(); err == nil {
+		t.Errorf("a non-JSON line gave no error")
+	}
+}

@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/bench/fixture"
+)
+
+// Scale is how big and how many times each benchmark runs.
+type Scale struct {
+	// Name is default, small or tiny (BENCH_SCALE).
+	Name    string
+	Fixture fixture.Spec
+	// AuditRuns is how many timed runs of ours and of the floor (alternating),
+	// after one untimed warm-up of each.
+	AuditRuns int
+	// ManifestDocs is how many documents the manifest audit reads.
+	ManifestDocs int
+	// DrainPods pods under DrainPDBs PDBs on each of the two drained nodes;
+	// DrainRuns pairs of drains; each pod exits DrainExitAfter after its
+	// eviction.
+	DrainPods, DrainPDBs, DrainRuns int
+	DrainExitAfter                  time.Duration
+	// WatchSlices is how many EndpointSlices share the watched pod's
+	// namespace; WatchRuns how many pods are watched while they terminate.
+	WatchSlices, WatchRuns int
+	// Budget is the wall time the whole run must stay under.
+	Budget time.Duration
+}
+
+// ScaleByName returns the preset called name: "default" (issue 7's scale,
+// under 20 minutes on 2 cores), "small" (under 3 minutes) or "tiny" (the
+// smoke test's).
+func ScaleByName(name string) (Scale, error) {
+	switch name {
+	case "", "default":
+		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 3, ManifestDocs: 2000,
+			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
+			WatchSlices: 5000, WatchRuns: 5, Budget: 20 * time.Minute}, nil
+	case "small":
+		return Scale{Name: "small", Fixture: fixture.Spec{Name: "bench", Namespaces: 10, Deployments: 100, Pods: 500,
+			Services: 100, PDBs: 30, HPAs: 10, Nodes: 5}, AuditRuns: 3, ManifestDocs: 2000,
+			DrainPods: 60, DrainPDBs: 12, DrainRuns: 1, DrainExitAfter: 2 * time.Second,
+			WatchSlices: 500, WatchRuns: 3, Budget: 3 * time.Minute}, nil
+	case "tiny":
+		return Scale{Name: "tiny", Fixture: fixture.Spec{Name: "bench", Namespaces: 2, Deployments: 10, Pods: 20,
+			Services: 10, PDBs: 3, HPAs: 1, Nodes: 2}, AuditRuns: 1, ManifestDocs: 40,
+			DrainPods: 6, DrainPDBs: 2, DrainRuns: 1, DrainExitAfter: time.Second,
+			WatchSlices: 20, WatchRuns: 1, Budget: 2 * time.Minute}, nil
+	}
+	return Scale{}, fmt.Errorf("unknown scale %q: use default, small or tiny", name)
+}

@@ -1,0 +1,95 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+)
+
+// testLog sends the harness's progress lines to the test log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestBenchSmokeTinyScale runs the whole benchmark harness at its smallest
+// scale against the local cluster and checks what `make bench` promises:
+// one table in which every benchmark has its rows, each with a figure or an
+// explicit reason it was not measured, and a verdict for every measured
+// target. It does not judge the figures: the machine is shared.
+func TestBenchSmokeTinyScale(t *testing.T) {
+	env := e2e.Cluster(t)
+	root, err := e2e.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale, err := ScaleByName("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its own object names, so that a `make bench` beside `make test` does
+	// not collide with it.
+	scale.Fixture.Name = "bench-smoke"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rep, err := Run(ctx, Config{Scale: scale, Kubeconfig: env.Kubeconfig, Binary: e2e.Binary(t),
+		RepoRoot: root, OutDir: t.TempDir(), Log: testLog{t}})
+	if err != nil {
+		t.Fatalf("harness: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := PrintTable(&buf, rep.Rows); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("table:\n%s", buf.String())
+
+	wantRows := []string{
+		"fixture: fill",
+		"audit -A live: wall time", "audit -A live: peak RSS", "audit -A live: API read requests",
+		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
+		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
+		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
+		"watch pod: delivery-to-line p99 (pkg/timeline",
+		"whole benchmark run",
+	}
+	if len(rep.Rows) != len(wantRows) {
+		t.Errorf("table has %d rows, want %d", len(rep.Rows), len(wantRows))
+	}
+	number := regexp.MustCompile(`[0-9]`)
+	for i, want := range wantRows {
+		if i >= len(rep.Rows) {
+			t.Errorf("row %q missing", want)
+			continue
+		}
+		r := rep.Rows[i]
+		if !strings.HasPrefix(r.What, want) {
+			t.Errorf("row %d is %q, want it to start with %q", i, r.What, want)
+		}
+		if r.Target == "" {
+			t.Errorf("row %q has no target", r.What)
+		}
+		if reason, skipped := strings.CutPrefix(r.Ours, NotMeasuredPrefix); skipped {
+			if strings.TrimSpace(reason) == "" {
+				t.Errorf("row %q is not measured and gives no reason", r.What)
+			}
+			continue
+		}
+		if !number.MatchString(r.Ours) {
+			t.Errorf("row %q: ours %q is neither a figure nor %q", r.What, r.Ours, NotMeasuredPrefix+"...")
+		}
+		if r.Target != "informational" && r.Met != "yes" && r.Met != "no" {
+			t.Errorf("row %q is measured against %q but met is %q", r.What, r.Target, r.Met)
+		}
+	}
+	// The printed table has a header and one line per row.
+	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != len(rep.Rows)+1 || !strings.HasPrefix(lines[0], "WHAT") {
+		t.Errorf("printed table has %d lines, want a header and %d rows", len(lines), len(rep.Rows))
+	}
+}

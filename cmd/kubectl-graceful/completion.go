@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// pluginBinary is the executable name kubectl finds on PATH for
+// `kubectl graceful`; shells complete the plugin under this name when it is
+// run directly.
+const pluginBinary = "kubectl-graceful"
+
+// completionShells are the shells cobra generates completion scripts for.
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+const completionLong = `Print a shell completion script for kubectl-graceful.
+
+kubectl (1.26 and newer) completes plugins itself: on "kubectl graceful <TAB>"
+it runs an executable named kubectl_complete-graceful from PATH. This binary
+acts as that executable when it is called by that name, so a symlink (or, on
+Windows, a copy named kubectl_complete-graceful.exe) next to kubectl-graceful
+is all kubectl needs:
+
+  ln -s "$(command -v kubectl-graceful)" "$(dirname "$(command -v kubectl-graceful)")/kubectl_complete-graceful"
+
+The scripts printed here complete the binary when it is run directly as
+kubectl-graceful. For example:
+
+  source <(kubectl-graceful completion bash)
+  kubectl-graceful completion zsh > "${fpath[1]}/_kubectl-graceful"
+  kubectl-graceful completion fish > ~/.config/fish/completions/kubectl-graceful.fish
+  kubectl-graceful completion powershell | Out-String | Invoke-Expression`
+
+// CompletionOptions prints a completion script for one shell.
+type CompletionOptions struct {
+	// Shell is one of completionShells.
+	Shell string
+
+	// Root is the command tree the script completes.
+	Root *cobra.Command
+
+	genericiooptions.IOStreams
+}
+
+// NewCmdCompletion builds `kubectl graceful completion SHELL`. It replaces
+// cobra's default completion command because that one names the script after
+// the root command ("graceful"), a program no shell ever runs.
+func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &CompletionOptions{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:                   "completion bash|zsh|fish|powershell",
+		Short:                 "Print a shell completion script",
+		Long:                  completionLong,
+		DisableFlagsInUseLine: true,
+		ValidArgs:             completionShells,
+		Args:                  cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Complete(cmd, args)
+			return o.Run()
+		},
+	}
+	return cmd
+}
+
+// Complete records the shell and the root of the command tree.
+func (o *CompletionOptions) Complete(cmd *cobra.Command, args []string) {
+	o.Shell = args[0]
+	o.Root = cmd.Root()
+}
+
+// Run writes the script for o.Shell to o.Out. The root is renamed to the
+// plugin's binary name while the script is generated, since cobra takes the
+// program name from the root's Use.
+func (o *CompletionOptions) Run() error {
+	use := o.Root.Use
+	o.Root.Use = pluginBinary
+	defer func() { o.Root.Use = use }()
+	return generateCompletion(o.Root, o.Shell, o.Out)
+}
+
+// generateCompletion writes cobra's script for shell, with descriptions.
+func generateCompletion(root *cobra.Command, shell string, w io.Writer) error {
+	switch shell {
+	case "bash":
+		return root.GenBashCompletionV2(w, true)
+	case "zsh":
+		return root.GenZshCompletion(w)
+	case "fish":
+		return root.GenFishCompletion(w, true)
+	case "powershell":
+		return root.GenPowerShellCompletionWithDesc(w)
+	}
+	return fmt.Errorf("shell %q is not supported: use one of bash, zsh, fish, powershell", shell)
+}

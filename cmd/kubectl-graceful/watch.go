@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
+type WatchPodOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	Namespace string
+	Name      string
+	// Delete and Evict start the termination; neither waits for someone
+	// else to delete the pod.
+	Delete bool
+	Evict  bool
+	// GracePeriod is the grace period in seconds for --delete/--evict; -1
+	// keeps the pod's terminationGracePeriodSeconds.
+	GracePeriod int64
+	// Settle is how long to keep listening after the pod object is gone.
+	Settle time.Duration
+	// Timeout bounds the whole command, eviction retries included; 0 means
+	// no limit.
+	Timeout time.Duration
+	// Output is "" (lines, chart, verdict), "json" or "mermaid".
+	Output string
+
+	client kubernetes.Interface
+	genericiooptions.IOStreams
+}
+
+// NewCmdWatch builds `kubectl graceful watch` and its `pod` subcommand.
+func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Watch a termination and say whether it raced its endpoints",
+	}
+	cmd.AddCommand(NewCmdWatchPod(configFlags, streams))
+	return cmd
+}
+
+// NewCmdWatchPod builds `kubectl graceful watch pod NAME`.
+func NewCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &WatchPodOptions{configFlags: configFlags, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "pod NAME [--delete [--grace-period N] | --evict]",
+		Short: "Show a pod's termination on two tracks and give a verdict on the endpoint race",
+		Long: `Follows one pod's termination: the control plane (deletion, EndpointSlice
+ready/serving/terminating of every Service that selects it, removal) and the
+kubelet (Killing, preStop, estimated SIGTERM, exit code, SIGKILL), each change
+printed as it happens in milliseconds since the delete request, then a chart
+and a verdict. Without --delete or --evict it waits for the pod to be deleted.
+
+Exit status: 0 safe, 2 a risk was seen (race window, SIGKILL,
+FailedPreStopHook), 1 an error (pod not found, cluster unreachable).`,
+		Example: `  kubectl graceful watch pod web-7d4b9c -n shop --delete
+  kubectl graceful watch pod web-7d4b9c --evict --timeout 5m
+  kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Delete, "delete", false, "Delete the pod, then watch it terminate")
+	f.BoolVar(&o.Evict, "evict", false, "Evict the pod through the Eviction API (policy/v1), retrying while a PodDisruptionBudget refuses")
+	f.Int64Var(&o.GracePeriod, "grace-period", -1, "Grace period in seconds for --delete or --evict; -1 keeps the pod's own")
+	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
+	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	return cmd
+}
+
+// Complete reads the namespace from the kubeconfig/-n and builds the client.
+func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Name = args[0]
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return err
+	}
+	o.Namespace = ns
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	o.client, err = kubernetes.NewForConfig(cfg)
+	return err
+}
+
+// Validate rejects flag combinations that cannot be done.
+func (o *WatchPodOptions) Validate() error {
+	switch {
+	case o.Name == "":
+		return errors.New("a pod name is required: kubectl graceful watch pod NAME")
+	case o.Delete && o.Evict:
+		return errors.New("--delete and --evict are exclusive: choose one")
+	case o.GracePeriod != -1 && !o.Delete && !o.Evict:
+		return errors.New("--grace-period needs --delete or --evict")
+	case o.GracePeriod == 0 || o.GracePeriod < -1:
+		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.GracePeriod)
+	case o.Settle < 0 || o.Timeout < 0:
+		return errors.New("--settle and --timeout must not be negative")
+	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
+		return fmt.Errorf("--output %q is not supported for watch pod: use json or mermaid, or leave it out", o.Output)
+	}
+	return nil
+}
+
+// Run follows the pod, then prints the chart and the verdict. It returns
+// cliutil.Risk() when the verdict found a risk.
+func (o *WatchPodOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	cfg := timeline.Config{Client: o.client, Namespace: o.Namespace, Name: o.Name, Settle: o.Settle, Printer: o.printer()}
+	switch {
+	case o.Delete:
+		cfg.Action = timeline.Delete
+	case o.Evict:
+		cfg.Action = timeline.Evict
+	}
+	if o.GracePeriod > 0 {
+		cfg.GracePeriodSeconds = &o.GracePeriod
+	}
+	tl, err := timeline.Follow(ctx, cfg)
+	if tl == nil {
+		return err
+	}
+	v := timeline.Compute(tl)
+	if rerr := o.render(tl, v); rerr != nil {
+		return rerr
+	}
+	if err != nil {
+		return err
+	}
+	if v.Risk {
+		return cliutil.Risk()
+	}
+	return nil
+}
+
+func (o *WatchPodOptions) printer() timeline.Printer {
+	switch o.Output {
+	case "json":
+		return timeline.JSONPrinter{W: o.Out}
+	case "mermaid":
+		return timeline.LinePrinter{W: o.ErrOut}
+	}
+	return timeline.LinePrinter{W: o.Out}
+}
+
+func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
+	switch o.Output {
+	case "json":
+		return timeline.WriteJSONSummary(o.Out, tl, v)
+	case "mermaid":
+		if err := timeline.WriteVerdict(o.ErrOut, tl, v); err != nil {
+			return err
+		}
+		return timeline.WriteMermaid(o.Out, tl, v)
+	}
+	if err := timeline.WriteChart(o.Out, tl, v); err != nil {
+		return err
+	}
+	return timeline.WriteVerdict(o.Out, tl, v)
+}

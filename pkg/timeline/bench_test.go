@@ -1,0 +1,97 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// lineSignal is a writer that reports the time each line was written.
+type lineSignal chan time.Time
+
+func (l lineSignal) Write(p []byte) (int, error) {
+	l <- time.Now()
+	return len(p), nil
+}
+
+// BenchmarkDeliveryToLine measures, for each watch notification, the time
+// from the watch delivering it (the fake watcher's send) to its line being
+// written, through the whole path: RetryWatcher, the gap-marking wrapper,
+// the follower, the Recorder and the line printer. Issue 4 asks for under
+// 100 ms; the p99-ms and max-ms metrics report it.
+func BenchmarkDeliveryToLine(b *testing.B) {
+	pod := testPod(30, nil)
+	fw := watch.NewFake()
+	lists := make(chan string, 1)
+	lists <- "1"
+	s := &scriptedLW{lists: lists, watches: make(chan any, 1), opts: make(chan metav1.ListOptions, 1)}
+	s.watches <- fw
+	lines := make(lineSignal, 1)
+	f := &follower{cfg: Config{Printer: LinePrinter{W: lines}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
+	f.rec = NewRecorder(pod, nil, time.Now())
+	f.rec.Emit = func(e Event) { f.cfg.Printer.Event(f.rec.TL, e) }
+	f.rec.MarkT0(time.Now(), "delete sent", "DELETE sent")
+	<-lines
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go (&Stream{Name: "pod", LW: s.lw()}).Run(ctx, f.notices)
+	go func() {
+		for n := range f.notices {
+			_ = f.handle(n)
+		}
+	}()
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := pod.DeepCopy()
+		p.ResourceVersion = fmt.Sprint(i + 2)
+		p.Status.ContainerStatuses[0].Ready = i%2 == 1 // each notification changes readiness: one line
+		sent := time.Now()
+		fw.Modify(p)
+		lat = append(lat, (<-lines).Sub(sent))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+}
+
+// BenchmarkNamespaceOf5000Slices feeds the Recorder a namespace of 5,000
+// EndpointSlices (the fallback when Services cannot be listed and slices
+// are filtered client-side by targetRef.uid), then b.N updates to them, and
+// reports the heap still in use afterwards: the Recorder keeps only the
+// slices that hold the pod's endpoint, so it stays flat as updates flow.
+func BenchmarkNamespaceOf5000Slices(b *testing.B) {
+	const n = 5000
+	slices := make([]discoveryv1.EndpointSlice, n)
+	for i := range slices {
+		slices[i] = *readySlice(fmt.Sprintf("svc-%d-abc", i), fmt.Sprintf("svc-%d", i))
+		slices[i].Endpoints[0].TargetRef.UID = "another-pod"
+	}
+	slices[42] = *readySlice("web-abc", "web")
+	r := NewRecorder(testPod(30, nil), []string{"web"}, time.Now())
+	r.SliceList(time.Now(), slices, true)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	before := heap()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := &slices[i%n]
+		r.SliceEvent(time.Now(), watch.Modified, s)
+	}
+	b.StopTimer()
+	after := heap()
+	b.ReportMetric(float64(int64(after)-int64(before))/1024, "heap-growth-KiB")
+	b.ReportMetric(float64(len(r.slices)), "slices-kept")
+}

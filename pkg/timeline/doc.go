@@ -1,0 +1,10 @@
+// Package timeline follows one pod's termination on its two tracks, the
+// control plane (deletion, EndpointSlice conditions, removal) and the kubelet
+// (Killing, preStop, SIGTERM, exit, SIGKILL), on one local monotonic clock,
+// and says whether the pod stopped receiving traffic before it stopped
+// serving.
+//
+// The model (Event, Timeline, Recorder, Compute) is pure and built from
+// objects; Follow feeds it from the API server; the renderers (lines, chart,
+// JSON, Mermaid) only read it. Facts: ../shared/spec/timeline.md.
+package timeline

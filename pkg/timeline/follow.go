@@ -1,0 +1,319 @@
+package timeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Action is what Follow does to start the termination.
+type Action int
+
+const (
+	// WaitForDelete only watches until someone else deletes the pod.
+	WaitForDelete Action = iota
+	// Delete sends a DELETE for the pod (with its UID as precondition).
+	Delete
+	// Evict posts a policy/v1 Eviction, retrying while a
+	// PodDisruptionBudget refuses it (429).
+	Evict
+)
+
+// Printer receives what Follow sees, as it sees it.
+type Printer interface {
+	Event(tl *Timeline, e Event)
+	Gap(tl *Timeline, g Gap)
+	Note(tl *Timeline, msg string)
+}
+
+// Config is what Follow needs.
+type Config struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Name      string
+	Action    Action
+	// GracePeriodSeconds overrides the pod's grace period for Delete and
+	// Evict; nil keeps the pod's terminationGracePeriodSeconds.
+	GracePeriodSeconds *int64
+	// Settle is how long to keep listening after the object is gone, for
+	// late Events and EndpointSlice updates.
+	Settle time.Duration
+	// EvictRetry is the wait between refused evictions (default 2 s, or
+	// the server's Retry-After when longer).
+	EvictRetry time.Duration
+	Printer    Printer
+}
+
+// ErrTimeout is returned (wrapped) with the partial timeline when ctx ends
+// before the pod is gone.
+var ErrTimeout = errors.New("timed out")
+
+// Follow watches the pod named in cfg until it is gone plus cfg.Settle,
+// starting its termination first when cfg.Action says so. It returns the
+// timeline, and an error when the pod does not exist, the cluster cannot be
+// reached, the delete or eviction fails, or ctx ends first (ErrTimeout,
+// returned with the partial timeline).
+func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
+	pods := cfg.Client.CoreV1().Pods(cfg.Namespace)
+	pod, err := pods.Get(ctx, cfg.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("pod %s/%s not found (already gone, or a wrong name or namespace)", cfg.Namespace, cfg.Name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading pod %s/%s: %w", cfg.Namespace, cfg.Name, err)
+	}
+	f := &follower{cfg: cfg, notices: make(chan Notice), listedOnce: map[string]bool{}}
+	services, svcErr := selectingServices(ctx, cfg.Client, pod)
+	f.rec = NewRecorder(pod, services, time.Now())
+	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
+	for _, e := range f.rec.TL.Events { // a deletion found at start
+		f.rec.Emit(e)
+	}
+	switch {
+	case svcErr != nil:
+	case len(services) == 0:
+		f.say(fmt.Sprintf("following pod %s/%s: no Service selects it", pod.Namespace, pod.Name))
+	default:
+		f.say(fmt.Sprintf("following pod %s/%s: Services selecting it: %s", pod.Namespace, pod.Name, joinNames(services)))
+	}
+	if svcErr != nil {
+		f.note(fmt.Sprintf("cannot list Services (%v): watching every EndpointSlice of the namespace for the pod's endpoint", svcErr))
+	}
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	streams := f.streams(pod, services, svcErr != nil)
+	for _, s := range streams {
+		go s.Run(streamCtx, f.notices)
+	}
+	f.pending = len(streams)
+	err = f.loop(ctx)
+	f.rec.TL.End = time.Now()
+	return f.rec.TL, err
+}
+
+type follower struct {
+	cfg     Config
+	rec     *Recorder
+	notices chan Notice
+	// pending counts streams whose first List has not arrived.
+	pending    int
+	listedOnce map[string]bool
+	acted      bool
+	goneSeen   bool
+}
+
+// note prints msg and keeps it for the verdict: what the reader must know
+// to trust it (a degraded watch, a skipped delete).
+func (f *follower) note(msg string) {
+	f.rec.Note(msg)
+	f.say(msg)
+}
+
+// say prints msg as it happens only (what is being followed, waiting).
+func (f *follower) say(msg string) { f.cfg.Printer.Note(f.rec.TL, msg) }
+
+// selectingServices returns the names of the Services in the pod's namespace
+// whose selector matches its labels (Services without a selector have
+// hand-made endpoints and are skipped).
+func selectingServices(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) ([]string, error) {
+	list, err := c.CoreV1().Services(pod.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, svc := range list.Items {
+		if len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
+			names = append(names, svc.Name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// streams builds the three watches, each filtered server-side: the pod by
+// metadata.name, the EndpointSlices by kubernetes.io/service-name, the
+// Events by involvedObject.uid.
+func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) []*Stream {
+	c, ns := f.cfg.Client, pod.Namespace
+	podSel := fields.OneTermEqualSelector("metadata.name", pod.Name).String()
+	evSel := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
+	out := []*Stream{
+		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
+			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
+		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
+			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+	}
+	if len(services) == 0 && !allSlices {
+		return out
+	}
+	sliceSel := ""
+	if !allSlices {
+		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(services, ",") + ")"
+	}
+	return append(out, &Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
+		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
+}
+
+// loop handles notices until the pod is gone and the settle time has
+// passed, acting (delete, evict) once every stream has its first List.
+func (f *follower) loop(ctx context.Context) error {
+	var settle, retry <-chan time.Time
+	for {
+		select {
+		case n := <-f.notices:
+			if err := f.handle(n); err != nil {
+				return err
+			}
+			if f.pending == 0 && !f.acted {
+				f.acted = true
+				wait, err := f.act(ctx)
+				if err != nil {
+					return err
+				}
+				if wait > 0 {
+					retry = time.After(wait)
+				}
+			}
+			if f.rec.Gone() && !f.goneSeen {
+				f.goneSeen = true
+				if !f.acted {
+					return fmt.Errorf("pod %s/%s was deleted before the watch started", f.cfg.Namespace, f.cfg.Name)
+				}
+				settle = time.After(f.cfg.Settle)
+			}
+		case <-retry:
+			retry = nil
+			wait, err := f.evict(ctx)
+			if err != nil {
+				return err
+			}
+			if wait > 0 {
+				retry = time.After(wait)
+			}
+		case <-settle:
+			return nil
+		case <-ctx.Done():
+			if f.rec.Gone() {
+				return nil
+			}
+			if ctx.Err() != context.DeadlineExceeded {
+				return fmt.Errorf("interrupted before pod %s/%s was gone: the timeline above is partial", f.cfg.Namespace, f.cfg.Name)
+			}
+			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrTimeout, f.cfg.Namespace, f.cfg.Name)
+		}
+	}
+}
+
+// act starts the termination; for an eviction it returns the wait before
+// the next attempt when a PodDisruptionBudget refused it.
+func (f *follower) act(ctx context.Context) (time.Duration, error) {
+	tl := f.rec.TL
+	switch f.cfg.Action {
+	case Delete:
+		if tl.AlreadyTerminating && f.cfg.GracePeriodSeconds == nil {
+			f.note("the pod is already terminating: not deleting it again, following it")
+			return 0, nil
+		}
+		return 0, f.delete(ctx)
+	case Evict:
+		if tl.AlreadyTerminating {
+			f.note("the pod is already terminating: not evicting it, following it")
+			return 0, nil
+		}
+		return f.evict(ctx)
+	}
+	if !tl.AlreadyTerminating {
+		f.say(fmt.Sprintf("waiting for pod %s/%s to be deleted (use --delete or --evict to start it now)", tl.Namespace, tl.Pod))
+	}
+	return 0, nil
+}
+
+func graceText(g *int64) string {
+	if g == nil {
+		return "the pod's own grace period"
+	}
+	return fmt.Sprintf("grace period %d s", *g)
+}
+
+func (f *follower) delete(ctx context.Context) error {
+	uid := f.rec.Pod().UID
+	at := time.Now()
+	err := f.cfg.Client.CoreV1().Pods(f.cfg.Namespace).Delete(ctx, f.cfg.Name, metav1.DeleteOptions{
+		GracePeriodSeconds: f.cfg.GracePeriodSeconds,
+		Preconditions:      &metav1.Preconditions{UID: &uid},
+	})
+	if err != nil {
+		return fmt.Errorf("deleting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
+	}
+	f.rec.MarkT0(at, "delete sent", "DELETE sent by this command ("+graceText(f.cfg.GracePeriodSeconds)+")")
+	return nil
+}
+
+// evict posts one Eviction. A 429 is a PodDisruptionBudget refusing it: the
+// refusal is recorded with the budget's cause and the next attempt is
+// scheduled; any other error ends the command.
+func (f *follower) evict(ctx context.Context) (time.Duration, error) {
+	at := time.Now()
+	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: f.cfg.Name, Namespace: f.cfg.Namespace}}
+	if f.cfg.GracePeriodSeconds != nil {
+		ev.DeleteOptions = &metav1.DeleteOptions{GracePeriodSeconds: f.cfg.GracePeriodSeconds}
+	}
+	err := f.cfg.Client.PolicyV1().Evictions(f.cfg.Namespace).Evict(ctx, ev)
+	if err == nil {
+		f.rec.MarkT0(at, "eviction accepted", "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
+		return 0, nil
+	}
+	if !apierrors.IsTooManyRequests(err) {
+		return 0, fmt.Errorf("evicting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
+	}
+	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
+		Message: "Eviction refused (429): " + EvictionCause(err) + "; retrying"})
+	wait := f.cfg.EvictRetry
+	if wait == 0 {
+		wait = 2 * time.Second
+	}
+	if s, ok := apierrors.SuggestsClientDelay(err); ok && time.Duration(s)*time.Second > wait {
+		wait = time.Duration(s) * time.Second
+	}
+	return wait, nil
+}
+
+// EvictionCause returns why the Eviction API refused: the DisruptionBudget
+// causes of the 429's StatusDetails (the eviction REST handler in
+// pkg/registry/core/pod/storage/eviction.go puts "The disruption budget X
+// needs N healthy pods and has M currently" there), else its message.
+func EvictionCause(err error) string {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		s := st.Status()
+		if s.Details != nil {
+			var causes []string
+			for _, c := range s.Details.Causes {
+				if c.Type == policyv1.DisruptionBudgetCause || c.Message != "" {
+					causes = append(causes, c.Message)
+				}
+			}
+			if len(causes) > 0 {
+				return strings.Join(causes, "; ")
+			}
+		}
+		return s.Message
+	}
+	return err.Error()
+}

@@ -1,0 +1,157 @@
+package timeline
+
+import (
+	"time"
+)
+
+// Track is the side of a termination an event belongs to.
+type Track string
+
+const (
+	// ControlPlane is the API server and its controllers: the delete or
+	// eviction, the DisruptionTarget condition, EndpointSlice changes, the
+	// object's removal.
+	ControlPlane Track = "control plane"
+	// Kubelet is the node: Killing (preStop starts), SIGTERM, probe
+	// failures, container exits, the terminal phase.
+	Kubelet Track = "kubelet"
+)
+
+// Kind names what changed. The values appear in -o json as "kind".
+type Kind string
+
+// The kinds of events on a timeline.
+const (
+	KindDeleteSent       Kind = "DeleteSent"        // this command sent the delete or the accepted eviction
+	KindEvictionRefused  Kind = "EvictionRefused"   // 429 from the Eviction API (PodDisruptionBudget)
+	KindDeletionSeen     Kind = "DeletionSeen"      // deletionTimestamp appeared on the pod
+	KindGraceShortened   Kind = "GraceShortened"    // a later delete shortened deletionGracePeriodSeconds
+	KindCondition        Kind = "Condition"         // a pod condition changed (DisruptionTarget, Ready, ...)
+	KindContainerReady   Kind = "ContainerReady"    // containerStatuses[].ready flipped
+	KindContainerExit    Kind = "ContainerExit"     // containerStatuses[].state.terminated appeared
+	KindPhase            Kind = "Phase"             // status.phase changed
+	KindPodGone          Kind = "PodGone"           // the pod object was deleted
+	KindEndpointAdded    Kind = "EndpointAdded"     // the pod's endpoint appeared in a slice
+	KindEndpointChanged  Kind = "EndpointChanged"   // ready/serving/terminating changed
+	KindEndpointRemoved  Kind = "EndpointRemoved"   // the pod's endpoint left a slice
+	KindKilling          Kind = "Killing"           // Event: kubelet starts stopping a container (preStop first)
+	KindPreStopFailed    Kind = "FailedPreStopHook" // Event: the preStop hook failed, its delay never happened
+	KindUnhealthy        Kind = "Unhealthy"         // Event: a probe failed
+	KindExceededGrace    Kind = "ExceededGracePeriod"
+	KindOtherEvent       Kind = "Event"            // any other Event about the pod
+	KindSigtermEstimated Kind = "SIGTERMEstimated" // Killing + preStop duration; never observed directly
+)
+
+// EndpointState is the pod's endpoint conditions in one EndpointSlice, with
+// the API's defaults applied to unset fields (discovery/v1 EndpointConditions:
+// ready and serving default to true, terminating to false).
+type EndpointState struct {
+	Ready       bool `json:"ready"`
+	Serving     bool `json:"serving"`
+	Terminating bool `json:"terminating"`
+}
+
+// Event is one change seen on a watch.
+type Event struct {
+	// Recv is the local receive time of the notification; it carries Go's
+	// monotonic clock reading, so differences between events are exact to
+	// the receiving process.
+	Recv time.Time
+	// Server is the API's own whole-second time for the change (deletion
+	// request, event timestamp, finishedAt, condition transition), zero when
+	// the API records none (EndpointSlice changes, the object's removal).
+	Server time.Time
+	Track  Track
+	Kind   Kind
+	// Message is what changed, in words; it may contain cluster text and
+	// must be escaped before it reaches a terminal.
+	Message string
+	// Container is set for container-level changes and Events with a
+	// fieldPath spec.containers{NAME}.
+	Container string
+	// ExitCode is set for KindContainerExit.
+	ExitCode *int32
+	// Service and Slice are set for endpoint changes.
+	Service, Slice string
+	// Endpoint is the new state for KindEndpointAdded/Changed.
+	Endpoint *EndpointState
+	// Initial marks an event that had already happened when the watch
+	// started (a pod found terminating); its Recv is the watch start.
+	Initial bool
+}
+
+// Gap is a stretch of time in which one watch was not connected. Changes
+// made during it arrive after it, stamped with their late receive time.
+type Gap struct {
+	// Stream is "pod", "EndpointSlices" or "Events".
+	Stream string
+	From   time.Time
+	// To is zero while the gap is still open.
+	To time.Time
+	// Relisted is true when the watch expired (410 Gone) or could not
+	// resume and was replaced by a fresh List: changes inside the gap are
+	// seen only as their net result.
+	Relisted bool
+	// Reason is the error that opened the gap.
+	Reason string
+}
+
+// PreStop is what the pod spec says a container's preStop hook does.
+type PreStop struct {
+	// Has is true when the container has any preStop hook.
+	Has bool
+	// Delay is how long the hook keeps the container from getting SIGTERM
+	// (sleep.seconds, or an exec `sleep N`); zero when unknown or none.
+	Delay time.Duration
+	// Known is false when the hook's duration cannot be read from the spec
+	// (an httpGet or an exec script that is not a plain sleep).
+	Known bool
+}
+
+// Timeline is everything seen of one pod's termination.
+type Timeline struct {
+	Namespace, Pod, UID string
+	// T0 is the local monotonic time of the delete request: when this
+	// command sent it (T0Source "delete sent" / "eviction accepted"), or the
+	// receive time of the first notification showing deletionTimestamp
+	// ("deletion seen", an upper bound on the request).
+	T0       time.Time
+	T0Source string
+	// Start is when the watch started; End when it stopped.
+	Start, End time.Time
+	// RequestServer is the server's request time (deletionTimestamp minus
+	// deletionGracePeriodSeconds), whole seconds; zero until known.
+	RequestServer time.Time
+	// GracePeriodSeconds is the pod's deletionGracePeriodSeconds once
+	// terminating, before that its spec's terminationGracePeriodSeconds.
+	GracePeriodSeconds int64
+	// Containers lists spec.containers names in order; PreStop has one entry
+	// for each.
+	Containers []string
+	PreStop    map[string]PreStop
+	// Services are the Services whose selector matches the pod.
+	Services []string
+	// AlreadyTerminating is true when the pod had a deletionTimestamp when
+	// the watch started.
+	AlreadyTerminating bool
+	// EndpointsUnseen / EventsUnseen are true when RBAC (or an error) kept
+	// the command from watching EndpointSlices / Events.
+	EndpointsUnseen, EventsUnseen bool
+	Events                        []Event
+	Gaps                          []Gap
+	// Notes are remarks for the reader (degraded watches, estimates).
+	Notes []string
+}
+
+// Ms returns t in milliseconds since T0 on the monotonic clock, and false
+// when T0 is not known yet.
+func (tl *Timeline) Ms(t time.Time) (int64, bool) {
+	if tl.T0.IsZero() {
+		return 0, false
+	}
+	return t.Sub(tl.T0).Milliseconds(), true
+}
+
+// Deadline returns the grace deadline in milliseconds since T0 (T0 plus the
+// grace period), the moment the kubelet sends SIGKILL.
+func (tl *Timeline) Deadline() int64 { return tl.GracePeriodSeconds * 1000 }

@@ -1,0 +1,421 @@
+package timeline
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Recorder turns watch notifications into timeline events. It keeps the last
+// state of the pod, of its endpoint in each EndpointSlice and of each Event,
+// so that every notification (and every re-list after a gap) yields only what
+// changed. It does no I/O: Follow feeds it, tests feed it constructed objects.
+// It is not safe for concurrent use.
+type Recorder struct {
+	TL *Timeline
+	// Emit, when set, receives each event as it is recorded.
+	Emit func(Event)
+
+	pod    *corev1.Pod
+	gone   bool
+	slices map[string]sliceEndpoint
+	events map[types.UID]int32
+}
+
+type sliceEndpoint struct {
+	service string
+	state   EndpointState
+}
+
+// NewRecorder starts a timeline for pod, as first read by Get or List at
+// start. services are the names of the Services that select it.
+func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder {
+	tl := &Timeline{
+		Namespace: pod.Namespace, Pod: pod.Name, UID: string(pod.UID),
+		Start: start, Services: services, PreStop: map[string]PreStop{},
+	}
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		tl.GracePeriodSeconds = *g
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		tl.Containers = append(tl.Containers, c.Name)
+		tl.PreStop[c.Name] = preStopOf(c)
+	}
+	r := &Recorder{TL: tl, pod: pod.DeepCopy(), slices: map[string]sliceEndpoint{}, events: map[types.UID]int32{}}
+	if pod.DeletionTimestamp != nil {
+		tl.AlreadyTerminating = true
+		tl.T0, tl.T0Source = start, "watch start (pod already terminating)"
+		r.deletionSeen(start, pod, true)
+	}
+	return r
+}
+
+// Gone reports whether the pod object has been deleted.
+func (r *Recorder) Gone() bool { return r.gone }
+
+// Pod returns the last state of the pod seen.
+func (r *Recorder) Pod() *corev1.Pod { return r.pod }
+
+func (r *Recorder) add(e Event) {
+	r.TL.Events = append(r.TL.Events, e)
+	if r.Emit != nil {
+		r.Emit(e)
+	}
+}
+
+// MarkT0 sets the delete request's local time when this command sent it and
+// records it as an event.
+func (r *Recorder) MarkT0(at time.Time, source, message string) {
+	if r.TL.T0.IsZero() {
+		r.TL.T0, r.TL.T0Source = at, source
+	}
+	r.add(Event{Recv: at, Track: ControlPlane, Kind: KindDeleteSent, Message: message})
+}
+
+// Note adds a remark for the reader.
+func (r *Recorder) Note(s string) { r.TL.Notes = append(r.TL.Notes, s) }
+
+// PodEvent records a pod watch notification received at recv. Objects of
+// another UID (a new pod that reuses the name) are ignored.
+func (r *Recorder) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) {
+	if string(pod.UID) != r.TL.UID || r.gone {
+		return
+	}
+	if typ == watch.Deleted {
+		r.podChanged(recv, pod)
+		r.markGone(recv, "pod object deleted")
+		return
+	}
+	r.podChanged(recv, pod)
+}
+
+// PodList records the result of a re-list of the pod (after a gap): absent
+// means it was deleted during the gap.
+func (r *Recorder) PodList(recv time.Time, pods []corev1.Pod) {
+	for i := range pods {
+		if string(pods[i].UID) == r.TL.UID {
+			r.podChanged(recv, &pods[i])
+			return
+		}
+	}
+	r.markGone(recv, "pod object deleted (seen by re-list)")
+}
+
+func (r *Recorder) markGone(recv time.Time, msg string) {
+	if r.gone {
+		return
+	}
+	r.gone = true
+	r.add(Event{Recv: recv, Track: ControlPlane, Kind: KindPodGone, Message: msg})
+}
+
+func (r *Recorder) deletionSeen(recv time.Time, pod *corev1.Pod, initial bool) {
+	tl := r.TL
+	if tl.T0.IsZero() {
+		tl.T0, tl.T0Source = recv, "deletion seen"
+	}
+	grace := int64(0)
+	if pod.DeletionGracePeriodSeconds != nil {
+		grace = *pod.DeletionGracePeriodSeconds
+	}
+	tl.GracePeriodSeconds = grace
+	deadline := pod.DeletionTimestamp.Time
+	tl.RequestServer = deadline.Add(-time.Duration(grace) * time.Second)
+	r.add(Event{Recv: recv, Server: tl.RequestServer, Track: ControlPlane, Kind: KindDeletionSeen, Initial: initial,
+		Message: fmt.Sprintf("deletionTimestamp set: grace period %d s, SIGKILL deadline %s", grace, deadline.UTC().Format("15:04:05"))})
+}
+
+// podChanged compares pod with the last state and records each difference.
+func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
+	old := r.pod
+	r.pod = pod.DeepCopy()
+	if old.DeletionTimestamp == nil && pod.DeletionTimestamp != nil {
+		r.deletionSeen(recv, pod, false)
+	} else if old.DeletionGracePeriodSeconds != nil && pod.DeletionGracePeriodSeconds != nil &&
+		*pod.DeletionGracePeriodSeconds < *old.DeletionGracePeriodSeconds {
+		r.graceShortened(recv, pod)
+	}
+	r.conditionsChanged(recv, old, pod)
+	r.containersChanged(recv, old, pod)
+	if old.Status.Phase != pod.Status.Phase {
+		r.add(Event{Recv: recv, Track: Kubelet, Kind: KindPhase, Message: "phase " + string(pod.Status.Phase)})
+	}
+}
+
+// graceShortened records a later delete with a shorter grace period. The
+// kubelet's own final delete (grace 0, once the pod is terminal) removes the
+// object; it does not move the SIGKILL deadline, which has passed or no
+// longer matters (kubelet status_manager: canBeDeleted, then Delete with
+// GracePeriodSeconds 0).
+func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
+	g := *pod.DeletionGracePeriodSeconds
+	if g == 0 && (pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed) {
+		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
+			Message: "final delete (grace period 0) after the pod turned " + string(pod.Status.Phase)})
+		return
+	}
+	r.TL.GracePeriodSeconds = g
+	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
+		Message: fmt.Sprintf("grace period shortened to %d s, SIGKILL deadline %s", g, pod.DeletionTimestamp.UTC().Format("15:04:05"))})
+}
+
+func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
+	for _, c := range pod.Status.Conditions {
+		prev := findCondition(old, c.Type)
+		if prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
+			continue
+		}
+		track := Kubelet
+		if c.Type == corev1.DisruptionTarget {
+			track = ControlPlane
+		}
+		msg := fmt.Sprintf("condition %s=%s", c.Type, c.Status)
+		if c.Reason != "" {
+			msg += " (" + c.Reason + ")"
+		}
+		if c.Message != "" && c.Type == corev1.DisruptionTarget {
+			msg += ": " + c.Message
+		}
+		r.add(Event{Recv: recv, Server: c.LastTransitionTime.Time, Track: track, Kind: KindCondition, Message: msg})
+	}
+}
+
+func findCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func findStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
+	for i := range pod.Status.ContainerStatuses {
+		if pod.Status.ContainerStatuses[i].Name == name {
+			return &pod.Status.ContainerStatuses[i]
+		}
+	}
+	return nil
+}
+
+func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
+	for _, cs := range pod.Status.ContainerStatuses {
+		prev := findStatus(old, cs.Name)
+		if t := cs.State.Terminated; t != nil && (prev == nil || prev.State.Terminated == nil) {
+			code := t.ExitCode
+			msg := fmt.Sprintf("container %s exited %d", cs.Name, code)
+			if t.Reason != "" {
+				msg += " (" + t.Reason + ")"
+			}
+			if m := ExitMeaning(code); m != "" {
+				msg += ": " + m
+			}
+			r.add(Event{Recv: recv, Server: t.FinishedAt.Time, Track: Kubelet, Kind: KindContainerExit,
+				Container: cs.Name, ExitCode: &code, Message: msg})
+			continue
+		}
+		if prev != nil && prev.Ready != cs.Ready {
+			r.add(Event{Recv: recv, Track: Kubelet, Kind: KindContainerReady, Container: cs.Name,
+				Message: fmt.Sprintf("container %s ready=%t", cs.Name, cs.Ready)})
+		}
+	}
+}
+
+// ExitMeaning explains an exit code the way the kubelet's runtimes produce
+// them: 128+N means killed by signal N (143 SIGTERM, 137 SIGKILL).
+func ExitMeaning(code int32) string {
+	switch code {
+	case 0:
+		return "clean exit"
+	case 143:
+		return "killed by SIGTERM (128+15): the app did not handle it, its default action ended the process"
+	case 137:
+		return "killed by SIGKILL (128+9): still running at the grace deadline, or OOM-killed"
+	}
+	return ""
+}
+
+// endpointOf returns the pod's endpoint conditions in slice, or nil.
+func endpointOf(slice *discoveryv1.EndpointSlice, uid string) *EndpointState {
+	for _, ep := range slice.Endpoints {
+		if ep.TargetRef == nil || string(ep.TargetRef.UID) != uid {
+			continue
+		}
+		st := EndpointState{Ready: true, Serving: true}
+		if c := ep.Conditions.Ready; c != nil {
+			st.Ready = *c
+		}
+		if c := ep.Conditions.Serving; c != nil {
+			st.Serving = *c
+		} else {
+			st.Serving = st.Ready
+		}
+		if c := ep.Conditions.Terminating; c != nil {
+			st.Terminating = *c
+		}
+		return &st
+	}
+	return nil
+}
+
+// SliceEvent records an EndpointSlice watch notification received at recv.
+// Only the endpoint whose targetRef.uid is the pod's counts; slices that
+// never held it are ignored.
+func (r *Recorder) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
+	var st *EndpointState
+	if typ != watch.Deleted {
+		st = endpointOf(slice, r.TL.UID)
+	}
+	r.sliceState(recv, slice.Name, slice.Labels[discoveryv1.LabelServiceName], st, false)
+}
+
+// SliceList records a re-list of the EndpointSlices (at start, or after a
+// gap): slices that held the endpoint and are absent lost it.
+func (r *Recorder) SliceList(recv time.Time, slices []discoveryv1.EndpointSlice, initial bool) {
+	seen := map[string]bool{}
+	for i := range slices {
+		s := &slices[i]
+		seen[s.Name] = true
+		r.sliceState(recv, s.Name, s.Labels[discoveryv1.LabelServiceName], endpointOf(s, r.TL.UID), initial)
+	}
+	for name, prev := range r.slices {
+		if !seen[name] {
+			r.sliceState(recv, name, prev.service, nil, initial)
+		}
+	}
+}
+
+func (r *Recorder) sliceState(recv time.Time, slice, service string, st *EndpointState, initial bool) {
+	prev, had := r.slices[slice]
+	e := Event{Recv: recv, Track: ControlPlane, Service: service, Slice: slice, Initial: initial}
+	switch {
+	case st == nil && !had:
+		return
+	case st == nil:
+		delete(r.slices, slice)
+		e.Kind, e.Message = KindEndpointRemoved, fmt.Sprintf("EndpointSlice %s: endpoint removed", slice)
+	case !had:
+		r.slices[slice] = sliceEndpoint{service: service, state: *st}
+		r.addService(service)
+		e.Kind, e.Endpoint = KindEndpointAdded, st
+		e.Message = fmt.Sprintf("EndpointSlice %s: endpoint %s", slice, st)
+	case prev.state != *st:
+		r.slices[slice] = sliceEndpoint{service: service, state: *st}
+		e.Kind, e.Endpoint = KindEndpointChanged, st
+		e.Message = fmt.Sprintf("EndpointSlice %s: endpoint %s", slice, st)
+	default:
+		return
+	}
+	r.add(e)
+}
+
+// addService records a Service found through its EndpointSlice, for when the
+// Services themselves could not be listed.
+func (r *Recorder) addService(name string) {
+	if name == "" || slices.Contains(r.TL.Services, name) {
+		return
+	}
+	r.TL.Services = append(r.TL.Services, name)
+	sort.Strings(r.TL.Services)
+}
+
+// String renders the conditions as "ready=false serving=true terminating=true".
+func (s EndpointState) String() string {
+	return fmt.Sprintf("ready=%t serving=%t terminating=%t", s.Ready, s.Serving, s.Terminating)
+}
+
+// KubeEvent records a core/v1 Event about the pod. The kubelet updates an
+// Event's count when it repeats, so a MODIFIED with a higher count is a new
+// occurrence; the same count again (a re-list) is not.
+func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
+	if string(ev.InvolvedObject.UID) != r.TL.UID {
+		return
+	}
+	count := ev.Count
+	if count == 0 {
+		count = 1
+	}
+	if prev, ok := r.events[ev.UID]; ok && prev >= count {
+		return
+	}
+	r.events[ev.UID] = count
+	e := Event{Recv: recv, Server: eventTime(ev), Track: ControlPlane, Kind: KindOtherEvent, Initial: initial,
+		Container: containerOfFieldPath(ev.InvolvedObject.FieldPath)}
+	if ev.Source.Component == "kubelet" || ev.ReportingController == "kubelet" {
+		e.Track = Kubelet
+	}
+	switch ev.Reason {
+	case "Killing":
+		e.Kind, e.Track = KindKilling, Kubelet
+	case "FailedPreStopHook":
+		e.Kind, e.Track = KindPreStopFailed, Kubelet
+	case "Unhealthy":
+		e.Kind, e.Track = KindUnhealthy, Kubelet
+	case "ExceededGracePeriod":
+		e.Kind, e.Track = KindExceededGrace, Kubelet
+	}
+	e.Message = fmt.Sprintf("Event %s %s: %s", ev.Type, ev.Reason, ev.Message)
+	if count > 1 {
+		e.Message += fmt.Sprintf(" (x%d)", count)
+	}
+	r.add(e)
+}
+
+// SeedEvent remembers an Event that existed before the watch started, so
+// that only its later repeats are recorded.
+func (r *Recorder) SeedEvent(ev *corev1.Event) {
+	if ev.Count > r.events[ev.UID] {
+		r.events[ev.UID] = ev.Count
+	} else if _, ok := r.events[ev.UID]; !ok {
+		r.events[ev.UID] = 1
+	}
+}
+
+// eventTime returns the Event's most precise time: eventTime (microseconds)
+// when set, else lastTimestamp, else firstTimestamp (whole seconds).
+func eventTime(ev *corev1.Event) time.Time {
+	switch {
+	case !ev.EventTime.IsZero():
+		return ev.EventTime.Time
+	case !ev.LastTimestamp.IsZero():
+		return ev.LastTimestamp.Time
+	}
+	return ev.FirstTimestamp.Time
+}
+
+// containerOfFieldPath extracts NAME from "spec.containers{NAME}".
+func containerOfFieldPath(p string) string {
+	const prefix = "spec.containers{"
+	if len(p) > len(prefix)+1 && p[:len(prefix)] == prefix && p[len(p)-1] == '}' {
+		return p[len(prefix) : len(p)-1]
+	}
+	return ""
+}
+
+// Gap records that stream lost its watch at from (To zero while open).
+// It returns the index to close it with CloseGap.
+func (r *Recorder) Gap(g Gap) int {
+	r.TL.Gaps = append(r.TL.Gaps, g)
+	return len(r.TL.Gaps) - 1
+}
+
+// CloseGap closes the open gap of stream at to, with relisted saying whether
+// the watch had to be replaced by a List. It returns the closed gap and
+// false when no gap of stream was open.
+func (r *Recorder) CloseGap(stream string, to time.Time, relisted bool) (Gap, bool) {
+	for i := len(r.TL.Gaps) - 1; i >= 0; i-- {
+		g := &r.TL.Gaps[i]
+		if g.Stream == stream && g.To.IsZero() {
+			g.To, g.Relisted = to, g.Relisted || relisted
+			return *g, true
+		}
+	}
+	return Gap{}, false
+}

@@ -1,0 +1,160 @@
+package timeline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestWriteLineEscapesClusterText(t *testing.T) {
+	tl := &Timeline{T0: at(0)}
+	var b bytes.Buffer
+	e := Event{Recv: at(1234), Server: at(0), Track: Kubelet, Message: "Event Normal Killing: Stopping \x1b[2Jcontainer\napp"}
+	if err := WriteLine(&b, tl, e); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if strings.ContainsAny(got[:len(got)-1], "\x1b\n") {
+		t.Fatalf("escape sequence or newline reached the terminal: %q", got)
+	}
+	for _, want := range []string{"+1234 ms", "07:00:00", "kubelet", `\x1b[2J`, `\napp`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("line %q lacks %q", got, want)
+		}
+	}
+}
+
+func TestWriteLineBeforeT0AndEndpointWithoutServerTime(t *testing.T) {
+	var b bytes.Buffer
+	_ = WriteLine(&b, &Timeline{}, Event{Recv: at(5), Track: ControlPlane, Message: "x"})
+	if !strings.Contains(b.String(), "before  --:--:--  control plane") {
+		t.Errorf("line before the delete request: %q", b.String())
+	}
+}
+
+func TestGapLines(t *testing.T) {
+	tl := &Timeline{T0: at(0)}
+	var b bytes.Buffer
+	_ = WriteGapLine(&b, tl, Gap{Stream: "pod", From: at(1000), Reason: "watch connection closed"})
+	_ = WriteGapLine(&b, tl, Gap{Stream: "pod", From: at(1000), To: at(2500)})
+	_ = WriteGapLine(&b, tl, Gap{Stream: "Events", From: at(1000), To: at(3000), Relisted: true})
+	out := b.String()
+	for _, want := range []string{"+1000 ms", "GAP: pod watch lost (watch connection closed)", "+2500 ms", "resumed after 1500 ms", "GAP: Events watch re-listed after 2000 ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("gap lines lack %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
+	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
+	v := Compute(tl)
+	var b bytes.Buffer
+	if err := WriteChart(&b, tl, v); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	var cp, kl, win string
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "control plane"):
+			cp = l[15:]
+		case strings.HasPrefix(l, "kubelet"):
+			kl = l[15:]
+		case strings.HasPrefix(l, "window"):
+			win = l[15:]
+		}
+	}
+	// end = 6020 ms over 63 columns: SIGTERM at 5020 ms is column 52, exit
+	// at 6000 ms column 62, removal at 6010 ms column 62, gone column 63.
+	if cp == "" || kl == "" || win == "" {
+		t.Fatalf("missing lanes:\n%s", b.String())
+	}
+	if cp[0] != 'E' || !strings.Contains(cp, "-R") || !strings.HasSuffix(cp, "G") {
+		t.Errorf("control plane lane %q", cp)
+	}
+	if strings.IndexRune(kl, 'T') != 52 || kl[0] != 'K' || !strings.Contains(kl, "~") || strings.IndexRune(kl, 'X') != 62 {
+		t.Errorf("kubelet lane %q: want K at 0, T at 52, X at 62", kl)
+	}
+	if strings.Contains(win, "#") || strings.Count(win, "+") != 53 {
+		t.Errorf("window lane %q: want 53 '+' and no race", win)
+	}
+}
+
+func TestChartMarksRaceAndSIGKILL(t *testing.T) {
+	tl := terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil)
+	v := Compute(tl)
+	var b bytes.Buffer
+	_ = WriteChart(&b, tl, v)
+	if !strings.Contains(b.String(), "!") {
+		t.Errorf("no SIGKILL mark:\n%s", b.String())
+	}
+}
+
+func TestJSONLinesAndSummary(t *testing.T) {
+	tl := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
+	tl.Gaps = []Gap{{Stream: "pod", From: at(100), To: at(300)}}
+	var b bytes.Buffer
+	for _, e := range tl.Events {
+		if err := WriteJSONEvent(&b, tl, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = WriteJSONGap(&b, tl, tl.Gaps[0])
+	_ = WriteJSONSummary(&b, tl, Compute(tl))
+	sc := bufio.NewScanner(&b)
+	var types []string
+	var last map[string]any
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("line is not one JSON object: %q: %v", sc.Text(), err)
+		}
+		types = append(types, m["type"].(string))
+		last = m
+	}
+	if len(types) != len(tl.Events)+2 || types[len(types)-1] != "summary" || types[len(types)-2] != "gap" {
+		t.Fatalf("types %v", types)
+	}
+	verdict := last["verdict"].(map[string]any)
+	if verdict["risk"] != true || verdict["endpointOutMs"].(float64) != 15 || verdict["sigtermEstimatedMs"].(float64) != 20 {
+		t.Errorf("summary verdict %v", verdict)
+	}
+	if gaps := last["gaps"].([]any); len(gaps) != 1 {
+		t.Errorf("summary gaps %v", gaps)
+	}
+}
+
+func TestMermaidGantt(t *testing.T) {
+	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
+	tl.Pod = "web:1#x"
+	var b bytes.Buffer
+	if err := WriteMermaid(&b, tl, Compute(tl)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"gantt\n", "dateFormat x", "section control plane", "section kubelet", "preStop :20, 5000ms", "SIGTERM (estimated) +5020 ms :milestone, 5020, 0ms", "margin 5005 ms :done, 15, 5005ms", "title Termination of pod shop/web 1 x"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mermaid lacks %q:\n%s", want, out)
+		}
+	}
+	race := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
+	race.Events[len(race.Events)-1].Recv = at(1020)
+	b.Reset()
+	_ = WriteMermaid(&b, race, Compute(race))
+	if !strings.Contains(b.String(), "section verdict") {
+		t.Errorf("no verdict section:\n%s", b.String())
+	}
+}
+
+func TestVerdictTextEscapes(t *testing.T) {
+	tl := terminate(t, 30, false, 0, nil, 1000, 0, nil)
+	tl.Pod = "evil\x1b]0;title\x07"
+	var b bytes.Buffer
+	_ = WriteVerdict(&b, tl, Compute(tl))
+	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "SAFE: the pod is not behind any Service") {
+		t.Errorf("verdict: %q", b.String())
+	}
+}

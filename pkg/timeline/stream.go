@@ -1,0 +1,210 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+)
+
+// Notice is what a stream reports to Follow, stamped with the local
+// monotonic time at which it was received.
+type Notice struct {
+	Stream string
+	Recv   time.Time
+	// Event is a watch notification (ADDED, MODIFIED, DELETED).
+	Event *watch.Event
+	// List is the result of a List: the first one (Initial) or a re-list
+	// after the watch expired.
+	List    []runtime.Object
+	Listed  bool
+	Initial bool
+	// GapOpen / GapClose mark the watch losing and regaining its
+	// connection; Relisted says the gap ended with a List.
+	GapOpen, GapClose bool
+	Relisted          bool
+	Reason            string
+	// Err ends the stream: the List or Watch is forbidden, or the first List
+	// failed.
+	Err error
+}
+
+// Stream lists then watches one kind of object with client-go's
+// RetryWatcher, which resumes a dropped watch from its last resourceVersion.
+// Stream adds what RetryWatcher keeps to itself: it reports every drop and
+// resumption as a gap, and re-lists when the resourceVersion expired (410
+// Gone), so that a lost connection is marked in the output, never hidden.
+type Stream struct {
+	Name string
+	LW   *cache.ListWatch
+	// RetryDelay is the wait between failed re-lists (default 1 s).
+	RetryDelay time.Duration
+}
+
+// Run reports to out until ctx ends or the stream fails for good.
+func (s *Stream) Run(ctx context.Context, out chan<- Notice) {
+	send := func(n Notice) bool {
+		n.Stream = s.Name
+		select {
+		case out <- n:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	delay := s.RetryDelay
+	if delay == 0 {
+		delay = time.Second
+	}
+	for first, relist := true, false; ctx.Err() == nil; first = false {
+		obj, err := s.LW.ListWithContext(ctx, metav1.ListOptions{})
+		if err != nil {
+			if first || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
+				send(Notice{Recv: time.Now(), Err: err})
+				return
+			}
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+			}
+			continue
+		}
+		recv := time.Now()
+		items, rv, err := listItems(obj)
+		if err != nil {
+			send(Notice{Recv: recv, Err: err})
+			return
+		}
+		if !send(Notice{Recv: recv, List: items, Listed: true, Initial: first}) {
+			return
+		}
+		if relist && !send(Notice{Recv: recv, GapClose: true, Relisted: true}) {
+			return
+		}
+		relist = s.watch(ctx, rv, send)
+		if !relist {
+			return
+		}
+	}
+}
+
+func listItems(obj runtime.Object) ([]runtime.Object, string, error) {
+	items, err := meta.ExtractList(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	acc, err := meta.ListAccessor(obj)
+	if err != nil {
+		return nil, "", err
+	}
+	return items, acc.GetResourceVersion(), nil
+}
+
+// watch follows from rv until the watch expires (returns true: re-list) or
+// ctx ends or the watch is forbidden (returns false).
+func (s *Stream) watch(ctx context.Context, rv string, send func(Notice) bool) bool {
+	gw := &gapWatcher{lw: s.LW, send: send}
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, gw)
+	if err != nil {
+		send(Notice{Recv: time.Now(), Err: err})
+		return false
+	}
+	defer rw.Stop()
+	for ev := range rw.ResultChan() {
+		recv := time.Now()
+		if ev.Type != watch.Error {
+			ev := ev
+			if !send(Notice{Recv: recv, Event: &ev}) {
+				return false
+			}
+			continue
+		}
+		status := apierrors.FromObject(ev.Object)
+		if apierrors.IsForbidden(status) || apierrors.IsUnauthorized(status) {
+			send(Notice{Recv: recv, Err: status})
+			return false
+		}
+		send(Notice{Recv: recv, GapOpen: true, Reason: fmt.Sprintf("watch ended: %v", status)})
+		return ctx.Err() == nil
+	}
+	return false
+}
+
+// gapWatcher is the RetryWatcher's client: it opens each watch through the
+// ListWatch and reports when one drops (its channel closes without Stop)
+// and when a later one succeeds.
+type gapWatcher struct {
+	lw    *cache.ListWatch
+	send  func(Notice) bool
+	calls int
+}
+
+// WatchWithContext implements cache.WatcherWithContext. A 410 Gone at
+// connection time is turned into a watch error event, so that RetryWatcher
+// ends and the stream re-lists instead of retrying a dead resourceVersion.
+func (g *gapWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := g.lw.WatchWithContext(ctx, opts)
+	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+		st := apierrors.NewGone(err.Error()).ErrStatus
+		st.Code = http.StatusGone
+		fw := watch.NewFakeWithChanSize(1, false)
+		fw.Error(&st)
+		fw.Stop()
+		return fw, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.calls++
+	if g.calls > 1 {
+		g.send(Notice{Recv: time.Now(), GapClose: true})
+	}
+	return newDropWatcher(w, g.send), nil
+}
+
+// dropWatcher forwards a watch and reports a drop when the underlying
+// channel closes before Stop was called.
+type dropWatcher struct {
+	inner watch.Interface
+	out   chan watch.Event
+	stop  chan struct{}
+	once  sync.Once
+}
+
+func newDropWatcher(inner watch.Interface, send func(Notice) bool) *dropWatcher {
+	d := &dropWatcher{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
+	go func() {
+		defer close(d.out)
+		for ev := range inner.ResultChan() {
+			select {
+			case d.out <- ev:
+			case <-d.stop:
+				return
+			}
+		}
+		select {
+		case <-d.stop:
+		default:
+			send(Notice{Recv: time.Now(), GapOpen: true, Reason: "watch connection closed"})
+		}
+	}()
+	return d
+}
+
+// ResultChan implements watch.Interface.
+func (d *dropWatcher) ResultChan() <-chan watch.Event { return d.out }
+
+// Stop implements watch.Interface.
+func (d *dropWatcher) Stop() {
+	d.once.Do(func() { close(d.stop) })
+	d.inner.Stop()
+}

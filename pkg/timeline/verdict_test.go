@@ -1,0 +1,195 @@
+package timeline
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// terminate plays a typical termination through a Recorder: delete sent at
+// +0, deletion seen at +5 ms, the endpoint turns terminating in every slice
+// at +15 ms, Killing at +20 ms, the container exits with code at exitMs, the
+// endpoint is removed at exitMs+10 and the object is gone at exitMs+20.
+func terminate(t *testing.T, grace int64, hook bool, hookSeconds int64, services []string, exitMs int64, code int32, extra func(r *Recorder)) *Timeline {
+	t.Helper()
+	pod := testPod(grace, nil)
+	if hook {
+		pod = testPod(grace, sleepHook(hookSeconds))
+	}
+	r := NewRecorder(pod, services, at(-1000))
+	for _, svc := range services {
+		r.SliceList(at(-900), nil, true)
+		r.SliceEvent(at(-800), watch.Added, readySlice(svc+"-abc", svc))
+	}
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	del := deleting(pod, at(0))
+	r.PodEvent(at(5), watch.Modified, del)
+	for _, svc := range services {
+		r.SliceEvent(at(15), watch.Modified, terminatingSlice(svc+"-abc", svc))
+	}
+	r.KubeEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+	if extra != nil {
+		extra(r)
+	}
+	r.PodEvent(at(exitMs), watch.Modified, exited(del, code, at(exitMs)))
+	for _, svc := range services {
+		r.SliceEvent(at(exitMs+10), watch.Modified, slice(svc+"-abc", svc, nil, nil, nil))
+	}
+	r.PodEvent(at(exitMs+20), watch.Deleted, exited(del, code, at(exitMs)))
+	if !r.Gone() {
+		t.Fatal("recorder did not see the pod go")
+	}
+	return r.TL
+}
+
+func hasFinding(v Verdict, sub string) bool {
+	for _, f := range v.Findings {
+		if strings.Contains(f, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestVerdictScenarios(t *testing.T) {
+	web := []string{"web"}
+	cases := []struct {
+		name        string
+		tl          *Timeline
+		risk        bool
+		endpointOut int64 // -1: none
+		sigterm     int64 // -1: none
+		window      int64 // only checked when endpointOut and sigterm are set
+		finding     string
+	}{
+		{"naive, no preStop", terminate(t, 30, false, 0, web, 1000, 0, nil), true, 15, 20, 5, "no preStop delay"},
+		{"preStop sleep 5, grace 45", terminate(t, 45, true, 5, web, 6000, 0, nil), false, 15, 5020, 5005, "window: SIGTERM came 5005 ms after"},
+		{"ignores SIGTERM: 137 at the deadline", terminate(t, 5, true, 2, web, 5000, 137, nil), true, 15, 2020, 2005, "SIGKILLed (exit 137)"},
+		{"preStop longer than grace", terminate(t, 5, true, 20, web, 5000, 137, nil), true, 15, -1, 0, "killed inside preStop"},
+		{"preStop longer than grace: window to the kill", terminate(t, 5, true, 20, web, 5000, 137, nil), true, 15, -1, 0, "the container was killed 4985 ms after"},
+		{"behind two Services", terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil), false, 15, 5020, 5005, "Services: web, web-internal"},
+		{"behind none", terminate(t, 30, false, 0, nil, 1000, 0, nil), false, -1, 20, 0, "not behind any Service"},
+		{"FailedPreStopHook", terminate(t, 30, true, 5, web, 1000, 0, func(r *Recorder) {
+			r.KubeEvent(at(25), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
+		}), true, 15, 20, 5, "delay never happened"},
+		{"SIGTERM exit 143 with preStop", terminate(t, 30, true, 5, web, 5100, 143, nil), false, 15, 5020, 5005, "killed by SIGTERM"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := Compute(c.tl)
+			if v.Risk != c.risk {
+				t.Errorf("risk = %v, want %v; findings:\n%s", v.Risk, c.risk, strings.Join(v.Findings, "\n"))
+			}
+			checkMs(t, "endpoint out", v.EndpointOutMs, c.endpointOut)
+			checkMs(t, "SIGTERM", v.SigtermMs, c.sigterm)
+			if c.endpointOut >= 0 && c.sigterm >= 0 && c.tl.Services != nil {
+				checkMs(t, "window", v.WindowMs, c.window)
+			}
+			if !hasFinding(v, c.finding) {
+				t.Errorf("no finding containing %q in:\n%s", c.finding, strings.Join(v.Findings, "\n"))
+			}
+		})
+	}
+}
+
+func checkMs(t *testing.T, what string, got *int64, want int64) {
+	t.Helper()
+	switch {
+	case want < 0 && got != nil:
+		t.Errorf("%s = %d ms, want none", what, *got)
+	case want >= 0 && got == nil:
+		t.Errorf("%s = none, want %d ms", what, want)
+	case want >= 0 && *got != want:
+		t.Errorf("%s = %d ms, want %d ms", what, *got, want)
+	}
+}
+
+// A SIGTERM estimated before the endpoint leaves its ready sets is a race
+// window of the difference, whatever the preStop.
+func TestVerdictRaceWindowWhenEndpointLate(t *testing.T) {
+	pod := testPod(30, sleepHook(1))
+	r := NewRecorder(pod, []string{"web"}, at(-100))
+	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
+	r.KubeEvent(at(10), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.SliceEvent(at(2500), watch.Modified, terminatingSlice("web-abc", "web"))
+	v := Compute(r.TL)
+	if !v.Risk || v.WindowMs == nil || *v.WindowMs != 1010-2500 {
+		t.Fatalf("want a race window of 1490 ms, got risk=%v window=%v findings=%v", v.Risk, v.WindowMs, v.Findings)
+	}
+	if !hasFinding(v, "1490 ms BEFORE") {
+		t.Errorf("findings do not give the race window: %v", v.Findings)
+	}
+}
+
+// With two slices the endpoint is out only when it has left both.
+func TestEndpointOutWaitsForEverySlice(t *testing.T) {
+	pod := testPod(30, sleepHook(5))
+	r := NewRecorder(pod, []string{"a", "b"}, at(-100))
+	r.SliceList(at(-90), []discoveryv1.EndpointSlice{*readySlice("a-1", "a"), *readySlice("b-1", "b")}, true)
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.SliceEvent(at(12), watch.Modified, terminatingSlice("a-1", "a"))
+	r.SliceEvent(at(480), watch.Modified, terminatingSlice("b-1", "b"))
+	v := Compute(r.TL)
+	checkMs(t, "endpoint out", v.EndpointOutMs, 480)
+}
+
+// An endpoint that becomes ready again is not out.
+func TestEndpointBackInIsNotOut(t *testing.T) {
+	pod := testPod(30, nil)
+	r := NewRecorder(pod, []string{"a"}, at(-100))
+	r.SliceEvent(at(-90), watch.Added, readySlice("a-1", "a"))
+	r.SliceEvent(at(-50), watch.Modified, slice("a-1", "a", boolp(false), boolp(false), boolp(false)))
+	r.SliceEvent(at(-20), watch.Modified, readySlice("a-1", "a"))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	v := Compute(r.TL)
+	checkMs(t, "endpoint out", v.EndpointOutMs, -1)
+}
+
+// Without Events, SIGTERM is estimated from the delete request.
+func TestSigtermWithoutKillingUsesRequest(t *testing.T) {
+	pod := testPod(30, sleepHook(3))
+	r := NewRecorder(pod, nil, at(-100))
+	r.TL.EventsUnseen = true
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	v := Compute(r.TL)
+	checkMs(t, "SIGTERM", v.SigtermMs, 3000)
+	if !strings.Contains(v.SigtermBasis, "no Killing event") {
+		t.Errorf("basis %q does not say Killing was not seen", v.SigtermBasis)
+	}
+}
+
+// With two containers, the one told to stop first decides: a sidecar
+// without preStop next to an app with one gets SIGTERM at Killing.
+func TestVerdictEarliestContainerDecides(t *testing.T) {
+	pod := testPod(30, sleepHook(5))
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy"})
+	r := NewRecorder(pod, []string{"web"}, at(-100))
+	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
+	app := kubeEvent("k1", "Normal", "Killing", "Stopping container app", at(0))
+	proxy := kubeEvent("k2", "Normal", "Killing", "Stopping container proxy", at(0))
+	proxy.InvolvedObject.FieldPath = "spec.containers{proxy}"
+	r.KubeEvent(at(20), app, false)
+	r.KubeEvent(at(22), proxy, false)
+	v := Compute(r.TL)
+	checkMs(t, "SIGTERM", v.SigtermMs, 22)
+	if !v.Risk {
+		t.Errorf("a sidecar stopped 7 ms after the endpoint left is a risk; findings %v", v.Findings)
+	}
+}
+
+// ExceededGracePeriod is a risk on its own.
+func TestVerdictExceededGracePeriod(t *testing.T) {
+	tl := terminate(t, 30, true, 5, []string{"web"}, 6000, 0, func(r *Recorder) {
+		r.KubeEvent(at(30000), kubeEvent("x", "Warning", "ExceededGracePeriod", "Container runtime did not kill the pod within specified grace period.", at(0)), false)
+	})
+	if v := Compute(tl); !v.Risk || !hasFinding(v, "ExceededGracePeriod") {
+		t.Errorf("findings %v", v.Findings)
+	}
+}
