@@ -38,3 +38,6 @@ vet:
 
 # Release archives (make dist) and the krew manifest for them (make krew-manifest).
 include dist.mk
+
+# Benchmarks against kubectl and kube-score (make bench, BENCH_SCALE=small).
+include bench/bench.mk

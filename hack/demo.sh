@@ -30,3 +30,14 @@ watch_one() {
 }
 watch_one naive
 watch_one hardened
+
+# The node holding most demo pods: its preflight, then a drain bounded by
+# --timeout (the maxUnavailable: 0 example blocks it; exit status 2), then
+# the node is made schedulable again.
+node=$(kubectl -n graceful-demo get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' |
+	sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
+step "kubectl graceful drain node $node --dry-run"
+kubectl graceful drain node "$node" --ignore-daemonsets --dry-run || true
+step "kubectl graceful drain node $node --timeout 30s"
+kubectl graceful drain node "$node" --ignore-daemonsets --timeout 30s || true
+kubectl uncordon "$node" >/dev/null

@@ -42,7 +42,9 @@ type Verdict struct {
 	// plane had to converge, negative is a race window.
 	WindowMs *int64 `json:"windowMs,omitempty"`
 	// DeadlineMs is the grace deadline (SIGKILL) since the request.
-	DeadlineMs      int64  `json:"deadlineMs"`
+	DeadlineMs int64 `json:"deadlineMs"`
+	// PreStopDelayMs is the preStop delay of the container told to stop
+	// first (0 when its hook failed or it has none).
 	PreStopDelayMs  int64  `json:"preStopDelayMs"`
 	PreStopFailed   bool   `json:"preStopFailed"`
 	KilledInPreStop bool   `json:"killedInPreStop"`
@@ -163,20 +165,17 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		if failed[c] {
 			delay = 0
 		}
-		if delay > v.PreStopDelayMs {
-			v.PreStopDelayMs = delay
-		}
 		at := base + delay
 		if tl.GracePeriodSeconds > 0 && at >= v.DeadlineMs {
 			v.KilledInPreStop = true
 			at = v.DeadlineMs
 			if best == nil || at < *best {
-				best = ptr(at)
+				best, v.PreStopDelayMs = ptr(at), delay
 			}
 			continue
 		}
 		if best == nil || at < *best {
-			best = ptr(at)
+			best, v.PreStopDelayMs = ptr(at), delay
 			v.SigtermMs = ptr(at)
 			switch {
 			case failed[c]:

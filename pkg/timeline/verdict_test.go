@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -159,5 +160,36 @@ func TestSigtermWithoutKillingUsesRequest(t *testing.T) {
 	checkMs(t, "SIGTERM", v.SigtermMs, 3000)
 	if !strings.Contains(v.SigtermBasis, "no Killing event") {
 		t.Errorf("basis %q does not say Killing was not seen", v.SigtermBasis)
+	}
+}
+
+// With two containers, the one told to stop first decides: a sidecar
+// without preStop next to an app with one gets SIGTERM at Killing.
+func TestVerdictEarliestContainerDecides(t *testing.T) {
+	pod := testPod(30, sleepHook(5))
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy"})
+	r := NewRecorder(pod, []string{"web"}, at(-100))
+	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
+	app := kubeEvent("k1", "Normal", "Killing", "Stopping container app", at(0))
+	proxy := kubeEvent("k2", "Normal", "Killing", "Stopping container proxy", at(0))
+	proxy.InvolvedObject.FieldPath = "spec.containers{proxy}"
+	r.KubeEvent(at(20), app, false)
+	r.KubeEvent(at(22), proxy, false)
+	v := Compute(r.TL)
+	checkMs(t, "SIGTERM", v.SigtermMs, 22)
+	if !v.Risk {
+		t.Errorf("a sidecar stopped 7 ms after the endpoint left is a risk; findings %v", v.Findings)
+	}
+}
+
+// ExceededGracePeriod is a risk on its own.
+func TestVerdictExceededGracePeriod(t *testing.T) {
+	tl := terminate(t, 30, true, 5, []string{"web"}, 6000, 0, func(r *Recorder) {
+		r.KubeEvent(at(30000), kubeEvent("x", "Warning", "ExceededGracePeriod", "Container runtime did not kill the pod within specified grace period.", at(0)), false)
+	})
+	if v := Compute(tl); !v.Risk || !hasFinding(v, "ExceededGracePeriod") {
+		t.Errorf("findings %v", v.Findings)
 	}
 }

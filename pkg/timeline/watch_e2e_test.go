@@ -393,3 +393,28 @@ func restrictedKubeconfig(t *testing.T, env *e2e.Env, ns string, rules []rbacv1.
 	}
 	return path
 }
+
+// An unreachable cluster is one error line and exit 1, never a hang.
+func TestWatchPodUnreachableCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built plugin through kubectl")
+	}
+	cfg := clientcmdapi.NewConfig()
+	cluster := clientcmdapi.NewCluster()
+	cluster.Server = "https://127.0.0.1:1"
+	cfg.Clusters["gone"] = cluster
+	cfg.AuthInfos["u"] = clientcmdapi.NewAuthInfo()
+	kctx := clientcmdapi.NewContext()
+	kctx.Cluster, kctx.AuthInfo = "gone", "u"
+	cfg.Contexts["gone"] = kctx
+	cfg.CurrentContext = "gone"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + path}, "graceful", "watch", "pod", "web-0", "--delete")
+	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
+	if res.ExitCode != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "error: reading pod default/web-0: ") {
+		t.Errorf("exit %d, stderr %q: want 1 and one error line", res.ExitCode, res.Stderr)
+	}
+}

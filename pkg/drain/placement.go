@@ -1,0 +1,46 @@
+package drain
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+)
+
+// roomElsewhere returns the names of the nodes other than drained where a
+// replacement of pod could be scheduled: Ready, schedulable, matching the
+// pod's nodeSelector and required node affinity, and with no NoSchedule or
+// NoExecute taint the pod does not tolerate. Resources, pod (anti-)affinity
+// and topology spread are not checked, so a node listed here may still turn
+// out to be full; an empty answer is certain.
+func roomElsewhere(pod *corev1.Pod, drained string, nodes []corev1.Node) []string {
+	var out []string
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Name == drained || n.Spec.Unschedulable || !nodeReady(n) {
+			continue
+		}
+		if ok, err := affinity.Match(n); err != nil || !ok {
+			continue
+		}
+		_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations,
+			func(t *corev1.Taint) bool {
+				return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+			}, false)
+		if untolerated {
+			continue
+		}
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

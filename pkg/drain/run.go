@@ -1,0 +1,297 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/kubernetes"
+	kdrain "k8s.io/kubectl/pkg/drain"
+)
+
+// Outcomes of a node's drain.
+const (
+	OutcomeDrained     = "drained"
+	OutcomeDryRun      = "dry-run"
+	OutcomeRefused     = "refused"     // a refusing blocker: nothing was changed
+	OutcomeBlocked     = "blocked"     // pods are left that the API refused to evict
+	OutcomeTimedOut    = "timed-out"   // --timeout ended it
+	OutcomeInterrupted = "interrupted" // Ctrl-C or SIGTERM ended it
+	OutcomeError       = "error"       // the API failed us (RBAC, unreachable)
+)
+
+// ErrTimeout is the cause of a node's context when --timeout ends its drain.
+var ErrTimeout = errors.New("--timeout reached")
+
+// Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
+type Drainer struct {
+	Client kubernetes.Interface
+	Flags  Flags
+	// PodSelector limits the drain to pods matching it (--pod-selector).
+	PodSelector string
+	// Timeout bounds each node's evictions, 0 = no limit (--timeout, as kubectl).
+	Timeout time.Duration
+	// DryRun stops after the preflight.
+	DryRun bool
+	// UncordonOnFailure uncordons a node this drain cordoned when it fails.
+	UncordonOnFailure bool
+	// Backoff paces eviction retries after a 429.
+	Backoff Backoff
+	// PodWarnings, when set, adds the audit's error-level findings to the preflight.
+	PodWarnings func(pod *corev1.Pod) []string
+	// Progress shows the live view; nil shows nothing (JSON output).
+	Progress *Progress
+	// Out receives the preflight and the summary; io.Discard for JSON.
+	Out io.Writer
+}
+
+// NodeResult is what happened to one node.
+type NodeResult struct {
+	Node      string        `json:"node"`
+	Preflight *Report       `json:"preflight"`
+	Outcome   string        `json:"outcome"`
+	Pods      []PodProgress `json:"pods"`
+	// CordonedByUs is true when this drain cordoned the node (it was
+	// schedulable before); Uncordoned when it undid that after a failure.
+	CordonedByUs    bool    `json:"cordonedByUs"`
+	Uncordoned      bool    `json:"uncordoned"`
+	DurationSeconds float64 `json:"durationSeconds"`
+	Error           string  `json:"error,omitempty"`
+
+	start time.Time
+}
+
+// clock sets DurationSeconds to the time since the node's drain started.
+func (r *NodeResult) clock() { r.DurationSeconds = time.Since(r.start).Seconds() }
+
+// Drain runs the preflight of node, prints it, and unless DryRun or a
+// refusing blocker, cordons the node and evicts its pods. It returns an
+// error only when the API failed (the node result then has OutcomeError);
+// stopping (ctx cancelled, --timeout) is an outcome, not an error.
+func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
+	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
+	defer res.clock()
+	in, err := Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
+	if err != nil && ctx.Err() != nil {
+		res.Outcome = OutcomeInterrupted
+		return res, nil
+	} else if err != nil {
+		return d.failed(res, err)
+	}
+	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
+	res.Preflight = Preflight(in)
+	PrintPreflight(d.Out, res.Preflight)
+	switch {
+	case d.DryRun:
+		res.Outcome = OutcomeDryRun
+		return res, nil
+	case res.Preflight.Refused():
+		res.Outcome = OutcomeRefused
+		fmt.Fprintf(d.Out, "not draining node %s: the blockers above need a flag or a change; nothing was changed\n", esc(node.Name))
+		return res, nil
+	}
+	return d.evict(ctx, node, res)
+}
+
+// evict cordons the node and evicts its pods, then summarises.
+func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
+	nodeCtx, cancel := ctx, context.CancelFunc(func() {})
+	if d.Timeout > 0 {
+		nodeCtx, cancel = context.WithTimeoutCause(ctx, d.Timeout, ErrTimeout)
+	}
+	defer cancel()
+	tracker := NewTracker(nil, nil)
+	h := d.helper(nodeCtx, tracker)
+	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
+		res.Outcome = OutcomeRefused
+		fmt.Fprintf(d.Out, "not draining node %s: %s\n", esc(node.Name), esc(utilerrors.NewAggregate(errs).Error()))
+		return res, nil
+	} else if list == nil {
+		return d.failed(res, errors.New("listing pods failed"))
+	}
+	if err := d.cordon(ctx, node, true); err != nil {
+		return d.failed(res, err)
+	}
+	res.CordonedByUs = !node.Spec.Unschedulable
+	// List again once cordoned: nothing new can be scheduled here now.
+	list, errs := h.GetPodsForDeletion(node.Name)
+	if len(errs) > 0 {
+		return d.stop(res, node, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
+	}
+	pods := list.Pods()
+	tracker = NewTracker(pods, d.onChange())
+	h = d.helper(nodeCtx, tracker)
+	if d.Progress != nil {
+		d.Progress.Start(node.Name, tracker)
+	}
+	err := h.DeleteOrEvictPods(pods)
+	if d.Progress != nil {
+		d.Progress.Stop()
+	}
+	return d.finish(nodeCtx, res, node, tracker, err)
+}
+
+// finish decides the outcome once the library returned.
+func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, node *corev1.Node, tracker *Tracker, err error) (*NodeResult, error) {
+	switch {
+	case err == nil:
+		res.Outcome = OutcomeDrained
+		res.Pods = tracker.Snapshot()
+		res.clock()
+		PrintSummary(d.Out, res)
+		return res, nil
+	case errors.Is(context.Cause(nodeCtx), ErrTimeout):
+		return d.stop(res, node, tracker, OutcomeTimedOut, nil)
+	case nodeCtx.Err() != nil:
+		return d.stop(res, node, tracker, OutcomeInterrupted, nil)
+	case apiFailure(err):
+		r, _ := d.stop(res, node, tracker, OutcomeError, err)
+		return r, err
+	default:
+		return d.stop(res, node, tracker, OutcomeBlocked, nil)
+	}
+}
+
+// stop records an unfinished drain: marks the pods still there, uncordons
+// when asked and allowed, and prints the summary.
+func (d *Drainer) stop(res *NodeResult, node *corev1.Node, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
+	res.Outcome = outcome
+	if err != nil {
+		res.Error = err.Error()
+	}
+	for _, p := range tracker.Snapshot() {
+		tracker.stopped(p.Namespace, p.Name)
+	}
+	// The command's context may be cancelled: undo with a fresh one.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	d.refreshGone(ctx, tracker)
+	res.Pods = tracker.Snapshot()
+	if d.UncordonOnFailure && res.CordonedByUs {
+		if uerr := d.cordon(ctx, node, false); uerr != nil {
+			res.Error = strings.TrimPrefix(res.Error+"; ", "; ") + "uncordon failed: " + uerr.Error()
+		} else {
+			res.Uncordoned = true
+		}
+	}
+	res.clock()
+	PrintSummary(d.Out, res)
+	return res, nil
+}
+
+// refreshGone marks as gone the pods that left while the drain stopped.
+func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
+	for _, p := range tracker.Snapshot() {
+		if p.State == StateGone {
+			continue
+		}
+		_, err := d.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			tracker.set(p.Namespace, p.Name, StateGone, "")
+		}
+	}
+}
+
+// failed records an API failure before anything was changed.
+func (d *Drainer) failed(res *NodeResult, err error) (*NodeResult, error) {
+	res.Outcome, res.Error = OutcomeError, err.Error()
+	return res, err
+}
+
+// apiFailure reports whether err (an aggregate from the library) holds an
+// error that is the cluster failing us rather than a pod being refused:
+// RBAC, authentication, an unreachable server.
+func apiFailure(err error) bool {
+	var agg utilerrors.Aggregate
+	errs := []error{err}
+	if errors.As(err, &agg) {
+		errs = agg.Errors()
+	}
+	for _, e := range errs {
+		msg := e.Error()
+		if apierrors.IsForbidden(e) || apierrors.IsUnauthorized(e) ||
+			strings.Contains(msg, "is forbidden") || strings.Contains(msg, "connection refused") {
+			return true
+		}
+	}
+	return false
+}
+
+// onChange returns the tracker's callback: the progress view, if any.
+func (d *Drainer) onChange() func(PodProgress) {
+	if d.Progress == nil {
+		return nil
+	}
+	return d.Progress.Changed
+}
+
+// helper builds the library's drain.Helper for one node. GracePeriodSeconds
+// -1 keeps each pod's own grace period unless --grace-period says
+// otherwise; EvictErrorRetryDelay is the backoff's base (a zero delay
+// retries a 429 in a tight loop); the library's output is replaced by ours.
+func (d *Drainer) helper(ctx context.Context, tracker *Tracker) *kdrain.Helper {
+	return &kdrain.Helper{
+		Ctx:                  ctx,
+		Client:               newObservedClient(d.Client, tracker, d.Backoff),
+		Force:                d.Flags.Force,
+		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
+		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,
+		DeleteEmptyDirData:   d.Flags.DeleteEmptyDirData,
+		PodSelector:          d.PodSelector,
+		ChunkSize:            500,
+		DisableEviction:      d.Flags.DisableEviction,
+		EvictErrorRetryDelay: d.Backoff.Base,
+		AdditionalFilters:    []kdrain.PodFilter{d.doNotDisruptFilter},
+		Out:                  io.Discard,
+		ErrOut:               io.Discard,
+		OnPodDeletionOrEvictionStarted: func(pod *corev1.Pod, usingEviction bool) {
+			if !usingEviction {
+				tracker.attempt(pod.Namespace, pod.Name)
+				tracker.set(pod.Namespace, pod.Name, StateTerminating, "deleted (--disable-eviction)")
+			}
+		},
+		OnPodDeletionOrEvictionFinished: func(pod *corev1.Pod, _ bool, err error) {
+			if err == nil {
+				tracker.set(pod.Namespace, pod.Name, StateGone, "")
+			} else if ctx.Err() == nil {
+				tracker.set(pod.Namespace, pod.Name, StateFailed, err.Error())
+			}
+		},
+	}
+}
+
+// doNotDisruptFilter is a library filter refusing pods annotated not to be
+// disrupted, unless --evict-do-not-disrupt.
+func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
+	if why := doNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {
+		return kdrain.MakePodDeleteStatusWithError("Pods annotated " + why + " (use --evict-do-not-disrupt to override)")
+	}
+	return kdrain.MakePodDeleteStatusOkay()
+}
+
+// cordon sets the node's spec.unschedulable to desired with the library's
+// CordonHelper (a strategic merge patch), if it is not already so.
+func (d *Drainer) cordon(ctx context.Context, node *corev1.Node, desired bool) error {
+	fresh, err := d.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	c := kdrain.NewCordonHelper(fresh)
+	if !c.UpdateIfRequired(desired) {
+		return nil
+	}
+	err, patchErr := c.PatchOrReplaceWithContext(ctx, d.Client, false)
+	if patchErr != nil {
+		return patchErr
+	}
+	return err
+}
+
+func esc(s string) string { return escape(s) }

@@ -1,0 +1,151 @@
+package drain
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Pod states shown while draining and in the summary.
+const (
+	StatePending     = "pending"     // not tried yet
+	StateEvicting    = "evicting"    // eviction request sent
+	StateBlocked     = "blocked"     // 429: a PodDisruptionBudget refused it; retried
+	StateTerminating = "terminating" // eviction accepted (or pod deleted): waiting for it to go
+	StateGone        = "gone"        // the pod object is gone
+	StateFailed      = "failed"      // the eviction or the wait failed for good
+	StateStopped     = "not evicted" // the drain stopped (Ctrl-C, --timeout) before it went
+)
+
+// PodProgress is what the drain knows of one pod.
+type PodProgress struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	// Attempts counts the eviction requests sent.
+	Attempts int `json:"attempts"`
+	// Cause is the last reason it is not gone: the 429's DisruptionBudget
+	// cause, or the error that ended it.
+	Cause string `json:"cause,omitempty"`
+	// StartedSeconds is when the first eviction was sent, in seconds since
+	// the drain of the node started; DurationSeconds how long until it was
+	// gone (or until the drain stopped).
+	StartedSeconds  float64 `json:"startedSeconds"`
+	DurationSeconds float64 `json:"durationSeconds"`
+
+	started time.Time
+}
+
+// Tracker records each pod's progress; the eviction observer and the
+// library's callbacks feed it from many goroutines.
+type Tracker struct {
+	mu       sync.Mutex
+	start    time.Time
+	pods     map[string]*PodProgress
+	onChange func(p PodProgress)
+}
+
+// NewTracker starts tracking pods; onChange (may be nil) is called, outside
+// the lock, with a copy of a pod's progress each time its state or cause
+// changes.
+func NewTracker(pods []corev1.Pod, onChange func(p PodProgress)) *Tracker {
+	t := &Tracker{start: time.Now(), pods: map[string]*PodProgress{}, onChange: onChange}
+	for i := range pods {
+		t.pods[podKey(&pods[i])] = &PodProgress{Namespace: pods[i].Namespace, Name: pods[i].Name, State: StatePending}
+	}
+	return t
+}
+
+// Elapsed returns the time since the drain of the node started.
+func (t *Tracker) Elapsed() time.Duration { return time.Since(t.start) }
+
+// update applies fn to the pod's progress and reports a change.
+func (t *Tracker) update(namespace, name string, fn func(p *PodProgress)) {
+	t.mu.Lock()
+	p, ok := t.pods[namespace+"/"+name]
+	if !ok {
+		p = &PodProgress{Namespace: namespace, Name: name, State: StatePending}
+		t.pods[namespace+"/"+name] = p
+	}
+	before := p.State + "\x00" + p.Cause
+	wasFinal := final(p.State)
+	fn(p)
+	if !wasFinal && !p.started.IsZero() {
+		p.DurationSeconds = time.Since(p.started).Seconds()
+	}
+	changed := p.State+"\x00"+p.Cause != before
+	snapshot := *p
+	t.mu.Unlock()
+	if changed && t.onChange != nil {
+		t.onChange(snapshot)
+	}
+}
+
+// attempt records an eviction request about to be sent.
+func (t *Tracker) attempt(namespace, name string) {
+	t.update(namespace, name, func(p *PodProgress) {
+		p.Attempts++
+		if p.started.IsZero() {
+			p.started = time.Now()
+			p.StartedSeconds = p.started.Sub(t.start).Seconds()
+		}
+		if p.State == StatePending {
+			p.State = StateEvicting
+		}
+	})
+}
+
+// set moves a pod to state with cause, unless it is already gone.
+func (t *Tracker) set(namespace, name, state, cause string) {
+	t.update(namespace, name, func(p *PodProgress) {
+		if p.State == StateGone {
+			return
+		}
+		if p.started.IsZero() && state != StateStopped {
+			p.started = time.Now()
+			p.StartedSeconds = p.started.Sub(t.start).Seconds()
+		}
+		p.State, p.Cause = state, cause
+	})
+}
+
+// Snapshot returns every pod's progress sorted by namespace and name.
+func (t *Tracker) Snapshot() []PodProgress {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]PodProgress, 0, len(t.pods))
+	for _, p := range t.pods {
+		if !p.started.IsZero() && !final(p.State) {
+			p.DurationSeconds = time.Since(p.started).Seconds()
+		}
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// stopped marks a pod the drain gave up on because it was stopped, keeping
+// the last cause (the PDB that held it) when there is one.
+func (t *Tracker) stopped(namespace, name string) {
+	t.update(namespace, name, func(p *PodProgress) {
+		if p.State == StateGone || p.State == StateTerminating || p.State == StateFailed {
+			return
+		}
+		p.State = StateStopped
+		if p.Cause == "" {
+			p.Cause = "not tried before the drain stopped"
+		}
+	})
+}
+
+// final reports whether a pod's state no longer changes its duration.
+func final(state string) bool {
+	return state == StateGone || state == StateFailed || state == StateStopped
+}
