@@ -31,3 +31,11 @@ func TestLineClockLatencies(t *testing.T) {
 		t.Errorf("a non-JSON line gave no error")
 	}
 }
+
+func TestP99MetricParsesGoBenchOutput(t *testing.T) {
+	out := "BenchmarkDeliveryToLine-2   \t    2000\t     34227 ns/op\t         9.970 max-ms\t         0.1600 p99-ms\nPASS\n"
+	m := p99Metric.FindStringSubmatch(out)
+	if m == nil || m[1] != "0.1600" {
+		t.Errorf("p99 from go test -bench output = %v, want 0.1600", m)
+	}
+}

@@ -65,7 +65,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	started := time.Now().UTC()
+	// The checkout and load as they are when the run starts.
+	info := harness.Machine(root, time.Now().UTC(), scale.Name)
 	rep, err := harness.Run(ctx, harness.Config{
 		Scale: scale, Kubeconfig: cluster.Kubeconfig, Binary: bin, RepoRoot: root,
 		OutDir: filepath.Join(root, *out), Keep: *keep, Log: os.Stderr, Only: splitList(*only),
@@ -83,7 +84,7 @@ func run() error {
 		return err
 	}
 	defer f.Close()
-	harness.WriteResults(f, harness.Machine(root, started, scale.Name), rep.Rows)
+	harness.WriteResults(f, info, rep.Rows)
 	fmt.Fprintf(os.Stderr, "\nMarkdown results: %s\n", md)
 	return f.Close()
 }
