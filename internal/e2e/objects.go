@@ -29,15 +29,25 @@ func (e *Env) Namespace(t testing.TB) string {
 	return ns.Name
 }
 
+// NodeTaintKey taints every node Env.Node creates (effect NoSchedule), so
+// the scheduler never places another test's pods on it. Pods meant for such
+// a node either name it in spec.nodeName or carry NodeToleration.
+const NodeTaintKey = "e2e.graceful.test/node"
+
+// NodeToleration lets a pod be scheduled onto nodes made by Env.Node.
+var NodeToleration = corev1.Toleration{Key: NodeTaintKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+
 // Node creates a fresh Ready kwok node that only this test uses and waits
-// for it to be Ready. At cleanup the pods left on it are force-deleted (kwok
+// for it to be Ready. It is tainted with NodeTaintKey and labelled
+// e2e.graceful.test/node=<name>. At cleanup the pods left on it are force-deleted (kwok
 // stops running them once the node is gone, so they would never finish) and
 // the node is deleted.
 func (e *Env) Node(t testing.TB) string {
 	t.Helper()
 	ctx := context.Background()
 	name := "e2e-node-" + rand.String(6)
-	node := localcluster.NewFakeNode(name, map[string]string{"e2e.graceful.test/node": name})
+	node := localcluster.NewFakeNode(name, map[string]string{NodeTaintKey: name})
+	node.Spec.Taints = []corev1.Taint{{Key: NodeTaintKey, Value: name, Effect: corev1.TaintEffectNoSchedule}}
 	if _, err := e.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create node: %v", err)
 	}

@@ -86,6 +86,7 @@ func podTemplate(labels, nodeSelector, annotations map[string]string) corev1.Pod
 		ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: a},
 		Spec: corev1.PodSpec{
 			NodeSelector:                  nodeSelector,
+			Tolerations:                   []corev1.Toleration{e2e.NodeToleration},
 			TerminationGracePeriodSeconds: ptr.To[int64](5),
 			Containers:                    []corev1.Container{{Name: "app", Image: "example.com/app:1"}},
 		},
