@@ -251,7 +251,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 			return err
 		}
 		f.startAt(at, "restart sent")
-		f.minGen = gen
+		f.minGen, f.statusDone = gen, false
 		f.status(at, "", "restart sent: pod template annotation kubectl.kubernetes.io/restartedAt set (as kubectl rollout restart)")
 	case Scale:
 		if f.cfg.Replicas == f.st.desired {
@@ -264,7 +264,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 			return err
 		}
 		f.startAt(at, "scale sent")
-		f.minGen = f.gen0 + 1
+		f.minGen, f.statusDone = f.gen0+1, false
 		f.status(at, "", fmt.Sprintf("scale sent: replicas %d -> %d (scale subresource)", f.st.desired, f.cfg.Replicas))
 	default:
 		if !f.started {

@@ -189,7 +189,9 @@ func (f *workloadFollower) openGaps() []Gap {
 }
 
 // emitted prints a pod's event and starts the rollout's clock at the first
-// deletion seen when this command did not start it.
+// deletion seen when this command did not start it. The endpoints found by
+// the first List are recorded, not printed: they are the state at start,
+// one line a pod, not changes.
 func (f *workloadFollower) emitted(rec *Recorder, e Event) {
 	if e.Kind == KindDeletionSeen {
 		if e.Initial {
@@ -197,6 +199,9 @@ func (f *workloadFollower) emitted(rec *Recorder, e Event) {
 		} else {
 			f.startAt(e.Recv, "first pod deletion seen")
 		}
+	}
+	if e.Initial && e.Kind == KindEndpointAdded {
+		return
 	}
 	f.cfg.Printer.PodEvent(f.r, rec.TL, e)
 }
