@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,6 +226,57 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		w.finding(t, "did not complete before --timeout")
 	})
 
+	t.Run("4b stuck rollout past its progress deadline: stalled, exit 2", func(t *testing.T) {
+		t.Parallel()
+		ns, node := env.Namespace(t), env.Node(t)
+		createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 2, maxSurge: intOrStr("1"), maxUnavailable: intOrStr("0")},
+			podOpts{grace: 30, preStop: 2})
+		patch := `{"spec":{"progressDeadlineSeconds":5,"template":{"metadata":{"annotations":{"sim.graceful.test/ready":"false"}}}}}`
+		l := startLive(t, env.Kubeconfig, "watch", "deployment/web", "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "120s")
+		l.waitFor("waiting for a rollout", 30*time.Second)
+		if _, err := env.Client.AppsV1().Deployments(ns).Patch(ctx, "web", types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		w := parseWorkloadRun(t, l.wait())
+		v := w.verdict()
+		if w.code != 2 || v.Ended != "stalled" || len(v.NeverReady) != 1 {
+			t.Fatalf("exit %d, ended %q, never ready %v; findings %q", w.code, v.Ended, v.NeverReady, v.Findings)
+		}
+		w.finding(t, "rollout stalled: deployment \"web\" exceeded its progress deadline")
+		w.finding(t, "never Ready while watched: "+v.NeverReady[0])
+	})
+
+	t.Run("7 a drain of a node holding 2 of the pods, beside the watch", func(t *testing.T) {
+		t.Parallel()
+		ns, nodeA, nodeB := env.Namespace(t), env.Node(t), env.Node(t)
+		createSpreadDeployment(t, env, ns, []string{nodeA, nodeB}, 4, podOpts{grace: 30, preStop: 2})
+		onA := podsOn(t, env, ns, nodeA)
+		if len(onA) != 2 {
+			t.Fatalf("pods on %s: %v, want 2 of 4", nodeA, onA)
+		}
+		l := startLive(t, env.Kubeconfig, watchArgs(ns, "deployment/web")...)
+		l.waitFor("waiting for a rollout", 30*time.Second)
+		res := env.Kubectl(t, "graceful", "drain", "node", nodeA, "--ignore-daemonsets", "--timeout", "90s")
+		if res.ExitCode != 0 {
+			t.Fatalf("drain exit %d: %s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+		}
+		w := parseWorkloadRun(t, l.wait())
+		v := w.verdict()
+		var followed []string
+		for _, p := range v.Pods {
+			followed = append(followed, p.Pod)
+		}
+		slices.Sort(followed)
+		if w.code != 0 || !slices.Equal(followed, onA) || !v.Complete {
+			t.Errorf("exit %d, followed %v, want the drained node's %v; findings %q", w.code, followed, onA, v.Findings)
+		}
+		for _, p := range v.Pods {
+			if !p.Verdict.BehindService || p.Verdict.WindowMs == nil || p.Raced {
+				t.Errorf("pod %s verdict %q", p.Pod, p.Verdict.Findings)
+			}
+		}
+	})
+
 	t.Run("5 scale-down 4 to 1 by someone else: 3 terminations followed", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
@@ -394,4 +446,47 @@ func createStatefulSet(t *testing.T, env *e2e.Env, ns, node string, replicas int
 	waitReadyPods(t, env, ns, int(replicas))
 	createService(t, env, ns, "web", nil, nil)
 	waitReadyEndpoints(t, env, ns, "web", int(replicas))
+}
+
+// createSpreadDeployment creates a Deployment "web" whose pods spread evenly
+// over nodes (a topology spread that ignores cordoned nodes), with a Service
+// "web", and waits until every replica is a ready endpoint.
+func createSpreadDeployment(t *testing.T, env *e2e.Env, ns string, nodes []string, replicas int32, o podOpts) {
+	t.Helper()
+	waitDefaultServiceAccount(t, env, ns)
+	spec := podSpec("", o)
+	honor := corev1.NodeInclusionPolicyHonor
+	spec.Tolerations = []corev1.Toleration{e2e.NodeToleration}
+	spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: e2e.NodeTaintKey, Operator: corev1.NodeSelectorOpIn, Values: nodes}}}}}}}
+	spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: e2e.NodeTaintKey,
+		WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: &honor,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: labelsOf(o)}}}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{
+		Replicas: &replicas,
+		Selector: &metav1.LabelSelector{MatchLabels: labelsOf(o)},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labelsOf(o), Annotations: annotations(o)}, Spec: spec},
+	}}
+	if _, err := env.Client.AppsV1().Deployments(ns).Create(context.Background(), dep, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating deployment: %v", err)
+	}
+	waitReadyPods(t, env, ns, int(replicas))
+	createService(t, env, ns, "web", nil, nil)
+	waitReadyEndpoints(t, env, ns, "web", int(replicas))
+}
+
+// podsOn returns the sorted names of the namespace's pods on node.
+func podsOn(t *testing.T, env *e2e.Env, ns, node string) []string {
+	t.Helper()
+	l, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range l.Items {
+		out = append(out, p.Name)
+	}
+	slices.Sort(out)
+	return out
 }
