@@ -199,7 +199,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		if c.BelowDesiredFromMs == nil || c.BelowDesiredMs <= 0 {
 			t.Errorf("below desired %d ms from %v: want when and how long", c.BelowDesiredMs, c.BelowDesiredFromMs)
 		}
-		w.finding(t, "Service web: ready endpoints fell to 2 (desired 4) at +")
+		w.finding(t, "Service web: fewest ready endpoints 2 of 4 desired, first at +")
 		w.finding(t, "Service web: below the desired replicas for ")
 	})
 

@@ -207,9 +207,9 @@ func rolloutFindings(r *Rollout, v *RolloutVerdict) {
 func capacityFindings(c CapacityResult, risk, fact func(string, ...any)) {
 	at := ""
 	if c.MinReadyMs != nil {
-		at = fmt.Sprintf(" at %+d ms", *c.MinReadyMs)
+		at = fmt.Sprintf(", first at %+d ms", *c.MinReadyMs)
 	}
-	fact("Service %s: ready endpoints fell to %d (desired %d)%s, %d at the end", c.Service, c.MinReady, c.MinDesired, at, c.EndReady)
+	fact("Service %s: fewest ready endpoints %d of %d desired%s; %d at the end", c.Service, c.MinReady, c.MinDesired, at, c.EndReady)
 	if c.BelowDesiredFromMs != nil {
 		fact("Service %s: below the desired replicas for %d ms in all, first from %+d ms", c.Service, c.BelowDesiredMs, *c.BelowDesiredFromMs)
 	}
