@@ -98,8 +98,11 @@ func podVerdictWord(p PodResult) string {
 // WriteRolloutVerdict writes the rollout's headline and its findings.
 func WriteRolloutVerdict(w io.Writer, r *Rollout, v RolloutVerdict) error {
 	head := "SAFE: no pod raced its endpoints or was SIGKILLed, capacity stayed within budget, the rollout completed"
-	if v.Risk {
+	switch {
+	case v.Risk:
 		head = "RISK: requests can fail during this rollout"
+	case r.T0.IsZero():
+		head = "NO ROLLOUT SEEN: no pod of the workload terminated while watched"
 	}
 	if _, err := fmt.Fprintf(w, "\nRollout verdict for %s in %s: %s\n", termsafe.Escape(r.Workload.String()), termsafe.Escape(r.Workload.Namespace), head); err != nil {
 		return err

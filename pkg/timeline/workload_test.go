@@ -125,6 +125,19 @@ func TestComputeRolloutNotCompleteIsARisk(t *testing.T) {
 	}
 }
 
+func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
+	r := &Rollout{Workload: WorkloadRef{Kind: KindDeployment, Name: "web"}, Start: at(0), End: at(5000), Ended: "interrupted"}
+	v := ComputeRollout(r)
+	if v.Risk || !hasRolloutFinding(v, "was interrupted before any rollout started") {
+		t.Errorf("verdict %+v", v)
+	}
+	var b bytes.Buffer
+	_ = WriteRolloutVerdict(&b, r, v)
+	if !strings.Contains(b.String(), "NO ROLLOUT SEEN") {
+		t.Errorf("headline:\n%s", b.String())
+	}
+}
+
 func TestRolloutRenderers(t *testing.T) {
 	r := rolloutOf(t)
 	v := ComputeRollout(r)

@@ -230,10 +230,16 @@ func endFindings(r *Rollout, v *RolloutVerdict, risk, fact func(string, ...any))
 		}
 	case "stalled":
 		risk("rollout stalled: %s", r.Stalled)
-	case "timeout":
-		risk("rollout did not complete before --timeout: %s", orDash(r.LastStatus))
-	case "interrupted":
-		risk("interrupted before the rollout completed: %s", orDash(r.LastStatus))
+	case "timeout", "interrupted":
+		how, stop := "did not complete before --timeout", "reached --timeout"
+		if r.Ended == "interrupted" {
+			how, stop = "was interrupted before it completed", "was interrupted"
+		}
+		if r.T0.IsZero() {
+			fact("the watch %s before any rollout started: nothing to judge", stop)
+		} else {
+			risk("rollout %s: %s", how, orDash(r.LastStatus))
+		}
 	}
 	if len(r.NeverReady) > 0 {
 		msg := "pod(s) never Ready while watched: " + strings.Join(r.NeverReady, ", ")
@@ -243,7 +249,7 @@ func endFindings(r *Rollout, v *RolloutVerdict, risk, fact func(string, ...any))
 			risk("%s", msg)
 		}
 	}
-	if r.T0.IsZero() {
+	if r.T0.IsZero() && r.Ended == "complete" {
 		fact("no rollout, scale-down or drain was seen while watching")
 	}
 }
