@@ -490,3 +490,37 @@ func podsOn(t *testing.T, env *e2e.Env, ns, node string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// RBAC that allows only the workload and its pods: the watch follows the
+// rollout with what it can see and says what is missing.
+func TestWatchWorkloadE2EDegradesUnderRBAC(t *testing.T) {
+	env := e2e.Cluster(t)
+	ns, node := env.Namespace(t), env.Node(t)
+	createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 2, maxSurge: intOrStr("1"), maxUnavailable: intOrStr("0")},
+		podOpts{grace: 10, preStop: 1})
+	kc := restrictedKubeconfig(t, env, ns, []rbacv1.PolicyRule{
+		{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "list", "watch", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
+	})
+	w := runWorkload(t, kc, watchArgs(ns, "deployment/web", "--restart")...)
+	v := w.verdict()
+	if w.code != 0 || v.Terminated != 2 || !v.Complete || !w.summary.EndpointsUnseen {
+		t.Fatalf("exit %d, %d terminated, complete %v; findings %q; notes %q; stderr %s", w.code, v.Terminated, v.Complete, v.Findings, w.summary.Notes, w.stderr)
+	}
+	notes := strings.Join(w.summary.Notes, "\n")
+	for _, want := range []string{"cannot list Services", "cannot list PodDisruptionBudgets", "cannot watch EndpointSlices", "cannot watch Events"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	for _, p := range v.Pods {
+		if p.Raced || !findingWith(p.Verdict, "EndpointSlices could not be watched") {
+			t.Errorf("pod %s: %q, want the race left unjudged", p.Pod, p.Verdict.Findings)
+		}
+	}
+	w.finding(t, "the Services could not be listed: no capacity track")
+	res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + kc}, "graceful", "watch", "deployment/web", "-n", ns, "--restart", "--settle", "1s", "--timeout", "90s")
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "NO VERDICT ON THE RACE: the EndpointSlices could not be watched") {
+		t.Errorf("exit %d, text output:\n%s\nstderr: %s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+}

@@ -37,7 +37,7 @@ func (f *workloadFollower) streamFailed(n Notice) error {
 	case "workload":
 		return fmt.Errorf("watching %s: %w", w, n.Err)
 	case "EndpointSlices":
-		f.endpointsUnseen = true
+		f.endpointsUnseen, f.r.EndpointsUnseen = true, true
 		for _, rec := range f.order {
 			rec.TL.EndpointsUnseen = true
 		}

@@ -73,7 +73,10 @@ type Rollout struct {
 	// when they could not be listed (the capacity track is then missing).
 	Services       []string
 	ServicesUnseen bool
-	Budgets        []Budget
+	// EndpointsUnseen is true when the EndpointSlices could not be watched:
+	// no pod's race can be judged.
+	EndpointsUnseen bool
+	Budgets         []Budget
 	// T0 is the local monotonic time the rollout started: when this command
 	// sent the restart or scale (T0Source says which), else when the first
 	// change was seen (a new generation of the workload, a pod deletion).

@@ -25,15 +25,18 @@ type JSONCapacity struct {
 
 // WorkloadJSONSummary is the last line of `watch deployment/NAME -o json`.
 type WorkloadJSONSummary struct {
-	Type     string         `json:"type"`
-	Workload WorkloadRef    `json:"workload"`
-	Selector string         `json:"selector"`
-	T0Source string         `json:"t0Source"`
-	Services []string       `json:"services"`
-	Budgets  []Budget       `json:"budgets"`
-	Verdict  RolloutVerdict `json:"verdict"`
-	Gaps     []JSONGap      `json:"gaps"`
-	Notes    []string       `json:"notes"`
+	Type     string      `json:"type"`
+	Workload WorkloadRef `json:"workload"`
+	Selector string      `json:"selector"`
+	T0Source string      `json:"t0Source"`
+	Services []string    `json:"services"`
+	Budgets  []Budget    `json:"budgets"`
+	// EndpointsUnseen is true when the EndpointSlices could not be watched:
+	// no pod's race was judged.
+	EndpointsUnseen bool           `json:"endpointsUnseen"`
+	Verdict         RolloutVerdict `json:"verdict"`
+	Gaps            []JSONGap      `json:"gaps"`
+	Notes           []string       `json:"notes"`
 }
 
 func writeJSONLine(w io.Writer, l WorkloadJSONLine) error { return json.NewEncoder(w).Encode(l) }
@@ -75,7 +78,7 @@ func WriteWorkloadJSONNote(w io.Writer, msg string) error {
 // WriteWorkloadJSONSummary writes the summary object that ends -o json.
 func WriteWorkloadJSONSummary(w io.Writer, r *Rollout, v RolloutVerdict) error {
 	s := WorkloadJSONSummary{Type: "summary", Workload: r.Workload, Selector: r.Selector, T0Source: r.T0Source,
-		Services: r.Services, Budgets: r.Budgets, Verdict: v, Gaps: []JSONGap{}, Notes: r.Notes}
+		Services: r.Services, Budgets: r.Budgets, EndpointsUnseen: r.EndpointsUnseen, Verdict: v, Gaps: []JSONGap{}, Notes: r.Notes}
 	if s.Services == nil {
 		s.Services = []string{}
 	}

@@ -103,6 +103,8 @@ func WriteRolloutVerdict(w io.Writer, r *Rollout, v RolloutVerdict) error {
 		head = "RISK: requests can fail during this rollout"
 	case r.T0.IsZero():
 		head = "NO ROLLOUT SEEN: no pod of the workload terminated while watched"
+	case r.EndpointsUnseen:
+		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
 	}
 	if _, err := fmt.Fprintf(w, "\nRollout verdict for %s in %s: %s\n", termsafe.Escape(r.Workload.String()), termsafe.Escape(r.Workload.Namespace), head); err != nil {
 		return err
