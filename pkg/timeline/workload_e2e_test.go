@@ -318,6 +318,31 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("DaemonSet restarted: its pod followed, capacity to 0 of 1 said", func(t *testing.T) {
+		t.Parallel()
+		ns, node := env.Namespace(t), env.Node(t)
+		waitDefaultServiceAccount(t, env, ns)
+		o := podOpts{grace: 10, preStop: 1}
+		spec := podSpec("", o)
+		spec.Tolerations = []corev1.Toleration{e2e.NodeToleration}
+		spec.NodeSelector = map[string]string{e2e.NodeTaintKey: node}
+		ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labelsOf(o)},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labelsOf(o)}, Spec: spec}}}
+		if _, err := env.Client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitReadyPods(t, env, ns, 1)
+		createService(t, env, ns, "web", nil, nil)
+		waitReadyEndpoints(t, env, ns, "web", 1)
+		w := runWorkload(t, env.Kubeconfig, watchArgs(ns, "ds/web", "--restart")...)
+		v := w.verdict()
+		if w.code != 0 || v.Terminated != 1 || !v.Complete || v.Capacity[0].Desired != 1 || v.Capacity[0].MinReady != 0 {
+			t.Fatalf("exit %d, %d terminated, complete %v, capacity %+v; findings %q; stderr %s", w.code, v.Terminated, v.Complete, v.Capacity, v.Findings, w.stderr)
+		}
+		w.finding(t, "Service web: fewest ready endpoints 0 of 1 desired")
+	})
+
 	t.Run("8 watch connection cut mid-rollout: gap marked, rollout summarised", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
