@@ -66,7 +66,12 @@ below the PodDisruptionBudget, a rollout that did not complete), 1 an error
   kubectl graceful watch statefulset db --timeout 15m
   kubectl graceful watch deploy/web --scale 2 -o json
   kubectl graceful watch pod web-7d4b9c --delete`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args) > 2 {
+				return errors.New("name one workload: kubectl graceful watch deployment/NAME (or TYPE NAME), or watch pod NAME")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
