@@ -27,15 +27,21 @@ const (
 	awsDefaultDeregistrationDelay = 300
 )
 
-var lbDeregistrationExceedsGrace = &Check{
+var lbDeregistrationExceedsGrace = register(&Check{
 	ID:       "lb-deregistration-exceeds-grace",
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
 	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs},
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkLBDeregistration(s, c, w) })
 	},
-}
+	Explanation: Doc{
+		Why:    "Cloud load balancers keep a deregistered target draining for a delay (AWS target group deregistration_delay.timeout_seconds, default 300 s; GKE BackendConfig connectionDraining.drainingTimeoutSec). If the pod is killed before that, connections the LB still considers live are cut; if preStop is shorter than it, new requests can still arrive after SIGTERM.",
+		Fix:    "Make the deregistration delay shorter than the grace period (target-group-attributes: deregistration_delay.timeout_seconds=N), and the preStop delay long enough to cover the LB's deregistration.",
+		Source: "AWS Load Balancer Controller annotations (alb.ingress.kubernetes.io/target-group-attributes, service.beta.kubernetes.io/aws-load-balancer-target-group-attributes); GKE BackendConfig connectionDraining",
+	},
+})
 
 // lbDelay is a load balancer's deregistration delay (seconds) and where it
 // comes from.
