@@ -21,7 +21,7 @@
 //
 // plus its unit test beside the others (checks_test.go or a file of its
 // own). Files by topic: timing.go and prestop_hooks.go (grace period and
-// preStop), lb.go (load
+// preStop), sidecar.go (container order at termination), lb.go (load
 // balancer draining), probes.go, pdb.go, rollout.go. Helpers that say which
 // Services and PDBs apply to a workload are in match.go.
 //

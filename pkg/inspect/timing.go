@@ -192,22 +192,16 @@ func eachWorkload(s *scope, f func(*scope, *Workload) []Finding) []Finding {
 	return out
 }
 
-// PodFindings returns the error-level termination findings that need only
-// the pod's own spec: prestop-exceeds-grace, shutdown-budget-exceeds-grace
-// and grace-period-zero, with default options. The drain command calls it
-// before evicting a pod. Checks listed in the pod's SkipAnnotation are left
-// out. The pod is reported as itself (kind Pod), whatever its owner.
+// PodFindings returns the termination findings that need only the pod's
+// own spec, with default options: prestop-exceeds-grace,
+// shutdown-budget-exceeds-grace and grace-period-zero (errors) and
+// sidecar-stops-first (warning). The drain command calls it before
+// evicting a pod. Checks listed in the pod's SkipAnnotation are left out.
+// The pod is reported as itself (kind Pod), whatever its owner.
 func PodFindings(pod *corev1.Pod) []Finding {
-	one := int32(1)
-	w := &Workload{
-		Object:      ObjectRef{Kind: "Pod", Namespace: namespaceOf(pod.Namespace), Name: pod.Name},
-		Annotations: pod.Annotations,
-		Template:    corev1.PodTemplateSpec{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec},
-		Replicas:    &one,
-	}
-	s := &scope{inv: &Inventory{Workloads: []*Workload{w}}, opts: DefaultOptions()}
+	s, _ := podScope(pod)
 	var out []Finding
-	for _, c := range []*Check{prestopExceedsGrace, shutdownBudgetExceedsGrace, gracePeriodZero} {
+	for _, c := range []*Check{prestopExceedsGrace, shutdownBudgetExceedsGrace, gracePeriodZero, sidecarStopsFirst} {
 		for _, f := range c.run(s, c) {
 			if !s.suppressed(f) {
 				out = append(out, f)
@@ -215,4 +209,16 @@ func PodFindings(pod *corev1.Pod) []Finding {
 		}
 	}
 	return out
+}
+
+// podScope is the scope of one pod audited as a workload of its own.
+func podScope(pod *corev1.Pod) (*scope, *Workload) {
+	one := int32(1)
+	w := &Workload{
+		Object:      ObjectRef{Kind: "Pod", Namespace: namespaceOf(pod.Namespace), Name: pod.Name},
+		Annotations: pod.Annotations,
+		Template:    corev1.PodTemplateSpec{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec},
+		Replicas:    &one,
+	}
+	return &scope{inv: &Inventory{Workloads: []*Workload{w}}, opts: DefaultOptions()}, w
 }
