@@ -138,6 +138,10 @@ func TestSimulatedExitAfterPreStopFromSpec(t *testing.T) {
 	hooks := map[string]*corev1.LifecycleHandler{
 		"native-sleep": {Sleep: &corev1.SleepAction{Seconds: 2}},
 		"exec-sleep":   {Exec: &corev1.ExecAction{Command: []string{"sh", "-c", "echo bye && sleep 2"}}},
+		// Forms the Stage reads as pkg/prestop does: a fraction rounded up,
+		// and arguments summed (1.5 s + 0.5 s).
+		"exec-fraction": {Exec: &corev1.ExecAction{Command: []string{"busybox", "sleep", "1.5"}}},
+		"exec-sum":      {Exec: &corev1.ExecAction{Command: []string{"/bin/sleep", "1.5", "0.5s"}}},
 	}
 	for name, hook := range hooks {
 		t.Run(name, func(t *testing.T) {
