@@ -49,8 +49,7 @@ func serviceLBDelays(svc corev1.Service) []lbDelay {
 		if typ == "nlb-ip" || svc.Annotations[awsNLBTargetType] == targetsPods {
 			targets = targetsPods
 		}
-		return []lbDelay{targetGroup(svc.Annotations[nlbTargetGroupAttributes],
-			"AWS NLB target group (AWS Load Balancer Controller, "+targets+" targets)", targets, nlbTargetGroupAttributes)}
+		return []lbDelay{targetGroup(svc.Annotations[nlbTargetGroupAttributes], "AWS NLB", "AWS Load Balancer Controller", targets, nlbTargetGroupAttributes)}
 	case class != "":
 		return nil // another controller's class: not an AWS form we know
 	case typ == "nlb":
@@ -65,13 +64,15 @@ func serviceLBDelays(svc corev1.Service) []lbDelay {
 }
 
 // targetGroup reads deregistration_delay.timeout_seconds from a
-// target-group-attributes annotation, or the AWS default.
-func targetGroup(attrs, from, targets, annotation string) lbDelay {
+// target-group-attributes annotation, or takes the AWS default. name is the
+// load balancer and where is what it was found through.
+func targetGroup(attrs, name, where, targets, annotation string) lbDelay {
 	fix := annotation + ": deregistration_delay.timeout_seconds=N"
+	from := fmt.Sprintf("%s target group (%s, %s targets", name, where, targets)
 	if v, ok := targetGroupDelay(attrs); ok {
-		return lbDelay{v, from, targets, fix}
+		return lbDelay{v, from + ")", targets, fix}
 	}
-	return lbDelay{AWSDefaultDeregistrationDelay, from + " (AWS default, no deregistration_delay.timeout_seconds)", targets, fix}
+	return lbDelay{AWSDefaultDeregistrationDelay, from + ", AWS default: no deregistration_delay.timeout_seconds)", targets, fix}
 }
 
 // classicELB is the in-tree cloud provider's default for a LoadBalancer
@@ -133,7 +134,7 @@ func (s *scope) albDelays(svc corev1.Service) []lbDelay {
 		if g := ing.Annotations[albGroupName]; g != "" {
 			where += ", group " + g
 		}
-		out = append(out, targetGroup(attrs, "AWS ALB target group ("+where+", "+targets+" targets)", targets, albTargetGroupAttributes))
+		out = append(out, targetGroup(attrs, "AWS ALB", where, targets, albTargetGroupAttributes))
 	}
 	return out
 }

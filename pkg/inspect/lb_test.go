@@ -40,7 +40,7 @@ func TestLBFormsAWSService(t *testing.T) {
 		{"in-tree Classic ELB, draining 20 s, preStop 10 s", objs(deploy("web"), lbService(map[string]string{clbDrainingEnabled: "true", clbDrainingTimeout: "20"})), 1,
 			"preStop delay 10 s is shorter than the AWS Classic ELB"},
 		{"controller external, ip targets", objs(deploy("web"), lbService(map[string]string{awsLBType: "external", awsNLBTargetType: "ip"})), 1,
-			"AWS NLB target group (AWS Load Balancer Controller, ip targets) (AWS default, no deregistration_delay.timeout_seconds) deregistration delay is 300 s but the grace period is 30 s: pods are the targets"},
+			"AWS NLB target group (AWS Load Balancer Controller, ip targets, AWS default: no deregistration_delay.timeout_seconds) deregistration delay is 300 s but the grace period is 30 s: pods are the targets"},
 		{"controller external, instance targets", objs(deploy("web"), lbService(map[string]string{awsLBType: "external", awsNLBTargetType: "instance", nlbTargetGroupAttributes: attrs("60")})), 1,
 			"(AWS Load Balancer Controller, instance targets) deregistration delay is 60 s"},
 		{"controller nlb-ip (older form)", objs(deploy("web"), lbService(map[string]string{awsLBType: "nlb-ip"})), 1, "ip targets"},
@@ -60,7 +60,7 @@ func TestLBFormsALBIngress(t *testing.T) {
 	forward := `{"type":"forward","forwardConfig":{"targetGroups":[{"serviceName":"web","servicePort":"80","weight":100}]}}`
 	runCases(t, "lb-deregistration-exceeds-grace", []checkCase{
 		{"ingressClassName alb", objs(deploy("web"), web, albIngress(nil, ptr.To("alb"), "web")), 1,
-			"AWS ALB target group (Ingress front, instance targets) (AWS default, no deregistration_delay.timeout_seconds) deregistration delay is 300 s"},
+			"AWS ALB target group (Ingress front, instance targets, AWS default: no deregistration_delay.timeout_seconds) deregistration delay is 300 s"},
 		{"kubernetes.io/ingress.class annotation", objs(deploy("web"), web, albIngress(map[string]string{"kubernetes.io/ingress.class": "alb"}, nil, "web")), 1, "AWS ALB target group"},
 		{"group.name under a custom IngressClass", objs(deploy("web"), web, albIngress(map[string]string{albGroupName: "shared"}, ptr.To("internal-alb"), "web")), 1,
 			"Ingress front, group shared"},
