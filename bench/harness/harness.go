@@ -1,4 +1,4 @@
-// Package harness runs the benchmarks of issue 7 against the local cluster:
+// Package harness runs the benchmarks against the local cluster:
 // each of our commands side by side with what users run today, in the same
 // run, and returns one table of results.
 package harness

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -114,20 +115,32 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				for _, c := range inspect.Checks() {
-					fmt.Fprintf(streams.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary)
-				}
-				return nil
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
 			}
-			text, err := inspect.ExplainText(args[0])
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprint(streams.Out, text)
-			return err
+			return explainCheck(streams.Out, id)
 		},
 	}
+}
+
+// explainCheck is `audit explain ID` and `audit --explain ID`: the check's
+// explanation, or with no ID the list of checks.
+func explainCheck(out io.Writer, id string) error {
+	if id == "" {
+		for _, c := range inspect.Checks() {
+			if _, err := fmt.Fprintf(out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	text, err := inspect.ExplainText(id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(out, text)
+	return err
 }
 
 // Complete reads the namespace from the kubeconfig flags, resolves colour
@@ -224,12 +237,7 @@ func (o *AuditOptions) Validate() error {
 // cliutil.Risk() when a finding is at or above --fail-on.
 func (o *AuditOptions) Run(ctx context.Context) error {
 	if o.Explain != "" {
-		text, err := inspect.ExplainText(o.Explain)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(o.Out, text)
-		return err
+		return explainCheck(o.Out, o.Explain)
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -25,8 +25,7 @@ type component struct {
 	// Version keys the cache entry.
 	Version string
 	// Estimate is the measured cold build time on 2 cores, downloads
-	// included (see ../shared/notes/control-plane.md), used for the
-	// honest time estimate printed on the first run.
+	// included, used for the honest time estimate printed on the first run.
 	EstimateSeconds int
 	// build compiles the binary to out.
 	build func(b *builder, out string) error

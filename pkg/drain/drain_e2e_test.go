@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 )
 
 func intOrStr(i int) *intstr.IntOrString { return ptr.To(intstr.FromInt32(int32(i))) }
@@ -189,7 +190,7 @@ func TestDrainUnreadyPod(t *testing.T) {
 			f := newFixture(t)
 			a, b := f.env.Node(t), f.env.Node(t)
 			f.deploy("web", "web", 2, map[string]string{hostLabel: b}, nil)
-			f.deploy("sick", "web", 1, map[string]string{hostLabel: a}, map[string]string{"sim.graceful.test/ready": "false"})
+			f.deploy("sick", "web", 1, map[string]string{hostLabel: a}, map[string]string{sim.Ready: "false"})
 			// minAvailable 3 of 3 pods, 2 Ready: the budget is not met.
 			f.pdb("web", "web", intOrStr(3), nil, ptr.To(policy), 3)
 

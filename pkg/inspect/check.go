@@ -21,15 +21,22 @@ const ShutdownSecondsAnnotation = "kubectl-graceful.dev/shutdown-seconds"
 // terminationGracePeriodSeconds (k8s.io/api/core/v1 PodSpec).
 const DefaultGracePeriodSeconds = 30
 
-// Check is one entry of the catalogue: a stable ID, a default severity, the
-// inputs it needs, and the function that finds problems.
+// Check is one entry of the catalogue: a stable ID, a default severity, its
+// summary and explanation, the inputs it needs, and the function that finds
+// problems. Everything the docs, SARIF rules and `audit explain` say about
+// a check comes from here.
 type Check struct {
 	// ID is the stable kebab-case name used in output, --skip and annotations.
 	ID string
+	// Topic places the check in the docs.
+	Topic Topic
 	// Severity is the default severity of its findings.
 	Severity Severity
 	// Summary is the one-line description shown in docs and SARIF rules.
 	Summary string
+	// Explanation says why the check matters, how to fix what it finds, and
+	// the Kubernetes source of the rule.
+	Explanation Doc
 	// Needs lists inputs without which the check cannot run.
 	Needs []Input
 	// LiveOnly marks checks that read object status (live clusters only).
@@ -37,10 +44,14 @@ type Check struct {
 	run      func(s *scope, c *Check) []Finding
 }
 
-// Doc is the explanation of a check (`kubectl graceful audit explain ID`).
+// Doc is the explanation of a check (`kubectl graceful audit explain ID`):
+// plain sentences, no markdown.
 type Doc struct {
-	Why    string
-	Fix    string
+	// Why the problem drops requests or blocks drains.
+	Why string
+	// Fix is the change that removes the finding.
+	Fix string
+	// Source names the Kubernetes code or documentation the rule comes from.
 	Source string
 }
 

@@ -1,9 +1,3 @@
-// Package inspect holds the checks of `kubectl graceful audit`: what makes a
-// rollout or a node drain drop requests, read from workload specs, Services,
-// PodDisruptionBudgets, HorizontalPodAutoscalers and Ingresses. It does no
-// I/O: callers fill an Inventory (from manifests or a live cluster, see
-// pkg/inspect/load) and call Audit. The catalogue and the Kubernetes facts
-// behind each check are in docs/audit.md and Explain.
 package inspect
 
 import "fmt"

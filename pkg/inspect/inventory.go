@@ -25,6 +25,9 @@ const (
 	InputPods      Input = "pods"
 	// InputBackendConfigs is GKE's backendconfigs.cloud.google.com.
 	InputBackendConfigs Input = "backendconfigs.cloud.google.com"
+	// InputTargetGroupBindings is the AWS Load Balancer Controller's
+	// targetgroupbindings.elbv2.k8s.aws.
+	InputTargetGroupBindings Input = "targetgroupbindings.elbv2.k8s.aws"
 )
 
 // Version is a Kubernetes minor version (1.37). The zero Version means
@@ -117,6 +120,9 @@ type Inventory struct {
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
 	BackendConfigs map[string]int64
+	// TargetGroupBindings are the AWS Load Balancer Controller's bindings
+	// of Services to target groups.
+	TargetGroupBindings []TargetGroupBinding
 	// Pods are the live pods in scope (live mode only), used to tell whether
 	// a PDB selects any pod right now.
 	Pods []corev1.Pod

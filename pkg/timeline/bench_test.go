@@ -24,7 +24,7 @@ func (l lineSignal) Write(p []byte) (int, error) {
 // BenchmarkDeliveryToLine measures, for each watch notification, the time
 // from the watch delivering it (the fake watcher's send) to its line being
 // written, through the whole path: RetryWatcher, the gap-marking wrapper,
-// the follower, the Recorder and the line printer. Issue 4 asks for under
+// the follower, the Recorder and the line printer. The target is under
 // 100 ms; the p99-ms and max-ms metrics report it.
 func BenchmarkDeliveryToLine(b *testing.B) {
 	pod := testPod(30, nil)

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -53,10 +54,10 @@ func podSpec(node string, o podOpts) corev1.PodSpec {
 func annotations(o podOpts) map[string]string {
 	a := map[string]string{}
 	if o.exitAfter != "" {
-		a["sim.graceful.test/exit-after"] = o.exitAfter
+		a[sim.ExitAfter] = o.exitAfter
 	}
 	if o.preStopBad {
-		a["sim.graceful.test/prestop-fails"] = "true"
+		a[sim.PreStopFails] = "true"
 	}
 	return a
 }

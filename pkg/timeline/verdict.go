@@ -64,7 +64,7 @@ func sortedEvents(tl *Timeline) []Event {
 
 // Compute derives the verdict from a timeline. It is pure: the same
 // timeline always gives the same verdict. The rules are those of
-// ../shared/spec/timeline.md ("Verdict").
+// docs/watch.md ("Verdict").
 func Compute(tl *Timeline) Verdict {
 	v := Verdict{BehindService: len(tl.Services) > 0, DeadlineMs: tl.Deadline()}
 	evs := sortedEvents(tl)

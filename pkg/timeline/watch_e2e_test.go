@@ -27,7 +27,7 @@ import (
 // server's times are whole seconds, and the machine is shared.
 const tol = 1500
 
-// The scenarios of issue 4, each on the local cluster with the termination
+// The watch scenarios, each on the local cluster with the termination
 // simulation (sim.graceful.test annotations) as known ground truth, each
 // running the plugin through the real kubectl.
 func TestWatchPodE2E(t *testing.T) {

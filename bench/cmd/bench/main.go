@@ -1,4 +1,4 @@
-// Command bench runs the benchmarks of issue 7 on the project's local
+// Command bench runs the benchmarks on the project's local
 // cluster and prints one table: what, ours, theirs or floor, ratio, target,
 // met. `make bench` runs it from the repository root:
 //

@@ -40,7 +40,8 @@ type ManifestOptions struct {
 // cannot be read, YAML that does not parse, an object without kind, a
 // built-in API group with a kind it does not have, or fields of the wrong
 // type. Objects of other API groups (custom resources) are counted and
-// otherwise ignored, except GKE BackendConfigs.
+// otherwise ignored, except load balancer objects (GKE BackendConfigs,
+// AWS TargetGroupBindings).
 func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	b := resource.NewLocalBuilder().Unstructured().Flatten()
 	lines := newLineIndex()
@@ -92,9 +93,7 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		origin = src.File
 	}
 	where := fmt.Sprintf("%s: %s %q", origin, gvk.Kind, u.GetName())
-	if gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig" {
-		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
-		inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+	if inv.AddLoadBalancerObject(u) {
 		return nil
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
