@@ -87,6 +87,11 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		if err := o.create(ctx); err != nil {
 			return nil, err
 		}
+	} else if err := serviceCIDRCurrent(ctx, c.Kubeconfig); err != nil {
+		fmt.Fprintf(o.Log, "Recreating cluster %s: %v\n", o.Name, err)
+		if err := o.create(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := ensureNodes(ctx, c.Kubeconfig, o.Nodes); err != nil {
 		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)
