@@ -33,6 +33,8 @@ type AuditOptions struct {
 	AllNamespaces bool
 	// Resources are resource arguments (deployment/checkout) in live mode.
 	Resources []string
+	// fleet audits several clusters (--contexts, --all-contexts).
+	fleet fleetOptions
 
 	// ConfigFile (--config) is a YAML file of defaults for the flags below
 	// (see auditConfig); flags given on the command line win.
@@ -105,6 +107,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	o.fleet.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
@@ -155,7 +158,8 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if !o.manifestMode() && o.Explain == "" && o.namespace == "" {
+	// A fleet audit takes each context's own namespace (auditContext).
+	if !o.manifestMode() && !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
 		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 		if err != nil {
 			return fmt.Errorf("kubeconfig: %v", err)
@@ -230,7 +234,7 @@ func (o *AuditOptions) Validate() error {
 	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
-	return nil
+	return o.validateFleet()
 }
 
 // Run loads the inventory, audits it and prints the report. It returns
@@ -241,6 +245,9 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.fleet.enabled() {
+		return o.runFleet(ctx)
 	}
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
@@ -256,14 +263,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	opts := inspect.DefaultOptions()
-	opts.Skip = o.Skip
-	opts.PreStopFloorSeconds = o.PreStopFloor
-	opts.MaxGraceSeconds = o.MaxGrace
-	if o.ShutdownSeconds >= 0 {
-		opts.ShutdownSeconds = &o.ShutdownSeconds
-	}
-	r := inspect.Audit(inv, opts)
+	r := inspect.Audit(inv, o.checkOptions())
 	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
 		return err
 	}
@@ -271,6 +271,18 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// checkOptions are the checks' settings from the flags.
+func (o *AuditOptions) checkOptions() inspect.Options {
+	opts := inspect.DefaultOptions()
+	opts.Skip = o.Skip
+	opts.PreStopFloorSeconds = o.PreStopFloor
+	opts.MaxGraceSeconds = o.MaxGrace
+	if o.ShutdownSeconds >= 0 {
+		opts.ShutdownSeconds = &o.ShutdownSeconds
+	}
+	return opts
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

@@ -67,6 +67,21 @@ func DefaultOptions(repoRoot string, log io.Writer) (Options, error) {
 	}, nil
 }
 
+// SecondName is the sibling cluster that tests spanning clusters start
+// beside the checkout's own; `make cluster-down` stops both.
+const SecondName = "second"
+
+// Sibling returns the options of another cluster of the same checkout,
+// called name: its own kwokctl cluster name, output folder (kubeconfig,
+// work files, lock) and ports, so that both run side by side (tests of
+// commands that span clusters). Down on the returned options stops it.
+func (o Options) Sibling(name string) Options {
+	s := o
+	s.Name = o.Name + "-" + name
+	s.OutputDir = filepath.Join(o.OutputDir, "clusters", name)
+	return s
+}
+
 // KubeconfigPath is where the cluster's kubeconfig is written.
 func (o Options) KubeconfigPath() string { return filepath.Join(o.OutputDir, "kubeconfig") }
 

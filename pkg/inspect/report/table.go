@@ -27,20 +27,7 @@ const colorReset = "\x1b[0m"
 // termsafe.Escape.
 func Table(w io.Writer, r *inspect.Report, color bool) error {
 	if len(r.Findings) > 0 {
-		t := tablewriter.NewTable(w,
-			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-				Borders: tw.BorderNone,
-				Symbols: tw.NewSymbols(tw.StyleNone),
-				Settings: tw.Settings{
-					Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
-					Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-				},
-			})),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft),
-			tablewriter.WithRowAlignment(tw.AlignLeft),
-			tablewriter.WithRowAutoWrap(tw.WrapNone),
-			tablewriter.WithTrimSpace(tw.Off),
-		)
+		t := newTable(w)
 		t.Header("OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE")
 		var last inspect.ObjectRef
 		for i, f := range r.Findings {
@@ -49,7 +36,7 @@ func Table(w io.Writer, r *inspect.Report, color bool) error {
 				obj = termsafe.Escape(f.Object.String())
 			}
 			last = f.Object
-			if err := t.Append([]string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}); err != nil {
+			if err := t.Append(findingRow(f, obj, color)); err != nil {
 				return err
 			}
 		}
@@ -66,10 +53,37 @@ func Table(w io.Writer, r *inspect.Report, color bool) error {
 		return err
 	}
 	if len(r.Findings) > 0 {
-		_, err := fmt.Fprintln(w, "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK")
+		_, err := fmt.Fprintln(w, fixesHint)
 		return err
 	}
 	return nil
+}
+
+// fixesHint closes a table with findings.
+const fixesHint = "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK"
+
+// newTable returns a borderless, left-aligned table like kubectl get's.
+func newTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+}
+
+// findingRow is a finding's OBJECT (obj, already escaped; "" on a group's
+// later rows), CONTAINER, SEVERITY, CHECK and MESSAGE cells.
+func findingRow(f inspect.Finding, obj string, color bool) []string {
+	return []string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}
 }
 
 func paint(s inspect.Severity, color bool) string {
