@@ -53,6 +53,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 	wantRows := []string{
 		"fixture: fill",
 		"audit -A live: wall time", "audit -A live: peak RSS", "audit -A live: API read requests",
+		"audit -A live vs protobuf floor: wall time", "audit -A live vs protobuf floor: peak RSS",
 		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
 		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
