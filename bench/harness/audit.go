@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -21,7 +22,7 @@ const floorTypes = "deploy,sts,ds,rs,pods,svc,pdb,hpa,ingress"
 // audit's reads. One untimed warm-up of each, then runs of the three in
 // rotating order. Each timed run is bracketed by two readings of the
 // apiserver's request counter (see resourceRequests).
-func (h *harness) auditLive(ctx context.Context) []Row {
+func (h *harness) auditLive(ctx context.Context, samples []liveSample) []Row {
 	const (
 		timeRow   = "audit -A live: wall time (median)"
 		rssRow    = "audit -A live: peak RSS"
@@ -43,13 +44,11 @@ func (h *harness) auditLive(ctx context.Context) []Row {
 	if reason != "" {
 		return fail(reason)
 	}
-	floorBin, err := h.buildFloor(ctx)
+	ours, pfloor, err := h.liveCommands(ctx)
 	if err != nil {
 		return fail(err.Error())
 	}
-	ours := command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
 	floor := command{argv: []string{h.cfg.Kubectl, "get", floorTypes, "-A", "-o", "json", "--kubeconfig", h.cfg.Kubeconfig}}
-	pfloor := command{argv: []string{floorBin, "-kubeconfig", h.cfg.Kubeconfig, "-page", "500"}}
 	all := []*command{&ours, &floor, &pfloor}
 	runs := map[*command][]Result{}
 	reqs := map[*command][]int64{}
@@ -72,13 +71,14 @@ func (h *harness) auditLive(ctx context.Context) []Row {
 	ow, fw, pw := median(walls(runs[&ours])), median(walls(runs[&floor])), median(walls(runs[&pfloor]))
 	orss, frss, prss := medianInt(rsses(runs[&ours])), medianInt(rsses(runs[&floor])), medianInt(rsses(runs[&pfloor]))
 	oreq, freq := medianInt(reqs[&ours]), medianInt(reqs[&floor])
-	return []Row{
+	full := liveSample{pods: h.cfg.Scale.Fixture.Pods, ours: ow, floor: pw, oursRSS: orss, floorRSS: prss}
+	return append([]Row{
 		{What: timeRow, Ours: secs(ow), Theirs: secs(fw), Ratio: ratio(ow.Seconds(), fw.Seconds()), Target: targets[0], Met: met(ow.Seconds() <= 1.5*fw.Seconds())},
 		{What: rssRow, Ours: mb(orss), Theirs: mb(frss), Ratio: ratio(float64(orss), float64(frss)), Target: targets[1], Met: met(orss < 300e6)},
 		{What: reqRow + " (apiserver_request_total)", Ours: fmt.Sprint(oreq), Theirs: fmt.Sprint(freq), Ratio: ratio(float64(oreq), float64(freq)), Target: targets[2], Met: met(oreq <= 2*freq)},
 		{What: pTimeRow, Ours: secs(ow), Theirs: secs(pw), Ratio: ratio(ow.Seconds(), pw.Seconds()), Target: targets[3], Met: met(ow.Seconds() <= 1.3*pw.Seconds())},
 		rssVsTarget(pRSSRow, orss, prss, h.cfg.Scale.AuditRSSTarget),
-	}
+	}, scalingRows(append(samples, full))...)
 }
 
 // rssVsTarget is the row of ours against the protobuf floor's peak RSS,
@@ -91,15 +91,20 @@ func rssVsTarget(what string, ours, floor, target int64) Row {
 	return r
 }
 
-// buildFloor builds bench/cmd/floor into OutDir and returns its path.
-func (h *harness) buildFloor(ctx context.Context) (string, error) {
+// liveCommands returns `kubectl-graceful audit -A` and the protobuf floor
+// (bench/cmd/floor, built into OutDir on first use).
+func (h *harness) liveCommands(ctx context.Context) (ours, pfloor command, err error) {
 	bin := filepath.Join(h.cfg.OutDir, "floor")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/floor")
-	cmd.Dir = h.cfg.RepoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./bench/cmd/floor: %w: %s", err, tail(string(out), 5))
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/floor")
+		cmd.Dir = h.cfg.RepoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return ours, pfloor, fmt.Errorf("go build ./bench/cmd/floor: %w: %s", err, tail(string(out), 5))
+		}
 	}
-	return bin, nil
+	ours = command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
+	pfloor = command{argv: []string{bin, "-kubeconfig", h.cfg.Kubeconfig, "-page", "500"}}
+	return ours, pfloor, nil
 }
 
 // measureRequests measures c and counts the apiserver read requests made
@@ -143,27 +148,9 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 		// No cluster is involved: a kubeconfig that points nowhere proves it.
 		env: []string{"KUBECONFIG=/nonexistent"}}
 	theirs := command{argv: append([]string{ks, "score"}, files...), ok: []int{0, 1}}
-	var oursRuns, theirRuns []Result
-	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
-		order := []*command{&ours, &theirs}
-		if i%2 != 0 {
-			order = []*command{&theirs, &ours}
-		}
-		for _, c := range order {
-			res, err := measure(ctx, *c)
-			if err != nil {
-				return fail(err.Error())
-			}
-			h.logf("manifest audit run %d: %s %s, %s", i, c.argv[0], secs(res.Wall), mb(res.MaxRSS))
-			if i < 0 {
-				continue
-			}
-			if c == &ours {
-				oursRuns = append(oursRuns, res)
-			} else {
-				theirRuns = append(theirRuns, res)
-			}
-		}
+	oursRuns, theirRuns, err := h.alternate(ctx, "manifest audit", ours, theirs)
+	if err != nil {
+		return fail(err.Error())
 	}
 	ow, tw := median(walls(oursRuns)), median(walls(theirRuns))
 	orss, trss := medianInt(rsses(oursRuns)), medianInt(rsses(theirRuns))
@@ -171,6 +158,33 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 		{What: timeRow, Ours: secs(ow), Theirs: secs(tw), Ratio: ratio(ow.Seconds(), tw.Seconds()), Target: targets[0], Met: met(ow <= tw)},
 		{What: rssRow, Ours: mb(orss), Theirs: mb(trss), Ratio: ratio(float64(orss), float64(trss)), Target: targets[1], Met: "-"},
 	}
+}
+
+// alternate measures a and b in alternating order, AuditRuns times each
+// after one untimed warm-up of each (discovery cache, page cache), logging
+// every run under what.
+func (h *harness) alternate(ctx context.Context, what string, a, b command) (aRuns, bRuns []Result, err error) {
+	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
+		order := []*command{&a, &b}
+		if i%2 != 0 {
+			order = []*command{&b, &a}
+		}
+		for _, c := range order {
+			res, err := measure(ctx, *c)
+			if err != nil {
+				return nil, nil, err
+			}
+			h.logf("%s run %d: %s %s, %s", what, i, c.argv[0], secs(res.Wall), mb(res.MaxRSS))
+			switch {
+			case i < 0:
+			case c == &a:
+				aRuns = append(aRuns, res)
+			default:
+				bRuns = append(bRuns, res)
+			}
+		}
+	}
+	return aRuns, bRuns, nil
 }
 
 func walls(rs []Result) []time.Duration {
