@@ -35,6 +35,10 @@ type podOpts struct {
 	exitAfter  string
 	preStopBad bool
 	labels     map[string]string
+	// sidecar adds a container of that name without preStop, beside app;
+	// nativeSidecar makes it an initContainer with restartPolicy Always.
+	sidecar       string
+	nativeSidecar bool
 }
 
 func podSpec(node string, o podOpts) corev1.PodSpec {
@@ -47,7 +51,18 @@ func podSpec(node string, o podOpts) corev1.PodSpec {
 		c.Lifecycle = &corev1.Lifecycle{PreStop: h}
 	}
 	g := o.grace
-	return corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
+	spec := corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
+	if o.sidecar != "" {
+		proxy := corev1.Container{Name: o.sidecar, Image: "registry.example/proxy:1"}
+		if o.nativeSidecar {
+			always := corev1.ContainerRestartPolicyAlways
+			proxy.RestartPolicy = &always
+			spec.InitContainers = append(spec.InitContainers, proxy)
+		} else {
+			spec.Containers = append(spec.Containers, proxy)
+		}
+	}
+	return spec
 }
 
 func annotations(o podOpts) map[string]string {
@@ -263,6 +278,9 @@ func parseRun(t *testing.T, stdout, stderr string, code int) run {
 	}
 	if r.summary.Type != "summary" {
 		t.Fatalf("no summary line in -o json output:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); strings.Contains(lines[len(lines)-1], "null") {
+		t.Errorf("the summary holds a null (lists must be []): %s", lines[len(lines)-1])
 	}
 	return r
 }

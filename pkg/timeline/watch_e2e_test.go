@@ -73,6 +73,7 @@ func TestWatchPodE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 45, preStop: 5})
+		createPod(t, env, ns, node, "web-1", podOpts{grace: 45, preStop: 5}) // another ready endpoint
 		createService(t, env, ns, "web", nil, pod)
 		stdout, stderr, code := kubectl(t, env, "watch", "pod", "web-0", "-n", ns, "--delete", "--settle", "1s", "--timeout", "90s")
 		if code != 0 {
@@ -118,7 +119,7 @@ func TestWatchPodE2E(t *testing.T) {
 		exit := r.first(t, timeline.KindContainerExit, "exited 137")
 		near(t, "killed inside preStop at the deadline", exit.Ms, 3000, tol)
 		v := r.summary.Verdict
-		if r.code != 2 || !v.KilledInPreStop || v.SigtermMs != nil || !findingWith(v, "killed inside preStop") {
+		if r.code != 2 || !v.KilledInPreStop || v.SigtermMs != nil || !findingWith(v, "killed inside preStop") || findingWith(v, "ignored SIGTERM") {
 			t.Errorf("exit %d, verdict %+v: want 2, killed in preStop, no SIGTERM", r.code, v)
 		}
 	})
@@ -126,7 +127,8 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("5 behind two Services, waiting for someone else's delete", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 10, preStop: 2})
+		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 10, preStop: 5})
+		createPod(t, env, ns, node, "web-1", podOpts{grace: 10, preStop: 5}) // another ready endpoint
 		createService(t, env, ns, "web", nil, pod)
 		createService(t, env, ns, "web-canary", nil, pod)
 		l := startLive(t, env.Kubeconfig, "watch", "pod", "web-0", "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s")
@@ -156,7 +158,7 @@ func TestWatchPodE2E(t *testing.T) {
 				t.Errorf("endpoint out at %v, before it left %s's slice at %d", v.EndpointOutMs, svc, msOf(t, e))
 			}
 		}
-		near(t, "exit (preStop 2 + 1 s)", r.first(t, timeline.KindContainerExit, "exited 0").Ms, 3000, tol)
+		near(t, "exit (preStop 5 + 1 s)", r.first(t, timeline.KindContainerExit, "exited 0").Ms, 6000, tol)
 	})
 
 	t.Run("6 behind no Service, mermaid", func(t *testing.T) {
@@ -192,7 +194,7 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("8 evict blocked by a PDB, then allowed", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 10, preStop: 1})
+		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 10, preStop: 5})
 		createService(t, env, ns, "web", nil, &pods[0])
 		createPDB(t, env, ns, 1)
 		l := startLive(t, env.Kubeconfig, append(jsonArgs(ns, pods[0].Name, "--evict"), "--timeout", "120s")...)
@@ -215,6 +217,7 @@ func TestWatchPodE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 30, preStop: 5})
+		createPod(t, env, ns, node, "web-1", podOpts{grace: 30, preStop: 5}) // another ready endpoint
 		createService(t, env, ns, "web", nil, pod)
 		var proxy *cutProxy
 		kc := proxiedKubeconfig(t, env.Kubeconfig, func(target string) string {
