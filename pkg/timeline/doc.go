@@ -6,5 +6,5 @@
 //
 // The model (Event, Timeline, Recorder, Compute) is pure and built from
 // objects; Follow feeds it from the API server; the renderers (lines, chart,
-// JSON, Mermaid) only read it. Facts: ../shared/spec/timeline.md.
+// JSON, Mermaid) only read it. The facts and rules: docs/watch.md.
 package timeline
