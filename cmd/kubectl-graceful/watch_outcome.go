@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -19,16 +20,17 @@ func defaultPropagation() time.Duration {
 // noTermination is the error for a watch that ended before any termination
 // was seen: there is nothing to judge, so no verdict is printed, only what
 // happened. A refused delete or eviction (forbidden, denied by admission,
-// not found) keeps its own error.
+// not found) keeps its own error. A request cut short by the deadline or
+// Ctrl-C counts as the timeout or the interruption it is.
 func (o *WatchPodOptions) noTermination(tl *timeline.Timeline, err error) error {
 	pod := tl.Namespace + "/" + tl.Pod
 	var end string
 	switch {
 	case err == nil:
 		return fmt.Errorf("no termination of pod %s was seen: no verdict", pod)
-	case errors.Is(err, timeline.ErrTimeout):
+	case errors.Is(err, timeline.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
 		end = fmt.Sprintf("--timeout %s ran out", o.Timeout)
-	case errors.Is(err, timeline.ErrInterrupted):
+	case errors.Is(err, timeline.ErrInterrupted) || errors.Is(err, context.Canceled):
 		end = "the watch was interrupted"
 	default:
 		return err

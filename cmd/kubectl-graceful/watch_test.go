@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -82,6 +83,8 @@ func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
 		{"PDB refusal until the timeout", WatchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused, timeout,
 			"the eviction of pod shop/web-0 was refused until --timeout 8s ran out (last answer: Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently): not evicted", "retrying"},
 		{"Ctrl-C before a deletion", WatchPodOptions{}, tl, interrupt, "nobody deleted pod shop/web-0 before the watch was interrupted", "partial"},
+		{"eviction cut by the deadline", WatchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused,
+			fmt.Errorf("evicting pod shop/web-0: %w", context.DeadlineExceeded), "the eviction of pod shop/web-0 was refused until --timeout 8s ran out", "deadline"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

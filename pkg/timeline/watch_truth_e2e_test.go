@@ -41,17 +41,7 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		}
 		// Traffic stops when the replacement's endpoint turns ready or this
 		// one stops serving: one of those changes is at EndpointOutMs.
-		found := false
-		for _, e := range r.events {
-			switch {
-			case e.Ms == nil || *e.Ms != *v.EndpointOutMs:
-			case e.Kind == timeline.KindServiceEndpoints && e.OthersReady != nil && *e.OthersReady > 0,
-				e.Kind == timeline.KindEndpointRemoved,
-				e.Kind == timeline.KindEndpointChanged && e.Endpoint != nil && !e.Endpoint.Serving:
-				found = true
-			}
-		}
-		if !found {
+		if !trafficEndsAt(r, *v.EndpointOutMs, true) {
 			t.Errorf("no replacement turning ready nor end of serving at +%d ms:\n%s", *v.EndpointOutMs, r.stdout)
 		}
 	})
@@ -66,8 +56,10 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		scale(t, env, ns, "web", 0)
 		r := l.wait()
 		v := r.summary.Verdict
-		removed := r.first(t, timeline.KindEndpointRemoved, "")
-		near(t, "traffic stops at the endpoint's removal", v.EndpointOutMs, msOf(t, removed), 0)
+		exit := r.first(t, timeline.KindContainerExit, "exited 0")
+		if v.EndpointOutMs == nil || *v.EndpointOutMs < msOf(t, exit)-tol || !trafficEndsAt(r, *v.EndpointOutMs, false) {
+			t.Errorf("traffic said to stop at +%v ms, want when the endpoint stopped serving, after the exit at +%d ms:\n%s", v.EndpointOutMs, msOf(t, exit), r.stdout)
+		}
 		near(t, "SIGTERM (Killing + 2 s)", v.SigtermMs, 2000, tol)
 		if r.code != 2 || !findingWith(v, "BEFORE it stopped receiving traffic") || !findingWith(v, "until it stopped serving") {
 			t.Errorf("exit %d findings %v: want the race against the end of serving", r.code, v.Findings)
@@ -178,6 +170,21 @@ func TestWatchPodTruthE2E(t *testing.T) {
 	})
 }
 
+// trafficEndsAt reports whether at ms the endpoint stopped serving or was
+// removed, or (when replacement) another pod's endpoint turned ready.
+func trafficEndsAt(r run, ms int64, replacement bool) bool {
+	for _, e := range r.events {
+		switch {
+		case e.Ms == nil || *e.Ms != ms:
+		case replacement && e.Kind == timeline.KindServiceEndpoints && e.OthersReady != nil && *e.OthersReady > 0,
+			e.Kind == timeline.KindEndpointRemoved,
+			e.Kind == timeline.KindEndpointChanged && e.Endpoint != nil && !e.Endpoint.Serving:
+			return true
+		}
+	}
+	return false
+}
+
 // A delete or eviction that is refused, or a watch that sees no
 // termination, prints one line on stderr, exits 1 and gives no verdict.
 func TestWatchPodNoVerdictE2E(t *testing.T) {
@@ -188,7 +195,7 @@ func TestWatchPodNoVerdictE2E(t *testing.T) {
 		if res.ExitCode != 1 || len(lines) != 1 || !strings.Contains(lines[0], want) {
 			t.Errorf("exit %d, stderr %q: want 1 and one line containing %q", res.ExitCode, res.Stderr, want)
 		}
-		for _, bad := range []string{"Verdict", "SAFE", "RISK", `"type":"summary"`, "control plane  "} {
+		for _, bad := range []string{"Verdict", "SAFE", "RISK", `"type":"summary"`, "axis starts at the delete request"} {
 			if strings.Contains(res.Stdout, bad) {
 				t.Errorf("stdout holds %q:\n%s", bad, res.Stdout)
 			}
