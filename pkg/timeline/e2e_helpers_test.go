@@ -83,6 +83,22 @@ func labelsOf(o podOpts) map[string]string {
 	return map[string]string{"app": "web"}
 }
 
+// watchJSON is the argument list of a bounded `watch pod -o json` run.
+func watchJSON(ns, pod string, extra ...string) []string {
+	return append([]string{"watch", "pod", pod, "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s"}, extra...)
+}
+
+// createServedPods creates pods web-0 (the one to watch) and web-1 with o,
+// and Service web selecting both: the Service keeps another ready endpoint
+// while web-0 terminates.
+func createServedPods(t *testing.T, env *e2e.Env, ns, node string, o podOpts) *corev1.Pod {
+	t.Helper()
+	pod := createPod(t, env, ns, node, "web-0", o)
+	createPod(t, env, ns, node, "web-1", o)
+	createService(t, env, ns, "web", nil, pod)
+	return pod
+}
+
 // createPod creates a bare pod on node and waits until it is Ready.
 func createPod(t *testing.T, env *e2e.Env, ns, node, name string, o podOpts) *corev1.Pod {
 	t.Helper()

@@ -21,16 +21,13 @@ import (
 // --propagation, a sidecar stopped before the app.
 func TestWatchPodTruthE2E(t *testing.T) {
 	env := e2e.Cluster(t)
-	jsonArgs := func(ns, pod string, extra ...string) []string {
-		return append([]string{"watch", "pod", pod, "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s"}, extra...)
-	}
 
 	t.Run("last replica: 1-replica Deployment, --delete", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 30})
 		createService(t, env, ns, "web", nil, &pods[0])
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, pods[0].Name, "--delete")...)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, pods[0].Name, "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		v := r.summary.Verdict
 		if r.code != 2 || strings.Join(v.NoReadyEndpoint, ",") != "web" || !findingWith(v, "Service web had no ready endpoint left") {
@@ -51,7 +48,7 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		ns, node := env.Namespace(t), env.Node(t)
 		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 10, preStop: 2})
 		createService(t, env, ns, "web", nil, &pods[0])
-		l := startLive(t, env.Kubeconfig, jsonArgs(ns, pods[0].Name)...)
+		l := startLive(t, env.Kubeconfig, watchJSON(ns, pods[0].Name)...)
 		l.waitFor("waiting for pod", 30*time.Second)
 		scale(t, env, ns, "web", 0)
 		r := l.wait()
@@ -69,10 +66,8 @@ func TestWatchPodTruthE2E(t *testing.T) {
 	t.Run("preStop 1 s: a window shorter than --propagation", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 30, preStop: 1})
-		createPod(t, env, ns, node, "web-1", podOpts{grace: 30, preStop: 1})
-		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 1})
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		v := r.summary.Verdict
 		if v.WindowMs == nil || *v.WindowMs <= 0 {
@@ -87,10 +82,8 @@ func TestWatchPodTruthE2E(t *testing.T) {
 	t.Run("preStop 1 s meets --propagation 500ms", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 30, preStop: 1})
-		createPod(t, env, ns, node, "web-1", podOpts{grace: 30, preStop: 1})
-		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete", "--propagation", "500ms")...)
+		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 1})
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete", "--propagation", "500ms")...)
 		r := parseRun(t, stdout, stderr, code)
 		if v := r.summary.Verdict; r.code != 0 || v.PropagationMs != 500 || v.ShortByMs != nil {
 			t.Errorf("exit %d propagation %d findings %v", r.code, v.PropagationMs, v.Findings)
@@ -101,10 +94,8 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		o := podOpts{grace: 40, preStop: 15, sidecar: "istio-proxy"}
-		pod := createPod(t, env, ns, node, "web-0", o)
-		createPod(t, env, ns, node, "web-1", o)
-		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		createServedPods(t, env, ns, node, o)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		v := r.summary.Verdict
 		if r.code != 2 || v.StopContainer != "istio-proxy" || !findingWith(v, "container istio-proxy has no preStop") ||
@@ -118,10 +109,8 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		o := podOpts{grace: 40, preStop: 5, sidecar: "istio-proxy", nativeSidecar: true}
-		pod := createPod(t, env, ns, node, "web-0", o)
-		createPod(t, env, ns, node, "web-1", o)
-		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		createServedPods(t, env, ns, node, o)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		v := r.summary.Verdict
 		if r.code != 0 || v.StopContainer != "app" || findingWith(v, "has no preStop") {
@@ -139,15 +128,13 @@ func TestWatchPodTruthE2E(t *testing.T) {
 	t.Run("a stalled watch is marked", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 30, preStop: 5})
-		createPod(t, env, ns, node, "web-1", podOpts{grace: 30, preStop: 5})
-		createService(t, env, ns, "web", nil, pod)
+		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
 		var proxy *cutProxy
 		kc := proxiedKubeconfig(t, env.Kubeconfig, func(target string) string {
 			proxy = newCutProxy(t, target)
 			return proxy.ln.Addr().String()
 		})
-		l := startLive(t, kc, jsonArgs(ns, "web-0")...)
+		l := startLive(t, kc, watchJSON(ns, "web-0")...)
 		l.waitFor("waiting for pod", 30*time.Second)
 		proxy.pause(4 * time.Second)
 		if err := env.Client.CoreV1().Pods(ns).Delete(context.Background(), "web-0", metav1.DeleteOptions{}); err != nil {
