@@ -213,6 +213,18 @@ func (p *cutProxy) cut(d time.Duration) {
 	p.conns = nil
 }
 
+// proxyTo starts a cutProxy to the API server of kubeconfig and returns it
+// with a kubeconfig that goes through it.
+func proxyTo(t *testing.T, kubeconfig string) (*cutProxy, string) {
+	t.Helper()
+	var proxy *cutProxy
+	kc := proxiedKubeconfig(t, kubeconfig, func(target string) string {
+		proxy = newCutProxy(t, target)
+		return proxy.ln.Addr().String()
+	})
+	return proxy, kc
+}
+
 // proxiedKubeconfig writes a copy of kubeconfig whose clusters point at the
 // proxy, and returns the proxy's target (the API server's host:port).
 func proxiedKubeconfig(t *testing.T, kubeconfig string, proxy func(target string) string) string {

@@ -129,11 +129,7 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
-		var proxy *cutProxy
-		kc := proxiedKubeconfig(t, env.Kubeconfig, func(target string) string {
-			proxy = newCutProxy(t, target)
-			return proxy.ln.Addr().String()
-		})
+		proxy, kc := proxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchJSON(ns, "web-0")...)
 		l.waitFor("waiting for pod", 30*time.Second)
 		proxy.pause(4 * time.Second)
