@@ -84,6 +84,10 @@ type Event struct {
 	// Initial marks an event that had already happened when the watch
 	// started (a pod found terminating); its Recv is the watch start.
 	Initial bool
+	// stored is the API server's own time for storing the change, when
+	// it is later than Server (an Event written late by its reporter);
+	// stalls are measured from the later of the two.
+	stored time.Time
 }
 
 // Gap is a stretch of time in which one watch was not connected. Changes

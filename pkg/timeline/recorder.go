@@ -390,7 +390,7 @@ func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
 	}
 	r.events[ev.UID] = count
 	e := Event{Recv: recv, Server: eventTime(ev), Track: ControlPlane, Kind: KindOtherEvent, Initial: initial,
-		Container: containerOfFieldPath(ev.InvolvedObject.FieldPath)}
+		Container: containerOfFieldPath(ev.InvolvedObject.FieldPath), stored: storedTime(ev)}
 	if ev.Source.Component == "kubelet" || ev.ReportingController == "kubelet" {
 		e.Track = Kubelet
 	}
@@ -431,6 +431,21 @@ func eventTime(ev *corev1.Event) time.Time {
 		return ev.LastTimestamp.Time
 	}
 	return ev.FirstTimestamp.Time
+}
+
+// storedTime returns the API server's latest time for writing ev: its
+// creationTimestamp or the time of its last managed-fields update (both
+// set by the server, whole seconds). A reporter that sends an Event late
+// (the kubelet's recorder retries under load) makes it later than the
+// Event's own time.
+func storedTime(ev *corev1.Event) time.Time {
+	t := ev.CreationTimestamp.Time
+	for _, mf := range ev.ManagedFields {
+		if mf.Time != nil && mf.Time.After(t) {
+			t = mf.Time.Time
+		}
+	}
+	return t
 }
 
 // containerOfFieldPath extracts NAME from "spec.containers{NAME}" or

@@ -33,14 +33,19 @@ func stallStream(k Kind) string {
 
 // lateness returns how long after the change e arrived. A deletion this
 // command requested is timed from its own request on the monotonic clock;
-// anything else from the server's time, on the wall clocks, which NTP keeps
-// within well under a second of each other.
+// anything else from the server's time (or the later time the server
+// stored it), on the wall clocks, which NTP keeps within well under a
+// second of each other.
 func (r *Recorder) lateness(e Event) time.Duration {
 	tl := r.TL
 	if e.Kind == KindDeletionSeen && (tl.T0Source == "delete sent" || tl.T0Source == "eviction accepted") {
 		return e.Recv.Sub(tl.T0)
 	}
-	return e.Recv.Sub(e.Server)
+	ref := e.Server
+	if e.stored.After(ref) {
+		ref = e.stored
+	}
+	return e.Recv.Sub(ref)
 }
 
 // checkStall marks a stall when e arrived more than StallThreshold after

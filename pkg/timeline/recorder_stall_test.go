@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -73,5 +74,19 @@ func TestRecorderStallNotMarkedInGapOrUnderSkew(t *testing.T) {
 	skew.KubeEvent(at(9000), kubeEvent("u", "Warning", "Unhealthy", "probe failed", at(100)), false)
 	if len(skew.TL.Gaps) != 0 || len(skew.TL.Notes) != 1 || !strings.Contains(skew.TL.Notes[0], "clock") {
 		t.Errorf("gaps %+v notes %v: want no stall and a note on the clocks", skew.TL.Gaps, skew.TL.Notes)
+	}
+}
+
+// An Event its reporter sent late (stored 3 s after its own time) is not a
+// stall of our watch when it arrives at once after being stored.
+func TestRecorderStallMeasuredFromStorage(t *testing.T) {
+	pod := testPod(30, nil)
+	r := NewRecorder(pod, nil, at(-100))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	ev := kubeEvent("k", "Normal", "Killing", "Stopping container", at(0))
+	ev.CreationTimestamp = metav1.NewTime(at(3000))
+	r.KubeEvent(at(3100), ev, false)
+	if len(r.TL.Gaps) != 0 {
+		t.Errorf("gaps %+v: the Event was stored late, the watch was not", r.TL.Gaps)
 	}
 }
