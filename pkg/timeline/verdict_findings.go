@@ -18,7 +18,13 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 	case v.SigtermMs != nil:
 		l.fact("SIGTERM estimated at +%d ms (%s) for container %s, the first told to stop", *v.SigtermMs, v.SigtermBasis, v.StopContainer)
 	case v.StopMs == nil:
-		l.fact("SIGTERM time unknown: a preStop hook's duration cannot be read from the spec (httpGet or a script)")
+		var unknown []string
+		for _, cs := range v.Containers {
+			if cs.PreStop == "unknown duration" {
+				unknown = append(unknown, cs.Name)
+			}
+		}
+		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s", joinNames(unknown))
 	}
 	containerFindings(tl, v, &l)
 	for _, e := range evs {
@@ -144,7 +150,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	case v.PreStopDelayMs == 0:
 		l.risk("no preStop delay: SIGTERM came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", w, out, short)
 	case v.KilledInPreStop && v.SigtermMs == nil:
-		l.fact("window: the container was killed %d ms after %s", w, out)
+		l.fact("window: container %s was killed %d ms after %s", v.StopContainer, w, out)
 	case v.ShortByMs != nil:
 		l.risk("window too short: SIGTERM came %d ms after %s, +%d ms after the delete request%s; raise the preStop delay by at least that much", w, out, *v.StopMs, short)
 	default:

@@ -200,3 +200,34 @@ func TestVerdictKilledInPreStopDidNotIgnoreSIGTERM(t *testing.T) {
 		t.Errorf("findings %v", v.Findings)
 	}
 }
+
+// A hook whose duration cannot be read leaves SIGTERM unknown, naming the
+// container; a proxy beside such an app is still flagged, since the app
+// is in its hook when the proxy gets SIGTERM.
+func TestVerdictUnknownHookNamesContainer(t *testing.T) {
+	pod := testPod(30, &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/drain"}})
+	r := NewRecorder(pod, []string{"web"}, at(-100))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	v := Compute(r.TL)
+	if v.StopMs != nil || !hasFinding(v, "for container(s) app") {
+		t.Errorf("stop %v findings %v", v.StopMs, v.Findings)
+	}
+	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "envoy"})
+	r = NewRecorder(pod, []string{"web"}, at(-100))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(0)), false)
+	if v := Compute(r.TL); v.StopContainer != "envoy" || !hasFinding(v, "container envoy has no preStop") || !hasFinding(v, "(unknown duration) until its preStop ended") {
+		t.Errorf("stop container %q findings %v", v.StopContainer, v.Findings)
+	}
+}
+
+// Not behind a Service, a proxy stopped first loses no Service traffic:
+// said as a fact, not a risk.
+func TestVerdictSidecarNotBehindServiceIsAFact(t *testing.T) {
+	tl := sidecarTimeline(sidecarPod(false), true)
+	tl.Services = nil
+	v := Compute(tl)
+	if v.Risk || !hasFinding(v, "not behind any Service: no Service traffic is lost") {
+		t.Errorf("risk %v findings %v", v.Risk, v.Findings)
+	}
+}
