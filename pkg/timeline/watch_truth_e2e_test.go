@@ -82,13 +82,13 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		}
 	})
 
-	t.Run("preStop 1 s meets --propagation 500ms", func(t *testing.T) {
+	t.Run("preStop 2 s meets --propagation 1s", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 1})
-		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete", "--propagation", "500ms")...)
+		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 2})
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete", "--propagation", "1s")...)
 		r := parseRun(t, stdout, stderr, code)
-		if v := r.summary.Verdict; r.code != 0 || v.PropagationMs != 500 || v.ShortByMs != nil {
+		if v := r.summary.Verdict; r.code != 0 || v.PropagationMs != 1000 || v.ShortByMs != nil {
 			t.Errorf("exit %d propagation %d findings %v", r.code, v.PropagationMs, v.Findings)
 		}
 	})
