@@ -214,13 +214,15 @@ func TestWatchPodNoVerdictE2E(t *testing.T) {
 		stillThere(t, ns, "web-0")
 	})
 
-	t.Run("a ValidatingAdmissionPolicy denies the DELETE", func(t *testing.T) {
+	t.Run("a ValidatingAdmissionPolicy denies the DELETE and the eviction", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 10, preStop: 5})
 		createService(t, env, ns, "web", nil, pod)
 		denyPodDeletes(t, env, ns)
 		res := env.Kubectl(t, "graceful", "watch", "pod", "web-0", "-n", ns, "--delete", "--timeout", "60s")
+		noVerdict(t, res, "pods are protected in this namespace")
+		res = env.Kubectl(t, "graceful", "watch", "pod", "web-0", "-n", ns, "--evict", "-o", "json", "--timeout", "60s")
 		noVerdict(t, res, "pods are protected in this namespace")
 		stillThere(t, ns, "web-0")
 	})
@@ -246,7 +248,7 @@ func TestWatchPodNoVerdictE2E(t *testing.T) {
 }
 
 // denyPodDeletes installs a ValidatingAdmissionPolicy and its binding that
-// deny every DELETE of a pod in ns, and waits until the API server
+// deny every DELETE of a pod in ns and every eviction, and waits until the API server
 // enforces it (a server-side dry-run delete is denied).
 func denyPodDeletes(t *testing.T, env *e2e.Env, ns string) {
 	t.Helper()
@@ -256,9 +258,11 @@ func denyPodDeletes(t *testing.T, env *e2e.Env, ns string) {
 	failurePolicy := admissionv1.Fail
 	policy := &admissionv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: admissionv1.ValidatingAdmissionPolicySpec{
 		FailurePolicy: &failurePolicy,
-		MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-			Operations: []admissionv1.OperationType{admissionv1.Delete},
-			Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}}}},
+		MatchConstraints: &admissionv1.MatchResources{ResourceRules: []admissionv1.NamedRuleWithOperations{
+			{RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Delete},
+				Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
+			{RuleWithOperations: admissionv1.RuleWithOperations{Operations: []admissionv1.OperationType{admissionv1.Create},
+				Rule: admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/eviction"}}}}}},
 		Validations: []admissionv1.Validation{{Expression: "false", Message: "pods are protected in this namespace"}},
 	}}
 	if _, err := c.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
