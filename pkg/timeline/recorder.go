@@ -182,8 +182,7 @@ func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
 		return
 	}
 	r.TL.GracePeriodSeconds = g
-	request := pod.DeletionTimestamp.Add(-time.Duration(g) * time.Second)
-	r.add(Event{Recv: recv, Server: request, Track: ControlPlane, Kind: KindGraceShortened,
+	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
 		Message: fmt.Sprintf("grace period shortened to %d s, SIGKILL deadline %s", g, pod.DeletionTimestamp.UTC().Format("15:04:05"))})
 }
 

@@ -18,12 +18,14 @@ const StallThreshold = 2 * time.Second
 const skewTolerance = time.Second
 
 // stallStream returns the watch that delivers events of kind k when the
-// event's Server time is the time of the change itself, "" otherwise
-// (conditions keep their last transition time across reason changes,
-// finishedAt is the node's clock).
+// event's Server time is the time of the change itself, "" otherwise:
+// conditions keep their last transition time across reason changes,
+// finishedAt is the node's clock, and a shortened grace period moves the
+// deadline to the first request plus the new period (apiserver
+// rest.BeforeDelete), which dates neither request.
 func stallStream(k Kind) string {
 	switch k {
-	case KindDeletionSeen, KindGraceShortened:
+	case KindDeletionSeen:
 		return "pod"
 	case KindKilling, KindPreStopFailed, KindUnhealthy, KindExceededGrace, KindOtherEvent:
 		return "Events"
