@@ -231,3 +231,28 @@ func TestVerdictSidecarNotBehindServiceIsAFact(t *testing.T) {
 		t.Errorf("risk %v findings %v", v.Risk, v.Findings)
 	}
 }
+
+// Every pod deleted at once: the other pod's endpoint is terminating too,
+// so no endpoint is ready and both keep the traffic until they stop
+// serving.
+func TestVerdictEveryPodDeletedAtOnce(t *testing.T) {
+	pod := testPod(45, sleepHook(5))
+	both := func(ready bool) *discoveryv1.EndpointSlice {
+		s := lonelySlice("web-abc", "web", boolp(ready), boolp(true), boolp(!ready))
+		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0.2"},
+			TargetRef:  &corev1.ObjectReference{Kind: "Pod", Name: "web-2", UID: "uid-web-2"},
+			Conditions: discoveryv1.EndpointConditions{Ready: boolp(ready), Serving: boolp(true), Terminating: boolp(!ready)}})
+		return s
+	}
+	r := NewRecorder(pod, []string{"web"}, at(-100))
+	r.SliceList(at(-90), []discoveryv1.EndpointSlice{*both(true)}, true)
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.SliceEvent(at(15), watch.Modified, both(false))
+	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.SliceEvent(at(6010), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))
+	v := Compute(r.TL)
+	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 6010)
+	if !v.Risk || !hasFinding(v, "Service web had no ready endpoint left from +15 ms") {
+		t.Errorf("risk %v findings %v", v.Risk, v.Findings)
+	}
+}
