@@ -37,6 +37,10 @@ type WatchPodOptions struct {
 	Timeout time.Duration
 	// Output is "" (lines, chart, verdict), "json" or "mermaid".
 	Output string
+	// Propagation is how long kube-proxy, Ingress controllers and load
+	// balancers are given to stop sending traffic, counted from the delete
+	// request: a pod told to stop sooner is a risk.
+	Propagation time.Duration
 
 	client kubernetes.Interface
 	genericiooptions.IOStreams
@@ -64,8 +68,16 @@ kubelet (Killing, preStop, estimated SIGTERM, exit code, SIGKILL), each change
 printed as it happens in milliseconds since the delete request, then a chart
 and a verdict. Without --delete or --evict it waits for the pod to be deleted.
 
-Exit status: 0 safe, 2 a risk was seen (race window, SIGKILL,
-FailedPreStopHook), 1 an error (pod not found, cluster unreachable).`,
+A pod told to stop (SIGTERM) sooner than --propagation after the delete
+request is a risk: kube-proxy, Ingress controllers and cloud load balancers
+take seconds to stop sending traffic. When a Service has no other ready
+endpoint, kube-proxy keeps sending traffic to the terminating pod until it
+stops serving, and the verdict is measured from then.
+
+Exit status: 0 safe, 2 a risk was seen (race window, a window shorter than
+--propagation, a sidecar stopped before the app, SIGKILL, FailedPreStopHook),
+1 no verdict: an error (pod not found, cluster unreachable, the delete or
+eviction refused) or no termination before --timeout or Ctrl-C.`,
 		Example: `  kubectl graceful watch pod web-7d4b9c -n shop --delete
   kubectl graceful watch pod web-7d4b9c --evict --timeout 5m
   kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md`,
@@ -87,6 +99,7 @@ FailedPreStopHook), 1 an error (pod not found, cluster unreachable).`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	f.DurationVar(&o.Propagation, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
 	return cmd
 }
 
@@ -119,6 +132,8 @@ func (o *WatchPodOptions) Validate() error {
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.GracePeriod)
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
+	case o.Propagation <= 0:
+		return fmt.Errorf("--propagation %s is not allowed: use a positive duration such as 5s", o.Propagation)
 	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
 		return fmt.Errorf("--output %q is not supported for watch pod: use json or mermaid, or leave it out", o.Output)
 	}
@@ -152,7 +167,10 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	if tl == nil {
 		return err
 	}
-	v := timeline.Compute(tl)
+	if !tl.Started() {
+		return o.noTermination(tl, err)
+	}
+	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.Propagation})
 	if rerr := o.render(tl, v); rerr != nil {
 		return rerr
 	}

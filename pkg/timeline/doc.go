@@ -6,5 +6,5 @@
 //
 // The model (Event, Timeline, Recorder, Compute) is pure and built from
 // objects; Follow feeds it from the API server; the renderers (lines, chart,
-// JSON, Mermaid) only read it. Facts: docs/watch.md.
+// JSON, Mermaid) only read it. The facts: docs/watch.md; the verdict rules: docs/watch-verdict.md.
 package timeline

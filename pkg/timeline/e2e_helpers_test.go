@@ -36,6 +36,10 @@ type podOpts struct {
 	exitAfter  string
 	preStopBad bool
 	labels     map[string]string
+	// sidecar adds a container of that name without preStop, beside app;
+	// nativeSidecar makes it an initContainer with restartPolicy Always.
+	sidecar       string
+	nativeSidecar bool
 }
 
 func podSpec(node string, o podOpts) corev1.PodSpec {
@@ -48,7 +52,18 @@ func podSpec(node string, o podOpts) corev1.PodSpec {
 		c.Lifecycle = &corev1.Lifecycle{PreStop: h}
 	}
 	g := o.grace
-	return corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
+	spec := corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
+	if o.sidecar != "" {
+		proxy := corev1.Container{Name: o.sidecar, Image: "registry.example/proxy:1"}
+		if o.nativeSidecar {
+			always := corev1.ContainerRestartPolicyAlways
+			proxy.RestartPolicy = &always
+			spec.InitContainers = append(spec.InitContainers, proxy)
+		} else {
+			spec.Containers = append(spec.Containers, proxy)
+		}
+	}
+	return spec
 }
 
 func annotations(o podOpts) map[string]string {
@@ -67,6 +82,22 @@ func labelsOf(o podOpts) map[string]string {
 		return o.labels
 	}
 	return map[string]string{"app": "web"}
+}
+
+// watchJSON is the argument list of a bounded `watch pod -o json` run.
+func watchJSON(ns, pod string, extra ...string) []string {
+	return append([]string{"watch", "pod", pod, "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s"}, extra...)
+}
+
+// createServedPods creates pods web-0 (the one to watch) and web-1 with o,
+// and Service web selecting both: the Service keeps another ready endpoint
+// while web-0 terminates.
+func createServedPods(t *testing.T, env *e2e.Env, ns, node string, o podOpts) *corev1.Pod {
+	t.Helper()
+	pod := createPod(t, env, ns, node, "web-0", o)
+	createPod(t, env, ns, node, "web-1", o)
+	createService(t, env, ns, "web", nil, pod)
+	return pod
 }
 
 // createPod creates a bare pod on node and waits until it is Ready.
@@ -264,6 +295,9 @@ func parseRun(t *testing.T, stdout, stderr string, code int) run {
 	}
 	if r.summary.Type != "summary" {
 		t.Fatalf("no summary line in -o json output:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); strings.Contains(lines[len(lines)-1], "null") {
+		t.Errorf("the summary holds a null (lists must be []): %s", lines[len(lines)-1])
 	}
 	return r
 }

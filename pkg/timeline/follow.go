@@ -61,6 +61,10 @@ type Config struct {
 // before the pod is gone.
 var ErrTimeout = errors.New("timed out")
 
+// ErrInterrupted is returned (wrapped) with the partial timeline when ctx
+// is cancelled (Ctrl-C) before the pod is gone.
+var ErrInterrupted = errors.New("interrupted")
+
 // Follow watches the pod named in cfg until it is gone plus cfg.Settle,
 // starting its termination first when cfg.Action says so. It returns the
 // timeline, and an error when the pod does not exist, the cluster cannot be
@@ -79,6 +83,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	services, svcErr := selectingServices(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
+	f.rec.Stall = func(g Gap) { cfg.Printer.Gap(f.rec.TL, g) }
 	for _, e := range f.rec.TL.Events { // a deletion found at start
 		f.rec.Emit(e)
 	}
@@ -213,7 +218,7 @@ func (f *follower) loop(ctx context.Context) error {
 				return nil
 			}
 			if ctx.Err() != context.DeadlineExceeded {
-				return fmt.Errorf("interrupted before pod %s/%s was gone: the timeline above is partial", f.cfg.Namespace, f.cfg.Name)
+				return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)
 			}
 			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrTimeout, f.cfg.Namespace, f.cfg.Name)
 		}

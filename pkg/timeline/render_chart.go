@@ -138,7 +138,8 @@ func writeChartRows(w io.Writer, end int64, cp, kl, win lane) error {
 		fmt.Fprintf(&b, "%-15s%s\n", "window", s)
 	}
 	b.WriteString("  axis starts at the delete request (0)\n")
-	b.WriteString("  = endpoint ready  E out of every ready set  - terminating  R removed  G object gone\n")
+	b.WriteString("  = endpoint routed  E traffic stops (out of every ready set, or stopped serving when no other endpoint was ready)\n")
+	b.WriteString("  - terminating  R removed  G object gone\n")
 	b.WriteString("  K Killing  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
 	b.WriteString("  window: + time the data plane had before SIGTERM, # race (stopped while still routed)\n")
 	_, err := io.WriteString(w, b.String())

@@ -21,8 +21,11 @@ type JSONEvent struct {
 	Service   string         `json:"service,omitempty"`
 	Slice     string         `json:"endpointSlice,omitempty"`
 	Endpoint  *EndpointState `json:"endpoint,omitempty"`
-	Initial   bool           `json:"beforeWatch,omitempty"`
-	Gap       *JSONGap       `json:"gap,omitempty"`
+	// OthersReady is the Service's count of other pods' ready endpoints,
+	// for kind ServiceEndpoints.
+	OthersReady *int     `json:"othersReady,omitempty"`
+	Initial     bool     `json:"beforeWatch,omitempty"`
+	Gap         *JSONGap `json:"gap,omitempty"`
 }
 
 // JSONGap describes a watch gap in milliseconds since the delete request.
@@ -32,6 +35,8 @@ type JSONGap struct {
 	ToMs     *int64 `json:"toMs,omitempty"`
 	Relisted bool   `json:"relisted"`
 	Reason   string `json:"reason,omitempty"`
+	// Stalled marks a stall: connected, but a change arrived late.
+	Stalled bool `json:"stalled"`
 }
 
 // JSONSummary is the last line of -o json.
@@ -59,7 +64,7 @@ func msPtr(tl *Timeline, t time.Time) *int64 {
 }
 
 func jsonGap(tl *Timeline, g Gap) *JSONGap {
-	return &JSONGap{Stream: g.Stream, FromMs: msPtr(tl, g.From), ToMs: msPtr(tl, g.To), Relisted: g.Relisted, Reason: g.Reason}
+	return &JSONGap{Stream: g.Stream, FromMs: msPtr(tl, g.From), ToMs: msPtr(tl, g.To), Relisted: g.Relisted, Reason: g.Reason, Stalled: g.Stalled}
 }
 
 // WriteJSONEvent writes one event as a JSON line.
@@ -67,7 +72,7 @@ func WriteJSONEvent(w io.Writer, tl *Timeline, e Event) error {
 	return json.NewEncoder(w).Encode(JSONEvent{
 		Type: "event", Ms: msPtr(tl, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
 		Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
-		Endpoint: e.Endpoint, Initial: e.Initial,
+		Endpoint: e.Endpoint, OthersReady: e.OthersReady, Initial: e.Initial,
 	})
 }
 
@@ -90,11 +95,27 @@ func WriteJSONSummary(w io.Writer, tl *Timeline, v Verdict) error {
 	if s.Notes == nil {
 		s.Notes = []string{}
 	}
-	if s.Verdict.Exits == nil {
-		s.Verdict.Exits = []Exit{}
-	}
+	s.Verdict = nonNilLists(s.Verdict)
 	for _, g := range tl.Gaps {
 		s.Gaps = append(s.Gaps, *jsonGap(tl, g))
 	}
 	return json.NewEncoder(w).Encode(s)
+}
+
+// nonNilLists returns v with every nil list made empty, so that -o json
+// writes [] and never null.
+func nonNilLists(v Verdict) Verdict {
+	if v.NoReadyEndpoint == nil {
+		v.NoReadyEndpoint = []string{}
+	}
+	if v.Containers == nil {
+		v.Containers = []ContainerStop{}
+	}
+	if v.Exits == nil {
+		v.Exits = []Exit{}
+	}
+	if v.Findings == nil {
+		v.Findings = []string{}
+	}
+	return v
 }

@@ -42,6 +42,8 @@ func WriteLine(w io.Writer, tl *Timeline, e Event) error {
 func WriteGapLine(w io.Writer, tl *Timeline, g Gap) error {
 	var msg string
 	switch {
+	case g.Stalled:
+		msg = fmt.Sprintf("STALL: %s watch connected but late: %s; the changes around it are stamped late", g.Stream, termsafe.Escape(g.Reason))
 	case g.To.IsZero():
 		msg = fmt.Sprintf("GAP: %s watch lost (%s); reconnecting", g.Stream, termsafe.Escape(g.Reason))
 	case g.Relisted:
@@ -63,6 +65,8 @@ func WriteVerdict(w io.Writer, tl *Timeline, v Verdict) error {
 	switch {
 	case v.Risk:
 		head = "RISK: requests can fail while this pod terminates"
+	case len(v.NoReadyEndpoint) > 0:
+		head = "SAFE: the pod stopped receiving traffic before it was told to stop (its Service had no other ready endpoint for a while, so traffic kept coming after it left the ready set)"
 	case !v.BehindService && !tl.EndpointsUnseen:
 		head = "SAFE: the pod is not behind any Service"
 	case tl.EndpointsUnseen:

@@ -32,7 +32,7 @@ func WriteMermaid(w io.Writer, tl *Timeline, v Verdict) error {
 	b.WriteString("    delete requested :milestone, 0, 0ms\n")
 	if v.BehindService && v.EndpointOutMs != nil {
 		fmt.Fprintf(&b, "    endpoint ready :active, 0, %dms\n", max(*v.EndpointOutMs, 1))
-		fmt.Fprintf(&b, "    out of every ready set +%d ms :milestone, %d, 0ms\n", *v.EndpointOutMs, *v.EndpointOutMs)
+		fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", trafficEndLabel(v), *v.EndpointOutMs, *v.EndpointOutMs)
 	}
 	for _, e := range sortedEvents(tl) {
 		ms, ok := tl.Ms(e.Recv)
@@ -81,4 +81,12 @@ func writeMermaidKubelet(b *strings.Builder, v Verdict) {
 		}
 		fmt.Fprintf(b, "    %s exit %d +%d ms :%smilestone, %d, 0ms\n", mermaidText(x.Container), x.Code, x.Ms, tag, x.Ms)
 	}
+}
+
+// trafficEndLabel names the moment the pod stopped receiving traffic.
+func trafficEndLabel(v Verdict) string {
+	if len(v.NoReadyEndpoint) > 0 {
+		return "traffic stops (the Service had no other ready endpoint)"
+	}
+	return "out of every ready set"
 }

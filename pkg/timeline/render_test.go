@@ -158,3 +158,41 @@ func TestVerdictTextEscapes(t *testing.T) {
 		t.Errorf("verdict: %q", b.String())
 	}
 }
+
+// -o json writes [] for every list, never null, whatever the timeline: an
+// empty one, a normal one, one with a stall.
+func TestJSONSummaryHasNoNull(t *testing.T) {
+	stalled := terminate(t, 30, true, 5, []string{"web"}, 6000, 0, nil)
+	stalled.Gaps = []Gap{{Stream: "Events", From: at(0), To: at(3000), Stalled: true, Reason: "Killing arrived late"}}
+	for name, tl := range map[string]*Timeline{
+		"empty":        {Namespace: "shop", Pod: "web-0"},
+		"not behind":   terminate(t, 30, false, 0, nil, 1000, 0, nil),
+		"with stall":   stalled,
+		"two Services": terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil),
+	} {
+		for _, v := range []Verdict{Compute(tl), {}} {
+			var b bytes.Buffer
+			if err := WriteJSONSummary(&b, tl, v); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "null") {
+				t.Errorf("%s: null in %s", name, b.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	_ = WriteJSONSummary(&b, stalled, Compute(stalled))
+	if !strings.Contains(b.String(), `"stalled":true`) {
+		t.Errorf("the stall is not marked in the summary's gaps: %s", b.String())
+	}
+}
+
+// Lists in the verdict's text are names separated by commas, never Go's
+// slice form.
+func TestVerdictTextListsNames(t *testing.T) {
+	tl := terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil)
+	out := verdictText(t, tl, Compute(tl))
+	if strings.Contains(out, "[") || !strings.Contains(out, "Services: web, web-internal") {
+		t.Errorf("verdict:\n%s", out)
+	}
+}
