@@ -38,7 +38,7 @@ type PodProgress struct {
 	started time.Time
 }
 
-// Tracker records each pod's progress; the eviction observer and the
+// Tracker records each pod's progress; the observed eviction client and the
 // library's callbacks feed it from many goroutines.
 type Tracker struct {
 	mu       sync.Mutex
