@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
@@ -168,25 +169,25 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 func (o *WatchPodOptions) printer() timeline.Printer {
 	switch o.Output {
 	case "json":
-		return timeline.JSONPrinter{W: o.Out}
+		return render.JSONPrinter{W: o.Out}
 	case "mermaid":
-		return timeline.LinePrinter{W: o.ErrOut}
+		return render.LinePrinter{W: o.ErrOut}
 	}
-	return timeline.LinePrinter{W: o.Out}
+	return render.LinePrinter{W: o.Out}
 }
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
 	switch o.Output {
 	case "json":
-		return timeline.WriteJSONSummary(o.Out, tl, v)
+		return render.WriteJSONSummary(o.Out, tl, v)
 	case "mermaid":
-		if err := timeline.WriteVerdict(o.ErrOut, tl, v); err != nil {
+		if err := render.WriteVerdict(o.ErrOut, tl, v); err != nil {
 			return err
 		}
-		return timeline.WriteMermaid(o.Out, tl, v)
+		return render.WriteMermaid(o.Out, tl, v)
 	}
-	if err := timeline.WriteChart(o.Out, tl, v); err != nil {
+	if err := render.WriteChart(o.Out, tl, v); err != nil {
 		return err
 	}
-	return timeline.WriteVerdict(o.Out, tl, v)
+	return render.WriteVerdict(o.Out, tl, v)
 }
