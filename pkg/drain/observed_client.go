@@ -7,9 +7,10 @@ import (
 	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
 // Backoff is the wait between eviction retries after a 429. The library
@@ -55,7 +56,9 @@ type evictionRecorder struct {
 	budgets *budgetWatch
 	pdbOf   map[string]string
 	mu      sync.Mutex
-	refused map[string]int // consecutive 429s per "namespace/name"
+	refused map[string]int // consecutive retryable refusals per "namespace/name"
+	// retryAfter is the wait the server asked for in the last refusal.
+	retryAfter map[string]time.Duration
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
@@ -63,7 +66,7 @@ type evictionRecorder struct {
 // allowing a disruption.
 func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
 	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
-		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}}}
+		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{}}}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -86,15 +89,15 @@ type observedEvictions struct {
 	obs *evictionRecorder
 }
 
-// Evict waits out the backoff for a pod refused before, sends the eviction
-// and records the answer.
+// Evict waits out the backoff for a pod refused before (or the server's
+// Retry-After, when longer), sends the eviction and records the answer.
 func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) error {
 	o, key := e.obs, ev.Namespace+"/"+ev.Name
 	o.mu.Lock()
-	n := o.refused[key]
+	n, asked := o.refused[key], o.retryAfter[key]
 	o.mu.Unlock()
 	if n > 0 {
-		if err := o.waitRetry(ctx, key, o.backoff.delay(n)-libraryRetryDelay); err != nil {
+		if err := o.waitRetry(ctx, key, max(o.backoff.delay(n), asked)-libraryRetryDelay); err != nil {
 			return err
 		}
 	}
@@ -104,27 +107,32 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 	return err
 }
 
-// record turns one eviction answer into the pod's state.
+// record turns one eviction answer (read by pkg/eviction) into the pod's
+// state: a refusal the library retries (a PodDisruptionBudget's 429,
+// throttling, a terminating namespace) leaves it blocked with the cause.
 func (o *evictionRecorder) record(ctx context.Context, namespace, name string, err error) {
 	key := namespace + "/" + name
+	a := eviction.Read(err)
 	o.mu.Lock()
-	if apierrors.IsTooManyRequests(err) {
+	if a.Retryable() {
 		o.refused[key]++
+		o.retryAfter[key] = a.RetryAfter
 	} else {
 		delete(o.refused, key)
+		delete(o.retryAfter, key)
 	}
 	o.mu.Unlock()
 	switch {
-	case err == nil:
+	case a.Verdict == eviction.Accepted:
 		o.tracker.set(namespace, name, StateTerminating, "")
-	case apierrors.IsNotFound(err):
+	case a.Verdict == eviction.NotFound:
 		o.tracker.set(namespace, name, StateGone, "")
-	case apierrors.IsTooManyRequests(err):
-		o.tracker.set(namespace, name, StateBlocked, EvictionCause(err))
+	case a.Retryable():
+		o.tracker.set(namespace, name, StateBlocked, a.Cause)
 	case ctx.Err() != nil:
 		o.tracker.stopped(namespace, name)
 	default:
-		o.tracker.set(namespace, name, StateFailed, EvictionCause(err))
+		o.tracker.set(namespace, name, StateFailed, a.Cause)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
 	kdrain "k8s.io/kubectl/pkg/drain"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
 // Outcomes of a node's drain.
@@ -25,9 +27,6 @@ const (
 	OutcomeInterrupted = "interrupted" // Ctrl-C or SIGTERM ended it
 	OutcomeError       = "error"       // the API failed us (RBAC, unreachable)
 )
-
-// ErrTimeout is the cause of a node's context when --timeout ends its drain.
-var ErrTimeout = errors.New("--timeout reached")
 
 // Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
 type Drainer struct {
@@ -118,10 +117,7 @@ func (d *Drainer) observer() Observer {
 
 // evict cordons the node and evicts its pods, then summarises.
 func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
-	nodeCtx, cancel := ctx, context.CancelFunc(func() {})
-	if d.Timeout > 0 {
-		nodeCtx, cancel = context.WithTimeoutCause(ctx, d.Timeout, ErrTimeout)
-	}
+	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
@@ -156,7 +152,7 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, node *corev1.
 		res.Outcome = OutcomeDrained
 		res.Pods = tracker.Snapshot()
 		return res, nil
-	case errors.Is(context.Cause(nodeCtx), ErrTimeout):
+	case eviction.TimedOut(nodeCtx) != nil:
 		return d.stop(res, node, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
 		return d.stop(res, node, tracker, OutcomeInterrupted, nil)
