@@ -1,10 +1,6 @@
 package main
 
 import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,14 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-)
-
-// ClientQPS and ClientBurst are the client-side rate limits of the drain's
-// API client, in requests per second and requests (client-go's defaults
-// are 5 and 10).
-const (
-	ClientQPS   = 50
-	ClientBurst = 100
 )
 
 // DrainNodeOptions are the flags and state of `kubectl graceful drain node`.
@@ -83,17 +71,13 @@ interrupted (with --dry-run: a blocker), 1 error.`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			// After the first signal, a second one kills as usual.
-			context.AfterFunc(ctx, stop)
 			if err := o.Complete(args); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			return o.Run(ctx)
+			return o.Run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()

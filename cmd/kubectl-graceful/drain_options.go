@@ -8,23 +8,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
 )
 
 // Complete takes the node names and builds the client; it does not call
 // the API server.
 func (o *DrainNodeOptions) Complete(args []string) error {
 	o.NodeNames = args
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	// The library polls each evicted pod every second and re-reads each
-	// refused pod before a retry: client-go's default 5 requests/s would
-	// make a drain of more than a few pods wait on the client, not on the
-	// cluster. The API server's priority and fairness still applies.
-	cfg.QPS, cfg.Burst = ClientQPS, ClientBurst
-	o.client, err = kubernetes.NewForConfig(cfg)
+	var err error
+	o.client, err = newClient(o.configFlags, drainClientLimits)
 	return err
 }
 
@@ -74,8 +65,8 @@ func (o *DrainNodeOptions) Validate() error {
 	default:
 		return fmt.Errorf(`--dry-run must be "none", "client" or "server", not %q`, o.DryRun)
 	}
-	if o.Output != "" && o.Output != "json" {
-		return fmt.Errorf("--output %q is not supported for drain: use json or leave it out", o.Output)
+	if err := validateOutput("drain node", o.Output, "", "json"); err != nil {
+		return err
 	}
 	for flag, sel := range map[string]string{"--pod-selector": o.PodSelector, "--selector": o.Selector} {
 		if _, err := labels.Parse(sel); err != nil {

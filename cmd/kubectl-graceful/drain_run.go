@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-
-	"golang.org/x/term"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -16,10 +13,12 @@ import (
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *DrainNodeOptions) Run(ctx context.Context) error {
+	watcher := &drainWatcher{next: o.view()}
+	onInterrupt(ctx, watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
 		return err
 	}
-	d := o.drainer()
+	d := o.drainer(watcher)
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
@@ -62,21 +61,21 @@ func exitFor(results []*drain.NodeResult, want int) error {
 	return nil
 }
 
-// drainer builds the Drainer for the options: the text renderer on stdout
-// (its progress redrawn in place when stdout is a terminal), or no
-// observer with -o json, whose document is written once at the end.
-func (o *DrainNodeOptions) drainer() *drain.Drainer {
-	d := &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
+// drainer builds the Drainer for the options, telling obs what happens.
+func (o *DrainNodeOptions) drainer(obs drain.Observer) *drain.Drainer {
+	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", UncordonOnFailure: o.UncordonOnFailure,
-		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings}
+		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings,
+		Observer: obs}
+}
+
+// view is what shows the drain as it goes: the text renderer on stdout
+// (its progress redrawn in place when stdout is a terminal), or nothing
+// with -o json, whose document is written once at the end.
+func (o *DrainNodeOptions) view() drain.Observer {
 	if o.Output == "json" {
-		return d
+		return nil
 	}
-	tty, width := false, 0
-	if f, ok := o.Out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		tty = true
-		width, _, _ = term.GetSize(int(f.Fd()))
-	}
-	d.Observer = render.NewText(o.Out, tty, width)
-	return d
+	tty, width := terminal(o.Out)
+	return render.NewText(o.Out, tty, width)
 }

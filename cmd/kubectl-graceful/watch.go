@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,11 +98,7 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	o.Namespace = ns
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	o.client, err = kubernetes.NewForConfig(cfg)
+	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
 
@@ -121,10 +115,8 @@ func (o *WatchPodOptions) Validate() error {
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.GracePeriod)
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
-	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
-		return fmt.Errorf("--output %q is not supported for watch pod: use json or mermaid, or leave it out", o.Output)
 	}
-	return nil
+	return validateOutput("watch pod", o.Output, "", "json", "mermaid")
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns
@@ -133,8 +125,10 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
+			Skipped: "the timeline and the verdict"}
+	})
 	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	cfg := timeline.Config{Client: o.client, Namespace: o.Namespace, Name: o.Name, Settle: o.Settle, Printer: o.printer()}

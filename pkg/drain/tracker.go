@@ -149,3 +149,17 @@ func (t *Tracker) stopped(namespace, name string) {
 func final(state string) bool {
 	return state == StateGone || state == StateFailed || state == StateStopped
 }
+
+// InFlight counts the pods whose eviction was sent and not finished: the
+// request is out, or it was accepted and the pod is not gone yet.
+func (t *Tracker) InFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, p := range t.pods {
+		if p.State == StateEvicting || p.State == StateTerminating {
+			n++
+		}
+	}
+	return n
+}
