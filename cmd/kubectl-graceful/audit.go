@@ -254,13 +254,23 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
 	}
 	r := inspect.Audit(inv, opts)
-	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
+	if err := o.write(r); err != nil {
 		return err
 	}
 	if r.AtOrAbove(o.failOn) {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// write prints r in the -o format; the table's MESSAGE column wraps to the
+// terminal's width when stdout is one.
+func (o *AuditOptions) write(r *inspect.Report) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.TableWidth(o.Out, r, o.color, width)
+	}
+	return report.Write(o.Out, r, o.Output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

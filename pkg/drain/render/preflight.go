@@ -12,8 +12,9 @@ import (
 
 // Preflight writes r for a person: pods to evict grouped by workload,
 // pods left in place, the PDBs involved, blockers, warnings, the estimate
-// and the verdict.
-func Preflight(w io.Writer, r *drain.PreflightReport) {
+// and the verdict. width is the terminal's width in columns (0 when w is
+// not a terminal): each table's last column wraps to fit it.
+func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 	cordoned := "schedulable"
 	if r.AlreadyCordoned {
 		cordoned = "already cordoned"
@@ -36,7 +37,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport) {
 				fmt.Sprintf("%d/%d", len(g.Pods), g.Replicas), strconv.Itoa(ready),
 				fmt.Sprintf("%ds", grace), escape(strings.Join(names, ", "))})
 		}
-		table(w, []string{"NAMESPACE", "WORKLOAD", "ON NODE/REPLICAS", "READY", "GRACE", "PODS"}, rows)
+		drawTable(w, []string{"NAMESPACE", "WORKLOAD", "ON NODE/REPLICAS", "READY", "GRACE", "PODS"}, rows, width)
 	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(w, "Not evicted: %d\n", len(r.Skipped))
@@ -44,7 +45,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport) {
 		for _, p := range r.Skipped {
 			rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), escape(p.Note)})
 		}
-		table(w, []string{"POD", "WHY"}, rows)
+		drawTable(w, []string{"POD", "WHY"}, rows, width)
 	}
 	if len(r.Budgets) > 0 {
 		fmt.Fprintln(w, "PodDisruptionBudgets:")
@@ -56,7 +57,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport) {
 				fmt.Sprintf("%d/%d", b.CurrentHealthy, b.DesiredHealthy),
 				b.UnhealthyPodEvictionPolicy, b.Plan})
 		}
-		table(w, []string{"PDB", "PODS ON NODE", "DISRUPTIONS ALLOWED", "HEALTHY/DESIRED", "UNHEALTHY POLICY", "PLAN"}, rows)
+		drawTable(w, []string{"PDB", "PODS ON NODE", "DISRUPTIONS ALLOWED", "HEALTHY/DESIRED", "UNHEALTHY POLICY", "PLAN"}, rows, width)
 	}
 	printIssues(w, "Blockers", r.Blockers)
 	printIssues(w, "Warnings", r.Warnings)

@@ -13,8 +13,10 @@ import (
 // changing anything it is one line saying why nothing was done (a refusal),
 // or nothing (a dry run: the preflight said it all; an API error: the
 // command reports it). Otherwise it is the per-pod table, the outcome, what
-// is left on the node and whether it stays cordoned.
-func Summary(w io.Writer, res *drain.NodeResult) {
+// is left on the node and whether it stays cordoned. width is the
+// terminal's width in columns (0 when w is not a terminal): the LAST CAUSE
+// column wraps to fit it.
+func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	if !res.EvictionsStarted {
 		notStarted(w, res)
 		return
@@ -27,7 +29,7 @@ func Summary(w io.Writer, res *drain.NodeResult) {
 			seconds(p.StartedSeconds), seconds(p.DurationSeconds), escape(p.Cause)})
 	}
 	if len(rows) > 0 {
-		table(w, []string{"POD", "RESULT", "ATTEMPTS", "STARTED", "DURATION", "LAST CAUSE"}, rows)
+		drawTable(w, []string{"POD", "RESULT", "ATTEMPTS", "STARTED", "DURATION", "LAST CAUSE"}, rows, width)
 	}
 	name := escape(res.Node)
 	switch res.Outcome {

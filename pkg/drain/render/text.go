@@ -12,17 +12,22 @@ import (
 // whether out is one and how wide.
 type Text struct {
 	out      io.Writer
+	width    int
 	progress *Progress
 }
 
 // NewText writes to out; tty selects the progress view redrawn in place,
-// width (columns, 0 = unknown) the longest line it draws.
+// width (columns, 0 = unknown) the longest line it draws and the width
+// tables wrap to (on a terminal only).
 func NewText(out io.Writer, tty bool, width int) *Text {
-	return &Text{out: out, progress: NewProgress(out, tty, width)}
+	if !tty {
+		width = 0
+	}
+	return &Text{out: out, width: width, progress: NewProgress(out, tty, width)}
 }
 
 // PreflightReady prints the preflight.
-func (t *Text) PreflightReady(r *drain.PreflightReport) { Preflight(t.out, r) }
+func (t *Text) PreflightReady(r *drain.PreflightReport) { Preflight(t.out, r, t.width) }
 
 // EvictionsStarted starts the progress view.
 func (t *Text) EvictionsStarted(node string, pods *drain.Tracker) { t.progress.Start(node, pods) }
@@ -33,5 +38,5 @@ func (t *Text) PodChanged(p drain.PodProgress) { t.progress.Changed(p) }
 // NodeDone stops the progress view and prints the node's summary.
 func (t *Text) NodeDone(res *drain.NodeResult) {
 	t.progress.Stop()
-	Summary(t.out, res)
+	Summary(t.out, res, t.width)
 }
