@@ -50,8 +50,17 @@ func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
 // pods left and prints the summary.
 func (w *drainWatcher) stopNote() stopNote {
 	note := stopNote{Waiting: "the reads in flight, then the summary", Skipped: "the summary"}
-	if t := w.tracker.Load(); t != nil {
-		note.Waiting = fmt.Sprintf("%d evictions in flight (no new one starts), then the summary", t.InFlight())
+	t := w.tracker.Load()
+	if t == nil {
+		return note
+	}
+	switch n := t.InFlight(); n {
+	case 0:
+		note.Waiting = "the summary (no eviction is in flight, and no new one starts)"
+	case 1:
+		note.Waiting = "1 eviction in flight (no new one starts), then the summary"
+	default:
+		note.Waiting = fmt.Sprintf("%d evictions in flight (no new one starts), then the summary", n)
 	}
 	return note
 }

@@ -6,6 +6,11 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 func TestInterruptFirstStopsSecondExits(t *testing.T) {
@@ -85,5 +90,21 @@ func TestTerminalIsFalseForBuffersAndPipes(t *testing.T) {
 	defer w.Close()
 	if tty, width := terminal(w); tty || width != 0 {
 		t.Errorf("a pipe is a terminal of width %d", width)
+	}
+}
+
+func TestDrainStopNoteCountsEvictionsInFlight(t *testing.T) {
+	w := &drainWatcher{}
+	if got := w.stopNote().Waiting; got != "the reads in flight, then the summary" {
+		t.Errorf("before any eviction: %q", got)
+	}
+	pods := []corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "b"}},
+	}
+	tr := drain.NewTracker(pods, nil)
+	w.EvictionsStarted("n1", tr)
+	if got := w.stopNote().Waiting; !strings.HasPrefix(got, "the summary (no eviction is in flight") {
+		t.Errorf("nothing in flight: %q", got)
 	}
 }
