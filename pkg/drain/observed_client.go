@@ -123,9 +123,9 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 	}
 	o.mu.Unlock()
 	switch {
-	case a.Verdict == eviction.Accepted:
+	case a.Kind == eviction.Accepted:
 		o.tracker.set(namespace, name, StateTerminating, "")
-	case a.Verdict == eviction.NotFound:
+	case a.Kind == eviction.NotFound:
 		o.tracker.set(namespace, name, StateGone, "")
 	case a.Retryable():
 		o.tracker.set(namespace, name, StateBlocked, a.Cause)

@@ -12,35 +12,36 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Verdict classifies an eviction answer.
-type Verdict string
+// AnswerKind classifies an eviction answer.
+type AnswerKind string
 
-// The verdicts of Read, one per answer the API server gives an eviction.
+// The kinds of answer Read tells apart, one per answer the API server
+// gives an eviction.
 const (
 	// Accepted: the pod is being deleted (201, or 200 for a pod the
 	// subresource deletes without checking budgets: pending or terminal).
-	Accepted Verdict = "accepted"
+	Accepted AnswerKind = "accepted"
 	// BudgetRefused: 429 from the eviction subresource. A
 	// PodDisruptionBudget allows no disruption now (status.disruptionsAllowed
 	// is 0) or its status is older than its spec ("is still being processed
 	// by the server"). Retrying later may succeed.
-	BudgetRefused Verdict = "budget-refused"
+	BudgetRefused AnswerKind = "budget-refused"
 	// Throttled: 429 without a DisruptionBudget cause, from API Priority and
 	// Fairness or a proxy. Retrying later may succeed.
-	Throttled Verdict = "throttled"
+	Throttled AnswerKind = "throttled"
 	// MultipleBudgets: 500, the pod is selected by more than one
 	// PodDisruptionBudget, which the eviction subresource refuses until one
 	// is removed. Retrying does not help.
-	MultipleBudgets Verdict = "multiple-budgets"
+	MultipleBudgets AnswerKind = "multiple-budgets"
 	// NamespaceTerminating: 403 with cause NamespaceTerminating, the
 	// namespace is being deleted and admits no new object, evictions
 	// included. kubectl retries it until the namespace's deletion reaches
 	// the pod.
-	NamespaceTerminating Verdict = "namespace-terminating"
+	NamespaceTerminating AnswerKind = "namespace-terminating"
 	// NotFound: 404, the pod is gone already.
-	NotFound Verdict = "not-found"
+	NotFound AnswerKind = "not-found"
 	// Failed: any other error (RBAC, an unreachable server, a 5xx).
-	Failed Verdict = "failed"
+	Failed AnswerKind = "failed"
 )
 
 // The messages the eviction subresource puts in its Status
@@ -54,7 +55,7 @@ const (
 
 // Answer is what one eviction request got.
 type Answer struct {
-	Verdict Verdict
+	Kind AnswerKind
 	// Cause says why, for a person: for BudgetRefused the messages of the
 	// Status' DisruptionBudget causes joined with "; " ("The disruption
 	// budget web needs 2 healthy pods and has 2 currently"), which kubectl
@@ -73,7 +74,7 @@ type Answer struct {
 // refusal, throttling, or a terminating namespace (the rules
 // k8s.io/kubectl/pkg/drain retries on).
 func (a Answer) Retryable() bool {
-	return a.Verdict == BudgetRefused || a.Verdict == Throttled || a.Verdict == NamespaceTerminating
+	return a.Kind == BudgetRefused || a.Kind == Throttled || a.Kind == NamespaceTerminating
 }
 
 // Read classifies err, the error an Evict call returned (nil when it was
@@ -81,14 +82,14 @@ func (a Answer) Retryable() bool {
 // with its message as the cause.
 func Read(err error) Answer {
 	if err == nil {
-		return Answer{Verdict: Accepted}
+		return Answer{Kind: Accepted}
 	}
 	var api apierrors.APIStatus
 	if !errors.As(err, &api) {
-		return Answer{Verdict: Failed, Cause: err.Error()}
+		return Answer{Kind: Failed, Cause: err.Error()}
 	}
 	st := api.Status()
-	a := Answer{Verdict: Failed, Cause: st.Message}
+	a := Answer{Kind: Failed, Cause: st.Message}
 	if a.Cause == "" {
 		a.Cause = err.Error()
 	}
@@ -97,22 +98,22 @@ func Read(err error) Answer {
 	}
 	switch {
 	case st.Code == http.StatusTooManyRequests || st.Reason == metav1.StatusReasonTooManyRequests:
-		a.Verdict = Throttled
+		a.Kind = Throttled
 		if budget, ok := budgetCauses(st); ok {
-			a.Verdict = BudgetRefused
+			a.Kind = BudgetRefused
 			if budget != "" {
 				a.Cause = budget
 			}
 		}
 	case st.Code == http.StatusInternalServerError && strings.Contains(st.Message, "more than one PodDisruptionBudget"):
-		a.Verdict = MultipleBudgets
+		a.Kind = MultipleBudgets
 	case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
-		a.Verdict = NamespaceTerminating
+		a.Kind = NamespaceTerminating
 		if msg := causeMessage(st, corev1.NamespaceTerminatingCause); msg != "" {
 			a.Cause = msg
 		}
 	case apierrors.IsNotFound(err):
-		a.Verdict = NotFound
+		a.Kind = NotFound
 	}
 	return a
 }

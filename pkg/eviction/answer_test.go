@@ -62,7 +62,7 @@ func TestRead(t *testing.T) {
 	cases := []struct {
 		name      string
 		err       error
-		verdict   Verdict
+		kind      AnswerKind
 		cause     string
 		retry     time.Duration
 		retryable bool
@@ -91,8 +91,8 @@ func TestRead(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := Read(c.err)
-			if a.Verdict != c.verdict || a.Cause != c.cause || a.RetryAfter != c.retry {
-				t.Errorf("Read = %+v, want verdict %s, cause %q, retry after %s", a, c.verdict, c.cause, c.retry)
+			if a.Kind != c.kind || a.Cause != c.cause || a.RetryAfter != c.retry {
+				t.Errorf("Read = %+v, want kind %s, cause %q, retry after %s", a, c.kind, c.cause, c.retry)
 			}
 			if a.Retryable() != c.retryable {
 				t.Errorf("Retryable() = %v, want %v", a.Retryable(), c.retryable)

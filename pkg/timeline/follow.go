@@ -275,7 +275,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	}
 	err := f.cfg.Client.PolicyV1().Evictions(f.cfg.Namespace).Evict(ctx, ev)
 	a := eviction.Read(err)
-	if a.Verdict == eviction.Accepted {
+	if a.Kind == eviction.Accepted {
 		f.rec.MarkT0(at, "eviction accepted", "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
 		return 0, nil
 	}
@@ -293,7 +293,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 
 // refusalCode is the HTTP status of a retryable refusal, for the event line.
 func refusalCode(a eviction.Answer) string {
-	if a.Verdict == eviction.NamespaceTerminating {
+	if a.Kind == eviction.NamespaceTerminating {
 		return "403"
 	}
 	return "429"
