@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -189,8 +188,8 @@ func (o *AuditOptions) useColor() bool {
 	if _, set := os.LookupEnv("NO_COLOR"); set {
 		return false
 	}
-	f, ok := o.Out.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	tty, _ := terminal(o.Out)
+	return tty
 }
 
 // Validate checks flag values and their combinations.
@@ -211,12 +210,8 @@ func (o *AuditOptions) Validate() error {
 	default:
 		return fmt.Errorf("--color %q is not one of auto, always, never", o.Color)
 	}
-	valid := false
-	for _, f := range report.Formats {
-		valid = valid || f == o.Output
-	}
-	if !valid {
-		return fmt.Errorf("--output %q is not one of %s", o.Output, strings.Join(report.Formats, ", "))
+	if err := validateOutput("audit", o.Output, report.Formats...); err != nil {
+		return err
 	}
 	if o.manifestMode() && len(o.Resources) > 0 {
 		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.Resources, " "))
@@ -242,6 +237,9 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
+	})
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
@@ -264,13 +262,23 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
 	}
 	r := inspect.Audit(inv, opts)
-	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
+	if err := o.write(r); err != nil {
 		return err
 	}
 	if r.AtOrAbove(o.failOn) {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// write prints r in the -o format; the table's MESSAGE column wraps to the
+// terminal's width when stdout is one.
+func (o *AuditOptions) write(r *inspect.Report) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.TableWidth(o.Out, r, o.color, width)
+	}
+	return report.Write(o.Out, r, o.Output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
@@ -111,11 +111,7 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	o.Namespace = ns
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	o.client, err = kubernetes.NewForConfig(cfg)
+	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
 
@@ -134,10 +130,8 @@ func (o *WatchPodOptions) Validate() error {
 		return errors.New("--settle and --timeout must not be negative")
 	case o.Propagation <= 0:
 		return fmt.Errorf("--propagation %s is not allowed: use a positive duration such as 5s", o.Propagation)
-	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
-		return fmt.Errorf("--output %q is not supported for watch pod: use json or mermaid, or leave it out", o.Output)
 	}
-	return nil
+	return validateOutput("watch pod", o.Output, "", "json", "mermaid")
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns
@@ -146,13 +140,12 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
+			Skipped: "the timeline and the verdict"}
+	})
+	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 	cfg := timeline.Config{Client: o.client, Namespace: o.Namespace, Name: o.Name, Settle: o.Settle, Printer: o.printer()}
 	switch {
 	case o.Delete:
@@ -186,25 +179,25 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 func (o *WatchPodOptions) printer() timeline.Printer {
 	switch o.Output {
 	case "json":
-		return timeline.JSONPrinter{W: o.Out}
+		return render.JSONPrinter{W: o.Out}
 	case "mermaid":
-		return timeline.LinePrinter{W: o.ErrOut}
+		return render.LinePrinter{W: o.ErrOut}
 	}
-	return timeline.LinePrinter{W: o.Out}
+	return render.LinePrinter{W: o.Out}
 }
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
 	switch o.Output {
 	case "json":
-		return timeline.WriteJSONSummary(o.Out, tl, v)
+		return render.WriteJSONSummary(o.Out, tl, v)
 	case "mermaid":
-		if err := timeline.WriteVerdict(o.ErrOut, tl, v); err != nil {
+		if err := render.WriteVerdict(o.ErrOut, tl, v); err != nil {
 			return err
 		}
-		return timeline.WriteMermaid(o.Out, tl, v)
+		return render.WriteMermaid(o.Out, tl, v)
 	}
-	if err := timeline.WriteChart(o.Out, tl, v); err != nil {
+	if err := render.WriteChart(o.Out, tl, v); err != nil {
 		return err
 	}
-	return timeline.WriteVerdict(o.Out, tl, v)
+	return render.WriteVerdict(o.Out, tl, v)
 }

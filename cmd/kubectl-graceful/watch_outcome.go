@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -28,7 +29,7 @@ func (o *WatchPodOptions) noTermination(tl *timeline.Timeline, err error) error 
 	switch {
 	case err == nil:
 		return fmt.Errorf("no termination of pod %s was seen: no verdict", pod)
-	case errors.Is(err, timeline.ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, new(*eviction.TimeoutError)) || errors.Is(err, context.DeadlineExceeded):
 		end = fmt.Sprintf("--timeout %s ran out", o.Timeout)
 	case errors.Is(err, timeline.ErrInterrupted) || errors.Is(err, context.Canceled):
 		end = "the watch was interrupted"

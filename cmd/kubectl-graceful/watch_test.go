@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -68,7 +69,7 @@ func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
 	refused := &timeline.Timeline{Namespace: "shop", Pod: "web-0", Events: []timeline.Event{{Kind: timeline.KindEvictionRefused,
 		Message: "Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently; retrying"}}}
 	forbidden := errors.New(`deleting pod shop/web-0: pods "web-0" is forbidden: User "system:serviceaccount:shop:limited" cannot delete resource "pods"`)
-	timeout := fmt.Errorf("%w before pod shop/web-0 was gone: the timeline above is partial", timeline.ErrTimeout)
+	timeout := fmt.Errorf("%w before pod shop/web-0 was gone: the timeline above is partial", &eviction.TimeoutError{Timeout: 30 * time.Second})
 	interrupt := fmt.Errorf("%w before pod shop/web-0 was gone: the timeline above is partial", timeline.ErrInterrupted)
 	cases := []struct {
 		name  string

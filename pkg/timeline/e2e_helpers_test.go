@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // podOpts describe a simulated pod: its grace period (seconds), preStop
@@ -230,8 +231,8 @@ func waitReadyPods(t *testing.T, env *e2e.Env, ns string, n int) []corev1.Pod {
 type run struct {
 	stdout, stderr string
 	code           int
-	events         []timeline.JSONEvent
-	summary        timeline.JSONSummary
+	events         []render.JSONEvent
+	summary        render.JSONSummary
 }
 
 // pluginCmd runs `kubectl graceful ARGS` through the real kubectl with the
@@ -286,7 +287,7 @@ func parseRun(t *testing.T, stdout, stderr string, code int) run {
 				t.Fatalf("summary: %v", err)
 			}
 		case "event", "gap":
-			var e timeline.JSONEvent
+			var e render.JSONEvent
 			if err := json.Unmarshal(line, &e); err != nil {
 				t.Fatalf("event: %v", err)
 			}
@@ -304,7 +305,7 @@ func parseRun(t *testing.T, stdout, stderr string, code int) run {
 
 // first returns the first event of kind (and, when set, whose message
 // contains sub), failing the test when there is none.
-func (r run) first(t *testing.T, kind timeline.Kind, sub string) timeline.JSONEvent {
+func (r run) first(t *testing.T, kind timeline.Kind, sub string) render.JSONEvent {
 	t.Helper()
 	for _, e := range r.events {
 		if e.Type == "event" && e.Kind == kind && strings.Contains(e.Message, sub) {
@@ -312,7 +313,7 @@ func (r run) first(t *testing.T, kind timeline.Kind, sub string) timeline.JSONEv
 		}
 	}
 	t.Fatalf("no %s event containing %q in:\n%s", kind, sub, r.stdout)
-	return timeline.JSONEvent{}
+	return render.JSONEvent{}
 }
 
 func (r run) has(kind timeline.Kind) bool {
@@ -324,7 +325,7 @@ func (r run) has(kind timeline.Kind) bool {
 	return false
 }
 
-func msOf(t *testing.T, e timeline.JSONEvent) int64 {
+func msOf(t *testing.T, e render.JSONEvent) int64 {
 	t.Helper()
 	if e.Ms == nil {
 		t.Fatalf("event %s has no ms since the delete request", e.Kind)
@@ -333,7 +334,7 @@ func msOf(t *testing.T, e timeline.JSONEvent) int64 {
 }
 
 // ordered checks that the events' times never go backwards.
-func ordered(t *testing.T, what string, evs ...timeline.JSONEvent) {
+func ordered(t *testing.T, what string, evs ...render.JSONEvent) {
 	t.Helper()
 	for i := 1; i < len(evs); i++ {
 		if msOf(t, evs[i]) < msOf(t, evs[i-1]) {

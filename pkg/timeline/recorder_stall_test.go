@@ -29,7 +29,7 @@ func TestRecorderMarksStalledEvent(t *testing.T) {
 		t.Errorf("stall %+v", g)
 	}
 	var b bytes.Buffer
-	_ = WriteGapLine(&b, r.TL, printed[0])
+	_ = WriteGapLineForTest(&b, r.TL, printed[0])
 	if !strings.Contains(b.String(), "STALL: Events watch connected but late: Killing arrived 3500 ms after the server's time for it") {
 		t.Errorf("stall line %q", b.String())
 	}

@@ -39,7 +39,7 @@ func lonelyTermination(t *testing.T, preStop int64, exitMs int64, extra func(r *
 func verdictText(t *testing.T, tl *Timeline, v Verdict) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteVerdict(&b, tl, v); err != nil {
+	if err := WriteVerdictForTest(&b, tl, v); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

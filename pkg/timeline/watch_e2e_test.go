@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // tol is the tolerance on simulated times: kwok acts on its own watch, the
@@ -140,7 +141,7 @@ func TestWatchPodE2E(t *testing.T) {
 		if r.summary.T0Source != "deletion seen" || strings.Join(r.summary.Services, ",") != "web,web-canary" {
 			t.Errorf("t0 %q services %v", r.summary.T0Source, r.summary.Services)
 		}
-		seen := map[string]timeline.JSONEvent{}
+		seen := map[string]render.JSONEvent{}
 		for _, e := range r.events {
 			if e.Kind == timeline.KindEndpointChanged && e.Endpoint != nil && !e.Endpoint.Ready {
 				seen[e.Service] = e

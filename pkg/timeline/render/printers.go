@@ -1,4 +1,4 @@
-package timeline
+package render
 
 import (
 	"encoding/json"
@@ -6,19 +6,20 @@ import (
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // LinePrinter prints each event, gap and note as a line as it happens.
 type LinePrinter struct{ W io.Writer }
 
 // Event implements Printer.
-func (p LinePrinter) Event(tl *Timeline, e Event) { _ = WriteLine(p.W, tl, e) }
+func (p LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) { _ = WriteLine(p.W, tl, e) }
 
 // Gap implements Printer.
-func (p LinePrinter) Gap(tl *Timeline, g Gap) { _ = WriteGapLine(p.W, tl, g) }
+func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteGapLine(p.W, tl, g) }
 
 // Note implements Printer.
-func (p LinePrinter) Note(_ *Timeline, msg string) {
+func (p LinePrinter) Note(_ *timeline.Timeline, msg string) {
 	_, _ = io.WriteString(p.W, "note: "+termsafe.Escape(msg)+"\n")
 }
 
@@ -26,13 +27,13 @@ func (p LinePrinter) Note(_ *Timeline, msg string) {
 type JSONPrinter struct{ W io.Writer }
 
 // Event implements Printer.
-func (p JSONPrinter) Event(tl *Timeline, e Event) { _ = WriteJSONEvent(p.W, tl, e) }
+func (p JSONPrinter) Event(tl *timeline.Timeline, e timeline.Event) { _ = WriteJSONEvent(p.W, tl, e) }
 
 // Gap implements Printer.
-func (p JSONPrinter) Gap(tl *Timeline, g Gap) { _ = WriteJSONGap(p.W, tl, g) }
+func (p JSONPrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteJSONGap(p.W, tl, g) }
 
 // Note implements Printer.
-func (p JSONPrinter) Note(_ *Timeline, msg string) {
+func (p JSONPrinter) Note(_ *timeline.Timeline, msg string) {
 	_ = json.NewEncoder(p.W).Encode(struct {
 		Type    string    `json:"type"`
 		Local   time.Time `json:"localTime"`

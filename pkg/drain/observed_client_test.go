@@ -2,7 +2,6 @@ package drain
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -22,18 +21,6 @@ func pdbRefusal() error {
 	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
 		Type: policyv1.DisruptionBudgetCause, Message: "The disruption budget web needs 2 healthy pods and has 2 currently"})
 	return err
-}
-
-func TestEvictionCauseShowsDisruptionBudgetCauses(t *testing.T) {
-	if got := EvictionCause(pdbRefusal()); got != "The disruption budget web needs 2 healthy pods and has 2 currently" {
-		t.Errorf("cause = %q", got)
-	}
-	if got := EvictionCause(errors.New("boom")); got != "boom" {
-		t.Errorf("plain error cause = %q", got)
-	}
-	if EvictionCause(nil) != "" {
-		t.Error("nil error has a cause")
-	}
 }
 
 func TestBackoffDoublesUpToCap(t *testing.T) {

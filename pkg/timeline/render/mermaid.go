@@ -1,4 +1,4 @@
-package timeline
+package render
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // mermaidText makes cluster text safe inside a Mermaid gantt task name:
@@ -18,7 +19,7 @@ func mermaidText(s string) string {
 // WriteMermaid writes a Mermaid gantt chart of the timeline, for Markdown
 // incident reports. Times are milliseconds since the delete request, drawn
 // as dates from the Unix epoch (dateFormat x) so the axis reads seconds.
-func WriteMermaid(w io.Writer, tl *Timeline, v Verdict) error {
+func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	var b strings.Builder
 	b.WriteString("gantt\n")
 	fmt.Fprintf(&b, "    title Termination of pod %s/%s\n", mermaidText(tl.Namespace), mermaidText(tl.Pod))
@@ -34,15 +35,15 @@ func WriteMermaid(w io.Writer, tl *Timeline, v Verdict) error {
 		fmt.Fprintf(&b, "    endpoint ready :active, 0, %dms\n", max(*v.EndpointOutMs, 1))
 		fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", trafficEndLabel(v), *v.EndpointOutMs, *v.EndpointOutMs)
 	}
-	for _, e := range sortedEvents(tl) {
+	for _, e := range timeline.SortedEvents(tl) {
 		ms, ok := tl.Ms(e.Recv)
 		if !ok || ms < 0 {
 			continue
 		}
 		switch e.Kind {
-		case KindEndpointRemoved:
+		case timeline.KindEndpointRemoved:
 			fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", mermaidText("removed from "+e.Slice), ms, ms)
-		case KindPodGone:
+		case timeline.KindPodGone:
 			fmt.Fprintf(&b, "    object gone +%d ms :milestone, %d, 0ms\n", ms, ms)
 		}
 	}
@@ -61,7 +62,7 @@ func WriteMermaid(w io.Writer, tl *Timeline, v Verdict) error {
 	return err
 }
 
-func writeMermaidKubelet(b *strings.Builder, v Verdict) {
+func writeMermaidKubelet(b *strings.Builder, v timeline.Verdict) {
 	if v.KillingMs != nil {
 		fmt.Fprintf(b, "    Killing +%d ms :milestone, %d, 0ms\n", *v.KillingMs, *v.KillingMs)
 		if v.StopMs != nil && *v.StopMs > *v.KillingMs {
@@ -84,7 +85,7 @@ func writeMermaidKubelet(b *strings.Builder, v Verdict) {
 }
 
 // trafficEndLabel names the moment the pod stopped receiving traffic.
-func trafficEndLabel(v Verdict) string {
+func trafficEndLabel(v timeline.Verdict) string {
 	if len(v.NoReadyEndpoint) > 0 {
 		return "traffic stops (the Service had no other ready endpoint)"
 	}

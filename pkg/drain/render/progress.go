@@ -1,4 +1,4 @@
-package drain
+package render
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
@@ -20,7 +21,7 @@ type Progress struct {
 	width int // terminal columns, 0 when unknown
 
 	mu      sync.Mutex
-	tracker *Tracker
+	tracker *drain.Tracker
 	node    string
 	drawn   int // lines drawn by the last redraw
 	stop    chan struct{}
@@ -38,7 +39,7 @@ func NewProgress(out io.Writer, tty bool, width int) *Progress {
 
 // Changed is the Tracker's onChange: a plain line per change when not on a
 // terminal.
-func (p *Progress) Changed(pp PodProgress) {
+func (p *Progress) Changed(pp drain.PodProgress) {
 	if p.tty {
 		return
 	}
@@ -52,7 +53,7 @@ func (p *Progress) Changed(pp PodProgress) {
 }
 
 // Start begins showing node's drain as tracker records it.
-func (p *Progress) Start(node string, tracker *Tracker) {
+func (p *Progress) Start(node string, tracker *drain.Tracker) {
 	p.mu.Lock()
 	p.tracker, p.node = tracker, node
 	p.mu.Unlock()
@@ -114,19 +115,19 @@ func (p *Progress) redraw() {
 }
 
 // header counts pods per state.
-func header(node string, pods []PodProgress, elapsed time.Duration) string {
+func header(node string, pods []drain.PodProgress, elapsed time.Duration) string {
 	counts := map[string]int{}
 	for _, pp := range pods {
 		counts[pp.State]++
 	}
 	return fmt.Sprintf("draining node %s: %d/%d gone, %d terminating, %d blocked, elapsed %s",
-		termsafe.Escape(node), counts[StateGone], len(pods), counts[StateTerminating], counts[StateBlocked],
+		termsafe.Escape(node), counts[drain.StateGone], len(pods), counts[drain.StateTerminating], counts[drain.StateBlocked],
 		elapsed.Round(100*time.Millisecond))
 }
 
 // progressLine is one pod's line: a time (since the node's drain started in
 // plain lines, since the pod's first eviction when redrawn), pod, state, cause.
-func progressLine(pp PodProgress, elapsed time.Duration) string {
+func progressLine(pp drain.PodProgress, elapsed time.Duration) string {
 	line := fmt.Sprintf("%8s  %-40s %-12s", "+"+elapsed.Round(100*time.Millisecond).String(),
 		termsafe.Escape(pp.Namespace+"/"+pp.Name), pp.State)
 	if pp.Attempts > 1 {

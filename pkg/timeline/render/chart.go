@@ -1,9 +1,11 @@
-package timeline
+package render
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // chartWidth is the number of columns of the time axis.
@@ -27,7 +29,7 @@ func (l lane) mark(at int, r rune) {
 }
 
 // chartSpan returns the last millisecond the chart must show.
-func chartSpan(tl *Timeline, v Verdict) int64 {
+func chartSpan(tl *timeline.Timeline, v timeline.Verdict) int64 {
 	end := int64(1000)
 	for _, e := range tl.Events {
 		if ms, ok := tl.Ms(e.Recv); ok && ms > end {
@@ -48,7 +50,7 @@ func chartSpan(tl *Timeline, v Verdict) int64 {
 //	control plane  ==E---------R-G     (endpoint ready, then terminating, removed)
 //	kubelet        K~~~~~T====X        (preStop, SIGTERM, shutdown, exit)
 //	window          +++++              (margin before SIGTERM; # for a race)
-func WriteChart(w io.Writer, tl *Timeline, v Verdict) error {
+func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	if tl.T0.IsZero() {
 		return nil
 	}
@@ -69,14 +71,14 @@ func WriteChart(w io.Writer, tl *Timeline, v Verdict) error {
 		r   rune
 	}
 	var exits []exitMark
-	for _, e := range sortedEvents(tl) {
+	for _, e := range timeline.SortedEvents(tl) {
 		ms, _ := tl.Ms(e.Recv)
 		switch e.Kind {
-		case KindEndpointRemoved:
+		case timeline.KindEndpointRemoved:
 			removedCol = col(ms)
-		case KindPodGone:
+		case timeline.KindPodGone:
 			goneCol = col(ms)
-		case KindContainerExit:
+		case timeline.KindContainerExit:
 			c := col(ms)
 			lastExit = max(lastExit, c)
 			r := 'X'

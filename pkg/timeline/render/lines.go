@@ -1,4 +1,4 @@
-package timeline
+package render
 
 import (
 	"fmt"
@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // msColumn formats the monotonic offset of t: "+5012 ms", "start" for
 // events that had happened before the watch, "before" for changes seen
 // before the delete request (T0 not known yet).
-func msColumn(tl *Timeline, t time.Time, initial bool) string {
+func msColumn(tl *timeline.Timeline, t time.Time, initial bool) string {
 	if initial {
 		return "start"
 	}
@@ -32,14 +33,14 @@ func serverColumn(t time.Time) string {
 // WriteLine writes one event as a line: milliseconds since the delete
 // request, the server's whole-second time (or dashes when the API records
 // none), the track and what changed, escaped for the terminal.
-func WriteLine(w io.Writer, tl *Timeline, e Event) error {
+func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
 	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), e.Track, termsafe.Escape(e.Message))
 	return err
 }
 
 // WriteGapLine writes the line that marks a watch gap: its opening while To
 // is zero, its closing otherwise.
-func WriteGapLine(w io.Writer, tl *Timeline, g Gap) error {
+func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
 	var msg string
 	switch {
 	case g.Stalled:
@@ -60,7 +61,7 @@ func WriteGapLine(w io.Writer, tl *Timeline, g Gap) error {
 }
 
 // WriteVerdict writes the verdict block: a headline and one line a finding.
-func WriteVerdict(w io.Writer, tl *Timeline, v Verdict) error {
+func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	head := "SAFE: the pod stopped receiving traffic before it stopped serving"
 	switch {
 	case v.Risk:

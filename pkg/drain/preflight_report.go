@@ -83,8 +83,8 @@ type Budget struct {
 	Waves int `json:"waves"`
 }
 
-// Report is the preflight of one node.
-type Report struct {
+// PreflightReport is the preflight of one node.
+type PreflightReport struct {
 	Node            string `json:"node"`
 	AlreadyCordoned bool   `json:"alreadyCordoned"`
 	// Evict are the pods the drain evicts, grouped by workload.
@@ -103,7 +103,7 @@ type Report struct {
 }
 
 // Refused reports whether the drain will not start at all.
-func (r *Report) Refused() bool {
+func (r *PreflightReport) Refused() bool {
 	for _, b := range r.Blockers {
 		if b.Refuses {
 			return true
@@ -113,7 +113,7 @@ func (r *Report) Refused() bool {
 }
 
 // PodCount returns how many pods the drain evicts.
-func (r *Report) PodCount() int {
+func (r *PreflightReport) PodCount() int {
 	n := 0
 	for _, g := range r.Evict {
 		n += len(g.Pods)

@@ -1,26 +1,28 @@
-package timeline
+package render
 
 import (
 	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // JSONEvent is one line of -o json while the watch runs. Type is "event" or
 // "gap"; Ms is absent for changes seen before the delete request.
 type JSONEvent struct {
-	Type      string         `json:"type"`
-	Ms        *int64         `json:"ms,omitempty"`
-	Local     time.Time      `json:"localTime"`
-	Server    time.Time      `json:"serverTime,omitzero"`
-	Track     Track          `json:"track,omitempty"`
-	Kind      Kind           `json:"kind,omitempty"`
-	Message   string         `json:"message,omitempty"`
-	Container string         `json:"container,omitempty"`
-	ExitCode  *int32         `json:"exitCode,omitempty"`
-	Service   string         `json:"service,omitempty"`
-	Slice     string         `json:"endpointSlice,omitempty"`
-	Endpoint  *EndpointState `json:"endpoint,omitempty"`
+	Type      string                  `json:"type"`
+	Ms        *int64                  `json:"ms,omitempty"`
+	Local     time.Time               `json:"localTime"`
+	Server    time.Time               `json:"serverTime,omitzero"`
+	Track     timeline.Track          `json:"track,omitempty"`
+	Kind      timeline.Kind           `json:"kind,omitempty"`
+	Message   string                  `json:"message,omitempty"`
+	Container string                  `json:"container,omitempty"`
+	ExitCode  *int32                  `json:"exitCode,omitempty"`
+	Service   string                  `json:"service,omitempty"`
+	Slice     string                  `json:"endpointSlice,omitempty"`
+	Endpoint  *timeline.EndpointState `json:"endpoint,omitempty"`
 	// OthersReady is the Service's count of other pods' ready endpoints,
 	// for kind ServiceEndpoints.
 	OthersReady *int     `json:"othersReady,omitempty"`
@@ -41,19 +43,19 @@ type JSONGap struct {
 
 // JSONSummary is the last line of -o json.
 type JSONSummary struct {
-	Type               string    `json:"type"`
-	Namespace          string    `json:"namespace"`
-	Pod                string    `json:"pod"`
-	UID                string    `json:"uid"`
-	T0Source           string    `json:"t0Source"`
-	GracePeriodSeconds int64     `json:"gracePeriodSeconds"`
-	Services           []string  `json:"services"`
-	Verdict            Verdict   `json:"verdict"`
-	Gaps               []JSONGap `json:"gaps"`
-	Notes              []string  `json:"notes"`
+	Type               string           `json:"type"`
+	Namespace          string           `json:"namespace"`
+	Pod                string           `json:"pod"`
+	UID                string           `json:"uid"`
+	T0Source           string           `json:"t0Source"`
+	GracePeriodSeconds int64            `json:"gracePeriodSeconds"`
+	Services           []string         `json:"services"`
+	Verdict            timeline.Verdict `json:"verdict"`
+	Gaps               []JSONGap        `json:"gaps"`
+	Notes              []string         `json:"notes"`
 }
 
-func msPtr(tl *Timeline, t time.Time) *int64 {
+func msPtr(tl *timeline.Timeline, t time.Time) *int64 {
 	if t.IsZero() {
 		return nil
 	}
@@ -63,12 +65,12 @@ func msPtr(tl *Timeline, t time.Time) *int64 {
 	return nil
 }
 
-func jsonGap(tl *Timeline, g Gap) *JSONGap {
+func jsonGap(tl *timeline.Timeline, g timeline.Gap) *JSONGap {
 	return &JSONGap{Stream: g.Stream, FromMs: msPtr(tl, g.From), ToMs: msPtr(tl, g.To), Relisted: g.Relisted, Reason: g.Reason, Stalled: g.Stalled}
 }
 
 // WriteJSONEvent writes one event as a JSON line.
-func WriteJSONEvent(w io.Writer, tl *Timeline, e Event) error {
+func WriteJSONEvent(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
 	return json.NewEncoder(w).Encode(JSONEvent{
 		Type: "event", Ms: msPtr(tl, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
 		Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
@@ -77,7 +79,7 @@ func WriteJSONEvent(w io.Writer, tl *Timeline, e Event) error {
 }
 
 // WriteJSONGap writes a gap's opening or closing as a JSON line.
-func WriteJSONGap(w io.Writer, tl *Timeline, g Gap) error {
+func WriteJSONGap(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
 	at := g.From
 	if !g.To.IsZero() {
 		at = g.To
@@ -86,7 +88,7 @@ func WriteJSONGap(w io.Writer, tl *Timeline, g Gap) error {
 }
 
 // WriteJSONSummary writes the summary object that ends -o json.
-func WriteJSONSummary(w io.Writer, tl *Timeline, v Verdict) error {
+func WriteJSONSummary(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	s := JSONSummary{Type: "summary", Namespace: tl.Namespace, Pod: tl.Pod, UID: tl.UID, T0Source: tl.T0Source,
 		GracePeriodSeconds: tl.GracePeriodSeconds, Services: tl.Services, Verdict: v, Gaps: []JSONGap{}, Notes: tl.Notes}
 	if s.Services == nil {
@@ -104,15 +106,15 @@ func WriteJSONSummary(w io.Writer, tl *Timeline, v Verdict) error {
 
 // nonNilLists returns v with every nil list made empty, so that -o json
 // writes [] and never null.
-func nonNilLists(v Verdict) Verdict {
+func nonNilLists(v timeline.Verdict) timeline.Verdict {
 	if v.NoReadyEndpoint == nil {
 		v.NoReadyEndpoint = []string{}
 	}
 	if v.Containers == nil {
-		v.Containers = []ContainerStop{}
+		v.Containers = []timeline.ContainerStop{}
 	}
 	if v.Exits == nil {
-		v.Exits = []Exit{}
+		v.Exits = []timeline.Exit{}
 	}
 	if v.Findings == nil {
 		v.Findings = []string{}
