@@ -2,7 +2,6 @@ package drain
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // ClientQPS and ClientBurst are the client-side rate limits of the drain's
@@ -233,7 +233,7 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	if o.Output == "json" {
-		enc := json.NewEncoder(o.Out)
+		enc := termsafe.NewJSONEncoder(o.Out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(jsonReport{Nodes: results}); err != nil {
 			return err

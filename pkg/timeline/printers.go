@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"encoding/json"
 	"io"
 	"time"
 
@@ -33,7 +32,7 @@ func (p JSONPrinter) Gap(tl *Timeline, g Gap) { _ = WriteJSONGap(p.W, tl, g) }
 
 // Note implements Printer.
 func (p JSONPrinter) Note(_ *Timeline, msg string) {
-	_ = json.NewEncoder(p.W).Encode(struct {
+	_ = termsafe.NewJSONEncoder(p.W).Encode(struct {
 		Type    string    `json:"type"`
 		Local   time.Time `json:"localTime"`
 		Message string    `json:"message"`

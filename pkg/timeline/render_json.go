@@ -1,9 +1,10 @@
 package timeline
 
 import (
-	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // JSONEvent is one line of -o json while the watch runs. Type is "event" or
@@ -64,7 +65,7 @@ func jsonGap(tl *Timeline, g Gap) *JSONGap {
 
 // WriteJSONEvent writes one event as a JSON line.
 func WriteJSONEvent(w io.Writer, tl *Timeline, e Event) error {
-	return json.NewEncoder(w).Encode(JSONEvent{
+	return termsafe.NewJSONEncoder(w).Encode(JSONEvent{
 		Type: "event", Ms: msPtr(tl, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
 		Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
 		Endpoint: e.Endpoint, Initial: e.Initial,
@@ -77,7 +78,7 @@ func WriteJSONGap(w io.Writer, tl *Timeline, g Gap) error {
 	if !g.To.IsZero() {
 		at = g.To
 	}
-	return json.NewEncoder(w).Encode(JSONEvent{Type: "gap", Ms: msPtr(tl, at), Local: at.Round(0), Gap: jsonGap(tl, g)})
+	return termsafe.NewJSONEncoder(w).Encode(JSONEvent{Type: "gap", Ms: msPtr(tl, at), Local: at.Round(0), Gap: jsonGap(tl, g)})
 }
 
 // WriteJSONSummary writes the summary object that ends -o json.
@@ -96,5 +97,5 @@ func WriteJSONSummary(w io.Writer, tl *Timeline, v Verdict) error {
 	for _, g := range tl.Gaps {
 		s.Gaps = append(s.Gaps, *jsonGap(tl, g))
 	}
-	return json.NewEncoder(w).Encode(s)
+	return termsafe.NewJSONEncoder(w).Encode(s)
 }
