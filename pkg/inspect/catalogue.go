@@ -23,4 +23,5 @@ var catalogue = []*Check{
 	singleReplica,
 	rolloutDowntime,
 	minReadySecondsZero,
+	removedAPIVersion,
 }

@@ -99,7 +99,7 @@ func ValidateIDs(ids []string) error {
 // severity, then check.
 func Audit(inv *Inventory, opts Options) *Report {
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append([]string{}, inv.Notes...)}
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {
 		skip[id] = true
@@ -125,6 +125,7 @@ func Audit(inv *Inventory, opts Options) *Report {
 	r.Summary.Objects = inv.Objects
 	r.Summary.Findings = len(r.Findings)
 	r.Summary.Skipped = len(r.Skipped)
+	summarizeReading(inv, &r.Summary)
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case SeverityError:

@@ -73,10 +73,21 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 			return fmt.Errorf("%s: unexpected object %T", info.Source, info.Object)
 		}
 		src := &inspect.Source{File: info.Source, Line: lines.line(info.Source, u.GetKind(), u.GetName())}
-		if u.GetNamespace() == "" {
+		defaulted := u.GetNamespace() == ""
+		if defaulted {
 			u.SetNamespace(ns)
 		}
-		return addUnstructured(inv, u, src)
+		nw, np := len(inv.Workloads), len(inv.PDBs)
+		if err := addUnstructured(inv, u, src); err != nil {
+			return err
+		}
+		for _, w := range inv.Workloads[nw:] {
+			w.NamespaceDefaulted = defaulted
+		}
+		for i := range inv.PDBs[np:] {
+			inv.PDBs[np+i].NamespaceDefaulted = defaulted
+		}
+		return nil
 	})
 	if err != nil {
 		return shorten(err)
@@ -84,7 +95,12 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	return nil
 }
 
-// addUnstructured converts u to its typed Go object and files it.
+// addUnstructured converts u to its typed Go object and files it. Kinds
+// the audit does not read are counted without being decoded (a Secret's
+// values are never looked at); workloads in removed apiVersions are read
+// as their successors and keep the version they were written in; objects
+// of unknown API groups with a pod template are audited as generic
+// workloads.
 func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source) error {
 	gvk := u.GroupVersionKind()
 	origin := "cluster"
@@ -98,10 +114,16 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		return nil
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
-		inv.AddCustomResource(u.GetNamespace())
-		return nil
+		return addForeign(inv, u, src, where)
 	}
-	if !scheme.Scheme.Recognizes(gvk) {
+	written := gvk.GroupVersion().String()
+	if gvk == (schema.GroupVersionKind{Group: "policy", Version: "v1beta1", Kind: "PodDisruptionBudget"}) {
+		return addLegacyPDB(inv, u, src, where)
+	}
+	if r, ok := inspect.RemovedAPIs[written+" "+gvk.Kind]; ok {
+		gvk = schema.FromAPIVersionAndKind(r.Replacement, gvk.Kind)
+		u.SetGroupVersionKind(gvk)
+	} else if !scheme.Scheme.Recognizes(gvk) {
 		newer, ok := newerVersion(gvk)
 		if !ok {
 			return fmt.Errorf("%s: unknown kind %q in apiVersion %q", origin, gvk.Kind, gvk.GroupVersion())
@@ -112,8 +134,9 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		gvk = newer
 		u.SetGroupVersionKind(gvk)
 	}
-	if gvk == (schema.GroupVersionKind{Group: "policy", Version: "v1beta1", Kind: "PodDisruptionBudget"}) {
-		return addLegacyPDB(inv, u, src, where)
+	if !audited[gvk.GroupKind()] {
+		inv.Objects++
+		return nil
 	}
 	obj, err := scheme.Scheme.New(gvk)
 	if err != nil {
@@ -122,8 +145,14 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
 		return fmt.Errorf("%s: %v", where, err)
 	}
+	n := len(inv.Workloads)
 	if !inv.Add(obj, src) {
 		inv.Objects++
+	}
+	if written != gvk.GroupVersion().String() {
+		for _, w := range inv.Workloads[n:] {
+			w.APIVersion = written
+		}
 	}
 	return nil
 }
@@ -151,7 +180,7 @@ func addLegacyPDB(inv *inspect.Inventory, u *unstructured.Unstructured, src *ins
 		return fmt.Errorf("%s: %v", where, err)
 	}
 	empty := pdb.Spec.Selector != nil && len(pdb.Spec.Selector.MatchLabels) == 0 && len(pdb.Spec.Selector.MatchExpressions) == 0
-	inv.PDBs = append(inv.PDBs, inspect.PDB{PodDisruptionBudget: pdb, Source: src, LegacyEmptySelector: empty})
+	inv.PDBs = append(inv.PDBs, inspect.PDB{PodDisruptionBudget: pdb, Source: src, LegacyEmptySelector: empty, APIVersion: "policy/v1beta1"})
 	inv.Objects++
 	return nil
 }
