@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
@@ -237,7 +238,8 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		if err != nil {
 			return err
 		}

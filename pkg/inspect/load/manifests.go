@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	policyv1 "k8s.io/api/policy/v1"
@@ -32,39 +33,59 @@ type ManifestOptions struct {
 	Namespace string
 	// Stdin is read when Filenames contains "-".
 	Stdin io.Reader
+	// Skipped, when set, is told (one line, no object's values) about each
+	// document skipped because it does not parse and is of a kind the audit
+	// does not read.
+	Skipped func(line string)
 }
 
 // Manifests reads the manifests with cli-runtime's resource builder in
 // local mode (it never contacts a server nor needs a kubeconfig) and files
-// every object into inv. It returns an error naming the file for input that
-// cannot be read, YAML that does not parse, an object without kind, a
-// built-in API group with a kind it does not have, or fields of the wrong
-// type. Objects of other API groups (custom resources) are counted and
-// otherwise ignored, except GKE BackendConfigs.
+// every object into inv. Each -f document is first parsed strictly: a
+// duplicate key is an error naming the file and line; a document that does
+// not parse is an error when it may be a kind the audit reads, and is
+// skipped (told to opts.Skipped, counted in inv.NotAudited) otherwise,
+// without quoting it (a Secret's values are never printed). It also returns
+// an error naming the file for input that cannot be read, an object without
+// kind, a built-in API group with a kind it does not have, fields of the
+// wrong type in a kind the audit reads, and for input without any object
+// (as kubectl apply refuses it). Objects of other API groups are audited
+// through their pod template or counted as not audited.
 func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	b := resource.NewLocalBuilder().Unstructured().Flatten()
 	lines := newLineIndex()
-	var files []string
-	for _, f := range opts.Filenames {
-		if f != "-" {
-			files = append(files, f)
+	files, err := expandFilenames(opts.Filenames, opts.Recursive)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 && opts.Kustomize == "" {
+		return fmt.Errorf("no objects passed to audit (no .json, .yaml or .yml file in %s)", inputNames(opts))
+	}
+	var remote []string
+	for _, f := range files {
+		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+			remote = append(remote, f)
 			continue
 		}
-		data, err := io.ReadAll(opts.Stdin)
+		name, data, err := readInput(f, opts.Stdin)
 		if err != nil {
-			return fmt.Errorf("reading manifests from stdin: %w", err)
+			return err
 		}
-		lines.add("STDIN", data)
-		b = b.Stream(bytes.NewReader(data), "STDIN")
+		lines.add(name, data)
+		good, err := checkedDocuments(name, data, inv, opts.Skipped)
+		if err != nil {
+			return err
+		}
+		b = b.Stream(bytes.NewReader(good), name)
 	}
-	if len(files) > 0 || opts.Kustomize != "" {
-		b = b.FilenameParam(false, &resource.FilenameOptions{Filenames: files, Recursive: opts.Recursive, Kustomize: opts.Kustomize})
+	if len(remote) > 0 || opts.Kustomize != "" {
+		b = b.FilenameParam(false, &resource.FilenameOptions{Filenames: remote, Kustomize: opts.Kustomize})
 	}
 	ns := opts.Namespace
 	if ns == "" {
 		ns = "default"
 	}
-	err := b.Do().Visit(func(info *resource.Info, err error) error {
+	err = b.Do().Visit(func(info *resource.Info, err error) error {
 		if err != nil {
 			return err
 		}
@@ -92,7 +113,91 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	if err != nil {
 		return shorten(err)
 	}
+	if inv.Objects == 0 {
+		return fmt.Errorf("no objects passed to audit (in %s)", inputNames(opts))
+	}
 	return nil
+}
+
+// readInput reads file, or stdin for "-" (named STDIN).
+func readInput(file string, stdin io.Reader) (string, []byte, error) {
+	if file == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", nil, fmt.Errorf("reading manifests from stdin: %w", err)
+		}
+		return "STDIN", data, nil
+	}
+	data, err := os.ReadFile(file)
+	return file, data, err
+}
+
+// checkedDocuments returns the documents of data that parse strictly,
+// joined again for the builder, and skips those that do not parse and are
+// of a kind the audit does not read.
+func checkedDocuments(file string, data []byte, inv *inspect.Inventory, skipped func(string)) ([]byte, error) {
+	var good bytes.Buffer
+	for _, d := range splitDocuments(file, data) {
+		if d.blank() {
+			continue
+		}
+		err := d.check()
+		if err == nil {
+			good.Write(d.data)
+			good.WriteString("\n---\n")
+			continue
+		}
+		if _, dup := err.(*errDuplicateKey); dup {
+			return nil, err
+		}
+		kind, name, _ := scanKindName(d.data)
+		if kind == "" || readsKind(kind) {
+			return nil, err
+		}
+		inv.AddNotAudited(notAuditedUnparseable)
+		if skipped != nil {
+			skipped(fmt.Sprintf("skipped %s:%d: %s %q does not parse and is not a kind the audit reads%s",
+				file, d.firstLine, kind, name, parseDetail(kind, err)))
+		}
+	}
+	return good.Bytes(), nil
+}
+
+// parseDetail is the parser's message, except for Secrets: nothing of a
+// Secret's text is ever repeated.
+func parseDetail(kind string, err error) string {
+	if kind == "Secret" {
+		return ""
+	}
+	return " (" + err.Error() + ")"
+}
+
+// readsKind reports whether kind (group unknown: the document did not
+// parse) may be one the audit reads, or a List of them.
+func readsKind(kind string) bool {
+	if strings.HasSuffix(kind, "List") {
+		return true
+	}
+	for gk := range audited {
+		if gk.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func inputNames(opts ManifestOptions) string {
+	if opts.Kustomize != "" {
+		return "-k " + opts.Kustomize
+	}
+	names := make([]string, len(opts.Filenames))
+	for i, f := range opts.Filenames {
+		names[i] = f
+		if f == "-" {
+			names[i] = "stdin"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // addUnstructured converts u to its typed Go object and files it. Kinds
