@@ -104,6 +104,21 @@ func (d document) duplicates(n *yaml.Node) error {
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
+// flowName finds metadata.name written in flow style (metadata: {name: x}).
+var flowName = regexp.MustCompile(`(?m)^metadata:\s*\{[^}]*\bname:\s*["']?([^"',}\s]+)`)
+
+// kindAndName reads the kind and name of a document that may not parse,
+// line by line; either is "" when not found.
+func (d document) kindAndName() (kind, name string) {
+	kind, name, _ = scanKindName(d.data)
+	if name == "" {
+		if m := flowName.FindSubmatch(d.data); m != nil {
+			name = string(m[1])
+		}
+	}
+	return kind, name
+}
+
 // shiftLines turns the parser's document-relative "line N" into the
 // file's line.
 func (d document) shiftLines(msg string) string {

@@ -150,7 +150,7 @@ func checkedDocuments(file string, data []byte, inv *inspect.Inventory, skipped 
 		if _, dup := err.(*errDuplicateKey); dup {
 			return nil, err
 		}
-		kind, name, _ := scanKindName(d.data)
+		kind, name := d.kindAndName()
 		if kind == "" || readsKind(kind) {
 			return nil, err
 		}
