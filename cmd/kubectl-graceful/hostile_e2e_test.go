@@ -177,8 +177,14 @@ func TestHostileClusterTextIsEscapedEverywhere(t *testing.T) {
 	// drain: the admission policy refuses every eviction with its message.
 	run("drain --dry-run", []int{0, 2}, "drain", "node", node, "--ignore-daemonsets", "--dry-run")
 	run("drain --dry-run -o json", []int{0, 2}, "drain", "node", node, "--ignore-daemonsets", "--dry-run", "-o", "json")
-	run("drain", []int{1, 2}, "drain", "node", node, "--ignore-daemonsets", "--timeout", "10s", "--force")
-	run("drain -o json", []int{1, 2}, "drain", "node", node, "--ignore-daemonsets", "--timeout", "10s", "--force", "-o", "json")
+	for _, res := range []e2e.Result{
+		run("drain", []int{1, 2}, "drain", "node", node, "--ignore-daemonsets", "--timeout", "10s", "--force"),
+		run("drain -o json", []int{1, 2}, "drain", "node", node, "--ignore-daemonsets", "--timeout", "10s", "--force", "-o", "json"),
+	} {
+		if !hasEscaped(res.Stdout + res.Stderr) {
+			t.Errorf("drain does not quote the policy's refusal, escaped:\nstdout: %s\nstderr: %s", res.Stdout, res.Stderr)
+		}
+	}
 
 	// watch: a refused delete and a refused eviction end in the one-line
 	// error, which quotes the policy's message.
