@@ -153,7 +153,7 @@ spec: {replicas: 2}
 		t.Fatalf("exit %d, want 2: %s", code, errOut)
 	}
 	for _, want := range []string{"prod/Rollout/shop", "grace-period-zero", "pdb-missing",
-		"note: Rollout prod/shop (argoproj.io/v1alpha1) is not a kind the audit knows: audited as a generic workload through spec.template and spec.replicas (3)",
+		"note: Rollout prod/shop (argoproj.io/v1alpha1) is not a kind the audit reads: audited as a generic workload through spec.template and spec.replicas (3)",
 		"in 1 workloads of 2 objects", "1 generic workloads", "1 not audited: custom resources without a pod template"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -96,8 +96,8 @@ type Summary struct {
 	Skipped   int `json:"skipped"`
 	// Suppressed counts findings dropped by the skip annotation or --skip.
 	Suppressed int `json:"suppressed"`
-	// Generic counts workloads of kinds the audit does not know (custom
-	// resources) audited through their pod template.
+	// Generic counts workloads of kinds the checks do not read (custom
+	// resources, ReplicationControllers) audited through their pod template.
 	Generic int `json:"generic"`
 	// NotAudited counts objects read but not audited, per reason, sorted
 	// by reason.

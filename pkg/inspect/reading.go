@@ -23,8 +23,8 @@ func summarizeReading(inv *Inventory, s *Summary) {
 	sort.Slice(s.NotAudited, func(i, j int) bool { return s.NotAudited[i].Reason < s.NotAudited[j].Reason })
 }
 
-// AddGenericWorkload files an object of a kind the audit does not know
-// (Argo Rollout, OpenKruise CloneSet, a Knative-like Service) through its
+// AddGenericWorkload files an object of a kind the checks do not read (Argo
+// Rollout, OpenKruise CloneSet, ReplicationController) through its
 // pod template, with a note that says so. replicas is its spec.replicas,
 // nil when it has none. apiVersion and kind are the object's own.
 func (inv *Inventory) AddGenericWorkload(apiVersion, kind, namespace, name string, annotations map[string]string,
@@ -39,7 +39,7 @@ func (inv *Inventory) AddGenericWorkload(apiVersion, kind, namespace, name strin
 		Generic:     true,
 	}
 	inv.Workloads = append(inv.Workloads, w)
-	inv.Notes = append(inv.Notes, fmt.Sprintf("%s %s (%s) is not a kind the audit knows: audited as a generic workload through spec.template%s",
+	inv.Notes = append(inv.Notes, fmt.Sprintf("%s %s (%s) is not a kind the audit reads: audited as a generic workload through spec.template%s",
 		kind, w.Object.Namespace+"/"+name, apiVersion, replicasNote(replicas)))
 	return w
 }

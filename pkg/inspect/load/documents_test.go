@@ -141,3 +141,29 @@ func TestExpandFilenamesLikeKubectl(t *testing.T) {
 		t.Errorf("missing path: %v", err)
 	}
 }
+
+// Built-in kinds the checks do not read are audited through their pod
+// template when they have one, never skipped silently.
+func TestManifestsReplicationControllerIsAGenericWorkload(t *testing.T) {
+	p := write(t, t.TempDir(), "rc.yaml", `apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc}
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: rc}}
+    spec: {containers: [{name: a, image: x}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c}
+`)
+	inv := &inspect.Inventory{}
+	if err := Manifests(ManifestOptions{Filenames: []string{p}}, inv); err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Workloads) != 1 || !inv.Workloads[0].Generic || inv.Workloads[0].Object.Kind != "ReplicationController" ||
+		*inv.Workloads[0].Replicas != 2 || inv.Objects != 2 {
+		t.Errorf("workloads %+v, objects %d", inv.Workloads, inv.Objects)
+	}
+}

@@ -38,16 +38,28 @@ const (
 // Rollouts, OpenKruise CloneSets, Knative-like Services) is audited as a
 // generic workload; others are counted as not audited.
 func addForeign(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source, where string) error {
+	added, err := addGeneric(inv, u, src, where)
+	if err != nil || added {
+		return err
+	}
+	inv.AddCustomResource(u.GetNamespace())
+	inv.AddNotAudited(notAuditedCustom)
+	return nil
+}
+
+// addGeneric audits u through its pod template when it has one at
+// spec.template.spec.containers (a custom resource, or a built-in kind the
+// checks do not read such as a ReplicationController); added is false when
+// it has none.
+func addGeneric(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source, where string) (added bool, err error) {
 	tplMap, found, _ := unstructured.NestedMap(u.Object, "spec", "template")
-	containers, hasContainers, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
-	if !found || !hasContainers || len(containers) == 0 {
-		inv.AddCustomResource(u.GetNamespace())
-		inv.AddNotAudited(notAuditedCustom)
-		return nil
+	containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+	if !found || len(containers) == 0 {
+		return false, nil
 	}
 	var tpl corev1.PodTemplateSpec
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tplMap, &tpl); err != nil {
-		return fmt.Errorf("%s: spec.template: %v", where, err)
+		return false, fmt.Errorf("%s: spec.template: %v", where, err)
 	}
 	var replicas *int32
 	if r, ok, _ := unstructured.NestedInt64(u.Object, "spec", "replicas"); ok {
@@ -55,5 +67,5 @@ func addForeign(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspe
 		replicas = &v
 	}
 	inv.AddGenericWorkload(u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName(), u.GetAnnotations(), tpl, replicas, src)
-	return nil
+	return true, nil
 }

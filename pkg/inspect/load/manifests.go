@@ -240,8 +240,12 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		u.SetGroupVersionKind(gvk)
 	}
 	if !audited[gvk.GroupKind()] {
-		inv.Objects++
-		return nil
+		// Never decoded as its type (a Secret's values are not read).
+		added, err := addGeneric(inv, u, src, where)
+		if err == nil && !added {
+			inv.Objects++
+		}
+		return err
 	}
 	obj, err := scheme.Scheme.New(gvk)
 	if err != nil {

@@ -96,7 +96,7 @@ func Summary(r *inspect.Report) string {
 		line += fmt.Sprintf("; %d suppressed", s.Suppressed)
 	}
 	if s.Generic > 0 {
-		line += fmt.Sprintf("; %d generic workloads (custom resources read through spec.template)", s.Generic)
+		line += fmt.Sprintf("; %d generic workloads (read through their pod template)", s.Generic)
 	}
 	for _, n := range s.NotAudited {
 		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Reason))
