@@ -228,6 +228,12 @@ func gracePeriod(spec corev1.PodSpec) int64 {
 // manifest.
 func patchCommand(w *Workload, podSpecPatch map[string]any) string {
 	var wrapped map[string]any
+	if w.Generic {
+		// kubectl patch applies strategic merge patches to built-in kinds
+		// only; a merge patch would replace the whole containers list.
+		b, _ := json.Marshal(podSpecPatch)
+		return "merge into spec.template.spec of its manifest: " + string(b)
+	}
 	switch w.Object.Kind {
 	case "Pod":
 		b, _ := json.Marshal(map[string]any{"spec": podSpecPatch})

@@ -38,7 +38,8 @@ func TestGenericWorkloadsAreCountedAndNoted(t *testing.T) {
 	}
 	found := false
 	for _, f := range r.Findings {
-		found = found || (f.Check == "grace-period-zero" && f.Object.Kind == "CloneSet")
+		found = found || (f.Check == "grace-period-zero" && f.Object.Kind == "CloneSet" &&
+			f.Fix == `merge into spec.template.spec of its manifest: {"terminationGracePeriodSeconds":30}`)
 	}
 	if !found {
 		t.Errorf("grace-period-zero not reported on the CloneSet: %+v", r.Findings)
