@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
@@ -154,10 +155,10 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if !o.manifestMode() && o.Explain == "" && o.namespace == "" {
-		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if o.Explain == "" && o.namespace == "" {
+		ns, err := o.defaultNamespace()
 		if err != nil {
-			return fmt.Errorf("kubeconfig: %v", err)
+			return err
 		}
 		o.namespace = ns
 	}
@@ -243,7 +244,8 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		if err != nil {
 			return err
 		}

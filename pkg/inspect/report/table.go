@@ -49,6 +49,11 @@ func TableWidth(w io.Writer, r *inspect.Report, color bool, width int) error {
 			return err
 		}
 	}
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", termsafe.Escape(n)); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintln(w, Summary(r)); err != nil {
 		return err
 	}
@@ -76,6 +81,12 @@ func Summary(r *inspect.Report) string {
 	}
 	if s.Suppressed > 0 {
 		line += fmt.Sprintf("; %d suppressed", s.Suppressed)
+	}
+	if s.Generic > 0 {
+		line += fmt.Sprintf("; %d generic workloads (read through their pod template)", s.Generic)
+	}
+	for _, n := range s.NotAudited {
+		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Reason))
 	}
 	return line
 }
