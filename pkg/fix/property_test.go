@@ -1,0 +1,50 @@
+package fix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// changedFields are the keys whose lines a fix may rewrite or remove.
+var changedFields = []string{"terminationGracePeriodSeconds:", "maxUnavailable:", "minAvailable:",
+	"unhealthyPodEvictionPolicy:", "lifecycle:", "preStop:", "exec:", "sleep:", "seconds:", "command:"}
+
+// assertOnlyFieldsChanged checks that every original line the edit
+// removed or altered belongs to a changed field: each run of removed lines
+// starts with one of changedFields, and the rest of the run is nested
+// under it (its value's lines, comments included). Every other original
+// line must still be there, in order (inserted lines are free).
+func assertOnlyFieldsChanged(t *testing.T, e *FileEdit) {
+	t.Helper()
+	a := difflib.SplitLines(string(e.Before))
+	b := difflib.SplitLines(string(e.After))
+	for _, op := range difflib.NewMatcher(a, b).GetOpCodes() {
+		if op.Tag != 'r' && op.Tag != 'd' {
+			continue
+		}
+		keyIndent := -1
+		for _, l := range a[op.I1:op.I2] {
+			l = strings.TrimRight(l, "\r\n")
+			ind, rest := indentOf(l)
+			if keyIndent >= 0 && (ind > keyIndent || rest == "") {
+				continue
+			}
+			if !isChangedField(strings.TrimPrefix(rest, "- ")) {
+				t.Errorf("%s: original line %q was removed or altered, and it is not part of a changed field", e.File, l)
+				return
+			}
+			keyIndent = ind
+		}
+	}
+}
+
+func isChangedField(s string) bool {
+	for _, f := range changedFields {
+		if strings.HasPrefix(s, f) {
+			return true
+		}
+	}
+	return false
+}
