@@ -87,7 +87,7 @@ func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts in
 			failed = true
 			continue
 		}
-		for _, d := range e.Done {
+		for _, d := range byObject(e.Done) {
 			fmt.Fprintf(msgs, "fixed   %s (%s): %s\n", termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
 		}
 		for _, d := range e.Refused {
@@ -152,4 +152,20 @@ func (o *AuditOptions) emitFix(e *fix.FileEdit) error {
 		return writeAtomic(e.File, e.After)
 	}
 	return nil
+}
+
+// byObject joins the outcomes of one object into one line, so that a
+// workload's change and its new budget read as the one change they are.
+func byObject(os []fix.Outcome) []fix.Outcome {
+	var out []fix.Outcome
+	at := map[inspect.ObjectRef]int{}
+	for _, o := range os {
+		if i, ok := at[o.Object]; ok {
+			out[i].Text += "; " + o.Text
+			continue
+		}
+		at[o.Object] = len(out)
+		out = append(out, o)
+	}
+	return out
 }
