@@ -77,6 +77,7 @@ func TestCorpusProperties(t *testing.T) {
 		if e.Changed() {
 			changed++
 			assertOnlyFieldsChanged(t, e)
+			assertDiffAsWhole(t, e)
 		}
 	}
 	if changed == 0 || len(fixedKeys) == 0 {

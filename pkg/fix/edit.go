@@ -2,10 +2,8 @@ package fix
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -22,6 +20,10 @@ type FileEdit struct {
 	// Refused lists the objects of the plan this file could not be
 	// edited for, with why.
 	Refused []Outcome
+
+	// splices are the replaced lines, in Before's line numbers (Diff
+	// reads them).
+	splices []splice
 }
 
 // Outcome is what happened to one object of the plan: a description of
@@ -65,9 +67,13 @@ func Edit(file string, data []byte, p *Plan, namespace string) (*FileEdit, error
 	targets := p.targets(file)
 	fe := &FileEdit{File: file, Before: data, After: data}
 	t := newText(string(data))
+	names, kinds := map[string]bool{}, map[string]bool{}
+	for _, tg := range targets {
+		names[tg.ref.Name], kinds[tg.ref.Kind] = true, true
+	}
 	var all []splice
 	for _, d := range t.documents() {
-		ss, outcomes, err := editDocument(t, d, targets, namespace)
+		ss, outcomes, err := editDocument(t, d, targets, names, kinds, namespace)
 		if err != nil {
 			for _, tg := range outcomes {
 				fe.Refused = append(fe.Refused, Outcome{Object: tg.ref, Text: err.Error(), Fixes: tg.fixes})
@@ -85,6 +91,7 @@ func Edit(file string, data []byte, p *Plan, namespace string) (*FileEdit, error
 		}
 	}
 	if len(all) > 0 {
+		fe.splices = append([]splice(nil), all...)
 		t.apply(all)
 		fe.After = []byte(t.String())
 	}
@@ -115,9 +122,9 @@ func (p *Plan) targets(file string) []*target {
 
 // editDocument returns the splices for document d and the targets found
 // in it, or an error saying why the document is left as it was.
-func editDocument(t *text, d docRange, targets []*target, namespace string) ([]splice, []*target, error) {
+func editDocument(t *text, d docRange, targets []*target, names, kinds map[string]bool, namespace string) ([]splice, []*target, error) {
 	src := t.join(d)
-	if strings.TrimSpace(src) == "" {
+	if !mentions(src, "name", names) || !(mentions(src, "kind", kinds) || strings.Contains(src, "items:")) {
 		return nil, nil, nil
 	}
 	root, err := yaml.Parse(src)
@@ -160,7 +167,7 @@ func editDocument(t *text, d docRange, targets []*target, namespace string) ([]s
 			if len(objs) > 1 || objs[0] != root {
 				return nil, found, fmt.Errorf("the workload is an item of a List: add its PodDisruptionBudget by hand")
 			}
-			lines, err := newPDBLines(tg.add, objs[i], de.fmt)
+			lines, err := newPDBLines(tg.add, objs[i], doc, de.fmt)
 			if err != nil {
 				return nil, found, err
 			}
@@ -184,7 +191,10 @@ func applyChange(obj *yaml.RNode, ch fieldChange) error {
 	if ch.value == nil {
 		return obj.PipeE(yaml.Lookup(ch.path...), yaml.Clear(ch.key))
 	}
-	return obj.PipeE(yaml.LookupCreate(yaml.MappingNode, ch.path...), yaml.SetField(ch.key, ch.value()))
+	// OverrideStyle: the new value keeps its own style (an int replacing
+	// a quoted percentage must not be written quoted).
+	return obj.PipeE(yaml.LookupCreate(yaml.MappingNode, ch.path...),
+		yaml.FieldSetter{Name: ch.key, Value: ch.value(), OverrideStyle: true})
 }
 
 // verify applies the splices to a copy of the document and checks that
@@ -199,17 +209,73 @@ func verify(doc *text, ss []splice, edited *yaml.RNode) error {
 	return fmt.Errorf("the edited lines would not read back as planned (unusual layout): edit it by hand")
 }
 
-func sameData(a, b *yaml.RNode) bool {
-	ja, err1 := a.MarshalJSON()
-	jb, err2 := b.MarshalJSON()
-	if err1 != nil || err2 != nil {
+// sameData compares two trees as data: kinds, resolved tags and values,
+// mappings as sets of keys; styles, comments and positions do not count.
+func sameData(a, b *yaml.RNode) bool { return sameNode(a.YNode(), b.YNode()) }
+
+func sameNode(a, b *yaml.Node) bool {
+	a, b = resolve(a), resolve(b)
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
 		return false
 	}
-	var x, y any
-	if json.Unmarshal(ja, &x) != nil || json.Unmarshal(jb, &y) != nil {
-		return false
+	switch a.Kind {
+	case yaml.ScalarNode:
+		return a.Value == b.Value && a.ShortTag() == b.ShortTag()
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(a.Content); i += 2 {
+			k := keyIndex(b, a.Content[i].Value)
+			if k < 0 || !sameNode(a.Content[i+1], b.Content[k+1]) {
+				return false
+			}
+		}
+		return true
 	}
-	return reflect.DeepEqual(x, y)
+	for i := range a.Content {
+		if !sameNode(a.Content[i], b.Content[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// resolve looks through document nodes and aliases.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil {
+		switch {
+		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
+			n = n.Content[0]
+		case n.Kind == yaml.AliasNode:
+			n = n.Alias
+		default:
+			return n
+		}
+	}
+	return nil
+}
+
+// mentions reports whether src has key: followed by a value in set,
+// anywhere (block or flow style). Edit uses it to parse only the
+// documents that may hold an object of the plan; a false positive costs
+// only a parse.
+func mentions(src, key string, set map[string]bool) bool {
+	key += ":"
+	for i := 0; ; {
+		j := strings.Index(src[i:], key)
+		if j < 0 {
+			return false
+		}
+		i += j + len(key)
+		tok := strings.TrimLeft(src[i:], " ")
+		if end := strings.IndexAny(tok, " ,}\r\n#"); end >= 0 {
+			tok = tok[:end]
+		}
+		if set[strings.Trim(tok, `"'`)] {
+			return true
+		}
+	}
 }
 
 // objects returns the objects of a document: the items of a List, or the

@@ -39,6 +39,7 @@ func TestGolden(t *testing.T) {
 				t.Errorf("a second fix changed the file again:\n%s", d)
 			}
 			assertOnlyFieldsChanged(t, fx.edit)
+			assertDiffAsWhole(t, fx.edit)
 		})
 	}
 }

@@ -48,3 +48,22 @@ func isChangedField(s string) bool {
 	}
 	return false
 }
+
+// assertDiffAsWhole checks that Diff, which hands difflib only windows
+// around the edits, gives the same text as difflib over the whole files.
+func assertDiffAsWhole(t *testing.T, e *FileEdit) {
+	t.Helper()
+	got, err := e.Diff()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := *e
+	whole.splices = nil
+	want, err := whole.Diff()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("%s: windowed diff differs from the whole-file diff\nwindowed:\n%s\nwhole:\n%s", e.File, got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -131,28 +132,28 @@ type splice struct {
 	seq int
 }
 
-// apply makes the splices, which must not overlap, from the bottom up.
+// apply makes the splices, which must not overlap, in one pass over the
+// lines.
 func (t *text) apply(ss []splice) {
 	for i := range ss {
 		ss[i].seq = i
 	}
 	sortSplices(ss)
-	for _, s := range ss {
-		repl := make([]string, len(s.lines))
-		for i, l := range s.lines {
-			repl[i] = l + t.cr
+	out := make([]string, 0, len(t.lines))
+	next := 0
+	for i := len(ss) - 1; i >= 0; i-- { // sorted bottom-up: walk top-down
+		s := ss[i]
+		out = append(out, t.lines[next:s.start]...)
+		for _, l := range s.lines {
+			out = append(out, l+t.cr)
 		}
-		t.lines = append(t.lines[:s.start], append(repl, t.lines[s.end:]...)...)
+		next = max(next, s.end)
 	}
+	t.lines = append(out, t.lines[next:]...)
 }
 
 func sortSplices(ss []splice) {
-	// Insertion sort keeps it stable; the lists are short.
-	for i := 1; i < len(ss); i++ {
-		for j := i; j > 0 && after(ss[j], ss[j-1]); j-- {
-			ss[j], ss[j-1] = ss[j-1], ss[j]
-		}
-	}
+	sort.SliceStable(ss, func(i, j int) bool { return after(ss[i], ss[j]) })
 }
 
 // after reports whether a is applied before b: lower in the file first;
