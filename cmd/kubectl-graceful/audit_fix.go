@@ -87,8 +87,12 @@ func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts in
 			failed = true
 			continue
 		}
+		verb := "fixed  "
+		if o.fix.Diff {
+			verb = "planned"
+		}
 		for _, d := range byObject(e.Done) {
-			fmt.Fprintf(msgs, "fixed   %s (%s): %s\n", termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
+			fmt.Fprintf(msgs, "%s %s (%s): %s\n", verb, termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
 		}
 		for _, d := range e.Refused {
 			fmt.Fprintf(o.ErrOut, "skipped %s (%s): %s\n", termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
@@ -156,10 +160,10 @@ func (o *AuditOptions) emitFix(e *fix.FileEdit) error {
 
 // byObject joins the outcomes of one object into one line, so that a
 // workload's change and its new budget read as the one change they are.
-func byObject(os []fix.Outcome) []fix.Outcome {
+func byObject(outcomes []fix.Outcome) []fix.Outcome {
 	var out []fix.Outcome
 	at := map[inspect.ObjectRef]int{}
-	for _, o := range os {
+	for _, o := range outcomes {
 		if i, ok := at[o.Object]; ok {
 			out[i].Text += "; " + o.Text
 			continue
