@@ -259,8 +259,8 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
 	}
 	r := inspect.Audit(inv, opts)
-	if o.fixEnabled() {
-		return o.runFix(inv, r, opts)
+	if done, err := o.fixHook(inv, r, opts); done {
+		return err
 	}
 	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
 		return err

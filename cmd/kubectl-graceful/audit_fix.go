@@ -64,16 +64,36 @@ func (o *AuditOptions) validateFix() error {
 	return nil
 }
 
-// fixEnabled reports whether Run hands the audit over to runFix.
-func (o *AuditOptions) fixEnabled() bool { return o.fix.Fix }
+// fixHook runs between the audit and its report: with --fix it does the
+// fix instead of the report (done is true); with -o yaml it gives every
+// finding of the combined plan its object's one command, so that the
+// patch lines agree with each other and with what --fix writes.
+func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) (done bool, err error) {
+	if o.fix.Fix {
+		return true, o.runFix(inv, r, opts)
+	}
+	if o.Output == "yaml" {
+		cmds := fix.NewPlan(inv, r.Findings, o.planOptions(opts)).Commands()
+		for i, f := range r.Findings {
+			if c, ok := cmds[fix.FindingKey(f)]; ok {
+				r.Findings[i].Fix = c
+			}
+		}
+	}
+	return false, nil
+}
+
+func (o *AuditOptions) planOptions(opts inspect.Options) fix.Options {
+	return fix.Options{PreStopFloorSeconds: o.PreStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
+		Version: o.version, Only: o.fix.Only, Skip: o.Skip}
+}
 
 // runFix plans the combined fix for the report's findings and writes it
 // into the files (or prints the diff, or the fixed stdin stream). It
 // returns exit 1 when a file or an object could not be edited, exit 2 for
 // a non-empty --diff.
 func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) error {
-	plan := fix.NewPlan(inv, r.Findings, fix.Options{PreStopFloorSeconds: o.PreStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
-		Version: o.version, Only: o.fix.Only, Skip: o.Skip})
+	plan := fix.NewPlan(inv, r.Findings, o.planOptions(opts))
 	stdin := slices.Contains(o.Filenames, "-")
 	msgs := o.Out
 	if o.fix.Diff || stdin {

@@ -179,3 +179,61 @@ func dryRun(t *testing.T, env *e2e.Env, ns, doc string) int {
 	}
 	return 1
 }
+
+// TestAuditLivePlanPatch: on a live object, -o yaml gives every fixable
+// finding of a workload the same one kubectl patch, and that patch,
+// applied by the real API server, leaves the object as --fix leaves the
+// manifest: native sleep 40 s, grace period 60 s, and an audit with none
+// of those findings.
+func TestAuditLivePlanPatch(t *testing.T) {
+	env := e2e.Cluster(t)
+	ns := env.Namespace(t)
+	src := strings.ReplaceAll(mustRead(t, filepath.Join("..", "..", "examples", "broken-prestop-exceeds-grace.yaml")), "namespace: graceful-demo", "namespace: "+ns)
+	file := filepath.Join(t.TempDir(), "slow.yaml")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := env.Kubectl(t, "apply", "-f", file); res.ExitCode != 0 {
+		t.Fatalf("apply: %s", res.Stderr)
+	}
+	res := env.Kubectl(t, "graceful", "audit", "-n", ns, "-o", "yaml", "--fail-on", "none")
+	if res.ExitCode != 0 {
+		t.Fatalf("live audit: exit %d: %s", res.ExitCode, res.Stderr)
+	}
+	var r inspect.Report
+	if err := yaml.Unmarshal([]byte(res.Stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	patches := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Object.Kind == "Deployment" && (f.Check == "prestop-exceeds-grace" || f.Check == "prefer-native-sleep") {
+			patches[f.Fix] = true
+		}
+	}
+	if len(patches) != 1 {
+		t.Fatalf("want one combined patch for the Deployment's findings, got %d: %v", len(patches), patches)
+	}
+	var patch string
+	for p := range patches {
+		patch = p
+	}
+	prefix := "kubectl patch deployment slow-prestop -n " + ns + " -p '"
+	if !strings.HasPrefix(patch, prefix) || !strings.HasSuffix(patch, "'") {
+		t.Fatalf("not a kubectl patch of the Deployment: %s", patch)
+	}
+	body := strings.TrimSuffix(strings.TrimPrefix(patch, prefix), "'")
+	if res := env.Kubectl(t, "patch", "deployment", "slow-prestop", "-n", ns, "-p", body); res.ExitCode != 0 {
+		t.Fatalf("the printed patch was refused: %s", res.Stderr)
+	}
+	got := env.Kubectl(t, "get", "deployment", "slow-prestop", "-n", ns, "-o",
+		"jsonpath={.spec.template.spec.terminationGracePeriodSeconds} {.spec.template.spec.containers[0].lifecycle.preStop}")
+	if want := `60 {"sleep":{"seconds":40}}`; got.Stdout != want {
+		t.Errorf("after the patch: %q, want %q (what --fix writes into the manifest)", got.Stdout, want)
+	}
+	after := env.Kubectl(t, "graceful", "audit", "-n", ns, "-o", "json", "--fail-on", "none")
+	for _, check := range []string{"prestop-exceeds-grace", "prefer-native-sleep"} {
+		if strings.Contains(after.Stdout, `"check": "`+check+`"`) {
+			t.Errorf("%s still reported after the patch:\n%s", check, after.Stdout)
+		}
+	}
+}

@@ -25,7 +25,10 @@ type NewPDB struct {
 	// AlwaysAllow sets unhealthyPodEvictionPolicy: AlwaysAllow (the
 	// field is on by default from Kubernetes 1.27).
 	AlwaysAllow bool
-	Fixes       []inspect.Finding
+	// Labels are the pod template's labels, which select the workload's
+	// pods, for the live create command (the inventory keeps no selector).
+	Labels map[string]string
+	Fixes  []inspect.Finding
 }
 
 // planPDB adds the change for budget d's findings fs.
@@ -62,6 +65,7 @@ func (p *Plan) planNewPDB(w *inspect.Workload, f inspect.Finding, opts Options, 
 		Source:      w.Source,
 		Name:        freeName(names, w.Object.Namespace, w.Object.Name),
 		AlwaysAllow: opts.Version.AtLeast(1, 27) && opts.fixes(checkPDBUnhealthyEviction),
+		Labels:      w.Template.Labels,
 		Fixes:       []inspect.Finding{f},
 	})
 }
