@@ -256,19 +256,22 @@ func resolve(n *yaml.Node) *yaml.Node {
 	return nil
 }
 
-// mentions reports whether src has key: followed by a value in set,
-// anywhere (block or flow style). Edit uses it to parse only the
-// documents that may hold an object of the plan; a false positive costs
-// only a parse.
+// mentions reports whether src has key: (or "key":, as JSON writes it)
+// followed by a value in set, anywhere (block or flow style). Edit uses
+// it to parse only the documents that may hold an object of the plan; a
+// false positive costs only a parse.
 func mentions(src, key string, set map[string]bool) bool {
-	key += ":"
 	for i := 0; ; {
 		j := strings.Index(src[i:], key)
 		if j < 0 {
 			return false
 		}
 		i += j + len(key)
-		tok := strings.TrimLeft(src[i:], " ")
+		rest := strings.TrimLeft(strings.TrimLeft(src[i:], `"'`), " ")
+		if !strings.HasPrefix(rest, ":") {
+			continue
+		}
+		tok := strings.TrimLeft(rest[1:], " ")
 		if end := strings.IndexAny(tok, " ,}\r\n#"); end >= 0 {
 			tok = tok[:end]
 		}

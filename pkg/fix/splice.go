@@ -38,19 +38,27 @@ type docEditor struct {
 func (e *docEditor) change(orig, edited *yaml.Node, ch fieldChange) error {
 	full := append(append([]string(nil), ch.path...), ch.key)
 	parent := orig
+	// holder and held are the block mapping entry whose value is parent,
+	// when there is one: a change inside a flow collection rewrites that
+	// entry whole, the collection re-encoded in flow style.
+	var holder *yaml.Node
+	held := -1
 	for i, step := range full {
 		if parent.Kind == yaml.AliasNode || parent.Anchor != "" {
 			return errAnchors
 		}
 		if parent.Style&yaml.FlowStyle != 0 {
-			return fmt.Errorf("%s is written in flow style ({...} or [...]): edit it by hand", strings.Join(full[:i], "."))
+			if holder == nil {
+				return fmt.Errorf("%s is written in flow style (JSON, or {...} in a list): edit it by hand", strings.Join(append([]string{"the object"}, full[:i]...), "."))
+			}
+			return e.replace(holder, held, walk(edited, full[:i]))
 		}
 		if name, ok := listIndex(step); ok {
 			next := element(parent, name)
 			if next == nil {
 				return fmt.Errorf("no container %q in the manifest", name)
 			}
-			parent = next
+			parent, holder = next, nil
 			continue
 		}
 		if parent.Kind != yaml.MappingNode {
@@ -74,6 +82,7 @@ func (e *docEditor) change(orig, edited *yaml.Node, ch fieldChange) error {
 		if value.Kind == yaml.ScalarNode { // null or empty: replace it whole
 			return e.replace(parent, k, walk(edited, full[:i+1]))
 		}
+		holder, held = parent, k
 		parent = value
 	}
 	return nil
