@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -48,7 +51,13 @@ type target struct {
 	add     *NewPDB
 	text    string
 	fixes   []inspect.Finding
-	found   bool
+}
+
+// docResult is what editDocument made of one document.
+type docResult struct {
+	splices []splice
+	found   []*target
+	err     error
 }
 
 // Edit applies the parts of plan p whose source is file to data, the
@@ -71,22 +80,42 @@ func Edit(file string, data []byte, p *Plan, namespace string) (*FileEdit, error
 	for _, tg := range targets {
 		names[tg.ref.Name], kinds[tg.ref.Kind] = true, true
 	}
+	docs := t.documents()
+	results := make([]docResult, len(docs))
+	// Documents are independent: edit them on every CPU.
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, d := range docs {
+		g.Go(func() error {
+			r := &results[i]
+			r.splices, r.found, r.err = editDocument(t, d, targets, names, kinds, namespace)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	claimed := map[*target]bool{}
 	var all []splice
-	for _, d := range t.documents() {
-		ss, outcomes, err := editDocument(t, d, targets, names, kinds, namespace)
-		if err != nil {
-			for _, tg := range outcomes {
-				fe.Refused = append(fe.Refused, Outcome{Object: tg.ref, Text: err.Error(), Fixes: tg.fixes})
+	for _, r := range results {
+		err := r.err
+		for _, tg := range r.found {
+			if claimed[tg] && err == nil {
+				err = errors.New("the object appears more than once in the file: only its first document was fixed")
 			}
-			continue
 		}
-		for _, tg := range outcomes {
+		for _, tg := range r.found {
+			claimed[tg] = true
+			if err != nil {
+				fe.Refused = append(fe.Refused, Outcome{Object: tg.ref, Text: err.Error(), Fixes: tg.fixes})
+				continue
+			}
 			fe.Done = append(fe.Done, Outcome{Object: tg.ref, Text: tg.text, Fixes: tg.fixes})
 		}
-		all = append(all, ss...)
+		if err == nil {
+			all = append(all, r.splices...)
+		}
 	}
 	for _, tg := range targets {
-		if !tg.found {
+		if !claimed[tg] {
 			fe.Refused = append(fe.Refused, Outcome{Object: tg.ref, Text: "not found in the file", Fixes: tg.fixes})
 		}
 	}
@@ -137,8 +166,7 @@ func editDocument(t *text, d docRange, targets []*target, names, kinds map[strin
 	for i, o := range objs {
 		ref := refOf(o, namespace)
 		for _, tg := range targets {
-			if tg.ref == ref && !tg.found {
-				tg.found = true
+			if tg.ref == ref {
 				found = append(found, tg)
 				at[tg] = i
 			}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/fix"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
 // BenchmarkManifestFixDiff2000 is `audit -f FILE --fix --diff` over the
@@ -16,11 +15,7 @@ func BenchmarkManifestFixDiff2000(b *testing.B) {
 	file := manifest2000(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		inv := &inspect.Inventory{}
-		if err := Manifests(ManifestOptions{Filenames: []string{file}}, inv); err != nil {
-			b.Fatal(err)
-		}
-		r := inspect.Audit(inv, inspect.DefaultOptions())
+		inv, r := audit2000(b, file)
 		p := fix.NewPlan(inv, r.Findings, fix.Options{PreStopFloorSeconds: 5})
 		data, err := os.ReadFile(file)
 		if err != nil {

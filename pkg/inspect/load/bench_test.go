@@ -18,15 +18,21 @@ func BenchmarkManifestAudit2000(b *testing.B) {
 	file := manifest2000(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		inv := &inspect.Inventory{}
-		if err := Manifests(ManifestOptions{Filenames: []string{file}}, inv); err != nil {
-			b.Fatal(err)
-		}
-		r := inspect.Audit(inv, inspect.DefaultOptions())
-		if r.Summary.Workloads != 1000 {
-			b.Fatalf("%d workloads", r.Summary.Workloads)
-		}
+		audit2000(b, file)
 	}
+}
+
+// audit2000 reads and audits the file of manifest2000.
+func audit2000(b *testing.B, file string) (*inspect.Inventory, *inspect.Report) {
+	inv := &inspect.Inventory{}
+	if err := Manifests(ManifestOptions{Filenames: []string{file}}, inv); err != nil {
+		b.Fatal(err)
+	}
+	r := inspect.Audit(inv, inspect.DefaultOptions())
+	if r.Summary.Workloads != 1000 {
+		b.Fatalf("%d workloads", r.Summary.Workloads)
+	}
+	return inv, r
 }
 
 // manifest2000 writes the benchmarks' input: 1,000 Deployments and the
