@@ -31,7 +31,11 @@ func (h *harness) fixManifests(ctx context.Context, docs int) []Row {
 			if err != nil {
 				return []Row{notMeasured(row, target, err.Error())}
 			}
-			h.logf("manifest fix run %d: %s %s", i, c.argv[len(c.argv)-1], secs(res.Wall))
+			what := "audit"
+			if c == &fix {
+				what = "audit --fix --diff"
+			}
+			h.logf("manifest fix run %d: %s %s", i, what, secs(res.Wall))
 			switch {
 			case i < 0:
 			case c == &fix:
