@@ -214,3 +214,37 @@ func TestAuditFixRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAtomic: the content is replaced through a rename in the same
+// directory, the mode is kept, a symbolic link stays a link to the new
+// content, and no temporary file is left behind.
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.yaml")
+	if err := os.WriteFile(target, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink("real.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeAtomic(link, []byte("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file: %v %v", fi.Mode(), err)
+	}
+	if got := mustRead(t, target); got != "new\n" {
+		t.Errorf("target content %q", got)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("files left in the directory: %v", entries)
+	}
+	if err := writeAtomic(filepath.Join(dir, "missing", "x.yaml"), []byte("x")); err == nil {
+		t.Errorf("writing into a missing directory succeeded")
+	}
+}
