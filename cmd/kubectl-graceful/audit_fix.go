@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -99,33 +100,8 @@ func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts in
 	if o.fix.Diff || stdin {
 		msgs = o.ErrOut // stdout carries the diff or the stream
 	}
-	failed, changed, printedStdin := false, false, false
-	for _, file := range plan.Files() {
-		e, err := o.editFile(file, plan)
-		if err != nil {
-			fmt.Fprintf(o.ErrOut, "skipped %s: %s\n", termsafe.Escape(file), termsafe.Escape(err.Error()))
-			failed = true
-			continue
-		}
-		verb := "fixed  "
-		if o.fix.Diff {
-			verb = "planned"
-		}
-		for _, d := range byObject(e.Done) {
-			fmt.Fprintf(msgs, "%s %s (%s): %s\n", verb, termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
-		}
-		for _, d := range e.Refused {
-			fmt.Fprintf(o.ErrOut, "skipped %s (%s): %s\n", termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
-			failed = true
-		}
-		changed = changed || e.Changed()
-		if err := o.emitFix(e); err != nil {
-			fmt.Fprintf(o.ErrOut, "skipped %s: %s\n", termsafe.Escape(file), termsafe.Escape(err.Error()))
-			failed = true
-		}
-		printedStdin = printedStdin || (file == stdinFile && !o.fix.Diff)
-	}
-	if stdin && !o.fix.Diff && !printedStdin {
+	res := o.fixFiles(plan, msgs)
+	if stdin && !o.fix.Diff && !res.printedStdin {
 		if _, err := o.Out.Write(o.fix.stdin.Bytes()); err != nil {
 			return err
 		}
@@ -137,13 +113,63 @@ func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts in
 		}
 		fmt.Fprintln(msgs, termsafe.Escape(line))
 	}
+	fmt.Fprintf(msgs, "%d objects %s in %d files; %d findings left manual\n", res.objects, strings.TrimSpace(o.fixVerb()), res.files, len(plan.Manual))
 	switch {
-	case failed:
+	case res.failed:
 		return &cliutil.ExitCodeError{Code: cliutil.ExitError, Err: errors.New("some files or objects were skipped (see above)")}
-	case o.fix.Diff && changed:
+	case o.fix.Diff && res.files > 0:
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// fixResult sums up fixFiles.
+type fixResult struct {
+	// failed: a file or an object was skipped.
+	failed bool
+	// objects and files count what changed (or would, with --diff).
+	objects, files int
+	// printedStdin: the fixed -f - stream went to stdout.
+	printedStdin bool
+}
+
+// fixFiles applies the plan file by file and reports each object.
+func (o *AuditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
+	var res fixResult
+	skip := func(what, why string) {
+		fmt.Fprintf(o.ErrOut, "skipped %s: %s\n", termsafe.Escape(what), termsafe.Escape(why))
+		res.failed = true
+	}
+	for _, file := range plan.Files() {
+		e, err := o.editFile(file, plan)
+		if err != nil {
+			skip(file, err.Error())
+			continue
+		}
+		for _, d := range byObject(e.Done) {
+			fmt.Fprintf(msgs, "%s %s (%s): %s\n", o.fixVerb(), termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
+			res.objects++
+		}
+		for _, d := range e.Refused {
+			skip(fmt.Sprintf("%s (%s)", d.Object, file), d.Text)
+		}
+		if e.Changed() {
+			res.files++
+		}
+		if err := o.emitFix(e); err != nil {
+			skip(file, err.Error())
+		}
+		res.printedStdin = res.printedStdin || (file == stdinFile && !o.fix.Diff)
+	}
+	return res
+}
+
+// fixVerb says what happened to an object: fixed, or planned with --diff.
+func (o *AuditOptions) fixVerb() string {
+	if o.fix.Diff {
+		return "planned"
+	}
+	return "fixed  "
 }
 
 // editFile reads file (or the saved stdin) and applies the plan to it.
