@@ -181,12 +181,18 @@ func editDocument(t *text, d docRange, targets []*target, names, kinds map[strin
 	edited := root.Copy()
 	edObjs := objects(edited)
 	var adds []splice
+	// Every change is made in the tree first, so that each splice carries
+	// the final value of its node, however many changes fall under it.
+	for _, tg := range found {
+		for _, ch := range tg.changes {
+			if err := applyChange(edObjs[at[tg]], ch); err != nil {
+				return nil, found, err
+			}
+		}
+	}
 	for _, tg := range found {
 		i := at[tg]
 		for _, ch := range tg.changes {
-			if err := applyChange(edObjs[i], ch); err != nil {
-				return nil, found, err
-			}
 			if err := de.change(objs[i].YNode(), edObjs[i].YNode(), ch); err != nil {
 				return nil, found, err
 			}

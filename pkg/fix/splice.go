@@ -171,8 +171,11 @@ func hasAnchors(n *yaml.Node) bool {
 // abs returns the 0-based line index in the file of node n's line.
 func (e *docEditor) abs(n *yaml.Node) int { return e.base + n.Line - 1 }
 
-func (e *docEditor) once(n *yaml.Node) bool {
-	id := fmt.Sprintf("%d:%d", n.Line, n.Column)
+// once reports whether the entry at node n (and, for inserts after n, the
+// new key) gets its first splice; later changes under it are already in
+// the edited value that splice carries.
+func (e *docEditor) once(n *yaml.Node, key ...string) bool {
+	id := fmt.Sprintf("%d:%d:%v", n.Line, n.Column, key)
 	if e.done[id] {
 		return false
 	}
@@ -189,6 +192,9 @@ func (e *docEditor) insert(m *yaml.Node, key string, value *yaml.Node) error {
 		return fmt.Errorf("the mapping holding %s is written in flow style: edit it by hand", key)
 	}
 	lastKey := m.Content[len(m.Content)-2]
+	if !e.once(lastKey, key) {
+		return nil
+	}
 	col := lastKey.Column - 1
 	at := e.t.entryEnd(e.abs(lastKey), col, e.doc.end)
 	lines, err := e.render(&yaml.Node{Kind: yaml.ScalarNode, Value: key}, value, strings.Repeat(" ", col), col)
