@@ -177,7 +177,7 @@ func (o *AuditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, err
 	if file == stdinFile {
 		return fix.Edit(file, o.fix.stdin.Bytes(), plan, o.namespace)
 	}
-	data, err := readEditable(file)
+	data, err := readEditable(file, !o.fix.Diff)
 	if err != nil {
 		return nil, err
 	}

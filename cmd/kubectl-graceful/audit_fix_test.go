@@ -164,6 +164,10 @@ func TestAuditFixSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 	roBefore, helmBefore := mustRead(t, ro), mustRead(t, helm)
+	// --diff writes nothing: a read-only file is shown like any other.
+	if stdout, stderr, code := runAudit(t, "", "-f", ro, "--fix", "--diff"); code != cliutil.ExitRisk || !strings.Contains(stdout, "+++ "+ro) {
+		t.Errorf("--diff of a read-only file: exit %d\n%s%s", code, stdout, stderr)
+	}
 	_, stderr, code := runAudit(t, "", "-f", dir, "--fix")
 	if code != cliutil.ExitError {
 		t.Errorf("exit %d, want 1\n%s", code, stderr)

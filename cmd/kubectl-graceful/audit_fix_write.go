@@ -6,10 +6,11 @@ import (
 	"path/filepath"
 )
 
-// readEditable reads a manifest that --fix may rewrite: a regular file
-// with a write permission bit set (the check holds for root too, who could
-// write anyway: a read-only manifest is a statement).
-func readEditable(file string) ([]byte, error) {
+// readEditable reads a manifest that --fix may rewrite: a regular file,
+// and, when it is to be written, one with a write permission bit set (the
+// check holds for root too, who could write anyway: a read-only manifest
+// is a statement).
+func readEditable(file string, write bool) ([]byte, error) {
 	st, err := os.Stat(file)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read it: %v", err)
@@ -17,7 +18,7 @@ func readEditable(file string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
-	if st.Mode().Perm()&0o222 == 0 {
+	if write && st.Mode().Perm()&0o222 == 0 {
 		return nil, fmt.Errorf("read-only (mode %v)", st.Mode().Perm())
 	}
 	data, err := os.ReadFile(file)
