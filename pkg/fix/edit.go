@@ -161,28 +161,14 @@ func editDocument(t *text, d docRange, targets []*target, names, kinds map[strin
 		return nil, nil, nil
 	}
 	objs := objects(root)
-	var found []*target
-	at := map[*target]int{}
-	for i, o := range objs {
-		ref := refOf(o, namespace)
-		for _, tg := range targets {
-			if tg.ref == ref {
-				found = append(found, tg)
-				at[tg] = i
-			}
-		}
-	}
+	found, at := matchTargets(objs, targets, namespace)
 	if len(found) == 0 {
 		return nil, nil, nil
 	}
-	doc := &text{lines: append([]string(nil), t.lines[d.start:d.end]...), cr: t.cr}
-	de := &docEditor{t: doc, doc: docRange{0, len(doc.lines)}, done: map[string]bool{},
-		fmt: format{step: t.indentStep(d), seq: yaml.SequenceIndentStyle(yaml.DeriveSeqIndentStyle(src))}}
-	edited := root.Copy()
-	edObjs := objects(edited)
-	var adds []splice
 	// Every change is made in the tree first, so that each splice carries
 	// the final value of its node, however many changes fall under it.
+	edited := root.Copy()
+	edObjs := objects(edited)
 	for _, tg := range found {
 		for _, ch := range tg.changes {
 			if err := applyChange(edObjs[at[tg]], ch); err != nil {
@@ -190,6 +176,10 @@ func editDocument(t *text, d docRange, targets []*target, names, kinds map[strin
 			}
 		}
 	}
+	doc := &text{lines: append([]string(nil), t.lines[d.start:d.end]...), cr: t.cr}
+	de := &docEditor{t: doc, doc: docRange{0, len(doc.lines)}, done: map[string]bool{},
+		fmt: format{step: t.indentStep(d), seq: yaml.SequenceIndentStyle(yaml.DeriveSeqIndentStyle(src))}}
+	var adds []splice
 	for _, tg := range found {
 		i := at[tg]
 		for _, ch := range tg.changes {
@@ -229,112 +219,4 @@ func applyChange(obj *yaml.RNode, ch fieldChange) error {
 	// a quoted percentage must not be written quoted).
 	return obj.PipeE(yaml.LookupCreate(yaml.MappingNode, ch.path...),
 		yaml.FieldSetter{Name: ch.key, Value: ch.value(), OverrideStyle: true})
-}
-
-// verify applies the splices to a copy of the document and checks that
-// the text now parses to the same data as the edited tree.
-func verify(doc *text, ss []splice, edited *yaml.RNode) error {
-	c := doc.clone()
-	c.apply(append([]splice(nil), ss...))
-	got, err := yaml.Parse(c.String())
-	if err == nil && sameData(got, edited) {
-		return nil
-	}
-	return fmt.Errorf("the edited lines would not read back as planned (unusual layout): edit it by hand")
-}
-
-// sameData compares two trees as data: kinds, resolved tags and values,
-// mappings as sets of keys; styles, comments and positions do not count.
-func sameData(a, b *yaml.RNode) bool { return sameNode(a.YNode(), b.YNode()) }
-
-func sameNode(a, b *yaml.Node) bool {
-	a, b = resolve(a), resolve(b)
-	if a == nil || b == nil {
-		return a == b
-	}
-	if a.Kind != b.Kind || len(a.Content) != len(b.Content) {
-		return false
-	}
-	switch a.Kind {
-	case yaml.ScalarNode:
-		return a.Value == b.Value && a.ShortTag() == b.ShortTag()
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(a.Content); i += 2 {
-			k := keyIndex(b, a.Content[i].Value)
-			if k < 0 || !sameNode(a.Content[i+1], b.Content[k+1]) {
-				return false
-			}
-		}
-		return true
-	}
-	for i := range a.Content {
-		if !sameNode(a.Content[i], b.Content[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// resolve looks through document nodes and aliases.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil {
-		switch {
-		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
-			n = n.Content[0]
-		case n.Kind == yaml.AliasNode:
-			n = n.Alias
-		default:
-			return n
-		}
-	}
-	return nil
-}
-
-// mentions reports whether src has key: (or "key":, as JSON writes it)
-// followed by a value in set, anywhere (block or flow style). Edit uses
-// it to parse only the documents that may hold an object of the plan; a
-// false positive costs only a parse.
-func mentions(src, key string, set map[string]bool) bool {
-	for i := 0; ; {
-		j := strings.Index(src[i:], key)
-		if j < 0 {
-			return false
-		}
-		i += j + len(key)
-		rest := strings.TrimLeft(strings.TrimLeft(src[i:], `"'`), " ")
-		if !strings.HasPrefix(rest, ":") {
-			continue
-		}
-		tok := strings.TrimLeft(rest[1:], " ")
-		if end := strings.IndexAny(tok, " ,}\r\n#"); end >= 0 {
-			tok = tok[:end]
-		}
-		if set[strings.Trim(tok, `"'`)] {
-			return true
-		}
-	}
-}
-
-// objects returns the objects of a document: the items of a List, or the
-// document itself.
-func objects(root *yaml.RNode) []*yaml.RNode {
-	if strings.HasSuffix(root.GetKind(), "List") {
-		if items, err := root.Pipe(yaml.Lookup("items")); err == nil && items != nil {
-			if els, err := items.Elements(); err == nil {
-				return els
-			}
-		}
-	}
-	return []*yaml.RNode{root}
-}
-
-func refOf(o *yaml.RNode, namespace string) inspect.ObjectRef {
-	ns := o.GetNamespace()
-	if ns == "" {
-		ns = namespace
-	}
-	if ns == "" {
-		ns = "default"
-	}
-	return inspect.ObjectRef{Kind: o.GetKind(), Namespace: ns, Name: o.GetName()}
 }
