@@ -32,6 +32,7 @@ func assertOnlyFieldsChanged(t *testing.T, e *FileEdit) {
 				continue
 			}
 			if op.Tag == 'r' && op.J1+i < op.J2 && flowRewrite(l, strings.TrimRight(b[op.J1+i], "\r\n")) {
+				keyIndent = ind // its continuation lines belong to it
 				continue
 			}
 			if !isChangedField(strings.TrimPrefix(rest, "- ")) {
@@ -71,16 +72,17 @@ func assertDiffAsWhole(t *testing.T, e *FileEdit) {
 	}
 }
 
-// flowRewrite reports whether new is old's flow collection rewritten: the
-// same key, a flow value on both lines, and a changed field in the new
-// one (an edit inside a flow collection rewrites the entry holding it).
+// flowRewrite reports whether new is old's flow collection rewritten:
+// the same text up to the collection's opening bracket, and a changed
+// field in the new line (an edit inside a flow collection rewrites the
+// entry or list item holding it).
 func flowRewrite(old, new string) bool {
-	k, v, ok := strings.Cut(old, ":")
-	if !ok || !strings.HasPrefix(new, k+":") || !strings.ContainsAny(v, "{[") {
+	i := strings.IndexAny(old, "{[")
+	if i < 0 || !strings.HasPrefix(new, old[:i+1]) {
 		return false
 	}
 	for _, f := range changedFields {
-		if strings.Contains(new, f) {
+		if strings.Contains(new[i:], f) {
 			return true
 		}
 	}

@@ -49,7 +49,7 @@ func (e *docEditor) change(orig, edited *yaml.Node, ch fieldChange) error {
 		}
 		if parent.Style&yaml.FlowStyle != 0 {
 			if holder == nil {
-				return fmt.Errorf("%s is written in flow style (JSON, or {...} in a list): edit it by hand", strings.Join(append([]string{"the object"}, full[:i]...), "."))
+				return fmt.Errorf("%s is written in flow style (JSON): edit it by hand", strings.Join(append([]string{"the object"}, full[:i]...), "."))
 			}
 			return e.replace(holder, held, walk(edited, full[:i]))
 		}
@@ -57,6 +57,9 @@ func (e *docEditor) change(orig, edited *yaml.Node, ch fieldChange) error {
 			next := element(parent, name)
 			if next == nil {
 				return fmt.Errorf("no container %q in the manifest", name)
+			}
+			if next.Style&yaml.FlowStyle != 0 { // - {name: app, ...}
+				return e.replaceItem(next, walk(edited, full[:i+1]))
 			}
 			parent, holder = next, nil
 			continue
@@ -299,4 +302,39 @@ func (e *docEditor) render(key, value *yaml.Node, first string, col int) ([]stri
 		}
 	}
 	return out, nil
+}
+
+// replaceItem rewrites a flow-style item of a block sequence (a line
+// "- {...}", and the lines it continues on) with value, in flow style.
+func (e *docEditor) replaceItem(old, value *yaml.Node) error {
+	if value == nil {
+		return fmt.Errorf("internal: no edited value for a list item")
+	}
+	if hasAnchors(old) {
+		return errAnchors
+	}
+	line, col := e.abs(old), old.Column-1
+	l := e.t.line(line)
+	dash := strings.TrimRight(l[:col], " ")
+	if !strings.HasSuffix(dash, "-") || strings.TrimSpace(dash) != "-" {
+		return fmt.Errorf("a list item in flow style shares its line: edit it by hand")
+	}
+	if !e.once(old) {
+		return nil
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(value); err != nil {
+		return err
+	}
+	out := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for i := range out {
+		if i == 0 {
+			out[i] = l[:col] + out[i]
+		} else if out[i] != "" {
+			out[i] = strings.Repeat(" ", col) + out[i]
+		}
+	}
+	e.edits = append(e.edits, splice{start: line, end: e.t.itemEnd(line, len(dash)-1, e.doc.end), col: col, lines: out})
+	return nil
 }

@@ -99,6 +99,24 @@ func (t *text) entryEnd(key, col, limit int) int {
 	return end
 }
 
+// itemEnd returns the line after the last line of the sequence item whose
+// dash is at line item, column dash: the lines after it that are more
+// indented (blank and comment lines inside it belong to it).
+func (t *text) itemEnd(item, dash, limit int) int {
+	end := item + 1
+	for i := item + 1; i < limit; i++ {
+		ind, rest := indentOf(t.line(i))
+		if rest == "" || (strings.HasPrefix(rest, "#") && ind > dash) {
+			continue
+		}
+		if ind <= dash {
+			break
+		}
+		end = i + 1
+	}
+	return end
+}
+
 // indentStep guesses the indentation a document uses for nested mappings
 // (2 unless it shows another).
 func (t *text) indentStep(d docRange) int {
