@@ -32,7 +32,7 @@ func (h *harness) auditLive(ctx context.Context) []Row {
 	}
 	ours := command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
 	floor := command{argv: []string{h.cfg.Kubectl, "get", floorTypes, "-A", "-o", "json", "--kubeconfig", h.cfg.Kubeconfig}}
-	var oursRuns, floorRuns []Result
+	var oursRuns, floorRuns []Measurement
 	var oursReqs, floorReqs []int64
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		order := []*command{&ours, &floor}
@@ -67,10 +67,10 @@ func (h *harness) auditLive(ctx context.Context) []Row {
 
 // measureRequests measures c and counts the apiserver read requests made
 // while it ran.
-func measureRequests(ctx context.Context, cs kubernetes.Interface, c command) (Result, int64, error) {
+func measureRequests(ctx context.Context, cs kubernetes.Interface, c command) (Measurement, int64, error) {
 	before, err := resourceRequests(ctx, cs)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("apiserver metrics: %w", err)
+		return Measurement{}, 0, fmt.Errorf("apiserver metrics: %w", err)
 	}
 	res, err := measure(ctx, c)
 	if err != nil {
@@ -78,7 +78,7 @@ func measureRequests(ctx context.Context, cs kubernetes.Interface, c command) (R
 	}
 	after, err := resourceRequests(ctx, cs)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("apiserver metrics: %w", err)
+		return Measurement{}, 0, fmt.Errorf("apiserver metrics: %w", err)
 	}
 	return res, after - before, nil
 }
@@ -106,7 +106,7 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 		// No cluster is involved: a kubeconfig that points nowhere proves it.
 		env: []string{"KUBECONFIG=/nonexistent"}}
 	theirs := command{argv: append([]string{ks, "score"}, files...), ok: []int{0, 1}}
-	var oursRuns, theirRuns []Result
+	var oursRuns, theirRuns []Measurement
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		order := []*command{&ours, &theirs}
 		if i%2 != 0 {
@@ -136,7 +136,7 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 	}
 }
 
-func walls(rs []Result) []time.Duration {
+func walls(rs []Measurement) []time.Duration {
 	var ds []time.Duration
 	for _, r := range rs {
 		ds = append(ds, r.Wall)
@@ -144,7 +144,7 @@ func walls(rs []Result) []time.Duration {
 	return ds
 }
 
-func rsses(rs []Result) []int64 {
+func rsses(rs []Measurement) []int64 {
 	var xs []int64
 	for _, r := range rs {
 		xs = append(xs, r.MaxRSS)

@@ -20,7 +20,7 @@ func (h *harness) fixManifests(ctx context.Context, docs int) []Row {
 	env := []string{"KUBECONFIG=/nonexistent"}
 	fix := command{argv: []string{h.cfg.Binary, "audit", "-f", h.manifestDir, "--fix", "--diff"}, ok: []int{0, 2}, env: env}
 	audit := command{argv: []string{h.cfg.Binary, "audit", "-f", h.manifestDir}, ok: []int{0, 2}, env: env}
-	var fixRuns, auditRuns []Result
+	var fixRuns, auditRuns []Measurement
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		order := []*command{&fix, &audit}
 		if i%2 != 0 {

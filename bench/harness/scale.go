@@ -29,7 +29,7 @@ type Scale struct {
 	Budget time.Duration
 }
 
-// ScaleByName returns the preset called name: "default" (issue 7's scale,
+// ScaleByName returns the preset called name: "default" (the full scale,
 // under 20 minutes on 2 cores), "small" (under 3 minutes) or "tiny" (the
 // smoke test's).
 func ScaleByName(name string) (Scale, error) {

@@ -39,7 +39,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 	scale.Fixture.Name = "bench-smoke"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Scale: scale, Kubeconfig: env.Kubeconfig, Binary: e2e.Binary(t),
+	rep, err := Run(ctx, BenchConfig{Scale: scale, Kubeconfig: env.Kubeconfig, Binary: e2e.Binary(t),
 		RepoRoot: root, OutDir: t.TempDir(), Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("harness: %v", err)

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
@@ -117,20 +118,32 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				for _, c := range inspect.Checks() {
-					fmt.Fprintf(streams.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary)
-				}
-				return nil
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
 			}
-			text, err := inspect.ExplainText(args[0])
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprint(streams.Out, text)
-			return err
+			return explainCheck(streams.Out, id)
 		},
 	}
+}
+
+// explainCheck is `audit explain ID` and `audit --explain ID`: the check's
+// explanation, or with no ID the list of checks.
+func explainCheck(out io.Writer, id string) error {
+	if id == "" {
+		for _, c := range inspect.Checks() {
+			if _, err := fmt.Fprintf(out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	text, err := inspect.ExplainText(id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(out, text)
+	return err
 }
 
 // Complete reads the namespace from the kubeconfig flags, resolves colour
@@ -145,10 +158,10 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if !o.manifestMode() && o.Explain == "" && o.namespace == "" {
-		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if o.Explain == "" && o.namespace == "" {
+		ns, err := o.defaultNamespace()
 		if err != nil {
-			return fmt.Errorf("kubeconfig: %v", err)
+			return err
 		}
 		o.namespace = ns
 	}
@@ -179,8 +192,8 @@ func (o *AuditOptions) useColor() bool {
 	if _, set := os.LookupEnv("NO_COLOR"); set {
 		return false
 	}
-	f, ok := o.Out.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	tty, _ := terminal(o.Out)
+	return tty
 }
 
 // Validate checks flag values and their combinations.
@@ -201,12 +214,8 @@ func (o *AuditOptions) Validate() error {
 	default:
 		return fmt.Errorf("--color %q is not one of auto, always, never", o.Color)
 	}
-	valid := false
-	for _, f := range report.Formats {
-		valid = valid || f == o.Output
-	}
-	if !valid {
-		return fmt.Errorf("--output %q is not one of %s", o.Output, strings.Join(report.Formats, ", "))
+	if err := validateOutput("audit", o.Output, report.Formats...); err != nil {
+		return err
 	}
 	if o.manifestMode() && len(o.Resources) > 0 {
 		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.Resources, " "))
@@ -227,20 +236,19 @@ func (o *AuditOptions) Validate() error {
 // cliutil.Risk() when a finding is at or above --fail-on.
 func (o *AuditOptions) Run(ctx context.Context) error {
 	if o.Explain != "" {
-		text, err := inspect.ExplainText(o.Explain)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(o.Out, text)
-		return err
+		return explainCheck(o.Out, o.Explain)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
+	})
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		if err != nil {
 			return err
 		}
@@ -262,13 +270,23 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	if done, err := o.fixHook(inv, r, opts); done {
 		return err
 	}
-	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
+	if err := o.write(r); err != nil {
 		return err
 	}
 	if r.AtOrAbove(o.failOn) {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// write prints r in the -o format; the table's MESSAGE column wraps to the
+// terminal's width when stdout is one.
+func (o *AuditOptions) write(r *inspect.Report) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.TableWidth(o.Out, r, o.color, width)
+	}
+	return report.Write(o.Out, r, o.Output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

@@ -58,7 +58,7 @@ func run(args []string) error {
 
 // kubectlDir builds kubectl into the cache (for machines without one) and
 // prints a folder holding it as "kubectl", for PATH.
-func kubectlDir(opts localcluster.Options) error {
+func kubectlDir(opts localcluster.ClusterOptions) error {
 	path, err := localcluster.EnsureKubectl(opts.CacheDir, os.Stderr)
 	if err != nil {
 		return err

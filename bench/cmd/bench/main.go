@@ -1,4 +1,4 @@
-// Command bench runs the benchmarks of issue 7 on the project's local
+// Command bench runs the benchmarks on the project's local
 // cluster and prints one table: what, ours, theirs or floor, ratio, target,
 // met. `make bench` runs it from the repository root:
 //
@@ -67,7 +67,7 @@ func run() error {
 	}
 	// The checkout and load as they are when the run starts.
 	info := harness.Machine(root, time.Now().UTC(), scale.Name)
-	rep, err := harness.Run(ctx, harness.Config{
+	rep, err := harness.Run(ctx, harness.BenchConfig{
 		Scale: scale, Kubeconfig: cluster.Kubeconfig, Binary: bin, RepoRoot: root,
 		OutDir: filepath.Join(root, *out), Keep: *keep, Log: os.Stderr, Only: splitList(*only),
 	})

@@ -12,7 +12,7 @@ import (
 
 // BenchmarkManifestAudit2000 reads and audits 2,000 documents (1,000
 // Deployments and the 1,000 Services in front of them) from one file: the
-// manifest-mode target of issue 3 (at least as fast as kube-score on the
+// manifest-mode target (at least as fast as kube-score on the
 // same files).
 func BenchmarkManifestAudit2000(b *testing.B) {
 	file := manifest2000(b)

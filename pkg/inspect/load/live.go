@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/dynamic"
@@ -86,7 +85,7 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	} else if err := l.lists(opts.Selector, sel); err != nil {
 		return fmt.Errorf("context %s: %v", where, err)
 	}
-	l.backendConfigs(cfg)
+	l.loadBalancerObjects(cfg)
 	return nil
 }
 
@@ -107,27 +106,31 @@ func (l *lister) lists(selector string, sel labels.Selector) error {
 	return nil
 }
 
-// backendConfigGVR is GKE's BackendConfig, read for its connection draining
-// timeout where the cluster serves it (GKE only; elsewhere it is absent and
-// nothing is reported).
-var backendConfigGVR = schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}
-
-func (l *lister) backendConfigs(cfg *rest.Config) {
-	if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(backendConfigGVR.GroupVersion().String()); err != nil {
-		return
-	}
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return
-	}
-	list, err := dc.Resource(backendConfigGVR).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
-	if err != nil {
-		l.inv.MarkUnavailable(inspect.InputBackendConfigs, err.Error())
-		return
-	}
-	for _, u := range list.Items {
-		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
-		l.inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+// loadBalancerObjects reads the load balancer custom resources
+// (inspect.LoadBalancerResources) where the cluster serves them; where it
+// does not (no GKE, no AWS Load Balancer Controller) nothing is reported,
+// and a forbidden list marks its input unavailable.
+func (l *lister) loadBalancerObjects(cfg *rest.Config) {
+	var dc dynamic.Interface
+	for _, r := range inspect.LoadBalancerResources {
+		if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(r.Resource.GroupVersion().String()); err != nil {
+			continue
+		}
+		if dc == nil {
+			var err error
+			if dc, err = dynamic.NewForConfig(cfg); err != nil {
+				l.inv.MarkUnavailable(r.Input, err.Error())
+				continue
+			}
+		}
+		list, err := dc.Resource(r.Resource).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
+		if err != nil {
+			l.inv.MarkUnavailable(r.Input, err.Error())
+			continue
+		}
+		for i := range list.Items {
+			l.inv.AddLoadBalancerObject(&list.Items[i])
+		}
 	}
 }
 
