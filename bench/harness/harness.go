@@ -112,6 +112,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	}
 	rows = append(rows, h.auditLive(ctx)...)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
+	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	if !cfg.Keep && h.selected("audit") {

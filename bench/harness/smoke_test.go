@@ -54,6 +54,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"fixture: fill",
 		"audit -A live: wall time", "audit -A live: peak RSS", "audit -A live: API read requests",
 		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
+		"audit -f 40 docs --fix --diff vs audit alone: wall time",
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
 		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
 		"watch pod: delivery-to-line p99 (pkg/timeline",

@@ -50,6 +50,8 @@ type AuditOptions struct {
 	PreStopFloor    int64
 	MaxGrace        int64
 
+	fix fixOptions
+
 	failOn    inspect.Severity
 	namespace string
 	version   inspect.Version
@@ -105,6 +107,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	o.fix.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
@@ -226,7 +229,7 @@ func (o *AuditOptions) Validate() error {
 	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
-	return nil
+	return o.validateFix()
 }
 
 // Run loads the inventory, audits it and prints the report. It returns
@@ -264,6 +267,9 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
 	}
 	r := inspect.Audit(inv, opts)
+	if done, err := o.fixHook(inv, r, opts); done {
+		return err
+	}
 	if err := o.write(r); err != nil {
 		return err
 	}
