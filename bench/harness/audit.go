@@ -50,7 +50,7 @@ func (h *harness) auditLive(ctx context.Context, samples []liveSample) []Row {
 	}
 	floor := command{argv: []string{h.cfg.Kubectl, "get", floorTypes, "-A", "-o", "json", "--kubeconfig", h.cfg.Kubeconfig}}
 	all := []*command{&ours, &floor, &pfloor}
-	runs := map[*command][]Result{}
+	runs := map[*command][]Measurement{}
 	reqs := map[*command][]int64{}
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		// Rotate the order, so that no command always runs first.
@@ -109,10 +109,10 @@ func (h *harness) liveCommands(ctx context.Context) (ours, pfloor command, err e
 
 // measureRequests measures c and counts the apiserver read requests made
 // while it ran.
-func measureRequests(ctx context.Context, cs kubernetes.Interface, c command) (Result, int64, error) {
+func measureRequests(ctx context.Context, cs kubernetes.Interface, c command) (Measurement, int64, error) {
 	before, err := resourceRequests(ctx, cs)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("apiserver metrics: %w", err)
+		return Measurement{}, 0, fmt.Errorf("apiserver metrics: %w", err)
 	}
 	res, err := measure(ctx, c)
 	if err != nil {
@@ -120,7 +120,7 @@ func measureRequests(ctx context.Context, cs kubernetes.Interface, c command) (R
 	}
 	after, err := resourceRequests(ctx, cs)
 	if err != nil {
-		return Result{}, 0, fmt.Errorf("apiserver metrics: %w", err)
+		return Measurement{}, 0, fmt.Errorf("apiserver metrics: %w", err)
 	}
 	return res, after - before, nil
 }
@@ -163,7 +163,7 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 // alternate measures a and b in alternating order, AuditRuns times each
 // after one untimed warm-up of each (discovery cache, page cache), logging
 // every run under what.
-func (h *harness) alternate(ctx context.Context, what string, a, b command) (aRuns, bRuns []Result, err error) {
+func (h *harness) alternate(ctx context.Context, what string, a, b command) (aRuns, bRuns []Measurement, err error) {
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		order := []*command{&a, &b}
 		if i%2 != 0 {
@@ -187,7 +187,7 @@ func (h *harness) alternate(ctx context.Context, what string, a, b command) (aRu
 	return aRuns, bRuns, nil
 }
 
-func walls(rs []Result) []time.Duration {
+func walls(rs []Measurement) []time.Duration {
 	var ds []time.Duration
 	for _, r := range rs {
 		ds = append(ds, r.Wall)
@@ -195,7 +195,7 @@ func walls(rs []Result) []time.Duration {
 	return ds
 }
 
-func rsses(rs []Result) []int64 {
+func rsses(rs []Measurement) []int64 {
 	var xs []int64
 	for _, r := range rs {
 		xs = append(xs, r.MaxRSS)

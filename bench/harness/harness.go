@@ -21,8 +21,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/bench/fixture"
 )
 
-// Config says what to measure and where.
-type Config struct {
+// BenchConfig says what to measure and where.
+type BenchConfig struct {
 	Scale Scale
 	// Kubeconfig is the local cluster's kubeconfig file.
 	Kubeconfig string
@@ -45,15 +45,15 @@ type Config struct {
 	Log io.Writer
 }
 
-// Report is the outcome of a run.
-type Report struct {
+// BenchReport is the outcome of a run.
+type BenchReport struct {
 	Rows []Row
 	// Took is the wall time of the whole run.
 	Took time.Duration
 }
 
 type harness struct {
-	cfg         Config
+	cfg         BenchConfig
 	cs          kubernetes.Interface
 	rest        *rest.Config
 	manifestDir string
@@ -66,7 +66,7 @@ type harness struct {
 // A benchmark that cannot run (its command is not in the binary yet, a tool
 // failed to build) gives rows marked not measured with the reason; Run
 // itself fails only when the cluster cannot be filled.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	start := time.Now()
 	if cfg.Kubectl == "" {
 		cfg.Kubectl = "kubectl"
@@ -118,6 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rows = append(rows, h.auditLive(ctx, samples)...)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
+	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	if !cfg.Keep && h.selected("audit") {
@@ -129,7 +130,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	took := time.Since(start)
 	rows = append(rows, Row{What: "whole benchmark run (" + cfg.Scale.Name + " scale)", Ours: secs(took),
 		Target: "< " + cfg.Scale.Budget.String(), Met: met(took < cfg.Scale.Budget)})
-	return &Report{Rows: rows, Took: took}, nil
+	return &BenchReport{Rows: rows, Took: took}, nil
 }
 
 // probe returns "" when the binary has subcommand sub (its --help names
@@ -148,7 +149,7 @@ func (h *harness) probe(ctx context.Context, sub string) string {
 func (h *harness) missing(sub string) string { return h.commands[sub] }
 
 // notSelected is the reason given for the rows of a benchmark left out by
-// Config.Only.
+// BenchConfig.Only.
 const notSelected = "not selected (-only)"
 
 func (h *harness) selected(bench string) bool {

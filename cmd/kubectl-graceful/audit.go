@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -17,6 +16,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
@@ -51,6 +51,8 @@ type AuditOptions struct {
 	ShutdownSeconds int64
 	PreStopFloor    int64
 	MaxGrace        int64
+
+	fix fixOptions
 
 	failOn    inspect.Severity
 	namespace string
@@ -108,6 +110,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
 	o.fleet.addFlags(f)
+	o.fix.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
@@ -159,10 +162,10 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.namespace = *o.configFlags.Namespace
 	}
 	// A fleet audit takes each context's own namespace (auditContext).
-	if !o.manifestMode() && !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
-		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
+		ns, err := o.defaultNamespace()
 		if err != nil {
-			return fmt.Errorf("kubeconfig: %v", err)
+			return err
 		}
 		o.namespace = ns
 	}
@@ -193,8 +196,8 @@ func (o *AuditOptions) useColor() bool {
 	if _, set := os.LookupEnv("NO_COLOR"); set {
 		return false
 	}
-	f, ok := o.Out.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	tty, _ := terminal(o.Out)
+	return tty
 }
 
 // Validate checks flag values and their combinations.
@@ -215,12 +218,8 @@ func (o *AuditOptions) Validate() error {
 	default:
 		return fmt.Errorf("--color %q is not one of auto, always, never", o.Color)
 	}
-	valid := false
-	for _, f := range report.Formats {
-		valid = valid || f == o.Output
-	}
-	if !valid {
-		return fmt.Errorf("--output %q is not one of %s", o.Output, strings.Join(report.Formats, ", "))
+	if err := validateOutput("audit", o.Output, report.Formats...); err != nil {
+		return err
 	}
 	if o.manifestMode() && len(o.Resources) > 0 {
 		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.Resources, " "))
@@ -234,7 +233,10 @@ func (o *AuditOptions) Validate() error {
 	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
-	return o.validateFleet()
+	if err := o.validateFleet(); err != nil {
+		return err
+	}
+	return o.validateFix()
 }
 
 // Run loads the inventory, audits it and prints the report. It returns
@@ -246,13 +248,17 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
+	})
 	if o.fleet.enabled() {
 		return o.runFleet(ctx)
 	}
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		if err != nil {
 			return err
 		}
@@ -263,8 +269,12 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	r := inspect.Audit(inv, o.checkOptions())
-	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
+	opts := o.checkOptions()
+	r := inspect.Audit(inv, opts)
+	if done, err := o.fixHook(inv, r, opts); done {
+		return err
+	}
+	if err := o.write(r); err != nil {
 		return err
 	}
 	if r.AtOrAbove(o.failOn) {
@@ -283,6 +293,16 @@ func (o *AuditOptions) checkOptions() inspect.Options {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
 	}
 	return opts
+}
+
+// write prints r in the -o format; the table's MESSAGE column wraps to the
+// terminal's width when stdout is one.
+func (o *AuditOptions) write(r *inspect.Report) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.TableWidth(o.Out, r, o.color, width)
+	}
+	return report.Write(o.Out, r, o.Output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

@@ -108,7 +108,7 @@ func (o *AuditOptions) runFleet(ctx context.Context) error {
 	wg.Wait()
 	fleet := report.NewFleet(results)
 	if fleet.Audited() > 0 {
-		if err := report.WriteFleet(o.Out, fleet, o.Output, o.color); err != nil {
+		if err := o.writeFleet(fleet); err != nil {
 			return err
 		}
 	}
@@ -164,4 +164,14 @@ func contextClient(base *genericclioptions.ConfigFlags, name string) *genericcli
 	f.Timeout, f.DisableCompression, f.ProxyURL = base.Timeout, base.DisableCompression, base.ProxyURL
 	f.WrapConfigFn = base.WrapConfigFn
 	return f
+}
+
+// writeFleet prints the fleet's report in the -o format; the table's
+// MESSAGE column wraps to the terminal's width when stdout is one.
+func (o *AuditOptions) writeFleet(f *report.Fleet) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.FleetTableWidth(o.Out, f, o.color, width)
+	}
+	return report.WriteFleet(o.Out, f, o.Output, o.color)
 }

@@ -58,7 +58,7 @@ func Cluster(t testing.TB) *Env {
 }
 
 func startCluster() (*Env, error) {
-	return startNamed(func(o localcluster.Options) localcluster.Options { return o })
+	return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions { return o })
 }
 
 // newEnv connects to the cluster behind kubeconfig.

@@ -24,7 +24,7 @@ func SecondCluster(t testing.TB) *Env {
 	t.Helper()
 	Cluster(t) // skips under -short, and builds the binaries once
 	env, err := second.get(func() (*Env, error) {
-		return startNamed(func(o localcluster.Options) localcluster.Options {
+		return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions {
 			o = o.Sibling(SecondClusterName)
 			o.Nodes = 1
 			return o
@@ -38,7 +38,7 @@ func SecondCluster(t testing.TB) *Env {
 
 // startNamed starts (or reuses) the cluster whose options adjust derives
 // from the checkout's default ones.
-func startNamed(adjust func(localcluster.Options) localcluster.Options) (*Env, error) {
+func startNamed(adjust func(localcluster.ClusterOptions) localcluster.ClusterOptions) (*Env, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err

@@ -240,8 +240,9 @@ func TestDrainPodsNeedingFlags(t *testing.T) {
 	}
 }
 
-// (7) SIGINT mid-drain: the summary is printed, the node stays cordoned and
-// the exit status is 2; with --uncordon-on-failure the node is uncordoned.
+// (7) SIGINT mid-drain: the drain says at once on stderr what it waits for,
+// the summary is printed, the node stays cordoned and the exit status is 2;
+// with --uncordon-on-failure the node is uncordoned.
 func TestDrainInterrupted(t *testing.T) {
 	t.Parallel()
 	for _, uncordon := range []bool{false, true} {
@@ -265,7 +266,8 @@ func TestDrainInterrupted(t *testing.T) {
 			// ends in "gone") and the other two wait on the PDB.
 			stdout, code := interruptWhen(t, f, args, "gone\n")
 			for _, w := range []string{"NOT drained: interrupted", "evicted: 1, still on the node: 2",
-				"The disruption budget web needs 2 healthy pods and has"} {
+				"The disruption budget web needs 2 healthy pods and has",
+				"stopping: waiting for", "Ctrl-C again to exit without the summary"} {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("output lacks %q", w)
 				}

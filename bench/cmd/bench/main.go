@@ -67,7 +67,7 @@ func run() error {
 	}
 	// The checkout and load as they are when the run starts.
 	info := harness.Machine(root, time.Now().UTC(), scale.Name)
-	rep, err := harness.Run(ctx, harness.Config{
+	rep, err := harness.Run(ctx, harness.BenchConfig{
 		Scale: scale, Kubeconfig: cluster.Kubeconfig, Binary: bin, RepoRoot: root,
 		OutDir: filepath.Join(root, *out), Keep: *keep, Log: os.Stderr, Only: splitList(*only),
 	})

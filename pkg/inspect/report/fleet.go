@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/table"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
@@ -118,10 +119,13 @@ func WriteFleet(w io.Writer, f *Fleet, format string, color bool) error {
 // cluster, and the summed summary with how many clusters were audited.
 // Clusters that were not audited are counted here; their errors are the
 // caller's to print.
-func FleetTable(w io.Writer, f *Fleet, color bool) error {
+func FleetTable(w io.Writer, f *Fleet, color bool) error { return FleetTableWidth(w, f, color, 0) }
+
+// FleetTableWidth is FleetTable for a terminal width columns wide (0: not
+// a terminal), as TableWidth is for one cluster.
+func FleetTableWidth(w io.Writer, f *Fleet, color bool, width int) error {
 	if len(f.Findings) > 0 {
-		t := newTable(w)
-		t.Header("CLUSTER", "OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE")
+		rows := make([][]string, 0, len(f.Findings))
 		for i, x := range f.Findings {
 			cluster, obj := "", ""
 			newCluster := i == 0 || x.Cluster != f.Findings[i-1].Cluster
@@ -131,11 +135,10 @@ func FleetTable(w io.Writer, f *Fleet, color bool) error {
 			if newCluster || x.Object != f.Findings[i-1].Object {
 				obj = termsafe.Escape(x.Object.String())
 			}
-			if err := t.Append(append([]string{cluster}, findingRow(x.Finding, obj, color)...)); err != nil {
-				return err
-			}
+			rows = append(rows, append([]string{cluster}, findingRow(x.Finding, obj, color)...))
 		}
-		if err := t.Render(); err != nil {
+		header := []string{"CLUSTER", "OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
+		if err := table.Write(w, header, rows, table.Plain, width); err != nil {
 			return err
 		}
 	}
