@@ -101,6 +101,12 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 
 	var rows []Row
 	fillRow := fmt.Sprintf("fixture: fill %d objects, %d pods Ready", len(set.Nodes)+len(set.Namespaces)+set.Spec.Documents(), set.Spec.Pods)
+	// The scaling steps fill smaller fixtures first; the full fill then only
+	// adds objects.
+	samples, err := h.scalingSteps(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if h.selected("audit") {
 		fill, err := fixture.Fill(ctx, cs, set, fixture.DefaultConcurrency, 15*time.Minute, cfg.Log)
 		if err != nil {
@@ -110,7 +116,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	} else {
 		rows = append(rows, notMeasured(fillRow, "informational", notSelected))
 	}
-	rows = append(rows, h.auditLive(ctx)...)
+	rows = append(rows, h.auditLive(ctx, samples)...)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)

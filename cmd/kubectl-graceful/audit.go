@@ -33,6 +33,8 @@ type AuditOptions struct {
 	AllNamespaces bool
 	// Resources are resource arguments (deployment/checkout) in live mode.
 	Resources []string
+	// fleet audits several clusters (--contexts, --all-contexts).
+	fleet fleetOptions
 
 	// ConfigFile (--config) is a YAML file of defaults for the flags below
 	// (see auditConfig); flags given on the command line win.
@@ -107,6 +109,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	o.fleet.addFlags(f)
 	o.fix.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
@@ -158,7 +161,8 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if o.Explain == "" && o.namespace == "" {
+	// A fleet audit takes each context's own namespace (auditContext).
+	if !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
 		ns, err := o.defaultNamespace()
 		if err != nil {
 			return err
@@ -229,6 +233,9 @@ func (o *AuditOptions) Validate() error {
 	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
+	if err := o.validateFleet(); err != nil {
+		return err
+	}
 	return o.validateFix()
 }
 
@@ -244,6 +251,9 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	onInterrupt(ctx, func() stopNote {
 		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
 	})
+	if o.fleet.enabled() {
+		return o.runFleet(ctx)
+	}
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
@@ -259,13 +269,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	opts := inspect.DefaultOptions()
-	opts.Skip = o.Skip
-	opts.PreStopFloorSeconds = o.PreStopFloor
-	opts.MaxGraceSeconds = o.MaxGrace
-	if o.ShutdownSeconds >= 0 {
-		opts.ShutdownSeconds = &o.ShutdownSeconds
-	}
+	opts := o.checkOptions()
 	r := inspect.Audit(inv, opts)
 	if done, err := o.fixHook(inv, r, opts); done {
 		return err
@@ -277,6 +281,18 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// checkOptions are the checks' settings from the flags.
+func (o *AuditOptions) checkOptions() inspect.Options {
+	opts := inspect.DefaultOptions()
+	opts.Skip = o.Skip
+	opts.PreStopFloorSeconds = o.PreStopFloor
+	opts.MaxGraceSeconds = o.MaxGrace
+	if o.ShutdownSeconds >= 0 {
+		opts.ShutdownSeconds = &o.ShutdownSeconds
+	}
+	return opts
 }
 
 // write prints r in the -o format; the table's MESSAGE column wraps to the

@@ -67,6 +67,21 @@ func DefaultOptions(repoRoot string, log io.Writer) (ClusterOptions, error) {
 	}, nil
 }
 
+// SecondName is the sibling cluster that tests spanning clusters start
+// beside the checkout's own; `make cluster-down` stops both.
+const SecondName = "second"
+
+// Sibling returns the options of another cluster of the same checkout,
+// called name: its own kwokctl cluster name, output folder (kubeconfig,
+// work files, lock) and ports, so that both run side by side (tests of
+// commands that span clusters). Down on the returned options stops it.
+func (o ClusterOptions) Sibling(name string) ClusterOptions {
+	s := o
+	s.Name = o.Name + "-" + name
+	s.OutputDir = filepath.Join(o.OutputDir, "clusters", name)
+	return s
+}
+
 // KubeconfigPath is where the cluster's kubeconfig is written.
 func (o ClusterOptions) KubeconfigPath() string { return filepath.Join(o.OutputDir, "kubeconfig") }
 
@@ -84,6 +99,11 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 	defer unlock()
 	c := &Cluster{Name: o.Name, Kubeconfig: o.KubeconfigPath()}
 	if err := ready(ctx, c.Kubeconfig); err != nil {
+		if err := o.create(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := serviceCIDRCurrent(ctx, c.Kubeconfig); err != nil {
+		fmt.Fprintf(o.Log, "Recreating cluster %s: %v\n", o.Name, err)
 		if err := o.create(ctx); err != nil {
 			return nil, err
 		}

@@ -140,9 +140,9 @@ type Inventory struct {
 	// TargetGroupBindings are the AWS Load Balancer Controller's bindings
 	// of Services to target groups.
 	TargetGroupBindings []TargetGroupBinding
-	// Pods are the live pods in scope (live mode only), used to tell whether
-	// a PDB selects any pod right now.
-	Pods []corev1.Pod
+	// Pods are the labels of the live pods in scope (live mode only), used
+	// to tell whether a PDB selects any pod right now.
+	Pods []PodLabels
 	// Unavailable gives, for each input that could not be read, the reason.
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
@@ -167,6 +167,19 @@ func (inv *Inventory) AddNotAudited(reason string) {
 		inv.NotAudited = map[string]int{}
 	}
 	inv.NotAudited[reason]++
+}
+
+// PodLabels is what the checks read of a live pod: its namespace and
+// labels, which PDB selectors are matched against.
+type PodLabels struct {
+	Namespace string
+	Labels    map[string]string
+}
+
+// AddPodLabels records a live pod's namespace and labels. Pods a workload
+// owns are not counted in Objects: the workload stands for them.
+func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string) {
+	inv.Pods = append(inv.Pods, PodLabels{Namespace: namespace, Labels: labels})
 }
 
 // AddCustomResource counts a custom resource in namespace.

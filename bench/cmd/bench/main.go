@@ -31,7 +31,7 @@ func main() {
 }
 
 func run() error {
-	scaleName := flag.String("scale", os.Getenv("BENCH_SCALE"), "default, small or tiny (default $BENCH_SCALE, else default)")
+	scaleName := flag.String("scale", os.Getenv("BENCH_SCALE"), "default, small, tiny or large (default $BENCH_SCALE, else default)")
 	binary := flag.String("binary", "bin/kubectl-graceful", "kubectl-graceful binary to measure")
 	out := flag.String("out", "_output/bench", "folder for manifests and results.md")
 	keep := flag.Bool("keep", false, "leave the fixture in the cluster afterwards")

@@ -18,15 +18,20 @@ var Formats = []string{"table", "json", "yaml", "sarif"}
 // cluster is escaped in every format (pkg/termsafe): no control character
 // or bidirectional override is written raw, and none makes it fail.
 func Write(w io.Writer, r *inspect.Report, format string, color bool) error {
+	return encode(w, format, r, func() any { return SARIF(r) }, func() error { return Table(w, r, color) })
+}
+
+// encode prints doc as JSON or YAML, sarif() as SARIF, or calls table.
+func encode(w io.Writer, format string, doc any, sarif func() any, table func() error) error {
 	switch format {
 	case "", "table":
-		return Table(w, r, color)
+		return table()
 	case "json":
 		enc := termsafe.NewJSONEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(doc)
 	case "yaml":
-		b, err := termsafe.MarshalYAML(r)
+		b, err := termsafe.MarshalYAML(doc)
 		if err != nil {
 			return err
 		}
@@ -35,7 +40,7 @@ func Write(w io.Writer, r *inspect.Report, format string, color bool) error {
 	case "sarif":
 		enc := termsafe.NewJSONEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(SARIF(r))
+		return enc.Encode(sarif())
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }
