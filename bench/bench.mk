@@ -1,4 +1,4 @@
-# Benchmarks of issue 7 (bench/README.md): `make bench` prints one table of
+# Benchmarks (bench/README.md): `make bench` prints one table of
 # our commands against what users run today, measured in the same run on the
 # local cluster. BENCH_SCALE=small (under 3 minutes) or tiny (the smoke
 # test's scale); the default scale takes under 20 minutes on 2 cores.

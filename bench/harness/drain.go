@@ -60,7 +60,7 @@ func (h *harness) drain(ctx context.Context) []Row {
 				if c == &oursCmd && missing != "" {
 					continue
 				}
-				var res Result
+				var res Measurement
 				if res, err = measure(ctx, *c); err != nil {
 					break
 				}

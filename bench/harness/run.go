@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// Result is one measured child process.
-type Result struct {
+// Measurement is one measured child process.
+type Measurement struct {
 	// Wall is the time from start to exit.
 	Wall time.Duration
 	// MaxRSS is the child's peak resident set size in bytes (getrusage's
@@ -40,7 +40,7 @@ type command struct {
 
 // measure runs c to completion and returns its wall time and peak RSS. An
 // exit code outside c.ok is an error naming the program and its stderr.
-func measure(ctx context.Context, c command) (Result, error) {
+func measure(ctx context.Context, c command) (Measurement, error) {
 	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
 	cmd.Env = append(os.Environ(), c.env...)
 	var stderr bytes.Buffer
@@ -50,14 +50,14 @@ func measure(ctx context.Context, c command) (Result, error) {
 	} else {
 		null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 		if err != nil {
-			return Result{}, err
+			return Measurement{}, err
 		}
 		defer null.Close()
 		cmd.Stdout = null
 	}
 	start := time.Now()
 	err := cmd.Run()
-	res := Result{Wall: time.Since(start), Stderr: tail(stderr.String(), 5)}
+	res := Measurement{Wall: time.Since(start), Stderr: tail(stderr.String(), 5)}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		return res, fmt.Errorf("%s: %w", c.argv[0], err)

@@ -39,7 +39,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 	scale.Fixture.Name = "bench-smoke"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rep, err := Run(ctx, Config{Scale: scale, Kubeconfig: env.Kubeconfig, Binary: e2e.Binary(t),
+	rep, err := Run(ctx, BenchConfig{Scale: scale, Kubeconfig: env.Kubeconfig, Binary: e2e.Binary(t),
 		RepoRoot: root, OutDir: t.TempDir(), Log: testLog{t}})
 	if err != nil {
 		t.Fatalf("harness: %v", err)
@@ -53,7 +53,12 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 	wantRows := []string{
 		"fixture: fill",
 		"audit -A live: wall time", "audit -A live: peak RSS", "audit -A live: API read requests",
+		"audit -A live vs protobuf floor: wall time", "audit -A live vs protobuf floor: peak RSS",
+		"scaling, 10 pods: audit -A wall time", "scaling, 10 pods: audit -A peak RSS",
+		"scaling, 20 pods: audit -A wall time", "scaling, 20 pods: audit -A peak RSS",
+		"scaling: audit -A time per pod, 20 vs 10 pods",
 		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
+		"audit -f 40 docs --fix --diff vs audit alone: wall time",
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
 		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
 		"watch pod: delivery-to-line p99 (pkg/timeline",

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
@@ -32,6 +33,8 @@ type AuditOptions struct {
 	AllNamespaces bool
 	// Resources are resource arguments (deployment/checkout) in live mode.
 	Resources []string
+	// fleet audits several clusters (--contexts, --all-contexts).
+	fleet fleetOptions
 
 	// ConfigFile (--config) is a YAML file of defaults for the flags below
 	// (see auditConfig); flags given on the command line win.
@@ -48,6 +51,8 @@ type AuditOptions struct {
 	ShutdownSeconds int64
 	PreStopFloor    int64
 	MaxGrace        int64
+
+	fix fixOptions
 
 	failOn    inspect.Severity
 	namespace string
@@ -104,6 +109,8 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	o.fleet.addFlags(f)
+	o.fix.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
@@ -114,20 +121,32 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				for _, c := range inspect.Checks() {
-					fmt.Fprintf(streams.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary)
-				}
-				return nil
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
 			}
-			text, err := inspect.ExplainText(args[0])
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprint(streams.Out, text)
-			return err
+			return explainCheck(streams.Out, id)
 		},
 	}
+}
+
+// explainCheck is `audit explain ID` and `audit --explain ID`: the check's
+// explanation, or with no ID the list of checks.
+func explainCheck(out io.Writer, id string) error {
+	if id == "" {
+		for _, c := range inspect.Checks() {
+			if _, err := fmt.Fprintf(out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	text, err := inspect.ExplainText(id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(out, text)
+	return err
 }
 
 // Complete reads the namespace from the kubeconfig flags, resolves colour
@@ -142,10 +161,11 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if !o.manifestMode() && o.Explain == "" && o.namespace == "" {
-		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	// A fleet audit takes each context's own namespace (auditContext).
+	if !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
+		ns, err := o.defaultNamespace()
 		if err != nil {
-			return fmt.Errorf("kubeconfig: %v", err)
+			return err
 		}
 		o.namespace = ns
 	}
@@ -176,8 +196,8 @@ func (o *AuditOptions) useColor() bool {
 	if _, set := os.LookupEnv("NO_COLOR"); set {
 		return false
 	}
-	f, ok := o.Out.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	tty, _ := terminal(o.Out)
+	return tty
 }
 
 // Validate checks flag values and their combinations.
@@ -198,12 +218,8 @@ func (o *AuditOptions) Validate() error {
 	default:
 		return fmt.Errorf("--color %q is not one of auto, always, never", o.Color)
 	}
-	valid := false
-	for _, f := range report.Formats {
-		valid = valid || f == o.Output
-	}
-	if !valid {
-		return fmt.Errorf("--output %q is not one of %s", o.Output, strings.Join(report.Formats, ", "))
+	if err := validateOutput("audit", o.Output, report.Formats...); err != nil {
+		return err
 	}
 	if o.manifestMode() && len(o.Resources) > 0 {
 		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.Resources, " "))
@@ -217,27 +233,32 @@ func (o *AuditOptions) Validate() error {
 	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
-	return nil
+	if err := o.validateFleet(); err != nil {
+		return err
+	}
+	return o.validateFix()
 }
 
 // Run loads the inventory, audits it and prints the report. It returns
 // cliutil.Risk() when a finding is at or above --fail-on.
 func (o *AuditOptions) Run(ctx context.Context) error {
 	if o.Explain != "" {
-		text, err := inspect.ExplainText(o.Explain)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(o.Out, text)
-		return err
+		return explainCheck(o.Out, o.Explain)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
+	})
+	if o.fleet.enabled() {
+		return o.runFleet(ctx)
+	}
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		if err != nil {
 			return err
 		}
@@ -248,6 +269,22 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	opts := o.checkOptions()
+	r := inspect.Audit(inv, opts)
+	if done, err := o.fixHook(inv, r, opts); done {
+		return err
+	}
+	if err := o.write(r); err != nil {
+		return err
+	}
+	if r.AtOrAbove(o.failOn) {
+		return cliutil.Risk()
+	}
+	return nil
+}
+
+// checkOptions are the checks' settings from the flags.
+func (o *AuditOptions) checkOptions() inspect.Options {
 	opts := inspect.DefaultOptions()
 	opts.Skip = o.Skip
 	opts.PreStopFloorSeconds = o.PreStopFloor
@@ -255,14 +292,17 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	if o.ShutdownSeconds >= 0 {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
 	}
-	r := inspect.Audit(inv, opts)
-	if err := report.Write(o.Out, r, o.Output, o.color); err != nil {
-		return err
+	return opts
+}
+
+// write prints r in the -o format; the table's MESSAGE column wraps to the
+// terminal's width when stdout is one.
+func (o *AuditOptions) write(r *inspect.Report) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.TableWidth(o.Out, r, o.color, width)
 	}
-	if r.AtOrAbove(o.failOn) {
-		return cliutil.Risk()
-	}
-	return nil
+	return report.Write(o.Out, r, o.Output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

@@ -22,7 +22,7 @@ import (
 
 // BenchmarkLiveAudit measures `kubectl graceful audit -n NS` against
 // `kubectl get deploy,sts,ds,rs,pods,svc,pdb,hpa,ingress -n NS -o json` on
-// the local cluster, and reports their ratio (issue 3: at most 1.5). It
+// the local cluster, and reports their ratio (the target: at most 1.5). It
 // creates GRACEFUL_BENCH_DEPLOYMENTS Deployments (default 1000) of 5
 // replicas each, as many Services and a PDB for every third one, so it is
 // opt-in: set GRACEFUL_BENCH_LIVE=1.

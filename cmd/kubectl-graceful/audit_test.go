@@ -84,3 +84,24 @@ func TestAuditConfigFile(t *testing.T) {
 		t.Errorf("unknown config key accepted: %v", err)
 	}
 }
+
+// `audit --explain ID` and `audit explain ID` print the same text, through
+// the cobra commands a user runs.
+func TestAuditExplainFlagAndSubcommandAgree(t *testing.T) {
+	run := func(args ...string) string {
+		var out bytes.Buffer
+		cmd := NewCmdAudit(genericclioptions.NewConfigFlags(false), genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &bytes.Buffer{}})
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("audit %v: %v", args, err)
+		}
+		return out.String()
+	}
+	flag, sub := run("--explain", "missing-prestop"), run("explain", "missing-prestop")
+	if flag != sub || !strings.Contains(flag, "Why it matters:") || !strings.HasPrefix(flag, "missing-prestop ") {
+		t.Errorf("--explain printed %q, explain printed %q", flag, sub)
+	}
+	if list := run("explain"); !strings.Contains(list, "pdb-overlap") {
+		t.Errorf("explain without ID lists no checks: %q", list)
+	}
+}

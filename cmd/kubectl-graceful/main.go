@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -14,9 +15,11 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	ctx, stop := withInterrupt(context.Background(), os.Stderr, os.Exit)
 	root := NewCmdRoot(streams)
 	root.SetArgs(rootArgs(os.Args[0], os.Args[1:]))
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	stop()
 	if msg := cliutil.Message(err); msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}

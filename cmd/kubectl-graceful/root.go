@@ -8,8 +8,6 @@ import (
 	// Load every client-go auth plugin (OIDC, exec, GCP, Azure) so that any
 	// kubeconfig that works with kubectl works here too.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
-
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // NewCmdRoot builds `kubectl graceful` with kubectl's standard flags
@@ -37,12 +35,13 @@ node drains stop dropping requests.
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
+	setupLogging(root, streams.ErrOut)
 	// Our own completion command names its scripts after the plugin binary.
 	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(NewCmdVersion(streams))
 	root.AddCommand(NewCmdWatch(configFlags, streams))
-	root.AddCommand(drain.NewCmdDrain(configFlags, streams))
+	root.AddCommand(NewCmdDrain(configFlags, streams))
 	root.AddCommand(NewCmdAudit(configFlags, streams))
 	root.AddCommand(NewCmdCompletion(streams))
 	return root

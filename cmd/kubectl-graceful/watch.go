@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +12,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
@@ -37,6 +37,10 @@ type WatchPodOptions struct {
 	Timeout time.Duration
 	// Output is "" (lines, chart, verdict), "json" or "mermaid".
 	Output string
+	// Propagation is how long kube-proxy, Ingress controllers and load
+	// balancers are given to stop sending traffic, counted from the delete
+	// request: a pod told to stop sooner is a risk.
+	Propagation time.Duration
 
 	client kubernetes.Interface
 	genericiooptions.IOStreams
@@ -62,8 +66,16 @@ kubelet (Killing, preStop, estimated SIGTERM, exit code, SIGKILL), each change
 printed as it happens in milliseconds since the delete request, then a chart
 and a verdict. Without --delete or --evict it waits for the pod to be deleted.
 
-Exit status: 0 safe, 2 a risk was seen (race window, SIGKILL,
-FailedPreStopHook), 1 an error (pod not found, cluster unreachable).`,
+A pod told to stop (SIGTERM) sooner than --propagation after the delete
+request is a risk: kube-proxy, Ingress controllers and cloud load balancers
+take seconds to stop sending traffic. When a Service has no other ready
+endpoint, kube-proxy keeps sending traffic to the terminating pod until it
+stops serving, and the verdict is measured from then.
+
+Exit status: 0 safe, 2 a risk was seen (race window, a window shorter than
+--propagation, a sidecar stopped before the app, SIGKILL, FailedPreStopHook),
+1 no verdict: an error (pod not found, cluster unreachable, the delete or
+eviction refused) or no termination before --timeout or Ctrl-C.`,
 		Example: `  kubectl graceful watch pod web-7d4b9c -n shop --delete
   kubectl graceful watch pod web-7d4b9c --evict --timeout 5m
   kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md`,
@@ -85,6 +97,7 @@ FailedPreStopHook), 1 an error (pod not found, cluster unreachable).`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	f.DurationVar(&o.Propagation, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
 	return cmd
 }
 
@@ -96,11 +109,7 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	o.Namespace = ns
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	o.client, err = kubernetes.NewForConfig(cfg)
+	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
 
@@ -117,10 +126,10 @@ func (o *WatchPodOptions) Validate() error {
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.GracePeriod)
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
-	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
-		return fmt.Errorf("--output %q is not supported for watch pod: use json or mermaid, or leave it out", o.Output)
+	case o.Propagation <= 0:
+		return fmt.Errorf("--propagation %s is not allowed: use a positive duration such as 5s", o.Propagation)
 	}
-	return nil
+	return validateOutput("watch pod", o.Output, "", "json", "mermaid")
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns
@@ -129,13 +138,12 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
+			Skipped: "the timeline and the verdict"}
+	})
+	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 	cfg := timeline.Config{Client: o.client, Namespace: o.Namespace, Name: o.Name, Settle: o.Settle, Printer: o.printer()}
 	switch {
 	case o.Delete:
@@ -150,7 +158,10 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	if tl == nil {
 		return err
 	}
-	v := timeline.Compute(tl)
+	if !tl.Started() {
+		return o.noTermination(tl, err)
+	}
+	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.Propagation})
 	if rerr := o.render(tl, v); rerr != nil {
 		return rerr
 	}
@@ -166,25 +177,25 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 func (o *WatchPodOptions) printer() timeline.Printer {
 	switch o.Output {
 	case "json":
-		return timeline.JSONPrinter{W: o.Out}
+		return render.JSONPrinter{W: o.Out}
 	case "mermaid":
-		return timeline.LinePrinter{W: o.ErrOut}
+		return render.LinePrinter{W: o.ErrOut}
 	}
-	return timeline.LinePrinter{W: o.Out}
+	return render.LinePrinter{W: o.Out}
 }
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
 	switch o.Output {
 	case "json":
-		return timeline.WriteJSONSummary(o.Out, tl, v)
+		return render.WriteJSONSummary(o.Out, tl, v)
 	case "mermaid":
-		if err := timeline.WriteVerdict(o.ErrOut, tl, v); err != nil {
+		if err := render.WriteVerdict(o.ErrOut, tl, v); err != nil {
 			return err
 		}
-		return timeline.WriteMermaid(o.Out, tl, v)
+		return render.WriteMermaid(o.Out, tl, v)
 	}
-	if err := timeline.WriteChart(o.Out, tl, v); err != nil {
+	if err := render.WriteChart(o.Out, tl, v); err != nil {
 		return err
 	}
-	return timeline.WriteVerdict(o.Out, tl, v)
+	return render.WriteVerdict(o.Out, tl, v)
 }

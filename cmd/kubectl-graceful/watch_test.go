@@ -1,17 +1,23 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 func TestWatchPodValidate(t *testing.T) {
-	ok := WatchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second}
+	ok := WatchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second}
 	cases := []struct {
 		name string
 		edit func(o *WatchPodOptions)
@@ -25,6 +31,8 @@ func TestWatchPodValidate(t *testing.T) {
 		{"grace 0", func(o *WatchPodOptions) { o.Delete, o.GracePeriod = true, 0 }, "force delete"},
 		{"negative settle", func(o *WatchPodOptions) { o.Settle = -time.Second }, "must not be negative"},
 		{"yaml", func(o *WatchPodOptions) { o.Output = "yaml" }, `--output "yaml" is not supported`},
+		{"propagation 1s", func(o *WatchPodOptions) { o.Propagation = time.Second }, ""},
+		{"propagation 0", func(o *WatchPodOptions) { o.Propagation = 0 }, "--propagation 0s is not allowed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -36,6 +44,54 @@ func TestWatchPodValidate(t *testing.T) {
 				t.Errorf("unexpected error: %v", err)
 			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// --propagation defaults to the audit's preStop floor, and so does the
+// verdict when no propagation is given.
+func TestWatchPropagationDefaultIsThePreStopFloor(t *testing.T) {
+	floor := time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
+	cmd := NewCmdWatchPod(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
+	if got := cmd.Flags().Lookup("propagation").DefValue; got != floor.String() {
+		t.Errorf("--propagation default %s, want the audit's --prestop-floor %s", got, floor)
+	}
+	if timeline.DefaultPropagation != floor {
+		t.Errorf("timeline.DefaultPropagation %s, want %s", timeline.DefaultPropagation, floor)
+	}
+}
+
+// A watch that saw no termination prints no verdict: the error says what
+// happened instead.
+func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
+	tl := &timeline.Timeline{Namespace: "shop", Pod: "web-0"}
+	refused := &timeline.Timeline{Namespace: "shop", Pod: "web-0", Events: []timeline.Event{{Kind: timeline.KindEvictionRefused,
+		Message: "Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently; retrying"}}}
+	forbidden := errors.New(`deleting pod shop/web-0: pods "web-0" is forbidden: User "system:serviceaccount:shop:limited" cannot delete resource "pods"`)
+	timeout := fmt.Errorf("%w before pod shop/web-0 was gone: the timeline above is partial", &eviction.TimeoutError{Timeout: 30 * time.Second})
+	interrupt := fmt.Errorf("%w before pod shop/web-0 was gone: the timeline above is partial", timeline.ErrInterrupted)
+	cases := []struct {
+		name  string
+		o     WatchPodOptions
+		tl    *timeline.Timeline
+		err   error
+		want  string
+		avoid string
+	}{
+		{"forbidden delete keeps its error", WatchPodOptions{Delete: true}, tl, forbidden, forbidden.Error(), "verdict"},
+		{"nobody deleted it", WatchPodOptions{Timeout: 30 * time.Second}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
+		{"PDB refusal until the timeout", WatchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused, timeout,
+			"the eviction of pod shop/web-0 was refused until --timeout 8s ran out (last answer: Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently): not evicted", "retrying"},
+		{"Ctrl-C before a deletion", WatchPodOptions{}, tl, interrupt, "nobody deleted pod shop/web-0 before the watch was interrupted", "partial"},
+		{"eviction cut by the deadline", WatchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused,
+			fmt.Errorf("evicting pod shop/web-0: %w", context.DeadlineExceeded), "the eviction of pod shop/web-0 was refused until --timeout 8s ran out", "deadline"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.o.noTermination(c.tl, c.err)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.avoid) {
+				t.Errorf("error %v, want one containing %q and not %q", err, c.want, c.avoid)
 			}
 		})
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -16,7 +14,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // WatchWorkloadOptions are the inputs of `kubectl graceful watch
@@ -161,13 +161,12 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the watches to close, then the rollout so far and its verdict",
+			Skipped: "the summary and the verdict"}
+	})
+	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	defer cancel()
 	cfg := timeline.WorkloadConfig{Client: o.client, Workload: o.Workload, Settle: o.Settle, Printer: o.printer()}
 	switch {
 	case o.Restart:
@@ -195,27 +194,27 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 func (o *WatchWorkloadOptions) printer() timeline.WorkloadPrinter {
 	switch o.Output {
 	case "json":
-		return timeline.WorkloadJSONPrinter{W: o.Out}
+		return render.WorkloadJSONPrinter{W: o.Out}
 	case "mermaid":
-		return timeline.WorkloadLinePrinter{W: o.ErrOut}
+		return render.WorkloadLinePrinter{W: o.ErrOut}
 	}
-	return timeline.WorkloadLinePrinter{W: o.Out}
+	return render.WorkloadLinePrinter{W: o.Out}
 }
 
 func (o *WatchWorkloadOptions) render(r *timeline.Rollout, v timeline.RolloutVerdict) error {
 	switch o.Output {
 	case "json":
-		return timeline.WriteWorkloadJSONSummary(o.Out, r, v)
+		return render.WriteWorkloadJSONSummary(o.Out, r, v)
 	case "mermaid":
-		if err := timeline.WriteRolloutVerdict(o.ErrOut, r, v); err != nil {
+		if err := render.WriteRolloutVerdict(o.ErrOut, r, v); err != nil {
 			return err
 		}
-		return timeline.WriteRolloutMermaid(o.Out, r, v)
+		return render.WriteRolloutMermaid(o.Out, r, v)
 	}
 	for _, write := range []func() error{
-		func() error { return timeline.WriteRolloutTable(o.Out, v) },
-		func() error { return timeline.WriteRolloutChart(o.Out, r, v) },
-		func() error { return timeline.WriteRolloutVerdict(o.Out, r, v) },
+		func() error { return render.WriteRolloutTable(o.Out, v) },
+		func() error { return render.WriteRolloutChart(o.Out, r, v) },
+		func() error { return render.WriteRolloutVerdict(o.Out, r, v) },
 	} {
 		if err := write(); err != nil {
 			return err

@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// Options says where the cluster lives. DefaultOptions fills it for a
+// ClusterOptions says where the cluster lives. DefaultOptions fills it for a
 // checkout of this repository.
-type Options struct {
+type ClusterOptions struct {
 	// Name is the kwokctl cluster name; unique per checkout, so that two
 	// clones (or CI beside a developer) never share or stop each other's
 	// cluster.
@@ -44,21 +44,21 @@ type Cluster struct {
 // DefaultOptions returns the options for the checkout at repoRoot: output in
 // repoRoot/_output, binaries in $GRACEFUL_CACHE_DIR or
 // ${XDG_CACHE_HOME:-~/.cache}/kubectl-graceful, three nodes.
-func DefaultOptions(repoRoot string, log io.Writer) (Options, error) {
+func DefaultOptions(repoRoot string, log io.Writer) (ClusterOptions, error) {
 	abs, err := filepath.Abs(repoRoot)
 	if err != nil {
-		return Options{}, err
+		return ClusterOptions{}, err
 	}
 	cache := os.Getenv("GRACEFUL_CACHE_DIR")
 	if cache == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return Options{}, fmt.Errorf("no cache folder: set GRACEFUL_CACHE_DIR: %w", err)
+			return ClusterOptions{}, fmt.Errorf("no cache folder: set GRACEFUL_CACHE_DIR: %w", err)
 		}
 		cache = filepath.Join(base, "kubectl-graceful")
 	}
 	sum := sha256.Sum256([]byte(abs))
-	return Options{
+	return ClusterOptions{
 		Name:      "graceful-" + hex.EncodeToString(sum[:])[:8],
 		OutputDir: filepath.Join(abs, "_output"),
 		CacheDir:  cache,
@@ -67,16 +67,31 @@ func DefaultOptions(repoRoot string, log io.Writer) (Options, error) {
 	}, nil
 }
 
-// KubeconfigPath is where the cluster's kubeconfig is written.
-func (o Options) KubeconfigPath() string { return filepath.Join(o.OutputDir, "kubeconfig") }
+// SecondName is the sibling cluster that tests spanning clusters start
+// beside the checkout's own; `make cluster-down` stops both.
+const SecondName = "second"
 
-func (o Options) workDir() string { return filepath.Join(o.OutputDir, "kwok") }
+// Sibling returns the options of another cluster of the same checkout,
+// called name: its own kwokctl cluster name, output folder (kubeconfig,
+// work files, lock) and ports, so that both run side by side (tests of
+// commands that span clusters). Down on the returned options stops it.
+func (o ClusterOptions) Sibling(name string) ClusterOptions {
+	s := o
+	s.Name = o.Name + "-" + name
+	s.OutputDir = filepath.Join(o.OutputDir, "clusters", name)
+	return s
+}
+
+// KubeconfigPath is where the cluster's kubeconfig is written.
+func (o ClusterOptions) KubeconfigPath() string { return filepath.Join(o.OutputDir, "kubeconfig") }
+
+func (o ClusterOptions) workDir() string { return filepath.Join(o.OutputDir, "kwok") }
 
 // Up starts the cluster, or reuses it when it already answers, and makes
 // sure its nodes are Ready. It is safe to call from several processes at
 // once: they queue on a lock and all but the first find the cluster up.
 // The first call on a machine builds the binaries (see EnsureBinaries).
-func Up(ctx context.Context, o Options) (*Cluster, error) {
+func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 	unlock, err := lockFile(filepath.Join(o.OutputDir, "cluster.lock"))
 	if err != nil {
 		return nil, err
@@ -84,6 +99,11 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	defer unlock()
 	c := &Cluster{Name: o.Name, Kubeconfig: o.KubeconfigPath()}
 	if err := ready(ctx, c.Kubeconfig); err != nil {
+		if err := o.create(ctx); err != nil {
+			return nil, err
+		}
+	} else if err := serviceCIDRCurrent(ctx, c.Kubeconfig); err != nil {
+		fmt.Fprintf(o.Log, "Recreating cluster %s: %v\n", o.Name, err)
 		if err := o.create(ctx); err != nil {
 			return nil, err
 		}
@@ -95,7 +115,7 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 }
 
 // create (re)creates the cluster with kwokctl's binary runtime.
-func (o Options) create(ctx context.Context) error {
+func (o ClusterOptions) create(ctx context.Context) error {
 	bins, err := EnsureBinaries(o.CacheDir, o.Log)
 	if err != nil {
 		return err
@@ -148,7 +168,7 @@ func (o Options) create(ctx context.Context) error {
 
 // Down stops every process of the cluster and removes its state. A cluster
 // that does not exist is not an error.
-func Down(ctx context.Context, o Options) error {
+func Down(ctx context.Context, o ClusterOptions) error {
 	bins := Binaries{"kwokctl": (&builder{cacheDir: o.CacheDir}).pathOf("kwokctl")}
 	if _, err := os.Stat(bins["kwokctl"]); err != nil {
 		return nil // never built, so never started
@@ -161,7 +181,7 @@ func Down(ctx context.Context, o Options) error {
 }
 
 // kwokctl runs the cached kwokctl with its working folder inside OutputDir.
-func (o Options) kwokctl(ctx context.Context, bins Binaries, args ...string) error {
+func (o ClusterOptions) kwokctl(ctx context.Context, bins Binaries, args ...string) error {
 	cmd := exec.CommandContext(ctx, bins["kwokctl"], args...)
 	// KWOK_KUBE_VERSION tells kwokctl which flags the given binaries take.
 	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+o.workDir(), "KWOK_KUBE_VERSION="+KubernetesVersion)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 )
 
 // exit is what the test saw of a terminated pod.
@@ -109,7 +110,7 @@ func TestSimulatedExitBeforeGracePeriod(t *testing.T) {
 	t.Parallel()
 	env := e2e.Cluster(t)
 	ns := env.Namespace(t)
-	got := runTermination(t, env, ns, simPod("quick", 10, map[string]string{"sim.graceful.test/exit-after": "3s"}, nil))
+	got := runTermination(t, env, ns, simPod("quick", 10, map[string]string{sim.ExitAfter: "3s"}, nil))
 	if got.code != 0 || got.phase != corev1.PodSucceeded {
 		t.Errorf("exit code %d phase %s, want 0 Succeeded", got.code, got.phase)
 	}
@@ -122,7 +123,7 @@ func TestSimulatedKillAtGraceDeadline(t *testing.T) {
 	t.Parallel()
 	env := e2e.Cluster(t)
 	ns := env.Namespace(t)
-	got := runTermination(t, env, ns, simPod("stubborn", 10, map[string]string{"sim.graceful.test/exit-after": "20s"}, nil))
+	got := runTermination(t, env, ns, simPod("stubborn", 10, map[string]string{sim.ExitAfter: "20s"}, nil))
 	if got.code != 137 || got.phase != corev1.PodFailed {
 		t.Errorf("exit code %d phase %s, want 137 Failed", got.code, got.phase)
 	}
@@ -137,6 +138,10 @@ func TestSimulatedExitAfterPreStopFromSpec(t *testing.T) {
 	hooks := map[string]*corev1.LifecycleHandler{
 		"native-sleep": {Sleep: &corev1.SleepAction{Seconds: 2}},
 		"exec-sleep":   {Exec: &corev1.ExecAction{Command: []string{"sh", "-c", "echo bye && sleep 2"}}},
+		// Forms the Stage reads as pkg/prestop does: a fraction rounded up,
+		// and arguments summed (1.5 s + 0.5 s).
+		"exec-fraction": {Exec: &corev1.ExecAction{Command: []string{"busybox", "sleep", "1.5"}}},
+		"exec-sum":      {Exec: &corev1.ExecAction{Command: []string{"/bin/sleep", "1.5", "0.5s"}}},
 	}
 	for name, hook := range hooks {
 		t.Run(name, func(t *testing.T) {
@@ -156,7 +161,7 @@ func TestSimulatedFailedPreStopHook(t *testing.T) {
 	env := e2e.Cluster(t)
 	ns := env.Namespace(t)
 	hook := &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", "8"}}}
-	got := runTermination(t, env, ns, simPod("nohook", 30, map[string]string{"sim.graceful.test/prestop-fails": "true"}, hook))
+	got := runTermination(t, env, ns, simPod("nohook", 30, map[string]string{sim.PreStopFails: "true"}, hook))
 	// The hook failed, so its 8 s delay never happened: the app exits after 1 s.
 	within(t, "exit", got.elapsed, time.Second, 800*time.Millisecond)
 	assertEvent(t, env, ns, "nohook", "FailedPreStopHook")
@@ -193,7 +198,7 @@ func TestSimulatedEndpointTerminatingThenRemoved(t *testing.T) {
 		}
 		return nil
 	}
-	startReady(t, env, ns, simPod("web", 10, map[string]string{"sim.graceful.test/exit-after": "4s"}, nil))
+	startReady(t, env, ns, simPod("web", 10, map[string]string{sim.ExitAfter: "4s"}, nil))
 	e2e.WaitFor(t, 30*time.Second, "endpoint ready", func() bool {
 		ep := endpoint()
 		return ep != nil && ep.Conditions.Ready != nil && *ep.Conditions.Ready

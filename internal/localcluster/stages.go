@@ -5,28 +5,54 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 )
 
 //go:embed stages/*.yaml
 var stageFiles embed.FS
 
-// exitSecondsJQ computes, in kwok's jq (gojq), how many seconds after the
-// delete request a pod's containers exit on their own: the annotation
-// sim.graceful.test/exit-after (a Go duration such as "20s", "1m30s",
-// "500ms"); else 1 s when sim.graceful.test/prestop-fails is "true" (the
-// hook failed, so its delay never happened); else the longest preStop delay
-// of the pod's containers plus 1 s. The preStop delay is the native
-// sleep.seconds action, or the first `sleep N` in an exec hook's command
-// (which covers `sleep 5`, `/bin/sleep 5`, `busybox sleep 5`, `sleep 5s` and
-// `sh -c "... && sleep 5"`).
-const exitSecondsJQ = `(` +
-	`def dur: [scan("([0-9.]+)(ms|h|m|s)")] | map((.[0] | tonumber) * ({"ms": 0.001, "s": 1, "m": 60, "h": 3600}[.[1]])) | add // 0; ` +
+// preStopSecondsJQ defines, in kwok's jq (gojq), `prestop`: the seconds a
+// container's preStop hook delays SIGTERM, read the way pkg/prestop reads
+// it (a test runs both on every form pkg/prestop knows): the native
+// sleep.seconds action; an exec `sleep ARGS...` (also /bin/sleep, busybox
+// sleep), each argument a decimal number with an optional s, m, h or d
+// suffix, summed and rounded up to whole seconds; a `sh|bash|ash|dash|zsh
+// -c SCRIPT` whose statements (split on &&, ||, ; and newlines) include
+// sleeps, summed. Hooks whose duration cannot be read from the spec (other
+// exec commands, httpGet) count as 0 s, as does a tcpSocket hook.
+const preStopSecondsJQ = `def gbase: sub("^.*/"; ""); ` +
+	`def sleeparg: (gsub("^[\"']+|[\"']+$"; "") ` +
+	`| capture("^(?<n>[0-9]+\\.?[0-9]*|\\.[0-9]+)(?<u>[smhd]?)$") ` +
+	`| (.n | if startswith(".") then "0" + . else . end | if endswith(".") then . + "0" else . end | tonumber) as $f ` +
+	`| if $f > 1e9 then null else $f * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[.u] end) // null; ` +
+	`def sleepsecs: if length == 0 then null else map(sleeparg) as $s ` +
+	`| if ($s | map(. == null) | any) then null else ($s | add | ceil) end end; ` +
+	`def script: [gsub("&&|\\|\\||;"; "\n") | split("\n")[] | [splits("[\\s\\v\\x{85}\\p{Z}]+")] | map(select(. != "")) ` +
+	`| select(length > 0) | if (.[0] | gbase) == "busybox" and length > 1 then .[1:] else . end] ` +
+	`| map(select((.[0] | gbase) == "sleep") | .[1:] | sleepsecs) as $s ` +
+	`| if ($s | length) == 0 or ($s | map(. == null) | any) then null else ($s | add) end; ` +
+	`def execsecs: if length == 0 then null else (if (.[0] | gbase) == "busybox" then .[1:] else . end) as $a ` +
+	`| if ($a | length) == 0 then null ` +
+	`elif ($a[0] | gbase) == "sleep" then $a[1:] | sleepsecs ` +
+	`elif ["sh", "bash", "ash", "dash", "zsh"] | map(. == ($a[0] | gbase)) | any ` +
+	`then ($a[1:] as $r | first(range(0; $r | length) | select(. + 1 < ($r | length) and ($r[.] | startswith("-") and endswith("c"))) | $r[. + 1]) // null) ` +
+	`| if . == null then null else script end ` +
+	`else null end end; ` +
 	`def prestop: (.lifecycle.preStop // {}) as $h | if $h.sleep then ($h.sleep.seconds // 0) ` +
-	`elif $h.exec then (($h.exec.command // []) | join(" ") | [scan("sleep +([0-9]+)")] | if length > 0 then (.[0][0] | tonumber) else 0 end) ` +
-	`else 0 end; ` +
-	`(.metadata.annotations["sim.graceful.test/exit-after"] // "") as $a | ` +
+	`elif $h.exec then ((($h.exec.command // []) | execsecs) // 0) ` +
+	`else 0 end; `
+
+// exitSecondsJQ computes how many seconds after the delete request a pod's
+// containers exit on their own: the annotation sim.ExitAfter (a Go
+// duration such as "20s", "1m30s", "500ms"); else 1 s when sim.PreStopFails
+// is "true" (the hook failed, so its delay never happened); else the
+// longest preStop delay of the pod's containers (preStopSecondsJQ) plus 1 s.
+const exitSecondsJQ = `(` + preStopSecondsJQ +
+	`def dur: [scan("([0-9.]+)(ms|h|m|s)")] | map((.[0] | tonumber) * ({"ms": 0.001, "s": 1, "m": 60, "h": 3600}[.[1]])) | add // 0; ` +
+	`(.metadata.annotations["` + sim.ExitAfter + `"] // "") as $a | ` +
 	`if $a != "" then ($a | dur) ` +
-	`elif .metadata.annotations["sim.graceful.test/prestop-fails"] == "true" then 1 ` +
+	`elif .metadata.annotations["` + sim.PreStopFails + `"] == "true" then 1 ` +
 	`else ([.spec.containers[] | prestop] | max) + 1 end)`
 
 // StagesYAML returns every kwok Stage the cluster runs, as one multi-document
@@ -51,7 +77,8 @@ func StagesYAML() (string, error) {
 		}
 		docs = append(docs, strings.TrimSpace(string(data)))
 	}
-	// The placeholder is single-quoted in YAML; the expression holds no
-	// single quote, so it can be substituted as is.
-	return strings.ReplaceAll(strings.Join(docs, "\n---\n"), "__EXIT_SECONDS__", exitSecondsJQ) + "\n", nil
+	// The placeholder sits in single-quoted YAML scalars, where a single
+	// quote is written twice.
+	quoted := strings.ReplaceAll(exitSecondsJQ, "'", "''")
+	return strings.ReplaceAll(strings.Join(docs, "\n---\n"), "__EXIT_SECONDS__", quoted) + "\n", nil
 }

@@ -6,11 +6,11 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// auditWarnings returns the audit's error-level termination findings of pod
+// AuditWarnings returns the audit's error-level termination findings of pod
 // (inspect.PodFindings: preStop longer than the grace period, shutdown
 // budget over it, grace period 0), one "check: message" each: such a pod
 // drops requests when it is evicted.
-func auditWarnings(pod *corev1.Pod) []string {
+func AuditWarnings(pod *corev1.Pod) []string {
 	var out []string
 	for _, f := range inspect.PodFindings(pod) {
 		if f.Severity == inspect.SeverityError {

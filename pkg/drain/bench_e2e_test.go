@@ -15,7 +15,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
-// BenchmarkDrainVsKubectlDrain is issue 5's performance target: a node with
+// BenchmarkDrainVsKubectlDrain is the drain's performance target: a node with
 // 60 pods under 12 PDBs (5 replicas each, maxUnavailable 1, room on another
 // node) drained by `kubectl graceful drain node` against an identical node
 // drained by `kubectl drain`, in the same run. It reports both durations in

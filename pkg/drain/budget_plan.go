@@ -20,7 +20,7 @@ type budgetBucket struct {
 // budgets fills r.Budgets and the PDB blockers and warnings for the pods the
 // drain evicts, and returns the longest wait the PDBs force (evictions run
 // concurrently, so the waits of different PDBs overlap).
-func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
+func budgets(r *PreflightReport, evict []*corev1.Pod, in PreflightInput) time.Duration {
 	buckets := map[string]*budgetBucket{}
 	for _, pod := range evict {
 		if bypassesBudget(pod) {
@@ -66,7 +66,7 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 
 // planBudget decides how the pods of one PDB leave the node, adds its
 // blockers and warnings to r, and returns the wait it forces.
-func planBudget(r *Report, b *budgetBucket, in Input) (Budget, time.Duration) {
+func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget, time.Duration) {
 	pdb, st := b.pdb, b.pdb.Status
 	out := Budget{Namespace: pdb.Namespace, Name: pdb.Name,
 		HealthyOnNode: int32(len(b.healthy)), DisruptionsAllowed: st.DisruptionsAllowed,
@@ -130,7 +130,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (Budget, time.Duration) {
 
 // unreadyBlockers adds a blocker for each unready pod of b whose eviction
 // the API refuses: under IfHealthyBudget while the budget is not met.
-func unreadyBlockers(r *Report, b *budgetBucket) {
+func unreadyBlockers(r *PreflightReport, b *budgetBucket) {
 	if unhealthyEvictable(b.pdb) {
 		return
 	}
@@ -145,7 +145,7 @@ func unreadyBlockers(r *Report, b *budgetBucket) {
 
 // podWithoutRoom returns the first pod whose replacement can run nowhere
 // but on the drained node (or that nothing replaces), or nil.
-func podWithoutRoom(pods []*corev1.Pod, in Input) *corev1.Pod {
+func podWithoutRoom(pods []*corev1.Pod, in PreflightInput) *corev1.Pod {
 	for _, pod := range pods {
 		if !ownerOf(pod, in.RSOwners).replicated() || len(roomElsewhere(pod, in.Node.Name, in.Nodes)) == 0 {
 			return pod

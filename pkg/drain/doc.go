@@ -1,10 +1,14 @@
-// Package drain implements `kubectl graceful drain node`: a preflight that
-// says beforehand what will block a drain (PodDisruptionBudgets, pods that
-// need --force, --delete-emptydir-data or --ignore-daemonsets, pods annotated
-// not to be disrupted), then a drain built on k8s.io/kubectl/pkg/drain that
-// shows, per pod, why an eviction is waiting (the 429's DisruptionBudget
+// Package drain is the library behind `kubectl graceful drain node`: a
+// preflight that says beforehand what will block a drain (PodDisruptionBudgets,
+// pods that need --force, --delete-emptydir-data or --ignore-daemonsets, pods
+// annotated not to be disrupted), then a drain built on k8s.io/kubectl/pkg/drain
+// that records, per pod, why an eviction is waiting (the 429's DisruptionBudget
 // causes) and what is left when it stops early.
 //
 // The preflight (Preflight) is pure: it reads objects gathered beforehand
 // (Gather) and never calls the API server, so it is tested with plain objects.
+// The Drainer prints nothing: it tells an Observer what happens (preflight
+// ready, pod changed, node done) and returns each node's NodeResult. The
+// text and JSON renderers are in pkg/drain/render; the command, its flags and
+// its terminal handling in cmd/kubectl-graceful.
 package drain

@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 )
 
 func intOrStr(i int) *intstr.IntOrString { return ptr.To(intstr.FromInt32(int32(i))) }
@@ -189,7 +190,7 @@ func TestDrainUnreadyPod(t *testing.T) {
 			f := newFixture(t)
 			a, b := f.env.Node(t), f.env.Node(t)
 			f.deploy("web", "web", 2, map[string]string{hostLabel: b}, nil)
-			f.deploy("sick", "web", 1, map[string]string{hostLabel: a}, map[string]string{"sim.graceful.test/ready": "false"})
+			f.deploy("sick", "web", 1, map[string]string{hostLabel: a}, map[string]string{sim.Ready: "false"})
 			// minAvailable 3 of 3 pods, 2 Ready: the budget is not met.
 			f.pdb("web", "web", intOrStr(3), nil, ptr.To(policy), 3)
 
@@ -239,8 +240,9 @@ func TestDrainPodsNeedingFlags(t *testing.T) {
 	}
 }
 
-// (7) SIGINT mid-drain: the summary is printed, the node stays cordoned and
-// the exit status is 2; with --uncordon-on-failure the node is uncordoned.
+// (7) SIGINT mid-drain: the drain says at once on stderr what it waits for,
+// the summary is printed, the node stays cordoned and the exit status is 2;
+// with --uncordon-on-failure the node is uncordoned.
 func TestDrainInterrupted(t *testing.T) {
 	t.Parallel()
 	for _, uncordon := range []bool{false, true} {
@@ -264,7 +266,8 @@ func TestDrainInterrupted(t *testing.T) {
 			// ends in "gone") and the other two wait on the PDB.
 			stdout, code := interruptWhen(t, f, args, "gone\n")
 			for _, w := range []string{"NOT drained: interrupted", "evicted: 1, still on the node: 2",
-				"The disruption budget web needs 2 healthy pods and has"} {
+				"The disruption budget web needs 2 healthy pods and has",
+				"stopping: waiting for", "Ctrl-C again to exit without the summary"} {
 				if !strings.Contains(stdout, w) {
 					t.Errorf("output lacks %q", w)
 				}

@@ -18,9 +18,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 )
 
-// These helpers build the objects of the drain scenarios of issue 5. Every
+// These helpers build the objects of the drain scenarios. Every
 // test works on nodes of its own (env.Node) and pins its pods to them with
 // a node label, because other test packages share the cluster.
 
@@ -78,7 +79,7 @@ func (f *fixture) unschedulable(node string) bool {
 // podTemplate is a pod that terminates 1 s after its delete request, with a
 // 5 s grace period, so drains are quick.
 func podTemplate(labels, nodeSelector, annotations map[string]string) corev1.PodTemplateSpec {
-	a := map[string]string{"sim.graceful.test/exit-after": "1s"}
+	a := map[string]string{sim.ExitAfter: "1s"}
 	for k, v := range annotations {
 		a[k] = v
 	}
@@ -110,7 +111,7 @@ func (f *fixture) deploy(name, app string, replicas int32, nodeSelector, annotat
 		_, err := f.env.Client.AppsV1().Deployments(f.ns).Create(f.ctx, d, metav1.CreateOptions{})
 		return err
 	})
-	if annotations["sim.graceful.test/ready"] == "false" {
+	if annotations[sim.Ready] == "false" {
 		f.waitPods("role="+name, int(replicas), func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
 		return
 	}

@@ -15,8 +15,8 @@ import (
 // PodDisruptionBudget of their namespaces, and the Deployments controlling
 // their ReplicaSets. It returns the API error (Forbidden, unreachable) of the
 // first list that fails; a ReplicaSet it may not read is shown as itself.
-func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (Input, error) {
-	in := Input{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
+func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (PreflightInput, error) {
+	in := PreflightInput{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
 	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return in, fmt.Errorf("listing nodes: %w", err)
@@ -45,7 +45,7 @@ func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 }
 
 // gatherNamespace adds the pods, PDBs and ReplicaSet owners of namespace.
-func gatherNamespace(ctx context.Context, client kubernetes.Interface, namespace string, in *Input) error {
+func gatherNamespace(ctx context.Context, client kubernetes.Interface, namespace string, in *PreflightInput) error {
 	pods, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing pods in namespace %s: %w", namespace, err)

@@ -1,152 +1,32 @@
 package drain
 
-import (
-	"context"
-	"fmt"
-	"sync"
-	"time"
-
-	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/kubernetes"
-	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
-)
-
-// Backoff is the wait between eviction retries after a 429. The library
-// sleeps a fixed EvictErrorRetryDelay (libraryRetryDelay, short, because
-// that sleep ignores the context); the observer waits the rest of
-// Base*2^(n-1), capped at Cap, before the next request, but no longer than
-// until the pod's PDB allows a disruption again, and gives up at once when
-// the context ends.
-type Backoff struct {
-	// Base is the first delay (the library's EvictErrorRetryDelay); must be > 0.
-	Base time.Duration
-	// Cap is the longest delay between two requests for one pod.
-	Cap time.Duration
+// Observer is told what a Drainer does as it happens, the way
+// k8s.io/kubectl/pkg/drain's Helper reports through
+// OnPodDeletionOrEvictionStarted and OnPodDeletionOrEvictionFinished. The
+// library itself prints nothing: a renderer (text, live progress) or the
+// command (the Ctrl-C message, JSON) implements Observer.
+//
+// PodChanged is called from the library's eviction goroutines, several at a
+// time; the other methods from the goroutine that called Drain.
+type Observer interface {
+	// PreflightReady is called with each node's preflight before anything
+	// is changed, dry runs included.
+	PreflightReady(r *PreflightReport)
+	// EvictionsStarted is called once the node is cordoned and its pods are
+	// about to be evicted; pods records their progress until NodeDone.
+	EvictionsStarted(node string, pods *Tracker)
+	// PodChanged is called with a copy of a pod's progress each time its
+	// state or cause changes.
+	PodChanged(p PodProgress)
+	// NodeDone is called once per node with its final result, whatever the
+	// outcome (an API failure too: Drain then also returns the error).
+	NodeDone(res *NodeResult)
 }
 
-// libraryRetryDelay is the library's EvictErrorRetryDelay: non-zero (zero
-// retries a 429 in a tight loop) and short (its sleep ignores Ctrl-C).
-const libraryRetryDelay = 200 * time.Millisecond
+// nopObserver is the Observer of a Drainer that has none.
+type nopObserver struct{}
 
-// delay returns the whole wait before retry number n (n >= 1).
-func (b Backoff) delay(n int) time.Duration {
-	d := b.Base
-	for i := 1; i < n && d < b.Cap; i++ {
-		d *= 2
-	}
-	return min(d, b.Cap)
-}
-
-// observedClient is a kubernetes.Interface whose policy/v1 evictions are
-// seen by a Tracker: every request, every refusal with its causes, every
-// acceptance. Everything else passes through.
-type observedClient struct {
-	kubernetes.Interface
-	obs *observer
-}
-
-// observer holds the per-pod retry counts for the backoff.
-type observer struct {
-	tracker *Tracker
-	backoff Backoff
-	// budgets and pdbOf ("namespace/pod" -> "namespace/pdb") let a refused
-	// pod be retried as soon as its budget allows; both may be nil.
-	budgets *budgetWatch
-	pdbOf   map[string]string
-	mu      sync.Mutex
-	refused map[string]int // consecutive 429s per "namespace/name"
-}
-
-// newObservedClient wraps client so that evictions feed tracker and back
-// off as b says, retrying early when budgets shows the pod's PDB (pdbOf)
-// allowing a disruption.
-func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
-	return &observedClient{Interface: client, obs: &observer{tracker: tracker, backoff: b,
-		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}}}
-}
-
-// PolicyV1 returns the policy/v1 client with observed evictions.
-func (c *observedClient) PolicyV1() policyv1client.PolicyV1Interface {
-	return &observedPolicy{PolicyV1Interface: c.Interface.PolicyV1(), obs: c.obs}
-}
-
-type observedPolicy struct {
-	policyv1client.PolicyV1Interface
-	obs *observer
-}
-
-// Evictions returns the observed eviction client of namespace.
-func (p *observedPolicy) Evictions(namespace string) policyv1client.EvictionInterface {
-	return &observedEvictions{EvictionInterface: p.PolicyV1Interface.Evictions(namespace), obs: p.obs}
-}
-
-type observedEvictions struct {
-	policyv1client.EvictionInterface
-	obs *observer
-}
-
-// Evict waits out the backoff for a pod refused before, sends the eviction
-// and records the answer.
-func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) error {
-	o, key := e.obs, ev.Namespace+"/"+ev.Name
-	o.mu.Lock()
-	n := o.refused[key]
-	o.mu.Unlock()
-	if n > 0 {
-		if err := o.waitRetry(ctx, key, o.backoff.delay(n)-libraryRetryDelay); err != nil {
-			return err
-		}
-	}
-	o.tracker.attempt(ev.Namespace, ev.Name)
-	err := e.EvictionInterface.Evict(ctx, ev)
-	o.record(ctx, ev.Namespace, ev.Name, err)
-	return err
-}
-
-// record turns one eviction answer into the pod's state.
-func (o *observer) record(ctx context.Context, namespace, name string, err error) {
-	key := namespace + "/" + name
-	o.mu.Lock()
-	if apierrors.IsTooManyRequests(err) {
-		o.refused[key]++
-	} else {
-		delete(o.refused, key)
-	}
-	o.mu.Unlock()
-	switch {
-	case err == nil:
-		o.tracker.set(namespace, name, StateTerminating, "")
-	case apierrors.IsNotFound(err):
-		o.tracker.set(namespace, name, StateGone, "")
-	case apierrors.IsTooManyRequests(err):
-		o.tracker.set(namespace, name, StateBlocked, EvictionCause(err))
-	case ctx.Err() != nil:
-		o.tracker.stopped(namespace, name)
-	default:
-		o.tracker.set(namespace, name, StateFailed, EvictionCause(err))
-	}
-}
-
-// waitRetry waits up to max before retrying pod key, less if its PDB allows
-// a disruption, and returns an error at once when ctx ends.
-func (o *observer) waitRetry(ctx context.Context, key string, max time.Duration) error {
-	if max <= 0 {
-		return nil
-	}
-	t := time.NewTimer(max)
-	defer t.Stop()
-	for {
-		allowed, changed := o.budgets.state(o.pdbOf[key])
-		if allowed > 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
-		case <-t.C:
-			return nil
-		case <-changed:
-		}
-	}
-}
+func (nopObserver) PreflightReady(*PreflightReport)   {}
+func (nopObserver) EvictionsStarted(string, *Tracker) {}
+func (nopObserver) PodChanged(PodProgress)            {}
+func (nopObserver) NodeDone(*NodeResult)              {}

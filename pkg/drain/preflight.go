@@ -10,9 +10,9 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 )
 
-// Input is everything the preflight reads, gathered beforehand (Gather) or
+// PreflightInput is everything the preflight reads, gathered beforehand (Gather) or
 // built by hand in tests.
-type Input struct {
+type PreflightInput struct {
 	// Node is the node to drain.
 	Node *corev1.Node
 	// Nodes are all nodes of the cluster, to tell whether replacements have
@@ -41,8 +41,8 @@ type Input struct {
 // without calling the API server. The rules it encodes are those of the
 // eviction subresource (pkg/registry/core/pod/storage/eviction.go) and of
 // the filters of k8s.io/kubectl/pkg/drain.
-func Preflight(in Input) *Report {
-	r := &Report{
+func Preflight(in PreflightInput) *PreflightReport {
+	r := &PreflightReport{
 		Node:            in.Node.Name,
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
 		Evict:           []OwnerGroup{},
@@ -113,7 +113,7 @@ func longestGrace(pods []*corev1.Pod, f Flags) int64 {
 
 // groupByOwner groups the evicted pods by namespace and workload, sorted,
 // with each workload's replica count taken from in.NamespacePods.
-func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
+func groupByOwner(pods []*corev1.Pod, in PreflightInput) []OwnerGroup {
 	idx := map[string]int{}
 	groups := []OwnerGroup{}
 	for _, pod := range pods {
@@ -144,7 +144,7 @@ func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
 
 // replicas counts the live (not terminating, not finished) pods of owner in
 // namespace; 0 for a bare pod.
-func replicas(namespace string, owner Owner, in Input) int {
+func replicas(namespace string, owner Owner, in PreflightInput) int {
 	if owner.Kind == "" {
 		return 0
 	}
@@ -193,7 +193,7 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 }
 
 // verdict returns the preflight's last line.
-func verdict(r *Report) string {
+func verdict(r *PreflightReport) string {
 	if len(r.Blockers) == 0 {
 		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s in about %s",
 			r.PodCount(), r.Node, time.Duration(r.EstimatedSeconds)*time.Second)

@@ -51,8 +51,8 @@ func pdb(name, app string, allowed, current, desired, expected int32) policyv1.P
 	}
 }
 
-// input builds an Input draining node-a with node-b as the other node.
-func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...corev1.Node) Input {
+// input builds an PreflightInput draining node-a with node-b as the other node.
+func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...corev1.Node) PreflightInput {
 	a := node("node-a", false)
 	nodes := append([]corev1.Node{a}, others...)
 	var onA []corev1.Pod
@@ -61,7 +61,7 @@ func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...cor
 			onA = append(onA, p)
 		}
 	}
-	return Input{Node: &a, Nodes: nodes, Pods: onA, NamespacePods: pods, PDBs: pdbs,
+	return PreflightInput{Node: &a, Nodes: nodes, Pods: onA, NamespacePods: pods, PDBs: pdbs,
 		RSOwners: map[string]Owner{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 		Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second}
 }
@@ -334,7 +334,7 @@ func TestPreflightWarnsOfPodsTheAuditRatesError(t *testing.T) {
 	pods[1].Spec.Containers = []corev1.Container{{Name: "app", Lifecycle: &corev1.Lifecycle{
 		PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 30}}}}}
 	in := input(pods, nil, node("node-b", false))
-	in.PodWarnings = auditWarnings
+	in.PodWarnings = AuditWarnings
 	r := Preflight(in)
 	var got []string
 	for _, w := range r.Warnings {

@@ -3,7 +3,6 @@ package drain
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -14,6 +13,8 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/kubernetes"
 	kdrain "k8s.io/kubectl/pkg/drain"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
 // Outcomes of a node's drain.
@@ -26,9 +27,6 @@ const (
 	OutcomeInterrupted = "interrupted" // Ctrl-C or SIGTERM ended it
 	OutcomeError       = "error"       // the API failed us (RBAC, unreachable)
 )
-
-// ErrTimeout is the cause of a node's context when --timeout ends its drain.
-var ErrTimeout = errors.New("--timeout reached")
 
 // Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
 type Drainer struct {
@@ -46,24 +44,27 @@ type Drainer struct {
 	Backoff Backoff
 	// PodWarnings, when set, adds the audit's error-level findings to the preflight.
 	PodWarnings func(pod *corev1.Pod) []string
-	// Progress shows the live view; nil shows nothing (JSON output).
-	Progress *Progress
-	// Out receives the preflight and the summary; io.Discard for JSON.
-	Out io.Writer
+	// Observer is told of the preflight, each pod's progress and each
+	// node's result; nil tells nobody.
+	Observer Observer
 }
 
 // NodeResult is what happened to one node.
 type NodeResult struct {
-	Node      string        `json:"node"`
-	Preflight *Report       `json:"preflight"`
-	Outcome   string        `json:"outcome"`
-	Pods      []PodProgress `json:"pods"`
+	Node      string           `json:"node"`
+	Preflight *PreflightReport `json:"preflight"`
+	Outcome   string           `json:"outcome"`
+	Pods      []PodProgress    `json:"pods"`
 	// CordonedByUs is true when this drain cordoned the node (it was
 	// schedulable before); Uncordoned when it undid that after a failure.
-	CordonedByUs    bool    `json:"cordonedByUs"`
-	Uncordoned      bool    `json:"uncordoned"`
-	DurationSeconds float64 `json:"durationSeconds"`
-	Error           string  `json:"error,omitempty"`
+	CordonedByUs bool `json:"cordonedByUs"`
+	Uncordoned   bool `json:"uncordoned"`
+	// EvictionsStarted is true once the node was cordoned for evictions;
+	// false when the drain ended before changing anything (a dry run, a
+	// refusal, an interruption during the preflight).
+	EvictionsStarted bool    `json:"-"`
+	DurationSeconds  float64 `json:"durationSeconds"`
+	Error            string  `json:"error,omitempty"`
 
 	start time.Time
 }
@@ -71,13 +72,20 @@ type NodeResult struct {
 // clock sets DurationSeconds to the time since the node's drain started.
 func (r *NodeResult) clock() { r.DurationSeconds = time.Since(r.start).Seconds() }
 
-// Drain runs the preflight of node, prints it, and unless DryRun or a
-// refusing blocker, cordons the node and evicts its pods. It returns an
-// error only when the API failed (the node result then has OutcomeError);
-// stopping (ctx cancelled, --timeout) is an outcome, not an error.
+// Drain runs the preflight of node and, unless DryRun or a refusing
+// blocker, cordons the node and evicts its pods, telling the Observer as
+// it goes. It returns an error only when the API failed (the node result
+// then has OutcomeError); stopping (ctx cancelled, --timeout) is an
+// outcome, not an error.
 func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
+	res, err := d.drain(ctx, node)
+	res.clock()
+	d.observer().NodeDone(res)
+	return res, err
+}
+
+func (d *Drainer) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
-	defer res.clock()
 	in, err := Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
 	if err != nil && ctx.Err() != nil {
 		res.Outcome = OutcomeInterrupted
@@ -87,31 +95,34 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
 	res.Preflight = Preflight(in)
-	PrintPreflight(d.Out, res.Preflight)
+	d.observer().PreflightReady(res.Preflight)
 	switch {
 	case d.DryRun:
 		res.Outcome = OutcomeDryRun
 		return res, nil
 	case res.Preflight.Refused():
 		res.Outcome = OutcomeRefused
-		fmt.Fprintf(d.Out, "not draining node %s: the blockers above need a flag or a change; nothing was changed\n", esc(node.Name))
 		return res, nil
 	}
 	return d.evict(ctx, node, res)
 }
 
+// observer returns the Observer, a silent one when there is none.
+func (d *Drainer) observer() Observer {
+	if d.Observer == nil {
+		return nopObserver{}
+	}
+	return d.Observer
+}
+
 // evict cordons the node and evicts its pods, then summarises.
 func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
-	nodeCtx, cancel := ctx, context.CancelFunc(func() {})
-	if d.Timeout > 0 {
-		nodeCtx, cancel = context.WithTimeoutCause(ctx, d.Timeout, ErrTimeout)
-	}
+	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
-		res.Outcome = OutcomeRefused
-		fmt.Fprintf(d.Out, "not draining node %s: %s\n", esc(node.Name), esc(utilerrors.NewAggregate(errs).Error()))
+		res.Outcome, res.Error = OutcomeRefused, utilerrors.NewAggregate(errs).Error()
 		return res, nil
 	} else if list == nil {
 		return d.failed(res, errors.New("listing pods failed"))
@@ -119,23 +130,18 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	if err := d.cordon(ctx, node, true); err != nil {
 		return d.failed(res, err)
 	}
-	res.CordonedByUs = !node.Spec.Unschedulable
+	res.CordonedByUs, res.EvictionsStarted = !node.Spec.Unschedulable, true
 	// List again once cordoned: nothing new can be scheduled here now.
 	list, errs := h.GetPodsForDeletion(node.Name)
 	if len(errs) > 0 {
 		return d.stop(res, node, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
 	}
 	pods := list.Pods()
-	tracker = NewTracker(pods, d.onChange())
+	tracker = NewTracker(pods, d.observer().PodChanged)
 	pdbOf, namespaces := budgetIndex(res.Preflight)
 	h = d.helper(nodeCtx, tracker, watchBudgets(nodeCtx, d.Client, namespaces), pdbOf)
-	if d.Progress != nil {
-		d.Progress.Start(node.Name, tracker)
-	}
+	d.observer().EvictionsStarted(node.Name, tracker)
 	err := h.DeleteOrEvictPods(pods)
-	if d.Progress != nil {
-		d.Progress.Stop()
-	}
 	return d.finish(nodeCtx, res, node, tracker, err)
 }
 
@@ -145,10 +151,8 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, node *corev1.
 	case err == nil:
 		res.Outcome = OutcomeDrained
 		res.Pods = tracker.Snapshot()
-		res.clock()
-		PrintSummary(d.Out, res)
 		return res, nil
-	case errors.Is(context.Cause(nodeCtx), ErrTimeout):
+	case eviction.TimedOut(nodeCtx) != nil:
 		return d.stop(res, node, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
 		return d.stop(res, node, tracker, OutcomeInterrupted, nil)
@@ -160,8 +164,8 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, node *corev1.
 	}
 }
 
-// stop records an unfinished drain: marks the pods still there, uncordons
-// when asked and allowed, and prints the summary.
+// stop records an unfinished drain: marks the pods still there and
+// uncordons when asked and allowed.
 func (d *Drainer) stop(res *NodeResult, node *corev1.Node, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
 	res.Outcome = outcome
 	if err != nil {
@@ -182,8 +186,6 @@ func (d *Drainer) stop(res *NodeResult, node *corev1.Node, tracker *Tracker, out
 			res.Uncordoned = true
 		}
 	}
-	res.clock()
-	PrintSummary(d.Out, res)
 	return res, nil
 }
 
@@ -225,17 +227,9 @@ func apiFailure(err error) bool {
 	return false
 }
 
-// onChange returns the tracker's callback: the progress view, if any.
-func (d *Drainer) onChange() func(PodProgress) {
-	if d.Progress == nil {
-		return nil
-	}
-	return d.Progress.Changed
-}
-
 // helper builds the library's drain.Helper for one node. GracePeriodSeconds
 // -1 keeps each pod's own grace period unless --grace-period says
-// otherwise; EvictErrorRetryDelay is short and non-zero, the observer adds
+// otherwise; EvictErrorRetryDelay is short and non-zero, the observed client adds
 // the backoff; the library's output is replaced by ours.
 func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
 	return &kdrain.Helper{
@@ -295,11 +289,9 @@ func (d *Drainer) cordon(ctx context.Context, node *corev1.Node, desired bool) e
 	return err
 }
 
-func esc(s string) string { return escape(s) }
-
 // budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to
 // its PDB ("namespace/name") and lists the namespaces to watch.
-func budgetIndex(r *Report) (map[string]string, []string) {
+func budgetIndex(r *PreflightReport) (map[string]string, []string) {
 	pdbOf := map[string]string{}
 	seen := map[string]bool{}
 	var namespaces []string

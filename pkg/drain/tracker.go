@@ -38,7 +38,7 @@ type PodProgress struct {
 	started time.Time
 }
 
-// Tracker records each pod's progress; the eviction observer and the
+// Tracker records each pod's progress; the observed eviction client and the
 // library's callbacks feed it from many goroutines.
 type Tracker struct {
 	mu       sync.Mutex
@@ -148,4 +148,18 @@ func (t *Tracker) stopped(namespace, name string) {
 // final reports whether a pod's state no longer changes its duration.
 func final(state string) bool {
 	return state == StateGone || state == StateFailed || state == StateStopped
+}
+
+// InFlight counts the pods whose eviction was sent and not finished: the
+// request is out, or it was accepted and the pod is not gone yet.
+func (t *Tracker) InFlight() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, p := range t.pods {
+		if p.State == StateEvicting || p.State == StateTerminating {
+			n++
+		}
+	}
+	return n
 }

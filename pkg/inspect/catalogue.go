@@ -1,26 +1,64 @@
 package inspect
 
-// catalogue is every check in its documented order (docs/audit.md and
-// ../shared/spec/audit-checks.md).
-var catalogue = []*Check{
-	prestopExceedsGrace,
-	shutdownBudgetExceedsGrace,
-	missingPreStop,
-	preStopTooShort,
-	preStopSleepBinaryMissing,
-	preferNativeSleep,
-	gracePeriodZero,
-	gracePeriodLong,
-	lbDeregistrationExceedsGrace,
-	missingReadinessProbe,
-	readinessProbePortUnknown,
-	pdbMissing,
-	pdbBlocksEviction,
-	pdbNoDisruptionsNow,
-	pdbOverlap,
-	pdbSelectsNothing,
-	pdbUnhealthyEvictionPolicy,
-	singleReplica,
-	rolloutDowntime,
-	minReadySecondsZero,
+import "sort"
+
+// Topic groups checks in the docs and in `audit explain`: what part of a
+// termination they are about.
+type Topic int
+
+// Topics, in the order the docs list them.
+const (
+	// TopicTermination: grace period, preStop, SIGTERM and the load
+	// balancers' draining, the timing of one pod's termination.
+	TopicTermination Topic = iota
+	// TopicProbes: readiness, which decides when a pod gets traffic.
+	TopicProbes
+	// TopicBudgets: PodDisruptionBudgets, which decide whether an eviction
+	// is allowed.
+	TopicBudgets
+	// TopicRollouts: replicas and rollout strategy, how many pods serve
+	// while others are replaced.
+	TopicRollouts
+	// TopicAPIVersions: manifests written for API versions a server no
+	// longer serves.
+	TopicAPIVersions
+)
+
+// String returns the topic's heading in docs/audit.md.
+func (t Topic) String() string {
+	switch t {
+	case TopicTermination:
+		return "Termination timing"
+	case TopicProbes:
+		return "Probes"
+	case TopicBudgets:
+		return "Disruption budgets"
+	case TopicRollouts:
+		return "Rollouts and replicas"
+	case TopicAPIVersions:
+		return "API versions"
+	}
+	return "Other"
+}
+
+// catalogue is every check, kept in documented order by register: by
+// topic, then by severity (error first), then by ID.
+var catalogue []*Check
+
+// register adds c to the catalogue and returns it. Every check is declared
+// as `var x = register(&Check{...})` in the file of its topic; nothing else
+// lists checks (docs are generated from the catalogue, see doc.go).
+func register(c *Check) *Check {
+	catalogue = append(catalogue, c)
+	sort.SliceStable(catalogue, func(i, j int) bool {
+		a, b := catalogue[i], catalogue[j]
+		if a.Topic != b.Topic {
+			return a.Topic < b.Topic
+		}
+		if a.Severity != b.Severity {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		return a.ID < b.ID
+	})
+	return c
 }

@@ -21,15 +21,22 @@ const ShutdownSecondsAnnotation = "kubectl-graceful.dev/shutdown-seconds"
 // terminationGracePeriodSeconds (k8s.io/api/core/v1 PodSpec).
 const DefaultGracePeriodSeconds = 30
 
-// Check is one entry of the catalogue: a stable ID, a default severity, the
-// inputs it needs, and the function that finds problems.
+// Check is one entry of the catalogue: a stable ID, a default severity, its
+// summary and explanation, the inputs it needs, and the function that finds
+// problems. Everything the docs, SARIF rules and `audit explain` say about
+// a check comes from here.
 type Check struct {
 	// ID is the stable kebab-case name used in output, --skip and annotations.
 	ID string
+	// Topic places the check in the docs.
+	Topic Topic
 	// Severity is the default severity of its findings.
 	Severity Severity
 	// Summary is the one-line description shown in docs and SARIF rules.
 	Summary string
+	// Explanation says why the check matters, how to fix what it finds, and
+	// the Kubernetes source of the rule.
+	Explanation Doc
 	// Needs lists inputs without which the check cannot run.
 	Needs []Input
 	// LiveOnly marks checks that read object status (live clusters only).
@@ -37,10 +44,14 @@ type Check struct {
 	run      func(s *scope, c *Check) []Finding
 }
 
-// Doc is the explanation of a check (`kubectl graceful audit explain ID`).
+// Doc is the explanation of a check (`kubectl graceful audit explain ID`):
+// plain sentences, no markdown.
 type Doc struct {
-	Why    string
-	Fix    string
+	// Why the problem drops requests or blocks drains.
+	Why string
+	// Fix is the change that removes the finding.
+	Fix string
+	// Source names the Kubernetes code or documentation the rule comes from.
 	Source string
 }
 
@@ -99,7 +110,7 @@ func ValidateIDs(ids []string) error {
 // severity, then check.
 func Audit(inv *Inventory, opts Options) *Report {
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append([]string{}, inv.Notes...)}
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {
 		skip[id] = true
@@ -125,6 +136,7 @@ func Audit(inv *Inventory, opts Options) *Report {
 	r.Summary.Objects = inv.Objects
 	r.Summary.Findings = len(r.Findings)
 	r.Summary.Skipped = len(r.Skipped)
+	summarizeReading(inv, &r.Summary)
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case SeverityError:
@@ -227,6 +239,12 @@ func gracePeriod(spec corev1.PodSpec) int64 {
 // manifest.
 func patchCommand(w *Workload, podSpecPatch map[string]any) string {
 	var wrapped map[string]any
+	if w.Generic {
+		// kubectl patch applies strategic merge patches to built-in kinds
+		// only; a merge patch would replace the whole containers list.
+		b, _ := json.Marshal(podSpecPatch)
+		return "merge into spec.template.spec of its manifest: " + string(b)
+	}
 	switch w.Object.Kind {
 	case "Pod":
 		b, _ := json.Marshal(map[string]any{"spec": podSpecPatch})

@@ -1,47 +1,52 @@
 package inspect
 
 import (
-	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
 )
 
-// Load balancer annotations read by lb-deregistration-exceeds-grace.
-// Sources: AWS Load Balancer Controller docs (ingress and service
-// annotations, target group attributes) and GKE BackendConfig
-// connectionDraining.
-const (
-	albTargetGroupAttributes = "alb.ingress.kubernetes.io/target-group-attributes"
-	nlbTargetGroupAttributes = "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes"
-	awsLBType                = "service.beta.kubernetes.io/aws-load-balancer-type"
-	gkeBackendConfig         = "cloud.google.com/backend-config"
-	gkeBackendConfigBeta     = "beta.cloud.google.com/backend-config"
-	// awsDefaultDeregistrationDelay is the AWS target group default
-	// (deregistration_delay.timeout_seconds), in seconds.
-	awsDefaultDeregistrationDelay = 300
-)
-
-var lbDeregistrationExceedsGrace = &Check{
+var lbDeregistrationExceedsGrace = register(&Check{
 	ID:       "lb-deregistration-exceeds-grace",
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
-	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs},
+	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs, InputTargetGroupBindings},
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkLBDeregistration(s, c, w) })
 	},
-}
+	Explanation: Doc{
+		Why: "Cloud load balancers keep a deregistered target draining for a delay: an AWS target group's deregistration_delay.timeout_seconds (AWS default 300 s when nothing sets it), a Classic ELB's connection draining timeout, GKE's BackendConfig connectionDraining.drainingTimeoutSec. " +
+			"With pod targets (AWS ip mode, GKE NEGs) a terminating pod is deregistered and the load balancer keeps its connections that long: a pod killed sooner cuts them, and a preStop shorter than the delay lets requests arrive after SIGTERM. " +
+			"With node targets (instance mode) the delay applies when a node leaves the group in a drain or scale-down. docs/audit.md lists every load balancer form the audit recognises and where each rule comes from.",
+		Fix:    "Make the deregistration delay shorter than the grace period (target-group-attributes: deregistration_delay.timeout_seconds=N, or the BackendConfig's drainingTimeoutSec), and the preStop delay long enough to cover the load balancer's deregistration.",
+		Source: "AWS Elastic Load Balancing target group attributes; AWS Load Balancer Controller Service and Ingress annotations and TargetGroupBinding; Kubernetes AWS cloud provider Service annotations; GKE BackendConfig connectionDraining",
+	},
+})
 
-// lbDelay is a load balancer's deregistration delay (seconds) and where it
-// comes from.
+// AWSDefaultDeregistrationDelay is the deregistration delay (seconds) of an
+// AWS target group whose deregistration_delay.timeout_seconds attribute is
+// not set (Elastic Load Balancing target group attributes).
+const AWSDefaultDeregistrationDelay = 300
+
+// Target types: what a load balancer sends traffic to.
+const (
+	targetsPods  = "ip"       // pod IPs (AWS ip mode, GKE NEG)
+	targetsNodes = "instance" // nodes, then kube-proxy (AWS instance mode, GKE instance groups)
+)
+
+// lbDelay is one load balancer's draining time for a Service's targets.
 type lbDelay struct {
+	// seconds the load balancer keeps a deregistered target's connections.
 	seconds int64
-	from    string
+	// from names the load balancer and where the number comes from.
+	from string
+	// targets is targetsPods, targetsNodes or "" when the spec does not say.
+	targets string
+	// fix is the setting that changes the delay.
+	fix string
 }
 
 func checkLBDeregistration(s *scope, c *Check, w *Workload) []Finding {
@@ -63,10 +68,10 @@ func checkLBDeregistration(s *scope, c *Check, w *Workload) []Finding {
 	}
 	grace := gracePeriod(w.Template.Spec)
 	if delay.seconds > grace {
-		msg := fmt.Sprintf("%s deregistration delay is %d s but the grace period is %d s: the load balancer still drains connections to pods already killed",
-			delay.from, delay.seconds, grace)
-		fix := fmt.Sprintf("lower deregistration_delay.timeout_seconds to at most %d (e.g. %s: deregistration_delay.timeout_seconds=%d) or raise terminationGracePeriodSeconds above %d",
-			grace, nlbTargetGroupAttributes, grace, delay.seconds)
+		msg := fmt.Sprintf("%s deregistration delay is %d s but the grace period is %d s: %s",
+			delay.from, delay.seconds, grace, delayConsequence(delay.targets))
+		fix := fmt.Sprintf("lower the delay to at most %d s (%s) or raise terminationGracePeriodSeconds above %d",
+			grace, delay.fix, delay.seconds)
 		return []Finding{c.finding(w, "", msg, fix)}
 	}
 	var out []Finding
@@ -85,107 +90,23 @@ func checkLBDeregistration(s *scope, c *Check, w *Workload) []Finding {
 	return out
 }
 
-// lbDelays returns the deregistration delays that apply to svc: from its
-// own NLB/ALB annotations, from ALB Ingresses routing to it, and from a GKE
-// BackendConfig it names.
+// delayConsequence says what a delay longer than the grace period does,
+// by what the load balancer's targets are.
+func delayConsequence(targets string) string {
+	switch targets {
+	case targetsPods:
+		return "pods are the targets, and the load balancer keeps a deregistered pod's connections that long while the pod is killed when its grace period ends"
+	case targetsNodes:
+		return "nodes are the targets, so when a node leaves the target group (a drain, a scale-down) the load balancer keeps its connections that long while the pods behind them are killed when their grace period ends"
+	}
+	return "if pods are the targets, the load balancer keeps a deregistered pod's connections that long while the pod is killed when its grace period ends"
+}
+
+// lbDelays returns the draining times of every load balancer form that
+// sends traffic to svc (AWS forms in lb_aws.go, GKE forms in lb_gke.go).
 func (s *scope) lbDelays(svc corev1.Service) []lbDelay {
-	var out []lbDelay
-	if v, ok := targetGroupDelay(svc.Annotations[nlbTargetGroupAttributes]); ok {
-		out = append(out, lbDelay{v, "AWS NLB target group"})
-	} else if isAWSLBCService(svc) {
-		out = append(out, lbDelay{awsDefaultDeregistrationDelay, "AWS NLB target group (default)"})
-	}
-	for _, ing := range s.inv.Ingresses {
-		if namespaceOf(ing.Namespace) != namespaceOf(svc.Namespace) || !isALB(ing) || !routesTo(ing, svc.Name) {
-			continue
-		}
-		if v, ok := targetGroupDelay(ing.Annotations[albTargetGroupAttributes]); ok {
-			out = append(out, lbDelay{v, "AWS ALB target group (Ingress " + ing.Name + ")"})
-		} else if v, ok := targetGroupDelay(svc.Annotations[albTargetGroupAttributes]); ok {
-			out = append(out, lbDelay{v, "AWS ALB target group (Service annotation)"})
-		} else {
-			out = append(out, lbDelay{awsDefaultDeregistrationDelay, "AWS ALB target group (default, Ingress " + ing.Name + ")"})
-		}
-	}
-	for _, name := range backendConfigNames(svc) {
-		if v, ok := s.inv.BackendConfigs[namespaceOf(svc.Namespace)+"/"+name]; ok {
-			out = append(out, lbDelay{v, "GKE BackendConfig " + name + " connection draining"})
-		}
-	}
-	return out
-}
-
-// targetGroupDelay reads deregistration_delay.timeout_seconds from an AWS
-// target-group-attributes annotation ("k=v,k=v").
-func targetGroupDelay(attrs string) (int64, bool) {
-	for _, kv := range strings.Split(attrs, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if ok && strings.TrimSpace(k) == "deregistration_delay.timeout_seconds" {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
-}
-
-func isAWSLBCService(svc corev1.Service) bool {
-	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		return false
-	}
-	if c := svc.Spec.LoadBalancerClass; c != nil && *c == "service.k8s.aws/nlb" {
-		return true
-	}
-	t := svc.Annotations[awsLBType]
-	return t == "external" || t == "nlb-ip"
-}
-
-func isALB(ing networkingv1.Ingress) bool {
-	if c := ing.Spec.IngressClassName; c != nil && *c == "alb" {
-		return true
-	}
-	return ing.Annotations["kubernetes.io/ingress.class"] == "alb"
-}
-
-func routesTo(ing networkingv1.Ingress, service string) bool {
-	if b := ing.Spec.DefaultBackend; b != nil && b.Service != nil && b.Service.Name == service {
-		return true
-	}
-	for _, r := range ing.Spec.Rules {
-		if r.HTTP == nil {
-			continue
-		}
-		for _, p := range r.HTTP.Paths {
-			if p.Backend.Service != nil && p.Backend.Service.Name == service {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// backendConfigNames returns the BackendConfig names a Service's
-// annotation refers to: {"default": "x"} and {"ports": {"80": "y"}}.
-func backendConfigNames(svc corev1.Service) []string {
-	raw := svc.Annotations[gkeBackendConfig]
-	if raw == "" {
-		raw = svc.Annotations[gkeBackendConfigBeta]
-	}
-	if raw == "" {
-		return nil
-	}
-	var ref struct {
-		Default string            `json:"default"`
-		Ports   map[string]string `json:"ports"`
-	}
-	if json.Unmarshal([]byte(raw), &ref) != nil {
-		return nil
-	}
-	var out []string
-	if ref.Default != "" {
-		out = append(out, ref.Default)
-	}
-	for _, n := range ref.Ports {
-		out = append(out, n)
-	}
-	return out
+	out := serviceLBDelays(svc)
+	out = append(out, s.albDelays(svc)...)
+	out = append(out, s.targetGroupBindingDelays(svc)...)
+	return append(out, s.gkeDelays(svc)...)
 }

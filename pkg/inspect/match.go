@@ -11,12 +11,9 @@ import (
 
 // servicesFor returns the Services in w's namespace that route to its pods:
 // a non-empty selector whose pairs all match the pod template's labels
-// (the EndpointSlice controller's rule). Headless Services (clusterIP: None)
-// are left out: kube-proxy does not route through them and clients dial pod
-// IPs themselves, so the endpoint-removal race these checks look for does
-// not apply in the same way. Metrics-only Services are left out too (see
-// metricsOnly). ExternalName Services select nothing. Jobs and
-// CronJobs are never behind a Service here.
+// (the EndpointSlice controller's rule), and that carry client traffic (see
+// carriesTraffic). ExternalName Services select nothing. Jobs and CronJobs
+// are never behind a Service here.
 func (s *scope) servicesFor(w *Workload) []corev1.Service {
 	if w.Batch {
 		return nil
@@ -38,14 +35,31 @@ func (s *scope) matchServices(w *Workload) []corev1.Service {
 		if namespaceOf(svc.Namespace) != w.Object.Namespace || len(svc.Spec.Selector) == 0 {
 			continue
 		}
-		if svc.Spec.Type == corev1.ServiceTypeExternalName || svc.Spec.ClusterIP == corev1.ClusterIPNone || metricsOnly(svc) {
-			continue
-		}
-		if selectsAll(svc.Spec.Selector, w.Template.Labels) {
+		if carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
 			out = append(out, svc)
 		}
 	}
 	return out
+}
+
+// carriesTraffic reports whether svc sends clients to its pods in a way
+// that readiness and endpoint removal gate. A ClusterIP or load balancer
+// Service does, through kube-proxy. A headless Service (clusterIP: None)
+// does too when it has client ports: clients resolve it in DNS and dial pod
+// IPs, and DNS lists only ready pods and drops terminating ones, so the
+// same race applies (a gRPC client balancing over a headless Service is the
+// common case). A headless Service without ports (a StatefulSet's pod
+// names only) or with publishNotReadyAddresses (peer discovery: DNS lists
+// every pod, ready or not) does not; nor does a metrics-only Service or an
+// ExternalName Service.
+func carriesTraffic(svc corev1.Service) bool {
+	switch {
+	case svc.Spec.Type == corev1.ServiceTypeExternalName, metricsOnly(svc):
+		return false
+	case svc.Spec.ClusterIP == corev1.ClusterIPNone:
+		return len(svc.Spec.Ports) > 0 && !svc.Spec.PublishNotReadyAddresses
+	}
+	return true
 }
 
 // selectsAll reports whether every selector pair is among the labels (a
@@ -60,11 +74,12 @@ func selectsAll(selector, lbls map[string]string) bool {
 }
 
 // metricsOnly reports whether every port of svc is a metrics port (its
-// name, or the Service's name, says "metrics"): such a Service is scraped by
-// Prometheus, it does not carry user traffic, so a scrape missed while a pod
-// terminates is no dropped request. Without this, controllers exposing only
-// metrics (Argo CD's application and notifications controllers) were
-// reported as serving traffic.
+// name or its named targetPort says "metrics", or the Service's name ends
+// in -metrics): such a Service is scraped by Prometheus, it does not carry
+// user traffic, so a scrape missed while a pod terminates is no dropped
+// request. Without this, controllers exposing only metrics (Argo CD's
+// application and notifications controllers) were reported as serving
+// traffic.
 func metricsOnly(svc corev1.Service) bool {
 	if len(svc.Spec.Ports) == 0 {
 		return false
@@ -73,7 +88,7 @@ func metricsOnly(svc corev1.Service) bool {
 		return true
 	}
 	for _, p := range svc.Spec.Ports {
-		if !strings.Contains(p.Name, "metrics") {
+		if !strings.Contains(p.Name, "metrics") && !strings.Contains(p.TargetPort.StrVal, "metrics") {
 			return false
 		}
 	}

@@ -16,8 +16,9 @@ import (
 // maxUnavailable; a nil selector matches no pod, an empty one (policy/v1)
 // every pod in the namespace.
 
-var pdbMissing = &Check{
+var pdbMissing = register(&Check{
 	ID:       "pdb-missing",
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
 	Needs:    []Input{InputPDBs, InputHPAs},
@@ -33,16 +34,23 @@ var pdbMissing = &Check{
 			if n < 2 {
 				return nil
 			}
-			msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n)
+			msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n) +
+				s.namespaceHintForWorkload(w)
 			fix := fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
 				w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel).",
+		Fix:    "Create a PDB with maxUnavailable: 1 (or a percentage) selecting the workload's pods.",
+		Source: srcEviction,
+	},
+})
 
-var pdbBlocksEviction = &Check{
+var pdbBlocksEviction = register(&Check{
 	ID:       "pdb-blocks-eviction",
+	Topic:    TopicBudgets,
 	Severity: SeverityError,
 	Summary:  "PodDisruptionBudget that by its spec can never allow a disruption (maxUnavailable 0, minAvailable 100% or >= replicas): drains hang",
 	Needs:    []Input{InputPDBs, InputHPAs},
@@ -56,7 +64,12 @@ var pdbBlocksEviction = &Check{
 		}
 		return out
 	},
-}
+	Explanation: Doc{
+		Why:    "A PDB that can never allow a disruption (maxUnavailable 0 or 0%, minAvailable 100%, or an integer minAvailable >= replicas) makes every eviction return 429: kubectl drain and cluster upgrades hang until someone deletes the PDB. Percentages are scaled with rounding up, as the disruption controller does; with an HPA, its minReplicas is used.",
+		Fix:    "Use maxUnavailable: 1 (or a percentage that resolves to at least 1), or raise replicas above minAvailable.",
+		Source: srcEviction,
+	},
+})
 
 // blocksEviction explains why p can never allow a disruption, or returns "".
 // The expected pod count is the sum of the selected workloads' replicas
@@ -104,8 +117,9 @@ func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
 	return Finding{Check: c.ID, Severity: c.Severity, Object: pdbRef(p), Message: msg, Fix: fix, Source: p.Source}
 }
 
-var pdbNoDisruptionsNow = &Check{
+var pdbNoDisruptionsNow = register(&Check{
 	ID:       "pdb-no-disruptions-now",
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "live: the PodDisruptionBudget allows 0 disruptions right now (status.disruptionsAllowed): evictions get 429 until pods recover",
 	Needs:    []Input{InputPDBs},
@@ -124,14 +138,20 @@ var pdbNoDisruptionsNow = &Check{
 		}
 		return out
 	},
-}
+	Explanation: Doc{
+		Why:    "status.disruptionsAllowed is 0 right now (some pods are unhealthy or the budget is tight): any drain or eviction started now blocks with 429.",
+		Fix:    "Find and fix the unready pods before draining, or scale up; check currentHealthy vs desiredHealthy.",
+		Source: srcEviction,
+	},
+})
 
 func selectorString(p PDB) string {
 	return pdbSelector(p).String()
 }
 
-var pdbOverlap = &Check{
+var pdbOverlap = register(&Check{
 	ID:       "pdb-overlap",
+	Topic:    TopicBudgets,
 	Severity: SeverityError,
 	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
 	Needs:    []Input{InputPDBs},
@@ -152,10 +172,16 @@ var pdbOverlap = &Check{
 			return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "When more than one PDB matches a pod, the eviction API refuses to evict it with a 500 error (\"This pod has more than one PodDisruptionBudget\"): drains cannot proceed.",
+		Fix:    "Make the PDBs' selectors disjoint so each pod matches exactly one.",
+		Source: srcEviction,
+	},
+})
 
-var pdbSelectsNothing = &Check{
+var pdbSelectsNothing = register(&Check{
 	ID:       "pdb-selects-nothing",
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
 	Needs:    []Input{InputPDBs},
@@ -168,7 +194,12 @@ var pdbSelectsNothing = &Check{
 		}
 		return out
 	},
-}
+	Explanation: Doc{
+		Why:    "A PDB whose selector matches no pod protects nothing: usually a typo in labels, or a budget left behind. A PDB without selector matches no pod (in policy/v1 an empty selector {} matches every pod in the namespace, which pdb-overlap then reports).",
+		Fix:    "Set spec.selector to the pod template labels of the workload it should protect, or delete it.",
+		Source: srcEviction,
+	},
+})
 
 func (s *scope) selectsNothing(p PDB) string {
 	if p.Spec.Selector == nil || p.LegacyEmptySelector {
@@ -195,11 +226,13 @@ func (s *scope) selectsNothing(p PDB) string {
 		// manifests alone cannot tell, so say nothing.
 		return ""
 	}
-	return fmt.Sprintf("selector %s matches no workload among the manifests in namespace %s", pdbSelector(p), namespaceOf(p.Namespace))
+	return fmt.Sprintf("selector %s matches no workload among the manifests in namespace %s", pdbSelector(p), namespaceOf(p.Namespace)) +
+		s.namespaceHintForPDB(p)
 }
 
-var pdbUnhealthyEvictionPolicy = &Check{
+var pdbUnhealthyEvictionPolicy = register(&Check{
 	ID:       "pdb-unhealthy-eviction-policy",
+	Topic:    TopicBudgets,
 	Severity: SeverityInfo,
 	Summary:  "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
 	Needs:    []Input{InputPDBs},
@@ -224,4 +257,9 @@ var pdbUnhealthyEvictionPolicy = &Check{
 		}
 		return out
 	},
-}
+	Explanation: Doc{
+		Why:    "With unhealthyPodEvictionPolicy IfHealthyBudget (the default), a Running but not Ready pod can be evicted only while the budget allows a disruption; a crash-looping pod can so block a drain forever. AlwaysAllow (beta 1.27, GA 1.31) lets such pods be evicted at once, which is what most services want: an unready pod serves no traffic anyway.",
+		Fix:    "Set spec.unhealthyPodEvictionPolicy: AlwaysAllow unless the app needs unready pods protected (e.g. quorum-based stores).",
+		Source: "KEP-3017 (PDB unhealthy pod eviction policy); " + srcEviction,
+	},
+})

@@ -14,8 +14,9 @@ import (
 // every node, and ingress controllers and cloud load balancers after it.
 const suggestedPreStopSeconds = 10
 
-var missingPreStop = &Check{
+var missingPreStop = register(&Check{
 	ID:       "missing-prestop",
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
 	Needs:    []Input{InputServices},
@@ -31,7 +32,12 @@ var missingPreStop = &Check{
 			return &f
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "When a pod is deleted, kubelet sends SIGTERM while the EndpointSlice controller, kube-proxy on every node, ingress controllers and cloud load balancers are still removing the pod's endpoint. Requests keep arriving at a process that is shutting down: a few 502s/connection resets on every deploy or drain.",
+		Fix:    "Add a preStop delay so the endpoint is gone before SIGTERM: lifecycle.preStop.sleep.seconds: 10 (Kubernetes 1.30+) or exec [\"sleep\",\"10\"], and keep terminationGracePeriodSeconds above the delay plus the app's shutdown time.",
+		Source: srcEndpoints,
+	},
+})
 
 // preStopFix suggests a preStop delay (native sleep where the server
 // supports it, else exec sleep) and a grace period that leaves the app 20 s
@@ -48,8 +54,9 @@ func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace int64) strin
 	return patchCommand(w, patch)
 }
 
-var preStopTooShort = &Check{
+var preStopTooShort = register(&Check{
 	ID:       "prestop-too-short",
+	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
 	Needs:    []Input{InputServices},
@@ -65,7 +72,12 @@ var preStopTooShort = &Check{
 			return &f
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",
+		Fix:    "Raise the preStop sleep to at least the floor (default 5 s, --prestop-floor), within the grace period.",
+		Source: srcEndpoints,
+	},
+})
 
 // noShellImagePatterns are substrings of image references whose images
 // ship no shell and no sleep binary. One list, used by
@@ -102,8 +114,9 @@ func noShellImage(image string) bool {
 	return false
 }
 
-var preStopSleepBinaryMissing = &Check{
+var preStopSleepBinaryMissing = register(&Check{
 	ID:       "prestop-sleep-binary-missing",
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
 	run: func(s *scope, c *Check) []Finding {
@@ -125,10 +138,16 @@ var preStopSleepBinaryMissing = &Check{
 			return &f
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "Distroless, scratch and static images have no shell and no sleep binary. An exec preStop calling them fails at once; the only trace is a FailedPreStopHook event, and the container gets SIGTERM without the intended delay.",
+		Fix:    "Use the native lifecycle.preStop.sleep action (1.30+), ship a static sleep binary, or use a :debug variant that has busybox.",
+		Source: "KEP-3960 (PodLifecycleSleepAction); kubelet lifecycle handlers (pkg/kubelet/lifecycle/handlers.go)",
+	},
+})
 
-var preferNativeSleep = &Check{
+var preferNativeSleep = register(&Check{
 	ID:       "prefer-native-sleep",
+	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
 	run: func(s *scope, c *Check) []Finding {
@@ -148,7 +167,12 @@ var preferNativeSleep = &Check{
 			return &f
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "lifecycle.preStop.sleep needs no binary in the image and is not subject to exec failures. It is beta and on by default from 1.30 and GA in 1.34; sleep seconds: 0 is allowed from 1.33.",
+		Fix:    "Replace exec [\"sleep\",\"N\"] with sleep: {seconds: N}.",
+		Source: "KEP-3960 (PodLifecycleSleepAction), KEP-4818 (zero-second sleep)",
+	},
+})
 
 // versionOrNative names the target version in messages ("1.30+" when it
 // is unknown and taken as current).

@@ -8,8 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-var missingReadinessProbe = &Check{
+var missingReadinessProbe = register(&Check{
 	ID:       "missing-readiness-probe",
+	Topic:    TopicProbes,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
 	Needs:    []Input{InputServices},
@@ -23,7 +24,12 @@ var missingReadinessProbe = &Check{
 			return &f
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "Without a readinessProbe a pod is Ready as soon as its containers start, so it receives traffic before the app listens, and rollouts move on before new pods can serve.",
+		Fix:    "Add a readinessProbe (httpGet on a health endpoint, tcpSocket or grpc) to each serving container.",
+		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice ready condition",
+	},
+})
 
 func readinessFix(w *Workload, ctr corev1.Container) string {
 	probe := map[string]any{"periodSeconds": 5}
@@ -35,8 +41,9 @@ func readinessFix(w *Workload, ctr corev1.Container) string {
 	return patchCommand(w, containerPatch(ctr.Name, map[string]any{"readinessProbe": probe}))
 }
 
-var readinessProbePortUnknown = &Check{
+var readinessProbePortUnknown = register(&Check{
 	ID:       "readiness-probe-port-unknown",
+	Topic:    TopicProbes,
 	Severity: SeverityWarning,
 	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
 	run: func(s *scope, c *Check) []Finding {
@@ -55,7 +62,12 @@ var readinessProbePortUnknown = &Check{
 			return out
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "kubelet resolves a named probe port in the container's own ports; an undeclared name makes the probe fail forever and the pod never turns Ready. Numbered ports are not flagged: declaring ports is informational and kubelet probes any number.",
+		Fix:    "Point the probe at a declared port (by name or number) or declare the port in containers[].ports.",
+		Source: "kubelet prober (pkg/kubelet/prober, findPortByName)",
+	},
+})
 
 // probePort returns the port an httpGet, tcpSocket or grpc probe targets.
 func probePort(p *corev1.Probe) (intstr.IntOrString, bool) {

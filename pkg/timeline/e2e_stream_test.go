@@ -114,13 +114,16 @@ func (l *live) wait() run {
 
 // cutProxy is a loopback TCP proxy to the API server that the test can cut:
 // every open connection is closed and new ones are refused for a while, as
-// when a load balancer or a VPN drops long-lived watches.
+// when a load balancer or a VPN drops long-lived watches. It can also
+// pause: connections stay open but what the server sends is held back for
+// a while, as when a watch stalls.
 type cutProxy struct {
-	ln        net.Listener
-	target    string
-	mu        sync.Mutex
-	conns     []net.Conn
-	downUntil time.Time
+	ln          net.Listener
+	target      string
+	mu          sync.Mutex
+	conns       []net.Conn
+	downUntil   time.Time
+	pausedUntil time.Time
 }
 
 func newCutProxy(t *testing.T, target string) *cutProxy {
@@ -156,9 +159,41 @@ func (p *cutProxy) serve() {
 		p.mu.Lock()
 		p.conns = append(p.conns, c, up)
 		p.mu.Unlock()
-		go pipe(c, up)
+		go p.pipeHeld(c, up)
 		go pipe(up, c)
 	}
+}
+
+// pipeHeld copies what the server sends to the client, holding each chunk
+// back while the proxy is paused.
+func (p *cutProxy) pipeHeld(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		p.mu.Lock()
+		hold := time.Until(p.pausedUntil)
+		p.mu.Unlock()
+		if hold > 0 {
+			time.Sleep(hold)
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	dst.Close()
+	src.Close()
+}
+
+// pause holds back what the server sends for d, connections kept open.
+func (p *cutProxy) pause(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pausedUntil = time.Now().Add(d)
 }
 
 func pipe(dst, src net.Conn) {
@@ -176,6 +211,18 @@ func (p *cutProxy) cut(d time.Duration) {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+// proxyTo starts a cutProxy to the API server of kubeconfig and returns it
+// with a kubeconfig that goes through it.
+func proxyTo(t *testing.T, kubeconfig string) (*cutProxy, string) {
+	t.Helper()
+	var proxy *cutProxy
+	kc := proxiedKubeconfig(t, kubeconfig, func(target string) string {
+		proxy = newCutProxy(t, target)
+		return proxy.ln.Addr().String()
+	})
+	return proxy, kc
 }
 
 // proxiedKubeconfig writes a copy of kubeconfig whose clusters point at the

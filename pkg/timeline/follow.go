@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
 // Action is what Follow does to start the termination.
@@ -57,15 +59,16 @@ type Config struct {
 	Printer    Printer
 }
 
-// ErrTimeout is returned (wrapped) with the partial timeline when ctx ends
-// before the pod is gone.
-var ErrTimeout = errors.New("timed out")
+// ErrInterrupted is returned (wrapped) with the partial timeline when ctx
+// is cancelled (Ctrl-C) before the pod is gone.
+var ErrInterrupted = errors.New("interrupted")
 
 // Follow watches the pod named in cfg until it is gone plus cfg.Settle,
 // starting its termination first when cfg.Action says so. It returns the
 // timeline, and an error when the pod does not exist, the cluster cannot be
-// reached, the delete or eviction fails, or ctx ends first (ErrTimeout,
-// returned with the partial timeline).
+// reached, the delete or eviction fails, or ctx ends first (wrapping the
+// *eviction.TimeoutError of a context from eviction.WithTimeout, with the
+// partial timeline).
 func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	pods := cfg.Client.CoreV1().Pods(cfg.Namespace)
 	pod, err := pods.Get(ctx, cfg.Name, metav1.GetOptions{})
@@ -79,6 +82,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	services, svcErr := selectingServices(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
+	f.rec.Stall = func(g Gap) { cfg.Printer.Gap(f.rec.TL, g) }
 	for _, e := range f.rec.TL.Events { // a deletion found at start
 		f.rec.Emit(e)
 	}
@@ -212,10 +216,10 @@ func (f *follower) loop(ctx context.Context) error {
 			if f.rec.Gone() {
 				return nil
 			}
-			if ctx.Err() != context.DeadlineExceeded {
-				return fmt.Errorf("interrupted before pod %s/%s was gone: the timeline above is partial", f.cfg.Namespace, f.cfg.Name)
+			if t := eviction.TimedOut(ctx); t != nil {
+				return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", t, f.cfg.Namespace, f.cfg.Name)
 			}
-			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrTimeout, f.cfg.Namespace, f.cfg.Name)
+			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)
 		}
 	}
 }
@@ -265,8 +269,9 @@ func (f *follower) delete(ctx context.Context) error {
 	return nil
 }
 
-// evict posts one Eviction. A 429 is a PodDisruptionBudget refusing it: the
-// refusal is recorded with the budget's cause and the next attempt is
+// evict posts one Eviction. A refusal that may pass later (a
+// PodDisruptionBudget's 429, throttling, a terminating namespace; read by
+// pkg/eviction) is recorded with its cause and the next attempt is
 // scheduled; any other error ends the command.
 func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	at := time.Now()
@@ -275,45 +280,27 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 		ev.DeleteOptions = &metav1.DeleteOptions{GracePeriodSeconds: f.cfg.GracePeriodSeconds}
 	}
 	err := f.cfg.Client.PolicyV1().Evictions(f.cfg.Namespace).Evict(ctx, ev)
-	if err == nil {
+	a := eviction.Read(err)
+	if a.Kind == eviction.Accepted {
 		f.rec.MarkT0(at, "eviction accepted", "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
 		return 0, nil
 	}
-	if !apierrors.IsTooManyRequests(err) {
+	if !a.Retryable() {
 		return 0, fmt.Errorf("evicting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
 	}
 	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
-		Message: "Eviction refused (429): " + EvictionCause(err) + "; retrying"})
+		Message: "Eviction refused (" + refusalCode(a) + "): " + a.Cause + "; retrying"})
 	wait := f.cfg.EvictRetry
 	if wait == 0 {
 		wait = 2 * time.Second
 	}
-	if s, ok := apierrors.SuggestsClientDelay(err); ok && time.Duration(s)*time.Second > wait {
-		wait = time.Duration(s) * time.Second
-	}
-	return wait, nil
+	return max(wait, a.RetryAfter), nil
 }
 
-// EvictionCause returns why the Eviction API refused: the DisruptionBudget
-// causes of the 429's StatusDetails (the eviction REST handler in
-// pkg/registry/core/pod/storage/eviction.go puts "The disruption budget X
-// needs N healthy pods and has M currently" there), else its message.
-func EvictionCause(err error) string {
-	var st apierrors.APIStatus
-	if errors.As(err, &st) {
-		s := st.Status()
-		if s.Details != nil {
-			var causes []string
-			for _, c := range s.Details.Causes {
-				if c.Type == policyv1.DisruptionBudgetCause || c.Message != "" {
-					causes = append(causes, c.Message)
-				}
-			}
-			if len(causes) > 0 {
-				return strings.Join(causes, "; ")
-			}
-		}
-		return s.Message
+// refusalCode is the HTTP status of a retryable refusal, for the event line.
+func refusalCode(a eviction.Answer) string {
+	if a.Kind == eviction.NamespaceTerminating {
+		return "403"
 	}
-	return err.Error()
+	return "429"
 }

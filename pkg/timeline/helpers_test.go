@@ -61,8 +61,19 @@ func exited(pod *corev1.Pod, code int32, finished time.Time) *corev1.Pod {
 func boolp(b bool) *bool { return &b }
 
 // slice returns an EndpointSlice of service holding the pod's endpoint with
-// the given conditions, or no endpoint when ready is nil.
+// the given conditions (none when ready is nil) beside the ready endpoint
+// of another pod, web-2, so that kube-proxy never falls back to this one.
 func slice(name, service string, ready, serving, terminating *bool) *discoveryv1.EndpointSlice {
+	s := lonelySlice(name, service, ready, serving, terminating)
+	s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0.2"},
+		TargetRef:  &corev1.ObjectReference{Kind: "Pod", Name: "web-2", UID: "uid-web-2"},
+		Conditions: discoveryv1.EndpointConditions{Ready: boolp(true)}})
+	return s
+}
+
+// lonelySlice is slice without the other pod: this pod's endpoint is the
+// Service's only one.
+func lonelySlice(name, service string, ready, serving, terminating *bool) *discoveryv1.EndpointSlice {
 	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
 		Labels: map[string]string{discoveryv1.LabelServiceName: service}}}
 	if ready != nil {

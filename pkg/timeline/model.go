@@ -34,6 +34,7 @@ const (
 	KindEndpointAdded    Kind = "EndpointAdded"     // the pod's endpoint appeared in a slice
 	KindEndpointChanged  Kind = "EndpointChanged"   // ready/serving/terminating changed
 	KindEndpointRemoved  Kind = "EndpointRemoved"   // the pod's endpoint left a slice
+	KindServiceEndpoints Kind = "ServiceEndpoints"  // a Service's count of other pods' ready endpoints reached or left zero
 	KindKilling          Kind = "Killing"           // Event: kubelet starts stopping a container (preStop first)
 	KindPreStopFailed    Kind = "FailedPreStopHook" // Event: the preStop hook failed, its delay never happened
 	KindUnhealthy        Kind = "Unhealthy"         // Event: a probe failed
@@ -75,9 +76,18 @@ type Event struct {
 	Service, Slice string
 	// Endpoint is the new state for KindEndpointAdded/Changed.
 	Endpoint *EndpointState
+	// OthersReady is set for KindServiceEndpoints: how many other pods
+	// have a ready endpoint in Service's EndpointSlices. At zero kube-proxy
+	// sends the Service's traffic to endpoints that are serving and
+	// terminating (this pod's too), not to none.
+	OthersReady *int
 	// Initial marks an event that had already happened when the watch
 	// started (a pod found terminating); its Recv is the watch start.
 	Initial bool
+	// stored is the API server's own time for storing the change, when
+	// it is later than Server (an Event written late by its reporter);
+	// stalls are measured from the later of the two.
+	stored time.Time
 }
 
 // Gap is a stretch of time in which one watch was not connected. Changes
@@ -92,8 +102,13 @@ type Gap struct {
 	// resume and was replaced by a fresh List: changes inside the gap are
 	// seen only as their net result.
 	Relisted bool
-	// Reason is the error that opened the gap.
+	// Reason is the error that opened the gap, or for a stall what
+	// arrived late.
 	Reason string
+	// Stalled marks a stall rather than a cut: the watch stayed connected
+	// but delivered a change more than StallThreshold after the server's
+	// own time for it; From is that server time on the local clock.
+	Stalled bool
 }
 
 // PreStop is what the pod spec says a container's preStop hook does.
@@ -126,9 +141,14 @@ type Timeline struct {
 	// terminating, before that its spec's terminationGracePeriodSeconds.
 	GracePeriodSeconds int64
 	// Containers lists spec.containers names in order; PreStop has one entry
-	// for each.
+	// for each, and for each of NativeSidecars.
 	Containers []string
-	PreStop    map[string]PreStop
+	// NativeSidecars lists the initContainers with restartPolicy Always:
+	// the kubelet stops them only after every regular container has exited
+	// (KEP-753, kuberuntime killContainersWithSyncResult), so they never
+	// decide when the app is told to stop.
+	NativeSidecars []string
+	PreStop        map[string]PreStop
 	// Services are the Services whose selector matches the pod.
 	Services []string
 	// AlreadyTerminating is true when the pod had a deletionTimestamp when
@@ -155,3 +175,19 @@ func (tl *Timeline) Ms(t time.Time) (int64, bool) {
 // Deadline returns the grace deadline in milliseconds since T0 (T0 plus the
 // grace period), the moment the kubelet sends SIGKILL.
 func (tl *Timeline) Deadline() int64 { return tl.GracePeriodSeconds * 1000 }
+
+// Started reports whether a termination was seen: this command's delete or
+// accepted eviction, a deletionTimestamp, or a pod already terminating.
+// A timeline that never started has nothing to judge.
+func (tl *Timeline) Started() bool { return !tl.T0.IsZero() }
+
+// LastRefusal returns the message of the last refused eviction, "" when
+// none was refused.
+func (tl *Timeline) LastRefusal() string {
+	for i := len(tl.Events) - 1; i >= 0; i-- {
+		if tl.Events[i].Kind == KindEvictionRefused {
+			return tl.Events[i].Message
+		}
+	}
+	return ""
+}

@@ -22,10 +22,21 @@ type Recorder struct {
 	// Emit, when set, receives each event as it is recorded.
 	Emit func(Event)
 
+	// Stall, when set, receives each stall as it is marked (see stall).
+	Stall func(Gap)
+
 	pod    *corev1.Pod
 	gone   bool
 	slices map[string]sliceEndpoint
 	events map[types.UID]int32
+	// others holds, for each EndpointSlice seen, its Service and the
+	// other pods' ready endpoints in it; othersReady the last count of
+	// each Service recorded as an event.
+	others      map[string]sliceOthers
+	othersReady map[string]int
+	// clockSkewed stops stall marking once a change arrived before the
+	// server's time for it: the clocks disagree.
+	clockSkewed bool
 }
 
 type sliceEndpoint struct {
@@ -48,7 +59,15 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		tl.Containers = append(tl.Containers, c.Name)
 		tl.PreStop[c.Name] = preStopOf(c)
 	}
-	r := &Recorder{TL: tl, pod: pod.DeepCopy(), slices: map[string]sliceEndpoint{}, events: map[types.UID]int32{}}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			tl.NativeSidecars = append(tl.NativeSidecars, c.Name)
+			tl.PreStop[c.Name] = preStopOf(c)
+		}
+	}
+	r := &Recorder{TL: tl, pod: pod.DeepCopy(), slices: map[string]sliceEndpoint{}, events: map[types.UID]int32{},
+		others: map[string]sliceOthers{}, othersReady: map[string]int{}}
 	if pod.DeletionTimestamp != nil {
 		tl.AlreadyTerminating = true
 		tl.T0, tl.T0Source = start, "watch start (pod already terminating)"
@@ -68,6 +87,7 @@ func (r *Recorder) add(e Event) {
 	if r.Emit != nil {
 		r.Emit(e)
 	}
+	r.checkStall(e)
 }
 
 // MarkT0 sets the delete request's local time when this command sent it and
@@ -196,17 +216,26 @@ func findCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondit
 	return nil
 }
 
+// findStatus returns the status of the container or init container name.
 func findStatus(pod *corev1.Pod, name string) *corev1.ContainerStatus {
-	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].Name == name {
-			return &pod.Status.ContainerStatuses[i]
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
 		}
 	}
 	return nil
 }
 
 func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
-	for _, cs := range pod.Status.ContainerStatuses {
+	statuses := pod.Status.ContainerStatuses
+	for _, cs := range pod.Status.InitContainerStatuses {
+		if slices.Contains(r.TL.NativeSidecars, cs.Name) {
+			statuses = append(statuses[:len(statuses):len(statuses)], cs)
+		}
+	}
+	for _, cs := range statuses {
 		prev := findStatus(old, cs.Name)
 		if t := cs.State.Terminated; t != nil && (prev == nil || prev.State.Terminated == nil) {
 			code := t.ExitCode
@@ -270,10 +299,15 @@ func endpointOf(slice *discoveryv1.EndpointSlice, uid string) *EndpointState {
 // never held it are ignored.
 func (r *Recorder) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
 	var st *EndpointState
+	service := slice.Labels[discoveryv1.LabelServiceName]
 	if typ != watch.Deleted {
 		st = endpointOf(slice, r.TL.UID)
+		r.others[slice.Name] = sliceOthers{service: service, ready: othersReadyIn(slice, r.TL.UID)}
+	} else {
+		delete(r.others, slice.Name)
 	}
-	r.sliceState(recv, slice.Name, slice.Labels[discoveryv1.LabelServiceName], st, false)
+	r.sliceState(recv, slice.Name, service, st, false)
+	r.servicesReady(recv, false)
 }
 
 // SliceList records a re-list of the EndpointSlices (at start, or after a
@@ -283,13 +317,21 @@ func (r *Recorder) SliceList(recv time.Time, slices []discoveryv1.EndpointSlice,
 	for i := range slices {
 		s := &slices[i]
 		seen[s.Name] = true
-		r.sliceState(recv, s.Name, s.Labels[discoveryv1.LabelServiceName], endpointOf(s, r.TL.UID), initial)
+		service := s.Labels[discoveryv1.LabelServiceName]
+		r.others[s.Name] = sliceOthers{service: service, ready: othersReadyIn(s, r.TL.UID)}
+		r.sliceState(recv, s.Name, service, endpointOf(s, r.TL.UID), initial)
 	}
 	for name, prev := range r.slices {
 		if !seen[name] {
 			r.sliceState(recv, name, prev.service, nil, initial)
 		}
 	}
+	for name := range r.others {
+		if !seen[name] {
+			delete(r.others, name)
+		}
+	}
+	r.servicesReady(recv, initial)
 }
 
 func (r *Recorder) sliceState(recv time.Time, slice, service string, st *EndpointState, initial bool) {
@@ -347,7 +389,7 @@ func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
 	}
 	r.events[ev.UID] = count
 	e := Event{Recv: recv, Server: eventTime(ev), Track: ControlPlane, Kind: KindOtherEvent, Initial: initial,
-		Container: containerOfFieldPath(ev.InvolvedObject.FieldPath)}
+		Container: containerOfFieldPath(ev.InvolvedObject.FieldPath), stored: storedTime(ev)}
 	if ev.Source.Component == "kubelet" || ev.ReportingController == "kubelet" {
 		e.Track = Kubelet
 	}
@@ -390,11 +432,28 @@ func eventTime(ev *corev1.Event) time.Time {
 	return ev.FirstTimestamp.Time
 }
 
-// containerOfFieldPath extracts NAME from "spec.containers{NAME}".
+// storedTime returns the API server's latest time for writing ev: its
+// creationTimestamp or the time of its last managed-fields update (both
+// set by the server, whole seconds). A reporter that sends an Event late
+// (the kubelet's recorder retries under load) makes it later than the
+// Event's own time.
+func storedTime(ev *corev1.Event) time.Time {
+	t := ev.CreationTimestamp.Time
+	for _, mf := range ev.ManagedFields {
+		if mf.Time != nil && mf.Time.After(t) {
+			t = mf.Time.Time
+		}
+	}
+	return t
+}
+
+// containerOfFieldPath extracts NAME from "spec.containers{NAME}" or
+// "spec.initContainers{NAME}" (the kubelet's reference to a container).
 func containerOfFieldPath(p string) string {
-	const prefix = "spec.containers{"
-	if len(p) > len(prefix)+1 && p[:len(prefix)] == prefix && p[len(p)-1] == '}' {
-		return p[len(prefix) : len(p)-1]
+	for _, prefix := range []string{"spec.containers{", "spec.initContainers{"} {
+		if len(p) > len(prefix)+1 && p[:len(prefix)] == prefix && p[len(p)-1] == '}' {
+			return p[len(prefix) : len(p)-1]
+		}
 	}
 	return ""
 }

@@ -72,7 +72,9 @@ func TestRecorderRelistFindsRemovedSliceAndGonePod(t *testing.T) {
 	r.SliceList(at(500), nil, false)
 	r.PodList(at(501), []corev1.Pod{})
 	got := kinds(r.TL)
-	want := []Kind{KindEndpointAdded, KindEndpointRemoved, KindPodGone}
+	// The other pod's ready endpoint leaves with the slice: the Service has
+	// none left.
+	want := []Kind{KindEndpointAdded, KindServiceEndpoints, KindEndpointRemoved, KindServiceEndpoints, KindPodGone}
 	if len(got) != len(want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
@@ -81,7 +83,10 @@ func TestRecorderRelistFindsRemovedSliceAndGonePod(t *testing.T) {
 			t.Fatalf("events %v, want %v", got, want)
 		}
 	}
-	if !r.TL.Events[0].Initial || r.TL.Events[1].Initial {
+	if n := r.TL.Events[3].OthersReady; n == nil || *n != 0 {
+		t.Errorf("after the re-list the Service has %v other ready endpoints, want 0", n)
+	}
+	if !r.TL.Events[0].Initial || r.TL.Events[2].Initial {
 		t.Errorf("only the first List's endpoint is initial")
 	}
 	if !r.Gone() {

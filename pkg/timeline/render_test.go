@@ -1,4 +1,4 @@
-package timeline
+package timeline_test
 
 import (
 	"bufio"
@@ -6,13 +6,21 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
+func init() {
+	timeline.WriteVerdictForTest = render.WriteVerdict
+	timeline.WriteGapLineForTest = render.WriteGapLine
+}
+
 func TestWriteLineEscapesClusterText(t *testing.T) {
-	tl := &Timeline{T0: at(0)}
+	tl := &timeline.Timeline{T0: timeline.At(0)}
 	var b bytes.Buffer
-	e := Event{Recv: at(1234), Server: at(0), Track: Kubelet, Message: "Event Normal Killing: Stopping \x1b[2Jcontainer\napp"}
-	if err := WriteLine(&b, tl, e); err != nil {
+	e := timeline.Event{Recv: timeline.At(1234), Server: timeline.At(0), Track: timeline.Kubelet, Message: "Event Normal Killing: Stopping \x1b[2Jcontainer\napp"}
+	if err := render.WriteLine(&b, tl, e); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
@@ -28,18 +36,18 @@ func TestWriteLineEscapesClusterText(t *testing.T) {
 
 func TestWriteLineBeforeT0AndEndpointWithoutServerTime(t *testing.T) {
 	var b bytes.Buffer
-	_ = WriteLine(&b, &Timeline{}, Event{Recv: at(5), Track: ControlPlane, Message: "x"})
+	_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timeline.At(5), Track: timeline.ControlPlane, Message: "x"})
 	if !strings.Contains(b.String(), "before  --:--:--  control plane") {
 		t.Errorf("line before the delete request: %q", b.String())
 	}
 }
 
 func TestGapLines(t *testing.T) {
-	tl := &Timeline{T0: at(0)}
+	tl := &timeline.Timeline{T0: timeline.At(0)}
 	var b bytes.Buffer
-	_ = WriteGapLine(&b, tl, Gap{Stream: "pod", From: at(1000), Reason: "watch connection closed"})
-	_ = WriteGapLine(&b, tl, Gap{Stream: "pod", From: at(1000), To: at(2500)})
-	_ = WriteGapLine(&b, tl, Gap{Stream: "Events", From: at(1000), To: at(3000), Relisted: true})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timeline.At(1000), Reason: "watch connection closed"})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timeline.At(1000), To: timeline.At(2500)})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "Events", From: timeline.At(1000), To: timeline.At(3000), Relisted: true})
 	out := b.String()
 	for _, want := range []string{"+1000 ms", "GAP: pod watch lost (watch connection closed)", "+2500 ms", "resumed after 1500 ms", "GAP: Events watch re-listed after 2000 ms"} {
 		if !strings.Contains(out, want) {
@@ -49,10 +57,10 @@ func TestGapLines(t *testing.T) {
 }
 
 func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
-	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
-	v := Compute(tl)
+	tl := timeline.Terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
+	v := timeline.Compute(tl)
 	var b bytes.Buffer
-	if err := WriteChart(&b, tl, v); err != nil {
+	if err := render.WriteChart(&b, tl, v); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
@@ -84,26 +92,26 @@ func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
 }
 
 func TestChartMarksRaceAndSIGKILL(t *testing.T) {
-	tl := terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil)
-	v := Compute(tl)
+	tl := timeline.Terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil)
+	v := timeline.Compute(tl)
 	var b bytes.Buffer
-	_ = WriteChart(&b, tl, v)
+	_ = render.WriteChart(&b, tl, v)
 	if !strings.Contains(b.String(), "!") {
 		t.Errorf("no SIGKILL mark:\n%s", b.String())
 	}
 }
 
 func TestJSONLinesAndSummary(t *testing.T) {
-	tl := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
-	tl.Gaps = []Gap{{Stream: "pod", From: at(100), To: at(300)}}
+	tl := timeline.Terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
+	tl.Gaps = []timeline.Gap{{Stream: "pod", From: timeline.At(100), To: timeline.At(300)}}
 	var b bytes.Buffer
 	for _, e := range tl.Events {
-		if err := WriteJSONEvent(&b, tl, e); err != nil {
+		if err := render.WriteJSONEvent(&b, tl, e); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_ = WriteJSONGap(&b, tl, tl.Gaps[0])
-	_ = WriteJSONSummary(&b, tl, Compute(tl))
+	_ = render.WriteJSONGap(&b, tl, tl.Gaps[0])
+	_ = render.WriteJSONSummary(&b, tl, timeline.Compute(tl))
 	sc := bufio.NewScanner(&b)
 	var types []string
 	var last map[string]any
@@ -128,10 +136,10 @@ func TestJSONLinesAndSummary(t *testing.T) {
 }
 
 func TestMermaidGantt(t *testing.T) {
-	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
+	tl := timeline.Terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
 	tl.Pod = "web:1#x"
 	var b bytes.Buffer
-	if err := WriteMermaid(&b, tl, Compute(tl)); err != nil {
+	if err := render.WriteMermaid(&b, tl, timeline.Compute(tl)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -140,21 +148,63 @@ func TestMermaidGantt(t *testing.T) {
 			t.Errorf("mermaid lacks %q:\n%s", want, out)
 		}
 	}
-	race := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
-	race.Events[len(race.Events)-1].Recv = at(1020)
+	race := timeline.Terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
+	race.Events[len(race.Events)-1].Recv = timeline.At(1020)
 	b.Reset()
-	_ = WriteMermaid(&b, race, Compute(race))
+	_ = render.WriteMermaid(&b, race, timeline.Compute(race))
 	if !strings.Contains(b.String(), "section verdict") {
 		t.Errorf("no verdict section:\n%s", b.String())
 	}
 }
 
 func TestVerdictTextEscapes(t *testing.T) {
-	tl := terminate(t, 30, false, 0, nil, 1000, 0, nil)
+	tl := timeline.Terminate(t, 30, false, 0, nil, 1000, 0, nil)
 	tl.Pod = "evil\x1b]0;title\x07"
 	var b bytes.Buffer
-	_ = WriteVerdict(&b, tl, Compute(tl))
+	_ = render.WriteVerdict(&b, tl, timeline.Compute(tl))
 	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "SAFE: the pod is not behind any Service") {
 		t.Errorf("verdict: %q", b.String())
+	}
+}
+
+// -o json writes [] for every list, never null, whatever the timeline: an
+// empty one, a normal one, one with a stall.
+func TestJSONSummaryHasNoNull(t *testing.T) {
+	stalled := timeline.Terminate(t, 30, true, 5, []string{"web"}, 6000, 0, nil)
+	stalled.Gaps = []timeline.Gap{{Stream: "Events", From: timeline.At(0), To: timeline.At(3000), Stalled: true, Reason: "Killing arrived late"}}
+	for name, tl := range map[string]*timeline.Timeline{
+		"empty":        {Namespace: "shop", Pod: "web-0"},
+		"not behind":   timeline.Terminate(t, 30, false, 0, nil, 1000, 0, nil),
+		"with stall":   stalled,
+		"two Services": timeline.Terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil),
+	} {
+		for _, v := range []timeline.Verdict{timeline.Compute(tl), {}} {
+			var b bytes.Buffer
+			if err := render.WriteJSONSummary(&b, tl, v); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(b.String(), "null") {
+				t.Errorf("%s: null in %s", name, b.String())
+			}
+		}
+	}
+	var b bytes.Buffer
+	_ = render.WriteJSONSummary(&b, stalled, timeline.Compute(stalled))
+	if !strings.Contains(b.String(), `"stalled":true`) {
+		t.Errorf("the stall is not marked in the summary's gaps: %s", b.String())
+	}
+}
+
+// Lists in the verdict's text are names separated by commas, never Go's
+// slice form.
+func TestVerdictTextListsNames(t *testing.T) {
+	tl := timeline.Terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil)
+	var b bytes.Buffer
+	if err := render.WriteVerdict(&b, tl, timeline.Compute(tl)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "[") || !strings.Contains(out, "Services: web, web-internal") {
+		t.Errorf("verdict:\n%s", out)
 	}
 }

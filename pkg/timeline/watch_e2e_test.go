@@ -21,28 +21,28 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // tol is the tolerance on simulated times: kwok acts on its own watch, the
 // server's times are whole seconds, and the machine is shared.
 const tol = 1500
 
-// The scenarios of issue 4, each on the local cluster with the termination
+// The watch scenarios, each on the local cluster with the termination
 // simulation (sim.graceful.test annotations) as known ground truth, each
 // running the plugin through the real kubectl.
 func TestWatchPodE2E(t *testing.T) {
 	env := e2e.Cluster(t)
-	jsonArgs := func(ns, pod string, extra ...string) []string {
-		return append([]string{"watch", "pod", pod, "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s"}, extra...)
-	}
 	ctx := context.Background()
 
 	t.Run("1 naive Deployment without preStop races", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 30})
+		// Two replicas: the other keeps the Service a ready endpoint (a
+		// last replica keeps traffic until it stops serving: watch_truth).
+		pods := createDeployment(t, env, ns, node, "web", 2, podOpts{grace: 30})
 		createService(t, env, ns, "web", nil, &pods[0])
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, pods[0].Name, "--delete")...)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, pods[0].Name, "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		if r.code != 2 {
 			t.Errorf("exit %d, want 2 (risk); stderr: %s", r.code, r.stderr)
@@ -72,17 +72,17 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("2 preStop sleep 5 grace 45 is safe", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 45, preStop: 5})
-		createService(t, env, ns, "web", nil, pod)
+		createServedPods(t, env, ns, node, podOpts{grace: 45, preStop: 5})
 		stdout, stderr, code := kubectl(t, env, "watch", "pod", "web-0", "-n", ns, "--delete", "--settle", "1s", "--timeout", "90s")
 		if code != 0 {
 			t.Errorf("exit %d, want 0 (safe); stderr: %s\n%s", code, stderr, stdout)
 		}
-		// The pod's deletionTimestamp and the endpoint's terminating state
-		// arrive on different watches, in either order: check each stream.
+		// The pod's changes and the endpoint's arrive on different watches,
+		// in either order (the endpoint's removal, caused by the exit, was
+		// seen 1 ms before the exit itself once): check each stream.
 		inOrder(t, stdout, "DELETE sent", "deletionTimestamp set: grace period 45 s", "container app exited 0", "pod object deleted")
 		inOrder(t, stdout, "DELETE sent", "endpoint ready=false serving=true terminating=true",
-			"container app exited 0", "endpoint removed", "control plane", "kubelet", "SAFE")
+			"endpoint removed", "control plane", "kubelet", "SAFE")
 		out := number(t, stdout, `endpoint out of every ready set at \+(-?\d+) ms`)
 		sig := number(t, stdout, `SIGTERM estimated at \+(\d+) ms`)
 		exit := number(t, stdout, `container app exited 0 at \+(\d+) ms`)
@@ -99,7 +99,7 @@ func TestWatchPodE2E(t *testing.T) {
 		ns, node := env.Namespace(t), env.Node(t)
 		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 3, exitAfter: "60s"})
 		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		exit := r.first(t, timeline.KindContainerExit, "exited 137")
 		near(t, "SIGKILL at the grace deadline", exit.Ms, 3000, tol)
@@ -113,12 +113,12 @@ func TestWatchPodE2E(t *testing.T) {
 		ns, node := env.Namespace(t), env.Node(t)
 		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 3, preStop: 20, execSleep: true})
 		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		exit := r.first(t, timeline.KindContainerExit, "exited 137")
 		near(t, "killed inside preStop at the deadline", exit.Ms, 3000, tol)
 		v := r.summary.Verdict
-		if r.code != 2 || !v.KilledInPreStop || v.SigtermMs != nil || !findingWith(v, "killed inside preStop") {
+		if r.code != 2 || !v.KilledInPreStop || v.SigtermMs != nil || !findingWith(v, "killed inside preStop") || findingWith(v, "ignored SIGTERM") {
 			t.Errorf("exit %d, verdict %+v: want 2, killed in preStop, no SIGTERM", r.code, v)
 		}
 	})
@@ -126,7 +126,8 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("5 behind two Services, waiting for someone else's delete", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 10, preStop: 2})
+		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 10, preStop: 5})
+		createPod(t, env, ns, node, "web-1", podOpts{grace: 10, preStop: 5}) // another ready endpoint
 		createService(t, env, ns, "web", nil, pod)
 		createService(t, env, ns, "web-canary", nil, pod)
 		l := startLive(t, env.Kubeconfig, "watch", "pod", "web-0", "-n", ns, "-o", "json", "--settle", "1s", "--timeout", "90s")
@@ -141,7 +142,7 @@ func TestWatchPodE2E(t *testing.T) {
 		if r.summary.T0Source != "deletion seen" || strings.Join(r.summary.Services, ",") != "web,web-canary" {
 			t.Errorf("t0 %q services %v", r.summary.T0Source, r.summary.Services)
 		}
-		seen := map[string]timeline.JSONEvent{}
+		seen := map[string]render.JSONEvent{}
 		for _, e := range r.events {
 			if e.Kind == timeline.KindEndpointChanged && e.Endpoint != nil && !e.Endpoint.Ready {
 				seen[e.Service] = e
@@ -156,7 +157,7 @@ func TestWatchPodE2E(t *testing.T) {
 				t.Errorf("endpoint out at %v, before it left %s's slice at %d", v.EndpointOutMs, svc, msOf(t, e))
 			}
 		}
-		near(t, "exit (preStop 2 + 1 s)", r.first(t, timeline.KindContainerExit, "exited 0").Ms, 3000, tol)
+		near(t, "exit (preStop 5 + 1 s)", r.first(t, timeline.KindContainerExit, "exited 0").Ms, 6000, tol)
 	})
 
 	t.Run("6 behind no Service, mermaid", func(t *testing.T) {
@@ -177,7 +178,7 @@ func TestWatchPodE2E(t *testing.T) {
 		ns, node := env.Namespace(t), env.Node(t)
 		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 30, preStop: 5, preStopBad: true})
 		createService(t, env, ns, "web", nil, pod)
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		failed := r.first(t, timeline.KindPreStopFailed, "")
 		exit := r.first(t, timeline.KindContainerExit, "exited 0")
@@ -192,10 +193,10 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("8 evict blocked by a PDB, then allowed", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 10, preStop: 1})
+		pods := createDeployment(t, env, ns, node, "web", 1, podOpts{grace: 10, preStop: 5})
 		createService(t, env, ns, "web", nil, &pods[0])
 		createPDB(t, env, ns, 1)
-		l := startLive(t, env.Kubeconfig, append(jsonArgs(ns, pods[0].Name, "--evict"), "--timeout", "120s")...)
+		l := startLive(t, env.Kubeconfig, append(watchJSON(ns, pods[0].Name, "--evict"), "--timeout", "120s")...)
 		l.waitFor(`"kind":"EvictionRefused"`, 30*time.Second)
 		scale(t, env, ns, "web", 2)
 		r := l.wait()
@@ -214,14 +215,9 @@ func TestWatchPodE2E(t *testing.T) {
 	t.Run("9 watch connection cut mid-termination", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 30, preStop: 5})
-		createService(t, env, ns, "web", nil, pod)
-		var proxy *cutProxy
-		kc := proxiedKubeconfig(t, env.Kubeconfig, func(target string) string {
-			proxy = newCutProxy(t, target)
-			return proxy.ln.Addr().String()
-		})
-		l := startLive(t, kc, jsonArgs(ns, "web-0", "--delete")...)
+		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
+		proxy, kc := proxyTo(t, env.Kubeconfig)
+		l := startLive(t, kc, watchJSON(ns, "web-0", "--delete")...)
 		l.waitFor(`"kind":"Killing"`, 30*time.Second)
 		time.Sleep(500 * time.Millisecond)
 		proxy.cut(2 * time.Second)
@@ -254,7 +250,7 @@ func TestWatchPodE2E(t *testing.T) {
 		if err := env.Client.CoreV1().Pods(ns).Delete(ctx, "web-0", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		stdout, stderr, code := kubectl(t, env, jsonArgs(ns, "web-0", "--delete")...)
+		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		if r.has(timeline.KindDeleteSent) {
 			t.Error("a second DELETE was sent for a terminating pod")

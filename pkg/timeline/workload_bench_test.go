@@ -40,13 +40,13 @@ func followerOf(n int, out WorkloadPrinter) (*workloadFollower, *discoveryv1.End
 	return f, slice, pods
 }
 
-type signalPrinter struct{ lines chan time.Time }
+type rolloutSignal struct{ lines chan time.Time }
 
-func (s signalPrinter) PodEvent(*Rollout, *Timeline, Event)       { s.lines <- time.Now() }
-func (s signalPrinter) Capacity(*Rollout, string, CapacitySample) {}
-func (s signalPrinter) Status(*Rollout, StatusChange)             {}
-func (s signalPrinter) Gap(*Rollout, Gap)                         {}
-func (s signalPrinter) Note(*Rollout, string)                     {}
+func (s rolloutSignal) PodEvent(*Rollout, *Timeline, Event)       { s.lines <- time.Now() }
+func (s rolloutSignal) Capacity(*Rollout, string, CapacitySample) {}
+func (s rolloutSignal) Status(*Rollout, StatusChange)             {}
+func (s rolloutSignal) Gap(*Rollout, Gap)                         {}
+func (s rolloutSignal) Note(*Rollout, string)                     {}
 
 // BenchmarkRolloutOf200Pods measures the time from a notification reaching
 // the follower of a 200-pod workload to its line: each iteration is an
@@ -55,7 +55,7 @@ func (s signalPrinter) Note(*Rollout, string)                     {}
 // read. The p99-ms metric is the processing part of delivery-to-line.
 func BenchmarkRolloutOf200Pods(b *testing.B) {
 	lines := make(chan time.Time, 1024)
-	f, slice, _ := followerOf(200, signalPrinter{lines: lines})
+	f, slice, _ := followerOf(200, rolloutSignal{lines: lines})
 	for len(lines) > 0 {
 		<-lines
 	}
@@ -82,13 +82,9 @@ func BenchmarkRolloutOf200Pods(b *testing.B) {
 // object, none per pod.
 func TestWorkloadWatchesIndependentOfReplicas(t *testing.T) {
 	for _, n := range []int{1, 200} {
-		f, _, _ := followerOf(n, WorkloadLinePrinter{W: &discard{}})
+		f, _, _ := followerOf(n, rolloutSignal{lines: make(chan time.Time, 4*n+64)})
 		if got := len(f.streams()); got != 4 || len(f.order) != n {
 			t.Errorf("%d pods: %d watches, %d pods followed; want 4 watches", n, got, len(f.order))
 		}
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

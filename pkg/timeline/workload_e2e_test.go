@@ -20,14 +20,15 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // workloadRun is a finished `watch TYPE/NAME -o json` run.
 type workloadRun struct {
 	stdout, stderr string
 	code           int
-	lines          []timeline.WorkloadJSONLine
-	summary        timeline.WorkloadJSONSummary
+	lines          []render.WorkloadJSONLine
+	summary        render.WorkloadJSONSummary
 }
 
 func parseWorkloadRun(t *testing.T, r run) workloadRun {
@@ -46,7 +47,7 @@ func parseWorkloadRun(t *testing.T, r run) workloadRun {
 			}
 			continue
 		}
-		var l timeline.WorkloadJSONLine
+		var l render.WorkloadJSONLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line: %v", err)
 		}

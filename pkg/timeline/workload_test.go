@@ -1,8 +1,6 @@
 package timeline
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -130,74 +128,5 @@ func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
 	v := ComputeRollout(r)
 	if v.Risk || !hasRolloutFinding(v, "was interrupted before any rollout started") {
 		t.Errorf("verdict %+v", v)
-	}
-	var b bytes.Buffer
-	_ = WriteRolloutVerdict(&b, r, v)
-	if !strings.Contains(b.String(), "NO ROLLOUT SEEN") {
-		t.Errorf("headline:\n%s", b.String())
-	}
-}
-
-func TestRolloutRenderers(t *testing.T) {
-	r := rolloutOf(t)
-	v := ComputeRollout(r)
-	var b bytes.Buffer
-	if err := WriteRolloutTable(&b, v); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteRolloutChart(&b, r, v); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteRolloutVerdict(&b, r, v); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, want := range []string{"RACE", "safe", "Killing at +20 ms + preStop 5s", "ready web", "RISK: requests can fail during this rollout"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	var rows []string
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "web-1 ") || strings.HasPrefix(l, "web-2 ") {
-			rows = append(rows, l)
-		}
-	}
-	if len(rows) != 2 || !strings.Contains(rows[0], "X") || !strings.Contains(rows[1], "~") || !strings.Contains(rows[1], "T") {
-		t.Errorf("chart rows %q, want one per pod with deletion, preStop and SIGTERM", rows)
-	}
-	b.Reset()
-	if err := WriteRolloutMermaid(&b, r, v); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Count(b.String(), "    section ") != 2 || !strings.Contains(b.String(), "section web-1") {
-		t.Errorf("mermaid:\n%s", b.String())
-	}
-}
-
-func TestWorkloadJSONLines(t *testing.T) {
-	r := rolloutOf(t)
-	var b bytes.Buffer
-	p := WorkloadJSONPrinter{W: &b}
-	p.PodEvent(r, r.Pods[1], r.Pods[1].Events[0])
-	p.Capacity(r, "web", r.Capacity[0].Samples[1])
-	p.Status(r, StatusChange{Recv: at(0), Message: "restart sent"})
-	_ = WriteWorkloadJSONSummary(&b, r, ComputeRollout(r))
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	var first, capacity map[string]any
-	var summary WorkloadJSONSummary
-	for i, dst := range []any{&first, &capacity, nil, &summary} {
-		if dst == nil {
-			continue
-		}
-		if err := json.Unmarshal([]byte(lines[i]), dst); err != nil {
-			t.Fatalf("line %d: %v", i, err)
-		}
-	}
-	if first["pod"] != "web-1" || first["type"] != "event" || capacity["capacity"].(map[string]any)["ready"].(float64) != 3 {
-		t.Errorf("lines %v / %v", first, capacity)
-	}
-	if summary.Type != "summary" || summary.Verdict.Raced != 1 || len(summary.Verdict.Pods) != 2 || summary.Verdict.Capacity[0].MinReady != 2 {
-		t.Errorf("summary %+v", summary)
 	}
 }

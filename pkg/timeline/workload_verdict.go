@@ -98,12 +98,13 @@ func podResult(r *Rollout, tl *Timeline) PodResult {
 	for _, x := range pv.Exits {
 		res.Killed = res.Killed || x.Code == 137
 	}
-	res.Killed = res.Killed || pv.KilledInPreStop || hasKind(tl, KindExceededGrace)
+	res.Killed = res.Killed || pv.KilledInPreStop || tl.HasKind(KindExceededGrace)
 	res.Raced = pv.Risk && pv.BehindService && pv.WindowMs != nil && !res.Killed
 	return res
 }
 
-func hasKind(tl *Timeline, k Kind) bool {
+// HasKind reports whether the timeline holds an event of kind k.
+func (tl *Timeline) HasKind(k Kind) bool {
 	for _, e := range tl.Events {
 		if e.Kind == k {
 			return true

@@ -1,4 +1,4 @@
-// Command bench runs the benchmarks of issue 7 on the project's local
+// Command bench runs the benchmarks on the project's local
 // cluster and prints one table: what, ours, theirs or floor, ratio, target,
 // met. `make bench` runs it from the repository root:
 //
@@ -31,7 +31,7 @@ func main() {
 }
 
 func run() error {
-	scaleName := flag.String("scale", os.Getenv("BENCH_SCALE"), "default, small or tiny (default $BENCH_SCALE, else default)")
+	scaleName := flag.String("scale", os.Getenv("BENCH_SCALE"), "default, small, tiny or large (default $BENCH_SCALE, else default)")
 	binary := flag.String("binary", "bin/kubectl-graceful", "kubectl-graceful binary to measure")
 	out := flag.String("out", "_output/bench", "folder for manifests and results.md")
 	keep := flag.Bool("keep", false, "leave the fixture in the cluster afterwards")
@@ -67,7 +67,7 @@ func run() error {
 	}
 	// The checkout and load as they are when the run starts.
 	info := harness.Machine(root, time.Now().UTC(), scale.Name)
-	rep, err := harness.Run(ctx, harness.Config{
+	rep, err := harness.Run(ctx, harness.BenchConfig{
 		Scale: scale, Kubeconfig: cluster.Kubeconfig, Binary: bin, RepoRoot: root,
 		OutDir: filepath.Join(root, *out), Keep: *keep, Log: os.Stderr, Only: splitList(*only),
 	})

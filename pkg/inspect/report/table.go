@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/table"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
@@ -25,23 +22,14 @@ const colorReset = "\x1b[0m"
 // first row only), then skipped checks, then a one-line summary. Every
 // string that came from a manifest or the cluster goes through
 // termsafe.Escape.
-func Table(w io.Writer, r *inspect.Report, color bool) error {
+func Table(w io.Writer, r *inspect.Report, color bool) error { return TableWidth(w, r, color, 0) }
+
+// TableWidth is Table for a terminal width columns wide (0: not a
+// terminal): the MESSAGE column wraps so that no line of the table is
+// wider.
+func TableWidth(w io.Writer, r *inspect.Report, color bool, width int) error {
 	if len(r.Findings) > 0 {
-		t := tablewriter.NewTable(w,
-			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-				Borders: tw.BorderNone,
-				Symbols: tw.NewSymbols(tw.StyleNone),
-				Settings: tw.Settings{
-					Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
-					Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-				},
-			})),
-			tablewriter.WithHeaderAlignment(tw.AlignLeft),
-			tablewriter.WithRowAlignment(tw.AlignLeft),
-			tablewriter.WithRowAutoWrap(tw.WrapNone),
-			tablewriter.WithTrimSpace(tw.Off),
-		)
-		t.Header("OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE")
+		rows := make([][]string, 0, len(r.Findings))
 		var last inspect.ObjectRef
 		for i, f := range r.Findings {
 			obj := ""
@@ -49,11 +37,10 @@ func Table(w io.Writer, r *inspect.Report, color bool) error {
 				obj = termsafe.Escape(f.Object.String())
 			}
 			last = f.Object
-			if err := t.Append([]string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}); err != nil {
-				return err
-			}
+			rows = append(rows, findingRow(f, obj, color))
 		}
-		if err := t.Render(); err != nil {
+		header := []string{"OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
+		if err := table.Write(w, header, rows, table.Plain, width); err != nil {
 			return err
 		}
 	}
@@ -62,14 +49,28 @@ func Table(w io.Writer, r *inspect.Report, color bool) error {
 			return err
 		}
 	}
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", termsafe.Escape(n)); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintln(w, Summary(r)); err != nil {
 		return err
 	}
 	if len(r.Findings) > 0 {
-		_, err := fmt.Fprintln(w, "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK")
+		_, err := fmt.Fprintln(w, fixesHint)
 		return err
 	}
 	return nil
+}
+
+// fixesHint closes a table with findings.
+const fixesHint = "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK"
+
+// findingRow is a finding's OBJECT (obj, already escaped; "" on a group's
+// later rows), CONTAINER, SEVERITY, CHECK and MESSAGE cells.
+func findingRow(f inspect.Finding, obj string, color bool) []string {
+	return []string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}
 }
 
 func paint(s inspect.Severity, color bool) string {
@@ -89,6 +90,12 @@ func Summary(r *inspect.Report) string {
 	}
 	if s.Suppressed > 0 {
 		line += fmt.Sprintf("; %d suppressed", s.Suppressed)
+	}
+	if s.Generic > 0 {
+		line += fmt.Sprintf("; %d generic workloads (read through their pod template)", s.Generic)
+	}
+	for _, n := range s.NotAudited {
+		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Reason))
 	}
 	return line
 }

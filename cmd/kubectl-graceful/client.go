@@ -1,0 +1,34 @@
+package main
+
+import (
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+)
+
+// clientLimits are a client's rate limits: QPS in requests per second,
+// Burst in requests; zero keeps client-go's defaults (5 and 10).
+type clientLimits struct {
+	QPS   float32
+	Burst int
+}
+
+// drainClientLimits let a drain poll each evicted pod every second (the
+// library does) and re-read refused pods before a retry without waiting on
+// the client: with client-go's defaults a drain of more than a few pods
+// waits on the client, not on the cluster. The API server's priority and
+// fairness still applies.
+var drainClientLimits = clientLimits{QPS: 50, Burst: 100}
+
+// newClient builds the clientset of kubectl's flags (--kubeconfig,
+// --context, --as, --request-timeout, ...) with limits. It does not call
+// the API server; it fails on a kubeconfig that cannot be loaded.
+func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kubernetes.Interface, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	if limits.QPS > 0 {
+		cfg.QPS, cfg.Burst = limits.QPS, limits.Burst
+	}
+	return kubernetes.NewForConfig(cfg)
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Complete takes the node names and builds the client; it does not call
+// the API server.
+func (o *DrainNodeOptions) Complete(args []string) error {
+	o.NodeNames = args
+	var err error
+	o.client, err = newClient(o.configFlags, drainClientLimits)
+	return err
+}
+
+// lookupNodes finds the nodes to drain. It returns an error naming a node
+// that does not exist, or the API error (RBAC, unreachable).
+func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
+	if o.Selector != "" {
+		list, err := o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+		if err != nil {
+			return fmt.Errorf("listing nodes with -l %s: %w", o.Selector, err)
+		}
+		if len(list.Items) == 0 {
+			return fmt.Errorf("no node matches -l %s", o.Selector)
+		}
+		o.nodes = list.Items
+		return nil
+	}
+	for _, name := range o.NodeNames {
+		n, err := o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("node %q not found", name)
+		} else if err != nil {
+			return err
+		}
+		o.nodes = append(o.nodes, *n)
+	}
+	return nil
+}
+
+// Validate rejects contradictory or dangerous flags: no node or both names
+// and -l, --disable-eviction
+// without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
+// selectors, a non-positive retry delay.
+func (o *DrainNodeOptions) Validate() error {
+	switch {
+	case len(o.NodeNames) == 0 && o.Selector == "":
+		return errors.New("name a node, or select nodes with -l SELECTOR")
+	case len(o.NodeNames) > 0 && o.Selector != "":
+		return errors.New("name nodes or use -l SELECTOR, not both")
+	}
+	if o.Flags.DisableEviction && !o.YesBypassPDB {
+		return errors.New("--disable-eviction deletes pods without checking PodDisruptionBudgets; " +
+			"add --yes-bypass-pdb if that is really what you want")
+	}
+	switch o.DryRun {
+	case "none", "client", "server":
+	default:
+		return fmt.Errorf(`--dry-run must be "none", "client" or "server", not %q`, o.DryRun)
+	}
+	if err := validateOutput("drain node", o.Output, "", "json"); err != nil {
+		return err
+	}
+	for flag, sel := range map[string]string{"--pod-selector": o.PodSelector, "--selector": o.Selector} {
+		if _, err := labels.Parse(sel); err != nil {
+			return fmt.Errorf("%s must be a valid label selector: %v", flag, err)
+		}
+	}
+	if o.RetryDelay <= 0 || o.RetryMax < o.RetryDelay {
+		return errors.New("--eviction-retry-delay must be > 0 and at most --eviction-retry-max")
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/render"
+)
+
+// Run drains the nodes one after another and prints the JSON report when
+// asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
+// node was not drained or a dry run found a blocker (exit 2), else nil.
+func (o *DrainNodeOptions) Run(ctx context.Context) error {
+	watcher := &drainWatcher{next: o.view()}
+	onInterrupt(ctx, watcher.stopNote)
+	if err := o.lookupNodes(ctx); err != nil {
+		return err
+	}
+	d := o.drainer(watcher)
+	if o.Flags.DisableEviction {
+		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
+	}
+	var results []*drain.NodeResult
+	var runErr error
+	for i := range o.nodes {
+		if ctx.Err() != nil {
+			break
+		}
+		res, err := d.Drain(ctx, &o.nodes[i])
+		results = append(results, res)
+		if err != nil {
+			runErr = fmt.Errorf("node %s: %w", o.nodes[i].Name, err)
+			break
+		}
+	}
+	if o.Output == "json" {
+		if err := render.JSON(o.Out, results); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return exitFor(results, len(o.nodes))
+}
+
+// exitFor returns cliutil.Risk() unless every one of want nodes drained,
+// or, for a dry run, had no blocker.
+func exitFor(results []*drain.NodeResult, want int) error {
+	if len(results) < want {
+		return cliutil.Risk()
+	}
+	for _, r := range results {
+		ok := r.Outcome == drain.OutcomeDrained || r.Outcome == drain.OutcomeDryRun && len(r.Preflight.Blockers) == 0
+		if !ok {
+			return cliutil.Risk()
+		}
+	}
+	return nil
+}
+
+// drainer builds the Drainer for the options, telling obs what happens.
+func (o *DrainNodeOptions) drainer(obs drain.Observer) *drain.Drainer {
+	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
+		DryRun: o.DryRun != "none", UncordonOnFailure: o.UncordonOnFailure,
+		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings,
+		Observer: obs}
+}
+
+// view is what shows the drain as it goes: the text renderer on stdout
+// (its progress redrawn in place when stdout is a terminal), or nothing
+// with -o json, whose document is written once at the end.
+func (o *DrainNodeOptions) view() drain.Observer {
+	if o.Output == "json" {
+		return nil
+	}
+	tty, width := terminal(o.Out)
+	return render.NewText(o.Out, tty, width)
+}

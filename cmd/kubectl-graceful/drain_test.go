@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
+	ok := func() *DrainNodeOptions {
+		return &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second}
+	}
+	cases := map[string]struct {
+		mutate func(o *DrainNodeOptions)
+		want   string
+	}{
+		"no node":                      {func(o *DrainNodeOptions) { o.NodeNames = nil }, "name a node"},
+		"names and selector":           {func(o *DrainNodeOptions) { o.Selector = "a=b" }, "not both"},
+		"disable-eviction alone":       {func(o *DrainNodeOptions) { o.Flags.DisableEviction = true }, "--yes-bypass-pdb"},
+		"bad dry-run":                  {func(o *DrainNodeOptions) { o.DryRun = "yes" }, "--dry-run"},
+		"bad output":                   {func(o *DrainNodeOptions) { o.Output = "yaml" }, "--output"},
+		"bad pod selector":             {func(o *DrainNodeOptions) { o.PodSelector = "a in (" }, "--pod-selector"},
+		"zero retry delay":             {func(o *DrainNodeOptions) { o.RetryDelay = 0 }, "--eviction-retry-delay"},
+		"disable-eviction with bypass": {func(o *DrainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, ""},
+		"defaults":                     {func(o *DrainNodeOptions) {}, ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := ok()
+			c.mutate(o)
+			err := o.Validate()
+			if c.want == "" && err != nil {
+				t.Fatalf("Validate() = %v, want nil", err)
+			}
+			if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Fatalf("Validate() = %v, want an error mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestExitFor(t *testing.T) {
+	clean := &drain.PreflightReport{}
+	blocked := &drain.PreflightReport{Blockers: []drain.Issue{{Kind: drain.BlockerPDBAllowsNone}}}
+	cases := []struct {
+		name    string
+		results []*drain.NodeResult
+		want    int
+	}{
+		{"drained", []*drain.NodeResult{{Outcome: drain.OutcomeDrained, Preflight: clean}}, cliutil.ExitOK},
+		{"dry-run clean", []*drain.NodeResult{{Outcome: drain.OutcomeDryRun, Preflight: clean}}, cliutil.ExitOK},
+		{"dry-run blocker", []*drain.NodeResult{{Outcome: drain.OutcomeDryRun, Preflight: blocked}}, cliutil.ExitRisk},
+		{"one of two timed out", []*drain.NodeResult{{Outcome: drain.OutcomeDrained, Preflight: clean}, {Outcome: drain.OutcomeTimedOut, Preflight: blocked}}, cliutil.ExitRisk},
+		{"interrupted before second node", []*drain.NodeResult{{Outcome: drain.OutcomeDrained, Preflight: clean}}, cliutil.ExitRisk},
+	}
+	for _, c := range cases {
+		want := 1
+		if c.name == "interrupted before second node" {
+			want = 2
+		}
+		if got := cliutil.CodeOf(exitFor(c.results, max(want, len(c.results)))); got != c.want {
+			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
+		}
+	}
+}

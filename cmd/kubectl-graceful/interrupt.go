@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// ExitInterruptedTwice is the exit status after a second SIGINT or SIGTERM:
+// 128 + SIGINT, what a shell reports for a command killed by Ctrl-C.
+const ExitInterruptedTwice = 130
+
+// stopNote says what a command still does once interrupted: Waiting is
+// what it waits for before it exits ("2 evictions in flight"), Skipped what
+// a second interrupt would skip ("the summary").
+type stopNote struct {
+	Waiting string
+	Skipped string
+}
+
+// interrupt turns SIGINT and SIGTERM into the cancellation of the
+// command's context, for every command, in one place. The first signal
+// cancels the context and says at once on stderr what the command still
+// waits for; the second exits at once with ExitInterruptedTwice.
+type interrupt struct {
+	errOut io.Writer
+	exit   func(code int)
+	cancel context.CancelFunc
+
+	mu    sync.Mutex
+	count int
+	note  func() stopNote
+}
+
+type interruptKey struct{}
+
+// withInterrupt returns a context cancelled by the first SIGINT or SIGTERM
+// and a function that stops listening. exit is main's os.Exit.
+func withInterrupt(parent context.Context, errOut io.Writer, exit func(code int)) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	in := &interrupt{errOut: errOut, exit: exit, cancel: cancel}
+	ctx = context.WithValue(ctx, interruptKey{}, in)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-sigs:
+				in.signalled()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
+
+// onInterrupt tells the interrupt of ctx, if any, what the command waits
+// for once stopped; note is called when the first signal arrives, from
+// another goroutine.
+func onInterrupt(ctx context.Context, note func() stopNote) {
+	if in, ok := ctx.Value(interruptKey{}).(*interrupt); ok {
+		in.mu.Lock()
+		in.note = note
+		in.mu.Unlock()
+	}
+}
+
+// signalled handles one SIGINT or SIGTERM.
+func (in *interrupt) signalled() {
+	in.mu.Lock()
+	in.count++
+	count, note := in.count, stopNote{Waiting: "what is in flight", Skipped: "waiting"}
+	if in.note != nil {
+		note = in.note()
+	}
+	in.mu.Unlock()
+	if count == 1 {
+		fmt.Fprintf(in.errOut, "stopping: waiting for %s; Ctrl-C again to exit without %s\n", note.Waiting, note.Skipped)
+		in.cancel()
+		return
+	}
+	fmt.Fprintf(in.errOut, "interrupted again: exiting at once, without %s (exit status %d)\n", note.Skipped, ExitInterruptedTwice)
+	in.exit(ExitInterruptedTwice)
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// defaultPropagation is --propagation's default: the audit's preStop floor,
+// so that a preStop that passes the audit passes the watch.
+func defaultPropagation() time.Duration {
+	return time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
+}
+
+// noTermination is the error for a watch that ended before any termination
+// was seen: there is nothing to judge, so no verdict is printed, only what
+// happened. A refused delete or eviction (forbidden, denied by admission,
+// not found) keeps its own error. A request cut short by the deadline or
+// Ctrl-C counts as the timeout or the interruption it is.
+func (o *WatchPodOptions) noTermination(tl *timeline.Timeline, err error) error {
+	pod := tl.Namespace + "/" + tl.Pod
+	var end string
+	switch {
+	case err == nil:
+		return fmt.Errorf("no termination of pod %s was seen: no verdict", pod)
+	case errors.As(err, new(*eviction.TimeoutError)) || errors.Is(err, context.DeadlineExceeded):
+		end = fmt.Sprintf("--timeout %s ran out", o.Timeout)
+	case errors.Is(err, timeline.ErrInterrupted) || errors.Is(err, context.Canceled):
+		end = "the watch was interrupted"
+	default:
+		return err
+	}
+	if refusal := strings.TrimSuffix(tl.LastRefusal(), "; retrying"); refusal != "" {
+		return fmt.Errorf("the eviction of pod %s was refused until %s (last answer: %s): not evicted, no termination to judge, no verdict", pod, end, refusal)
+	}
+	if o.Delete || o.Evict {
+		return fmt.Errorf("pod %s was not deleted before %s: no termination to judge, no verdict", pod, end)
+	}
+	return fmt.Errorf("nobody deleted pod %s before %s: no termination to judge, no verdict", pod, end)
+}

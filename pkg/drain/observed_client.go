@@ -1,0 +1,160 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/client-go/kubernetes"
+	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+)
+
+// Backoff is the wait between eviction retries after a 429. The library
+// sleeps a fixed EvictErrorRetryDelay (libraryRetryDelay, short, because
+// that sleep ignores the context); the observed client waits the rest of
+// Base*2^(n-1), capped at Cap, before the next request, but no longer than
+// until the pod's PDB allows a disruption again, and gives up at once when
+// the context ends.
+type Backoff struct {
+	// Base is the first delay (the library's EvictErrorRetryDelay); must be > 0.
+	Base time.Duration
+	// Cap is the longest delay between two requests for one pod.
+	Cap time.Duration
+}
+
+// libraryRetryDelay is the library's EvictErrorRetryDelay: non-zero (zero
+// retries a 429 in a tight loop) and short (its sleep ignores Ctrl-C).
+const libraryRetryDelay = 200 * time.Millisecond
+
+// delay returns the whole wait before retry number n (n >= 1).
+func (b Backoff) delay(n int) time.Duration {
+	d := b.Base
+	for i := 1; i < n && d < b.Cap; i++ {
+		d *= 2
+	}
+	return min(d, b.Cap)
+}
+
+// observedClient is a kubernetes.Interface whose policy/v1 evictions are
+// seen by a Tracker: every request, every refusal with its causes, every
+// acceptance. Everything else passes through.
+type observedClient struct {
+	kubernetes.Interface
+	obs *evictionRecorder
+}
+
+// evictionRecorder holds the per-pod retry counts for the backoff.
+type evictionRecorder struct {
+	tracker *Tracker
+	backoff Backoff
+	// budgets and pdbOf ("namespace/pod" -> "namespace/pdb") let a refused
+	// pod be retried as soon as its budget allows; both may be nil.
+	budgets *budgetWatch
+	pdbOf   map[string]string
+	mu      sync.Mutex
+	refused map[string]int // consecutive retryable refusals per "namespace/name"
+	// retryAfter is the wait the server asked for in the last refusal.
+	retryAfter map[string]time.Duration
+}
+
+// newObservedClient wraps client so that evictions feed tracker and back
+// off as b says, retrying early when budgets shows the pod's PDB (pdbOf)
+// allowing a disruption.
+func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
+	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
+		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{}}}
+}
+
+// PolicyV1 returns the policy/v1 client with observed evictions.
+func (c *observedClient) PolicyV1() policyv1client.PolicyV1Interface {
+	return &observedPolicy{PolicyV1Interface: c.Interface.PolicyV1(), obs: c.obs}
+}
+
+type observedPolicy struct {
+	policyv1client.PolicyV1Interface
+	obs *evictionRecorder
+}
+
+// Evictions returns the observed eviction client of namespace.
+func (p *observedPolicy) Evictions(namespace string) policyv1client.EvictionInterface {
+	return &observedEvictions{EvictionInterface: p.PolicyV1Interface.Evictions(namespace), obs: p.obs}
+}
+
+type observedEvictions struct {
+	policyv1client.EvictionInterface
+	obs *evictionRecorder
+}
+
+// Evict waits out the backoff for a pod refused before (or the server's
+// Retry-After, when longer), sends the eviction and records the answer.
+func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) error {
+	o, key := e.obs, ev.Namespace+"/"+ev.Name
+	o.mu.Lock()
+	n, asked := o.refused[key], o.retryAfter[key]
+	o.mu.Unlock()
+	if n > 0 {
+		if err := o.waitRetry(ctx, key, max(o.backoff.delay(n), asked)-libraryRetryDelay); err != nil {
+			return err
+		}
+	}
+	o.tracker.attempt(ev.Namespace, ev.Name)
+	err := e.EvictionInterface.Evict(ctx, ev)
+	o.record(ctx, ev.Namespace, ev.Name, err)
+	return err
+}
+
+// record turns one eviction answer (read by pkg/eviction) into the pod's
+// state: a refusal the library retries (a PodDisruptionBudget's 429,
+// throttling, a terminating namespace) leaves it blocked with the cause.
+func (o *evictionRecorder) record(ctx context.Context, namespace, name string, err error) {
+	key := namespace + "/" + name
+	a := eviction.Read(err)
+	o.mu.Lock()
+	if a.Retryable() {
+		o.refused[key]++
+		o.retryAfter[key] = a.RetryAfter
+	} else {
+		delete(o.refused, key)
+		delete(o.retryAfter, key)
+	}
+	o.mu.Unlock()
+	switch {
+	case a.Kind == eviction.Accepted:
+		o.tracker.set(namespace, name, StateTerminating, "")
+	case a.Kind == eviction.NotFound:
+		o.tracker.set(namespace, name, StateGone, "")
+	case a.Retryable():
+		o.tracker.set(namespace, name, StateBlocked, a.Cause)
+	case ctx.Err() != nil:
+		o.tracker.stopped(namespace, name)
+	default:
+		o.tracker.set(namespace, name, StateFailed, a.Cause)
+	}
+}
+
+// waitRetry waits up to max before retrying pod key, less if its PDB allows
+// a disruption, and returns an error at once when ctx ends.
+func (o *evictionRecorder) waitRetry(ctx context.Context, key string, max time.Duration) error {
+	if max <= 0 {
+		return nil
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	for {
+		allowed, changed := o.budgets.state(o.pdbOf[key])
+		if allowed > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
+		case <-t.C:
+			return nil
+		case <-changed:
+		}
+	}
+}

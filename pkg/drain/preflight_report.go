@@ -1,0 +1,122 @@
+package drain
+
+// Blocker kinds: each names one reason a drain cannot finish. The first
+// five make the drain refuse to start (Issue.Refuses); the PDB ones make it
+// wait, until --timeout or Ctrl-C.
+const (
+	BlockerNeedsForce              = "needs-force"
+	BlockerNeedsDeleteEmptyDirData = "needs-delete-emptydir-data"
+	BlockerNeedsIgnoreDaemonSets   = "needs-ignore-daemonsets"
+	BlockerDoNotDisrupt            = "do-not-disrupt"
+	BlockerPDBAllowsNone           = "pdb-allows-none"
+	BlockerPDBNoRoom               = "pdb-no-room-elsewhere"
+	BlockerMultiplePDBs            = "multiple-pdbs"
+	BlockerUnreadyPod              = "unready-pod-if-healthy-budget"
+)
+
+// Warning kinds: the drain can finish, but something will hurt.
+const (
+	WarningSingleReplica    = "single-replica"
+	WarningAllReplicas      = "all-replicas-on-node"
+	WarningPDBSequential    = "pdb-sequential"
+	WarningPDBNotObserved   = "pdb-not-observed"
+	WarningDisableEviction  = "disable-eviction"
+	WarningTerminationAudit = "termination-audit"
+)
+
+// Issue is one blocker or warning of a preflight.
+type Issue struct {
+	// Kind is one of the Blocker* or Warning* constants.
+	Kind string `json:"kind"`
+	// Pod is "namespace/name" when the issue is about one pod.
+	Pod string `json:"pod,omitempty"`
+	// PDB is "namespace/name" when the issue is about a PodDisruptionBudget.
+	PDB string `json:"pdb,omitempty"`
+	// Message says what happens and what to do, for a person.
+	Message string `json:"message"`
+	// Refuses is true when the drain will not start at all because of it
+	// (a flag is needed, or an operator asked not to disrupt the pod).
+	Refuses bool `json:"refuses,omitempty"`
+}
+
+// PodInfo is one pod the preflight looked at.
+type PodInfo struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Phase     string `json:"phase"`
+	Ready     bool   `json:"ready"`
+	// GracePeriodSeconds is the grace period the drain gives it, in seconds.
+	GracePeriodSeconds int64 `json:"gracePeriodSeconds"`
+	// Note says why a skipped or refused pod is not evicted.
+	Note string `json:"note,omitempty"`
+}
+
+// OwnerGroup is the pods of one workload on the node.
+type OwnerGroup struct {
+	Namespace string    `json:"namespace"`
+	Owner     Owner     `json:"owner"`
+	Pods      []PodInfo `json:"pods"`
+	// Replicas is how many live pods the workload has in the cluster
+	// (counted from the namespace's pods), 0 for a bare pod.
+	Replicas int `json:"replicas"`
+}
+
+// Budget is one PodDisruptionBudget that covers pods the drain evicts, as
+// its status stands now.
+type Budget struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// PodsOnNode are the names of its pods the drain would evict.
+	PodsOnNode []string `json:"podsOnNode"`
+	// HealthyOnNode counts those of them that are Ready (the ones that use
+	// up disruptionsAllowed).
+	HealthyOnNode              int32  `json:"healthyOnNode"`
+	DisruptionsAllowed         int32  `json:"disruptionsAllowed"`
+	CurrentHealthy             int32  `json:"currentHealthy"`
+	DesiredHealthy             int32  `json:"desiredHealthy"`
+	ExpectedPods               int32  `json:"expectedPods"`
+	UnhealthyPodEvictionPolicy string `json:"unhealthyPodEvictionPolicy"`
+	// Plan says how its pods go: "all at once", "one after another",
+	// "in waves of N", or "blocked".
+	Plan string `json:"plan"`
+	// Waves is how many rounds of evictions the PDB forces (1 = no wait).
+	Waves int `json:"waves"`
+}
+
+// PreflightReport is the preflight of one node.
+type PreflightReport struct {
+	Node            string `json:"node"`
+	AlreadyCordoned bool   `json:"alreadyCordoned"`
+	// Evict are the pods the drain evicts, grouped by workload.
+	Evict []OwnerGroup `json:"evict"`
+	// Skipped are pods left in place (DaemonSet with --ignore-daemonsets,
+	// mirror pods) and pods the drain refuses to remove, with Note saying why.
+	Skipped  []PodInfo `json:"skipped"`
+	Budgets  []Budget  `json:"budgets"`
+	Blockers []Issue   `json:"blockers"`
+	Warnings []Issue   `json:"warnings"`
+	// EstimatedSeconds is the rough duration of the drain in seconds: the
+	// longest grace period plus the waits the PDBs force.
+	EstimatedSeconds int64 `json:"estimatedSeconds"`
+	// Verdict is the one-line answer: would succeed, or would block on what.
+	Verdict string `json:"verdict"`
+}
+
+// Refused reports whether the drain will not start at all.
+func (r *PreflightReport) Refused() bool {
+	for _, b := range r.Blockers {
+		if b.Refuses {
+			return true
+		}
+	}
+	return false
+}
+
+// PodCount returns how many pods the drain evicts.
+func (r *PreflightReport) PodCount() int {
+	n := 0
+	for _, g := range r.Evict {
+		n += len(g.Pods)
+	}
+	return n
+}

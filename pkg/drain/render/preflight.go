@@ -1,0 +1,77 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+// Preflight writes r for a person: pods to evict grouped by workload,
+// pods left in place, the PDBs involved, blockers, warnings, the estimate
+// and the verdict. width is the terminal's width in columns (0 when w is
+// not a terminal): each table's last column wraps to fit it.
+func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
+	cordoned := "schedulable"
+	if r.AlreadyCordoned {
+		cordoned = "already cordoned"
+	}
+	fmt.Fprintf(w, "Preflight for node %s (%s)\n", escape(r.Node), cordoned)
+	fmt.Fprintf(w, "Pods to evict: %d\n", r.PodCount())
+	if len(r.Evict) > 0 {
+		var rows [][]string
+		for _, g := range r.Evict {
+			ready, grace := 0, int64(0)
+			names := make([]string, len(g.Pods))
+			for i, p := range g.Pods {
+				names[i] = p.Name
+				if p.Ready {
+					ready++
+				}
+				grace = max(grace, p.GracePeriodSeconds)
+			}
+			rows = append(rows, []string{escape(g.Namespace), escape(g.Owner.String()),
+				fmt.Sprintf("%d/%d", len(g.Pods), g.Replicas), strconv.Itoa(ready),
+				fmt.Sprintf("%ds", grace), escape(strings.Join(names, ", "))})
+		}
+		drawTable(w, []string{"NAMESPACE", "WORKLOAD", "ON NODE/REPLICAS", "READY", "GRACE", "PODS"}, rows, width)
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(w, "Not evicted: %d\n", len(r.Skipped))
+		var rows [][]string
+		for _, p := range r.Skipped {
+			rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), escape(p.Note)})
+		}
+		drawTable(w, []string{"POD", "WHY"}, rows, width)
+	}
+	if len(r.Budgets) > 0 {
+		fmt.Fprintln(w, "PodDisruptionBudgets:")
+		var rows [][]string
+		for _, b := range r.Budgets {
+			rows = append(rows, []string{escape(b.Namespace + "/" + b.Name),
+				fmt.Sprintf("%d (%d Ready)", len(b.PodsOnNode), b.HealthyOnNode),
+				strconv.Itoa(int(b.DisruptionsAllowed)),
+				fmt.Sprintf("%d/%d", b.CurrentHealthy, b.DesiredHealthy),
+				b.UnhealthyPodEvictionPolicy, b.Plan})
+		}
+		drawTable(w, []string{"PDB", "PODS ON NODE", "DISRUPTIONS ALLOWED", "HEALTHY/DESIRED", "UNHEALTHY POLICY", "PLAN"}, rows, width)
+	}
+	printIssues(w, "Blockers", r.Blockers)
+	printIssues(w, "Warnings", r.Warnings)
+	fmt.Fprintf(w, "Estimated time: %s (longest grace period plus PDB waits)\n",
+		time.Duration(r.EstimatedSeconds)*time.Second)
+	fmt.Fprintf(w, "Verdict: %s\n", escape(r.Verdict))
+}
+
+func printIssues(w io.Writer, title string, issues []drain.Issue) {
+	if len(issues) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%s:\n", title)
+	for _, i := range issues {
+		fmt.Fprintf(w, "  - [%s] %s\n", i.Kind, escape(i.Message))
+	}
+}

@@ -1,0 +1,140 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+)
+
+// Progress shows each pod's progress while a node drains. On a terminal it
+// redraws one line per pod in place every RedrawInterval; otherwise it
+// prints a line each time a pod's state or cause changes, so logs and pipes
+// get a plain record.
+type Progress struct {
+	out   io.Writer
+	tty   bool
+	width int // terminal columns, 0 when unknown
+
+	mu      sync.Mutex
+	tracker *drain.Tracker
+	node    string
+	drawn   int // lines drawn by the last redraw
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// RedrawInterval is how often the terminal view is redrawn.
+const RedrawInterval = 250 * time.Millisecond
+
+// NewProgress returns a Progress writing to out; tty selects the redrawn
+// view, width (columns, 0 = unknown) truncates its lines so they never wrap.
+func NewProgress(out io.Writer, tty bool, width int) *Progress {
+	return &Progress{out: out, tty: tty, width: width}
+}
+
+// Changed is the Tracker's onChange: a plain line per change when not on a
+// terminal.
+func (p *Progress) Changed(pp drain.PodProgress) {
+	if p.tty {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	elapsed := time.Duration(0)
+	if p.tracker != nil {
+		elapsed = p.tracker.Elapsed()
+	}
+	fmt.Fprintln(p.out, progressLine(pp, elapsed))
+}
+
+// Start begins showing node's drain as tracker records it.
+func (p *Progress) Start(node string, tracker *drain.Tracker) {
+	p.mu.Lock()
+	p.tracker, p.node = tracker, node
+	p.mu.Unlock()
+	if !p.tty {
+		return
+	}
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(p.stopped)
+		tick := time.NewTicker(RedrawInterval)
+		defer tick.Stop()
+		for {
+			p.redraw()
+			select {
+			case <-p.stop:
+				p.redraw()
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// Stop draws the last state and stops redrawing.
+func (p *Progress) Stop() {
+	if p.stop != nil {
+		close(p.stop)
+		<-p.stopped
+		p.stop = nil
+	}
+	p.mu.Lock()
+	p.drawn = 0
+	p.mu.Unlock()
+}
+
+// redraw rewrites the header and one line per pod over the previous ones.
+func (p *Progress) redraw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pods := p.tracker.Snapshot()
+	elapsed := p.tracker.Elapsed()
+	var b strings.Builder
+	if p.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
+	}
+	lines := []string{header(p.node, pods, elapsed)}
+	for _, pp := range pods {
+		// Each pod's own time since its first eviction request.
+		lines = append(lines, progressLine(pp, time.Duration(pp.DurationSeconds*float64(time.Second))))
+	}
+	for _, l := range lines {
+		if p.width > 1 && len([]rune(l)) >= p.width {
+			l = string([]rune(l)[:p.width-1])
+		}
+		b.WriteString("\r\x1b[K" + l + "\n")
+	}
+	p.drawn = len(lines)
+	_, _ = io.WriteString(p.out, b.String())
+}
+
+// header counts pods per state.
+func header(node string, pods []drain.PodProgress, elapsed time.Duration) string {
+	counts := map[string]int{}
+	for _, pp := range pods {
+		counts[pp.State]++
+	}
+	return fmt.Sprintf("draining node %s: %d/%d gone, %d terminating, %d blocked, elapsed %s",
+		termsafe.Escape(node), counts[drain.StateGone], len(pods), counts[drain.StateTerminating], counts[drain.StateBlocked],
+		elapsed.Round(100*time.Millisecond))
+}
+
+// progressLine is one pod's line: a time (since the node's drain started in
+// plain lines, since the pod's first eviction when redrawn), pod, state, cause.
+func progressLine(pp drain.PodProgress, elapsed time.Duration) string {
+	line := fmt.Sprintf("%8s  %-40s %-12s", "+"+elapsed.Round(100*time.Millisecond).String(),
+		termsafe.Escape(pp.Namespace+"/"+pp.Name), pp.State)
+	if pp.Attempts > 1 {
+		line += fmt.Sprintf(" (attempt %d)", pp.Attempts)
+	}
+	if pp.Cause != "" {
+		line += " " + termsafe.Escape(pp.Cause)
+	}
+	return strings.TrimRight(line, " ")
+}

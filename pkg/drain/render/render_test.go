@@ -1,0 +1,42 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+func TestOutputEscapesClusterText(t *testing.T) {
+	evil := "web\x1b[2J\u202e"
+	line := progressLine(drain.PodProgress{Namespace: "shop", Name: evil, State: drain.StateBlocked, Cause: "PDB " + evil}, time.Second)
+	var b bytes.Buffer
+	Summary(&b, &drain.NodeResult{Node: evil, Outcome: drain.OutcomeInterrupted, CordonedByUs: true, EvictionsStarted: true,
+		Pods: []drain.PodProgress{{Namespace: "shop", Name: evil, State: drain.StateStopped, Cause: evil}}}, 0)
+	Preflight(&b, &drain.PreflightReport{Node: evil, Verdict: evil, Blockers: []drain.Issue{{Kind: drain.BlockerDoNotDisrupt, Message: evil}}}, 0)
+	for name, out := range map[string]string{"progress": line, "summary and preflight": b.String()} {
+		if strings.ContainsAny(out, "\x1b\u202e") {
+			t.Errorf("%s output carries raw control characters: %q", name, out)
+		}
+		if !strings.Contains(out, `web\x1b[2J\u202e`) {
+			t.Errorf("%s output lacks the escaped name: %q", name, out)
+		}
+	}
+}
+
+func TestSummaryTellsWhatIsLeftAndTheCordon(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeTimedOut, CordonedByUs: true, EvictionsStarted: true, Pods: []drain.PodProgress{
+		{Namespace: "shop", Name: "a", State: drain.StateGone, Attempts: 1},
+		{Namespace: "shop", Name: "b", State: drain.StateStopped, Attempts: 4, Cause: "The disruption budget web needs 2 healthy pods and has 2 currently"},
+	}}, 0)
+	out := b.String()
+	for _, want := range []string{"NOT drained: --timeout reached", "evicted: 1, still on the node: 1",
+		"The disruption budget web needs 2 healthy pods and has 2 currently", "node n1 stays cordoned; `kubectl uncordon n1`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}

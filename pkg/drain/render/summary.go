@@ -1,0 +1,75 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+// Summary writes how the drain of one node ended. When it ended before
+// changing anything it is one line saying why nothing was done (a refusal),
+// or nothing (a dry run: the preflight said it all; an API error: the
+// command reports it). Otherwise it is the per-pod table, the outcome, what
+// is left on the node and whether it stays cordoned. width is the
+// terminal's width in columns (0 when w is not a terminal): the LAST CAUSE
+// column wraps to fit it.
+func Summary(w io.Writer, res *drain.NodeResult, width int) {
+	if !res.EvictionsStarted {
+		notStarted(w, res)
+		return
+	}
+	var rows [][]string
+	counts := map[string]int{}
+	for _, p := range res.Pods {
+		counts[p.State]++
+		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), p.State, strconv.Itoa(p.Attempts),
+			seconds(p.StartedSeconds), seconds(p.DurationSeconds), escape(p.Cause)})
+	}
+	if len(rows) > 0 {
+		drawTable(w, []string{"POD", "RESULT", "ATTEMPTS", "STARTED", "DURATION", "LAST CAUSE"}, rows, width)
+	}
+	name := escape(res.Node)
+	switch res.Outcome {
+	case drain.OutcomeDrained:
+		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted in %s\n", name, counts[drain.StateGone], seconds(res.DurationSeconds))
+		return
+	case drain.OutcomeTimedOut:
+		fmt.Fprintf(w, "node %s NOT drained: --timeout reached\n", name)
+	case drain.OutcomeInterrupted:
+		fmt.Fprintf(w, "node %s NOT drained: interrupted; no new evictions were started\n", name)
+	case drain.OutcomeBlocked:
+		fmt.Fprintf(w, "node %s NOT drained: evictions were refused\n", name)
+	default:
+		fmt.Fprintf(w, "node %s NOT drained: %s\n", name, escape(res.Error))
+	}
+	left := len(res.Pods) - counts[drain.StateGone]
+	fmt.Fprintf(w, "evicted: %d, still on the node: %d (%d terminating, %d not evicted, %d failed)\n",
+		counts[drain.StateGone], left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StatePending]+counts[drain.StateEvicting], counts[drain.StateFailed])
+	switch {
+	case res.Uncordoned:
+		fmt.Fprintf(w, "node %s uncordoned again (--uncordon-on-failure; this drain had cordoned it)\n", name)
+	case res.CordonedByUs:
+		fmt.Fprintf(w, "node %s stays cordoned; `kubectl uncordon %s` makes it schedulable again\n", name, name)
+	default:
+		fmt.Fprintf(w, "node %s stays cordoned (it was cordoned before this drain, so it is left so)\n", name)
+	}
+}
+
+func seconds(s float64) string {
+	return (time.Duration(s*10) * time.Second / 10).String()
+}
+
+// notStarted says why a drain that changed nothing stopped, for a refusal.
+func notStarted(w io.Writer, res *drain.NodeResult) {
+	if res.Outcome != drain.OutcomeRefused {
+		return
+	}
+	why := "the blockers above need a flag or a change; nothing was changed"
+	if res.Error != "" {
+		why = escape(res.Error)
+	}
+	fmt.Fprintf(w, "not draining node %s: %s\n", escape(res.Node), why)
+}

@@ -1,0 +1,42 @@
+package render
+
+import (
+	"io"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+// Text is the drain's output for a person, as a drain.Observer: each
+// node's preflight, the live progress while its pods are evicted, then the
+// node's summary. It never looks at the terminal itself: the command says
+// whether out is one and how wide.
+type Text struct {
+	out      io.Writer
+	width    int
+	progress *Progress
+}
+
+// NewText writes to out; tty selects the progress view redrawn in place,
+// width (columns, 0 = unknown) the longest line it draws and the width
+// tables wrap to (on a terminal only).
+func NewText(out io.Writer, tty bool, width int) *Text {
+	if !tty {
+		width = 0
+	}
+	return &Text{out: out, width: width, progress: NewProgress(out, tty, width)}
+}
+
+// PreflightReady prints the preflight.
+func (t *Text) PreflightReady(r *drain.PreflightReport) { Preflight(t.out, r, t.width) }
+
+// EvictionsStarted starts the progress view.
+func (t *Text) EvictionsStarted(node string, pods *drain.Tracker) { t.progress.Start(node, pods) }
+
+// PodChanged prints a pod's new state (a line, when not redrawing).
+func (t *Text) PodChanged(p drain.PodProgress) { t.progress.Changed(p) }
+
+// NodeDone stops the progress view and prints the node's summary.
+func (t *Text) NodeDone(res *drain.NodeResult) {
+	t.progress.Stop()
+	Summary(t.out, res, t.width)
+}

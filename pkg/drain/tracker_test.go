@@ -1,0 +1,27 @@
+package drain
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestTrackerInFlightCountsSentAndAcceptedEvictions(t *testing.T) {
+	pod := func(name string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
+	}
+	tr := NewTracker([]corev1.Pod{pod("a"), pod("b"), pod("c")}, nil)
+	tr.attempt("shop", "a")                         // request sent
+	tr.attempt("shop", "b")                         // sent, then accepted
+	tr.set("shop", "b", StateTerminating, "")       // waiting for it to go
+	tr.attempt("shop", "c")                         // sent, then refused
+	tr.set("shop", "c", StateBlocked, "budget web") // waits for a retry, not in flight
+	if got := tr.InFlight(); got != 2 {
+		t.Errorf("InFlight = %d, want 2 (a evicting, b terminating)", got)
+	}
+	tr.set("shop", "b", StateGone, "")
+	if got := tr.InFlight(); got != 1 {
+		t.Errorf("after b is gone InFlight = %d, want 1", got)
+	}
+}

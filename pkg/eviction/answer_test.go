@@ -1,0 +1,122 @@
+package eviction
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// statusError decodes body, a Status as the API server writes it, into the
+// error client-go returns for it (apierrors.FromObject, as rest.Request
+// does for a non-2xx response carrying a Status).
+func statusError(t *testing.T, body string) error {
+	t.Helper()
+	var st metav1.Status
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatalf("bad test body %s: %v", body, err)
+	}
+	return apierrors.FromObject(&st)
+}
+
+// Bodies the API server sends in answer to an eviction.
+const (
+	// checkAndDecrement, the budget allowing no disruption now.
+	budgetBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"Cannot evict pod as it would violate the pod's disruption budget.","reason":"TooManyRequests",
+		"details":{"causes":[{"reason":"DisruptionBudget","message":"The disruption budget web needs 2 healthy pods and has 2 currently"}]},"code":429}`
+	// createTooManyRequestsError, the budget's status older than its spec.
+	processingBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"Cannot evict pod as it would violate the pod's disruption budget.","reason":"TooManyRequests",
+		"details":{"causes":[{"reason":"DisruptionBudget","message":"The disruption budget web is still being processed by the server."}],"retryAfterSeconds":10},"code":429}`
+	// A DisruptionBudget cause that carries no message.
+	emptyCauseBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"Cannot evict pod as it would violate the pod's disruption budget.","reason":"TooManyRequests",
+		"details":{"causes":[{"reason":"DisruptionBudget"}]},"code":429}`
+	// Two budgets on one pod: a Status returned, not an error, hence no reason.
+	twoBudgetsBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.","code":500}`
+	// The NamespaceLifecycle admission plugin.
+	terminatingBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"pods \"web-a\" is forbidden: unable to create new content in namespace shop because it is being terminated",
+		"reason":"Forbidden","details":{"name":"web-a","kind":"pods","causes":[{"reason":"NamespaceTerminating",
+		"message":"namespace shop is being terminated","field":"metadata.namespace"}]},"code":403}`
+	notFoundBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"web-a\" not found",
+		"reason":"NotFound","details":{"name":"web-a","kind":"pods"},"code":404}`
+	rbacBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"pods \"web-a\" is forbidden: User \"dev\" cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"shop\"",
+		"reason":"Forbidden","details":{"name":"web-a","kind":"pods"},"code":403}`
+)
+
+func TestRead(t *testing.T) {
+	// API Priority and Fairness answers 429 in plain text with a
+	// Retry-After header; client-go turns that into this error.
+	throttled := apierrors.NewGenericServerResponse(429, "POST", schema.GroupResource{Resource: "pods"}, "web-a",
+		"Too many requests, please try again later.\n", 1, true)
+	cases := []struct {
+		name      string
+		err       error
+		kind      AnswerKind
+		cause     string
+		retry     time.Duration
+		retryable bool
+	}{
+		{"accepted", nil, Accepted, "", 0, false},
+		{"budget allows no disruption", statusError(t, budgetBody), BudgetRefused,
+			"The disruption budget web needs 2 healthy pods and has 2 currently", 0, true},
+		{"budget still being processed", statusError(t, processingBody), BudgetRefused,
+			"The disruption budget web is still being processed by the server.", 10 * time.Second, true},
+		{"budget cause without a message", statusError(t, emptyCauseBody), BudgetRefused,
+			"Cannot evict pod as it would violate the pod's disruption budget.", 0, true},
+		{"budget refusal wrapped", fmt.Errorf("evicting: %w", statusError(t, budgetBody)), BudgetRefused,
+			"The disruption budget web needs 2 healthy pods and has 2 currently", 0, true},
+		{"429 without details", &apierrors.StatusError{ErrStatus: metav1.Status{Code: 429, Message: "too many requests"}},
+			Throttled, "too many requests", 0, true},
+		{"429 from priority and fairness", throttled, Throttled, throttled.Error(), time.Second, true},
+		{"pod under two budgets", statusError(t, twoBudgetsBody), MultipleBudgets, MultipleBudgetsMessage, 0, false},
+		{"namespace terminating", statusError(t, terminatingBody), NamespaceTerminating,
+			"namespace shop is being terminated", 0, true},
+		{"pod gone", statusError(t, notFoundBody), NotFound, `pods "web-a" not found`, 0, false},
+		{"RBAC", statusError(t, rbacBody), Failed,
+			`pods "web-a" is forbidden: User "dev" cannot create resource "pods/eviction" in API group "" in the namespace "shop"`, 0, false},
+		{"not an API error", errors.New("dial tcp 127.0.0.1:6443: connect: connection refused"), Failed,
+			"dial tcp 127.0.0.1:6443: connect: connection refused", 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := Read(c.err)
+			if a.Kind != c.kind || a.Cause != c.cause || a.RetryAfter != c.retry {
+				t.Errorf("Read = %+v, want kind %s, cause %q, retry after %s", a, c.kind, c.cause, c.retry)
+			}
+			if a.Retryable() != c.retryable {
+				t.Errorf("Retryable() = %v, want %v", a.Retryable(), c.retryable)
+			}
+		})
+	}
+}
+
+func TestWithTimeoutNamesTheTimeout(t *testing.T) {
+	ctx, cancel := WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	te := TimedOut(ctx)
+	if te == nil || te.Error() != "--timeout 1ms reached" {
+		t.Fatalf("TimedOut = %v, want --timeout 1ms reached", te)
+	}
+	interrupted, stop := WithTimeout(context.Background(), time.Hour)
+	stop()
+	if TimedOut(interrupted) != nil {
+		t.Error("a context cancelled before its timeout counts as timed out")
+	}
+	unlimited, stop := WithTimeout(context.Background(), 0)
+	defer stop()
+	if _, ok := unlimited.Deadline(); ok {
+		t.Error("timeout 0 set a deadline, want none")
+	}
+}

@@ -1,0 +1,70 @@
+package inspect
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TargetGroupBinding is what the checks read of an AWS Load Balancer
+// Controller TargetGroupBinding (elbv2.k8s.aws/v1beta1): the Service whose
+// pods or nodes it registers in an AWS target group.
+type TargetGroupBinding struct {
+	Namespace, Name string
+	// ServiceName is spec.serviceRef.name.
+	ServiceName string
+	// TargetType is spec.targetType: "ip", "instance" or "" (not set).
+	TargetType string
+	// Managed marks a binding the controller made for one of its own
+	// Services or Ingresses (its stack labels), whose target group settings
+	// come from their annotations.
+	Managed bool
+}
+
+// LoadBalancerResource is a custom resource the audit reads for load
+// balancer draining, and the input it fills.
+type LoadBalancerResource struct {
+	Resource schema.GroupVersionResource
+	Input    Input
+}
+
+// LoadBalancerResources are read by a live audit where the cluster serves
+// them (GKE, EKS with the AWS Load Balancer Controller); elsewhere they are
+// absent and nothing is reported.
+var LoadBalancerResources = []LoadBalancerResource{
+	{schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, InputBackendConfigs},
+	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, InputTargetGroupBindings},
+}
+
+// AddLoadBalancerObject files a load balancer custom resource (a GKE
+// BackendConfig, an AWS TargetGroupBinding) from its unstructured content.
+// It returns false for any other kind.
+func (inv *Inventory) AddLoadBalancerObject(u *unstructured.Unstructured) bool {
+	gvk := u.GroupVersionKind()
+	switch {
+	case gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig":
+		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
+		inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+	case gvk.Group == "elbv2.k8s.aws" && gvk.Kind == "TargetGroupBinding":
+		svc, _, _ := unstructured.NestedString(u.Object, "spec", "serviceRef", "name")
+		typ, _, _ := unstructured.NestedString(u.Object, "spec", "targetType")
+		inv.TargetGroupBindings = append(inv.TargetGroupBindings, TargetGroupBinding{Namespace: u.GetNamespace(), Name: u.GetName(),
+			ServiceName: svc, TargetType: typ, Managed: controllerStack(u.GetLabels())})
+		inv.Objects++
+	default:
+		return false
+	}
+	return true
+}
+
+// controllerStack reports whether labels carry the AWS Load Balancer
+// Controller's stack labels (ingress.k8s.aws/stack..., service.k8s.aws/stack...).
+func controllerStack(labels map[string]string) bool {
+	for k := range labels {
+		if strings.HasPrefix(k, "ingress.k8s.aws/stack") || strings.HasPrefix(k, "service.k8s.aws/stack") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,159 @@
+package inspect
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+)
+
+// Container order at termination (Kubernetes docs, "Pod Lifecycle:
+// Termination of Pods"; docs/watch.md): the kubelet stops ordinary
+// containers in parallel, each after its own preStop hook, so a container
+// without one gets SIGTERM at once. Sidecar containers (initContainers with
+// restartPolicy: Always, 1.29+) are stopped only after every ordinary
+// container has exited.
+
+var sidecarStopsFirst = register(&Check{
+	ID:       "sidecar-stops-first",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, or any container without a preStop) gets SIGTERM at once: the app works through a proxy that is draining or gone",
+	run: func(s *scope, c *Check) []Finding {
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkSidecarStopsFirst(c, w) })
+	},
+	Explanation: Doc{
+		Why: "The kubelet stops a pod's ordinary containers (spec.containers) in parallel, each after its own preStop hook. An app with a preStop delay keeps serving (or finishing work) for that long, but a proxy container beside it with no preStop (istio-proxy, linkerd-proxy, envoy, cloud-sql-proxy, or any container without one) gets SIGTERM at once and starts draining or exits: " +
+			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported. " +
+			"Istio's own drain setting counts as a fix: proxy.istio.io/config terminationDrainDuration at least as long as the app's preStop, or EXIT_ON_ZERO_ACTIVE_CONNECTIONS.",
+		Fix: "Run the proxy as a native sidecar (initContainers with restartPolicy: Always; Istio: ENABLE_NATIVE_SIDECARS; Kubernetes 1.29+), or give it a preStop that outlasts the app's (sleep a few seconds longer, within the grace period), " +
+			"or use the mesh's drain setting (Istio: proxy.istio.io/config with terminationDrainDuration longer than the app's preStop, or proxyMetadata EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"; Linkerd: config.alpha.linkerd.io/proxy-wait-before-exit-seconds).",
+		Source: "kubelet killContainersWithSyncResult (pkg/kubelet/kuberuntime/kuberuntime_container.go): ordinary containers in parallel, sidecars after them (KEP-753); Pod Lifecycle docs, \"Termination of Pods\"; Istio ProxyConfig terminationDrainDuration and EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
+	},
+})
+
+// knownProxies are container names of proxies that carry the app's traffic.
+var knownProxies = []string{"istio-proxy", "linkerd-proxy", "envoy", "cloud-sql-proxy", "cloudsql-proxy", "consul-dataplane", "kuma-sidecar", "oauth2-proxy"}
+
+func isProxy(name string) bool {
+	for _, p := range knownProxies {
+		if name == p || strings.HasPrefix(name, p+"-") {
+			return true
+		}
+	}
+	return strings.HasSuffix(name, "-proxy")
+}
+
+// appDelay is the longest preStop delay among w's ordinary containers: the
+// container, its seconds, and whether the seconds are known from the spec.
+type appDelay struct {
+	container string
+	seconds   int64
+	known     bool
+}
+
+func longestPreStop(ctrs []corev1.Container) *appDelay {
+	var best *appDelay
+	for _, c := range ctrs {
+		d, known, how := prestop.Duration(c)
+		if how == prestop.HowNone || how == prestop.HowTCPSocket || (known && d == 0) {
+			continue
+		}
+		if best == nil || (known && (!best.known || d > best.seconds)) {
+			best = &appDelay{c.Name, d, known}
+		}
+	}
+	return best
+}
+
+func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
+	ctrs := w.Template.Spec.Containers
+	app := longestPreStop(ctrs)
+	if app == nil {
+		return nil
+	}
+	grace := gracePeriod(w.Template.Spec)
+	var out []Finding
+	for _, ctr := range ctrs {
+		if ctr.Name == app.container {
+			continue
+		}
+		why, stopsFirst := stopsBefore(ctr, app, w.Template.Annotations)
+		if !stopsFirst {
+			continue
+		}
+		waits := fmt.Sprintf("its %d s preStop", app.seconds)
+		if !app.known {
+			waits = "its preStop (of a duration the spec does not tell)"
+		}
+		msg := fmt.Sprintf("container %s %s, so it gets SIGTERM while %s still waits in %s (grace period %d s): %s works through a %s that is draining or gone",
+			ctr.Name, why, app.container, waits, grace, app.container, proxyWord(ctr.Name))
+		out = append(out, c.finding(w, ctr.Name, msg, sidecarFix(w, ctr, app)))
+	}
+	return out
+}
+
+// stopsBefore reports whether ctr gets SIGTERM before the app's preStop
+// ends, and says why: no preStop at all, or a proxy's shorter one. A
+// container with a preStop of its own is taken as deliberate unless it is
+// a known proxy with a shorter, known delay; Istio's drain settings cover
+// istio-proxy.
+func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) (string, bool) {
+	if ctr.Name == "istio-proxy" && istioDrainCovers(ctr, app, podAnnotations) {
+		return "", false
+	}
+	d, known, how := prestop.Duration(ctr)
+	switch {
+	case how == prestop.HowNone:
+		return "has no preStop hook", true
+	case isProxy(ctr.Name) && known && app.known && d < app.seconds:
+		return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), true
+	}
+	return "", false
+}
+
+func proxyWord(name string) string {
+	if isProxy(name) {
+		return "proxy"
+	}
+	return "neighbour container"
+}
+
+// istioDrainCovers reports whether Istio's own drain keeps istio-proxy
+// serving through the app's preStop: proxy.istio.io/config (on the pod
+// template) with terminationDrainDuration at least the app's delay, or
+// EXIT_ON_ZERO_ACTIVE_CONNECTIONS in its proxyMetadata or the container's env.
+func istioDrainCovers(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) bool {
+	for _, e := range ctr.Env {
+		if e.Name == "EXIT_ON_ZERO_ACTIVE_CONNECTIONS" && e.Value == "true" {
+			return true
+		}
+	}
+	var cfg struct {
+		TerminationDrainDuration string            `json:"terminationDrainDuration"`
+		ProxyMetadata            map[string]string `json:"proxyMetadata"`
+	}
+	if yaml.Unmarshal([]byte(podAnnotations["proxy.istio.io/config"]), &cfg) != nil {
+		return false
+	}
+	if cfg.ProxyMetadata["EXIT_ON_ZERO_ACTIVE_CONNECTIONS"] == "true" {
+		return true
+	}
+	d, err := time.ParseDuration(cfg.TerminationDrainDuration)
+	return err == nil && app.known && int64(d/time.Second) >= app.seconds
+}
+
+// sidecarFix gives the container a native preStop sleep that outlasts the
+// app's by 5 s (a kubectl patch where the container is in the template).
+func sidecarFix(w *Workload, ctr corev1.Container, app *appDelay) string {
+	if !app.known {
+		return "make " + ctr.Name + " a native sidecar (initContainers, restartPolicy: Always), or give it a preStop longer than " + app.container + "'s"
+	}
+	secs := app.seconds + 5
+	patch := containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": secs}}}})
+	return patchCommand(w, patch) + fmt.Sprintf(" (or make %s a native sidecar: initContainers with restartPolicy: Always)", ctr.Name)
+}

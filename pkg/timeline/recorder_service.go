@@ -1,0 +1,73 @@
+package timeline
+
+import (
+	"fmt"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+)
+
+// sliceOthers is what one EndpointSlice says about the other pods of its
+// Service: the keys (targetRef UID, else first address) of their ready
+// endpoints.
+type sliceOthers struct {
+	service string
+	ready   map[string]bool
+}
+
+// othersReadyIn returns the ready endpoints of slice that are not the pod
+// uid's. An unset ready condition counts as ready, as the discovery/v1 API
+// says consumers must read it.
+func othersReadyIn(slice *discoveryv1.EndpointSlice, uid string) map[string]bool {
+	ready := map[string]bool{}
+	for _, ep := range slice.Endpoints {
+		if ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+			continue
+		}
+		key := ""
+		switch {
+		case ep.TargetRef != nil && string(ep.TargetRef.UID) == uid:
+			continue
+		case ep.TargetRef != nil && ep.TargetRef.UID != "":
+			key = string(ep.TargetRef.UID)
+		case len(ep.Addresses) > 0:
+			key = ep.Addresses[0]
+		default:
+			continue
+		}
+		ready[key] = true
+	}
+	return ready
+}
+
+// servicesReady records, for each Service that selects the pod, a
+// KindServiceEndpoints event the first time its count of other pods' ready
+// endpoints is known and whenever that count reaches or leaves zero: at
+// zero, kube-proxy falls back to the endpoints that are serving and
+// terminating (pkg/proxy CategorizeEndpoints), so a terminating pod keeps
+// receiving the Service's traffic until it stops serving.
+func (r *Recorder) servicesReady(recv time.Time, initial bool) {
+	for _, svc := range r.TL.Services {
+		union := map[string]bool{}
+		for _, so := range r.others {
+			if so.service != svc {
+				continue
+			}
+			for k := range so.ready {
+				union[k] = true
+			}
+		}
+		n := len(union)
+		prev, known := r.othersReady[svc]
+		if known && (prev == 0) == (n == 0) {
+			r.othersReady[svc] = n
+			continue
+		}
+		r.othersReady[svc] = n
+		msg := fmt.Sprintf("Service %s: %d ready endpoint(s) of other pods", svc, n)
+		if n == 0 {
+			msg = fmt.Sprintf("Service %s: no ready endpoint of another pod (kube-proxy then sends its traffic to endpoints that are serving and terminating)", svc)
+		}
+		r.add(Event{Recv: recv, Track: ControlPlane, Kind: KindServiceEndpoints, Service: svc, OthersReady: &n, Initial: initial, Message: msg})
+	}
+}

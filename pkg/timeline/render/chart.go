@@ -1,0 +1,161 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// chartWidth is the number of columns of the time axis.
+const chartWidth = 64
+
+// lane is one row of the chart, one rune a column.
+type lane []rune
+
+func newLane() lane { return lane([]rune(strings.Repeat(" ", chartWidth))) }
+
+func (l lane) fill(from, to int, r rune) {
+	for i := max(from, 0); i <= to && i < len(l); i++ {
+		l[i] = r
+	}
+}
+
+func (l lane) mark(at int, r rune) {
+	if at >= 0 && at < len(l) {
+		l[at] = r
+	}
+}
+
+// chartSpan returns the last millisecond the chart must show.
+func chartSpan(tl *timeline.Timeline, v timeline.Verdict) int64 {
+	end := int64(1000)
+	for _, e := range tl.Events {
+		if ms, ok := tl.Ms(e.Recv); ok && ms > end {
+			end = ms
+		}
+	}
+	for _, p := range []*int64{v.StopMs, v.EndpointOutMs} {
+		if p != nil && *p > end {
+			end = *p
+		}
+	}
+	return end
+}
+
+// WriteChart draws the two tracks on one time axis, from the delete request
+// to the last event, with the measured times:
+//
+//	control plane  ==E---------R-G     (endpoint ready, then terminating, removed)
+//	kubelet        K~~~~~T====X        (preStop, SIGTERM, shutdown, exit)
+//	window          +++++              (margin before SIGTERM; # for a race)
+func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
+	if tl.T0.IsZero() {
+		return nil
+	}
+	end := chartSpan(tl, v)
+	col := func(ms int64) int { return int(ms * int64(chartWidth-1) / end) }
+	cp, kl, win := newLane(), newLane(), newLane()
+
+	outCol, removedCol, goneCol := chartWidth-1, -1, -1
+	if v.EndpointOutMs != nil {
+		outCol = col(*v.EndpointOutMs)
+	}
+	if v.BehindService && !tl.EndpointsUnseen {
+		cp.fill(0, outCol, '=')
+	}
+	lastExit := -1
+	type exitMark struct {
+		col int
+		r   rune
+	}
+	var exits []exitMark
+	for _, e := range timeline.SortedEvents(tl) {
+		ms, _ := tl.Ms(e.Recv)
+		switch e.Kind {
+		case timeline.KindEndpointRemoved:
+			removedCol = col(ms)
+		case timeline.KindPodGone:
+			goneCol = col(ms)
+		case timeline.KindContainerExit:
+			c := col(ms)
+			lastExit = max(lastExit, c)
+			r := 'X'
+			if e.ExitCode != nil && *e.ExitCode == 137 {
+				r = '!'
+			}
+			exits = append(exits, exitMark{c, r})
+		}
+	}
+	if removedCol > outCol {
+		cp.fill(outCol, removedCol, '-')
+	}
+	if v.EndpointOutMs != nil {
+		cp.mark(outCol, 'E')
+	}
+	if removedCol >= 0 {
+		cp.mark(removedCol, 'R')
+	}
+	cp.mark(goneCol, 'G')
+
+	killCol := 0
+	if v.KillingMs != nil {
+		killCol = col(*v.KillingMs)
+	}
+	stopCol := -1
+	if v.StopMs != nil {
+		stopCol = col(*v.StopMs)
+		kl.fill(killCol, stopCol, '~')
+		kl.fill(stopCol, lastExit, '=')
+	}
+	if v.KillingMs != nil {
+		kl.mark(killCol, 'K')
+	}
+	if v.SigtermMs != nil {
+		kl.mark(stopCol, 'T')
+	} else if v.KilledInPreStop {
+		kl.mark(stopCol, '!')
+	}
+	for _, x := range exits {
+		kl.mark(x.col, x.r)
+	}
+	if v.WindowMs != nil && v.BehindService {
+		r := '+'
+		if *v.WindowMs < 0 {
+			r = '#'
+		}
+		win.fill(min(outCol, stopCol), max(outCol, stopCol), r)
+	}
+	return writeChartRows(w, end, cp, kl, win)
+}
+
+func writeChartRows(w io.Writer, end int64, cp, kl, win lane) error {
+	var b strings.Builder
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "%-15s%s\n", "", axis(end))
+	fmt.Fprintf(&b, "%-15s%s\n", "control plane", strings.TrimRight(string(cp), " "))
+	fmt.Fprintf(&b, "%-15s%s\n", "kubelet", strings.TrimRight(string(kl), " "))
+	if s := strings.TrimRight(string(win), " "); s != "" {
+		fmt.Fprintf(&b, "%-15s%s\n", "window", s)
+	}
+	b.WriteString("  axis starts at the delete request (0)\n")
+	b.WriteString("  = endpoint routed  E traffic stops (out of every ready set, or stopped serving when no other endpoint was ready)\n")
+	b.WriteString("  - terminating  R removed  G object gone\n")
+	b.WriteString("  K Killing  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
+	b.WriteString("  window: + time the data plane had before SIGTERM, # race (stopped while still routed)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// axis returns a ruler with a label every 16 columns, in seconds.
+func axis(end int64) string {
+	r := []rune(strings.Repeat(" ", chartWidth+8))
+	for c := 0; c < chartWidth; c += 16 {
+		label := fmt.Sprintf("|%.1fs", float64(int64(c)*end/int64(chartWidth-1))/1000)
+		copy(r[c:], []rune(label))
+	}
+	label := fmt.Sprintf("%.1fs|", float64(end)/1000)
+	copy(r[chartWidth-len(label):], []rune(label))
+	return strings.TrimRight(string(r), " ")
+}

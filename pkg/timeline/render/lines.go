@@ -1,0 +1,90 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// msColumn formats the monotonic offset of t: "+5012 ms", "start" for
+// events that had happened before the watch, "before" for changes seen
+// before the delete request (T0 not known yet).
+func msColumn(tl *timeline.Timeline, t time.Time, initial bool) string {
+	if initial {
+		return "start"
+	}
+	ms, ok := tl.Ms(t)
+	if !ok {
+		return "before"
+	}
+	return fmt.Sprintf("%+d ms", ms)
+}
+
+func serverColumn(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// WriteLine writes one event as a line: milliseconds since the delete
+// request, the server's whole-second time (or dashes when the API records
+// none), the track and what changed, escaped for the terminal.
+func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), e.Track, termsafe.Escape(e.Message))
+	return err
+}
+
+// WriteGapLine writes the line that marks a watch gap: its opening while To
+// is zero, its closing otherwise.
+func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
+	var msg string
+	switch {
+	case g.Stalled:
+		msg = fmt.Sprintf("STALL: %s watch connected but late: %s; the changes around it are stamped late", g.Stream, termsafe.Escape(g.Reason))
+	case g.To.IsZero():
+		msg = fmt.Sprintf("GAP: %s watch lost (%s); reconnecting", g.Stream, termsafe.Escape(g.Reason))
+	case g.Relisted:
+		msg = fmt.Sprintf("GAP: %s watch re-listed after %d ms: changes inside the gap are seen only as their net result, stamped now", g.Stream, g.To.Sub(g.From).Milliseconds())
+	default:
+		msg = fmt.Sprintf("GAP: %s watch resumed after %d ms from its last resourceVersion: nothing lost, changes inside the gap are stamped late", g.Stream, g.To.Sub(g.From).Milliseconds())
+	}
+	at := g.From
+	if !g.To.IsZero() {
+		at = g.To
+	}
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, at, false), "--------", "watch", msg)
+	return err
+}
+
+// WriteVerdict writes the verdict block: a headline and one line a finding.
+func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
+	head := "SAFE: the pod stopped receiving traffic before it stopped serving"
+	switch {
+	case v.Risk:
+		head = "RISK: requests can fail while this pod terminates"
+	case len(v.NoReadyEndpoint) > 0:
+		head = "SAFE: the pod stopped receiving traffic before it was told to stop (its Service had no other ready endpoint for a while, so traffic kept coming after it left the ready set)"
+	case !v.BehindService && !tl.EndpointsUnseen:
+		head = "SAFE: the pod is not behind any Service"
+	case tl.EndpointsUnseen:
+		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
+	}
+	if _, err := fmt.Fprintf(w, "\nVerdict for pod %s/%s: %s\n", termsafe.Escape(tl.Namespace), termsafe.Escape(tl.Pod), head); err != nil {
+		return err
+	}
+	for _, f := range v.Findings {
+		if _, err := fmt.Fprintf(w, "  - %s\n", termsafe.Escape(f)); err != nil {
+			return err
+		}
+	}
+	for _, n := range tl.Notes {
+		if _, err := fmt.Fprintf(w, "  note: %s\n", termsafe.Escape(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// mermaidText makes cluster text safe inside a Mermaid gantt task name:
+// ':' and '#' end or comment the name, ';' and newlines end the line, and
+// control characters are escaped for the terminal it may be printed on.
+func mermaidText(s string) string {
+	return termsafe.Escape(strings.NewReplacer(":", " ", "#", " ", ";", ",", "\n", " ", "\r", " ").Replace(s))
+}
+
+// WriteMermaid writes a Mermaid gantt chart of the timeline, for Markdown
+// incident reports. Times are milliseconds since the delete request, drawn
+// as dates from the Unix epoch (dateFormat x) so the axis reads seconds.
+func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
+	var b strings.Builder
+	b.WriteString("gantt\n")
+	fmt.Fprintf(&b, "    title Termination of pod %s/%s\n", mermaidText(tl.Namespace), mermaidText(tl.Pod))
+	b.WriteString("    dateFormat x\n")
+	if chartSpan(tl, v) > 60000 {
+		b.WriteString("    axisFormat %M:%S\n")
+	} else {
+		b.WriteString("    axisFormat %S.%L s\n")
+	}
+	b.WriteString("    section control plane\n")
+	b.WriteString("    delete requested :milestone, 0, 0ms\n")
+	if v.BehindService && v.EndpointOutMs != nil {
+		fmt.Fprintf(&b, "    endpoint ready :active, 0, %dms\n", max(*v.EndpointOutMs, 1))
+		fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", trafficEndLabel(v), *v.EndpointOutMs, *v.EndpointOutMs)
+	}
+	for _, e := range timeline.SortedEvents(tl) {
+		ms, ok := tl.Ms(e.Recv)
+		if !ok || ms < 0 {
+			continue
+		}
+		switch e.Kind {
+		case timeline.KindEndpointRemoved:
+			fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", mermaidText("removed from "+e.Slice), ms, ms)
+		case timeline.KindPodGone:
+			fmt.Fprintf(&b, "    object gone +%d ms :milestone, %d, 0ms\n", ms, ms)
+		}
+	}
+	b.WriteString("    section kubelet\n")
+	writeMermaidKubelet(&b, v)
+	if v.WindowMs != nil && v.BehindService && v.EndpointOutMs != nil && v.StopMs != nil {
+		b.WriteString("    section verdict\n")
+		from, to := min(*v.EndpointOutMs, *v.StopMs), max(*v.EndpointOutMs, *v.StopMs)
+		if *v.WindowMs < 0 {
+			fmt.Fprintf(&b, "    race window %d ms :crit, %d, %dms\n", -*v.WindowMs, from, max(to-from, 1))
+		} else {
+			fmt.Fprintf(&b, "    margin %d ms :done, %d, %dms\n", *v.WindowMs, from, max(to-from, 1))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMermaidKubelet(b *strings.Builder, v timeline.Verdict) {
+	if v.KillingMs != nil {
+		fmt.Fprintf(b, "    Killing +%d ms :milestone, %d, 0ms\n", *v.KillingMs, *v.KillingMs)
+		if v.StopMs != nil && *v.StopMs > *v.KillingMs {
+			fmt.Fprintf(b, "    preStop :%d, %dms\n", *v.KillingMs, *v.StopMs-*v.KillingMs)
+		}
+	}
+	if v.SigtermMs != nil {
+		fmt.Fprintf(b, "    SIGTERM (estimated) +%d ms :milestone, %d, 0ms\n", *v.SigtermMs, *v.SigtermMs)
+	}
+	for _, x := range v.Exits {
+		tag := ""
+		if x.Code == 137 {
+			tag = "crit, "
+		}
+		if v.StopMs != nil && x.Ms > *v.StopMs {
+			fmt.Fprintf(b, "    %s shutting down :%s%d, %dms\n", mermaidText(x.Container), tag, *v.StopMs, x.Ms-*v.StopMs)
+		}
+		fmt.Fprintf(b, "    %s exit %d +%d ms :%smilestone, %d, 0ms\n", mermaidText(x.Container), x.Code, x.Ms, tag, x.Ms)
+	}
+}
+
+// trafficEndLabel names the moment the pod stopped receiving traffic.
+func trafficEndLabel(v timeline.Verdict) string {
+	if len(v.NoReadyEndpoint) > 0 {
+		return "traffic stops (the Service had no other ready endpoint)"
+	}
+	return "out of every ready set"
+}

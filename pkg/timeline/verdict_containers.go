@@ -1,0 +1,183 @@
+package timeline
+
+import "fmt"
+
+// ContainerStop is when one container was told to stop.
+type ContainerStop struct {
+	Name string `json:"name"`
+	// NativeSidecar marks an initContainer with restartPolicy Always: the
+	// kubelet stops it after every regular container has exited, so it
+	// never stops before the app.
+	NativeSidecar bool `json:"nativeSidecar,omitempty"`
+	// PreStop is the hook as the spec and the Events show it: "none", its
+	// delay ("5s"), "unknown duration" or "failed".
+	PreStop string `json:"preStop"`
+	// KillingMs is its first Killing event; nil when none was seen.
+	KillingMs *int64 `json:"killingMs,omitempty"`
+	// SigtermMs is its estimated SIGTERM; nil when it was killed inside
+	// preStop, when its hook's duration is unknown, and for native
+	// sidecars.
+	SigtermMs       *int64 `json:"sigtermEstimatedMs,omitempty"`
+	KilledInPreStop bool   `json:"killedInPreStop,omitempty"`
+	// StoppedBeforeApp marks a regular container without preStop that got
+	// SIGTERM at once while another container still slept in its preStop
+	// (a proxy such as istio-proxy in front of the app).
+	StoppedBeforeApp bool `json:"stoppedBeforeApp,omitempty"`
+}
+
+// killingFacts returns, per container, the first Killing (ms since T0; an
+// event seen at the watch's start counts as 0) and whether its preStop
+// failed, and the first Killing of all. An event naming no container is
+// about all regular containers (one Killing for the pod).
+func killingFacts(tl *Timeline, evs []Event) (killing map[string]int64, failed map[string]bool, first *int64) {
+	killing, failed = map[string]int64{}, map[string]bool{}
+	for _, e := range evs {
+		ms, _ := tl.Ms(e.Recv)
+		if e.Initial {
+			ms = 0
+		}
+		switch e.Kind {
+		case KindKilling:
+			if first == nil {
+				first = ptr(ms)
+			}
+			for _, c := range containersOf(tl, e.Container) {
+				if _, ok := killing[c]; !ok {
+					killing[c] = ms
+				}
+			}
+		case KindPreStopFailed:
+			for _, c := range containersOf(tl, e.Container) {
+				failed[c] = true
+			}
+		}
+	}
+	return killing, failed, first
+}
+
+// containersOf returns the containers an event is about: the one named, or
+// all regular containers when the event names none.
+func containersOf(tl *Timeline, name string) []string {
+	if name != "" {
+		return []string{name}
+	}
+	return tl.Containers
+}
+
+// stopOf estimates when regular container c gets SIGTERM: its Killing (or
+// the delete request when none was seen) plus its preStop delay from the
+// spec, none when the hook failed. ok is false when the hook's duration
+// cannot be read from the spec.
+func stopOf(tl *Timeline, c string, killing map[string]int64, failed bool) (at, delay int64, basis string, ok bool) {
+	base, basis := int64(0), "the delete request (no Killing event seen)"
+	if k, seen := killing[c]; seen {
+		base, basis = k, fmt.Sprintf("Killing at +%d ms", k)
+	}
+	ps := tl.PreStop[c]
+	switch {
+	case failed:
+		return base, 0, basis + "; preStop failed, no delay", true
+	case !ps.Known:
+		return 0, 0, "", false
+	case ps.Has:
+		return base + ps.Delay.Milliseconds(), ps.Delay.Milliseconds(), fmt.Sprintf("%s + preStop %s", basis, ps.Delay), true
+	}
+	return base, 0, basis + ", no preStop", true
+}
+
+func preStopText(ps PreStop, failed bool) string {
+	switch {
+	case failed:
+		return "failed"
+	case !ps.Has:
+		return "none"
+	case !ps.Known:
+		return "unknown duration"
+	}
+	return ps.Delay.String()
+}
+
+// sigtermFacts fills KillingMs, SigtermMs, StopMs, StopContainer, the
+// preStop facts and Containers. Each regular container gets SIGTERM after
+// its own preStop; the earliest counts, because that is when the pod
+// starts refusing work. A container whose preStop outlasts the grace
+// period is killed at the deadline without SIGTERM.
+func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
+	killing, failed, first := killingFacts(tl, evs)
+	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
+	for _, c := range tl.Containers {
+		cs := ContainerStop{Name: c, PreStop: preStopText(tl.PreStop[c], failed[c])}
+		if k, seen := killing[c]; seen {
+			cs.KillingMs = ptr(k)
+		}
+		at, delay, basis, ok := stopOf(tl, c, killing, failed[c])
+		if ok {
+			killed := tl.GracePeriodSeconds > 0 && at >= v.DeadlineMs
+			if killed {
+				at, cs.KilledInPreStop, v.KilledInPreStop = v.DeadlineMs, true, true
+			} else {
+				cs.SigtermMs = ptr(at)
+			}
+			if v.StopMs == nil || at < *v.StopMs {
+				v.StopMs, v.StopContainer, v.PreStopDelayMs = ptr(at), c, delay
+				v.SigtermMs, v.SigtermBasis = cs.SigtermMs, basis
+				if killed {
+					v.SigtermBasis = ""
+				}
+			}
+		}
+		v.Containers = append(v.Containers, cs)
+	}
+	markStoppedBeforeApp(tl, v)
+	for _, c := range tl.NativeSidecars {
+		cs := ContainerStop{Name: c, NativeSidecar: true, PreStop: preStopText(tl.PreStop[c], failed[c])}
+		if k, seen := killing[c]; seen {
+			cs.KillingMs = ptr(k)
+		}
+		v.Containers = append(v.Containers, cs)
+	}
+}
+
+// appInPreStop returns the regular container that sleeps longest in its
+// preStop (a hook of unknown duration counts as sleeping); ok is false
+// when no container's preStop delays its SIGTERM.
+func appInPreStop(tl *Timeline, v *Verdict) (app ContainerStop, ok bool) {
+	for _, cs := range v.Containers {
+		ps := tl.PreStop[cs.Name]
+		if cs.NativeSidecar || !ps.Has || cs.PreStop == "failed" || (ps.Known && ps.Delay == 0) {
+			continue
+		}
+		if !ok || !ps.Known || (tl.PreStop[app.Name].Known && ps.Delay > tl.PreStop[app.Name].Delay) {
+			app, ok = cs, true
+		}
+	}
+	return app, ok
+}
+
+// markStoppedBeforeApp flags the regular containers without preStop that
+// get SIGTERM at once while the app still sleeps in its preStop: the app
+// keeps serving through a proxy that is draining or gone. Native sidecars
+// are stopped after the app and never flagged.
+func markStoppedBeforeApp(tl *Timeline, v *Verdict) {
+	app, ok := appInPreStop(tl, v)
+	if !ok {
+		return
+	}
+	for i := range v.Containers {
+		cs := &v.Containers[i]
+		if !cs.NativeSidecar && cs.Name != app.Name && cs.PreStop == "none" {
+			cs.StoppedBeforeApp = true
+		}
+	}
+}
+
+// stoppedBeforeApp returns the containers flagged by markStoppedBeforeApp.
+func stoppedBeforeApp(v *Verdict) []ContainerStop {
+	var out []ContainerStop
+	for _, cs := range v.Containers {
+		if cs.StoppedBeforeApp {
+			out = append(out, cs)
+		}
+	}
+	return out
+}

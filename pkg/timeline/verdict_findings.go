@@ -1,0 +1,177 @@
+package timeline
+
+import (
+	"fmt"
+	"time"
+)
+
+// findingList collects the verdict's sentences, risks apart from facts.
+type findingList struct{ risks, facts []string }
+
+func (l *findingList) risk(s string, a ...any) { l.risks = append(l.risks, fmt.Sprintf(s, a...)) }
+func (l *findingList) fact(s string, a ...any) { l.facts = append(l.facts, fmt.Sprintf(s, a...)) }
+
+func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
+	var l findingList
+	endpointFindings(tl, rt, v, &l)
+	switch {
+	case v.SigtermMs != nil:
+		l.fact("SIGTERM estimated at +%d ms (%s) for container %s, the first told to stop", *v.SigtermMs, v.SigtermBasis, v.StopContainer)
+	case v.StopMs == nil:
+		var unknown []string
+		for _, cs := range v.Containers {
+			if cs.PreStop == "unknown duration" {
+				unknown = append(unknown, cs.Name)
+			}
+		}
+		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s", joinNames(unknown))
+	}
+	containerFindings(tl, v, &l)
+	for _, e := range evs {
+		if e.Kind == KindExceededGrace {
+			l.risk("ExceededGracePeriod: the kubelet had to kill the container after the grace period")
+			break
+		}
+	}
+	windowFindings(tl, rt, v, &l)
+	gapFindings(tl, &l)
+	v.Risk = len(l.risks) > 0
+	v.Findings = append(append(v.Findings, l.risks...), l.facts...)
+}
+
+// endpointFindings says when the pod stopped receiving traffic, and why
+// that was later than its endpoint leaving the ready sets when a Service
+// had no other ready endpoint.
+func endpointFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
+	switch {
+	case tl.AlreadyTerminating:
+		l.fact("the pod was already terminating when the watch started: what happened before (the endpoint leaving its ready sets, preStop) was not seen, times are from the watch's start")
+	case !v.BehindService && !tl.EndpointsUnseen:
+		l.fact("not behind any Service: no endpoint race")
+	case tl.EndpointsUnseen:
+		l.fact("EndpointSlices could not be watched: the endpoint track is missing and the race cannot be judged")
+	case v.ReadyOutMs == nil && v.EndpointOutMs == nil && len(rt.fallback) == 0:
+		l.fact("the endpoint was never seen leaving a ready set (it was not in any EndpointSlice while watched)")
+	case v.ReadyOutMs != nil && len(rt.fallback) == 0:
+		l.fact("endpoint out of every ready set at +%d ms (Services: %s)", *v.ReadyOutMs, joinNames(tl.Services))
+	}
+	for _, f := range rt.fallback {
+		until := "until the end of the watch"
+		switch {
+		case v.EndpointOutMs != nil && rt.outByOthers:
+			until = fmt.Sprintf("until another pod's endpoint turned ready at +%d ms", *v.EndpointOutMs)
+		case v.EndpointOutMs != nil:
+			until = fmt.Sprintf("until it stopped serving at +%d ms", *v.EndpointOutMs)
+		}
+		l.fact("Service %s had no ready endpoint left from +%d ms: kube-proxy then sends traffic to endpoints that are serving and terminating, so the pod did not stop receiving traffic when it left the ready set; it kept receiving traffic %s", f.service, f.fromMs, until)
+	}
+}
+
+// containerFindings says which containers were stopped too early or
+// killed, and how.
+func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
+	killedInPreStop := map[string]bool{}
+	for _, cs := range v.Containers {
+		if cs.KilledInPreStop {
+			killedInPreStop[cs.Name] = true
+			l.risk("the preStop of container %s is longer than the grace period (%d s): it was killed inside preStop at +%d ms, SIGTERM was never sent", cs.Name, tl.GracePeriodSeconds, v.DeadlineMs)
+		}
+	}
+	if v.PreStopFailed {
+		l.risk("FailedPreStopHook: the preStop delay never happened (often a missing sleep binary in the image), SIGTERM came at once")
+	}
+	sidecarFindings(tl, v, l)
+	for _, x := range v.Exits {
+		l.fact("container %s exited %d at +%d ms (finishedAt %s): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
+		if x.Code == 137 && !killedInPreStop[x.Container] {
+			l.risk("container %s was SIGKILLed (exit 137) at +%d ms, grace deadline +%d ms: the app ignored SIGTERM or shut down too slowly", x.Container, x.Ms, v.DeadlineMs)
+		}
+	}
+}
+
+// sidecarFindings flags ordinary containers without preStop that got
+// SIGTERM while the app still slept in its preStop.
+func sidecarFindings(tl *Timeline, v *Verdict, l *findingList) {
+	app, ok := appInPreStop(tl, v)
+	if !ok {
+		return
+	}
+	appUntil := "its preStop ended (duration unknown)"
+	if app.SigtermMs != nil {
+		appUntil = fmt.Sprintf("+%d ms", *app.SigtermMs)
+	} else if app.KilledInPreStop {
+		appUntil = fmt.Sprintf("it was killed at +%d ms", v.DeadlineMs)
+	}
+	for _, cs := range stoppedBeforeApp(v) {
+		at := "at once"
+		if cs.SigtermMs != nil {
+			at = fmt.Sprintf("at +%d ms", *cs.SigtermMs)
+		}
+		msg := fmt.Sprintf("container %s has no preStop: it got SIGTERM %s while container %s still slept in its preStop (%s) until %s, so the app kept serving through a container that was draining or gone. Fix: run %s as a native sidecar (an initContainer with restartPolicy: Always, stopped after the app), give it a preStop that outlasts the app's, or use the mesh's own drain setting (Istio: terminationDrainDuration or EXIT_ON_ZERO_ACTIVE_CONNECTIONS)",
+			cs.Name, at, app.Name, app.PreStop, appUntil, cs.Name)
+		if v.BehindService || tl.EndpointsUnseen {
+			l.risk("%s", msg)
+		} else {
+			l.fact("%s (not behind any Service: no Service traffic is lost)", msg)
+		}
+	}
+}
+
+// outText names the moment the window is measured from.
+func outText(rt routing) string {
+	if len(rt.fallback) > 0 {
+		return "it stopped receiving traffic"
+	}
+	return "the endpoint left every ready set"
+}
+
+// windowFindings rates the time between the pod leaving the traffic and
+// it being told to stop: a race when negative, a risk when the pod was
+// told to stop sooner than the propagation time after the request.
+func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
+	if !v.BehindService || tl.AlreadyTerminating || v.WindowMs == nil {
+		v.ShortByMs = nil
+		return
+	}
+	w, out := *v.WindowMs, outText(rt)
+	short := ""
+	if v.ShortByMs != nil {
+		short = fmt.Sprintf(": %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic", *v.ShortByMs, time.Duration(v.PropagationMs)*time.Millisecond)
+	}
+	sidecarFirst := false
+	for _, cs := range stoppedBeforeApp(v) {
+		sidecarFirst = sidecarFirst || cs.Name == v.StopContainer
+	}
+	switch {
+	case w < 0:
+		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
+	case sidecarFirst:
+		l.fact("window: container %s got SIGTERM %d ms after %s%s", v.StopContainer, w, out, short)
+	case v.PreStopDelayMs == 0:
+		l.risk("no preStop delay: SIGTERM came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", w, out, short)
+	case v.KilledInPreStop && v.SigtermMs == nil:
+		l.fact("window: container %s was killed %d ms after %s", v.StopContainer, w, out)
+	case v.ShortByMs != nil:
+		l.risk("window too short: SIGTERM came %d ms after %s, +%d ms after the delete request%s; raise the preStop delay by at least that much", w, out, *v.StopMs, short)
+	default:
+		l.fact("window: SIGTERM came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", w, out, time.Duration(v.PropagationMs)*time.Millisecond)
+	}
+}
+
+// gapFindings says how often the watch was cut or stalled.
+func gapFindings(tl *Timeline, l *findingList) {
+	cuts, stalls := 0, 0
+	for _, g := range tl.Gaps {
+		if g.Stalled {
+			stalls++
+		} else {
+			cuts++
+		}
+	}
+	if cuts > 0 {
+		l.fact("the watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived, not when they happened", cuts)
+	}
+	if stalls > 0 {
+		l.fact("the watch stalled %d time(s) (marked above): a change arrived more than %s after the server's time for it, so the times around it are late", stalls, StallThreshold)
+	}
+}

@@ -1,0 +1,100 @@
+package timeline
+
+import "sort"
+
+// routing is when kube-proxy stopped sending the pod traffic.
+type routing struct {
+	// readyOut is the last moment the endpoint went from "ready in some
+	// slice" to "ready in none", provided it stayed out.
+	readyOut *int64
+	// out is the last moment the pod went from routed to not routed,
+	// provided it stayed so (see routed).
+	out *int64
+	// outByOthers is true when out came from another pod's endpoint
+	// turning ready rather than from this pod ceasing to serve.
+	outByOthers bool
+	// fallback lists the Services that had no other ready endpoint while
+	// this pod's endpoint was serving and terminating, by first time seen.
+	fallback []fallbackSpan
+}
+
+type fallbackSpan struct {
+	service string
+	fromMs  int64
+}
+
+// sliceOf is the pod's endpoint state in one EndpointSlice.
+type sliceOf struct {
+	service string
+	state   EndpointState
+}
+
+// routed reports whether kube-proxy sends the pod traffic: its endpoint is
+// ready in some slice, or it is serving and terminating in a slice of a
+// Service that has no ready endpoint of another pod (kube-proxy's fallback
+// to terminating endpoints, pkg/proxy CategorizeEndpoints, since the
+// ProxyTerminatingEndpoints feature went GA in 1.28). A Service whose count
+// of other ready endpoints was never seen is taken to have some.
+func routed(slices map[string]sliceOf, others map[string]int) (ready, routed bool) {
+	for _, s := range slices {
+		if s.state.Ready {
+			return true, true
+		}
+	}
+	for _, s := range slices {
+		if n, known := others[s.service]; known && n == 0 && s.state.Serving && s.state.Terminating {
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// routingOf walks the endpoint changes in receive order. An endpoint that
+// was never ready while watched gives no out time.
+func routingOf(tl *Timeline, evs []Event) routing {
+	var rt routing
+	slices := map[string]sliceOf{}
+	others := map[string]int{}
+	fallbackFrom := map[string]int64{}
+	wasReady, wasRouted := false, false
+	for _, e := range evs {
+		switch e.Kind {
+		case KindEndpointAdded, KindEndpointChanged:
+			slices[e.Slice] = sliceOf{service: e.Service, state: *e.Endpoint}
+		case KindEndpointRemoved:
+			delete(slices, e.Slice)
+		case KindServiceEndpoints:
+			others[e.Service] = *e.OthersReady
+		default:
+			continue
+		}
+		ms, _ := tl.Ms(e.Recv)
+		ready, isRouted := routed(slices, others)
+		if isRouted && !ready {
+			for _, s := range slices {
+				n, known := others[s.service]
+				if _, seen := fallbackFrom[s.service]; !seen && known && n == 0 && s.state.Serving && s.state.Terminating {
+					fallbackFrom[s.service] = ms
+				}
+			}
+		}
+		switch {
+		case wasReady && !ready:
+			rt.readyOut = ptr(ms)
+		case ready:
+			rt.readyOut = nil
+		}
+		switch {
+		case wasRouted && !isRouted:
+			rt.out, rt.outByOthers = ptr(ms), e.Kind == KindServiceEndpoints
+		case isRouted:
+			rt.out = nil
+		}
+		wasReady, wasRouted = ready, isRouted
+	}
+	for svc, ms := range fallbackFrom {
+		rt.fallback = append(rt.fallback, fallbackSpan{service: svc, fromMs: ms})
+	}
+	sort.Slice(rt.fallback, func(i, j int) bool { return rt.fallback[i].service < rt.fallback[j].service })
+	return rt
+}
