@@ -38,7 +38,7 @@ type BenchConfig struct {
 	// Keep leaves the fixture in the cluster after the run.
 	Keep bool
 	// Only, when not empty, names the benchmarks to run among "audit",
-	// "manifests", "drain" and "watch"; the others' rows say they were not
+	// "manifests", "drain", "watch" and "rollout"; the others' rows say they were not
 	// selected. The live fixture is filled only for "audit".
 	Only []string
 	// Log receives progress lines.
@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		return nil, err
 	}
 	h := &harness{cfg: cfg, cs: cs, rest: rc, commands: map[string]string{}}
-	for _, sub := range []string{"audit", "watch pod", "drain node"} {
+	for _, sub := range []string{"audit", "watch pod", "drain node", "watch"} {
 		h.commands[sub] = h.probe(ctx, sub)
 	}
 
@@ -121,6 +121,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
+	rows = append(rows, h.rollout(ctx)...)
 	if !cfg.Keep && h.selected("audit") {
 		h.logf("deleting the fixture")
 		if err := fixture.Delete(ctx, cs, set, 2*time.Minute); err != nil {

@@ -23,6 +23,7 @@ node drains stop dropping requests.
 
   audit        check workloads' termination settings, live or from manifests
   watch pod    watch a pod's termination and say whether it raced its endpoints
+  watch TYPE/NAME  watch every termination of a rollout, with the Service's capacity
   drain node   cordon and evict without breaking a PodDisruptionBudget`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl graceful",
