@@ -1,0 +1,96 @@
+package probe
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Bucket is the requests started within one BucketWidth.
+type Bucket struct {
+	// From is the start of the bucket; requests started in [From,
+	// From+BucketWidth) are in it, in start order.
+	From    time.Time
+	Results []Result
+}
+
+// Failed counts the failed requests.
+func (b Bucket) Failed() int {
+	n := 0
+	for _, r := range b.Results {
+		if r.Failed() {
+			n++
+		}
+	}
+	return n
+}
+
+// aggregator groups results by the bucket of their start and hands out
+// each bucket, in order, once it is complete.
+type aggregator struct {
+	origin   time.Time
+	onBucket func(Bucket)
+
+	mu      sync.Mutex
+	pending map[int]int // requests in flight by bucket index
+	results map[int][]Result
+	next    int // the next bucket index to hand out
+	emit    sync.Mutex
+}
+
+func newAggregator(origin time.Time, onBucket func(Bucket)) *aggregator {
+	return &aggregator{origin: origin, onBucket: onBucket, pending: map[int]int{}, results: map[int][]Result{}}
+}
+
+func (a *aggregator) index(t time.Time) int { return int(t.Sub(a.origin) / BucketWidth) }
+
+// started counts a request about to start at t and returns its bucket.
+func (a *aggregator) started(t time.Time) int {
+	idx := a.index(t)
+	a.mu.Lock()
+	if idx < a.next { // its bucket was handed out an instant ago
+		idx = a.next
+	}
+	a.pending[idx]++
+	a.mu.Unlock()
+	a.flush(false)
+	return idx
+}
+
+func (a *aggregator) done(idx int, r Result) {
+	a.mu.Lock()
+	a.pending[idx]--
+	a.results[idx] = append(a.results[idx], r)
+	a.mu.Unlock()
+	a.flush(false)
+}
+
+// flush hands out the complete buckets in order: those whose span has
+// passed and that have nothing in flight (every bucket when final).
+// Buckets without any request are skipped.
+func (a *aggregator) flush(final bool) {
+	a.emit.Lock()
+	defer a.emit.Unlock()
+	now := a.index(time.Now())
+	var ready []Bucket
+	a.mu.Lock()
+	for ; final || a.next < now; a.next++ {
+		if a.pending[a.next] > 0 {
+			break
+		}
+		if rs := a.results[a.next]; len(rs) > 0 {
+			sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
+			ready = append(ready, Bucket{From: a.origin.Add(time.Duration(a.next) * BucketWidth), Results: rs})
+		}
+		delete(a.results, a.next)
+		delete(a.pending, a.next)
+		if final && len(a.pending) == 0 && len(a.results) == 0 {
+			a.next++
+			break
+		}
+	}
+	a.mu.Unlock()
+	for _, b := range ready {
+		a.onBucket(b)
+	}
+}

@@ -1,0 +1,92 @@
+package probe
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Prober sends the requests of one Config.
+type Prober struct {
+	cfg    Config
+	client *http.Client
+}
+
+// New builds a Prober; cfg must pass Validate.
+func New(cfg Config) *Prober {
+	tr := &http.Transport{
+		Proxy:               nil, // the probe measures the path to URL, never a proxy's
+		DialContext:         (&net.Dialer{Timeout: cfg.Timeout}).DialContext,
+		TLSHandshakeTimeout: cfg.Timeout,
+		DisableKeepAlives:   !cfg.KeepAlive,
+		MaxIdleConnsPerHost: MaxRate,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure}, //nolint:gosec // only with --probe-insecure
+	}
+	return &Prober{cfg: cfg, client: &http.Client{Transport: tr, Timeout: cfg.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// Once sends one request and returns its result.
+func (p *Prober) Once(ctx context.Context) Result {
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.URL.String(), nil)
+	if err != nil {
+		return Result{Start: start, Kind: Other, Err: err.Error()}
+	}
+	for name, vals := range p.cfg.Header {
+		for _, v := range vals {
+			if http.CanonicalHeaderKey(name) == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Add(name, v)
+		}
+	}
+	req.Header.Set("User-Agent", "kubectl-graceful-probe")
+	resp, err := p.client.Do(req)
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	r := Result{Start: start, Latency: time.Since(start)}
+	switch {
+	case err != nil && resp != nil:
+		r.Kind, r.Status, r.Err = classify(err), resp.StatusCode, err.Error()
+	case err != nil:
+		r.Kind, r.Err = classify(err), err.Error()
+	case resp.StatusCode >= 200 && resp.StatusCode < 400:
+		r.Kind, r.Status = OK, resp.StatusCode
+	default:
+		r.Kind, r.Status = Status, resp.StatusCode
+	}
+	return r
+}
+
+// Run starts Config.Rate requests a second until ctx ends, then waits for
+// the requests in flight (each bounded by Config.Timeout) and returns.
+// onBucket gets every 100 ms bucket of request start times, in order, once
+// every request started in it has its result; it is called from one
+// goroutine at a time. The first bucket starts at Run's start.
+func (p *Prober) Run(ctx context.Context, onBucket func(Bucket)) {
+	agg := newAggregator(time.Now(), onBucket)
+	tick := time.NewTicker(time.Second / time.Duration(p.cfg.Rate))
+	defer tick.Stop()
+	reqCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	var wg sync.WaitGroup
+	for {
+		select {
+		case <-ctx.Done():
+			wg.Wait()
+			agg.flush(true)
+			return
+		case <-tick.C:
+			idx := agg.started(time.Now())
+			wg.Go(func() { agg.done(idx, p.Once(reqCtx)) })
+		}
+	}
+}
