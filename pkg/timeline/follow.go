@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // Action is what Follow does to start the termination.
@@ -57,6 +58,10 @@ type Config struct {
 	// the server's Retry-After when longer).
 	EvictRetry time.Duration
 	Printer    Printer
+	// ProbeURL and Requests are the probe's URL and its buckets of
+	// results (the "requests" track); nil Requests means no probe.
+	ProbeURL string
+	Requests <-chan probe.Bucket
 }
 
 // ErrInterrupted is returned (wrapped) with the partial timeline when ctx
@@ -81,6 +86,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	f := &follower{cfg: cfg, notices: make(chan Notice), listedOnce: map[string]bool{}}
 	services, svcErr := selectingServices(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
+	f.rec.TL.ProbeURL = cfg.ProbeURL
 	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
 	f.rec.Stall = func(g Gap) { cfg.Printer.Gap(f.rec.TL, g) }
 	for _, e := range f.rec.TL.Events { // a deletion found at start
@@ -117,6 +123,10 @@ type follower struct {
 	listedOnce map[string]bool
 	acted      bool
 	goneSeen   bool
+	// probeLines counts the requests lines printed, probeState is the
+	// failure mix of the last one.
+	probeLines int
+	probeState string
 }
 
 // note prints msg and keeps it for the verdict: what the reader must know
@@ -210,6 +220,8 @@ func (f *follower) loop(ctx context.Context) error {
 			if wait > 0 {
 				retry = time.After(wait)
 			}
+		case b := <-f.cfg.Requests:
+			f.requests(b)
 		case <-settle:
 			return nil
 		case <-ctx.Done():

@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // Track is the side of a termination an event belongs to.
@@ -161,6 +163,11 @@ type Timeline struct {
 	Gaps                          []Gap
 	// Notes are remarks for the reader (degraded watches, estimates).
 	Notes []string
+	// ProbeURL is the URL the probe sent requests to, "" without a probe;
+	// Requests are its results in the order they were recorded (the
+	// "requests" track).
+	ProbeURL string
+	Requests []probe.Result
 }
 
 // Ms returns t in milliseconds since T0 on the monotonic clock, and false

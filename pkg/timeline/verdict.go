@@ -73,6 +73,8 @@ type Verdict struct {
 	// containers first, then native sidecars.
 	Containers []ContainerStop `json:"containers"`
 	Exits      []Exit          `json:"exits"`
+	// Requests is what the probe's requests showed; nil without a probe.
+	Requests *RequestsVerdict `json:"requests,omitempty"`
 	// Findings are the sentences of the verdict, risks first.
 	Findings []string `json:"findings"`
 }
@@ -133,6 +135,7 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 			v.ShortByMs = ptr(short)
 		}
 	}
+	v.Requests = requestsVerdict(tl, evs, &v)
 	findings(tl, evs, rt, &v)
 	return v
 }

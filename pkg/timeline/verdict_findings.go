@@ -34,6 +34,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 		}
 	}
 	windowFindings(tl, rt, v, &l)
+	requestFindings(v, &l)
 	gapFindings(tl, &l)
 	v.Risk = len(l.risks) > 0
 	v.Findings = append(append(v.Findings, l.risks...), l.facts...)

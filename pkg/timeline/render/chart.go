@@ -36,6 +36,9 @@ func chartSpan(tl *timeline.Timeline, v timeline.Verdict) int64 {
 			end = ms
 		}
 	}
+	if v.Requests != nil && v.Requests.LastFailedMs != nil && *v.Requests.LastFailedMs > end {
+		end = *v.Requests.LastFailedMs
+	}
 	for _, p := range []*int64{v.StopMs, v.EndpointOutMs} {
 		if p != nil && *p > end {
 			end = *p
@@ -127,10 +130,14 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 		}
 		win.fill(min(outCol, stopCol), max(outCol, stopCol), r)
 	}
-	return writeChartRows(w, end, cp, kl, win)
+	var req lane
+	if tl.ProbeURL != "" {
+		req = requestsLane(tl, col)
+	}
+	return writeChartRows(w, end, cp, kl, win, req)
 }
 
-func writeChartRows(w io.Writer, end int64, cp, kl, win lane) error {
+func writeChartRows(w io.Writer, end int64, cp, kl, win, req lane) error {
 	var b strings.Builder
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-15s%s\n", "", axis(end))
@@ -139,11 +146,17 @@ func writeChartRows(w io.Writer, end int64, cp, kl, win lane) error {
 	if s := strings.TrimRight(string(win), " "); s != "" {
 		fmt.Fprintf(&b, "%-15s%s\n", "window", s)
 	}
+	if req != nil {
+		fmt.Fprintf(&b, "%-15s%s\n", "requests", strings.TrimRight(string(req), " "))
+	}
 	b.WriteString("  axis starts at the delete request (0)\n")
 	b.WriteString("  = endpoint routed  E traffic stops (out of every ready set, or stopped serving when no other endpoint was ready)\n")
 	b.WriteString("  - terminating  R removed  G object gone\n")
 	b.WriteString("  K Killing  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
 	b.WriteString("  window: + time the data plane had before SIGTERM, # race (stopped while still routed)\n")
+	if req != nil {
+		b.WriteString("  requests: . all ok  x a request started here failed\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

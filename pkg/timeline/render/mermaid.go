@@ -58,6 +58,7 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 			fmt.Fprintf(&b, "    margin %d ms :done, %d, %dms\n", *v.WindowMs, from, max(to-from, 1))
 		}
 	}
+	writeMermaidRequests(&b, v)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,0 +1,89 @@
+package timeline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+)
+
+// LabelCount is how many requests ended one way ("502", "connection
+// refused", "reset", "timeout", "other").
+type LabelCount struct {
+	Label string `json:"kind"`
+	Count int    `json:"count"`
+}
+
+// RequestLine is one 100 ms bucket of probe requests, as the live lines
+// show it: those started in [From, From+probe.BucketWidth).
+type RequestLine struct {
+	From   time.Time
+	OK     int
+	Failed int
+	// Kinds counts the failures by outcome, most frequent first.
+	Kinds []LabelCount
+}
+
+// RequestPrinter is implemented by a Printer that shows the requests track.
+type RequestPrinter interface {
+	Requests(tl *Timeline, l RequestLine)
+}
+
+// failureKinds counts the failed results by label, most frequent first,
+// then by label.
+func failureKinds(rs []probe.Result) []LabelCount {
+	counts := map[string]int{}
+	for _, r := range rs {
+		if r.Failed() {
+			counts[r.Label()]++
+		}
+	}
+	out := make([]LabelCount, 0, len(counts))
+	for l, n := range counts {
+		out = append(out, LabelCount{l, n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Label < out[j].Label
+	})
+	return out
+}
+
+// KindsText writes counts as "502 x7, connection refused x5".
+func KindsText(ks []LabelCount) string {
+	parts := make([]string, 0, len(ks))
+	for _, k := range ks {
+		parts = append(parts, fmt.Sprintf("%s x%d", k.Label, k.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lineOf summarizes one bucket.
+func lineOf(b probe.Bucket) RequestLine {
+	l := RequestLine{From: b.From, Kinds: failureKinds(b.Results)}
+	l.Failed = b.Failed()
+	l.OK = len(b.Results) - l.Failed
+	return l
+}
+
+// requests records a bucket of probe results and prints its line when it
+// had failures or its state changed (the first bucket, the first without
+// failures after some, a different mix of failures).
+func (f *follower) requests(b probe.Bucket) {
+	tl := f.rec.TL
+	tl.Requests = append(tl.Requests, b.Results...)
+	l := lineOf(b)
+	state := KindsText(l.Kinds)
+	if l.Failed == 0 && f.probeLines > 0 && state == f.probeState {
+		return
+	}
+	f.probeLines++
+	f.probeState = state
+	if p, ok := f.cfg.Printer.(RequestPrinter); ok {
+		p.Requests(tl, l)
+	}
+}

@@ -1,0 +1,163 @@
+package timeline
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// RequestsVerdict is what the probe's requests showed. Times are
+// milliseconds since the delete request, taken at each request's start.
+type RequestsVerdict struct {
+	// URL is the probed URL.
+	URL    string `json:"url"`
+	Total  int    `json:"total"`
+	Failed int    `json:"failed"`
+	// FirstFailedMs and LastFailedMs bound the starts of the failed
+	// requests; nil without failures.
+	FirstFailedMs *int64 `json:"firstFailedMs,omitempty"`
+	LastFailedMs  *int64 `json:"lastFailedMs,omitempty"`
+	// Kinds counts the failures by outcome, most frequent first.
+	Kinds []LabelCount `json:"kinds"`
+	// InRaceWindow counts failed requests started inside the race window
+	// the API showed (from StopMs to EndpointOutMs when WindowMs < 0);
+	// AfterEndpointOut those started after the endpoint left the traffic,
+	// while the data plane was still converging.
+	InRaceWindow     int `json:"inRaceWindow"`
+	AfterEndpointOut int `json:"afterEndpointOut"`
+	// Latency percentiles in milliseconds of the requests started before
+	// the delete request and of those started during the termination (from
+	// the request to the pod object's removal, or the end of the watch);
+	// nil when there were none. Failed requests count with the time they
+	// took to fail.
+	BeforeP50Ms *float64 `json:"latencyBeforeP50Ms,omitempty"`
+	BeforeP99Ms *float64 `json:"latencyBeforeP99Ms,omitempty"`
+	DuringP50Ms *float64 `json:"latencyDuringP50Ms,omitempty"`
+	DuringP99Ms *float64 `json:"latencyDuringP99Ms,omitempty"`
+}
+
+// requestsVerdict judges the probe's requests; nil when no probe ran.
+func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
+	if tl.ProbeURL == "" {
+		return nil
+	}
+	rv := &RequestsVerdict{URL: tl.ProbeURL, Total: len(tl.Requests), Kinds: failureKinds(tl.Requests)}
+	end := terminationEnd(tl, evs)
+	var before, during []time.Duration
+	for _, r := range tl.Requests {
+		ms, _ := tl.Ms(r.Start)
+		switch {
+		case ms < 0:
+			before = append(before, r.Latency)
+		case ms <= end:
+			during = append(during, r.Latency)
+		}
+		if !r.Failed() {
+			continue
+		}
+		rv.Failed++
+		if rv.FirstFailedMs == nil || ms < *rv.FirstFailedMs {
+			rv.FirstFailedMs = ptr(ms)
+		}
+		if rv.LastFailedMs == nil || ms > *rv.LastFailedMs {
+			rv.LastFailedMs = ptr(ms)
+		}
+		switch {
+		case v.WindowMs != nil && *v.WindowMs < 0 && ms >= *v.StopMs && ms <= *v.EndpointOutMs:
+			rv.InRaceWindow++
+		case v.EndpointOutMs != nil && ms > *v.EndpointOutMs:
+			rv.AfterEndpointOut++
+		}
+	}
+	rv.BeforeP50Ms, rv.BeforeP99Ms = percentiles(before)
+	rv.DuringP50Ms, rv.DuringP99Ms = percentiles(during)
+	return rv
+}
+
+// terminationEnd is the pod object's removal in ms since T0, or the end of
+// the watch when it was not seen.
+func terminationEnd(tl *Timeline, evs []Event) int64 {
+	for _, e := range evs {
+		if e.Kind == KindPodGone {
+			ms, _ := tl.Ms(e.Recv)
+			return ms
+		}
+	}
+	ms, _ := tl.Ms(tl.End)
+	if tl.End.IsZero() {
+		return 1<<62 - 1
+	}
+	return ms
+}
+
+// percentiles returns the p50 and p99 of ds in milliseconds (nearest rank).
+func percentiles(ds []time.Duration) (p50, p99 *float64) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	at := func(q float64) *float64 {
+		i := int(q*float64(len(s))+0.999999) - 1
+		ms := float64(s[min(max(i, 0), len(s)-1)].Microseconds()) / 1000
+		return &ms
+	}
+	return at(0.50), at(0.99)
+}
+
+// requestFindings says how many requests failed, when, and how that
+// relates to what the API showed. Any failed request is a risk.
+func requestFindings(v *Verdict, l *findingList) {
+	rv := v.Requests
+	if rv == nil {
+		return
+	}
+	if rv.Failed == 0 {
+		l.fact("0 of %d requests to %s failed", rv.Total, rv.URL)
+	} else {
+		l.risk("%d of %d requests failed between %+d ms and %+d ms (%s)", rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds))
+		l.risk("%s", placeFailures(v))
+	}
+	if lat := latencyText(rv); lat != "" {
+		l.fact("request latency p50/p99: %s", lat)
+	}
+}
+
+// placeFailures relates the failed requests to the race window the API
+// showed, and to the preStop delay when the data plane kept routing to the
+// pod after it was told to stop.
+func placeFailures(v *Verdict) string {
+	rv := v.Requests
+	var s string
+	switch {
+	case v.WindowMs != nil && *v.WindowMs < 0:
+		s = fmt.Sprintf("%d of them inside the race window the API showed (%+d ms to %+d ms), %d after the endpoint left the traffic", rv.InRaceWindow, *v.StopMs, *v.EndpointOutMs, rv.AfterEndpointOut)
+	case v.EndpointOutMs != nil:
+		s = fmt.Sprintf("the API showed no race window, yet %d failed after the endpoint left the traffic at %+d ms: the data plane kept routing to the pod while it converged, which the API cannot show", rv.AfterEndpointOut, *v.EndpointOutMs)
+	default:
+		s = "the API showed no endpoint change to set them against"
+	}
+	if v.EndpointOutMs != nil && v.StopMs != nil && *rv.LastFailedMs >= *v.StopMs && *rv.LastFailedMs > *v.EndpointOutMs {
+		seen := *rv.LastFailedMs - *v.EndpointOutMs
+		s += fmt.Sprintf("; requests still reached the pod until %+d ms, %d ms after its endpoint left the traffic at %+d ms, though it was told to stop at %+d ms: the preStop delay (%d ms) is shorter than the propagation the data plane took (at least %d ms)",
+			*rv.LastFailedMs, seen, *v.EndpointOutMs, *v.StopMs, v.PreStopDelayMs, seen)
+	}
+	return s
+}
+
+func latencyText(rv *RequestsVerdict) string {
+	f := func(p50, p99 *float64, when string) string {
+		if p50 == nil {
+			return ""
+		}
+		return fmt.Sprintf("%.1f/%.1f ms %s", *p50, *p99, when)
+	}
+	b, d := f(rv.BeforeP50Ms, rv.BeforeP99Ms, "before the delete request"), f(rv.DuringP50Ms, rv.DuringP99Ms, "during the termination")
+	switch {
+	case b != "" && d != "":
+		return b + ", " + d
+	case b != "":
+		return b
+	}
+	return d
+}
