@@ -41,8 +41,11 @@ type WatchPodOptions struct {
 	// balancers are given to stop sending traffic, counted from the delete
 	// request: a pod told to stop sooner is a risk.
 	Propagation time.Duration
+	// probe holds the --probe* flags.
+	probe probeFlags
 
-	client kubernetes.Interface
+	client    kubernetes.Interface
+	apiServer string
 	genericiooptions.IOStreams
 }
 
@@ -72,13 +75,22 @@ take seconds to stop sending traffic. When a Service has no other ready
 endpoint, kube-proxy keeps sending traffic to the terminating pod until it
 stops serving, and the verdict is measured from then.
 
+With --probe URL it also sends GET requests to URL (--probe-rate a second,
+a new connection each unless --probe-keepalive) and shows them as a third
+track, requests: the failed ones, when, and how (502, connection refused,
+reset, timeout). The URL must answer 2xx/3xx once before anything is deleted.
+Probe the public Ingress or load balancer URL: a port-forward bypasses
+kube-proxy and the load balancers and shows nothing (see docs/probe.md).
+
 Exit status: 0 safe, 2 a risk was seen (race window, a window shorter than
---propagation, a sidecar stopped before the app, SIGKILL, FailedPreStopHook),
+--propagation, a sidecar stopped before the app, SIGKILL, FailedPreStopHook,
+a failed probe request),
 1 no verdict: an error (pod not found, cluster unreachable, the delete or
 eviction refused) or no termination before --timeout or Ctrl-C.`,
 		Example: `  kubectl graceful watch pod web-7d4b9c -n shop --delete
   kubectl graceful watch pod web-7d4b9c --evict --timeout 5m
-  kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md`,
+  kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md
+  kubectl graceful watch pod web-7d4b9c --delete --probe https://shop.example.com/healthz`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
@@ -98,6 +110,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
 	f.DurationVar(&o.Propagation, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
+	o.probe.add(f)
 	return cmd
 }
 
@@ -109,6 +122,9 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	o.Namespace = ns
+	if rc, err := o.configFlags.ToRESTConfig(); err == nil {
+		o.apiServer = rc.Host
+	}
 	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
@@ -128,6 +144,9 @@ func (o *WatchPodOptions) Validate() error {
 		return errors.New("--settle and --timeout must not be negative")
 	case o.Propagation <= 0:
 		return fmt.Errorf("--propagation %s is not allowed: use a positive duration such as 5s", o.Propagation)
+	}
+	if err := o.probe.validate("watch pod"); err != nil {
+		return err
 	}
 	return validateOutput("watch pod", o.Output, "", "json", "mermaid")
 }
@@ -154,7 +173,15 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	if o.GracePeriod > 0 {
 		cfg.GracePeriodSeconds = &o.GracePeriod
 	}
+	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, o.Delete || o.Evict)
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.Buckets
+	}
 	tl, err := timeline.Follow(ctx, cfg)
+	pr.Stop()
 	if tl == nil {
 		return err
 	}

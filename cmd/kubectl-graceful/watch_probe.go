@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+)
+
+// probeBaseline is how long the probe runs before this command deletes or
+// evicts the pod, so that the verdict has latency from before the
+// termination to compare with.
+const probeBaseline = time.Second
+
+// probeFlags are the --probe* flags of the watch commands.
+type probeFlags struct {
+	URL       string
+	Rate      int
+	Timeout   time.Duration
+	KeepAlive bool
+	Headers   []string
+	Insecure  bool
+
+	cfg probe.Config
+}
+
+func (p *probeFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&p.URL, "probe", "", "Send HTTP(S) GET requests to this URL while watching and put them on the timeline as a third track, requests (use the public Ingress or load balancer URL: the path users' requests take)")
+	f.IntVar(&p.Rate, "probe-rate", probe.DefaultRate, fmt.Sprintf("Probe requests per second (1 to %d)", probe.MaxRate))
+	f.DurationVar(&p.Timeout, "probe-timeout", probe.DefaultTimeout, "Timeout of each probe request")
+	f.BoolVar(&p.KeepAlive, "probe-keepalive", false, "Reuse probe connections, as a load balancer's pool does (default: a new connection for each request)")
+	f.StringArrayVar(&p.Headers, "probe-header", nil, `Header added to each probe request, "Name: value" (repeatable; Host is honoured)`)
+	f.BoolVar(&p.Insecure, "probe-insecure", false, "Do not verify the probe URL's TLS certificate (self-signed certificates)")
+}
+
+// validate checks the flags and builds the probe's configuration. The
+// --probe-* flags without --probe are refused: they would do nothing.
+func (p *probeFlags) validate(cmd string) error {
+	if p.URL == "" {
+		changed := p.Rate != 0 && p.Rate != probe.DefaultRate || p.Timeout != 0 && p.Timeout != probe.DefaultTimeout
+		if changed || p.KeepAlive || len(p.Headers) > 0 || p.Insecure {
+			return fmt.Errorf("%s: the --probe-* flags need --probe URL", cmd)
+		}
+		return nil
+	}
+	u, err := probe.ParseURL(p.URL)
+	if err != nil {
+		return err
+	}
+	p.cfg = probe.Config{URL: u, Rate: p.Rate, Timeout: p.Timeout, KeepAlive: p.KeepAlive, Insecure: p.Insecure, Header: http.Header{}}
+	for _, h := range p.Headers {
+		name, value, err := probe.ParseHeader(h)
+		if err != nil {
+			return err
+		}
+		p.cfg.Header.Add(name, value)
+	}
+	return p.cfg.Validate()
+}
+
+func (p *probeFlags) enabled() bool { return p.cfg.URL != nil }
+
+// redacted is the probe URL without a password, as shown and recorded.
+func (p *probeFlags) redacted() string { return p.cfg.URL.Redacted() }
+
+// probing is a running probe: its buckets, and stop to end it.
+type probing struct {
+	Buckets <-chan probe.Bucket
+	stop    func()
+}
+
+// Stop ends the probe and waits for its requests in flight.
+func (r *probing) Stop() {
+	if r != nil {
+		r.stop()
+	}
+}
+
+// start checks the URL answers once, warns when a loopback URL is probed
+// for a cluster that is not on loopback, and starts the probe. apiServer is
+// the cluster's API server URL (rest.Config.Host). An URL that does not
+// answer 2xx/3xx is an error: nothing is deleted before the probe works.
+func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writer, baseline bool) (*probing, error) {
+	if !p.enabled() {
+		return nil, nil
+	}
+	if w := loopbackWarning(p.cfg.URL, apiServer); w != "" {
+		fmt.Fprintln(errOut, termsafe.Escape(w))
+	}
+	pr := probe.New(p.cfg)
+	if r := pr.Once(ctx); r.Failed() {
+		why := r.Label()
+		if r.Err != "" {
+			why += ": " + r.Err
+		}
+		return nil, fmt.Errorf("the probe URL %s did not answer before the termination (%s): nothing was deleted or evicted", p.redacted(), why)
+	}
+	fmt.Fprintln(errOut, termsafe.Escape(fmt.Sprintf("note: probing %s at %d requests/s (%s, timeout %s)", p.redacted(), p.cfg.Rate, connText(p.cfg.KeepAlive), p.cfg.Timeout)))
+	ch := make(chan probe.Bucket, 64)
+	pctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		pr.Run(pctx, func(b probe.Bucket) {
+			select {
+			case ch <- b:
+			case <-pctx.Done(): // the watch has ended: nobody reads them
+			}
+		})
+	})
+	if baseline {
+		select {
+		case <-time.After(probeBaseline):
+		case <-ctx.Done():
+		}
+	}
+	return &probing{Buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
+}
+
+func connText(keepAlive bool) string {
+	if keepAlive {
+		return "connections reused"
+	}
+	return "a new connection each"
+}
+
+// loopbackWarning is the warning for a probe URL on loopback: against a
+// cluster elsewhere it is a port-forward or a local proxy, which bypass
+// kube-proxy and the load balancers, so the endpoint race cannot show.
+func loopbackWarning(u *url.URL, apiServer string) string {
+	if !isLoopback(u.Hostname()) {
+		return ""
+	}
+	if api, err := url.Parse(apiServer); err == nil && isLoopback(api.Hostname()) {
+		return "note: the probe URL is on loopback, and so is the cluster's API server (a local cluster): the probe sees what the local data plane does"
+	}
+	return "warning: the probe URL " + u.Redacted() + " is on loopback but the cluster is not: a port-forward or local proxy bypasses kube-proxy and the load balancers, so it cannot show requests dropped by the endpoint race; probe the public Ingress or load balancer URL"
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWatchPodValidateProbeFlags(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(p *probeFlags)
+		want string // "" = valid
+	}{
+		{"no probe", func(p *probeFlags) {}, ""},
+		{"probe", func(p *probeFlags) { p.URL = "https://shop.example.com/healthz" }, ""},
+		{"header", func(p *probeFlags) { p.URL, p.Headers = "http://10.0.0.1/", []string{"Host: shop.example.com"} }, ""},
+		{"malformed", func(p *probeFlags) { p.URL = "http://[::1" }, "is not a URL"},
+		{"scheme", func(p *probeFlags) { p.URL = "ftp://shop.example.com/" }, `unsupported scheme "ftp"`},
+		{"no scheme", func(p *probeFlags) { p.URL = "shop.example.com" }, "unsupported scheme"},
+		{"rate 0", func(p *probeFlags) { p.URL, p.Rate = "http://x/", 0 }, "--probe-rate 0 is out of range: use 1 to 200"},
+		{"rate 201", func(p *probeFlags) { p.URL, p.Rate = "http://x/", 201 }, "--probe-rate 201 is out of range"},
+		{"timeout", func(p *probeFlags) { p.URL, p.Timeout = "http://x/", 0 }, "--probe-timeout 0s is not allowed"},
+		{"bad header", func(p *probeFlags) { p.URL, p.Headers = "http://x/", []string{"nocolon"} }, `--probe-header "nocolon"`},
+		{"rate alone", func(p *probeFlags) { p.Rate = 50 }, "need --probe URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := WatchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second,
+				probe: probeFlags{Rate: 20, Timeout: 2 * time.Second}}
+			c.edit(&o.probe)
+			err := o.Validate()
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("unexpected error: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestProbeLoopbackWarning(t *testing.T) {
+	u := func(s string) *url.URL { v, _ := url.Parse(s); return v }
+	if w := loopbackWarning(u("http://127.0.0.1:8080/"), "https://api.prod.example.com:6443"); !strings.HasPrefix(w, "warning: ") || !strings.Contains(w, "port-forward") {
+		t.Errorf("loopback probe of a remote cluster: %q", w)
+	}
+	if w := loopbackWarning(u("http://localhost:8080/"), "https://127.0.0.1:6443"); !strings.Contains(w, "local cluster") {
+		t.Errorf("local cluster: %q", w)
+	}
+	if w := loopbackWarning(u("https://shop.example.com/"), "https://127.0.0.1:6443"); w != "" {
+		t.Errorf("public URL: %q", w)
+	}
+}
+
+// An URL that does not answer stops the command before anything starts.
+func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	p := probeFlags{URL: "http://" + addr + "/", Rate: 20, Timeout: time.Second}
+	if err := p.validate("watch pod"); err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	pr, err := p.start(context.Background(), "https://127.0.0.1:6443", &errOut, true)
+	if pr != nil || err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "nothing was deleted") {
+		t.Errorf("start = %v, %v", pr, err)
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	p = probeFlags{URL: srv.URL, Rate: 50, Timeout: time.Second}
+	_ = p.validate("watch pod")
+	pr, err = p.start(context.Background(), "https://127.0.0.1:6443", &errOut, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := <-pr.Buckets
+	pr.Stop()
+	if len(b.Results) == 0 || b.Results[0].Failed() {
+		t.Errorf("first bucket %+v", b)
+	}
+}
