@@ -94,9 +94,6 @@ func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writ
 	if !p.enabled() {
 		return nil, nil
 	}
-	if w := loopbackWarning(p.cfg.URL, apiServer); w != "" {
-		fmt.Fprintln(errOut, termsafe.Escape(w))
-	}
 	pr := probe.New(p.cfg)
 	if r := pr.Once(ctx); r.Failed() {
 		why := r.Label()
@@ -104,6 +101,9 @@ func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writ
 			why += ": " + r.Err
 		}
 		return nil, fmt.Errorf("the probe URL %s did not answer before the termination (%s): nothing was deleted or evicted", p.redacted(), why)
+	}
+	if w := loopbackWarning(p.cfg.URL, apiServer); w != "" {
+		fmt.Fprintln(errOut, termsafe.Escape(w))
 	}
 	fmt.Fprintln(errOut, termsafe.Escape(fmt.Sprintf("note: probing %s at %d requests/s (%s, timeout %s)", p.redacted(), p.cfg.Rate, connText(p.cfg.KeepAlive), p.cfg.Timeout)))
 	ch := make(chan probe.Bucket, 64)

@@ -33,7 +33,10 @@ type podOpts struct {
 	preStop int64
 	// execSleep makes the preStop an exec `sleep N`, which the API does not
 	// bound by the grace period (sleep.seconds must be below it).
-	execSleep  bool
+	execSleep bool
+	// sleepArg, when set, is the exec sleep's argument instead of preStop
+	// ("0.5" for half a second).
+	sleepArg   string
 	exitAfter  string
 	preStopBad bool
 	labels     map[string]string
@@ -48,7 +51,11 @@ func podSpec(node string, o podOpts) corev1.PodSpec {
 	if o.preStop > 0 {
 		h := &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: o.preStop}}
 		if o.execSleep {
-			h = &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", strconv.FormatInt(o.preStop, 10)}}}
+			arg := strconv.FormatInt(o.preStop, 10)
+			if o.sleepArg != "" {
+				arg = o.sleepArg
+			}
+			h = &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", arg}}}
 		}
 		c.Lifecycle = &corev1.Lifecycle{PreStop: h}
 	}
