@@ -152,4 +152,3 @@ func preStopDelay(p *corev1.Pod) time.Duration {
 	}
 	return time.Duration(longest) * time.Second
 }
-
