@@ -18,15 +18,26 @@ step "kubectl graceful audit -n graceful-demo"
 kubectl graceful audit -n graceful-demo || true
 
 # watch pod: one naive and one hardened pod deleted under watch, each with its
-# two-track timeline and verdict (exit status 2 = a risk was seen, expected
-# for the naive pod; 0 = safe, expected for the hardened one).
+# timeline and verdict, and real requests sent through a SIMULATED data plane
+# (hack/dataplane: a load balancer on 127.0.0.1 that follows the Service's
+# EndpointSlices 1 s late, one local backend per pod; kwok runs no process).
+# Exit status 2 = a risk was seen, expected for the naive pod (its requests
+# fail); 0 = safe, expected for the hardened one (none fail).
+go build -o _output/dataplane ./hack/dataplane
 watch_one() {
-  local app=$1 pod
+  local app=$1 pod dp url
   pod=$(kubectl -n graceful-demo get pods -l "app=$app" --field-selector=status.phase=Running \
     -o jsonpath='{.items[0].metadata.name}')
-  step "kubectl graceful watch pod $pod -n graceful-demo --delete"
-  kubectl graceful watch pod "$pod" -n graceful-demo --delete --settle 2s && echo "(exit status 0)" \
-    || echo "(exit status $?)"
+  dp=$(mktemp)
+  _output/dataplane -n graceful-demo -service "$app" -propagation 1s >"$dp" 2>"$dp.err" &
+  local dp_pid=$!
+  for _ in $(seq 50); do url=$(head -n1 "$dp"); [ -n "$url" ] && break; sleep 0.1; done
+  step "kubectl graceful watch pod $pod -n graceful-demo --delete --probe $url"
+  cat "$dp.err"
+  kubectl graceful watch pod "$pod" -n graceful-demo --delete --settle 2s --probe "$url" \
+    && echo "(exit status 0)" || echo "(exit status $?)"
+  kill "$dp_pid"; wait "$dp_pid" 2>/dev/null || true
+  rm -f "$dp" "$dp.err"
 }
 watch_one naive
 watch_one hardened

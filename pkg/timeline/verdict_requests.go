@@ -21,7 +21,7 @@ type RequestsVerdict struct {
 	Kinds []LabelCount `json:"kinds"`
 	// InRaceWindow counts failed requests started inside the race window
 	// the API showed (from StopMs to EndpointOutMs when WindowMs < 0);
-	// AfterEndpointOut those started after the endpoint left the traffic,
+	// AfterEndpointOut those started when or after the endpoint left the traffic,
 	// while the data plane was still converging.
 	InRaceWindow     int `json:"inRaceWindow"`
 	AfterEndpointOut int `json:"afterEndpointOut"`
@@ -65,7 +65,7 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 		switch {
 		case v.WindowMs != nil && *v.WindowMs < 0 && ms >= *v.StopMs && ms <= *v.EndpointOutMs:
 			rv.InRaceWindow++
-		case v.EndpointOutMs != nil && ms > *v.EndpointOutMs:
+		case v.EndpointOutMs != nil && ms >= *v.EndpointOutMs:
 			rv.AfterEndpointOut++
 		}
 	}
