@@ -38,8 +38,11 @@ type WatchWorkloadOptions struct {
 	Timeout time.Duration
 	// Output is "" (lines, table, chart, verdict), "json" or "mermaid".
 	Output string
+	// probe holds the --probe* flags.
+	probe probeFlags
 
-	client kubernetes.Interface
+	client    kubernetes.Interface
+	apiServer string
 	genericiooptions.IOStreams
 }
 
@@ -58,6 +61,10 @@ when the rollout is complete (as 'kubectl rollout status' reads it) and no pod
 is terminating, at --timeout, or on Ctrl-C, then prints a table, a chart and
 the rollout's verdict. Without --restart or --scale it waits for someone
 else's rollout. 'watch pod NAME' follows a single pod.
+
+With --probe URL it sends GET requests to URL while it watches and judges
+them with the rollout: how many failed, when and how (see 'watch pod --help'
+and docs/probe.md).
 
 Exit status: 0 safe, 2 a risk was seen (a race, a SIGKILL, ready endpoints
 below the PodDisruptionBudget, a rollout that did not complete), 1 an error
@@ -88,6 +95,7 @@ below the PodDisruptionBudget, a rollout that did not complete), 1 an error
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	o.probe.add(f)
 	return cmd
 }
 
@@ -122,6 +130,7 @@ func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.apiServer = cfg.Host
 	o.client, err = kubernetes.NewForConfig(cfg)
 	return err
 }
@@ -152,6 +161,9 @@ func (o *WatchWorkloadOptions) Validate() error {
 	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
 		return fmt.Errorf("--output %q is not supported for watch: use json or mermaid, or leave it out", o.Output)
 	}
+	if err := o.probe.validate("watch"); err != nil {
+		return err
+	}
 	return timeline.CheckWorkloadKind(o.Workload.Kind)
 }
 
@@ -174,7 +186,15 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	case o.Scale >= 0:
 		cfg.Action, cfg.Replicas = timeline.Scale, o.Scale
 	}
+	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, cfg.Action != timeline.WaitForRollout)
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.Buckets
+	}
 	r, err := timeline.FollowWorkload(ctx, cfg)
+	pr.Stop()
 	if r == nil {
 		return err
 	}

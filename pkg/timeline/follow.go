@@ -123,10 +123,7 @@ type follower struct {
 	listedOnce map[string]bool
 	acted      bool
 	goneSeen   bool
-	// probeLines counts the requests lines printed, probeState is the
-	// failure mix of the last one.
-	probeLines int
-	probeState string
+	reqLog     requestLog
 }
 
 // note prints msg and keeps it for the verdict: what the reader must know

@@ -70,20 +70,31 @@ func lineOf(b probe.Bucket) RequestLine {
 	return l
 }
 
-// requests records a bucket of probe results and prints its line when it
-// had failures or its state changed (the first bucket, the first without
-// failures after some, a different mix of failures).
+// requestLog decides which buckets get a line: those with failures, and
+// those whose state changed (the first bucket, the first without failures
+// after some).
+type requestLog struct {
+	lines int
+	state string // the failure mix of the last line
+}
+
+func (rl *requestLog) shows(l RequestLine) bool {
+	state := KindsText(l.Kinds)
+	if l.Failed == 0 && rl.lines > 0 && state == rl.state {
+		return false
+	}
+	rl.lines++
+	rl.state = state
+	return true
+}
+
+// requests records a bucket of probe results and prints its line when the
+// requestLog says so.
 func (f *follower) requests(b probe.Bucket) {
 	tl := f.rec.TL
 	tl.Requests = append(tl.Requests, b.Results...)
 	l := lineOf(b)
-	state := KindsText(l.Kinds)
-	if l.Failed == 0 && f.probeLines > 0 && state == f.probeState {
-		return
-	}
-	f.probeLines++
-	f.probeState = state
-	if p, ok := f.cfg.Printer.(RequestPrinter); ok {
+	if p, ok := f.cfg.Printer.(RequestPrinter); ok && f.reqLog.shows(l) {
 		p.Requests(tl, l)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // RequestsVerdict is what the probe's requests showed. Times are
@@ -36,20 +38,28 @@ type RequestsVerdict struct {
 	DuringP99Ms *float64 `json:"latencyDuringP99Ms,omitempty"`
 }
 
-// requestsVerdict judges the probe's requests; nil when no probe ran.
-func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
-	if tl.ProbeURL == "" {
-		return nil
-	}
-	rv := &RequestsVerdict{URL: tl.ProbeURL, Total: len(tl.Requests), Kinds: failureKinds(tl.Requests)}
-	end := terminationEnd(tl, evs)
+// requestSpan is what a set of requests is judged against, in
+// milliseconds on one clock: ms reads a request's start on it, end closes
+// "during", races are the race windows the API showed ([from, to]),
+// endpointOut the first moment an endpoint left the traffic.
+type requestSpan struct {
+	ms          func(time.Time) (int64, bool)
+	end         int64
+	races       [][2]int64
+	endpointOut *int64
+}
+
+// judgeRequests counts the requests, their failures by kind and place,
+// and the latency before the clock's 0 and during [0, end].
+func judgeRequests(url string, rs []probe.Result, sp requestSpan) *RequestsVerdict {
+	rv := &RequestsVerdict{URL: url, Total: len(rs), Kinds: failureKinds(rs)}
 	var before, during []time.Duration
-	for _, r := range tl.Requests {
-		ms, _ := tl.Ms(r.Start)
+	for _, r := range rs {
+		ms, _ := sp.ms(r.Start)
 		switch {
 		case ms < 0:
 			before = append(before, r.Latency)
-		case ms <= end:
+		case ms <= sp.end:
 			during = append(during, r.Latency)
 		}
 		if !r.Failed() {
@@ -63,15 +73,37 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 			rv.LastFailedMs = ptr(ms)
 		}
 		switch {
-		case v.WindowMs != nil && *v.WindowMs < 0 && ms >= *v.StopMs && ms <= *v.EndpointOutMs:
+		case inAny(ms, sp.races):
 			rv.InRaceWindow++
-		case v.EndpointOutMs != nil && ms >= *v.EndpointOutMs:
+		case sp.endpointOut != nil && ms >= *sp.endpointOut:
 			rv.AfterEndpointOut++
 		}
 	}
 	rv.BeforeP50Ms, rv.BeforeP99Ms = percentiles(before)
 	rv.DuringP50Ms, rv.DuringP99Ms = percentiles(during)
 	return rv
+}
+
+func inAny(ms int64, windows [][2]int64) bool {
+	for _, w := range windows {
+		if ms >= w[0] && ms <= w[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// requestsVerdict judges the probe's requests against one pod's
+// termination; nil when no probe ran.
+func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
+	if tl.ProbeURL == "" {
+		return nil
+	}
+	sp := requestSpan{ms: tl.Ms, end: terminationEnd(tl, evs), endpointOut: v.EndpointOutMs}
+	if v.WindowMs != nil && *v.WindowMs < 0 {
+		sp.races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
+	}
+	return judgeRequests(tl.ProbeURL, tl.Requests, sp)
 }
 
 // terminationEnd is the pod object's removal in ms since T0, or the end of
@@ -118,7 +150,7 @@ func requestFindings(v *Verdict, l *findingList) {
 		l.risk("%d of %d requests failed between %+d ms and %+d ms (%s)", rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds))
 		l.risk("%s", placeFailures(v))
 	}
-	if lat := latencyText(rv); lat != "" {
+	if lat := latencyText(rv, "the delete request", "the termination"); lat != "" {
 		l.fact("request latency p50/p99: %s", lat)
 	}
 }
@@ -145,14 +177,16 @@ func placeFailures(v *Verdict) string {
 	return s
 }
 
-func latencyText(rv *RequestsVerdict) string {
+// latencyText is "p50/p99 ms before start, p50/p99 ms during what"; ""
+// without requests.
+func latencyText(rv *RequestsVerdict, start, what string) string {
 	f := func(p50, p99 *float64, when string) string {
 		if p50 == nil {
 			return ""
 		}
 		return fmt.Sprintf("%.1f/%.1f ms %s", *p50, *p99, when)
 	}
-	b, d := f(rv.BeforeP50Ms, rv.BeforeP99Ms, "before the delete request"), f(rv.DuringP50Ms, rv.DuringP99Ms, "during the termination")
+	b, d := f(rv.BeforeP50Ms, rv.BeforeP99Ms, "before "+start), f(rv.DuringP50Ms, rv.DuringP99Ms, "during "+what)
 	switch {
 	case b != "" && d != "":
 		return b + ", " + d

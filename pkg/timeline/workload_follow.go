@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // WorkloadPrinter receives what FollowWorkload sees, as it sees it.
@@ -38,6 +40,10 @@ type WorkloadConfig struct {
 	// and no pod is terminating, for late Events and EndpointSlice updates.
 	Settle  time.Duration
 	Printer WorkloadPrinter
+	// ProbeURL and Requests are the probe's URL and its buckets of
+	// results (the "requests" track); nil Requests means no probe.
+	ProbeURL string
+	Requests <-chan probe.Bucket
 }
 
 // FollowWorkload follows every pod of a workload that terminates, the
@@ -80,7 +86,7 @@ func FollowWorkload(ctx context.Context, cfg WorkloadConfig) (*Rollout, error) {
 	if err := canWatchPods(ctx, cfg.Client, w.Namespace); err != nil {
 		return nil, err
 	}
-	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now()}
+	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now(), ProbeURL: cfg.ProbeURL}
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -117,6 +123,7 @@ type workloadFollower struct {
 	acted, started, statusDone    bool
 	done                          bool
 	noRolloutStatus               bool
+	reqLog                        requestLog
 }
 
 // prepare reads the Services and PodDisruptionBudgets that select the pod
@@ -206,6 +213,8 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 			case !done:
 				f.done, settle = false, nil
 			}
+		case b := <-f.cfg.Requests:
+			f.requests(b)
 		case <-settle:
 			f.r.Ended = "complete"
 			return nil

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // The workload kinds `watch` follows: the apps/v1 kinds that own pods
@@ -107,6 +109,10 @@ type Rollout struct {
 	NeverReady []string
 	Gaps       []Gap
 	Notes      []string
+	// ProbeURL is the URL the probe sent requests to, "" without a probe;
+	// Requests are its results in the order they were recorded.
+	ProbeURL string
+	Requests []probe.Result
 }
 
 // Ms returns t in milliseconds since the rollout's T0, false when T0 is not

@@ -67,7 +67,10 @@ type RolloutVerdict struct {
 	NeverReady    []string         `json:"neverReady"`
 	Pods          []PodResult      `json:"pods"`
 	Capacity      []CapacityResult `json:"capacity"`
-	Findings      []string         `json:"findings"`
+	// Requests is what the probe's requests showed, times since the
+	// rollout's T0; nil without a probe.
+	Requests *RequestsVerdict `json:"requests,omitempty"`
+	Findings []string         `json:"findings"`
 }
 
 // ComputeRollout derives the rollout verdict: each terminated pod's
@@ -87,6 +90,7 @@ func ComputeRollout(r *Rollout) RolloutVerdict {
 	if r.Complete && !r.T0.IsZero() {
 		v.DurationMs = ptr(r.CompleteAt.Sub(r.T0).Milliseconds())
 	}
+	v.Requests = rolloutRequests(r, &v)
 	rolloutFindings(r, &v)
 	return v
 }
@@ -198,6 +202,7 @@ func rolloutFindings(r *Rollout, v *RolloutVerdict) {
 		fact("no Service selects the workload: no endpoint race, no capacity track")
 	}
 	endFindings(r, v, risk, fact)
+	rolloutRequestFindings(v, risk, fact)
 	if n := len(r.Gaps); n > 0 {
 		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
 	}

@@ -58,7 +58,7 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 			fmt.Fprintf(&b, "    margin %d ms :done, %d, %dms\n", *v.WindowMs, from, max(to-from, 1))
 		}
 	}
-	writeMermaidRequests(&b, v)
+	writeMermaidRequests(&b, v.Requests)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

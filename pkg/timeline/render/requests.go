@@ -87,8 +87,7 @@ func sortedRequests(tl *timeline.Timeline) []probe.Result {
 }
 
 // writeMermaidRequests adds a section with the span of failed requests.
-func writeMermaidRequests(w io.Writer, v timeline.Verdict) {
-	rv := v.Requests
+func writeMermaidRequests(w io.Writer, rv *timeline.RequestsVerdict) {
 	if rv == nil {
 		return
 	}

@@ -86,10 +86,17 @@ func WriteRolloutChart(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdi
 	for _, tr := range r.Capacity {
 		writeStepRows(&b, r, tr, end, width)
 	}
+	if r.ProbeURL != "" {
+		row := requestsLane(&timeline.Timeline{T0: r.T0, Requests: r.Requests}, col)
+		fmt.Fprintf(&b, "%-*s%s\n", width+2, "requests", strings.TrimRight(string(row), " "))
+	}
 	b.WriteString("  axis starts at the rollout's start (0); one row a terminated pod\n")
 	b.WriteString("  D deletion seen  - terminating  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
 	b.WriteString("  E endpoint out of every ready set  # race (stopped while still routed)  G object gone\n")
 	b.WriteString("  ready: ready endpoints of the Service over time, one row a count (* at or above it)\n")
+	if r.ProbeURL != "" {
+		b.WriteString("  requests: . all ok  x a request started here failed\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -101,6 +101,8 @@ func podVerdictWord(p timeline.PodResult) string {
 func WriteRolloutVerdict(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
 	head := "SAFE: no pod raced its endpoints or was SIGKILLed, capacity stayed within budget, the rollout completed"
 	switch {
+	case v.Risk && v.Requests != nil && v.Requests.Failed > 0:
+		head = fmt.Sprintf("RISK: %d of %d requests failed during this rollout", v.Requests.Failed, v.Requests.Total)
 	case v.Risk:
 		head = "RISK: requests can fail during this rollout"
 	case r.T0.IsZero():

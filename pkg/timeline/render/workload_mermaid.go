@@ -38,6 +38,7 @@ func WriteRolloutMermaid(w io.Writer, r *timeline.Rollout, v timeline.RolloutVer
 			}
 		}
 	}
+	writeMermaidRequests(&b, v.Requests)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

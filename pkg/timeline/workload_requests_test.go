@@ -1,0 +1,34 @@
+package timeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+)
+
+func TestRolloutRequestsOnTheRolloutClock(t *testing.T) {
+	r := rolloutOf(t)
+	r.ProbeURL = "http://shop.example.com/"
+	// web-1 (no preStop) leaves the ready sets at +115 ms on the rollout's
+	// clock; requests fail from +150 to +1100 ms, and one at +50 ms.
+	for ms := int64(-500); ms <= 8000; ms += 50 {
+		res := probe.Result{Start: at(ms - 100), Latency: 2 * time.Millisecond, Kind: probe.OK, Status: 200}
+		if ms == 50 || ms >= 150 && ms <= 1100 {
+			res.Kind = probe.Refused
+		}
+		r.Requests = append(r.Requests, res)
+	}
+	v := ComputeRollout(r)
+	rv := v.Requests
+	if rv == nil || rv.Failed != 21 || *rv.FirstFailedMs != 50 || *rv.LastFailedMs != 1100 || rv.AfterEndpointOut != 20 || rv.InRaceWindow != 0 {
+		t.Fatalf("requests verdict %+v", rv)
+	}
+	found := false
+	for _, f := range v.Findings {
+		found = found || f == "21 of 171 requests failed between +50 ms and +1100 ms (connection refused x21): 0 inside a race window the API showed, 20 when or after a pod's endpoint left the traffic, while the data plane converged"
+	}
+	if !found || !v.Risk {
+		t.Errorf("findings %q", v.Findings)
+	}
+}
