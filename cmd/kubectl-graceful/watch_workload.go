@@ -67,8 +67,9 @@ them with the rollout: how many failed, when and how (see 'watch pod --help'
 and docs/probe.md).
 
 Exit status: 0 safe, 2 a risk was seen (a race, a SIGKILL, ready endpoints
-below the PodDisruptionBudget, a rollout that did not complete), 1 an error
-(unknown workload, a kind without a rollout, no pods, RBAC).`,
+below the PodDisruptionBudget, a rollout that did not complete, a failed
+--probe request), 1 an error (unknown workload, a kind without a rollout, no
+pods, RBAC).`,
 		Example: `  kubectl graceful watch deployment/web -n shop --restart
   kubectl graceful watch statefulset db --timeout 15m
   kubectl graceful watch deploy/web --scale 2 -o json

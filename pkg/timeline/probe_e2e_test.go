@@ -54,7 +54,7 @@ func TestWatchProbeE2E(t *testing.T) {
 		// The backend refuses from SIGTERM on; the balancer stops sending
 		// to it 1 s after the endpoint left: every failure is in between
 		// (slack for a loaded machine).
-		from := min(*v.StopMs, *v.EndpointOutMs) - 100
+		from := min(*v.StopMs, *v.EndpointOutMs) - 150
 		to := *v.EndpointOutMs + 1000 + 700
 		if *rv.FirstFailedMs < from || *rv.LastFailedMs > to {
 			t.Errorf("failures from %+d to %+d ms, want within %+d..%+d ms", *rv.FirstFailedMs, *rv.LastFailedMs, from, to)
@@ -113,4 +113,43 @@ func TestWatchProbeE2E(t *testing.T) {
 			t.Errorf("the pod was touched: %v %v", err, pod.DeletionTimestamp)
 		}
 	})
+}
+
+// A rollout restart under --probe through the simulated data plane: the
+// naive Deployment's requests fail, the hardened one's do not.
+func TestWatchRolloutProbeE2E(t *testing.T) {
+	env := e2e.Cluster(t)
+	for _, c := range []struct {
+		name    string
+		preStop int64
+	}{{"naive", 0}, {"hardened", 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ns, node := env.Namespace(t), env.Node(t)
+			pods := createDeployment(t, env, ns, node, "web", 2, podOpts{grace: 30, preStop: c.preStop})
+			createService(t, env, ns, "web", nil, &pods[0])
+			d := startDataPlane(t, env, ns, time.Second)
+			w := runWorkload(t, env.Kubeconfig, "watch", "deployment/web", "-n", ns, "--restart", "-o", "json",
+				"--settle", "1s", "--timeout", "120s", "--probe", d.URL, "--probe-rate", "50")
+			rv := w.verdict().Requests
+			if rv == nil || rv.Total < 50 {
+				t.Fatalf("exit %d, requests %+v; stderr %s", w.code, rv, w.stderr)
+			}
+			// The first failure comes no sooner than the first pod's SIGTERM
+			// or endpoint removal, give or take the two watches' delivery
+			// (the data plane's and the plugin's).
+			first := int64(1 << 40)
+			for _, p := range w.verdict().Pods {
+				if p.Verdict.StopMs != nil && p.Verdict.EndpointOutMs != nil {
+					first = min(first, p.DeletedMs+min(*p.Verdict.StopMs, *p.Verdict.EndpointOutMs))
+				}
+			}
+			switch {
+			case c.preStop == 0 && (w.code != 2 || rv.Failed == 0 || *rv.FirstFailedMs < first-150 || *rv.LastFailedMs > first+5000):
+				t.Errorf("naive: exit %d, requests %+v, findings %q", w.code, rv, w.verdict().Findings)
+			case c.preStop > 0 && rv.Failed != 0:
+				t.Errorf("hardened: requests %+v, findings %q", rv, w.verdict().Findings)
+			}
+		})
+	}
 }
