@@ -26,7 +26,8 @@ import (
 // and the line reaching the harness through the pipe) and the peak RSS in a
 // namespace crowded with WatchSlices EndpointSlices against the same watch
 // in an empty namespace. It also runs pkg/timeline's in-process
-// BenchmarkDeliveryToLine when the scale is not tiny.
+// BenchmarkDeliveryToLine and the probe's benchmarks when the scale is not
+// tiny.
 func (h *harness) watch(ctx context.Context) []Row {
 	n := h.cfg.Scale.WatchSlices
 	p50Row := fmt.Sprintf("watch pod: delivery-to-line p50 (live, %d EndpointSlices in ns)", n)
@@ -37,7 +38,8 @@ func (h *harness) watch(ctx context.Context) []Row {
 		return []Row{notMeasured(p50Row, targets[0], reason), notMeasured(p99Row, targets[1], reason), notMeasured(rssRow, targets[2], reason)}
 	}
 	if !h.selected("watch") {
-		return append(rows(notSelected), notMeasured(goBenchRow, goBenchTarget, notSelected))
+		return append(rows(notSelected), notMeasured(goBenchRow, goBenchTarget, notSelected),
+			notMeasured(probeAddedRow, probeAddedTarget, notSelected), notMeasured(probeStampRow, probeStampTarget, notSelected))
 	}
 	var out []Row
 	if reason := h.missing("watch pod"); reason != "" {
@@ -52,7 +54,7 @@ func (h *harness) watch(ctx context.Context) []Row {
 			{What: rssRow, Ours: mb(crowded), Theirs: mb(empty) + " empty ns", Ratio: ratio(float64(crowded), float64(empty)), Target: targets[2], Met: met(float64(crowded) <= 1.25*float64(empty))},
 		}
 	}
-	return append(out, h.watchGoBench(ctx))
+	return append(append(out, h.watchGoBench(ctx)), h.probeGoBench(ctx)...)
 }
 
 // watchLive runs WatchRuns watches in each namespace, alternating, and

@@ -11,6 +11,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // lineSignal is a writer that reports the time each line was written.
@@ -36,7 +38,12 @@ func (p signalPrinter) Note(*Timeline, string)     {}
 // written, through the whole path: RetryWatcher, the gap-marking wrapper,
 // the follower, the Recorder and a printer writing the line. The target is under
 // 100 ms; the p99-ms and max-ms metrics report it.
-func BenchmarkDeliveryToLine(b *testing.B) {
+func BenchmarkDeliveryToLine(b *testing.B) { deliveryToLine(b, nil, 0) }
+
+// deliveryToLine is BenchmarkDeliveryToLine, with the follower also taking
+// the probe's buckets from requests when it is not nil, and pace between
+// notifications (so that the probe runs during the whole measure).
+func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Duration) {
 	pod := testPod(30, nil)
 	fw := watch.NewFake()
 	lists := make(chan string, 1)
@@ -53,8 +60,15 @@ func BenchmarkDeliveryToLine(b *testing.B) {
 	defer cancel()
 	go (&Stream{Name: "pod", LW: s.lw()}).Run(ctx, f.notices)
 	go func() {
-		for n := range f.notices {
-			_ = f.handle(n)
+		for {
+			select {
+			case n := <-f.notices:
+				_ = f.handle(n)
+			case bk := <-requests:
+				f.requests(bk)
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	var lat []time.Duration
@@ -66,6 +80,7 @@ func BenchmarkDeliveryToLine(b *testing.B) {
 		sent := time.Now()
 		fw.Modify(p)
 		lat = append(lat, (<-lines).Sub(sent))
+		time.Sleep(pace)
 	}
 	b.StopTimer()
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
