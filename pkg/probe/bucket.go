@@ -65,6 +65,14 @@ func (a *aggregator) done(idx int, r Result) {
 	a.flush(false)
 }
 
+// dropped forgets a request of bucket idx that has no result to report.
+func (a *aggregator) dropped(idx int) {
+	a.mu.Lock()
+	a.pending[idx]--
+	a.mu.Unlock()
+	a.flush(false)
+}
+
 // flush hands out the complete buckets in order: those whose span has
 // passed and that have nothing in flight (every bucket when final).
 // Buckets without any request are skipped.

@@ -153,3 +153,27 @@ func TestRunKeepAliveReusesConnections(t *testing.T) {
 		t.Errorf("%d requests over %d connections: keep-alive must reuse them", n, len(conns))
 	}
 }
+
+// Run returns promptly when its context ends, without reporting the
+// requests it cut short as failures.
+func TestRunStopsPromptlyWithoutFalseFailures(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	cfg := mustURL(t, slow.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	failed := 0
+	New(cfg).Run(ctx, func(b Bucket) { failed += b.Failed() })
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("Run took %s after its context ended", d)
+	}
+	if failed != 0 {
+		t.Errorf("%d requests cut short reported as failed", failed)
+	}
+}

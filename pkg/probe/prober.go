@@ -66,17 +66,16 @@ func (p *Prober) Once(ctx context.Context) Result {
 	return r
 }
 
-// Run starts Config.Rate requests a second until ctx ends, then waits for
-// the requests in flight (each bounded by Config.Timeout) and returns.
-// onBucket gets every 100 ms bucket of request start times, in order, once
-// every request started in it has its result; it is called from one
-// goroutine at a time. The first bucket starts at Run's start.
+// Run starts Config.Rate requests a second until ctx ends, then cancels the
+// requests in flight, waits for them and returns; a request cut short by
+// ctx is not reported (it did not fail: it was stopped). onBucket gets every
+// 100 ms bucket of request start times, in order, once every request
+// started in it has its result; it is called from one goroutine at a time.
+// The first bucket starts at Run's start.
 func (p *Prober) Run(ctx context.Context, onBucket func(Bucket)) {
 	agg := newAggregator(time.Now(), onBucket)
 	tick := time.NewTicker(time.Second / time.Duration(p.cfg.Rate))
 	defer tick.Stop()
-	reqCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
 	var wg sync.WaitGroup
 	for {
 		select {
@@ -86,7 +85,14 @@ func (p *Prober) Run(ctx context.Context, onBucket func(Bucket)) {
 			return
 		case <-tick.C:
 			idx := agg.started(time.Now())
-			wg.Go(func() { agg.done(idx, p.Once(reqCtx)) })
+			wg.Go(func() {
+				r := p.Once(ctx)
+				if r.Failed() && ctx.Err() != nil {
+					agg.dropped(idx)
+					return
+				}
+				agg.done(idx, r)
+			})
 		}
 	}
 }
