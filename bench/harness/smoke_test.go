@@ -62,6 +62,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
 		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
 		"watch pod: delivery-to-line p99 (pkg/timeline",
+		"watch --probe: delivery-to-line p99 added", "watch --probe: request stamp to server arrival",
 		"watch deployment: delivery-to-line p99", "watch deployment: peak RSS", "watch deployment: API watches opened",
 		"whole benchmark run",
 	}
