@@ -43,7 +43,7 @@ func TestParseURLRejectsBadInput(t *testing.T) {
 
 func TestOnceClassifies(t *testing.T) {
 	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Host != "shop.example.com" || r.Header.Get("X-Probe") != "1" {
+		if r.Host != "shop.example.com" || r.Header.Get("X-Probe") != "1" || r.UserAgent() != "synthetic" {
 			w.WriteHeader(http.StatusBadRequest)
 		}
 	}))
@@ -80,7 +80,7 @@ func TestOnceClassifies(t *testing.T) {
 	for _, c := range cases {
 		cfg := mustURL(t, c.url)
 		cfg.Timeout = 300 * time.Millisecond
-		cfg.Header = http.Header{"Host": {"shop.example.com"}, "X-Probe": {"1"}}
+		cfg.Header = http.Header{"Host": {"shop.example.com"}, "X-Probe": {"1"}, "User-Agent": {"synthetic"}}
 		before := time.Now()
 		r := New(cfg).Once(context.Background())
 		if r.Kind != c.want || r.Label() != c.label {

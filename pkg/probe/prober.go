@@ -46,7 +46,9 @@ func (p *Prober) Once(ctx context.Context) Result {
 			req.Header.Add(name, v)
 		}
 	}
-	req.Header.Set("User-Agent", "kubectl-graceful-probe")
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "kubectl-graceful-probe")
+	}
 	resp, err := p.client.Do(req)
 	if err == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
