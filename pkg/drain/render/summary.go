@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -36,6 +37,8 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	case drain.OutcomeDrained:
 		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted in %s\n", name, counts[drain.StateGone], seconds(res.DurationSeconds))
 		return
+	case drain.OutcomeUndone:
+		fmt.Fprintf(w, "node %s NOT drained: its pods were evicted, but read again at the end %s\n", name, undone(res))
 	case drain.OutcomeTimedOut:
 		fmt.Fprintf(w, "node %s NOT drained: --timeout reached\n", name)
 	case drain.OutcomeInterrupted:
@@ -48,13 +51,38 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	left := len(res.Pods) - counts[drain.StateGone]
 	fmt.Fprintf(w, "evicted: %d, still on the node: %d (%d terminating, %d not evicted, %d failed)\n",
 		counts[drain.StateGone], left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StatePending]+counts[drain.StateEvicting], counts[drain.StateFailed])
+	cordonLine(w, res, name)
+}
+
+// undone says what another client changed on a node whose pods went.
+func undone(res *drain.NodeResult) string {
+	var what []string
+	if !res.After.Unschedulable {
+		what = append(what, "it was schedulable: another client uncordoned it during the drain")
+	}
+	if n := len(res.After.NewPods); n > 0 {
+		what = append(what, fmt.Sprintf("%d new pod(s) run on it: %s", n, escape(strings.Join(res.After.NewPods, ", "))))
+	}
+	return strings.Join(what, "; ")
+}
+
+// cordonLine says whether the node stays cordoned, from the read at the end
+// when there is one.
+func cordonLine(w io.Writer, res *drain.NodeResult, name string) {
+	after := res.After
 	switch {
+	case after != nil && !after.Known:
+		fmt.Fprintf(w, "node %s: state unknown, %s\n", name, escape(after.Unknown))
 	case res.Uncordoned:
 		fmt.Fprintf(w, "node %s uncordoned again (--uncordon-on-failure; this drain had cordoned it)\n", name)
+	case after != nil && !after.Unschedulable:
+		fmt.Fprintf(w, "node %s is schedulable: another client uncordoned it during the drain\n", name)
+	case res.UncordonSkipped != "":
+		fmt.Fprintf(w, "node %s stays cordoned: not uncordoned (--uncordon-on-failure) because %s\n", name, escape(res.UncordonSkipped))
 	case res.CordonedByUs:
 		fmt.Fprintf(w, "node %s stays cordoned; `kubectl uncordon %s` makes it schedulable again\n", name, name)
 	default:
-		fmt.Fprintf(w, "node %s stays cordoned (it was cordoned before this drain, so it is left so)\n", name)
+		fmt.Fprintf(w, "node %s stays cordoned (it was cordoned before this drain's cordon, so it is left so)\n", name)
 	}
 }
 
