@@ -7,6 +7,8 @@ import (
 	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
 
@@ -59,6 +61,11 @@ type evictionRecorder struct {
 	refused map[string]int // consecutive retryable refusals per "namespace/name"
 	// retryAfter is the wait the server asked for in the last refusal.
 	retryAfter map[string]time.Duration
+	// budgetRefused: the last refusal was a PodDisruptionBudget's, so a
+	// rise of its disruptionsAllowed ends the wait early.
+	budgetRefused map[string]bool
+	// client reads a refused pod again before its retry.
+	client kubernetes.Interface
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
@@ -66,7 +73,8 @@ type evictionRecorder struct {
 // allowing a disruption.
 func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
 	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
-		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{}}}
+		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{},
+		budgetRefused: map[string]bool{}, client: client}}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -96,10 +104,25 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 	o.mu.Lock()
 	n, asked := o.refused[key], o.retryAfter[key]
 	o.mu.Unlock()
+	pod := o.tracker.listedPod(key)
 	if n > 0 {
 		if err := o.waitRetry(ctx, key, max(o.backoff.delay(n), asked)-libraryRetryDelay); err != nil {
 			return err
 		}
+		// The pod may have changed while we waited: read it again.
+		fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
+			return err // the library takes a 404 as the pod gone
+		} else if err == nil {
+			pod = fresh
+		}
+	}
+	if pod != nil && pod.DeletionTimestamp != nil {
+		// Evicting a terminating pod would delete it again (the eviction
+		// subresource skips budgets for it): wait for it instead.
+		o.tracker.alreadyTerminating(pod)
+		return nil
 	}
 	o.tracker.attempt(ev.Namespace, ev.Name)
 	err := e.EvictionInterface.Evict(ctx, ev)
@@ -117,16 +140,20 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 	if a.Retryable() {
 		o.refused[key]++
 		o.retryAfter[key] = a.RetryAfter
+		o.budgetRefused[key] = a.Kind == eviction.BudgetRefused
 	} else {
 		delete(o.refused, key)
 		delete(o.retryAfter, key)
+		delete(o.budgetRefused, key)
 	}
 	o.mu.Unlock()
 	switch {
 	case a.Kind == eviction.Accepted:
-		o.tracker.set(namespace, name, StateTerminating, "")
+		o.tracker.accept(namespace, name, "")
 	case a.Kind == eviction.NotFound:
 		o.tracker.set(namespace, name, StateGone, "")
+	case a.Kind == eviction.NamespaceTerminating:
+		o.tracker.set(namespace, name, StateNamespaceTerminating, a.Cause)
 	case a.Retryable():
 		o.tracker.set(namespace, name, StateBlocked, a.Cause)
 	case ctx.Err() != nil:
@@ -144,8 +171,14 @@ func (o *evictionRecorder) waitRetry(ctx context.Context, key string, max time.D
 	}
 	t := time.NewTimer(max)
 	defer t.Stop()
+	o.mu.Lock()
+	pdb := ""
+	if o.budgetRefused[key] {
+		pdb = o.pdbOf[key]
+	}
+	o.mu.Unlock()
 	for {
-		allowed, changed := o.budgets.state(o.pdbOf[key])
+		allowed, changed := o.budgets.state(pdb)
 		if allowed > 0 {
 			return nil
 		}

@@ -283,7 +283,7 @@ func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetW
 		OnPodDeletionOrEvictionStarted: func(pod *corev1.Pod, usingEviction bool) {
 			if !usingEviction {
 				tracker.attempt(pod.Namespace, pod.Name)
-				tracker.set(pod.Namespace, pod.Name, StateTerminating, "deleted (--disable-eviction)")
+				tracker.accept(pod.Namespace, pod.Name, "deleted (--disable-eviction)")
 			}
 		},
 		OnPodDeletionOrEvictionFinished: func(pod *corev1.Pod, _ bool, err error) {

@@ -26,7 +26,8 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	counts := map[string]int{}
 	for _, p := range res.Pods {
 		counts[p.State]++
-		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), p.State, strconv.Itoa(p.Attempts),
+		counts[p.GoneBy]++
+		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), result(p), strconv.Itoa(p.Attempts),
 			seconds(p.StartedSeconds), seconds(p.DurationSeconds), escape(p.Cause)})
 	}
 	if len(rows) > 0 {
@@ -35,7 +36,7 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	name := escape(res.Node)
 	switch res.Outcome {
 	case drain.OutcomeDrained:
-		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted in %s\n", name, counts[drain.StateGone], seconds(res.DurationSeconds))
+		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, counts[drain.GoneByEviction], byOthers(counts), seconds(res.DurationSeconds))
 		return
 	case drain.OutcomeUndone:
 		fmt.Fprintf(w, "node %s NOT drained: its pods were evicted, but read again at the end %s\n", name, undone(res))
@@ -49,9 +50,29 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 		fmt.Fprintf(w, "node %s NOT drained: %s\n", name, escape(res.Error))
 	}
 	left := len(res.Pods) - counts[drain.StateGone]
-	fmt.Fprintf(w, "evicted: %d, still on the node: %d (%d terminating, %d not evicted, %d failed)\n",
-		counts[drain.StateGone], left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StatePending]+counts[drain.StateEvicting], counts[drain.StateFailed])
+	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)\n",
+		counts[drain.GoneByEviction], byOthers(counts), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting], counts[drain.StateFailed])
 	cordonLine(w, res, name)
+}
+
+// result is a pod's RESULT cell: its state, and for a gone pod who removed it.
+func result(p drain.PodProgress) string {
+	if p.State == drain.StateGone && p.GoneBy != "" {
+		return p.GoneBy
+	}
+	return p.State
+}
+
+// byOthers counts the gone pods that this drain did not evict, ", 1
+// deleted by another client", or "".
+func byOthers(counts map[string]int) string {
+	out := ""
+	for _, by := range []string{drain.GoneByNamespace, drain.GoneByOther} {
+		if counts[by] > 0 {
+			out += fmt.Sprintf(", %d %s", counts[by], by)
+		}
+	}
+	return out
 }
 
 // undone says what another client changed on a node whose pods went.
