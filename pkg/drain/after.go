@@ -26,7 +26,7 @@ type NodeAfter struct {
 // readAfter reads the node and its evictable pods (the library's
 // GetPodsForDeletion, with the drain's filters) once the drain ended.
 func (d *Drainer) readAfter(ctx context.Context, h *kdrain.Helper, node string, tracker *Tracker) *NodeAfter {
-	n, err := d.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	n, err := d.client().CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
 		return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}}
 	}

@@ -46,8 +46,15 @@ func (c *nodeCordon) cordon(ctx context.Context, node string) (bool, error) {
 	byUs := false
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		n, err := c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-		if err != nil || n.Spec.Unschedulable {
+		if err != nil {
 			return err
+		}
+		if n.Spec.Unschedulable {
+			// Cordoned: by our own patch when its answer was lost (then
+			// spec.unschedulable is ours alone), else by another client.
+			owners := unschedulableManagers(n)
+			byUs = len(owners) == 1 && owners[0] == c.manager
+			return nil
 		}
 		if err := c.patch(ctx, n, true); err != nil {
 			return err

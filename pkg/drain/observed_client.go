@@ -109,25 +109,34 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 		if err := o.waitRetry(ctx, key, max(o.backoff.delay(n), asked)-libraryRetryDelay); err != nil {
 			return err
 		}
-		// The pod may have changed while we waited: read it again.
-		fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
-			return err // the library takes a 404 as the pod gone
-		} else if err == nil {
-			pod = fresh
+	}
+	for lost := 0; ; lost++ {
+		if n > 0 || lost > 0 {
+			// The pod may have changed while we waited, or our eviction's
+			// answer was lost: read it again rather than assume.
+			fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
+				return err // the library takes a 404 as the pod gone
+			} else if err == nil {
+				pod = fresh
+			} else if ctx.Err() != nil {
+				return err
+			}
+		}
+		if pod != nil && pod.DeletionTimestamp != nil {
+			// Evicting a terminating pod would delete it again (the eviction
+			// subresource skips budgets for it): wait for it instead.
+			o.tracker.alreadyTerminating(pod)
+			return nil
+		}
+		o.tracker.attempt(ev.Namespace, ev.Name)
+		err := e.EvictionInterface.Evict(ctx, ev)
+		o.record(ctx, ev.Namespace, ev.Name, err)
+		if eviction.Read(err).Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
+			return err
 		}
 	}
-	if pod != nil && pod.DeletionTimestamp != nil {
-		// Evicting a terminating pod would delete it again (the eviction
-		// subresource skips budgets for it): wait for it instead.
-		o.tracker.alreadyTerminating(pod)
-		return nil
-	}
-	o.tracker.attempt(ev.Namespace, ev.Name)
-	err := e.EvictionInterface.Evict(ctx, ev)
-	o.record(ctx, ev.Namespace, ev.Name, err)
-	return err
 }
 
 // record turns one eviction answer (read by pkg/eviction) into the pod's
@@ -152,6 +161,8 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 		o.tracker.accept(namespace, name, "")
 	case a.Kind == eviction.NotFound:
 		o.tracker.set(namespace, name, StateGone, "")
+	case a.Kind == eviction.Lost:
+		o.tracker.set(namespace, name, StateAnswerLost, a.Cause)
 	case a.Kind == eviction.NamespaceTerminating:
 		o.tracker.set(namespace, name, StateNamespaceTerminating, a.Cause)
 	case a.Retryable():

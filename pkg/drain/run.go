@@ -52,6 +52,9 @@ type Drainer struct {
 	Observer Observer
 
 	cordons *nodeCordon
+	// evictCtx is the context of the node's evictions (--timeout), which
+	// bounds the retries of calls that take none.
+	evictCtx context.Context
 }
 
 // NodeResult is what happened to one node.
@@ -132,6 +135,7 @@ func (d *Drainer) observer() Observer {
 func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
+	d.evictCtx = nodeCtx
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
@@ -159,11 +163,17 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	return d.finish(nodeCtx, res, h, tracker, err)
 }
 
+// client returns the Drainer's client for the evictions: reads of pods and
+// nodes and node patches retried through a short outage.
+func (d *Drainer) client() kubernetes.Interface {
+	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: d.evictCtx}
+}
+
 // cordoner returns the Drainer's nodeCordon, made once so that every node
 // of one run is cordoned under the same field manager.
 func (d *Drainer) cordoner() *nodeCordon {
 	if d.cordons == nil {
-		d.cordons = newNodeCordon(d.Client)
+		d.cordons = newNodeCordon(d.client())
 	}
 	return d.cordons
 }
@@ -177,7 +187,12 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 		res.Pods = tracker.Snapshot()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
-		if res.After = d.readAfter(ctx, h, node, tracker); res.After.disturbed(false) {
+		res.After = d.readAfter(ctx, h, node, tracker)
+		switch {
+		case !res.After.Known:
+			res.Outcome, res.Error = OutcomeError, "its pods were evicted, but "+res.After.Unknown
+			return res, errors.New(res.Error)
+		case res.After.disturbed(false):
 			res.Outcome = OutcomeUndone
 		}
 		return res, nil
@@ -186,7 +201,10 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 	case nodeCtx.Err() != nil:
 		return d.stop(res, h, tracker, OutcomeInterrupted, nil)
 	case apiFailure(err):
-		r, _ := d.stop(res, h, tracker, OutcomeError, err)
+		r, serr := d.stop(res, h, tracker, OutcomeError, err)
+		if serr != nil {
+			return r, serr
+		}
 		return r, err
 	default:
 		return d.stop(res, h, tracker, OutcomeBlocked, nil)
@@ -220,6 +238,10 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 		}
 	}
 	res.After = d.readAfter(ctx, h, res.Node, tracker)
+	if !res.After.Known {
+		// The cluster stayed unreachable: the summary says what is known.
+		return res, errors.New(res.After.Unknown)
+	}
 	return res, nil
 }
 
@@ -229,9 +251,11 @@ func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 		if p.State == StateGone {
 			continue
 		}
-		_, err := d.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		_, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			tracker.set(p.Namespace, p.Name, StateGone, "")
+		} else if err != nil {
+			tracker.set(p.Namespace, p.Name, StateUnknown, "could not be read at the end: "+err.Error())
 		}
 	}
 }
@@ -268,7 +292,7 @@ func apiFailure(err error) bool {
 func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
 	return &kdrain.Helper{
 		Ctx:                  ctx,
-		Client:               newObservedClient(d.Client, tracker, d.Backoff, budgets, pdbOf),
+		Client:               newObservedClient(d.client(), tracker, d.Backoff, budgets, pdbOf),
 		Force:                d.Flags.Force,
 		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,

@@ -46,6 +46,9 @@ func (t *Tracker) alreadyTerminating(pod *corev1.Pod) {
 		}
 		p.State, p.WaitsOn = StateTerminating, why
 		p.Cause = "already terminating, not evicted again; waits on " + why
+		if p.lost {
+			p.Cause = "the eviction's answer was lost, the pod was then found terminating; waits on " + why
+		}
 	})
 }
 

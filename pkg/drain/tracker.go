@@ -16,10 +16,15 @@ const (
 	// StateNamespaceTerminating: 403 with cause NamespaceTerminating; the
 	// namespace's deletion will delete the pod, retried with the backoff.
 	StateNamespaceTerminating = "namespace terminating"
-	StateTerminating          = "terminating" // eviction accepted (or pod deleted): waiting for it to go
-	StateGone                 = "gone"        // the pod object is gone
-	StateFailed               = "failed"      // the eviction or the wait failed for good
-	StateStopped              = "not evicted" // the drain stopped (Ctrl-C, --timeout) before it went
+	// StateAnswerLost: the eviction request failed on the way (the API
+	// server unreachable, a 5xx); the pod is read again before anything else.
+	StateAnswerLost = "answer lost"
+	// StateUnknown: the pod could not be read at the end.
+	StateUnknown     = "state unknown"
+	StateTerminating = "terminating" // eviction accepted (or pod deleted): waiting for it to go
+	StateGone        = "gone"        // the pod object is gone
+	StateFailed      = "failed"      // the eviction or the wait failed for good
+	StateStopped     = "not evicted" // the drain stopped (Ctrl-C, --timeout) before it went
 )
 
 // PodProgress is what the drain knows of one pod.
@@ -48,8 +53,8 @@ type PodProgress struct {
 
 	// accepted: our eviction or delete was accepted; nsTerminating: the
 	// last answer was the namespace's 403.
-	accepted, nsTerminating bool
-	started                 time.Time
+	accepted, nsTerminating, lost bool
+	started                       time.Time
 }
 
 // Who removed a gone pod (PodProgress.GoneBy).
@@ -57,6 +62,9 @@ const (
 	GoneByEviction  = "evicted"
 	GoneByNamespace = "deleted by the namespace"
 	GoneByOther     = "deleted by another client"
+	// GoneByLostAnswer: our eviction's answer was lost and the pod was then
+	// found gone or terminating: most likely our eviction, not checked.
+	GoneByLostAnswer = "gone after an eviction whose answer was lost"
 )
 
 // Tracker records each pod's progress; the observed eviction client and the
@@ -135,6 +143,8 @@ func (t *Tracker) set(namespace, name, state, cause string) {
 		switch {
 		case state == StateNamespaceTerminating:
 			p.nsTerminating = true
+		case state == StateAnswerLost:
+			p.lost = true
 		case state == StateGone:
 			p.GoneBy = goneBy(p)
 		}
@@ -156,6 +166,8 @@ func goneBy(p *PodProgress) string {
 	switch {
 	case p.accepted:
 		return GoneByEviction
+	case p.lost:
+		return GoneByLostAnswer
 	case p.nsTerminating:
 		return GoneByNamespace
 	default:

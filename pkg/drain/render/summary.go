@@ -49,10 +49,18 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	default:
 		fmt.Fprintf(w, "node %s NOT drained: %s\n", name, escape(res.Error))
 	}
-	left := len(res.Pods) - counts[drain.StateGone]
-	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)\n",
-		counts[drain.GoneByEviction], byOthers(counts), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting], counts[drain.StateFailed])
+	left := len(res.Pods) - counts[drain.StateGone] - counts[drain.StateUnknown]
+	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)%s\n",
+		counts[drain.GoneByEviction], byOthers(counts), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
 	cordonLine(w, res, name)
+}
+
+// unknown counts the pods whose state could not be read at the end.
+func unknown(counts map[string]int) string {
+	if n := counts[drain.StateUnknown]; n > 0 {
+		return fmt.Sprintf("; %d pod(s) in a state unknown: they could not be read at the end", n)
+	}
+	return ""
 }
 
 // result is a pod's RESULT cell: its state, and for a gone pod who removed it.
