@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
@@ -170,4 +171,36 @@ func TestDrainClusterStaysUnreachable(t *testing.T) {
 			t.Errorf("pod %s: %s, want %s", p.Name, p.State, drain.StateUnknown)
 		}
 	}
+}
+
+// The way to the API server cut for 12 s mid-drain (a loopback proxy
+// closes every connection and refuses new ones), through the real kubectl:
+// the drain rides it out, the budget holds, and the summary matches a
+// fresh read of the cluster afterwards.
+func TestDrainThroughConnectionCut(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, b := f.onOneOfTwo("web", "web", 3)
+	f.pdb("web", "web", intOrStr(2), nil, nil, 3)
+	proxy, kc := e2e.ProxyTo(t, f.env.Kubeconfig)
+	w := watchReady(t, f, "app=web")
+	var res e2e.Result
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res = e2e.RunKubectl(t, []string{"KUBECONFIG=" + kc}, "graceful", "drain", "node", a, "--timeout", "100s")
+	}()
+	e2e.WaitFor(t, time.Minute, "node "+a+" cordoned", func() bool { return f.unschedulable(a) })
+	proxy.Cut(12 * time.Second)
+	<-done
+	lowest := w.Lowest()
+	t.Logf("exit %d\n--- stdout\n%s--- stderr\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	expect(t, res, 0, "node "+a+" drained: 3 pod(s) evicted")
+	if lowest < 2 {
+		t.Errorf("Ready pods dropped to %d, the PDB says at least 2", lowest)
+	}
+	if n := len(f.pods("app=web", onNode(a))); n != 0 || !f.unschedulable(a) {
+		t.Errorf("after the drain: %d pods on %s, unschedulable %v; want 0 and cordoned", n, a, f.unschedulable(a))
+	}
+	f.waitPods("app=web", 3, func(p *corev1.Pod) bool { return p.Spec.NodeName == b && isReady(p) })
 }
