@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // live is a plugin run whose output the test reads while it runs.
@@ -107,4 +106,3 @@ func (l *live) wait() run {
 	defer l.mu.Unlock()
 	return parseRun(l.t, strings.Join(l.lines, "\n")+"\n", l.errb.String(), code)
 }
-
