@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,21 @@ func TestWaitsOn(t *testing.T) {
 		if got := waitsOn(&c.pod, now); got != c.want {
 			t.Errorf("waitsOn = %q, want %q", got, c.want)
 		}
+	}
+}
+
+// A budget that lists the refused pod in status.disruptedPods (an admitted
+// eviction whose delete was lost) is named in the cause.
+func TestRefusalNamesAPodTheBudgetCountsAsDisrupted(t *testing.T) {
+	c := evictionAnswers(pdbRefusal())
+	tr := NewTracker([]corev1.Pod{*webA()}, nil)
+	since := metav1.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
+	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: make(chan struct{}),
+		disrupted: map[string]map[string]metav1.Time{"shop/web": {"web-a": since}}}
+	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, budgets, map[string]string{"shop/web-a": "shop/web"})
+	_ = evict(context.Background(), client)
+	want := "The disruption budget web needs 2 healthy pods and has 2 currently; the budget counts this pod as disrupted since 11:00:00Z"
+	if p := tr.Snapshot()[0]; p.State != StateBlocked || !strings.HasPrefix(p.Cause, want) {
+		t.Errorf("cause %q, want it to start with %q", p.Cause, want)
 	}
 }

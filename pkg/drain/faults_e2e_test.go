@@ -176,7 +176,10 @@ func TestDrainClusterStaysUnreachable(t *testing.T) {
 // The way to the API server cut for 12 s mid-drain (a loopback proxy
 // closes every connection and refuses new ones), through the real kubectl:
 // the drain rides it out, the budget holds, and the summary matches a
-// fresh read of the cluster afterwards.
+// fresh read of the cluster afterwards. A cut can drop an eviction after
+// the API server recorded the pod in the budget's status.disruptedPods but
+// before it deleted the pod; the budget then refuses until the disruption
+// controller forgets that entry (2 min), so --timeout allows for it.
 func TestDrainThroughConnectionCut(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -188,7 +191,7 @@ func TestDrainThroughConnectionCut(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		res = e2e.RunKubectl(t, []string{"KUBECONFIG=" + kc}, "graceful", "drain", "node", a, "--timeout", "100s")
+		res = e2e.RunKubectlFor(t, 5*time.Minute, []string{"KUBECONFIG=" + kc}, "graceful", "drain", "node", a, "--timeout", "200s")
 	}()
 	e2e.WaitFor(t, time.Minute, "node "+a+" cordoned", func() bool { return f.unschedulable(a) })
 	proxy.Cut(12 * time.Second)

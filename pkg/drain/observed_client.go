@@ -166,7 +166,7 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 	case a.Kind == eviction.NamespaceTerminating:
 		o.tracker.set(namespace, name, StateNamespaceTerminating, a.Cause)
 	case a.Retryable():
-		o.tracker.set(namespace, name, StateBlocked, a.Cause)
+		o.tracker.set(namespace, name, StateBlocked, a.Cause+o.disruptedNote(key, name))
 	case ctx.Err() != nil:
 		o.tracker.stopped(namespace, name)
 	default:
@@ -201,4 +201,17 @@ func (o *evictionRecorder) waitRetry(ctx context.Context, key string, max time.D
 		case <-changed:
 		}
 	}
+}
+
+// disruptedNote explains a refusal by a budget that counts the pod itself
+// as disrupted: an earlier eviction was admitted (the API server records the
+// pod in status.disruptedPods before deleting it) but the pod was not
+// deleted, as when the connection dropped mid-request.
+func (o *evictionRecorder) disruptedNote(key, pod string) string {
+	since, ok := o.budgets.disruptedSince(o.pdbOf[key], pod)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; the budget counts this pod as disrupted since %s (status.disruptedPods: an admitted eviction whose delete did not happen) until the disruption controller drops it 2 min later",
+		since.UTC().Format(time.TimeOnly)+"Z")
 }
