@@ -35,6 +35,17 @@ type PreflightInput struct {
 	// drop requests when it is evicted (the audit's error-level findings),
 	// one message each.
 	PodWarnings func(pod *corev1.Pod) []string
+	// Now is the time the input was read, to date ages and deadlines; the
+	// zero value means time.Now().
+	Now time.Time
+}
+
+// now returns in.Now, or the current time when it is unset.
+func (in PreflightInput) now() time.Time {
+	if in.Now.IsZero() {
+		return time.Now()
+	}
+	return in.Now
 }
 
 // Preflight says what a drain of in.Node would do and what would block it,
@@ -80,7 +91,12 @@ func Preflight(in PreflightInput) *PreflightReport {
 			}
 		}
 	}
-	r.EstimatedSeconds = int64(longestGrace(evict, in.Flags)) + int64(maxWait.Seconds())
+	if len(r.Blockers) == 0 {
+		// A blocked drain has no duration to estimate: it waits until
+		// --timeout or Ctrl-C.
+		est := int64(longestGrace(evict, in.Flags)) + int64(maxWait.Seconds())
+		r.EstimatedSeconds = &est
+	}
 	r.Verdict = verdict(r)
 	return r
 }
@@ -196,7 +212,7 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 func verdict(r *PreflightReport) string {
 	if len(r.Blockers) == 0 {
 		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s in about %s",
-			r.PodCount(), r.Node, time.Duration(r.EstimatedSeconds)*time.Second)
+			r.PodCount(), r.Node, time.Duration(*r.EstimatedSeconds)*time.Second)
 	}
 	var why []string
 	for _, b := range r.Blockers {

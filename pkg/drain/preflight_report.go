@@ -12,6 +12,7 @@ const (
 	BlockerPDBNoRoom               = "pdb-no-room-elsewhere"
 	BlockerMultiplePDBs            = "multiple-pdbs"
 	BlockerUnreadyPod              = "unready-pod-if-healthy-budget"
+	BlockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
 )
 
 // Warning kinds: the drain can finish, but something will hurt.
@@ -96,8 +97,9 @@ type PreflightReport struct {
 	Blockers []Issue   `json:"blockers"`
 	Warnings []Issue   `json:"warnings"`
 	// EstimatedSeconds is the rough duration of the drain in seconds: the
-	// longest grace period plus the waits the PDBs force.
-	EstimatedSeconds int64 `json:"estimatedSeconds"`
+	// longest grace period plus the waits the PDBs force. Nil (absent in
+	// JSON) when a blocker stops the drain or makes it wait until --timeout.
+	EstimatedSeconds *int64 `json:"estimatedSeconds,omitempty"`
 	// Verdict is the one-line answer: would succeed, or would block on what.
 	Verdict string `json:"verdict"`
 }

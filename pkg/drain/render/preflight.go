@@ -61,8 +61,10 @@ func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 	}
 	printIssues(w, "Blockers", r.Blockers)
 	printIssues(w, "Warnings", r.Warnings)
-	fmt.Fprintf(w, "Estimated time: %s (longest grace period plus PDB waits)\n",
-		time.Duration(r.EstimatedSeconds)*time.Second)
+	if r.EstimatedSeconds != nil {
+		fmt.Fprintf(w, "Estimated time: %s (longest grace period plus PDB waits)\n",
+			time.Duration(*r.EstimatedSeconds)*time.Second)
+	}
 	fmt.Fprintf(w, "Verdict: %s\n", escape(r.Verdict))
 }
 
