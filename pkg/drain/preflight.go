@@ -58,6 +58,7 @@ func Preflight(in PreflightInput) *PreflightReport {
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
 		Evict:           []OwnerGroup{},
 		Skipped:         []PodInfo{},
+		Terminating:     []TerminatingPod{},
 		Budgets:         []Budget{},
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
@@ -68,6 +69,10 @@ func Preflight(in PreflightInput) *PreflightReport {
 		c := classify(pod, in.Flags)
 		switch c.action {
 		case actionEvict:
+			if pod.DeletionTimestamp != nil {
+				terminating(r, pod, in)
+				continue
+			}
 			evict = append(evict, pod)
 		case actionSkip:
 			r.Skipped = append(r.Skipped, podInfo(pod, in.Flags, c.reason))
@@ -78,7 +83,7 @@ func Preflight(in PreflightInput) *PreflightReport {
 	}
 	r.Evict = groupByOwner(evict, in)
 	maxWait := budgets(r, evict, in)
-	r.Warnings = append(replicaWarnings(r.Evict, r.Budgets), r.Warnings...)
+	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
@@ -94,7 +99,7 @@ func Preflight(in PreflightInput) *PreflightReport {
 	if len(r.Blockers) == 0 {
 		// A blocked drain has no duration to estimate: it waits until
 		// --timeout or Ctrl-C.
-		est := int64(longestGrace(evict, in.Flags)) + int64(maxWait.Seconds())
+		est := max(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
 		r.EstimatedSeconds = &est
 	}
 	r.Verdict = verdict(r)
@@ -208,11 +213,37 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 	return out
 }
 
+// terminating records pod, already terminating: the drain does not evict
+// it again but waits until it is gone.
+func terminating(r *PreflightReport, pod *corev1.Pod, in PreflightInput) {
+	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
+	r.Terminating = append(r.Terminating, t)
+	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {
+		r.Blockers = append(r.Blockers, *i)
+	} else if i != nil {
+		r.Warnings = append(r.Warnings, *i)
+	}
+}
+
+// longestRemainingGrace returns the longest time in seconds until the
+// grace deadline of a terminating pod, 0 when all have passed.
+func longestRemainingGrace(pods []TerminatingPod) int64 {
+	var m int64
+	for _, t := range pods {
+		m = max(m, -t.SecondsPastDeadline)
+	}
+	return m
+}
+
 // verdict returns the preflight's last line.
 func verdict(r *PreflightReport) string {
 	if len(r.Blockers) == 0 {
-		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s in about %s",
-			r.PodCount(), r.Node, time.Duration(*r.EstimatedSeconds)*time.Second)
+		gone := ""
+		if n := len(r.Terminating); n > 0 {
+			gone = fmt.Sprintf(" and %d already terminating gone", n)
+		}
+		return fmt.Sprintf("would succeed: %d pod(s) evicted%s from node %s in about %s",
+			r.PodCount(), gone, r.Node, time.Duration(*r.EstimatedSeconds)*time.Second)
 	}
 	var why []string
 	for _, b := range r.Blockers {

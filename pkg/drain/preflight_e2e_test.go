@@ -1,10 +1,14 @@
 package drain_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
@@ -43,5 +47,79 @@ func TestDrainPreflightBudgetHeldByUnreadyPodElsewhere(t *testing.T) {
 				t.Errorf("--dry-run cordoned %s", a)
 			}
 		})
+	}
+}
+
+// A pod held by a finalizer after its deletion: the preflight lists it as
+// already terminating (not evicted again) with its age, grace deadline and
+// finalizers, and once it is past its deadline it blocks, saying it waits
+// on the finalizer, in text and in -o json.
+func TestDrainPreflightPodHeldByFinalizer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+	held := f.pods("app=web", onNode(a))[0].Name
+	pods := f.env.Client.CoreV1().Pods(f.ns)
+	if _, err := pods.Patch(f.ctx, held, types.MergePatchType, []byte(`{"metadata":{"finalizers":["example.com/hold"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = pods.Patch(f.ctx, held, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+	if err := pods.Delete(f.ctx, held, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pods.Get(f.ctx, held, metav1.GetOptions{})
+	if err != nil || p.DeletionTimestamp == nil {
+		t.Fatalf("pod %s after delete: %v", held, err)
+	}
+	// Past the deadline by more than the few seconds a kubelet may take.
+	time.Sleep(time.Until(p.DeletionTimestamp.Add(7 * time.Second)))
+	// The kubelet's (here kwok's) final delete, with grace 0, moves the
+	// deletionTimestamp: read it again.
+	if p, err = pods.Get(f.ctx, held, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	dry := f.drain(a, "--dry-run")
+	expect(t, dry, 2, "Already terminating (not evicted again, waited for): 1", f.ns+"/"+held, "example.com/hold",
+		"[terminating-pod-stuck] pod "+f.ns+"/"+held, "it waits on finalizer example.com/hold",
+		"Verdict: would block: terminating-pod-stuck")
+
+	res := f.drain(a, "--dry-run", "-o", "json")
+	var doc struct {
+		Nodes []struct {
+			Preflight struct {
+				Terminating []struct {
+					Name                string
+					Finalizers          []string
+					WaitsOn             string
+					GraceDeadline       time.Time
+					SecondsPastDeadline int64
+					DeletedSecondsAgo   int64
+				}
+				Evict []struct{ Pods []struct{ Name string } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil || res.ExitCode != 2 || len(doc.Nodes) != 1 {
+		t.Fatalf("-o json: exit %d, %v", res.ExitCode, err)
+	}
+	pf := doc.Nodes[0].Preflight
+	if len(pf.Terminating) != 1 {
+		t.Fatalf("terminating = %+v, want the held pod", pf.Terminating)
+	}
+	tp := pf.Terminating[0]
+	if tp.Name != held || len(tp.Finalizers) != 1 || tp.Finalizers[0] != "example.com/hold" ||
+		tp.WaitsOn != "finalizer example.com/hold" || tp.SecondsPastDeadline < 5 || tp.DeletedSecondsAgo < 5 ||
+		!tp.GraceDeadline.Equal(p.DeletionTimestamp.Time) {
+		t.Errorf("terminating = %+v, want %s held by example.com/hold past its deadline %s", tp, held, p.DeletionTimestamp)
+	}
+	for _, g := range pf.Evict {
+		for _, e := range g.Pods {
+			if e.Name == held {
+				t.Errorf("the terminating pod %s is listed to be evicted again", held)
+			}
+		}
 	}
 }

@@ -92,10 +92,12 @@ type PreflightReport struct {
 	Evict []OwnerGroup `json:"evict"`
 	// Skipped are pods left in place (DaemonSet with --ignore-daemonsets,
 	// mirror pods) and pods the drain refuses to remove, with Note saying why.
-	Skipped  []PodInfo `json:"skipped"`
-	Budgets  []Budget  `json:"budgets"`
-	Blockers []Issue   `json:"blockers"`
-	Warnings []Issue   `json:"warnings"`
+	Skipped []PodInfo `json:"skipped"`
+	// Terminating are pods already being deleted: not evicted again, waited for.
+	Terminating []TerminatingPod `json:"terminating"`
+	Budgets     []Budget         `json:"budgets"`
+	Blockers    []Issue          `json:"blockers"`
+	Warnings    []Issue          `json:"warnings"`
 	// EstimatedSeconds is the rough duration of the drain in seconds: the
 	// longest grace period plus the waits the PDBs force. Nil (absent in
 	// JSON) when a blocker stops the drain or makes it wait until --timeout.

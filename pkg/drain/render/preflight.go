@@ -47,6 +47,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 		}
 		drawTable(w, []string{"POD", "WHY"}, rows, width)
 	}
+	terminatingTable(w, r.Terminating, width)
 	if len(r.Budgets) > 0 {
 		fmt.Fprintln(w, "PodDisruptionBudgets:")
 		var rows [][]string
@@ -76,4 +77,28 @@ func printIssues(w io.Writer, title string, issues []drain.Issue) {
 	for _, i := range issues {
 		fmt.Fprintf(w, "  - [%s] %s\n", i.Kind, escape(i.Message))
 	}
+}
+
+// terminatingTable lists the pods already terminating: when their last
+// delete request was, their grace deadline, their finalizers and what they wait on.
+func terminatingTable(w io.Writer, pods []drain.TerminatingPod, width int) {
+	if len(pods) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Already terminating (not evicted again, waited for): %d\n", len(pods))
+	var rows [][]string
+	for _, t := range pods {
+		deadline := fmt.Sprintf("in %s", time.Duration(-t.SecondsPastDeadline)*time.Second)
+		if t.SecondsPastDeadline >= 0 {
+			deadline = fmt.Sprintf("passed %s ago", time.Duration(t.SecondsPastDeadline)*time.Second)
+		}
+		finalizers := strings.Join(t.Finalizers, ", ")
+		if finalizers == "" {
+			finalizers = "none"
+		}
+		rows = append(rows, []string{escape(t.Namespace + "/" + t.Name),
+			(time.Duration(t.DeletedSecondsAgo) * time.Second).String() + " ago", deadline,
+			escape(finalizers), escape(t.WaitsOn)})
+	}
+	drawTable(w, []string{"POD", "LAST DELETE", "GRACE DEADLINE", "FINALIZERS", "WAITS ON"}, rows, width)
 }
