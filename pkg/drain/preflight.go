@@ -92,7 +92,7 @@ func Preflight(in PreflightInput) *PreflightReport {
 		for _, pod := range evict {
 			for _, msg := range in.PodWarnings(pod) {
 				r.Warnings = append(r.Warnings, Issue{Kind: WarningTerminationAudit, Pod: podKey(pod),
-					Message: "will drop requests when evicted: " + msg})
+					Message: "loses requests when evicted: " + msg})
 			}
 		}
 	}
