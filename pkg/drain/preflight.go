@@ -35,6 +35,9 @@ type PreflightInput struct {
 	// drop requests when it is evicted (the audit's error-level findings),
 	// one message each.
 	PodWarnings func(pod *corev1.Pod) []string
+	// Access are the caller's permissions for the requests the drain
+	// makes, as the API server answered; nil when they were not checked.
+	Access []AccessCheck
 	// Now is the time the input was read, to date ages and deadlines; the
 	// zero value means time.Now().
 	Now time.Time
@@ -59,6 +62,8 @@ func Preflight(in PreflightInput) *PreflightReport {
 		Evict:           []OwnerGroup{},
 		Skipped:         []PodInfo{},
 		Terminating:     []TerminatingPod{},
+		Access:          append([]AccessCheck{}, in.Access...),
+		ServerDryRun:    []ServerAnswer{},
 		Budgets:         []Budget{},
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
@@ -88,6 +93,7 @@ func Preflight(in PreflightInput) *PreflightReport {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
 	}
+	accessIssues(r, in.Access)
 	if in.PodWarnings != nil {
 		for _, pod := range evict {
 			for _, msg := range in.PodWarnings(pod) {
@@ -96,14 +102,24 @@ func Preflight(in PreflightInput) *PreflightReport {
 			}
 		}
 	}
+	r.estimate(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
+	return r
+}
+
+// estimate sets EstimatedSeconds to the longest of seconds, none when r
+// has a blocker, and the verdict.
+func (r *PreflightReport) estimate(seconds ...int64) {
+	r.EstimatedSeconds = nil
 	if len(r.Blockers) == 0 {
 		// A blocked drain has no duration to estimate: it waits until
 		// --timeout or Ctrl-C.
-		est := max(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
+		var est int64
+		for _, s := range seconds {
+			est = max(est, s)
+		}
 		r.EstimatedSeconds = &est
 	}
 	r.Verdict = verdict(r)
-	return r
 }
 
 func podInfo(pod *corev1.Pod, f Flags, note string) PodInfo {

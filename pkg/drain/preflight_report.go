@@ -97,7 +97,12 @@ type PreflightReport struct {
 	Terminating []TerminatingPod `json:"terminating"`
 	Budgets     []Budget         `json:"budgets"`
 	Blockers    []Issue          `json:"blockers"`
-	Warnings    []Issue          `json:"warnings"`
+	// Access are the permission checks of the drain's requests.
+	Access []AccessCheck `json:"access"`
+	// ServerDryRun are the API server's answers to each eviction sent with
+	// dryRun=All (--dry-run=server); empty otherwise.
+	ServerDryRun []ServerAnswer `json:"serverDryRun"`
+	Warnings     []Issue        `json:"warnings"`
 	// EstimatedSeconds is the rough duration of the drain in seconds: the
 	// longest grace period plus the waits the PDBs force. Nil (absent in
 	// JSON) when a blocker stops the drain or makes it wait until --timeout.

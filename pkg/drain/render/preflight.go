@@ -60,6 +60,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 		}
 		drawTable(w, []string{"PDB", "PODS ON NODE", "DISRUPTIONS ALLOWED", "HEALTHY/DESIRED", "UNHEALTHY POLICY", "PLAN"}, rows, width)
 	}
+	serverTable(w, r.ServerDryRun, width)
 	printIssues(w, "Blockers", r.Blockers)
 	printIssues(w, "Warnings", r.Warnings)
 	if r.EstimatedSeconds != nil {
@@ -101,4 +102,22 @@ func terminatingTable(w io.Writer, pods []drain.TerminatingPod, width int) {
 			escape(finalizers), escape(t.WaitsOn)})
 	}
 	drawTable(w, []string{"POD", "LAST DELETE", "GRACE DEADLINE", "FINALIZERS", "WAITS ON"}, rows, width)
+}
+
+// serverTable lists the API server's answer to each eviction sent with
+// dryRun=All.
+func serverTable(w io.Writer, answers []drain.ServerAnswer, width int) {
+	if len(answers) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Server dry run (each eviction sent with dryRun=All):")
+	var rows [][]string
+	for _, a := range answers {
+		code := ""
+		if a.Code != 0 {
+			code = strconv.Itoa(int(a.Code))
+		}
+		rows = append(rows, []string{escape(a.Namespace + "/" + a.Name), a.Answer, code, escape(a.Cause)})
+	}
+	drawTable(w, []string{"POD", "ANSWER", "CODE", "CAUSE"}, rows, width)
 }
