@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -122,4 +124,31 @@ func TestDrainPreflightPodHeldByFinalizer(t *testing.T) {
 			}
 		}
 	}
+}
+
+// An app waiting 15 s in its preStop (grace 40 s) beside an istio-proxy
+// container without one: the drain's preflight warns that the proxy stops
+// first (the audit's sidecar-stops-first), and the drain is not blocked.
+func TestDrainPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := f.env.Node(t)
+	labels := map[string]string{"app": "mesh"}
+	tpl := podTemplate(labels, map[string]string{hostLabel: a}, nil)
+	tpl.Spec.TerminationGracePeriodSeconds = ptr.To[int64](40)
+	tpl.Spec.Containers = []corev1.Container{
+		{Name: "app", Image: "example.com/app:1", Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{
+			Exec: &corev1.ExecAction{Command: []string{"sleep", "15"}}}}},
+		{Name: "istio-proxy", Image: "example.com/proxy:1"},
+	}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "mesh"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: tpl}}
+	f.create(d, func() error {
+		_, err := f.env.Client.AppsV1().Deployments(f.ns).Create(f.ctx, d, metav1.CreateOptions{})
+		return err
+	})
+	f.waitPods("app=mesh", 1, isReady)
+
+	expect(t, f.drain(a, "--dry-run"), 0, "[termination-audit]", "loses requests when evicted: sidecar-stops-first",
+		"istio-proxy", "Verdict: would succeed")
 }
