@@ -254,12 +254,12 @@ func longestRemainingGrace(pods []TerminatingPod) int64 {
 // verdict returns the preflight's last line.
 func verdict(r *PreflightReport) string {
 	if len(r.Blockers) == 0 {
-		gone := ""
+		waited := ""
 		if n := len(r.Terminating); n > 0 {
-			gone = fmt.Sprintf(" and %d already terminating gone", n)
+			waited = fmt.Sprintf(" (and %d already terminating waited for)", n)
 		}
-		return fmt.Sprintf("would succeed: %d pod(s) evicted%s from node %s in about %s",
-			r.PodCount(), gone, r.Node, time.Duration(*r.EstimatedSeconds)*time.Second)
+		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s%s in about %s",
+			r.PodCount(), r.Node, waited, time.Duration(*r.EstimatedSeconds)*time.Second)
 	}
 	var why []string
 	for _, b := range r.Blockers {

@@ -57,8 +57,10 @@ func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 				t.Errorf("terminating = %+v, want waitsOn %q, deleted %d s ago", tp, c.waitsOn, c.deletedAgo)
 			}
 			if c.blocker == "" {
-				if len(r.Blockers) != 0 || r.EstimatedSeconds == nil || *r.EstimatedSeconds != c.estimate {
-					t.Errorf("blockers %v estimate %v, want none and %d s", r.Blockers, r.EstimatedSeconds, c.estimate)
+				if len(r.Blockers) != 0 || r.EstimatedSeconds == nil || *r.EstimatedSeconds != c.estimate ||
+					!strings.Contains(r.Verdict, "(and 1 already terminating waited for)") {
+					t.Errorf("blockers %v estimate %v verdict %q, want none, %d s and the pod waited for",
+						r.Blockers, r.EstimatedSeconds, r.Verdict, c.estimate)
 				}
 				return
 			}
