@@ -50,7 +50,7 @@ func TestDrainPreflightForbiddenEviction(t *testing.T) {
 
 	expect(t, f.drain(a, "--dry-run", "--as", as), 2, want, "Verdict: would not start: forbidden")
 	server := f.drain(a, "--dry-run=server", "--as", as)
-	expect(t, server, 2, want, "Server dry run (each eviction sent with dryRun=All):", "[server-dry-run-refused]")
+	expect(t, server, 2, want, "Server dry run (each eviction, or delete with --disable-eviction, sent with dryRun=All):", "[server-dry-run-refused]")
 	if strings.Count(server.Stdout, "cannot create resource \"pods/eviction\"") < 2 || !strings.Contains(server.Stdout, "403") {
 		t.Errorf("the server dry run does not show the 403 forbidden answers")
 	}
@@ -73,7 +73,7 @@ func TestDrainServerDryRun(t *testing.T) {
 	a, _ := f.onOneOfTwo("web", "web", 2)
 
 	ok := f.drain(a, "--dry-run=server")
-	expect(t, ok, 0, "Server dry run (each eviction sent with dryRun=All):", "accepted", "Verdict: would succeed")
+	expect(t, ok, 0, "Server dry run (each eviction, or delete with --disable-eviction, sent with dryRun=All):", "accepted", "Verdict: would succeed")
 	if f.unschedulable(a) || len(f.pods("app=web", onNode(a))) != 2 {
 		t.Fatalf("--dry-run=server changed the cluster")
 	}
@@ -83,5 +83,13 @@ func TestDrainServerDryRun(t *testing.T) {
 	expect(t, refused, 2, "budget-refused", "429", "[server-dry-run-refused]")
 	if len(f.pods("app=web", onNode(a))) != 2 {
 		t.Errorf("--dry-run=server evicted pods")
+	}
+
+	// --disable-eviction deletes, bypassing the budget: the dry-run
+	// deletes are accepted and nothing is deleted.
+	del := f.drain(a, "--dry-run=server", "--disable-eviction", "--yes-bypass-pdb")
+	expect(t, del, 0, "accepted", "Verdict: would succeed")
+	if strings.Contains(del.Stdout, "budget-refused") || len(f.pods("app=web", onNode(a))) != 2 || f.unschedulable(a) {
+		t.Errorf("--dry-run=server --disable-eviction: refused by the budget, or changed the cluster")
 	}
 }

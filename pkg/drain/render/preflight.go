@@ -110,7 +110,7 @@ func serverTable(w io.Writer, answers []drain.ServerAnswer, width int) {
 	if len(answers) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "Server dry run (each eviction sent with dryRun=All):")
+	fmt.Fprintln(w, "Server dry run (each eviction, or delete with --disable-eviction, sent with dryRun=All):")
 	var rows [][]string
 	for _, a := range answers {
 		code := ""
