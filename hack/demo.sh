@@ -31,6 +31,25 @@ watch_one() {
 watch_one naive
 watch_one hardened
 
+# watch TYPE/NAME: a rollout restart of the naive and the hardened Deployment
+# at the same time, each followed to its end (every pod's window, the
+# Service's ready endpoints against the replicas and the budget, the
+# rollout's verdict), printed one after the other. Exit status 2 = a risk,
+# expected for naive; 0 = safe, expected for hardened.
+step "kubectl graceful watch deployment/naive --restart  |  kubectl graceful watch deployment/hardened --restart"
+out=$(mktemp -d)
+kubectl graceful watch deployment/naive -n graceful-demo --restart --settle 2s --timeout 5m >"$out/naive" 2>&1 &
+naive=$!
+kubectl graceful watch deployment/hardened -n graceful-demo --restart --settle 2s --timeout 5m >"$out/hardened" 2>&1 &
+hardened=$!
+naive_rc=0; wait "$naive" || naive_rc=$?
+hardened_rc=0; wait "$hardened" || hardened_rc=$?
+step "deployment/naive (exit status $naive_rc)"
+cat "$out/naive"
+step "deployment/hardened (exit status $hardened_rc)"
+cat "$out/hardened"
+rm -rf "$out"
+
 # The node holding most demo pods: its preflight, then a drain bounded by
 # --timeout (the maxUnavailable: 0 example blocks it; exit status 2), then
 # the node is made schedulable again.

@@ -3,6 +3,9 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -12,57 +15,96 @@ import (
 // get` argument: the floor is one paged LIST per type.
 const floorTypes = "deploy,sts,ds,rs,pods,svc,pdb,hpa,ingress"
 
-// auditLive compares `kubectl graceful audit -A` with `kubectl get
-// <floorTypes> -A -o json >/dev/null`: one untimed warm-up of each, then
-// runs of each in alternating order. Each timed run is bracketed by two
-// readings of the apiserver's request counter (see resourceRequests).
-func (h *harness) auditLive(ctx context.Context) []Row {
+// auditLive compares `kubectl graceful audit -A` with two floors: `kubectl
+// get <floorTypes> -A -o json >/dev/null`, what users run today, and the
+// protobuf floor (bench/cmd/floor: the audit's own paged LISTs made with
+// client-go in protobuf and discarded), what the API server sends for the
+// audit's reads. One untimed warm-up of each, then runs of the three in
+// rotating order. Each timed run is bracketed by two readings of the
+// apiserver's request counter (see resourceRequests).
+func (h *harness) auditLive(ctx context.Context, samples []liveSample) []Row {
 	const (
-		timeRow = "audit -A live: wall time (median)"
-		rssRow  = "audit -A live: peak RSS"
-		reqRow  = "audit -A live: API read requests"
+		timeRow   = "audit -A live: wall time (median)"
+		rssRow    = "audit -A live: peak RSS"
+		reqRow    = "audit -A live: API read requests"
+		pTimeRow  = "audit -A live vs protobuf floor: wall time (median)"
+		pRSSRow   = "audit -A live vs protobuf floor: peak RSS"
+		pTarget   = "<= 1.3x floor"
+		rssTarget = "< 300 MB"
 	)
-	targets := []string{"<= 1.5x floor", "< 300 MB", "<= 2x floor (types x pages)"}
+	targets := []string{"<= 1.5x floor", rssTarget, "<= 2x floor (types x pages)", pTarget, rssVsTarget("", 0, 0, h.cfg.Scale.AuditRSSTarget).Target}
+	fail := func(reason string) []Row {
+		return []Row{notMeasured(timeRow, targets[0], reason), notMeasured(rssRow, targets[1], reason), notMeasured(reqRow, targets[2], reason),
+			notMeasured(pTimeRow, targets[3], reason), notMeasured(pRSSRow, targets[4], reason)}
+	}
 	reason := h.missing("audit")
 	if !h.selected("audit") {
 		reason = notSelected
 	}
 	if reason != "" {
-		return []Row{notMeasured(timeRow, targets[0], reason), notMeasured(rssRow, targets[1], reason), notMeasured(reqRow, targets[2], reason)}
+		return fail(reason)
 	}
-	ours := command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
+	ours, pfloor, err := h.liveCommands(ctx)
+	if err != nil {
+		return fail(err.Error())
+	}
 	floor := command{argv: []string{h.cfg.Kubectl, "get", floorTypes, "-A", "-o", "json", "--kubeconfig", h.cfg.Kubeconfig}}
-	var oursRuns, floorRuns []Measurement
-	var oursReqs, floorReqs []int64
+	all := []*command{&ours, &floor, &pfloor}
+	runs := map[*command][]Measurement{}
+	reqs := map[*command][]int64{}
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
-		order := []*command{&ours, &floor}
-		if i%2 != 0 {
-			order = []*command{&floor, &ours}
-		}
+		// Rotate the order, so that no command always runs first.
+		k := (i + 1) % len(all)
+		order := append(append([]*command{}, all[k:]...), all[:k]...)
 		for _, c := range order {
-			res, reqs, err := measureRequests(ctx, h.cs, *c)
+			res, n, err := measureRequests(ctx, h.cs, *c)
 			if err != nil {
-				return []Row{notMeasured(timeRow, targets[0], err.Error()), notMeasured(rssRow, targets[1], err.Error()), notMeasured(reqRow, targets[2], err.Error())}
+				return fail(err.Error())
 			}
-			h.logf("audit live run %d: %s %s, %s, %d requests", i, c.argv[1], secs(res.Wall), mb(res.MaxRSS), reqs)
+			h.logf("audit live run %d: %s %s, %s, %d requests", i, c.argv[0], secs(res.Wall), mb(res.MaxRSS), n)
 			if i < 0 {
 				continue // warm-up: discovery cache, page cache
 			}
-			if c == &ours {
-				oursRuns, oursReqs = append(oursRuns, res), append(oursReqs, reqs)
-			} else {
-				floorRuns, floorReqs = append(floorRuns, res), append(floorReqs, reqs)
-			}
+			runs[c], reqs[c] = append(runs[c], res), append(reqs[c], n)
 		}
 	}
-	ow, fw := median(walls(oursRuns)), median(walls(floorRuns))
-	orss, frss := medianInt(rsses(oursRuns)), medianInt(rsses(floorRuns))
-	oreq, freq := medianInt(oursReqs), medianInt(floorReqs)
-	return []Row{
+	ow, fw, pw := median(walls(runs[&ours])), median(walls(runs[&floor])), median(walls(runs[&pfloor]))
+	orss, frss, prss := medianInt(rsses(runs[&ours])), medianInt(rsses(runs[&floor])), medianInt(rsses(runs[&pfloor]))
+	oreq, freq := medianInt(reqs[&ours]), medianInt(reqs[&floor])
+	full := liveSample{pods: h.cfg.Scale.Fixture.Pods, ours: ow, floor: pw, oursRSS: orss, floorRSS: prss}
+	return append([]Row{
 		{What: timeRow, Ours: secs(ow), Theirs: secs(fw), Ratio: ratio(ow.Seconds(), fw.Seconds()), Target: targets[0], Met: met(ow.Seconds() <= 1.5*fw.Seconds())},
 		{What: rssRow, Ours: mb(orss), Theirs: mb(frss), Ratio: ratio(float64(orss), float64(frss)), Target: targets[1], Met: met(orss < 300e6)},
 		{What: reqRow + " (apiserver_request_total)", Ours: fmt.Sprint(oreq), Theirs: fmt.Sprint(freq), Ratio: ratio(float64(oreq), float64(freq)), Target: targets[2], Met: met(oreq <= 2*freq)},
+		{What: pTimeRow, Ours: secs(ow), Theirs: secs(pw), Ratio: ratio(ow.Seconds(), pw.Seconds()), Target: targets[3], Met: met(ow.Seconds() <= 1.3*pw.Seconds())},
+		rssVsTarget(pRSSRow, orss, prss, h.cfg.Scale.AuditRSSTarget),
+	}, scalingRows(append(samples, full))...)
+}
+
+// rssVsTarget is the row of ours against the protobuf floor's peak RSS,
+// judged against target bytes (informational when 0).
+func rssVsTarget(what string, ours, floor, target int64) Row {
+	r := Row{What: what, Ours: mb(ours), Theirs: mb(floor), Ratio: ratio(float64(ours), float64(floor)), Target: "informational", Met: "-"}
+	if target > 0 {
+		r.Target, r.Met = "< "+mb(target), met(ours < target)
 	}
+	return r
+}
+
+// liveCommands returns `kubectl-graceful audit -A` and the protobuf floor
+// (bench/cmd/floor, built into OutDir on first use).
+func (h *harness) liveCommands(ctx context.Context) (ours, pfloor command, err error) {
+	bin := filepath.Join(h.cfg.OutDir, "floor")
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/floor")
+		cmd.Dir = h.cfg.RepoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return ours, pfloor, fmt.Errorf("go build ./bench/cmd/floor: %w: %s", err, tail(string(out), 5))
+		}
+	}
+	ours = command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
+	pfloor = command{argv: []string{bin, "-kubeconfig", h.cfg.Kubeconfig, "-page", "500"}}
+	return ours, pfloor, nil
 }
 
 // measureRequests measures c and counts the apiserver read requests made
@@ -106,27 +148,9 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 		// No cluster is involved: a kubeconfig that points nowhere proves it.
 		env: []string{"KUBECONFIG=/nonexistent"}}
 	theirs := command{argv: append([]string{ks, "score"}, files...), ok: []int{0, 1}}
-	var oursRuns, theirRuns []Measurement
-	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
-		order := []*command{&ours, &theirs}
-		if i%2 != 0 {
-			order = []*command{&theirs, &ours}
-		}
-		for _, c := range order {
-			res, err := measure(ctx, *c)
-			if err != nil {
-				return fail(err.Error())
-			}
-			h.logf("manifest audit run %d: %s %s, %s", i, c.argv[0], secs(res.Wall), mb(res.MaxRSS))
-			if i < 0 {
-				continue
-			}
-			if c == &ours {
-				oursRuns = append(oursRuns, res)
-			} else {
-				theirRuns = append(theirRuns, res)
-			}
-		}
+	oursRuns, theirRuns, err := h.alternate(ctx, "manifest audit", ours, theirs)
+	if err != nil {
+		return fail(err.Error())
 	}
 	ow, tw := median(walls(oursRuns)), median(walls(theirRuns))
 	orss, trss := medianInt(rsses(oursRuns)), medianInt(rsses(theirRuns))
@@ -134,6 +158,33 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 		{What: timeRow, Ours: secs(ow), Theirs: secs(tw), Ratio: ratio(ow.Seconds(), tw.Seconds()), Target: targets[0], Met: met(ow <= tw)},
 		{What: rssRow, Ours: mb(orss), Theirs: mb(trss), Ratio: ratio(float64(orss), float64(trss)), Target: targets[1], Met: "-"},
 	}
+}
+
+// alternate measures a and b in alternating order, AuditRuns times each
+// after one untimed warm-up of each (discovery cache, page cache), logging
+// every run under what.
+func (h *harness) alternate(ctx context.Context, what string, a, b command) (aRuns, bRuns []Measurement, err error) {
+	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
+		order := []*command{&a, &b}
+		if i%2 != 0 {
+			order = []*command{&b, &a}
+		}
+		for _, c := range order {
+			res, err := measure(ctx, *c)
+			if err != nil {
+				return nil, nil, err
+			}
+			h.logf("%s run %d: %s %s, %s", what, i, c.argv[0], secs(res.Wall), mb(res.MaxRSS))
+			switch {
+			case i < 0:
+			case c == &a:
+				aRuns = append(aRuns, res)
+			default:
+				bRuns = append(bRuns, res)
+			}
+		}
+	}
+	return aRuns, bRuns, nil
 }
 
 func walls(rs []Measurement) []time.Duration {

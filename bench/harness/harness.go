@@ -38,7 +38,7 @@ type BenchConfig struct {
 	// Keep leaves the fixture in the cluster after the run.
 	Keep bool
 	// Only, when not empty, names the benchmarks to run among "audit",
-	// "manifests", "drain" and "watch"; the others' rows say they were not
+	// "manifests", "drain", "watch" and "rollout"; the others' rows say they were not
 	// selected. The live fixture is filled only for "audit".
 	Only []string
 	// Log receives progress lines.
@@ -82,7 +82,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		return nil, err
 	}
 	h := &harness{cfg: cfg, cs: cs, rest: rc, commands: map[string]string{}}
-	for _, sub := range []string{"audit", "watch pod", "drain node"} {
+	for _, sub := range []string{"audit", "watch pod", "drain node", "watch"} {
 		h.commands[sub] = h.probe(ctx, sub)
 	}
 
@@ -101,6 +101,12 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 
 	var rows []Row
 	fillRow := fmt.Sprintf("fixture: fill %d objects, %d pods Ready", len(set.Nodes)+len(set.Namespaces)+set.Spec.Documents(), set.Spec.Pods)
+	// The scaling steps fill smaller fixtures first; the full fill then only
+	// adds objects.
+	samples, err := h.scalingSteps(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if h.selected("audit") {
 		fill, err := fixture.Fill(ctx, cs, set, fixture.DefaultConcurrency, 15*time.Minute, cfg.Log)
 		if err != nil {
@@ -110,10 +116,12 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	} else {
 		rows = append(rows, notMeasured(fillRow, "informational", notSelected))
 	}
-	rows = append(rows, h.auditLive(ctx)...)
+	rows = append(rows, h.auditLive(ctx, samples)...)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
+	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
+	rows = append(rows, h.rollout(ctx)...)
 	if !cfg.Keep && h.selected("audit") {
 		h.logf("deleting the fixture")
 		if err := fixture.Delete(ctx, cs, set, 2*time.Minute); err != nil {

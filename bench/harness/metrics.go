@@ -27,9 +27,34 @@ func resourceRequests(ctx context.Context, cs kubernetes.Interface) (int64, erro
 	return sumReadRequests(raw), nil
 }
 
+// namespacedWatches returns the apiserver's count of WATCH requests on
+// namespaced lists (apiserver_request_total, verb WATCH, scope namespace):
+// the controllers and kwok watch whole resources across the cluster (scope
+// cluster), so during a benchmark these are the command's own watches.
+func namespacedWatches(ctx context.Context, cs kubernetes.Interface) (int64, error) {
+	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return sumRequests(raw, func(l map[string]string) bool { return l["verb"] == "WATCH" && l["scope"] == "namespace" }), nil
+}
+
 // sumReadRequests parses Prometheus text exposition and sums the
 // apiserver_request_total samples resourceRequests counts.
 func sumReadRequests(raw []byte) int64 {
+	return sumRequests(raw, func(l map[string]string) bool {
+		switch l["verb"] {
+		case "GET", "LIST", "WATCH":
+		default:
+			return false
+		}
+		return l["resource"] != "" && l["resource"] != "leases" && l["subresource"] == ""
+	})
+}
+
+// sumRequests sums the apiserver_request_total samples whose labels keep
+// accepts.
+func sumRequests(raw []byte, keep func(map[string]string) bool) int64 {
 	var total int64
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -39,16 +64,7 @@ func sumReadRequests(raw []byte) int64 {
 			continue
 		}
 		end := strings.LastIndexByte(line, '}')
-		if end < 0 {
-			continue
-		}
-		labels := parseLabels(line[len("apiserver_request_total{"):end])
-		switch labels["verb"] {
-		case "GET", "LIST", "WATCH":
-		default:
-			continue
-		}
-		if labels["resource"] == "" || labels["resource"] == "leases" || labels["subresource"] != "" {
+		if end < 0 || !keep(parseLabels(line[len("apiserver_request_total{"):end])) {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)

@@ -9,7 +9,7 @@ import (
 
 // Scale is how big and how many times each benchmark runs.
 type Scale struct {
-	// Name is default, small or tiny (BENCH_SCALE).
+	// Name is default, small, tiny or large (BENCH_SCALE).
 	Name    string
 	Fixture fixture.Spec
 	// AuditRuns is how many timed runs of ours and of the floor (alternating),
@@ -25,29 +25,46 @@ type Scale struct {
 	// WatchSlices is how many EndpointSlices share the watched pod's
 	// namespace; WatchRuns how many pods are watched while they terminate.
 	WatchSlices, WatchRuns int
+	// RolloutReplicas is the size of the Deployment whose restart `watch
+	// deployment/NAME` follows (against a 1-replica one).
+	RolloutReplicas int
 	// Budget is the wall time the whole run must stay under.
 	Budget time.Duration
+	// ScalingPods are smaller fixture sizes (pods, ascending) at which the
+	// live audit is also measured against the protobuf floor before the
+	// fixture is filled to full size: the scaling table.
+	ScalingPods []int
+	// AuditRSSTarget, in bytes, is the live audit's peak RSS target at
+	// this scale; 0 leaves the protobuf floor's RSS row informational.
+	AuditRSSTarget int64
 }
 
 // ScaleByName returns the preset called name: "default" (the full scale,
-// under 20 minutes on 2 cores), "small" (under 3 minutes) or "tiny" (the
-// smoke test's).
+// under 20 minutes on 2 cores), "small" (under 3 minutes), "tiny" (the
+// smoke test's) or "large" (20,000 pods, the default's proportions times
+// four; up to 30 minutes, never part of `make test`).
 func ScaleByName(name string) (Scale, error) {
 	switch name {
 	case "", "default":
 		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
-			WatchSlices: 5000, WatchRuns: 5, Budget: 20 * time.Minute}, nil
+			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 20 * time.Minute}, nil
+	case "large":
+		return Scale{Name: "large", Fixture: fixture.Spec{Name: "bench", Namespaces: 100, Deployments: 4000, Pods: 20000,
+			Services: 4000, PDBs: 1200, HPAs: 400, Nodes: 200}, AuditRuns: 3, ManifestDocs: 2000,
+			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
+			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 30 * time.Minute, AuditRSSTarget: 150e6,
+			ScalingPods: []int{1000, 5000}}, nil
 	case "small":
 		return Scale{Name: "small", Fixture: fixture.Spec{Name: "bench", Namespaces: 10, Deployments: 100, Pods: 500,
 			Services: 100, PDBs: 30, HPAs: 10, Nodes: 5}, AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 1, DrainExitAfter: 2 * time.Second,
-			WatchSlices: 500, WatchRuns: 3, Budget: 3 * time.Minute}, nil
+			WatchSlices: 500, WatchRuns: 3, RolloutReplicas: 50, Budget: 3 * time.Minute}, nil
 	case "tiny":
 		return Scale{Name: "tiny", Fixture: fixture.Spec{Name: "bench", Namespaces: 2, Deployments: 10, Pods: 20,
-			Services: 10, PDBs: 3, HPAs: 1, Nodes: 2}, AuditRuns: 1, ManifestDocs: 40,
+			Services: 10, PDBs: 3, HPAs: 1, Nodes: 2}, AuditRuns: 1, ManifestDocs: 40, ScalingPods: []int{10},
 			DrainPods: 6, DrainPDBs: 2, DrainRuns: 1, DrainExitAfter: time.Second,
-			WatchSlices: 20, WatchRuns: 1, Budget: 2 * time.Minute}, nil
+			WatchSlices: 20, WatchRuns: 1, RolloutReplicas: 3, Budget: 2 * time.Minute}, nil
 	}
-	return Scale{}, fmt.Errorf("unknown scale %q: use default, small or tiny", name)
+	return Scale{}, fmt.Errorf("unknown scale %q: use default, small, tiny or large", name)
 }

@@ -53,10 +53,16 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 	wantRows := []string{
 		"fixture: fill",
 		"audit -A live: wall time", "audit -A live: peak RSS", "audit -A live: API read requests",
+		"audit -A live vs protobuf floor: wall time", "audit -A live vs protobuf floor: peak RSS",
+		"scaling, 10 pods: audit -A wall time", "scaling, 10 pods: audit -A peak RSS",
+		"scaling, 20 pods: audit -A wall time", "scaling, 20 pods: audit -A peak RSS",
+		"scaling: audit -A time per pod, 20 vs 10 pods",
 		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
+		"audit -f 40 docs --fix --diff vs audit alone: wall time",
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
 		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
 		"watch pod: delivery-to-line p99 (pkg/timeline",
+		"watch deployment: delivery-to-line p99", "watch deployment: peak RSS", "watch deployment: API watches opened",
 		"whole benchmark run",
 	}
 	if len(rep.Rows) != len(wantRows) {

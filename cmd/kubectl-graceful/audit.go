@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
@@ -32,6 +33,8 @@ type AuditOptions struct {
 	AllNamespaces bool
 	// Resources are resource arguments (deployment/checkout) in live mode.
 	Resources []string
+	// fleet audits several clusters (--contexts, --all-contexts).
+	fleet fleetOptions
 
 	// ConfigFile (--config) is a YAML file of defaults for the flags below
 	// (see auditConfig); flags given on the command line win.
@@ -48,6 +51,8 @@ type AuditOptions struct {
 	ShutdownSeconds int64
 	PreStopFloor    int64
 	MaxGrace        int64
+
+	fix fixOptions
 
 	failOn    inspect.Severity
 	namespace string
@@ -104,6 +109,8 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	o.fleet.addFlags(f)
+	o.fix.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
@@ -154,10 +161,11 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	if o.configFlags.Namespace != nil {
 		o.namespace = *o.configFlags.Namespace
 	}
-	if !o.manifestMode() && o.Explain == "" && o.namespace == "" {
-		ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	// A fleet audit takes each context's own namespace (auditContext).
+	if !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
+		ns, err := o.defaultNamespace()
 		if err != nil {
-			return fmt.Errorf("kubeconfig: %v", err)
+			return err
 		}
 		o.namespace = ns
 	}
@@ -225,7 +233,10 @@ func (o *AuditOptions) Validate() error {
 	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
-	return nil
+	if err := o.validateFleet(); err != nil {
+		return err
+	}
+	return o.validateFix()
 }
 
 // Run loads the inventory, audits it and prints the report. It returns
@@ -240,10 +251,14 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	onInterrupt(ctx, func() stopNote {
 		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
 	})
+	if o.fleet.enabled() {
+		return o.runFleet(ctx)
+	}
 	inv := &inspect.Inventory{Version: o.version}
 	if o.manifestMode() {
 		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In}, inv)
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		if err != nil {
 			return err
 		}
@@ -254,14 +269,11 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	opts := inspect.DefaultOptions()
-	opts.Skip = o.Skip
-	opts.PreStopFloorSeconds = o.PreStopFloor
-	opts.MaxGraceSeconds = o.MaxGrace
-	if o.ShutdownSeconds >= 0 {
-		opts.ShutdownSeconds = &o.ShutdownSeconds
-	}
+	opts := o.checkOptions()
 	r := inspect.Audit(inv, opts)
+	if done, err := o.fixHook(inv, r, opts); done {
+		return err
+	}
 	if err := o.write(r); err != nil {
 		return err
 	}
@@ -269,6 +281,18 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// checkOptions are the checks' settings from the flags.
+func (o *AuditOptions) checkOptions() inspect.Options {
+	opts := inspect.DefaultOptions()
+	opts.Skip = o.Skip
+	opts.PreStopFloorSeconds = o.PreStopFloor
+	opts.MaxGraceSeconds = o.MaxGrace
+	if o.ShutdownSeconds >= 0 {
+		opts.ShutdownSeconds = &o.ShutdownSeconds
+	}
+	return opts
 }
 
 // write prints r in the -o format; the table's MESSAGE column wraps to the

@@ -92,7 +92,7 @@ interrupted, or undone by another client (uncordoned, new pods; with
 	f.BoolVar(&o.Flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
 	f.BoolVar(&o.YesBypassPDB, "yes-bypass-pdb", false, "Confirm --disable-eviction: PodDisruptionBudgets will not be checked.")
 	f.BoolVar(&o.Flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
-	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; exit status 2 when it finds a blocker.`)
+	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker.`)
 	f.Lookup("dry-run").NoOptDefVal = "client"
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (preflight, per-pod results and durations)")
 	f.BoolVar(&o.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")

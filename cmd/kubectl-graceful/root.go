@@ -23,6 +23,7 @@ node drains stop dropping requests.
 
   audit        check workloads' termination settings, live or from manifests
   watch pod    watch a pod's termination and say whether it raced its endpoints
+  watch TYPE/NAME  watch every termination of a rollout, with the Service's capacity
   drain node   cordon and evict without breaking a PodDisruptionBudget`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl graceful",
@@ -34,6 +35,7 @@ node drains stop dropping requests.
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
+	setupLogging(root, streams.ErrOut)
 	// Our own completion command names its scripts after the plugin binary.
 	root.CompletionOptions.DisableDefaultCmd = true
 

@@ -46,12 +46,10 @@ type WatchPodOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatch builds `kubectl graceful watch` and its `pod` subcommand.
+// NewCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
+// subcommand, `watch TYPE/NAME` (a workload) its own arguments.
 func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "watch",
-		Short: "Watch a termination and say whether it raced its endpoints",
-	}
+	cmd := NewCmdWatchWorkload(configFlags, streams)
 	cmd.AddCommand(NewCmdWatchPod(configFlags, streams))
 	return cmd
 }

@@ -96,3 +96,36 @@ func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
 		})
 	}
 }
+
+func TestWatchWorkloadArgs(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		typ, name  string
+		wantErrSub string
+	}{
+		{[]string{"deployment/web"}, "deployment", "web", ""},
+		{[]string{"sts", "db"}, "sts", "db", ""},
+		{[]string{"web"}, "", "", "is not TYPE/NAME"},
+		{[]string{"deployment/"}, "", "", "is not TYPE/NAME"},
+	} {
+		typ, name, err := splitWorkloadArgs(c.args)
+		switch {
+		case c.wantErrSub == "" && (err != nil || typ != c.typ || name != c.name):
+			t.Errorf("%v: %q %q %v", c.args, typ, name, err)
+		case c.wantErrSub != "" && (err == nil || !strings.Contains(err.Error(), c.wantErrSub)):
+			t.Errorf("%v: error %v, want %q", c.args, err, c.wantErrSub)
+		}
+	}
+	cmd := NewCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard())
+	if err := cmd.Args(cmd, nil); err == nil || !strings.Contains(err.Error(), "name one workload") {
+		t.Errorf("no arguments: %v", err)
+	}
+	o := WatchWorkloadOptions{Workload: timeline.WorkloadRef{Kind: timeline.KindDeployment, Name: "web"}, Restart: true, Scale: 2}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "exclusive") {
+		t.Errorf("--restart with --scale: %v", err)
+	}
+	o = WatchWorkloadOptions{Workload: timeline.WorkloadRef{Kind: "ReplicaSet", Name: "web"}, Scale: -1}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "ReplicaSet has no pod template with a rollout") {
+		t.Errorf("a ReplicaSet: %v", err)
+	}
+}

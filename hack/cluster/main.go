@@ -38,10 +38,13 @@ func run(args []string) error {
 	case "kubectl-dir":
 		return kubectlDir(opts)
 	case "down":
-		if err := localcluster.Down(ctx, opts); err != nil {
-			return err
+		// The second cluster tests spanning clusters start (internal/e2e).
+		for _, o := range []localcluster.ClusterOptions{opts.Sibling(localcluster.SecondName), opts} {
+			if err := localcluster.Down(ctx, o); err != nil {
+				return err
+			}
+			fmt.Printf("Cluster %s stopped.\n", o.Name)
 		}
-		fmt.Printf("Cluster %s stopped.\n", opts.Name)
 		return nil
 	case "up":
 	default:

@@ -5,13 +5,11 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -30,11 +28,19 @@ type Env struct {
 	Client kubernetes.Interface
 }
 
-var (
-	envOnce sync.Once
-	env     *Env
-	envErr  error
-)
+// lazyEnv is a cluster started on first use, once per test process.
+type lazyEnv struct {
+	once sync.Once
+	env  *Env
+	err  error
+}
+
+func (l *lazyEnv) get(start func() (*Env, error)) (*Env, error) {
+	l.once.Do(func() { l.env, l.err = start() })
+	return l.env, l.err
+}
+
+var shared lazyEnv
 
 // Cluster returns the shared local cluster, starting it on first use (the
 // very first run on a machine builds the control plane: minutes, with
@@ -44,29 +50,20 @@ func Cluster(t testing.TB) *Env {
 	if testing.Short() {
 		t.Skip("e2e test: needs the local cluster (run `make test`, not -short)")
 	}
-	envOnce.Do(func() { env, envErr = startCluster() })
-	if envErr != nil {
-		t.Fatalf("local cluster: %v", envErr)
+	env, err := shared.get(startCluster)
+	if err != nil {
+		t.Fatalf("local cluster: %v", err)
 	}
 	return env
 }
 
 func startCluster() (*Env, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	opts, err := localcluster.DefaultOptions(root, os.Stderr)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	c, err := localcluster.Up(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
+	return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions { return o })
+}
+
+// newEnv connects to the cluster behind kubeconfig.
+func newEnv(kubeconfig string) (*Env, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +74,7 @@ func startCluster() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Kubeconfig: c.Kubeconfig, RESTConfig: cfg, Client: cs}, nil
+	return &Env{Kubeconfig: kubeconfig, RESTConfig: cfg, Client: cs}, nil
 }
 
 // RepoRoot returns the folder holding the module's go.mod, found by walking

@@ -39,8 +39,10 @@ func (b *builder) pathOf(name string) string {
 type Binaries map[string]string
 
 // EnsureBinaries builds every missing component into cacheDir and returns
-// their paths. Only the first run builds (about 9 minutes on 2 cores, most
-// of it kube-apiserver); later runs find every binary and return at once.
+// their paths. Only the first run builds (about 12 minutes on 2 idle cores,
+// most of it kube-scheduler and kube-controller-manager, which compile the
+// Kubernetes packages kube-apiserver then reuses; see EstimateSeconds);
+// later runs find every binary and return at once.
 // Concurrent callers (parallel test packages) wait on a file lock instead of
 // building twice. Errors name the component and carry the go tool's output.
 func EnsureBinaries(cacheDir string, log io.Writer) (Binaries, error) {

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // ClusterOptions says where the cluster lives. DefaultOptions fills it for a
@@ -67,6 +69,21 @@ func DefaultOptions(repoRoot string, log io.Writer) (ClusterOptions, error) {
 	}, nil
 }
 
+// SecondName is the sibling cluster that tests spanning clusters start
+// beside the checkout's own; `make cluster-down` stops both.
+const SecondName = "second"
+
+// Sibling returns the options of another cluster of the same checkout,
+// called name: its own kwokctl cluster name, output folder (kubeconfig,
+// work files, lock) and ports, so that both run side by side (tests of
+// commands that span clusters). Down on the returned options stops it.
+func (o ClusterOptions) Sibling(name string) ClusterOptions {
+	s := o
+	s.Name = o.Name + "-" + name
+	s.OutputDir = filepath.Join(o.OutputDir, "clusters", name)
+	return s
+}
+
 // KubeconfigPath is where the cluster's kubeconfig is written.
 func (o ClusterOptions) KubeconfigPath() string { return filepath.Join(o.OutputDir, "kubeconfig") }
 
@@ -87,6 +104,19 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 		if err := o.create(ctx); err != nil {
 			return nil, err
 		}
+	} else if err := serviceCIDRCurrent(ctx, c.Kubeconfig); err != nil {
+		fmt.Fprintf(o.Log, "Recreating cluster %s: %v\n", o.Name, err)
+		if err := o.create(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// Just after a (re)create the API server can answer for a moment with
+	// the previous serving certificate or not at all: wait until a fresh
+	// client from the new kubeconfig gets /readyz.
+	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		return ready(ctx, c.Kubeconfig) == nil, nil
+	}); err != nil {
+		return nil, fmt.Errorf("cluster %s does not answer /readyz: %w", o.Name, ready(ctx, c.Kubeconfig))
 	}
 	if err := ensureNodes(ctx, c.Kubeconfig, o.Nodes); err != nil {
 		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)

@@ -41,6 +41,9 @@ type Drainer struct {
 	Timeout time.Duration
 	// DryRun stops after the preflight.
 	DryRun bool
+	// ServerDryRun, with DryRun, also sends each eviction with dryRun=All
+	// and adds the server's answers to the preflight (--dry-run=server).
+	ServerDryRun bool
 	// UncordonOnFailure uncordons a node this drain cordoned when it fails.
 	UncordonOnFailure bool
 	// Backoff paces eviction retries after a 429.
@@ -111,6 +114,9 @@ func (d *Drainer) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
 	res.Preflight = Preflight(in)
+	if d.DryRun && d.ServerDryRun {
+		ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
+	}
 	d.observer().PreflightReady(res.Preflight)
 	switch {
 	case d.DryRun:

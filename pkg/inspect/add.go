@@ -48,7 +48,7 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 			inv.addWorkload(o.ObjectMeta, "Pod", src, tpl, &one, nil)
 		}
 		if inv.Live {
-			inv.Pods = append(inv.Pods, *o)
+			inv.Pods = append(inv.Pods, PodLabels{Namespace: o.Namespace, Labels: o.Labels})
 		}
 	case *batchv1.Job:
 		if !hasController(o.ObjectMeta) {

@@ -19,6 +19,9 @@ const (
 	// TopicRollouts: replicas and rollout strategy, how many pods serve
 	// while others are replaced.
 	TopicRollouts
+	// TopicAPIVersions: manifests written for API versions a server no
+	// longer serves.
+	TopicAPIVersions
 )
 
 // String returns the topic's heading in docs/audit.md.
@@ -32,6 +35,8 @@ func (t Topic) String() string {
 		return "Disruption budgets"
 	case TopicRollouts:
 		return "Rollouts and replicas"
+	case TopicAPIVersions:
+		return "API versions"
 	}
 	return "Other"
 }

@@ -110,7 +110,7 @@ func ValidateIDs(ids []string) error {
 // severity, then check.
 func Audit(inv *Inventory, opts Options) *Report {
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append([]string{}, inv.Notes...)}
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {
 		skip[id] = true
@@ -136,6 +136,7 @@ func Audit(inv *Inventory, opts Options) *Report {
 	r.Summary.Objects = inv.Objects
 	r.Summary.Findings = len(r.Findings)
 	r.Summary.Skipped = len(r.Skipped)
+	summarizeReading(inv, &r.Summary)
 	for _, f := range r.Findings {
 		switch f.Severity {
 		case SeverityError:
@@ -238,6 +239,12 @@ func gracePeriod(spec corev1.PodSpec) int64 {
 // manifest.
 func patchCommand(w *Workload, podSpecPatch map[string]any) string {
 	var wrapped map[string]any
+	if w.Generic {
+		// kubectl patch applies strategic merge patches to built-in kinds
+		// only; a merge patch would replace the whole containers list.
+		b, _ := json.Marshal(podSpecPatch)
+		return "merge into spec.template.spec of its manifest: " + string(b)
+	}
 	switch w.Object.Kind {
 	case "Pod":
 		b, _ := json.Marshal(map[string]any{"spec": podSpecPatch})

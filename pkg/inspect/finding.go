@@ -90,13 +90,28 @@ type Summary struct {
 	Skipped   int `json:"skipped"`
 	// Suppressed counts findings dropped by the skip annotation or --skip.
 	Suppressed int `json:"suppressed"`
+	// Generic counts workloads of kinds the checks do not read (custom
+	// resources, ReplicationControllers) audited through their pod template.
+	Generic int `json:"generic"`
+	// NotAudited counts objects read but not audited, per reason, sorted
+	// by reason.
+	NotAudited []NotAudited `json:"notAudited"`
+}
+
+// NotAudited is a count of objects read but not audited, and why.
+type NotAudited struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
 }
 
 // Report is the result of an audit, in the shape of `-o json` and `-o yaml`.
 type Report struct {
 	Findings []Finding `json:"findings"`
 	Skipped  []Skipped `json:"skipped"`
-	Summary  Summary   `json:"summary"`
+	// Notes say how some objects were read (a custom resource audited as a
+	// generic workload, an apiVersion read as its successor).
+	Notes   []string `json:"notes"`
+	Summary Summary  `json:"summary"`
 }
 
 // AtOrAbove reports whether any finding is at or above severity min. An

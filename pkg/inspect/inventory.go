@@ -85,6 +85,17 @@ type Workload struct {
 	MinReadySeconds int32
 	// Batch marks Jobs and CronJobs: they are not behind Services as a rule.
 	Batch bool
+	// APIVersion is the apiVersion the manifest was written in when it is
+	// not the one the workload was read as (extensions/v1beta1 read as
+	// apps/v1); empty otherwise and for live objects.
+	APIVersion string
+	// Generic marks an object of a kind the audit does not know (a custom
+	// resource such as an Argo Rollout) audited through its
+	// spec.template: Replicas is its spec.replicas when set, nil otherwise.
+	Generic bool
+	// NamespaceDefaulted is true when the manifest had no namespace and the
+	// audit gave it one (-n, the kubeconfig context, or "default").
+	NamespaceDefaulted bool
 }
 
 // PDB is a PodDisruptionBudget with the manifest it was read from.
@@ -94,6 +105,12 @@ type PDB struct {
 	// LegacyEmptySelector marks a policy/v1beta1 PDB whose empty selector
 	// matches no pod (in policy/v1 an empty selector matches every pod).
 	LegacyEmptySelector bool
+	// APIVersion is the manifest's apiVersion when it is not policy/v1
+	// (policy/v1beta1); empty otherwise and for live objects.
+	APIVersion string
+	// NamespaceDefaulted is true when the manifest had no namespace and the
+	// audit gave it one (-n, the kubeconfig context, or "default").
+	NamespaceDefaulted bool
 }
 
 // HPA is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
@@ -123,9 +140,9 @@ type Inventory struct {
 	// TargetGroupBindings are the AWS Load Balancer Controller's bindings
 	// of Services to target groups.
 	TargetGroupBindings []TargetGroupBinding
-	// Pods are the live pods in scope (live mode only), used to tell whether
-	// a PDB selects any pod right now.
-	Pods []corev1.Pod
+	// Pods are the labels of the live pods in scope (live mode only), used
+	// to tell whether a PDB selects any pod right now.
+	Pods []PodLabels
 	// Unavailable gives, for each input that could not be read, the reason.
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
@@ -134,6 +151,35 @@ type Inventory struct {
 	// the audit does not know (custom resources): operators may create pods
 	// from them (a Prometheus object becomes a StatefulSet).
 	CustomResources map[string]int
+	// NotAudited counts, per reason, objects that may make pods but were
+	// not audited (a custom resource without a pod template, a document
+	// that does not parse); the summary line says so.
+	NotAudited map[string]int
+	// Notes are said once beside the findings (a custom resource audited
+	// as a generic workload).
+	Notes []string
+}
+
+// AddNotAudited counts an object that was read but not audited, and why
+// (it does not count it in Objects).
+func (inv *Inventory) AddNotAudited(reason string) {
+	if inv.NotAudited == nil {
+		inv.NotAudited = map[string]int{}
+	}
+	inv.NotAudited[reason]++
+}
+
+// PodLabels is what the checks read of a live pod: its namespace and
+// labels, which PDB selectors are matched against.
+type PodLabels struct {
+	Namespace string
+	Labels    map[string]string
+}
+
+// AddPodLabels records a live pod's namespace and labels. Pods a workload
+// owns are not counted in Objects: the workload stands for them.
+func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string) {
+	inv.Pods = append(inv.Pods, PodLabels{Namespace: namespace, Labels: labels})
 }
 
 // AddCustomResource counts a custom resource in namespace.

@@ -34,7 +34,8 @@ var pdbMissing = register(&Check{
 			if n < 2 {
 				return nil
 			}
-			msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n)
+			msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n) +
+				s.namespaceHintForWorkload(w)
 			fix := fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
 				w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
 			return []Finding{c.finding(w, "", msg, fix)}
@@ -225,7 +226,8 @@ func (s *scope) selectsNothing(p PDB) string {
 		// manifests alone cannot tell, so say nothing.
 		return ""
 	}
-	return fmt.Sprintf("selector %s matches no workload among the manifests in namespace %s", pdbSelector(p), namespaceOf(p.Namespace))
+	return fmt.Sprintf("selector %s matches no workload among the manifests in namespace %s", pdbSelector(p), namespaceOf(p.Namespace)) +
+		s.namespaceHintForPDB(p)
 }
 
 var pdbUnhealthyEvictionPolicy = register(&Check{

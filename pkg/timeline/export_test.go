@@ -7,6 +7,7 @@ import "io"
 var (
 	At        = at
 	Terminate = terminate
+	RolloutOf = rolloutOf
 )
 
 // The renderers live in pkg/timeline/render, which imports this package, so

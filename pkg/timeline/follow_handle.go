@@ -69,7 +69,6 @@ func (f *follower) streamFailed(n Notice) error {
 
 func (f *follower) listed(n Notice) {
 	f.listedOnce[n.Stream] = true
-	tl := f.rec.TL
 	switch n.Stream {
 	case "pod":
 		pods := make([]corev1.Pod, 0, len(n.List))
@@ -89,17 +88,26 @@ func (f *follower) listed(n Notice) {
 		f.rec.SliceList(n.Recv, slices, n.Initial)
 	case "Events":
 		for _, o := range n.List {
-			ev, ok := o.(*corev1.Event)
-			switch {
-			case !ok:
-			case !n.Initial:
-				f.rec.KubeEvent(n.Recv, ev, false)
-			case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
-				f.rec.KubeEvent(n.Recv, ev, true)
-			default:
-				f.rec.SeedEvent(ev)
+			if ev, ok := o.(*corev1.Event); ok {
+				listedEvent(f.rec, n.Recv, ev, n.Initial)
 			}
 		}
+	}
+}
+
+// listedEvent records an Event found by a List. A re-list after a gap
+// records it (the recorder drops repeats by count). The first List only
+// remembers it, unless the pod was already terminating and the Event is
+// from its termination: then it is shown, marked as before the watch.
+func listedEvent(rec *Recorder, recv time.Time, ev *corev1.Event, initial bool) {
+	tl := rec.TL
+	switch {
+	case !initial:
+		rec.KubeEvent(recv, ev, false)
+	case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
+		rec.KubeEvent(recv, ev, true)
+	default:
+		rec.SeedEvent(ev)
 	}
 }
 

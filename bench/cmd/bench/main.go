@@ -31,11 +31,11 @@ func main() {
 }
 
 func run() error {
-	scaleName := flag.String("scale", os.Getenv("BENCH_SCALE"), "default, small or tiny (default $BENCH_SCALE, else default)")
+	scaleName := flag.String("scale", os.Getenv("BENCH_SCALE"), "default, small, tiny or large (default $BENCH_SCALE, else default)")
 	binary := flag.String("binary", "bin/kubectl-graceful", "kubectl-graceful binary to measure")
 	out := flag.String("out", "_output/bench", "folder for manifests and results.md")
 	keep := flag.Bool("keep", false, "leave the fixture in the cluster afterwards")
-	only := flag.String("only", "", "comma-separated benchmarks to run: audit, manifests, drain, watch (default all)")
+	only := flag.String("only", "", "comma-separated benchmarks to run: audit, manifests, drain, watch, rollout (default all)")
 	flag.Parse()
 	scale, err := harness.ScaleByName(*scaleName)
 	if err != nil {

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // jsonDocument is the -o json document: one entry per node drained or
@@ -16,7 +16,7 @@ type jsonDocument struct {
 // JSON writes the results of every node as one indented JSON document
 // (preflight, per-pod results and durations). It returns the write error.
 func JSON(w io.Writer, results []*drain.NodeResult) error {
-	enc := json.NewEncoder(w)
+	enc := termsafe.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(jsonDocument{Nodes: results})
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -15,7 +13,9 @@ import (
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -53,7 +53,7 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	if err != nil {
 		return fmt.Errorf("kubeconfig context %s: %v", where, err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubernetes.NewForConfig(protobuf(cfg))
 	if err != nil {
 		return fmt.Errorf("kubeconfig context %s: %v", where, err)
 	}
@@ -76,7 +76,11 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	if err != nil {
 		return fmt.Errorf("-l %q: %v", opts.Selector, err)
 	}
-	l := newLister(ctx, cs, ns, opts, inv)
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubeconfig context %s: %v", where, err)
+	}
+	l := newLister(ctx, cs, md, ns, opts, inv)
 	if len(opts.Resources) > 0 {
 		if err := l.resources(getter, opts); err != nil {
 			return err
@@ -89,8 +93,8 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	return nil
 }
 
-func newLister(ctx context.Context, cs kubernetes.Interface, ns string, opts LiveOptions, inv *inspect.Inventory) *lister {
-	l := &lister{ctx: ctx, cs: cs, ns: ns, page: opts.PageSize, inv: inv}
+func newLister(ctx context.Context, cs kubernetes.Interface, md metadata.Interface, ns string, opts LiveOptions, inv *inspect.Inventory) *lister {
+	l := &lister{ctx: ctx, cs: cs, md: md, ns: ns, page: opts.PageSize, inv: inv}
 	if l.page == 0 {
 		l.page = 500
 	}
@@ -156,8 +160,10 @@ func contextName(getter genericclioptions.RESTClientGetter) string {
 }
 
 type lister struct {
-	ctx  context.Context
+	ctx context.Context
+	// cs reads built-in types in protobuf; md reads pods' metadata only.
 	cs   kubernetes.Interface
+	md   metadata.Interface
 	ns   string
 	page int64
 	inv  *inspect.Inventory
@@ -166,34 +172,25 @@ type lister struct {
 // listFunc is one typed List call (e.g. Deployments(ns).List).
 type listFunc func(metav1.ListOptions) (runtime.Object, error)
 
-// each pages through one list call and files every item; keep decides,
-// per item, whether it goes to inv.Add (true) or is only kept as a pod
-// for PDB matching (false). A nil keep files everything.
-func (l *lister) each(selector string, list listFunc, keep func(runtime.Object) bool) error {
-	opts := metav1.ListOptions{Limit: l.page, LabelSelector: selector}
-	for {
-		obj, err := list(opts)
-		if err != nil {
-			return err
-		}
-		items, err := meta.ExtractList(obj)
-		if err != nil {
-			return err
-		}
-		for _, item := range items {
-			if keep == nil || keep(item) {
-				l.inv.Add(item, nil)
-			} else if p, ok := item.(*corev1.Pod); ok {
-				l.inv.Pods = append(l.inv.Pods, *p)
-			}
-		}
-		acc, err := meta.ListAccessor(obj)
-		if err != nil || acc.GetContinue() == "" {
-			return err
-		}
-		opts.Continue = acc.GetContinue()
-	}
+// pages pages through one list call and hands every item to file. Each
+// page is filed while the next one is read (client-go's ListPager with a
+// one-page buffer) and dropped after: memory holds two pages plus what
+// file keeps, not whole lists.
+func (l *lister) pages(selector string, list listFunc, file func(runtime.Object)) error {
+	p := pager.New(pager.SimplePageFunc(list))
+	p.PageSize, p.PageBufferSize = l.page, 1
+	// A full unpaged list after an expired continue token would hold the
+	// whole list at once; the audit fails instead, naming the error.
+	p.FullListIfExpired = false
+	return p.EachListItem(l.ctx, metav1.ListOptions{LabelSelector: selector}, func(item runtime.Object) error {
+		trim(item)
+		file(item)
+		return nil
+	})
 }
+
+// add files a listed object whole.
+func (l *lister) add(obj runtime.Object) { l.inv.Add(obj, nil) }
 
 func (l *lister) workloads(selector string) error {
 	apps, batch := l.cs.AppsV1(), l.cs.BatchV1()
@@ -205,42 +202,37 @@ func (l *lister) workloads(selector string) error {
 		func(o metav1.ListOptions) (runtime.Object, error) { return batch.Jobs(l.ns).List(l.ctx, o) },
 		func(o metav1.ListOptions) (runtime.Object, error) { return batch.CronJobs(l.ns).List(l.ctx, o) },
 	} {
-		if err := l.each(selector, list, nil); err != nil {
+		if err := l.pages(selector, list, l.add); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// inputs lists what workloads are matched against. Pods are read whole
-// (PDBs are matched against every pod); bare pods become workloads only
-// when withBarePods and they match sel.
+// inputs lists what workloads are matched against. Of pods only the
+// labels are kept (PDBs are matched against every pod); bare pods become
+// workloads only when withBarePods and they match sel.
 func (l *lister) inputs(sel labels.Selector, withBarePods bool) {
 	core := l.cs.CoreV1()
-	l.optional(inspect.InputServices, func(o metav1.ListOptions) (runtime.Object, error) {
+	l.optional(inspect.InputServices, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
 		return core.Services(l.ns).List(l.ctx, o)
-	}, nil)
-	l.optional(inspect.InputPDBs, func(o metav1.ListOptions) (runtime.Object, error) {
+	}))
+	l.optional(inspect.InputPDBs, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
 		return l.cs.PolicyV1().PodDisruptionBudgets(l.ns).List(l.ctx, o)
-	}, nil)
-	l.optional(inspect.InputHPAs, func(o metav1.ListOptions) (runtime.Object, error) {
+	}))
+	l.optional(inspect.InputHPAs, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
 		return l.cs.AutoscalingV2().HorizontalPodAutoscalers(l.ns).List(l.ctx, o)
-	}, nil)
-	l.optional(inspect.InputIngresses, func(o metav1.ListOptions) (runtime.Object, error) {
+	}))
+	l.optional(inspect.InputIngresses, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
 		return l.cs.NetworkingV1().Ingresses(l.ns).List(l.ctx, o)
-	}, nil)
-	l.optional(inspect.InputPods, func(o metav1.ListOptions) (runtime.Object, error) {
-		return core.Pods(l.ns).List(l.ctx, o)
-	}, func(obj runtime.Object) bool {
-		p, ok := obj.(*corev1.Pod)
-		return ok && withBarePods && sel.Matches(labels.Set(p.Labels))
-	})
+	}))
+	l.optional(inspect.InputPods, func() error { return l.pods(sel, withBarePods) })
 }
 
 // optional runs a list whose failure (forbidden, API not served) makes the
 // checks needing input skip instead of failing the audit.
-func (l *lister) optional(in inspect.Input, list listFunc, keep func(runtime.Object) bool) {
-	err := l.each("", list, keep)
+func (l *lister) optional(in inspect.Input, read func() error) {
+	err := read()
 	if err == nil {
 		return
 	}
@@ -252,6 +244,11 @@ func (l *lister) optional(in inspect.Input, list listFunc, keep func(runtime.Obj
 	default:
 		l.inv.MarkUnavailable(in, err.Error())
 	}
+}
+
+// all returns a read of every object of one list, filed whole.
+func (l *lister) all(list listFunc) func() error {
+	return func() error { return l.pages("", list, l.add) }
 }
 
 // resources reads the workloads named by kubectl-style arguments with the

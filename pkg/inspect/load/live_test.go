@@ -11,49 +11,96 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
+// fakeCluster holds n Deployments, each with an owned ReplicaSet, an owned
+// pod and a Service, plus one bare pod when bare; pods are also served as
+// metadata, as the API server does for PartialObjectMetadata lists.
+func fakeCluster(n int, bare bool) (*fake.Clientset, *metadatafake.FakeMetadataClient) {
+	var objs, metas []runtime.Object
+	pod := func(name string, owners []metav1.OwnerReference) {
+		om := metav1.ObjectMeta{Name: name, Namespace: "shop", Labels: map[string]string{"app": name}, OwnerReferences: owners}
+		objs = append(objs, &corev1.Pod{ObjectMeta: om, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}})
+		metas = append(metas, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: om})
+	}
+	for i := range n {
+		name := fmt.Sprintf("app-%d", i)
+		objs = append(objs,
+			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}},
+			&appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
+				OwnerReferences: []metav1.OwnerReference{{Kind: "Deployment", Name: name, Controller: ptr.To(true)}}}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}})
+		pod(name+"-x", []metav1.OwnerReference{{Kind: "ReplicaSet", Name: name, Controller: ptr.To(true)}})
+	}
+	if bare {
+		pod("debug", nil)
+	}
+	scheme := metadatafake.NewTestScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		panic(err)
+	}
+	return fake.NewClientset(objs...), metadatafake.NewSimpleMetadataClient(scheme, metas...)
+}
+
 // TestLiveRequestsDoNotGrowWithObjects: the live audit lists each resource
-// type (in pages), it never makes a request per object. Pure request
-// accounting, so the fake clientset is enough here; the behaviour against a
-// real API server is covered by the e2e tests.
+// type (in pages), it never makes a request per object; pods a workload
+// owns are read as metadata only and kept as labels. Pure request
+// accounting, so fake clients are enough here; the behaviour against a real
+// API server is covered by the e2e tests.
 func TestLiveRequestsDoNotGrowWithObjects(t *testing.T) {
-	requests := func(n int) (int, *inspect.Inventory) {
-		var objs []runtime.Object
-		for i := range n {
-			name := fmt.Sprintf("app-%d", i)
-			rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
-				OwnerReferences: []metav1.OwnerReference{{Kind: "Deployment", Name: name, Controller: ptr.To(true)}}}}
-			objs = append(objs,
-				&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}},
-				rs,
-				&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name + "-x", Namespace: "shop",
-					OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: name, Controller: ptr.To(true)}}}},
-				&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop"}})
-		}
-		cs := fake.NewClientset(objs...)
-		inv := &inspect.Inventory{Live: true}
-		l := newLister(context.Background(), cs, "shop", LiveOptions{}, inv)
-		if err := l.lists("", labels.Everything()); err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range cs.Actions() {
-			if a.GetVerb() != "list" {
-				t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
+	for _, bare := range []bool{false, true} {
+		requests := func(n int) (int, *inspect.Inventory) {
+			cs, md := fakeCluster(n, bare)
+			inv := &inspect.Inventory{Live: true}
+			l := newLister(context.Background(), cs, md, "shop", LiveOptions{}, inv)
+			if err := l.lists("", labels.Everything()); err != nil {
+				t.Fatal(err)
 			}
+			actions := append(cs.Actions(), md.Actions()...)
+			for _, a := range actions {
+				if a.GetVerb() != "list" {
+					t.Errorf("unexpected %s %s", a.GetVerb(), a.GetResource().Resource)
+				}
+			}
+			for _, a := range cs.Actions() {
+				if a.GetResource().Resource == "pods" && !bare {
+					t.Errorf("full pods listed without bare pods: owned pods are read as metadata only")
+				}
+			}
+			return len(actions), inv
 		}
-		return len(cs.Actions()), inv
+		few, small := requests(3)
+		many, big := requests(300)
+		if few != many {
+			t.Errorf("bare pod %v: %d requests for 3 workloads, %d for 300: requests must not grow with objects", bare, few, many)
+		}
+		extra := 0
+		if bare {
+			extra = 1
+		}
+		if len(small.Workloads) != 3+extra || len(big.Workloads) != 300+extra || len(big.Pods) != 300+extra {
+			t.Errorf("bare pod %v: owned ReplicaSets and pods must be reported through their Deployment, bare pods as workloads: %d/%d workloads, %d pods",
+				bare, len(small.Workloads), len(big.Workloads), len(big.Pods))
+		}
+		if bare && len(big.Workloads[len(big.Workloads)-1].Template.Spec.Containers) != 1 {
+			t.Errorf("a bare pod audited as a workload needs its spec: %+v", big.Workloads[len(big.Workloads)-1])
+		}
 	}
-	few, small := requests(3)
-	many, big := requests(300)
-	if few != many {
-		t.Errorf("%d requests for 3 workloads, %d for 300: requests must not grow with objects", few, many)
-	}
-	if len(small.Workloads) != 3 || len(big.Workloads) != 300 || len(big.Pods) != 300 {
-		t.Errorf("owned ReplicaSets and pods must be reported through their Deployment: %d/%d workloads, %d pods",
-			len(small.Workloads), len(big.Workloads), len(big.Pods))
+}
+
+// What no check reads but dominates objects applied with kubectl is dropped
+// before the inventory keeps them.
+func TestTrimDropsManagedFieldsAndLastApplied(t *testing.T) {
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{
+		Annotations:   map[string]string{corev1.LastAppliedConfigAnnotation: "{...}", "keep": "me"},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+	}}
+	trim(svc)
+	if len(svc.ManagedFields) != 0 || len(svc.Annotations) != 1 || svc.Annotations["keep"] != "me" {
+		t.Errorf("trim left %+v", svc.ObjectMeta)
 	}
 }

@@ -3,39 +3,44 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // Formats lists the values of -o.
 var Formats = []string{"table", "json", "yaml", "sarif"}
 
 // Write prints r in format ("" or "table", "json", "yaml", "sarif").
-// color enables ANSI colours in the table.
+// color enables ANSI colours in the table. Text from manifests or the
+// cluster is escaped in every format (pkg/termsafe): no control character
+// or bidirectional override is written raw, and none makes it fail.
 func Write(w io.Writer, r *inspect.Report, format string, color bool) error {
+	return encode(w, format, r, func() any { return SARIF(r) }, func() error { return Table(w, r, color) })
+}
+
+// encode prints doc as JSON or YAML, sarif() as SARIF, or calls table.
+func encode(w io.Writer, format string, doc any, sarif func() any, table func() error) error {
 	switch format {
 	case "", "table":
-		return Table(w, r, color)
+		return table()
 	case "json":
-		enc := json.NewEncoder(w)
+		enc := termsafe.NewJSONEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return enc.Encode(doc)
 	case "yaml":
-		b, err := yaml.Marshal(r)
+		b, err := termsafe.MarshalYAML(doc)
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(b)
 		return err
 	case "sarif":
-		enc := json.NewEncoder(w)
+		enc := termsafe.NewJSONEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(SARIF(r))
+		return enc.Encode(sarif())
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }

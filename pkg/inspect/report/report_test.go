@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 func sample() *inspect.Report {
@@ -143,5 +144,28 @@ func TestTable(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "\x1b[33mwarning\x1b[0m") {
 		t.Errorf("colour on: warning not yellow:\n%q", buf.String())
+	}
+}
+
+// One object with a control character in its image once made -o yaml fail
+// for the whole report; no format may fail or write it raw.
+func TestEveryFormatEscapesHostileText(t *testing.T) {
+	hostile := "img\x1b]0;pwned\a\u009b2J\u202eexe"
+	r := sample()
+	r.Findings[0].Message = "image " + hostile + " has no sleep"
+	r.Findings[0].Object.Name = "web" + hostile
+	r.Findings[0].Container = hostile
+	r.Skipped[0].Reason = hostile
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		if err := Write(&buf, r, format, false); err != nil {
+			t.Fatalf("-o %s: %v", format, err)
+		}
+		for _, c := range buf.String() {
+			if c != '\n' && termsafe.Unsafe(c) {
+				t.Errorf("-o %s wrote %U raw:\n%s", format, c, buf.String())
+				break
+			}
+		}
 	}
 }

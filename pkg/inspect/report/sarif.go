@@ -23,6 +23,9 @@ type SarifLog struct {
 type SarifRun struct {
 	Tool    SarifTool     `json:"tool"`
 	Results []SarifResult `json:"results"`
+	// Invocations, in a fleet audit, say which clusters could not be
+	// audited (one notification each).
+	Invocations []SarifInvocation `json:"invocations,omitempty"`
 }
 
 // SarifTool describes kubectl-graceful and its rules.
@@ -66,6 +69,8 @@ type SarifResult struct {
 	Level     string          `json:"level"`
 	Message   SarifMessage    `json:"message"`
 	Locations []SarifLocation `json:"locations,omitempty"`
+	// Properties carry "cluster" in a fleet audit.
+	Properties map[string]string `json:"properties,omitempty"`
 }
 
 // SarifLocation holds a physical (file, line) and a logical (object)

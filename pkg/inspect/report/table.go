@@ -37,7 +37,7 @@ func TableWidth(w io.Writer, r *inspect.Report, color bool, width int) error {
 				obj = termsafe.Escape(f.Object.String())
 			}
 			last = f.Object
-			rows = append(rows, []string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)})
+			rows = append(rows, findingRow(f, obj, color))
 		}
 		header := []string{"OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
 		if err := table.Write(w, header, rows, table.Plain, width); err != nil {
@@ -49,14 +49,28 @@ func TableWidth(w io.Writer, r *inspect.Report, color bool, width int) error {
 			return err
 		}
 	}
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", termsafe.Escape(n)); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintln(w, Summary(r)); err != nil {
 		return err
 	}
 	if len(r.Findings) > 0 {
-		_, err := fmt.Fprintln(w, "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK")
+		_, err := fmt.Fprintln(w, fixesHint)
 		return err
 	}
 	return nil
+}
+
+// fixesHint closes a table with findings.
+const fixesHint = "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK"
+
+// findingRow is a finding's OBJECT (obj, already escaped; "" on a group's
+// later rows), CONTAINER, SEVERITY, CHECK and MESSAGE cells.
+func findingRow(f inspect.Finding, obj string, color bool) []string {
+	return []string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}
 }
 
 func paint(s inspect.Severity, color bool) string {
@@ -76,6 +90,12 @@ func Summary(r *inspect.Report) string {
 	}
 	if s.Suppressed > 0 {
 		line += fmt.Sprintf("; %d suppressed", s.Suppressed)
+	}
+	if s.Generic > 0 {
+		line += fmt.Sprintf("; %d generic workloads (read through their pod template)", s.Generic)
+	}
+	for _, n := range s.NotAudited {
+		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Reason))
 	}
 	return line
 }

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -71,7 +71,7 @@ func jsonGap(tl *timeline.Timeline, g timeline.Gap) *JSONGap {
 
 // WriteJSONEvent writes one event as a JSON line.
 func WriteJSONEvent(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
-	return json.NewEncoder(w).Encode(JSONEvent{
+	return termsafe.NewJSONEncoder(w).Encode(JSONEvent{
 		Type: "event", Ms: msPtr(tl, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
 		Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
 		Endpoint: e.Endpoint, OthersReady: e.OthersReady, Initial: e.Initial,
@@ -84,7 +84,7 @@ func WriteJSONGap(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
 	if !g.To.IsZero() {
 		at = g.To
 	}
-	return json.NewEncoder(w).Encode(JSONEvent{Type: "gap", Ms: msPtr(tl, at), Local: at.Round(0), Gap: jsonGap(tl, g)})
+	return termsafe.NewJSONEncoder(w).Encode(JSONEvent{Type: "gap", Ms: msPtr(tl, at), Local: at.Round(0), Gap: jsonGap(tl, g)})
 }
 
 // WriteJSONSummary writes the summary object that ends -o json.
@@ -101,7 +101,7 @@ func WriteJSONSummary(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) er
 	for _, g := range tl.Gaps {
 		s.Gaps = append(s.Gaps, *jsonGap(tl, g))
 	}
-	return json.NewEncoder(w).Encode(s)
+	return termsafe.NewJSONEncoder(w).Encode(s)
 }
 
 // nonNilLists returns v with every nil list made empty, so that -o json

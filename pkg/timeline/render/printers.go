@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"io"
 	"time"
 
@@ -34,7 +33,7 @@ func (p JSONPrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteJSONG
 
 // Note implements Printer.
 func (p JSONPrinter) Note(_ *timeline.Timeline, msg string) {
-	_ = json.NewEncoder(p.W).Encode(struct {
+	_ = termsafe.NewJSONEncoder(p.W).Encode(struct {
 		Type    string    `json:"type"`
 		Local   time.Time `json:"localTime"`
 		Message string    `json:"message"`

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/fix"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+)
+
+// stdinFile is the name the manifest loader gives to objects read from -f -.
+const stdinFile = "STDIN"
+
+// fixOptions are the flags of `audit -f PATH --fix`.
+type fixOptions struct {
+	// Fix rewrites the manifests with the plan of pkg/fix.
+	Fix bool
+	// Diff prints the change as a unified diff instead of writing it.
+	Diff bool
+	// Only lists the check IDs whose findings are fixed (--fix-only).
+	Only []string
+
+	// stdin keeps what the loader read from -f -, to print it fixed.
+	stdin bytes.Buffer
+}
+
+func (f *fixOptions) addFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.Fix, "fix", false, "Rewrite the -f manifests with one combined fix per workload, keeping comments and layout (-f -: print the fixed stream)")
+	fs.BoolVar(&f.Diff, "diff", false, "With --fix: print a unified diff and change nothing; exit 2 when it is not empty")
+	fs.StringSliceVar(&f.Only, "fix-only", nil, "With --fix: fix only the findings of these check IDs (comma-separated)")
+}
+
+// validateFix checks the --fix flags against the mode. For -f - it keeps a
+// copy of what the loader reads from stdin, to edit it.
+func (o *AuditOptions) validateFix() error {
+	f := &o.fix
+	if !f.Fix {
+		if f.Diff || len(f.Only) > 0 {
+			return fmt.Errorf("--diff and --fix-only go with --fix")
+		}
+		return nil
+	}
+	switch {
+	case !o.manifestMode():
+		return fmt.Errorf("--fix edits manifest files, not live objects: fix the manifests the objects come from (audit them with -f), or see the combined change with -o yaml")
+	case o.Kustomize != "":
+		return fmt.Errorf("--fix cannot edit -k output (kustomize builds it): run it with -f on the files the kustomization reads")
+	case o.Output != "table":
+		return fmt.Errorf("--fix prints its own report: leave out -o %s", o.Output)
+	}
+	if err := inspect.ValidateIDs(f.Only); err != nil {
+		return fmt.Errorf("--fix-only: %v", err)
+	}
+	if slices.Contains(o.Filenames, "-") && o.In != nil {
+		o.In = io.TeeReader(o.In, &f.stdin)
+	}
+	return nil
+}
+
+// fixHook runs between the audit and its report: with --fix it does the
+// fix instead of the report (done is true); with -o yaml it gives every
+// finding of the combined plan its object's one command, so that the
+// patch lines agree with each other and with what --fix writes.
+func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) (done bool, err error) {
+	if o.fix.Fix {
+		return true, o.runFix(inv, r, opts)
+	}
+	if o.Output == "yaml" {
+		cmds := fix.NewPlan(inv, r.Findings, o.planOptions(opts)).Commands()
+		for i, f := range r.Findings {
+			if c, ok := cmds[fix.FindingKey(f)]; ok {
+				r.Findings[i].Fix = c
+			}
+		}
+	}
+	return false, nil
+}
+
+func (o *AuditOptions) planOptions(opts inspect.Options) fix.Options {
+	return fix.Options{PreStopFloorSeconds: o.PreStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
+		Version: o.version, Only: o.fix.Only, Skip: o.Skip}
+}
+
+// runFix plans the combined fix for the report's findings and writes it
+// into the files (or prints the diff, or the fixed stdin stream). It
+// returns exit 1 when a file or an object could not be edited, exit 2 for
+// a non-empty --diff.
+func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) error {
+	plan := fix.NewPlan(inv, r.Findings, o.planOptions(opts))
+	stdin := slices.Contains(o.Filenames, "-")
+	msgs := o.Out
+	if o.fix.Diff || stdin {
+		msgs = o.ErrOut // stdout carries the diff or the stream
+	}
+	res := o.fixFiles(plan, msgs)
+	if stdin && !o.fix.Diff && !res.printedStdin {
+		if _, err := o.Out.Write(o.fix.stdin.Bytes()); err != nil {
+			return err
+		}
+	}
+	for _, m := range plan.Manual {
+		line := fmt.Sprintf("manual  %s %s: %s", m.Finding.Object, m.Finding.Check, m.Fix)
+		if m.Reason != "" {
+			line += " (not done: " + m.Reason + ")"
+		}
+		fmt.Fprintln(msgs, termsafe.Escape(line))
+	}
+	fmt.Fprintf(msgs, "%d objects %s in %d files; %d findings left manual\n", res.objects, strings.TrimSpace(o.fixVerb()), res.files, len(plan.Manual))
+	switch {
+	case res.failed:
+		return &cliutil.ExitCodeError{Code: cliutil.ExitError, Err: errors.New("some files or objects were skipped (see above)")}
+	case o.fix.Diff && res.files > 0:
+		return cliutil.Risk()
+	}
+	return nil
+}
+
+// fixResult sums up fixFiles.
+type fixResult struct {
+	// failed: a file or an object was skipped.
+	failed bool
+	// objects and files count what changed (or would, with --diff).
+	objects, files int
+	// printedStdin: the fixed -f - stream went to stdout.
+	printedStdin bool
+}
+
+// fixFiles applies the plan file by file and reports each object.
+func (o *AuditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
+	var res fixResult
+	skip := func(what, why string) {
+		fmt.Fprintf(o.ErrOut, "skipped %s: %s\n", termsafe.Escape(what), termsafe.Escape(why))
+		res.failed = true
+	}
+	for _, file := range plan.Files() {
+		e, err := o.editFile(file, plan)
+		if err != nil {
+			skip(file, err.Error())
+			continue
+		}
+		for _, d := range byObject(e.Done) {
+			fmt.Fprintf(msgs, "%s %s (%s): %s\n", o.fixVerb(), termsafe.Escape(d.Object.String()), termsafe.Escape(file), termsafe.Escape(d.Text))
+			res.objects++
+		}
+		for _, d := range e.Refused {
+			skip(fmt.Sprintf("%s (%s)", d.Object, file), d.Text)
+		}
+		if e.Changed() {
+			res.files++
+		}
+		if err := o.emitFix(e); err != nil {
+			skip(file, err.Error())
+		}
+		res.printedStdin = res.printedStdin || (file == stdinFile && !o.fix.Diff)
+	}
+	return res
+}
+
+// fixVerb says what happened to an object: fixed, or planned with --diff.
+func (o *AuditOptions) fixVerb() string {
+	if o.fix.Diff {
+		return "planned"
+	}
+	return "fixed  "
+}
+
+// editFile reads file (or the saved stdin) and applies the plan to it.
+func (o *AuditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, error) {
+	if file == stdinFile {
+		return fix.Edit(file, o.fix.stdin.Bytes(), plan, o.namespace)
+	}
+	data, err := readEditable(file, !o.fix.Diff)
+	if err != nil {
+		return nil, err
+	}
+	return fix.Edit(file, data, plan, o.namespace)
+}
+
+// emitFix prints the diff, prints the fixed stdin stream, or writes the
+// file, as the flags ask.
+func (o *AuditOptions) emitFix(e *fix.FileEdit) error {
+	switch {
+	case o.fix.Diff:
+		d, err := e.Diff()
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(o.Out, d)
+		return err
+	case e.File == stdinFile:
+		_, err := o.Out.Write(e.After)
+		return err
+	case e.Changed():
+		return writeAtomic(e.File, e.After)
+	}
+	return nil
+}
+
+// byObject joins the outcomes of one object into one line, so that a
+// workload's change and its new budget read as the one change they are.
+func byObject(outcomes []fix.Outcome) []fix.Outcome {
+	var out []fix.Outcome
+	at := map[inspect.ObjectRef]int{}
+	for _, o := range outcomes {
+		if i, ok := at[o.Object]; ok {
+			out[i].Text += "; " + o.Text
+			continue
+		}
+		at[o.Object] = len(out)
+		out = append(out, o)
+	}
+	return out
+}

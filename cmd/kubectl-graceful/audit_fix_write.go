@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// readEditable reads a manifest that --fix may rewrite: a regular file,
+// and, when it is to be written, one with a write permission bit set (the
+// check holds for root too, who could write anyway: a read-only manifest
+// is a statement).
+func readEditable(file string, write bool) ([]byte, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %v", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if write && st.Mode().Perm()&0o222 == 0 {
+		return nil, fmt.Errorf("read-only (mode %v)", st.Mode().Perm())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read it: %v", err)
+	}
+	return data, nil
+}
+
+// writeAtomic replaces file with data through a temporary file in the same
+// directory and a rename, keeping the file's mode, so that an interrupted
+// run leaves either the old or the new manifest, never half of one. A
+// symbolic link is followed: its target is replaced, the link stays.
+func writeAtomic(file string, data []byte) error {
+	target, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".fix-*")
+	if err != nil {
+		return fmt.Errorf("cannot write beside it: %v", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return err
+	}
+	done = true
+	return nil
+}

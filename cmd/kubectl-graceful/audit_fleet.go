@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+)
+
+// fleetOptions are the flags of a fleet audit: several clusters, each
+// reached through its kubeconfig context, audited concurrently into one
+// report. kubectl's --context stays the single-cluster flag.
+type fleetOptions struct {
+	Contexts    []string
+	AllContexts bool
+	// Parallel is how many clusters are audited at once.
+	Parallel int
+
+	// contexts are the resolved context names, in report order.
+	contexts []string
+}
+
+func (f *fleetOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&f.Contexts, "contexts", nil, "Audit the clusters of these kubeconfig contexts (comma-separated) into one report with a CLUSTER column")
+	fs.BoolVar(&f.AllContexts, "all-contexts", false, "Audit the cluster of every kubeconfig context into one report")
+	fs.IntVar(&f.Parallel, "parallel", 4, "With --contexts or --all-contexts: clusters audited at once")
+}
+
+func (f *fleetOptions) enabled() bool { return len(f.Contexts) > 0 || f.AllContexts }
+
+// validateFleet checks the fleet flags against the others and resolves the
+// context names from the kubeconfig: an unknown name, or a kubeconfig with
+// no context, is an error.
+func (o *AuditOptions) validateFleet() error {
+	f := &o.fleet
+	if !f.enabled() {
+		return nil
+	}
+	switch {
+	case len(f.Contexts) > 0 && f.AllContexts:
+		return fmt.Errorf("use either --contexts or --all-contexts, not both")
+	case o.manifestMode():
+		return fmt.Errorf("--contexts and --all-contexts audit live clusters: not with -f/-k manifests")
+	case set(o.configFlags.Context) || set(o.configFlags.ClusterName) || set(o.configFlags.AuthInfoName) || set(o.configFlags.APIServer):
+		return fmt.Errorf("--context, --cluster, --user and --server pick one cluster: use --contexts/--all-contexts without them")
+	case f.Parallel < 1:
+		return fmt.Errorf("--parallel must be at least 1")
+	}
+	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %v", err)
+	}
+	var known []string
+	for name := range raw.Contexts {
+		known = append(known, name)
+	}
+	sort.Strings(known)
+	if len(known) == 0 {
+		return fmt.Errorf("the kubeconfig has no contexts: nothing to audit with --contexts/--all-contexts")
+	}
+	if f.AllContexts {
+		f.contexts = known
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, name := range f.Contexts {
+		if _, ok := raw.Contexts[name]; !ok {
+			return fmt.Errorf("--contexts: no context %q in the kubeconfig (it has: %s)", name, strings.Join(known, ", "))
+		}
+		if !seen[name] {
+			seen[name] = true
+			f.contexts = append(f.contexts, name)
+		}
+	}
+	return nil
+}
+
+func set(flag *string) bool { return flag != nil && *flag != "" }
+
+// runFleet audits every resolved context, at most --parallel at once, and
+// prints one report. A cluster that could not be audited gets one line on
+// stderr, after the report; the others are still reported. The exit status
+// is 1 when no cluster could be audited, otherwise the findings decide.
+func (o *AuditOptions) runFleet(ctx context.Context) error {
+	results := make([]report.ClusterReport, len(o.fleet.contexts))
+	sem := make(chan struct{}, o.fleet.Parallel)
+	var wg sync.WaitGroup
+	for i, name := range o.fleet.contexts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r, err := o.auditContext(ctx, name)
+			results[i] = report.ClusterReport{Cluster: name, Report: r, Err: err}
+		}()
+	}
+	wg.Wait()
+	fleet := report.NewFleet(results)
+	if fleet.Audited() > 0 {
+		if err := o.writeFleet(fleet); err != nil {
+			return err
+		}
+	}
+	for _, c := range fleet.Clusters {
+		if c.Error != "" {
+			fmt.Fprintf(o.ErrOut, "error: context %s not audited: %s\n", termsafe.Escape(fmt.Sprintf("%q", c.Cluster)), termsafe.Escape(c.Error))
+		}
+	}
+	switch {
+	case fleet.Audited() == 0:
+		return &cliutil.ExitCodeError{Code: cliutil.ExitError}
+	case fleet.AtOrAbove(o.failOn):
+		return cliutil.Risk()
+	}
+	return nil
+}
+
+// auditContext audits the cluster of one kubeconfig context, in the
+// namespace -n gives or else the context's own.
+func (o *AuditOptions) auditContext(ctx context.Context, name string) (*inspect.Report, error) {
+	getter := contextClient(o.configFlags, name)
+	ns := ""
+	if o.configFlags.Namespace != nil {
+		ns = *o.configFlags.Namespace
+	}
+	if ns == "" {
+		var err error
+		if ns, _, err = getter.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return nil, fmt.Errorf("kubeconfig: %v", err)
+		}
+	}
+	inv := &inspect.Inventory{Version: o.version}
+	err := load.Live(ctx, getter, load.LiveOptions{Namespace: ns, AllNamespaces: o.AllNamespaces,
+		Selector: o.Selector, Resources: o.Resources}, inv)
+	if err != nil {
+		return nil, err
+	}
+	return inspect.Audit(inv, o.checkOptions()), nil
+}
+
+// contextClient returns the kubectl flags of base (kubeconfig, credentials,
+// timeouts, impersonation) pointed at kubeconfig context name: the one
+// place a fleet audit builds a client.
+func contextClient(base *genericclioptions.ConfigFlags, name string) *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(true)
+	f.CacheDir, f.KubeConfig = base.CacheDir, base.KubeConfig
+	f.Context = &name
+	f.Namespace = base.Namespace
+	f.TLSServerName, f.Insecure = base.TLSServerName, base.Insecure
+	f.CertFile, f.KeyFile, f.CAFile, f.BearerToken = base.CertFile, base.KeyFile, base.CAFile, base.BearerToken
+	f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup, f.ImpersonateUserExtra = base.Impersonate, base.ImpersonateUID, base.ImpersonateGroup, base.ImpersonateUserExtra
+	f.Username, f.Password = base.Username, base.Password
+	f.Timeout, f.DisableCompression, f.ProxyURL = base.Timeout, base.DisableCompression, base.ProxyURL
+	f.WrapConfigFn = base.WrapConfigFn
+	return f
+}
+
+// writeFleet prints the fleet's report in the -o format; the table's
+// MESSAGE column wraps to the terminal's width when stdout is one.
+func (o *AuditOptions) writeFleet(f *report.Fleet) error {
+	if o.Output == "table" {
+		_, width := terminal(o.Out)
+		return report.FleetTableWidth(o.Out, f, o.color, width)
+	}
+	return report.WriteFleet(o.Out, f, o.Output, o.color)
+}

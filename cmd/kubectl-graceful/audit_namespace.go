@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+// defaultNamespace is the namespace of objects without one, as kubectl
+// apply picks it: -n, else the kubeconfig context's namespace, else
+// "default". Manifest audits need no kubeconfig: when there is none (no
+// file at $KUBECONFIG or ~/.kube/config), it is "default"; a kubeconfig that
+// exists but cannot be read is an error, as it is for kubectl apply.
+func (o *AuditOptions) defaultNamespace() (string, error) {
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err == nil {
+		return ns, nil
+	}
+	if o.manifestMode() && os.IsNotExist(unwrapAll(err)) {
+		return "default", nil
+	}
+	return "", fmt.Errorf("kubeconfig: %v", err)
+}
+
+// unwrapAll returns the innermost error of a wrapped chain.
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

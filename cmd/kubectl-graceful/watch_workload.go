@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
+)
+
+// WatchWorkloadOptions are the inputs of `kubectl graceful watch
+// deployment/NAME` (also TYPE NAME, statefulsets and daemonsets).
+type WatchWorkloadOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	// Args are the workload as typed: ["deployment/web"] or
+	// ["deployment", "web"].
+	Args     []string
+	Workload timeline.WorkloadRef
+	// Restart does what `kubectl rollout restart` does; Scale (>= 0) sets
+	// the replicas through the scale subresource; -1 means no scale.
+	Restart bool
+	Scale   int32
+	// Settle is how long to keep listening after the rollout completed.
+	Settle time.Duration
+	// Timeout bounds the whole command; 0 means no limit.
+	Timeout time.Duration
+	// Output is "" (lines, table, chart, verdict), "json" or "mermaid".
+	Output string
+
+	client kubernetes.Interface
+	genericiooptions.IOStreams
+}
+
+// NewCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
+// of `watch pod`.
+func NewCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &WatchWorkloadOptions{configFlags: configFlags, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "watch (TYPE/NAME | TYPE NAME) [--restart | --scale N]",
+		Short: "Watch a termination or a whole rollout and say whether it raced its endpoints",
+		Long: `Follows every pod of a Deployment, StatefulSet or DaemonSet that terminates
+while it runs (a rollout, a scale-down, a drain), each with the same facts and
+verdict as 'watch pod', and the ready endpoints of every Service that selects
+the workload against its desired replicas and its PodDisruptionBudget. It ends
+when the rollout is complete (as 'kubectl rollout status' reads it) and no pod
+is terminating, at --timeout, or on Ctrl-C, then prints a table, a chart and
+the rollout's verdict. Without --restart or --scale it waits for someone
+else's rollout. 'watch pod NAME' follows a single pod.
+
+Exit status: 0 safe, 2 a risk was seen (a race, a SIGKILL, ready endpoints
+below the PodDisruptionBudget, a rollout that did not complete), 1 an error
+(unknown workload, a kind without a rollout, no pods, RBAC).`,
+		Example: `  kubectl graceful watch deployment/web -n shop --restart
+  kubectl graceful watch statefulset db --timeout 15m
+  kubectl graceful watch deploy/web --scale 2 -o json
+  kubectl graceful watch pod web-7d4b9c --delete`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args) > 2 {
+				return errors.New("name one workload: kubectl graceful watch deployment/NAME (or TYPE NAME), or watch pod NAME")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
+	f.Int32Var(&o.Scale, "scale", -1, "Scale the workload to N replicas (scale subresource), then watch")
+	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
+	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	return cmd
+}
+
+// Complete resolves the workload's kind as kubectl does (short names,
+// TYPE/NAME or TYPE NAME) and builds the client.
+func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Args = args
+	typ, name, err := splitWorkloadArgs(args)
+	if err != nil {
+		return err
+	}
+	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return err
+	}
+	mapper, err := o.configFlags.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	gvk, err := mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
+	if err != nil {
+		return fmt.Errorf("unknown resource type %q: %w", typ, err)
+	}
+	if gvk.Group != "apps" && gvk.Kind != "Pod" {
+		gvk.Kind = gvk.GroupKind().String()
+	}
+	if gvk.Kind == "Pod" {
+		return fmt.Errorf("to follow one pod use: kubectl graceful watch pod %s", name)
+	}
+	o.Workload = timeline.WorkloadRef{Kind: gvk.Kind, Namespace: ns, Name: name}
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	o.client, err = kubernetes.NewForConfig(cfg)
+	return err
+}
+
+// splitWorkloadArgs reads TYPE/NAME or TYPE NAME.
+func splitWorkloadArgs(args []string) (string, string, error) {
+	if len(args) == 2 {
+		return args[0], args[1], nil
+	}
+	typ, name, ok := strings.Cut(args[0], "/")
+	if !ok || typ == "" || name == "" {
+		return "", "", fmt.Errorf("%q is not TYPE/NAME: use kubectl graceful watch deployment/NAME (or TYPE NAME, or watch pod NAME)", args[0])
+	}
+	return typ, name, nil
+}
+
+// Validate rejects what cannot be done, before anything is sent.
+func (o *WatchWorkloadOptions) Validate() error {
+	switch {
+	case o.Workload.Name == "":
+		return errors.New("a workload is required: kubectl graceful watch deployment/NAME")
+	case o.Restart && o.Scale >= 0:
+		return errors.New("--restart and --scale are exclusive: choose one")
+	case o.Scale < -1:
+		return fmt.Errorf("--scale %d is not allowed: use 0 or more replicas", o.Scale)
+	case o.Settle < 0 || o.Timeout < 0:
+		return errors.New("--settle and --timeout must not be negative")
+	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
+		return fmt.Errorf("--output %q is not supported for watch: use json or mermaid, or leave it out", o.Output)
+	}
+	return timeline.CheckWorkloadKind(o.Workload.Kind)
+}
+
+// Run follows the workload, then prints the summary. It returns
+// cliutil.Risk() when the rollout verdict found a risk.
+func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the watches to close, then the rollout so far and its verdict",
+			Skipped: "the summary and the verdict"}
+	})
+	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	cfg := timeline.WorkloadConfig{Client: o.client, Workload: o.Workload, Settle: o.Settle, Printer: o.printer()}
+	switch {
+	case o.Restart:
+		cfg.Action = timeline.Restart
+	case o.Scale >= 0:
+		cfg.Action, cfg.Replicas = timeline.Scale, o.Scale
+	}
+	r, err := timeline.FollowWorkload(ctx, cfg)
+	if r == nil {
+		return err
+	}
+	v := timeline.ComputeRollout(r)
+	if rerr := o.render(r, v); rerr != nil {
+		return rerr
+	}
+	if err != nil {
+		return err
+	}
+	if v.Risk {
+		return cliutil.Risk()
+	}
+	return nil
+}
+
+func (o *WatchWorkloadOptions) printer() timeline.WorkloadPrinter {
+	switch o.Output {
+	case "json":
+		return render.WorkloadJSONPrinter{W: o.Out}
+	case "mermaid":
+		return render.WorkloadLinePrinter{W: o.ErrOut}
+	}
+	return render.WorkloadLinePrinter{W: o.Out}
+}
+
+func (o *WatchWorkloadOptions) render(r *timeline.Rollout, v timeline.RolloutVerdict) error {
+	switch o.Output {
+	case "json":
+		return render.WriteWorkloadJSONSummary(o.Out, r, v)
+	case "mermaid":
+		if err := render.WriteRolloutVerdict(o.ErrOut, r, v); err != nil {
+			return err
+		}
+		return render.WriteRolloutMermaid(o.Out, r, v)
+	}
+	for _, write := range []func() error{
+		func() error { return render.WriteRolloutTable(o.Out, v) },
+		func() error { return render.WriteRolloutChart(o.Out, r, v) },
+		func() error { return render.WriteRolloutVerdict(o.Out, r, v) },
+	} {
+		if err := write(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

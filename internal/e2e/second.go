@@ -1,0 +1,57 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
+)
+
+// SecondClusterName names the second local cluster (localcluster's
+// Options.Sibling) that tests spanning clusters start beside the shared
+// one. `make cluster-down` stops it too.
+const SecondClusterName = localcluster.SecondName
+
+var second lazyEnv
+
+// SecondCluster returns a second local cluster of the checkout, with its
+// own name, ports and kubeconfig, starting it on first use (seconds once
+// the control plane is built). It has one node: tests use it to check
+// that a command tells clusters apart, not for capacity.
+func SecondCluster(t testing.TB) *Env {
+	t.Helper()
+	Cluster(t) // skips under -short, and builds the binaries once
+	env, err := second.get(func() (*Env, error) {
+		return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions {
+			o = o.Sibling(SecondClusterName)
+			o.Nodes = 1
+			return o
+		})
+	})
+	if err != nil {
+		t.Fatalf("second local cluster: %v", err)
+	}
+	return env
+}
+
+// startNamed starts (or reuses) the cluster whose options adjust derives
+// from the checkout's default ones.
+func startNamed(adjust func(localcluster.ClusterOptions) localcluster.ClusterOptions) (*Env, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := localcluster.DefaultOptions(root, os.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	c, err := localcluster.Up(ctx, adjust(opts))
+	if err != nil {
+		return nil, err
+	}
+	return newEnv(c.Kubeconfig)
+}

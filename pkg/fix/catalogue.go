@@ -1,0 +1,36 @@
+package fix
+
+import "github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+
+// explainedFix is the one-line fix of a check's explanation (`kubectl
+// graceful audit explain ID`, "How to fix"). It is the one place this
+// package reads the catalogue's texts.
+func explainedFix(check string) string {
+	c := inspect.Lookup(check)
+	if c == nil {
+		return ""
+	}
+	return c.Explain().Fix
+}
+
+// The checks whose findings a plan fixes mechanically. Every other check
+// is listed as manual.
+const (
+	checkPreStopExceedsGrace   = "prestop-exceeds-grace"
+	checkShutdownBudget        = "shutdown-budget-exceeds-grace"
+	checkGracePeriodZero       = "grace-period-zero"
+	checkMissingPreStop        = "missing-prestop"
+	checkPreStopTooShort       = "prestop-too-short"
+	checkSleepBinaryMissing    = "prestop-sleep-binary-missing"
+	checkPreferNativeSleep     = "prefer-native-sleep"
+	checkPDBMissing            = "pdb-missing"
+	checkPDBBlocksEviction     = "pdb-blocks-eviction"
+	checkPDBUnhealthyEviction  = "pdb-unhealthy-eviction-policy"
+	checkGracePeriodLong       = "grace-period-long"
+	reasonNeverLowerGrace      = "a fix never lowers a grace period: only what the app needs can tell how far"
+	reasonNoSleepBelowNative   = "the image has no sleep binary and the native sleep action needs Kubernetes 1.30 (--kube-version is lower)"
+	reasonScriptHook           = "the preStop hook is a script that does more than sleep: rewriting it is not mechanical"
+	reasonGraceZeroSuppressed  = "terminationGracePeriodSeconds is 0 and grace-period-zero is not being fixed: a preStop delay would never run"
+	reasonZeroFloor            = "--prestop-floor is 0: no delay to add"
+	reasonZeroSleepUnsupported = "a 0 s native sleep needs Kubernetes 1.33"
+)

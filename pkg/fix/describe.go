@@ -1,0 +1,61 @@
+package fix
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+)
+
+// Describe says what the change does, in one line: each preStop change
+// and the grace period, before and after.
+func (w *WorkloadPlan) Describe() string {
+	var parts []string
+	for _, c := range w.PreStops {
+		parts = append(parts, fmt.Sprintf("preStop of %s: %s -> %s", c.Container, hookText(c.FromHow, c.FromSeconds), hookText(nativeOrExec(c.Native), c.Seconds)))
+	}
+	if w.GraceSeconds != nil {
+		parts = append(parts, fmt.Sprintf("terminationGracePeriodSeconds %d -> %d", w.GraceFrom, *w.GraceSeconds))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func nativeOrExec(native bool) string {
+	if native {
+		return prestop.HowNativeSleep
+	}
+	return prestop.HowExecSleep
+}
+
+func hookText(how string, seconds int64) string {
+	switch how {
+	case prestop.HowNone:
+		return "none"
+	case prestop.HowNativeSleep:
+		return fmt.Sprintf("sleep %d s", seconds)
+	case prestop.HowExecSleep:
+		return fmt.Sprintf("exec sleep %d s", seconds)
+	}
+	return how
+}
+
+// Describe says what the change does, in one line.
+func (d *PDBPlan) Describe() string {
+	var parts []string
+	if d.MaxUnavailableOne {
+		parts = append(parts, "maxUnavailable: 1 (one eviction at a time)")
+	}
+	if d.AlwaysAllow {
+		parts = append(parts, "unhealthyPodEvictionPolicy: AlwaysAllow")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Describe says what the change does, in one line.
+func (n *NewPDB) Describe() string {
+	s := fmt.Sprintf("new PodDisruptionBudget %s: maxUnavailable: 1, the %s's selector", n.Name, n.For.Kind)
+	if n.AlwaysAllow {
+		s += ", unhealthyPodEvictionPolicy: AlwaysAllow"
+	}
+	return s
+}

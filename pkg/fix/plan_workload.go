@@ -1,0 +1,192 @@
+package fix
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+)
+
+// WorkloadPlan is the change to one workload's pod template: the preStop
+// hooks that change and the grace period that covers them.
+type WorkloadPlan struct {
+	Object inspect.ObjectRef
+	Source *inspect.Source
+	// PreStops are the containers whose preStop hook changes.
+	PreStops []PreStopChange
+	// GraceSeconds is the new terminationGracePeriodSeconds (seconds), nil
+	// when it stays; GraceFrom is the value before (30, the API default,
+	// when unset).
+	GraceSeconds *int64
+	GraceFrom    int64
+	// Fixes are the findings this change resolves.
+	Fixes []inspect.Finding
+}
+
+// PreStopChange sets one container's preStop hook to a delay of Seconds:
+// the native sleep action (Native) or exec ["sleep", "N"].
+type PreStopChange struct {
+	Container string
+	// Init marks a restartable init container (a sidecar).
+	Init    bool
+	Seconds int64
+	Native  bool
+	// FromHow (a prestop.How* constant) and FromSeconds describe the hook
+	// before the change.
+	FromHow     string
+	FromSeconds int64
+}
+
+// containerWants collects what a container's findings ask of its preStop.
+type containerWants struct {
+	floor, native, noShell bool
+	findings               []inspect.Finding
+}
+
+// planWorkload adds the combined change for w's findings fs.
+func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Options, names map[string]bool) {
+	wp := &WorkloadPlan{Object: w.Object, Source: w.Source, GraceFrom: gracePeriod(w.Template.Spec)}
+	wants := map[string]*containerWants{}
+	want := func(name string) *containerWants {
+		if wants[name] == nil {
+			wants[name] = &containerWants{}
+		}
+		return wants[name]
+	}
+	needGrace, graceZeroFixed := false, false
+	for _, f := range fs {
+		switch f.Check {
+		case checkMissingPreStop, checkPreStopTooShort:
+			want(f.Container).floor = true
+		case checkPreferNativeSleep:
+			want(f.Container).native = true
+		case checkSleepBinaryMissing:
+			want(f.Container).noShell = true
+		case checkPreStopExceedsGrace, checkShutdownBudget, checkGracePeriodZero:
+			needGrace = true
+			graceZeroFixed = graceZeroFixed || f.Check == checkGracePeriodZero
+			wp.Fixes = append(wp.Fixes, f)
+			continue
+		case checkPDBMissing:
+			p.planNewPDB(w, f, opts, names)
+			continue
+		case checkGracePeriodLong:
+			p.manual(f, reasonNeverLowerGrace)
+			continue
+		default:
+			p.manual(f, "")
+			continue
+		}
+		want(f.Container).findings = append(want(f.Container).findings, f)
+	}
+	graceZeroKept := wp.GraceFrom == 0 && !graceZeroFixed
+	var longest int64
+	for _, c := range terminatingContainers(w.Template.Spec) {
+		d, known, how := prestop.Duration(c.Container)
+		if !known {
+			d = 0
+		}
+		if cw := wants[c.Name]; cw != nil {
+			ch, reason := planPreStop(c.Container, d, how, cw, opts)
+			if reason == "" && graceZeroKept {
+				reason = reasonGraceZeroSuppressed
+			}
+			if reason != "" {
+				for _, f := range cw.findings {
+					p.manual(f, reason)
+				}
+				ch = nil
+			} else {
+				wp.Fixes = append(wp.Fixes, cw.findings...)
+			}
+			if ch != nil {
+				ch.Init = c.init
+				wp.PreStops = append(wp.PreStops, *ch)
+				d = ch.Seconds
+			}
+		}
+		longest = max(longest, d)
+	}
+	if needGrace || len(wp.PreStops) > 0 {
+		if g := longest + shutdownSeconds(w, opts) + GraceMarginSeconds; g > wp.GraceFrom {
+			wp.GraceSeconds = &g
+		}
+	}
+	if len(wp.PreStops) > 0 || wp.GraceSeconds != nil {
+		p.Workloads = append(p.Workloads, wp)
+	}
+}
+
+// planPreStop returns the preStop change for a container whose hook now
+// lasts d seconds (read as how), or the reason there is no mechanical one.
+// A nil change with no reason means the hook already does what is asked.
+func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, opts Options) (*PreStopChange, string) {
+	target := d
+	if cw.floor {
+		target = max(target, opts.PreStopFloorSeconds)
+	}
+	native := opts.Version.AtLeast(1, 30)
+	ch := &PreStopChange{Container: c.Name, Seconds: target, Native: native, FromHow: how, FromSeconds: d}
+	switch how {
+	case prestop.HowNativeSleep:
+		if target == d {
+			return nil, ""
+		}
+		ch.Native = true
+		return ch, ""
+	case prestop.HowNone:
+		if target == 0 {
+			return nil, reasonZeroFloor
+		}
+		if !native && inspect.LacksShell(c.Image) {
+			return nil, reasonNoSleepBelowNative
+		}
+		return ch, ""
+	case prestop.HowExecSleep:
+		if native {
+			if target == 0 && !opts.Version.AtLeast(1, 33) {
+				return nil, reasonZeroSleepUnsupported
+			}
+			return ch, ""
+		}
+		if cw.noShell || inspect.LacksShell(c.Image) {
+			return nil, reasonNoSleepBelowNative
+		}
+		if target == d {
+			return nil, ""
+		}
+		return ch, ""
+	}
+	return nil, reasonScriptHook
+}
+
+// podContainer is a terminating container and where it is declared.
+type podContainer struct {
+	corev1.Container
+	init bool
+}
+
+// terminatingContainers returns the containers kubelet stops with preStop
+// and SIGTERM: regular containers and restartable init containers
+// (sidecars, restartPolicy: Always), as the audit reads them.
+func terminatingContainers(spec corev1.PodSpec) []podContainer {
+	var out []podContainer
+	for _, c := range spec.Containers {
+		out = append(out, podContainer{Container: c})
+	}
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, podContainer{Container: c, init: true})
+		}
+	}
+	return out
+}
+
+// gracePeriod is the pod spec's terminationGracePeriodSeconds with the API
+// default (30 s) applied.
+func gracePeriod(spec corev1.PodSpec) int64 {
+	if spec.TerminationGracePeriodSeconds == nil {
+		return inspect.DefaultGracePeriodSeconds
+	}
+	return *spec.TerminationGracePeriodSeconds
+}

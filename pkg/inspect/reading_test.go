@@ -1,0 +1,47 @@
+package inspect
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestReportListsAreNeverNull(t *testing.T) {
+	b, err := json.Marshal(Audit(&Inventory{}, DefaultOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"notes":[]`, `"notAudited":[]`, `"generic":0`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %s: %s", want, b)
+		}
+	}
+}
+
+func TestGenericWorkloadsAreCountedAndNoted(t *testing.T) {
+	inv := &Inventory{}
+	zero := int64(0)
+	tpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &zero,
+		Containers: []corev1.Container{{Name: "app", Image: "x"}}}}
+	inv.AddGenericWorkload("apps.kruise.io/v1alpha1", "CloneSet", "", "web", nil, tpl, nil, nil)
+	inv.AddNotAudited("custom resources without a pod template")
+	inv.AddNotAudited("custom resources without a pod template")
+	r := Audit(inv, DefaultOptions())
+	if r.Summary.Generic != 1 || len(r.Summary.NotAudited) != 1 || r.Summary.NotAudited[0].Count != 2 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "CloneSet default/web (apps.kruise.io/v1alpha1)") ||
+		!strings.Contains(r.Notes[0], "no spec.replicas") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Check == "grace-period-zero" && f.Object.Kind == "CloneSet" &&
+			f.Fix == `merge into spec.template.spec of its manifest: {"terminationGracePeriodSeconds":30}`)
+	}
+	if !found {
+		t.Errorf("grace-period-zero not reported on the CloneSet: %+v", r.Findings)
+	}
+}

@@ -1,0 +1,82 @@
+package termsafe
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// EscapeJSON rewrites every unsafe rune (see Unsafe) at or above U+007F in
+// JSON text as a \uXXXX escape (a surrogate pair above U+FFFF), so that the
+// document decodes to the same values but shows no C1 control or
+// bidirectional override on a terminal. encoding/json already escapes
+// the C0 controls inside strings and leaves DEL, C1 and format characters
+// raw; outside strings JSON has only ASCII, so the rewrite never changes
+// the structure. Invalid UTF-8 is left to the encoder (it writes U+FFFD).
+func EscapeJSON(data []byte) []byte {
+	return escapeRunes(data, appendJSONEscape)
+}
+
+// escapeRunes copies data with every unsafe rune at or above U+007F
+// written by esc; data is returned as is when it holds none.
+func escapeRunes(data []byte, esc func([]byte, rune) []byte) []byte {
+	i := firstUnsafe(data)
+	if i < 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	out = append(out, data[:i]...)
+	for i < len(data) {
+		r, size := utf8.DecodeRune(data[i:])
+		if r >= 0x7f && Unsafe(r) && !(r == utf8.RuneError && size == 1) {
+			out = esc(out, r)
+		} else {
+			out = append(out, data[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+func firstUnsafe(data []byte) int {
+	for i := 0; i < len(data); {
+		if data[i] < 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if Unsafe(r) && !(r == utf8.RuneError && size == 1) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// appendJSONEscape writes r as \uXXXX, or a surrogate pair above U+FFFF.
+func appendJSONEscape(out []byte, r rune) []byte {
+	if r > 0xffff {
+		hi, lo := utf16.EncodeRune(r)
+		return fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+	}
+	return fmt.Appendf(out, `\u%04x`, r)
+}
+
+// NewJSONEncoder returns a json.Encoder writing to w with EscapeJSON
+// applied to each encoded value. Use it for every JSON the project prints.
+func NewJSONEncoder(w io.Writer) *json.Encoder {
+	return json.NewEncoder(jsonWriter{w})
+}
+
+// jsonWriter escapes each Write: json.Encoder writes every encoded value in
+// one call, so a rune is never split between two writes.
+type jsonWriter struct{ w io.Writer }
+
+func (j jsonWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(EscapeJSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

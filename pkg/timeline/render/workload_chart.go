@@ -1,0 +1,203 @@
+package render
+
+import (
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// shifted returns v with every time moved by off milliseconds: a pod's
+// verdict counts from its own deletion, the rollout chart from the
+// rollout's start.
+func shifted(v timeline.Verdict, off int64) timeline.Verdict {
+	add := func(p *int64) *int64 {
+		if p == nil {
+			return nil
+		}
+		return ptr(*p + off)
+	}
+	s := v
+	s.EndpointOutMs, s.KillingMs, s.SigtermMs, s.StopMs = add(v.EndpointOutMs), add(v.KillingMs), add(v.SigtermMs), add(v.StopMs)
+	s.DeadlineMs = v.DeadlineMs + off
+	s.Exits = make([]timeline.Exit, len(v.Exits))
+	for i, x := range v.Exits {
+		x.Ms += off
+		s.Exits[i] = x
+	}
+	return s
+}
+
+// rolloutSpan returns the last millisecond the rollout chart must show.
+func rolloutSpan(r *timeline.Rollout, v timeline.RolloutVerdict) int64 {
+	end := int64(1000)
+	for _, tl := range r.Pods {
+		for _, e := range tl.Events {
+			if ms, ok := r.Ms(e.Recv); ok {
+				end = max(end, ms)
+			}
+		}
+	}
+	for _, tr := range r.Capacity {
+		for _, s := range tr.Samples {
+			if ms, ok := r.Ms(s.Recv); ok {
+				end = max(end, ms)
+			}
+		}
+	}
+	for _, p := range v.Pods {
+		sv := shifted(p.Verdict, p.DeletedMs)
+		for _, x := range []*int64{sv.StopMs, sv.EndpointOutMs} {
+			if x != nil {
+				end = max(end, *x)
+			}
+		}
+	}
+	return end
+}
+
+// WriteRolloutChart draws one row per terminated pod on one time axis from
+// the rollout's start, then each Service's ready endpoints as a step line:
+//
+//	web-1   D~~~~T==X-G        (deletion, preStop, SIGTERM, exit, gone;
+//	                            a later mark hides an earlier one in its column)
+//	web-2        D#T=E-X       (# a race: stopped while still routed)
+//	ready 4 ****     ******
+//	      3 ***************
+func WriteRolloutChart(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+	if r.T0.IsZero() || len(v.Pods) == 0 && len(r.Capacity) == 0 {
+		return nil
+	}
+	end := rolloutSpan(r, v)
+	col := func(ms int64) int { return int(max(ms, 0) * int64(chartWidth-1) / end) }
+	width := 12
+	for _, p := range v.Pods {
+		width = max(width, len(chartLabel(p.Pod)))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-*s%s\n", width+2, "", axis(end))
+	terminated := r.Terminated()
+	for i, p := range v.Pods {
+		row := podRow(r, terminated[i], p, col)
+		fmt.Fprintf(&b, "%-*s%s\n", width+2, chartLabel(p.Pod), strings.TrimRight(string(row), " "))
+	}
+	for _, tr := range r.Capacity {
+		writeStepRows(&b, r, tr, end, width)
+	}
+	b.WriteString("  axis starts at the rollout's start (0); one row a terminated pod\n")
+	b.WriteString("  D deletion seen  - terminating  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
+	b.WriteString("  E endpoint out of every ready set  # race (stopped while still routed)  G object gone\n")
+	b.WriteString("  ready: ready endpoints of the Service over time, one row a count (* at or above it)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// chartLabel keeps the end of a long pod name, where its unique suffix is.
+func chartLabel(name string) string {
+	const maxLen = 32
+	if len(name) > maxLen {
+		return "..." + name[len(name)-maxLen+3:]
+	}
+	return name
+}
+
+func podRow(r *timeline.Rollout, tl *timeline.Timeline, p timeline.PodResult, col func(int64) int) lane {
+	row := newLane()
+	sv := shifted(p.Verdict, p.DeletedMs)
+	del, gone := col(p.DeletedMs), chartWidth-1
+	for _, e := range tl.Events {
+		if ms, ok := r.Ms(e.Recv); ok && e.Kind == timeline.KindPodGone {
+			gone = col(ms)
+		}
+	}
+	row.fill(del, gone, '-')
+	lastExit := -1
+	for _, x := range sv.Exits {
+		lastExit = max(lastExit, col(x.Ms))
+	}
+	if sv.StopMs != nil {
+		if sv.KillingMs != nil {
+			row.fill(col(*sv.KillingMs), col(*sv.StopMs), '~')
+		}
+		row.fill(col(*sv.StopMs), lastExit, '=')
+		if sv.EndpointOutMs != nil && *sv.StopMs < *sv.EndpointOutMs && p.Raced {
+			row.fill(col(*sv.StopMs), col(*sv.EndpointOutMs), '#')
+		}
+	}
+	if gone < chartWidth-1 || tl.HasKind(timeline.KindPodGone) {
+		row.mark(gone, 'G')
+	}
+	row.mark(del, 'D')
+	if sv.EndpointOutMs != nil {
+		row.mark(col(*sv.EndpointOutMs), 'E')
+	}
+	if sv.SigtermMs != nil {
+		row.mark(col(*sv.SigtermMs), 'T')
+	} else if sv.KilledInPreStop && sv.StopMs != nil {
+		row.mark(col(*sv.StopMs), '!')
+	}
+	for _, x := range sv.Exits {
+		r := 'X'
+		if x.Code == 137 {
+			r = '!'
+		}
+		row.mark(col(x.Ms), r)
+	}
+	return row
+}
+
+// writeStepRows draws a Service's ready endpoint count per column (the
+// lowest count within the column, so that short dips show), one row per
+// count from the highest (or the desired replicas) down to the lowest, at
+// most eight rows.
+func writeStepRows(b *strings.Builder, r *timeline.Rollout, tr *timeline.CapacityTrack, end int64, width int) {
+	if len(tr.Samples) == 0 {
+		return
+	}
+	vals := make([]int32, chartWidth)
+	hi, lo := int32(0), int32(-1)
+	for c := range chartWidth {
+		from := r.T0.Add(time.Duration(int64(c)*end/int64(chartWidth-1)) * time.Millisecond)
+		to := r.T0.Add(time.Duration(int64(c+1)*end/int64(chartWidth-1)) * time.Millisecond)
+		vals[c] = readyWithin(tr, from, to)
+		hi = max(hi, vals[c])
+		if lo < 0 || vals[c] < lo {
+			lo = vals[c]
+		}
+	}
+	hi = max(hi, tr.Samples[len(tr.Samples)-1].Desired)
+	step := max((hi-lo+8)/8, 1)
+	label := "ready " + tr.Service
+	for level := hi; level >= max(lo, 1); level -= step {
+		row := newLane()
+		for c, v := range vals {
+			if v >= level {
+				row[c] = '*'
+			}
+		}
+		fmt.Fprintf(b, "%-*s%3d %s\n", width-2, chartLabel(label), level, strings.TrimRight(string(row), " "))
+		label = ""
+	}
+}
+
+// readyWithin returns the lowest ready count in effect during [from, to).
+func readyWithin(tr *timeline.CapacityTrack, from, to time.Time) int32 {
+	low := int32(-1)
+	for i, s := range tr.Samples {
+		next := time.Time{}
+		if i+1 < len(tr.Samples) {
+			next = tr.Samples[i+1].Recv
+		}
+		if !s.Recv.Before(to) || (!next.IsZero() && !next.After(from)) {
+			continue
+		}
+		if low < 0 || s.Ready < low {
+			low = s.Ready
+		}
+	}
+	return max(low, 0)
+}
+
+func ptr(v int64) *int64 { return &v }

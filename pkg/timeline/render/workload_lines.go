@@ -1,0 +1,132 @@
+package render
+
+import (
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+)
+
+// clock is a timeline.Timeline that only carries the rollout's T0, so that the
+// line helpers of `watch pod` print milliseconds since the rollout's start.
+func clock(r *timeline.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
+
+// writeSubjectLine writes one live line: milliseconds since the rollout's
+// start, the server's time, what it is about (a pod, a Service, the
+// workload), the track, and the message, escaped.
+func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string) error {
+	_, err := fmt.Fprintf(w, "%10s  %s  %-28s  %-13s  %s\n", ms, server, termsafe.Escape(subject), track, termsafe.Escape(msg))
+	return err
+}
+
+// WriteWorkloadLine writes one pod's event as a live line, the pod named.
+func WriteWorkloadLine(w io.Writer, r *timeline.Rollout, tl *timeline.Timeline, e timeline.Event) error {
+	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, string(e.Track), e.Message)
+}
+
+// WriteCapacityLine writes a Service's new endpoint count as a live line.
+func WriteCapacityLine(w io.Writer, r *timeline.Rollout, service string, s timeline.CapacitySample) error {
+	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s))
+}
+
+func capacityText(s timeline.CapacitySample) string {
+	return fmt.Sprintf("ready endpoints %d of %d desired, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
+}
+
+// WriteStatusLine writes a rollout-level change as a live line.
+func WriteStatusLine(w io.Writer, r *timeline.Rollout, s timeline.StatusChange) error {
+	subject := r.Workload.String()
+	if s.Pod != "" {
+		subject = s.Pod
+	}
+	return writeSubjectLine(w, msColumn(clock(r), s.Recv, false), serverColumn(time.Time{}), subject, "rollout", s.Message)
+}
+
+// WriteRolloutTable writes one row per terminated pod: when its deletion
+// was seen, its window, how SIGTERM was estimated, its exit codes and its
+// verdict.
+func WriteRolloutTable(w io.Writer, v timeline.RolloutVerdict) error {
+	if len(v.Pods) == 0 {
+		_, err := io.WriteString(w, "\nNo pod of the workload terminated while watched.\n")
+		return err
+	}
+	var rows [][]string
+	for _, p := range v.Pods {
+		pv := p.Verdict
+		window := "-"
+		if pv.WindowMs != nil {
+			window = strconv.FormatInt(*pv.WindowMs, 10)
+		}
+		var exits []string
+		for _, x := range pv.Exits {
+			exits = append(exits, strconv.Itoa(int(x.Code)))
+		}
+		rows = append(rows, []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
+			termsafe.Escape(orDash(pv.SigtermBasis)), orDash(strings.Join(exits, ",")), podVerdictWord(p)})
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	t := tablewriter.NewTable(w, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header([]string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"})
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+func podVerdictWord(p timeline.PodResult) string {
+	switch {
+	case p.Raced:
+		return "RACE"
+	case p.Killed:
+		return "SIGKILL"
+	case p.Verdict.Risk:
+		return "RISK"
+	case !p.Verdict.BehindService:
+		return "safe (no Service)"
+	}
+	return "safe"
+}
+
+// WriteRolloutVerdict writes the rollout's headline and its findings.
+func WriteRolloutVerdict(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+	head := "SAFE: no pod raced its endpoints or was SIGKILLed, capacity stayed within budget, the rollout completed"
+	switch {
+	case v.Risk:
+		head = "RISK: requests can fail during this rollout"
+	case r.T0.IsZero():
+		head = "NO ROLLOUT SEEN: no pod of the workload terminated while watched"
+	case r.EndpointsUnseen:
+		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
+	}
+	if _, err := fmt.Fprintf(w, "\nRollout verdict for %s in %s: %s\n", termsafe.Escape(r.Workload.String()), termsafe.Escape(r.Workload.Namespace), head); err != nil {
+		return err
+	}
+	for _, f := range v.Findings {
+		if _, err := fmt.Fprintf(w, "  - %s\n", termsafe.Escape(f)); err != nil {
+			return err
+		}
+	}
+	for _, n := range r.Notes {
+		if _, err := fmt.Fprintf(w, "  note: %s\n", termsafe.Escape(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,43 @@
+package render
+
+import (
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteRolloutMermaid writes a Mermaid gantt chart of the rollout, one
+// section per terminated pod on the rollout's clock (milliseconds since
+// its start, drawn as dates from the Unix epoch with dateFormat x).
+func WriteRolloutMermaid(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+	var b strings.Builder
+	b.WriteString("gantt\n")
+	fmt.Fprintf(&b, "    title timeline.Rollout of %s in %s\n", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace))
+	b.WriteString("    dateFormat x\n")
+	if rolloutSpan(r, v) > 60000 {
+		b.WriteString("    axisFormat %M:%S\n")
+	} else {
+		b.WriteString("    axisFormat %S.%L s\n")
+	}
+	for _, p := range v.Pods {
+		sv := shifted(p.Verdict, p.DeletedMs)
+		fmt.Fprintf(&b, "    section %s\n", mermaidText(p.Pod))
+		fmt.Fprintf(&b, "    deletion seen +%d ms :milestone, %d, 0ms\n", p.DeletedMs, p.DeletedMs)
+		if sv.BehindService && sv.EndpointOutMs != nil {
+			fmt.Fprintf(&b, "    out of every ready set +%d ms :milestone, %d, 0ms\n", *sv.EndpointOutMs, *sv.EndpointOutMs)
+		}
+		writeMermaidKubelet(&b, sv)
+		if sv.WindowMs != nil && sv.BehindService && sv.EndpointOutMs != nil && sv.StopMs != nil {
+			from, to := min(*sv.EndpointOutMs, *sv.StopMs), max(*sv.EndpointOutMs, *sv.StopMs)
+			if p.Raced {
+				fmt.Fprintf(&b, "    race window %d ms :crit, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
+			} else {
+				fmt.Fprintf(&b, "    margin %d ms :done, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,302 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// WorkloadPrinter receives what FollowWorkload sees, as it sees it.
+type WorkloadPrinter interface {
+	// PodEvent is a change of one pod, recorded on its own Timeline.
+	PodEvent(r *Rollout, tl *Timeline, e Event)
+	// Capacity is a new endpoint count of one Service.
+	Capacity(r *Rollout, service string, s CapacitySample)
+	// Status is a rollout-level change.
+	Status(r *Rollout, s StatusChange)
+	Gap(r *Rollout, g Gap)
+	Note(r *Rollout, msg string)
+}
+
+// WorkloadConfig is what FollowWorkload needs.
+type WorkloadConfig struct {
+	Client   kubernetes.Interface
+	Workload WorkloadRef
+	Action   WorkloadAction
+	// Replicas is the target of Scale.
+	Replicas int32
+	// Settle is how long to keep listening once the rollout is complete
+	// and no pod is terminating, for late Events and EndpointSlice updates.
+	Settle  time.Duration
+	Printer WorkloadPrinter
+}
+
+// FollowWorkload follows every pod of a workload that terminates, the
+// endpoint capacity of the Services that select it and the workload's
+// rollout status, until the rollout is complete and no pod of it is
+// terminating (plus cfg.Settle), the workload reports it stopped
+// progressing, or ctx ends (Rollout.Ended says which). It opens four watches
+// whatever the number of pods: the pods by the workload's label selector,
+// the EndpointSlices by kubernetes.io/service-name, the namespace's pod
+// Events (matched to pods by UID), and the workload itself.
+//
+// It returns an error, before changing anything, when the workload does not
+// exist, is not a kind with a rollout, selects no pods, cannot be restarted
+// or scaled as asked, or the user may not list and watch its pods; and an
+// error when the restart or scale request fails or the pods cannot be
+// watched.
+func FollowWorkload(ctx context.Context, cfg WorkloadConfig) (*Rollout, error) {
+	w := cfg.Workload
+	if err := CheckWorkloadKind(w.Kind); err != nil {
+		return nil, err
+	}
+	if cfg.Action == Scale && w.Kind == KindDaemonSet {
+		return nil, fmt.Errorf("%s has no scale subresource: --scale works on deployments and statefulsets", w)
+	}
+	obj, err := getWorkload(ctx, cfg.Client, w)
+	if err != nil {
+		return nil, err
+	}
+	st, err := stateOf(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w, err)
+	}
+	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation, recs: map[types.UID]*Recorder{},
+		everReady: map[types.UID]bool{}, notices: make(chan Notice), listed: map[string]bool{}}
+	if cfg.Action == Restart {
+		if f.patch, err = restartPatch(obj); err != nil {
+			return nil, fmt.Errorf("cannot restart %s: %w", w, err)
+		}
+	}
+	if err := canWatchPods(ctx, cfg.Client, w.Namespace); err != nil {
+		return nil, err
+	}
+	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now()}
+	f.prepare(ctx)
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	streams := f.streams()
+	for _, s := range streams {
+		go s.Run(streamCtx, f.notices)
+	}
+	f.pending = len(streams)
+	err = f.loop(ctx)
+	f.finish()
+	return f.r, err
+}
+
+// workloadFollower is FollowWorkload's state: one Recorder a pod, one
+// capacity tracker, the last workload state.
+type workloadFollower struct {
+	cfg   WorkloadConfig
+	r     *Rollout
+	st    workloadState
+	patch []byte
+	// gen0 is the generation at start; minGen the one the status must
+	// reach after this command's restart or scale.
+	gen0, minGen int64
+	recs         map[types.UID]*Recorder
+	order        []*Recorder
+	everReady    map[types.UID]bool
+	capacity     *capacityTracker
+	notices      chan Notice
+	pending      int
+	listed       map[string]bool
+	// heldEvents is the Events' first List when it came before the pods'.
+	heldEvents                    *Notice
+	endpointsUnseen, eventsUnseen bool
+	acted, started, statusDone    bool
+	done                          bool
+	noRolloutStatus               bool
+}
+
+// prepare reads the Services and PodDisruptionBudgets that select the pod
+// template; a forbidden read degrades the output with a note.
+func (f *workloadFollower) prepare(ctx context.Context) {
+	r, w := f.r, f.cfg.Workload
+	tmpl := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Labels: f.st.template}}
+	services, err := selectingServices(ctx, f.cfg.Client, tmpl)
+	if err != nil {
+		r.ServicesUnseen = true
+		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; watching every EndpointSlice of the namespace for the pods' endpoints", err))
+	}
+	r.Services = services
+	f.capacity = newCapacityTracker(services, f.st.desired)
+	budgets, err := budgetsFor(ctx, f.cfg.Client, w.Namespace, f.st.template)
+	if err != nil {
+		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
+	}
+	r.Budgets = budgets
+}
+
+func (f *workloadFollower) note(msg string) {
+	f.r.Notes = append(f.r.Notes, msg)
+	f.cfg.Printer.Note(f.r, msg)
+}
+
+func (f *workloadFollower) say(msg string) { f.cfg.Printer.Note(f.r, msg) }
+
+func (f *workloadFollower) status(recv time.Time, pod, msg string) {
+	s := StatusChange{Recv: recv, Pod: pod, Message: msg}
+	f.r.Status = append(f.r.Status, s)
+	f.cfg.Printer.Status(f.r, s)
+}
+
+// workloadResource is the API resource of each kind, for its watch.
+var workloadResource = map[string]string{KindDeployment: "deployments", KindStatefulSet: "statefulsets", KindDaemonSet: "daemonsets"}
+
+// streams builds the four watches, each filtered server-side.
+func (f *workloadFollower) streams() []*Stream {
+	c, w := f.cfg.Client, f.cfg.Workload
+	ns, podSel := w.Namespace, f.st.selector.String()
+	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
+	nameSel := fields.OneTermEqualSelector("metadata.name", w.Name).String()
+	out := []*Stream{
+		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
+			func(o *metav1.ListOptions) { o.LabelSelector = podSel })},
+		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
+			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+		{Name: "workload", LW: cache.NewFilteredListWatchFromClient(c.AppsV1().RESTClient(), workloadResource[w.Kind], ns,
+			func(o *metav1.ListOptions) { o.FieldSelector = nameSel })},
+	}
+	if len(f.r.Services) == 0 && !f.r.ServicesUnseen {
+		return out
+	}
+	sliceSel := ""
+	if !f.r.ServicesUnseen {
+		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(f.r.Services, ",") + ")"
+	}
+	return append(out, &Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
+		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
+}
+
+// loop handles notices until the rollout is complete (plus the settle
+// time), stalls, or ctx ends; it acts once every stream has its first List.
+func (f *workloadFollower) loop(ctx context.Context) error {
+	var settle <-chan time.Time
+	for {
+		select {
+		case n := <-f.notices:
+			if err := f.handle(n); err != nil {
+				return err
+			}
+			if f.pending == 0 && !f.acted {
+				f.acted = true
+				if err := f.act(ctx); err != nil {
+					return err
+				}
+			}
+			if f.r.Stalled != "" {
+				f.r.Ended = "stalled"
+				return nil
+			}
+			switch done := f.finished(); {
+			case done && !f.done:
+				f.done, f.r.CompleteAt = true, time.Now()
+				settle = time.After(f.cfg.Settle)
+			case !done:
+				f.done, settle = false, nil
+			}
+		case <-settle:
+			f.r.Ended = "complete"
+			return nil
+		case <-ctx.Done():
+			switch {
+			case f.done:
+				f.r.Ended = "complete"
+			case ctx.Err() == context.DeadlineExceeded:
+				f.r.Ended = "timeout"
+			default:
+				f.r.Ended = "interrupted"
+			}
+			return nil
+		}
+	}
+}
+
+// finished reports whether the rollout has started and is complete by the
+// workload's own status, with no pod of it still terminating.
+func (f *workloadFollower) finished() bool {
+	if !f.acted || !f.started || !f.statusDone {
+		return false
+	}
+	for _, rec := range f.order {
+		if !rec.TL.T0.IsZero() && !rec.Gone() {
+			return false
+		}
+	}
+	return true
+}
+
+// act sends the restart or the scale, once every watch is listening.
+func (f *workloadFollower) act(ctx context.Context) error {
+	w, r := f.cfg.Workload, f.r
+	if len(f.recs) == 0 {
+		return fmt.Errorf("%s selects no pods (selector %s): there is nothing to follow", w, r.Selector)
+	}
+	switch f.cfg.Action {
+	case Restart:
+		at := time.Now()
+		gen, err := restart(ctx, f.cfg.Client, w, f.patch)
+		if err != nil {
+			return err
+		}
+		f.startAt(at, "restart sent")
+		f.minGen, f.statusDone = gen, false
+		f.status(at, "", "restart sent: pod template annotation kubectl.kubernetes.io/restartedAt set (as kubectl rollout restart)")
+	case Scale:
+		if f.cfg.Replicas == f.st.desired {
+			f.note(fmt.Sprintf("%s already has %d replicas: nothing to scale", w, f.cfg.Replicas))
+			f.started = true
+			return nil
+		}
+		at := time.Now()
+		if err := scaleTo(ctx, f.cfg.Client, w, f.cfg.Replicas); err != nil {
+			return err
+		}
+		f.startAt(at, "scale sent")
+		f.minGen, f.statusDone = f.gen0+1, false
+		f.status(at, "", fmt.Sprintf("scale sent: replicas %d -> %d (scale subresource)", f.st.desired, f.cfg.Replicas))
+	default:
+		if !f.started {
+			f.say(fmt.Sprintf("waiting for a rollout, scale-down or drain of %s (use --restart or --scale N to start one now)", w))
+		}
+	}
+	return nil
+}
+
+// startAt marks the rollout as started, its T0 at when first known.
+func (f *workloadFollower) startAt(at time.Time, source string) {
+	f.started = true
+	if f.r.T0.IsZero() {
+		f.r.T0, f.r.T0Source = at, source
+	}
+}
+
+// finish fills what the rollout's record needs at the end.
+func (f *workloadFollower) finish() {
+	r := f.r
+	r.End = time.Now()
+	r.Complete = r.Ended == "complete"
+	if !r.Complete {
+		r.CompleteAt = time.Time{}
+	}
+	r.Pods = r.Pods[:0]
+	for _, rec := range f.order {
+		r.Pods = append(r.Pods, rec.TL)
+		p := rec.Pod()
+		if !rec.Gone() && p.DeletionTimestamp == nil && !f.everReady[p.UID] {
+			r.NeverReady = append(r.NeverReady, p.Name)
+		}
+	}
+	r.Capacity = f.capacity.Tracks(r.Services)
+}

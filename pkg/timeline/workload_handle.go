@@ -1,0 +1,329 @@
+package timeline
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// handle feeds one notice to the pods' recorders, the capacity tracker or
+// the workload's status. It returns an error only when the pods or the
+// workload cannot be watched.
+func (f *workloadFollower) handle(n Notice) error {
+	switch {
+	case n.Err != nil:
+		return f.streamFailed(n)
+	case n.GapOpen:
+		f.gapOpened(n)
+	case n.GapClose:
+		f.gapClosed(n)
+	case n.Listed:
+		f.listedNotice(n)
+	case n.Event != nil:
+		f.watched(n.Recv, n.Event)
+	}
+	return nil
+}
+
+func (f *workloadFollower) streamFailed(n Notice) error {
+	w := f.cfg.Workload
+	switch n.Stream {
+	case "pod":
+		return fmt.Errorf("watching the pods of %s: %w", w, n.Err)
+	case "workload":
+		return fmt.Errorf("watching %s: %w", w, n.Err)
+	case "EndpointSlices":
+		f.endpointsUnseen, f.r.EndpointsUnseen = true, true
+		for _, rec := range f.order {
+			rec.TL.EndpointsUnseen = true
+		}
+		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err))
+	case "Events":
+		f.eventsUnseen = true
+		for _, rec := range f.order {
+			rec.TL.EventsUnseen = true
+		}
+		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err))
+	}
+	if !f.listed[n.Stream] {
+		f.listed[n.Stream] = true
+		f.pending--
+	}
+	return nil
+}
+
+// gapOpened marks a stream's lost watch on the rollout and on every pod
+// being followed, whose verdicts then say their times may be late.
+func (f *workloadFollower) gapOpened(n Notice) {
+	for _, g := range f.r.Gaps {
+		if g.Stream == n.Stream && g.To.IsZero() {
+			return
+		}
+	}
+	g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
+	f.r.Gaps = append(f.r.Gaps, g)
+	for _, rec := range f.order {
+		rec.Gap(g)
+	}
+	f.cfg.Printer.Gap(f.r, g)
+}
+
+func (f *workloadFollower) gapClosed(n Notice) {
+	for i := len(f.r.Gaps) - 1; i >= 0; i-- {
+		g := &f.r.Gaps[i]
+		if g.Stream == n.Stream && g.To.IsZero() {
+			g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
+			for _, rec := range f.order {
+				rec.CloseGap(n.Stream, n.Recv, n.Relisted)
+			}
+			f.cfg.Printer.Gap(f.r, *g)
+			return
+		}
+	}
+}
+
+func (f *workloadFollower) listedNotice(n Notice) {
+	first := !f.listed[n.Stream]
+	f.listed[n.Stream] = true
+	switch n.Stream {
+	case "pod":
+		f.podsListed(n.Recv, n.List, n.Initial)
+		if n.Initial {
+			f.announce()
+			if f.heldEvents != nil {
+				f.eventsListed(*f.heldEvents)
+				f.heldEvents = nil
+			}
+		}
+	case "EndpointSlices":
+		items := slicesOf(n.List)
+		f.printSamples(f.capacity.list(n.Recv, items, n.Initial))
+		for _, rec := range f.order {
+			rec.SliceList(n.Recv, derefSlices(items), n.Initial)
+		}
+	case "Events":
+		if n.Initial && !f.listed["pod"] {
+			f.heldEvents = &n
+		} else {
+			f.eventsListed(n)
+		}
+	case "workload":
+		f.workloadListed(n.Recv, n.List)
+	}
+	if n.Initial && first {
+		f.pending--
+	}
+}
+
+// announce says what is followed, once the pods are listed.
+func (f *workloadFollower) announce() {
+	r := f.r
+	msg := fmt.Sprintf("following %s in %s: %d pods (selector %s)", r.Workload, r.Workload.Namespace, len(f.order), r.Selector)
+	switch {
+	case r.ServicesUnseen:
+	case len(r.Services) == 0:
+		msg += "; no Service selects it"
+	default:
+		msg += "; Services selecting it: " + joinNames(r.Services)
+	}
+	for _, b := range r.Budgets {
+		msg += fmt.Sprintf("; PodDisruptionBudget %s (desiredHealthy %d)", b.Name, b.DesiredHealthy)
+	}
+	f.say(msg)
+}
+
+// podsListed records a List of the workload's pods: new pods get a
+// recorder, known ones absent from it were deleted during a gap.
+func (f *workloadFollower) podsListed(recv time.Time, list []runtime.Object, initial bool) {
+	pods := make([]corev1.Pod, 0, len(list))
+	for _, o := range list {
+		if p, ok := o.(*corev1.Pod); ok {
+			pods = append(pods, *p)
+		}
+	}
+	for i := range pods {
+		if f.recs[pods[i].UID] == nil {
+			f.addPod(recv, &pods[i], initial)
+		}
+		f.readiness(&pods[i])
+	}
+	for _, rec := range f.order {
+		rec.PodList(recv, pods)
+	}
+}
+
+// addPod starts a recorder for a pod seen for the first time.
+func (f *workloadFollower) addPod(recv time.Time, pod *corev1.Pod, initial bool) {
+	start := recv
+	if initial {
+		start = f.r.Start
+	}
+	rec := NewRecorder(pod, f.r.Services, start)
+	rec.TL.EndpointsUnseen, rec.TL.EventsUnseen = f.endpointsUnseen, f.eventsUnseen
+	rec.TL.Gaps = append(rec.TL.Gaps, f.openGaps()...)
+	rec.Emit = func(e Event) { f.emitted(rec, e) }
+	f.recs[pod.UID] = rec
+	f.order = append(f.order, rec)
+	for _, e := range rec.TL.Events { // a deletion found at start
+		f.emitted(rec, e)
+	}
+	if !initial {
+		f.status(recv, pod.Name, "pod created")
+	}
+	rec.SliceList(recv, f.currentSlices(), initial)
+	f.readiness(pod)
+}
+
+func (f *workloadFollower) openGaps() []Gap {
+	var out []Gap
+	for _, g := range f.r.Gaps {
+		if g.To.IsZero() {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// emitted prints a pod's event and starts the rollout's clock at the first
+// deletion seen when this command did not start it. The endpoints found by
+// the first List are recorded, not printed: they are the state at start,
+// one line a pod, not changes.
+func (f *workloadFollower) emitted(rec *Recorder, e Event) {
+	if e.Kind == KindDeletionSeen {
+		if e.Initial {
+			f.startAt(f.r.Start, "watch start (a pod already terminating)")
+		} else {
+			f.startAt(e.Recv, "first pod deletion seen")
+		}
+	}
+	if e.Initial && e.Kind == KindEndpointAdded {
+		return
+	}
+	f.cfg.Printer.PodEvent(f.r, rec.TL, e)
+}
+
+func (f *workloadFollower) readiness(pod *corev1.Pod) {
+	if c := findCondition(pod, corev1.PodReady); c != nil && c.Status == corev1.ConditionTrue {
+		f.everReady[pod.UID] = true
+	}
+}
+
+func (f *workloadFollower) eventsListed(n Notice) {
+	for _, o := range n.List {
+		ev, ok := o.(*corev1.Event)
+		if !ok {
+			continue
+		}
+		if rec := f.recs[ev.InvolvedObject.UID]; rec != nil {
+			listedEvent(rec, n.Recv, ev, n.Initial)
+		}
+	}
+}
+
+func (f *workloadFollower) watched(recv time.Time, ev *watch.Event) {
+	switch o := ev.Object.(type) {
+	case *corev1.Pod:
+		rec := f.recs[o.UID]
+		switch {
+		case rec != nil:
+			rec.PodEvent(recv, ev.Type, o)
+		case ev.Type != watch.Deleted:
+			f.addPod(recv, o, false)
+		}
+		f.readiness(o)
+	case *discoveryv1.EndpointSlice:
+		for _, rec := range f.order {
+			rec.SliceEvent(recv, ev.Type, o)
+		}
+		f.printSamples(f.capacity.slice(recv, ev.Type, o))
+	case *corev1.Event:
+		if rec := f.recs[o.InvolvedObject.UID]; rec != nil && ev.Type != watch.Deleted {
+			rec.KubeEvent(recv, o, false)
+		}
+	default:
+		if ev.Type == watch.Deleted {
+			f.r.Stalled = fmt.Sprintf("%s was deleted", f.cfg.Workload)
+			return
+		}
+		f.workloadChanged(recv, ev.Object)
+	}
+}
+
+func (f *workloadFollower) workloadListed(recv time.Time, list []runtime.Object) {
+	if len(list) == 0 {
+		f.r.Stalled = fmt.Sprintf("%s was deleted", f.cfg.Workload)
+		return
+	}
+	f.workloadChanged(recv, list[0])
+}
+
+// workloadChanged reads a new state of the workload: a new generation
+// starts the rollout when this command did not, a new replica count moves
+// the capacity's target, and kubectl's StatusViewer says whether the
+// rollout is done or stalled.
+func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
+	st, err := stateOf(obj)
+	if err != nil {
+		f.note(fmt.Sprintf("reading %s: %v", f.cfg.Workload, err))
+		return
+	}
+	if st.generation > f.gen0 {
+		f.startAt(recv, "new generation of the workload seen")
+	}
+	f.printSamples(f.capacity.setDesired(recv, st.desired))
+	f.st = st
+	msg, done, err := rolloutStatus(obj)
+	switch {
+	case err != nil && done:
+		if !f.noRolloutStatus {
+			f.noRolloutStatus = true
+			f.note(fmt.Sprintf("%v: the watch ends when no pod is terminating", err))
+		}
+	case err != nil:
+		f.r.Stalled = err.Error()
+		f.status(recv, "", "rollout stalled: "+err.Error())
+		return
+	}
+	f.statusDone = done && st.generation >= f.minGen
+	if msg != "" && msg != f.r.LastStatus {
+		f.r.LastStatus = msg
+		f.status(recv, "", msg)
+	}
+}
+
+func (f *workloadFollower) printSamples(samples []sampleOf) {
+	for _, s := range samples {
+		f.cfg.Printer.Capacity(f.r, s.Service, s.Sample)
+	}
+}
+
+// currentSlices returns the last state of every EndpointSlice watched.
+func (f *workloadFollower) currentSlices() []discoveryv1.EndpointSlice {
+	out := make([]discoveryv1.EndpointSlice, 0, len(f.capacity.slices))
+	for _, s := range f.capacity.slices {
+		out = append(out, *s)
+	}
+	return out
+}
+
+func slicesOf(list []runtime.Object) []*discoveryv1.EndpointSlice {
+	out := make([]*discoveryv1.EndpointSlice, 0, len(list))
+	for _, o := range list {
+		if s, ok := o.(*discoveryv1.EndpointSlice); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func derefSlices(in []*discoveryv1.EndpointSlice) []discoveryv1.EndpointSlice {
+	out := make([]discoveryv1.EndpointSlice, len(in))
+	for i, s := range in {
+		out[i] = *s
+	}
+	return out
+}

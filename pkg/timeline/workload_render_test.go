@@ -1,0 +1,85 @@
+package timeline_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
+)
+
+func TestRolloutRenderers(t *testing.T) {
+	r := timeline.RolloutOf(t)
+	v := timeline.ComputeRollout(r)
+	var b bytes.Buffer
+	if err := render.WriteRolloutTable(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteRolloutChart(&b, r, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteRolloutVerdict(&b, r, v); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"RACE", "safe", "Killing at +20 ms + preStop 5s", "ready web", "RISK: requests can fail during this rollout"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "web-1 ") || strings.HasPrefix(l, "web-2 ") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 2 || !strings.Contains(rows[0], "X") || !strings.Contains(rows[1], "~") || !strings.Contains(rows[1], "T") {
+		t.Errorf("chart rows %q, want one per pod with deletion, preStop and SIGTERM", rows)
+	}
+	b.Reset()
+	if err := render.WriteRolloutMermaid(&b, r, v); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(b.String(), "    section ") != 2 || !strings.Contains(b.String(), "section web-1") {
+		t.Errorf("mermaid:\n%s", b.String())
+	}
+}
+
+func TestWorkloadJSONLines(t *testing.T) {
+	r := timeline.RolloutOf(t)
+	var b bytes.Buffer
+	p := render.WorkloadJSONPrinter{W: &b}
+	p.PodEvent(r, r.Pods[1], r.Pods[1].Events[0])
+	p.Capacity(r, "web", r.Capacity[0].Samples[1])
+	p.Status(r, timeline.StatusChange{Recv: timeline.At(0), Message: "restart sent"})
+	_ = render.WriteWorkloadJSONSummary(&b, r, timeline.ComputeRollout(r))
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	var first, capacity map[string]any
+	var summary render.WorkloadJSONSummary
+	for i, dst := range []any{&first, &capacity, nil, &summary} {
+		if dst == nil {
+			continue
+		}
+		if err := json.Unmarshal([]byte(lines[i]), dst); err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+	}
+	if first["pod"] != "web-1" || first["type"] != "event" || capacity["capacity"].(map[string]any)["ready"].(float64) != 3 {
+		t.Errorf("lines %v / %v", first, capacity)
+	}
+	if summary.Type != "summary" || summary.Verdict.Raced != 1 || len(summary.Verdict.Pods) != 2 || summary.Verdict.Capacity[0].MinReady != 2 {
+		t.Errorf("summary %+v", summary)
+	}
+}
+
+// A rollout interrupted before it started is headlined as not seen.
+func TestRolloutVerdictNothingStarted(t *testing.T) {
+	r := &timeline.Rollout{Workload: timeline.WorkloadRef{Kind: timeline.KindDeployment, Name: "web"}, Start: timeline.At(0), End: timeline.At(5000), Ended: "interrupted"}
+	var b bytes.Buffer
+	_ = render.WriteRolloutVerdict(&b, r, timeline.ComputeRollout(r))
+	if !strings.Contains(b.String(), "NO ROLLOUT SEEN") {
+		t.Errorf("headline:\n%s", b.String())
+	}
+}

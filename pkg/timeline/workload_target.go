@@ -1,0 +1,125 @@
+package timeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
+)
+
+// workloadState is what the follower reads from the workload object: its
+// pod selector, its pod template's labels (what Services and budgets
+// select), the desired number of pods, and its generation.
+type workloadState struct {
+	obj        runtime.Object
+	selector   labels.Selector
+	template   labels.Set
+	desired    int32
+	generation int64
+}
+
+// CheckWorkloadKind returns an error unless kind is one `watch` can follow:
+// a kind with a pod template and a rollout status (Deployment, StatefulSet,
+// DaemonSet).
+func CheckWorkloadKind(kind string) error {
+	switch kind {
+	case KindDeployment, KindStatefulSet, KindDaemonSet:
+		return nil
+	}
+	return fmt.Errorf("%s has no pod template with a rollout to follow: use a deployment, statefulset or daemonset", kind)
+}
+
+// getWorkload reads the workload; a missing one is an error naming it.
+func getWorkload(ctx context.Context, c kubernetes.Interface, w WorkloadRef) (runtime.Object, error) {
+	var obj runtime.Object
+	var err error
+	apps := c.AppsV1()
+	switch w.Kind {
+	case KindDeployment:
+		obj, err = apps.Deployments(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
+	case KindStatefulSet:
+		obj, err = apps.StatefulSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
+	case KindDaemonSet:
+		obj, err = apps.DaemonSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
+	default:
+		return nil, CheckWorkloadKind(w.Kind)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%s not found in namespace %s", w, w.Namespace)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s in namespace %s: %w", w, w.Namespace, err)
+	}
+	return obj, nil
+}
+
+// stateOf reads a workload object. Desired pods are spec.replicas (nil
+// means 1, the API default) for Deployments and StatefulSets, and
+// status.desiredNumberScheduled (one a matching node) for DaemonSets.
+func stateOf(obj runtime.Object) (workloadState, error) {
+	var sel *metav1.LabelSelector
+	var tmpl *corev1.PodTemplateSpec
+	st := workloadState{obj: obj}
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, replicasOf(o.Spec.Replicas), o.Generation
+	case *appsv1.StatefulSet:
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, replicasOf(o.Spec.Replicas), o.Generation
+	case *appsv1.DaemonSet:
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, o.Status.DesiredNumberScheduled, o.Generation
+	default:
+		return st, fmt.Errorf("unexpected workload object %T", obj)
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return st, fmt.Errorf("the workload's selector: %w", err)
+	}
+	if s.Empty() {
+		return st, fmt.Errorf("the workload has an empty selector: it would select every pod of the namespace")
+	}
+	st.selector, st.template = s, labels.Set(tmpl.Labels)
+	return st, nil
+}
+
+func replicasOf(r *int32) int32 {
+	if r == nil {
+		return 1
+	}
+	return *r
+}
+
+// rolloutStatus asks kubectl's own StatusViewer for the kind (the code of
+// `kubectl rollout status`): its message, whether the rollout is done, and
+// an error when it will not finish (a Deployment past its progress
+// deadline) or the kind's strategy has no rollout status (OnDelete, done is
+// then true).
+func rolloutStatus(obj runtime.Object) (string, bool, error) {
+	kind := ""
+	switch obj.(type) {
+	case *appsv1.Deployment:
+		kind = KindDeployment
+	case *appsv1.StatefulSet:
+		kind = KindStatefulSet
+	case *appsv1.DaemonSet:
+		kind = KindDaemonSet
+	}
+	viewer, err := polymorphichelpers.StatusViewerFor(appsv1.SchemeGroupVersion.WithKind(kind).GroupKind())
+	if err != nil {
+		return "", false, err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return "", false, err
+	}
+	msg, done, err := viewer.Status(&unstructured.Unstructured{Object: m}, 0)
+	return strings.TrimSpace(msg), done, err
+}
