@@ -351,14 +351,10 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		ns, node := env.Namespace(t), env.Node(t)
 		createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 2, maxSurge: intOrStr("1"), maxUnavailable: intOrStr("0")},
 			podOpts{grace: 30, preStop: 5})
-		var proxy *cutProxy
-		kc := proxiedKubeconfig(t, env.Kubeconfig, func(target string) string {
-			proxy = newCutProxy(t, target)
-			return proxy.ln.Addr().String()
-		})
+		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchArgs(ns, "deployment/web", "--restart")...)
 		l.waitFor(`"kind":"DeletionSeen"`, 60*time.Second)
-		proxy.cut(2 * time.Second)
+		proxy.Cut(2 * time.Second)
 		w := parseWorkloadRun(t, l.wait())
 		v := w.verdict()
 		if len(w.summary.Gaps) == 0 {
