@@ -66,8 +66,9 @@ disruptionsAllowed, blockers, warnings, an estimate and a verdict), then cordon
 the node and evict its pods through the eviction API, showing per pod why an
 eviction waits. Several nodes are drained one after another.
 
-Exit status: 0 drained (with --dry-run: no blocker), 2 blocked, timed out or
-interrupted (with --dry-run: a blocker), 1 error.`,
+Exit status: 0 drained (with --dry-run: no blocker), 2 blocked, timed out,
+interrupted, or undone by another client (uncordoned, new pods; with
+--dry-run: a blocker), 1 error (or the cluster unreachable to the end).`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,10 +92,10 @@ interrupted (with --dry-run: a blocker), 1 error.`,
 	f.BoolVar(&o.Flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
 	f.BoolVar(&o.YesBypassPDB, "yes-bypass-pdb", false, "Confirm --disable-eviction: PodDisruptionBudgets will not be checked.")
 	f.BoolVar(&o.Flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
-	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; exit status 2 when it finds a blocker.`)
+	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker.`)
 	f.Lookup("dry-run").NoOptDefVal = "client"
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (preflight, per-pod results and durations)")
-	f.BoolVar(&o.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command cordoned it.")
+	f.BoolVar(&o.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
 	f.DurationVar(&o.RetryDelay, "eviction-retry-delay", o.RetryDelay, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
 	// drain never slower than kubectl's while the first retries come sooner.

@@ -64,7 +64,7 @@ func exitFor(results []*drain.NodeResult, want int) error {
 // drainer builds the Drainer for the options, telling obs what happens.
 func (o *DrainNodeOptions) drainer(obs drain.Observer) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
-		DryRun: o.DryRun != "none", UncordonOnFailure: o.UncordonOnFailure,
+		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings,
 		Observer: obs}
 }

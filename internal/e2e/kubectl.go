@@ -72,7 +72,14 @@ func (e *Env) Kubectl(t testing.TB, args ...string) Result {
 // tests that must work without a cluster).
 func RunKubectl(t testing.TB, env []string, args ...string) Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return RunKubectlFor(t, 2*time.Minute, env, args...)
+}
+
+// RunKubectlFor is RunKubectl giving up after timeout instead, for commands
+// that may legitimately wait longer.
+func RunKubectlFor(t testing.TB, timeout time.Duration, env []string, args ...string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "kubectl", args...)
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(Binary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // ClusterOptions says where the cluster lives. DefaultOptions fills it for a
@@ -107,6 +109,14 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 		if err := o.create(ctx); err != nil {
 			return nil, err
 		}
+	}
+	// Just after a (re)create the API server can answer for a moment with
+	// the previous serving certificate or not at all: wait until a fresh
+	// client from the new kubeconfig gets /readyz.
+	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		return ready(ctx, c.Kubeconfig) == nil, nil
+	}); err != nil {
+		return nil, fmt.Errorf("cluster %s does not answer /readyz: %w", o.Name, ready(ctx, c.Kubeconfig))
 	}
 	if err := ensureNodes(ctx, c.Kubeconfig, o.Nodes); err != nil {
 		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)

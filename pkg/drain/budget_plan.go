@@ -15,6 +15,9 @@ type budgetBucket struct {
 	pdb       *policyv1.PodDisruptionBudget
 	healthy   []*corev1.Pod
 	unhealthy []*corev1.Pod
+	// shared is true when one of its pods is under another PDB too: the
+	// eviction API refuses that pod (500), whatever the budget allows.
+	shared bool
 }
 
 // budgets fills r.Budgets and the PDB blockers and warnings for the pods the
@@ -42,6 +45,7 @@ func budgets(r *PreflightReport, evict []*corev1.Pod, in PreflightInput) time.Du
 				b = &budgetBucket{pdb: pdb}
 				buckets[pdbName(pdb)] = b
 			}
+			b.shared = b.shared || len(pdbs) > 1
 			if isReady(pod) {
 				b.healthy = append(b.healthy, pod)
 			} else {
@@ -84,7 +88,10 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s is still being processed by the disruption controller: evictions answer 429 until it catches up", pdbName(pdb))})
 	}
-	unreadyBlockers(r, b)
+	if unreadyBlockers(r, b) || b.shared {
+		// The API refuses some of its pods whatever the plan of the rest.
+		out.Plan = "blocked"
+	}
 	h := int32(len(b.healthy))
 	if h == 0 {
 		return out, 0
@@ -97,6 +104,11 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		return out, 0
 	}
 	if h <= st.DisruptionsAllowed {
+		return out, 0
+	}
+	if hold := holdOf(b, in, unhealthyEvictable(pdb)); hold.stuck() {
+		out.Plan = "blocked"
+		r.Blockers = append(r.Blockers, holdBlocker(pdb, hold, h, in.now()))
 		return out, 0
 	}
 	if pod := podWithoutRoom(b.healthy, in); pod != nil {
@@ -129,10 +141,11 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 }
 
 // unreadyBlockers adds a blocker for each unready pod of b whose eviction
-// the API refuses: under IfHealthyBudget while the budget is not met.
-func unreadyBlockers(r *PreflightReport, b *budgetBucket) {
-	if unhealthyEvictable(b.pdb) {
-		return
+// the API refuses (under IfHealthyBudget while the budget is not met) and
+// reports whether it added any.
+func unreadyBlockers(r *PreflightReport, b *budgetBucket) bool {
+	if unhealthyEvictable(b.pdb) || len(b.unhealthy) == 0 {
+		return false
 	}
 	st := b.pdb.Status
 	for _, pod := range b.unhealthy {
@@ -141,6 +154,7 @@ func unreadyBlockers(r *PreflightReport, b *budgetBucket) {
 				"its eviction is refused until it turns Ready, forever if it crash-loops; "+
 				"unhealthyPodEvictionPolicy: AlwaysAllow lets it go", podKey(pod), pdbName(b.pdb), st.CurrentHealthy, st.DesiredHealthy)})
 	}
+	return true
 }
 
 // podWithoutRoom returns the first pod whose replacement can run nowhere

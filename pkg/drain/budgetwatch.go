@@ -3,8 +3,10 @@ package drain
 import (
 	"context"
 	"sync"
+	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -17,14 +19,18 @@ import (
 type budgetWatch struct {
 	mu      sync.Mutex
 	allowed map[string]int32 // "namespace/name" -> status.disruptionsAllowed
-	wake    chan struct{}    // closed (and replaced) on every change
+	// disrupted is each budget's status.disruptedPods: pods an eviction was
+	// admitted for, which the budget counts as gone until they are deleted
+	// or the disruption controller drops the entry (2 min later).
+	disrupted map[string]map[string]metav1.Time
+	wake      chan struct{} // closed (and replaced) on every change
 }
 
 // watchBudgets starts one PDB informer per namespace until ctx ends. Until
 // an informer has listed, its budgets are unknown and retries fall back to
 // the backoff alone.
 func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces []string) *budgetWatch {
-	w := &budgetWatch{allowed: map[string]int32{}, wake: make(chan struct{})}
+	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{}, wake: make(chan struct{})}
 	for _, ns := range namespaces {
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
 		inf := f.Policy().V1().PodDisruptionBudgets().Informer()
@@ -45,6 +51,7 @@ func (w *budgetWatch) set(obj any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.allowed[pdbName(pdb)] = pdb.Status.DisruptionsAllowed
+	w.disrupted[pdbName(pdb)] = pdb.Status.DisruptedPods
 	close(w.wake)
 	w.wake = make(chan struct{})
 }
@@ -62,4 +69,16 @@ func (w *budgetWatch) state(pdb string) (int32, <-chan struct{}) {
 		a = -1
 	}
 	return a, w.wake
+}
+
+// disruptedSince returns when the budget pdb recorded pod as disrupted
+// (status.disruptedPods), and whether it did.
+func (w *budgetWatch) disruptedSince(pdb, pod string) (time.Time, bool) {
+	if w == nil || pdb == "" {
+		return time.Time{}, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.disrupted[pdb][pod]
+	return t.Time, ok
 }

@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,7 +14,8 @@ import (
 // Gather lists what Preflight reads for node: all nodes, the pods bound to
 // node matching podSelector (a label selector, "" for all), every pod and
 // PodDisruptionBudget of their namespaces, and the Deployments controlling
-// their ReplicaSets. It returns the API error (Forbidden, unreachable) of the
+// their ReplicaSets, and the caller's permissions for what the drain does
+// (SelfSubjectAccessReviews). It returns the API error (Forbidden, unreachable) of the
 // first list that fails; a ReplicaSet it may not read is shown as itself.
 func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (PreflightInput, error) {
 	in := PreflightInput{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
@@ -41,6 +43,12 @@ func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 			return in, err
 		}
 	}
+	namespaces := make([]string, 0, len(seen))
+	for ns := range seen {
+		namespaces = append(namespaces, ns)
+	}
+	in.Access = reviewAccess(ctx, client, node.Name, namespaces, flags)
+	in.Now = time.Now()
 	return in, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
 
@@ -59,6 +61,11 @@ type evictionRecorder struct {
 	refused map[string]int // consecutive retryable refusals per "namespace/name"
 	// retryAfter is the wait the server asked for in the last refusal.
 	retryAfter map[string]time.Duration
+	// budgetRefused: the last refusal was a PodDisruptionBudget's, so a
+	// rise of its disruptionsAllowed ends the wait early.
+	budgetRefused map[string]bool
+	// client reads a refused pod again before its retry.
+	client kubernetes.Interface
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
@@ -66,7 +73,8 @@ type evictionRecorder struct {
 // allowing a disruption.
 func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
 	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
-		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{}}}
+		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{},
+		budgetRefused: map[string]bool{}, client: client}}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -96,15 +104,39 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 	o.mu.Lock()
 	n, asked := o.refused[key], o.retryAfter[key]
 	o.mu.Unlock()
+	pod := o.tracker.listedPod(key)
 	if n > 0 {
 		if err := o.waitRetry(ctx, key, max(o.backoff.delay(n), asked)-libraryRetryDelay); err != nil {
 			return err
 		}
 	}
-	o.tracker.attempt(ev.Namespace, ev.Name)
-	err := e.EvictionInterface.Evict(ctx, ev)
-	o.record(ctx, ev.Namespace, ev.Name, err)
-	return err
+	for lost := 0; ; lost++ {
+		if n > 0 || lost > 0 {
+			// The pod may have changed while we waited, or our eviction's
+			// answer was lost: read it again rather than assume.
+			fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
+				return err // the library takes a 404 as the pod gone
+			} else if err == nil {
+				pod = fresh
+			} else if ctx.Err() != nil {
+				return err
+			}
+		}
+		if pod != nil && pod.DeletionTimestamp != nil {
+			// Evicting a terminating pod would delete it again (the eviction
+			// subresource skips budgets for it): wait for it instead.
+			o.tracker.alreadyTerminating(pod)
+			return nil
+		}
+		o.tracker.attempt(ev.Namespace, ev.Name)
+		err := e.EvictionInterface.Evict(ctx, ev)
+		o.record(ctx, ev.Namespace, ev.Name, err)
+		if eviction.Read(err).Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
+			return err
+		}
+	}
 }
 
 // record turns one eviction answer (read by pkg/eviction) into the pod's
@@ -117,18 +149,24 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 	if a.Retryable() {
 		o.refused[key]++
 		o.retryAfter[key] = a.RetryAfter
+		o.budgetRefused[key] = a.Kind == eviction.BudgetRefused
 	} else {
 		delete(o.refused, key)
 		delete(o.retryAfter, key)
+		delete(o.budgetRefused, key)
 	}
 	o.mu.Unlock()
 	switch {
 	case a.Kind == eviction.Accepted:
-		o.tracker.set(namespace, name, StateTerminating, "")
+		o.tracker.accept(namespace, name, "")
 	case a.Kind == eviction.NotFound:
 		o.tracker.set(namespace, name, StateGone, "")
+	case a.Kind == eviction.Lost:
+		o.tracker.set(namespace, name, StateAnswerLost, a.Cause)
+	case a.Kind == eviction.NamespaceTerminating:
+		o.tracker.set(namespace, name, StateNamespaceTerminating, a.Cause)
 	case a.Retryable():
-		o.tracker.set(namespace, name, StateBlocked, a.Cause)
+		o.tracker.set(namespace, name, StateBlocked, a.Cause+o.disruptedNote(key, name))
 	case ctx.Err() != nil:
 		o.tracker.stopped(namespace, name)
 	default:
@@ -144,8 +182,14 @@ func (o *evictionRecorder) waitRetry(ctx context.Context, key string, max time.D
 	}
 	t := time.NewTimer(max)
 	defer t.Stop()
+	o.mu.Lock()
+	pdb := ""
+	if o.budgetRefused[key] {
+		pdb = o.pdbOf[key]
+	}
+	o.mu.Unlock()
 	for {
-		allowed, changed := o.budgets.state(o.pdbOf[key])
+		allowed, changed := o.budgets.state(pdb)
 		if allowed > 0 {
 			return nil
 		}
@@ -157,4 +201,17 @@ func (o *evictionRecorder) waitRetry(ctx context.Context, key string, max time.D
 		case <-changed:
 		}
 	}
+}
+
+// disruptedNote explains a refusal by a budget that counts the pod itself
+// as disrupted: an earlier eviction was admitted (the API server records the
+// pod in status.disruptedPods before deleting it) but the pod was not
+// deleted, as when the connection dropped mid-request.
+func (o *evictionRecorder) disruptedNote(key, pod string) string {
+	since, ok := o.budgets.disruptedSince(o.pdbOf[key], pod)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; the budget counts this pod as disrupted since %s (status.disruptedPods: an admitted eviction whose delete did not happen) until the disruption controller drops it 2 min later",
+		since.UTC().Format(time.TimeOnly)+"Z")
 }

@@ -33,9 +33,10 @@ func TestBackoffDoublesUpToCap(t *testing.T) {
 	}
 }
 
-// evictionAnswers returns a fake clientset whose evictions answer errs in turn.
+// evictionAnswers returns a fake clientset holding pod shop/web-a whose
+// evictions answer errs in turn.
 func evictionAnswers(errs ...error) *fake.Clientset {
-	c := fake.NewClientset()
+	c := fake.NewClientset(webA())
 	n := 0
 	c.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if a.GetSubresource() != "eviction" {

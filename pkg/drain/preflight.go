@@ -35,6 +35,20 @@ type PreflightInput struct {
 	// drop requests when it is evicted (the audit's error-level findings),
 	// one message each.
 	PodWarnings func(pod *corev1.Pod) []string
+	// Access are the caller's permissions for the requests the drain
+	// makes, as the API server answered; nil when they were not checked.
+	Access []AccessCheck
+	// Now is the time the input was read, to date ages and deadlines; the
+	// zero value means time.Now().
+	Now time.Time
+}
+
+// now returns in.Now, or the current time when it is unset.
+func (in PreflightInput) now() time.Time {
+	if in.Now.IsZero() {
+		return time.Now()
+	}
+	return in.Now
 }
 
 // Preflight says what a drain of in.Node would do and what would block it,
@@ -47,6 +61,9 @@ func Preflight(in PreflightInput) *PreflightReport {
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
 		Evict:           []OwnerGroup{},
 		Skipped:         []PodInfo{},
+		Terminating:     []TerminatingPod{},
+		Access:          append([]AccessCheck{}, in.Access...),
+		ServerDryRun:    []ServerAnswer{},
 		Budgets:         []Budget{},
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
@@ -57,6 +74,10 @@ func Preflight(in PreflightInput) *PreflightReport {
 		c := classify(pod, in.Flags)
 		switch c.action {
 		case actionEvict:
+			if pod.DeletionTimestamp != nil {
+				terminating(r, pod, in)
+				continue
+			}
 			evict = append(evict, pod)
 		case actionSkip:
 			r.Skipped = append(r.Skipped, podInfo(pod, in.Flags, c.reason))
@@ -67,22 +88,38 @@ func Preflight(in PreflightInput) *PreflightReport {
 	}
 	r.Evict = groupByOwner(evict, in)
 	maxWait := budgets(r, evict, in)
-	r.Warnings = append(replicaWarnings(r.Evict, r.Budgets), r.Warnings...)
+	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
 	}
+	accessIssues(r, in.Access)
 	if in.PodWarnings != nil {
 		for _, pod := range evict {
 			for _, msg := range in.PodWarnings(pod) {
 				r.Warnings = append(r.Warnings, Issue{Kind: WarningTerminationAudit, Pod: podKey(pod),
-					Message: "will drop requests when evicted: " + msg})
+					Message: "loses requests when evicted: " + msg})
 			}
 		}
 	}
-	r.EstimatedSeconds = int64(longestGrace(evict, in.Flags)) + int64(maxWait.Seconds())
-	r.Verdict = verdict(r)
+	r.estimate(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
 	return r
+}
+
+// estimate sets EstimatedSeconds to the longest of seconds, none when r
+// has a blocker, and the verdict.
+func (r *PreflightReport) estimate(seconds ...int64) {
+	r.EstimatedSeconds = nil
+	if len(r.Blockers) == 0 {
+		// A blocked drain has no duration to estimate: it waits until
+		// --timeout or Ctrl-C.
+		var est int64
+		for _, s := range seconds {
+			est = max(est, s)
+		}
+		r.EstimatedSeconds = &est
+	}
+	r.Verdict = verdict(r)
 }
 
 func podInfo(pod *corev1.Pod, f Flags, note string) PodInfo {
@@ -192,11 +229,37 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 	return out
 }
 
+// terminating records pod, already terminating: the drain does not evict
+// it again but waits until it is gone.
+func terminating(r *PreflightReport, pod *corev1.Pod, in PreflightInput) {
+	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
+	r.Terminating = append(r.Terminating, t)
+	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {
+		r.Blockers = append(r.Blockers, *i)
+	} else if i != nil {
+		r.Warnings = append(r.Warnings, *i)
+	}
+}
+
+// longestRemainingGrace returns the longest time in seconds until the
+// grace deadline of a terminating pod, 0 when all have passed.
+func longestRemainingGrace(pods []TerminatingPod) int64 {
+	var m int64
+	for _, t := range pods {
+		m = max(m, -t.SecondsPastDeadline)
+	}
+	return m
+}
+
 // verdict returns the preflight's last line.
 func verdict(r *PreflightReport) string {
 	if len(r.Blockers) == 0 {
-		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s in about %s",
-			r.PodCount(), r.Node, time.Duration(r.EstimatedSeconds)*time.Second)
+		waited := ""
+		if n := len(r.Terminating); n > 0 {
+			waited = fmt.Sprintf(" (and %d already terminating waited for)", n)
+		}
+		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s%s in about %s",
+			r.PodCount(), r.Node, waited, time.Duration(*r.EstimatedSeconds)*time.Second)
 	}
 	var why []string
 	for _, b := range r.Blockers {

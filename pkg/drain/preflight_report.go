@@ -12,6 +12,7 @@ const (
 	BlockerPDBNoRoom               = "pdb-no-room-elsewhere"
 	BlockerMultiplePDBs            = "multiple-pdbs"
 	BlockerUnreadyPod              = "unready-pod-if-healthy-budget"
+	BlockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
 )
 
 // Warning kinds: the drain can finish, but something will hurt.
@@ -91,13 +92,21 @@ type PreflightReport struct {
 	Evict []OwnerGroup `json:"evict"`
 	// Skipped are pods left in place (DaemonSet with --ignore-daemonsets,
 	// mirror pods) and pods the drain refuses to remove, with Note saying why.
-	Skipped  []PodInfo `json:"skipped"`
-	Budgets  []Budget  `json:"budgets"`
-	Blockers []Issue   `json:"blockers"`
-	Warnings []Issue   `json:"warnings"`
+	Skipped []PodInfo `json:"skipped"`
+	// Terminating are pods already being deleted: not evicted again, waited for.
+	Terminating []TerminatingPod `json:"terminating"`
+	Budgets     []Budget         `json:"budgets"`
+	Blockers    []Issue          `json:"blockers"`
+	// Access are the permission checks of the drain's requests.
+	Access []AccessCheck `json:"access"`
+	// ServerDryRun are the API server's answers to each eviction sent with
+	// dryRun=All (--dry-run=server); empty otherwise.
+	ServerDryRun []ServerAnswer `json:"serverDryRun"`
+	Warnings     []Issue        `json:"warnings"`
 	// EstimatedSeconds is the rough duration of the drain in seconds: the
-	// longest grace period plus the waits the PDBs force.
-	EstimatedSeconds int64 `json:"estimatedSeconds"`
+	// longest grace period plus the waits the PDBs force. Nil (absent in
+	// JSON) when a blocker stops the drain or makes it wait until --timeout.
+	EstimatedSeconds *int64 `json:"estimatedSeconds,omitempty"`
 	// Verdict is the one-line answer: would succeed, or would block on what.
 	Verdict string `json:"verdict"`
 }

@@ -110,8 +110,8 @@ func TestPreflightPDBRoomElsewhereGoesOneAfterAnother(t *testing.T) {
 		t.Errorf("evict groups = %+v, want Deployment/web with 3 pods", r.Evict)
 	}
 	// 30 s grace + 2 waits of (1 s retry + 2 s ready).
-	if r.EstimatedSeconds != 36 {
-		t.Errorf("estimate = %d s, want 36", r.EstimatedSeconds)
+	if r.EstimatedSeconds == nil || *r.EstimatedSeconds != 36 {
+		t.Errorf("estimate = %v s, want 36", r.EstimatedSeconds)
 	}
 	if !strings.HasPrefix(r.Verdict, "would succeed: 3 pod(s)") {
 		t.Errorf("verdict = %q", r.Verdict)
@@ -290,8 +290,8 @@ func TestPreflightSingleReplicaAndCordoned(t *testing.T) {
 	if w := has(r.Warnings, WarningSingleReplica); w == nil || !strings.Contains(w.Message, "shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want single-replica for Deployment/web", r.Warnings)
 	}
-	if !r.AlreadyCordoned || r.EstimatedSeconds != 5 {
-		t.Errorf("alreadyCordoned %v estimate %d, want true and 5 (--grace-period)", r.AlreadyCordoned, r.EstimatedSeconds)
+	if !r.AlreadyCordoned || r.EstimatedSeconds == nil || *r.EstimatedSeconds != 5 {
+		t.Errorf("alreadyCordoned %v estimate %v, want true and 5 (--grace-period)", r.AlreadyCordoned, r.EstimatedSeconds)
 	}
 }
 
@@ -344,5 +344,32 @@ func TestPreflightWarnsOfPodsTheAuditRatesError(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "shop/web-1-b" {
 		t.Errorf("termination-audit warnings on %v, want only shop/web-1-b (preStop 30 s > grace 10 s): %+v", got, r.Warnings)
+	}
+}
+
+// An app waiting 15 s in its preStop beside an istio-proxy without one: the
+// proxy stops first, a termination warning; as a native sidecar it is not.
+func TestPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
+	pods := threeWebPods(true)
+	app := corev1.Container{Name: "app", Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{
+		Exec: &corev1.ExecAction{Command: []string{"sleep", "15"}}}}}
+	proxy := corev1.Container{Name: "istio-proxy"}
+	pods[0].Spec.TerminationGracePeriodSeconds = ptr.To[int64](40)
+	pods[0].Spec.Containers = []corev1.Container{app, proxy}
+	pods[1].Spec.TerminationGracePeriodSeconds = ptr.To[int64](40)
+	pods[1].Spec.Containers = []corev1.Container{app}
+	pods[1].Spec.InitContainers = []corev1.Container{{Name: "istio-proxy", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}}
+	in := input(pods, nil, node("node-b", false))
+	in.PodWarnings = AuditWarnings
+	r := Preflight(in)
+	var got []Issue
+	for _, w := range r.Warnings {
+		if w.Kind == WarningTerminationAudit {
+			got = append(got, w)
+		}
+	}
+	if len(got) != 1 || got[0].Pod != "shop/web-1-a" || !strings.Contains(got[0].Message, "sidecar-stops-first") ||
+		!strings.Contains(got[0].Message, "istio-proxy") {
+		t.Errorf("termination warnings %+v, want sidecar-stops-first on shop/web-1-a only", got)
 	}
 }

@@ -26,6 +26,9 @@ const (
 	OutcomeTimedOut    = "timed-out"   // --timeout ended it
 	OutcomeInterrupted = "interrupted" // Ctrl-C or SIGTERM ended it
 	OutcomeError       = "error"       // the API failed us (RBAC, unreachable)
+	// OutcomeUndone: the pods went, but read again at the end the node was
+	// uncordoned by another client or holds new evictable pods.
+	OutcomeUndone = "undone"
 )
 
 // Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
@@ -38,6 +41,9 @@ type Drainer struct {
 	Timeout time.Duration
 	// DryRun stops after the preflight.
 	DryRun bool
+	// ServerDryRun, with DryRun, also sends each eviction with dryRun=All
+	// and adds the server's answers to the preflight (--dry-run=server).
+	ServerDryRun bool
 	// UncordonOnFailure uncordons a node this drain cordoned when it fails.
 	UncordonOnFailure bool
 	// Backoff paces eviction retries after a 429.
@@ -47,6 +53,11 @@ type Drainer struct {
 	// Observer is told of the preflight, each pod's progress and each
 	// node's result; nil tells nobody.
 	Observer Observer
+
+	cordons *nodeCordon
+	// evictCtx is the context of the node's evictions (--timeout), which
+	// bounds the retries of calls that take none.
+	evictCtx context.Context
 }
 
 // NodeResult is what happened to one node.
@@ -55,10 +66,18 @@ type NodeResult struct {
 	Preflight *PreflightReport `json:"preflight"`
 	Outcome   string           `json:"outcome"`
 	Pods      []PodProgress    `json:"pods"`
-	// CordonedByUs is true when this drain cordoned the node (it was
-	// schedulable before); Uncordoned when it undid that after a failure.
+	// CordonedByUs is true when this drain's own patch cordoned the node
+	// (preconditioned on a resourceVersion at which it was schedulable);
+	// Uncordoned when it undid that after a failure.
 	CordonedByUs bool `json:"cordonedByUs"`
 	Uncordoned   bool `json:"uncordoned"`
+	// UncordonSkipped says why --uncordon-on-failure left the node
+	// cordoned although this drain had cordoned it (another client
+	// cordoned it again, or uncordoned it already).
+	UncordonSkipped string `json:"uncordonSkipped,omitempty"`
+	// After is the node read again once the drain ended; nil when the
+	// drain changed nothing.
+	After *NodeAfter `json:"after,omitempty"`
 	// EvictionsStarted is true once the node was cordoned for evictions;
 	// false when the drain ended before changing anything (a dry run, a
 	// refusal, an interruption during the preflight).
@@ -95,6 +114,9 @@ func (d *Drainer) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
 	res.Preflight = Preflight(in)
+	if d.DryRun && d.ServerDryRun {
+		ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
+	}
 	d.observer().PreflightReady(res.Preflight)
 	switch {
 	case d.DryRun:
@@ -119,6 +141,7 @@ func (d *Drainer) observer() Observer {
 func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
+	d.evictCtx = nodeCtx
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
@@ -127,46 +150,76 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	} else if list == nil {
 		return d.failed(res, errors.New("listing pods failed"))
 	}
-	if err := d.cordon(ctx, node, true); err != nil {
+	byUs, err := d.cordoner().cordon(ctx, node.Name)
+	if err != nil {
 		return d.failed(res, err)
 	}
-	res.CordonedByUs, res.EvictionsStarted = !node.Spec.Unschedulable, true
+	res.CordonedByUs, res.EvictionsStarted = byUs, true
 	// List again once cordoned: nothing new can be scheduled here now.
 	list, errs := h.GetPodsForDeletion(node.Name)
 	if len(errs) > 0 {
-		return d.stop(res, node, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
+		return d.stop(res, h, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
 	}
 	pods := list.Pods()
 	tracker = NewTracker(pods, d.observer().PodChanged)
 	pdbOf, namespaces := budgetIndex(res.Preflight)
 	h = d.helper(nodeCtx, tracker, watchBudgets(nodeCtx, d.Client, namespaces), pdbOf)
 	d.observer().EvictionsStarted(node.Name, tracker)
-	err := h.DeleteOrEvictPods(pods)
-	return d.finish(nodeCtx, res, node, tracker, err)
+	err = h.DeleteOrEvictPods(pods)
+	return d.finish(nodeCtx, res, h, tracker, err)
+}
+
+// client returns the Drainer's client for the evictions: reads of pods and
+// nodes and node patches retried through a short outage.
+func (d *Drainer) client() kubernetes.Interface {
+	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: d.evictCtx}
+}
+
+// cordoner returns the Drainer's nodeCordon, made once so that every node
+// of one run is cordoned under the same field manager.
+func (d *Drainer) cordoner() *nodeCordon {
+	if d.cordons == nil {
+		d.cordons = newNodeCordon(d.client())
+	}
+	return d.cordons
 }
 
 // finish decides the outcome once the library returned.
-func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, node *corev1.Node, tracker *Tracker, err error) (*NodeResult, error) {
+func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Helper, tracker *Tracker, err error) (*NodeResult, error) {
+	node := res.Node
 	switch {
 	case err == nil:
 		res.Outcome = OutcomeDrained
 		res.Pods = tracker.Snapshot()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		res.After = d.readAfter(ctx, h, node, tracker)
+		switch {
+		case !res.After.Known:
+			res.Outcome, res.Error = OutcomeError, "its pods were evicted, but "+res.After.Unknown
+			return res, errors.New(res.Error)
+		case res.After.disturbed(false):
+			res.Outcome = OutcomeUndone
+		}
 		return res, nil
 	case eviction.TimedOut(nodeCtx) != nil:
-		return d.stop(res, node, tracker, OutcomeTimedOut, nil)
+		return d.stop(res, h, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
-		return d.stop(res, node, tracker, OutcomeInterrupted, nil)
+		return d.stop(res, h, tracker, OutcomeInterrupted, nil)
 	case apiFailure(err):
-		r, _ := d.stop(res, node, tracker, OutcomeError, err)
+		r, serr := d.stop(res, h, tracker, OutcomeError, err)
+		if serr != nil {
+			return r, serr
+		}
 		return r, err
 	default:
-		return d.stop(res, node, tracker, OutcomeBlocked, nil)
+		return d.stop(res, h, tracker, OutcomeBlocked, nil)
 	}
 }
 
 // stop records an unfinished drain: marks the pods still there and
 // uncordons when asked and allowed.
-func (d *Drainer) stop(res *NodeResult, node *corev1.Node, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
+func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
 	res.Outcome = outcome
 	if err != nil {
 		res.Error = err.Error()
@@ -180,11 +233,20 @@ func (d *Drainer) stop(res *NodeResult, node *corev1.Node, tracker *Tracker, out
 	d.refreshGone(ctx, tracker)
 	res.Pods = tracker.Snapshot()
 	if d.UncordonOnFailure && res.CordonedByUs {
-		if uerr := d.cordon(ctx, node, false); uerr != nil {
+		why, uerr := d.cordoner().uncordon(ctx, res.Node)
+		switch {
+		case uerr != nil:
 			res.Error = strings.TrimPrefix(res.Error+"; ", "; ") + "uncordon failed: " + uerr.Error()
-		} else {
+		case why != "":
+			res.UncordonSkipped = why
+		default:
 			res.Uncordoned = true
 		}
+	}
+	res.After = d.readAfter(ctx, h, res.Node, tracker)
+	if !res.After.Known {
+		// The cluster stayed unreachable: the summary says what is known.
+		return res, errors.New(res.After.Unknown)
 	}
 	return res, nil
 }
@@ -195,9 +257,11 @@ func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 		if p.State == StateGone {
 			continue
 		}
-		_, err := d.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		_, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			tracker.set(p.Namespace, p.Name, StateGone, "")
+		} else if err != nil {
+			tracker.set(p.Namespace, p.Name, StateUnknown, "could not be read at the end: "+err.Error())
 		}
 	}
 }
@@ -234,7 +298,7 @@ func apiFailure(err error) bool {
 func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
 	return &kdrain.Helper{
 		Ctx:                  ctx,
-		Client:               newObservedClient(d.Client, tracker, d.Backoff, budgets, pdbOf),
+		Client:               newObservedClient(d.client(), tracker, d.Backoff, budgets, pdbOf),
 		Force:                d.Flags.Force,
 		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,
@@ -249,7 +313,7 @@ func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetW
 		OnPodDeletionOrEvictionStarted: func(pod *corev1.Pod, usingEviction bool) {
 			if !usingEviction {
 				tracker.attempt(pod.Namespace, pod.Name)
-				tracker.set(pod.Namespace, pod.Name, StateTerminating, "deleted (--disable-eviction)")
+				tracker.accept(pod.Namespace, pod.Name, "deleted (--disable-eviction)")
 			}
 		},
 		OnPodDeletionOrEvictionFinished: func(pod *corev1.Pod, _ bool, err error) {
@@ -269,24 +333,6 @@ func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
 		return kdrain.MakePodDeleteStatusWithError("Pods annotated " + why + " (use --evict-do-not-disrupt to override)")
 	}
 	return kdrain.MakePodDeleteStatusOkay()
-}
-
-// cordon sets the node's spec.unschedulable to desired with the library's
-// CordonHelper (a strategic merge patch), if it is not already so.
-func (d *Drainer) cordon(ctx context.Context, node *corev1.Node, desired bool) error {
-	fresh, err := d.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	c := kdrain.NewCordonHelper(fresh)
-	if !c.UpdateIfRequired(desired) {
-		return nil
-	}
-	err, patchErr := c.PatchOrReplaceWithContext(ctx, d.Client, false)
-	if patchErr != nil {
-		return patchErr
-	}
-	return err
 }
 
 // budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to

@@ -10,9 +10,17 @@ import (
 
 // Pod states shown while draining and in the summary.
 const (
-	StatePending     = "pending"     // not tried yet
-	StateEvicting    = "evicting"    // eviction request sent
-	StateBlocked     = "blocked"     // 429: a PodDisruptionBudget refused it; retried
+	StatePending  = "pending"  // not tried yet
+	StateEvicting = "evicting" // eviction request sent
+	StateBlocked  = "blocked"  // 429: a PodDisruptionBudget refused it; retried
+	// StateNamespaceTerminating: 403 with cause NamespaceTerminating; the
+	// namespace's deletion will delete the pod, retried with the backoff.
+	StateNamespaceTerminating = "namespace terminating"
+	// StateAnswerLost: the eviction request failed on the way (the API
+	// server unreachable, a 5xx); the pod is read again before anything else.
+	StateAnswerLost = "answer lost"
+	// StateUnknown: the pod could not be read at the end.
+	StateUnknown     = "state unknown"
 	StateTerminating = "terminating" // eviction accepted (or pod deleted): waiting for it to go
 	StateGone        = "gone"        // the pod object is gone
 	StateFailed      = "failed"      // the eviction or the wait failed for good
@@ -34,9 +42,30 @@ type PodProgress struct {
 	// gone (or until the drain stopped).
 	StartedSeconds  float64 `json:"startedSeconds"`
 	DurationSeconds float64 `json:"durationSeconds"`
+	// GoneBy says who removed a gone pod: GoneByEviction (our eviction or,
+	// with --disable-eviction, our delete was accepted), GoneByNamespace or
+	// GoneByOther. Empty until the pod is gone.
+	GoneBy string `json:"goneBy,omitempty"`
+	// WaitsOn says, for a pod that was already terminating (its
+	// deletionTimestamp set by someone else), what its deletion waits on:
+	// "finalizer example.com/hold", or its grace deadline.
+	WaitsOn string `json:"waitsOn,omitempty"`
 
-	started time.Time
+	// accepted: our eviction or delete was accepted; nsTerminating: the
+	// last answer was the namespace's 403.
+	accepted, nsTerminating, lost bool
+	started                       time.Time
 }
+
+// Who removed a gone pod (PodProgress.GoneBy).
+const (
+	GoneByEviction  = "evicted"
+	GoneByNamespace = "deleted by the namespace"
+	GoneByOther     = "deleted by another client"
+	// GoneByLostAnswer: our eviction's answer was lost and the pod was then
+	// found gone or terminating: most likely our eviction, not checked.
+	GoneByLostAnswer = "gone after an eviction whose answer was lost"
+)
 
 // Tracker records each pod's progress; the observed eviction client and the
 // library's callbacks feed it from many goroutines.
@@ -45,14 +74,17 @@ type Tracker struct {
 	start    time.Time
 	pods     map[string]*PodProgress
 	onChange func(p PodProgress)
+	// listed are the pods as listed when the evictions started.
+	listed map[string]*corev1.Pod
 }
 
 // NewTracker starts tracking pods; onChange (may be nil) is called, outside
 // the lock, with a copy of a pod's progress each time its state or cause
 // changes.
 func NewTracker(pods []corev1.Pod, onChange func(p PodProgress)) *Tracker {
-	t := &Tracker{start: time.Now(), pods: map[string]*PodProgress{}, onChange: onChange}
+	t := &Tracker{start: time.Now(), pods: map[string]*PodProgress{}, onChange: onChange, listed: map[string]*corev1.Pod{}}
 	for i := range pods {
+		t.listed[podKey(&pods[i])] = &pods[i]
 		t.pods[podKey(&pods[i])] = &PodProgress{Namespace: pods[i].Namespace, Name: pods[i].Name, State: StatePending}
 	}
 	return t
@@ -108,7 +140,39 @@ func (t *Tracker) set(namespace, name, state, cause string) {
 			p.StartedSeconds = p.started.Sub(t.start).Seconds()
 		}
 		p.State, p.Cause = state, cause
+		switch {
+		case state == StateNamespaceTerminating:
+			p.nsTerminating = true
+		case state == StateAnswerLost:
+			p.lost = true
+		case state == StateGone:
+			p.GoneBy = goneBy(p)
+		}
 	})
+}
+
+// accept records that our eviction (or delete) of the pod was accepted.
+func (t *Tracker) accept(namespace, name, cause string) {
+	t.update(namespace, name, func(p *PodProgress) {
+		if p.State != StateGone {
+			p.accepted, p.State, p.Cause = true, StateTerminating, cause
+		}
+	})
+}
+
+// goneBy says who removed p: us when our request was accepted, else the
+// namespace's deletion when it refused us for that, else another client.
+func goneBy(p *PodProgress) string {
+	switch {
+	case p.accepted:
+		return GoneByEviction
+	case p.lost:
+		return GoneByLostAnswer
+	case p.nsTerminating:
+		return GoneByNamespace
+	default:
+		return GoneByOther
+	}
 }
 
 // Snapshot returns every pod's progress sorted by namespace and name.
@@ -157,7 +221,7 @@ func (t *Tracker) InFlight() int {
 	defer t.mu.Unlock()
 	n := 0
 	for _, p := range t.pods {
-		if p.State == StateEvicting || p.State == StateTerminating {
+		if p.State == StateEvicting || p.State == StateTerminating && p.accepted {
 			n++
 		}
 	}

@@ -14,7 +14,7 @@ func TestTrackerInFlightCountsSentAndAcceptedEvictions(t *testing.T) {
 	tr := NewTracker([]corev1.Pod{pod("a"), pod("b"), pod("c")}, nil)
 	tr.attempt("shop", "a")                         // request sent
 	tr.attempt("shop", "b")                         // sent, then accepted
-	tr.set("shop", "b", StateTerminating, "")       // waiting for it to go
+	tr.accept("shop", "b", "")                      // waiting for it to go
 	tr.attempt("shop", "c")                         // sent, then refused
 	tr.set("shop", "c", StateBlocked, "budget web") // waits for a retry, not in flight
 	if got := tr.InFlight(); got != 2 {

@@ -40,7 +40,11 @@ const (
 	NamespaceTerminating AnswerKind = "namespace-terminating"
 	// NotFound: 404, the pod is gone already.
 	NotFound AnswerKind = "not-found"
-	// Failed: any other error (RBAC, an unreachable server, a 5xx).
+	// Lost: the request failed on the way (see Transient: a transport
+	// error, a 5xx); whether the pod is being evicted is unknown until it is
+	// read again.
+	Lost AnswerKind = "lost"
+	// Failed: any other error (RBAC, an admission webhook's denial).
 	Failed AnswerKind = "failed"
 )
 
@@ -86,6 +90,9 @@ func Read(err error) Answer {
 	}
 	var api apierrors.APIStatus
 	if !errors.As(err, &api) {
+		if Transient(err) {
+			return Answer{Kind: Lost, Cause: err.Error()}
+		}
 		return Answer{Kind: Failed, Cause: err.Error()}
 	}
 	st := api.Status()
@@ -114,6 +121,8 @@ func Read(err error) Answer {
 		}
 	case apierrors.IsNotFound(err):
 		a.Kind = NotFound
+	case st.Code >= http.StatusInternalServerError || apierrors.IsTimeout(err):
+		a.Kind = Lost
 	}
 	return a
 }

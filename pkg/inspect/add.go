@@ -1,6 +1,10 @@
 package inspect
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -10,6 +14,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Add files one typed object into the inventory: workloads (Deployment,
@@ -36,13 +41,13 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 			w.MinReadySeconds = o.Spec.MinReadySeconds
 		})
 	case *appsv1.ReplicaSet:
-		if !hasController(o.ObjectMeta) {
+		if !inv.controlled(o.ObjectMeta, "ReplicaSet", "apps/Deployment") {
 			inv.addWorkload(o.ObjectMeta, "ReplicaSet", src, o.Spec.Template, replicas(o.Spec.Replicas), func(w *Workload) {
 				w.MinReadySeconds = o.Spec.MinReadySeconds
 			})
 		}
 	case *corev1.Pod:
-		if !hasController(o.ObjectMeta) {
+		if !inv.controlled(o.ObjectMeta, "Pod", "apps/ReplicaSet", "apps/StatefulSet", "apps/DaemonSet", "batch/Job", "/Node") {
 			one := int32(1)
 			tpl := corev1.PodTemplateSpec{ObjectMeta: o.ObjectMeta, Spec: o.Spec}
 			inv.addWorkload(o.ObjectMeta, "Pod", src, tpl, &one, nil)
@@ -51,7 +56,7 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 			inv.Pods = append(inv.Pods, PodLabels{Namespace: o.Namespace, Labels: o.Labels})
 		}
 	case *batchv1.Job:
-		if !hasController(o.ObjectMeta) {
+		if !inv.controlled(o.ObjectMeta, "Job", "batch/CronJob") {
 			inv.addWorkload(o.ObjectMeta, "Job", src, o.Spec.Template, nil, func(w *Workload) { w.Batch = true })
 		}
 	case *batchv1.CronJob:
@@ -124,6 +129,24 @@ func minReplicas(r *int32) int32 {
 	return *r
 }
 
-func hasController(meta metav1.ObjectMeta) bool {
-	return metav1.GetControllerOf(&meta) != nil
+// controlled reports whether the object has a controller, so that it is
+// reported through that controller instead. readBy lists the controllers
+// ("group/Kind"; "" is the core group) whose objects the audit reads; an
+// object controlled by any other (an Argo Rollout's ReplicaSet, a pod of an
+// OpenKruise CloneSet) is counted as not audited with the controller's
+// kind, so that it is never skipped silently (the summary line says so).
+// Mirror pods are controlled by their Node: they are static pods, not
+// something a rollout or a drain moves.
+func (inv *Inventory) controlled(meta metav1.ObjectMeta, kind string, readBy ...string) bool {
+	c := metav1.GetControllerOf(&meta)
+	if c == nil {
+		return false
+	}
+	gv, _ := schema.ParseGroupVersion(c.APIVersion)
+	if slices.Contains(readBy, gv.Group+"/"+c.Kind) {
+		return true
+	}
+	inv.AddNotAudited(fmt.Sprintf("%s controlled by %s (%s), a controller the audit does not read: audit it by name (kubectl graceful audit %s/NAME) or from its manifests",
+		kind, c.Kind, c.APIVersion, strings.ToLower(c.Kind)))
+	return true
 }

@@ -3,16 +3,11 @@ package timeline_test
 import (
 	"bufio"
 	"io"
-	"net"
-	"net/url"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // live is a plugin run whose output the test reads while it runs.
@@ -110,143 +105,4 @@ func (l *live) wait() run {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return parseRun(l.t, strings.Join(l.lines, "\n")+"\n", l.errb.String(), code)
-}
-
-// cutProxy is a loopback TCP proxy to the API server that the test can cut:
-// every open connection is closed and new ones are refused for a while, as
-// when a load balancer or a VPN drops long-lived watches. It can also
-// pause: connections stay open but what the server sends is held back for
-// a while, as when a watch stalls.
-type cutProxy struct {
-	ln          net.Listener
-	target      string
-	mu          sync.Mutex
-	conns       []net.Conn
-	downUntil   time.Time
-	pausedUntil time.Time
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, target: target}
-	t.Cleanup(func() { ln.Close(); p.cut(0) })
-	go p.serve()
-	return p
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		down := time.Now().Before(p.downUntil)
-		p.mu.Unlock()
-		if down {
-			c.Close()
-			continue
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		go p.pipeHeld(c, up)
-		go pipe(up, c)
-	}
-}
-
-// pipeHeld copies what the server sends to the client, holding each chunk
-// back while the proxy is paused.
-func (p *cutProxy) pipeHeld(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		p.mu.Lock()
-		hold := time.Until(p.pausedUntil)
-		p.mu.Unlock()
-		if hold > 0 {
-			time.Sleep(hold)
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				break
-			}
-		}
-		if err != nil {
-			break
-		}
-	}
-	dst.Close()
-	src.Close()
-}
-
-// pause holds back what the server sends for d, connections kept open.
-func (p *cutProxy) pause(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.pausedUntil = time.Now().Add(d)
-}
-
-func pipe(dst, src net.Conn) {
-	_, _ = io.Copy(dst, src)
-	dst.Close()
-	src.Close()
-}
-
-// cut closes every connection and refuses new ones for d.
-func (p *cutProxy) cut(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.downUntil = time.Now().Add(d)
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// proxyTo starts a cutProxy to the API server of kubeconfig and returns it
-// with a kubeconfig that goes through it.
-func proxyTo(t *testing.T, kubeconfig string) (*cutProxy, string) {
-	t.Helper()
-	var proxy *cutProxy
-	kc := proxiedKubeconfig(t, kubeconfig, func(target string) string {
-		proxy = newCutProxy(t, target)
-		return proxy.ln.Addr().String()
-	})
-	return proxy, kc
-}
-
-// proxiedKubeconfig writes a copy of kubeconfig whose clusters point at the
-// proxy, and returns the proxy's target (the API server's host:port).
-func proxiedKubeconfig(t *testing.T, kubeconfig string, proxy func(target string) string) string {
-	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := clientcmd.ResolveLocalPaths(cfg); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cfg.Clusters {
-		u, err := url.Parse(c.Server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Host = proxy(u.Host)
-		c.Server = u.String()
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig-proxied")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -216,11 +216,11 @@ func TestWatchPodE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
-		proxy, kc := proxyTo(t, env.Kubeconfig)
+		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchJSON(ns, "web-0", "--delete")...)
 		l.waitFor(`"kind":"Killing"`, 30*time.Second)
 		time.Sleep(500 * time.Millisecond)
-		proxy.cut(2 * time.Second)
+		proxy.Cut(2 * time.Second)
 		r := l.wait()
 		if len(r.summary.Gaps) == 0 {
 			t.Fatalf("no gap marked after the cut:\n%s", r.stdout)

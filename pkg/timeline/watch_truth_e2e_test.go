@@ -132,10 +132,10 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
-		proxy, kc := proxyTo(t, env.Kubeconfig)
+		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchJSON(ns, "web-0")...)
 		l.waitFor("waiting for pod", 30*time.Second)
-		proxy.pause(4 * time.Second)
+		proxy.Pause(4 * time.Second)
 		if err := env.Client.CoreV1().Pods(ns).Delete(context.Background(), "web-0", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}

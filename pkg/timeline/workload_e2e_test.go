@@ -250,7 +250,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 	t.Run("7 a drain of a node holding 2 of the pods, beside the watch", func(t *testing.T) {
 		t.Parallel()
 		ns, nodeA, nodeB := env.Namespace(t), env.Node(t), env.Node(t)
-		createSpreadDeployment(t, env, ns, []string{nodeA, nodeB}, 4, podOpts{grace: 30, preStop: 2})
+		createSpreadDeployment(t, env, ns, []string{nodeA, nodeB}, 4, podOpts{grace: 30, preStop: 6})
 		onA := podsOn(t, env, ns, nodeA)
 		if len(onA) != 2 {
 			t.Fatalf("pods on %s: %v, want 2 of 4", nodeA, onA)
@@ -281,7 +281,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 	t.Run("5 scale-down 4 to 1 by someone else: 3 terminations followed", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 4}, podOpts{grace: 30, preStop: 2})
+		createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 4}, podOpts{grace: 30, preStop: 6})
 		l := startLive(t, env.Kubeconfig, watchArgs(ns, "deployment/web")...)
 		l.waitFor("waiting for a rollout", 30*time.Second)
 		scale(t, env, ns, "web", 1)
@@ -298,7 +298,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 	t.Run("6 StatefulSet rolling update: one pod at a time, highest ordinal first", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
-		createStatefulSet(t, env, ns, node, 3, podOpts{grace: 30, preStop: 1})
+		createStatefulSet(t, env, ns, node, 3, podOpts{grace: 30, preStop: 6})
 		w := runWorkload(t, env.Kubeconfig, watchArgs(ns, "statefulset/web", "--restart")...)
 		v := w.verdict()
 		if w.code != 0 || v.Terminated != 3 || !v.Complete {
@@ -338,7 +338,9 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		waitReadyEndpoints(t, env, ns, "web", 1)
 		w := runWorkload(t, env.Kubeconfig, watchArgs(ns, "ds/web", "--restart")...)
 		v := w.verdict()
-		if w.code != 0 || v.Terminated != 1 || !v.Complete || v.Capacity[0].Desired != 1 || v.Capacity[0].MinReady != 0 {
+		// Its only pod is the Service's last ready endpoint: kube-proxy
+		// keeps routing to it while it terminates, so the restart is a race.
+		if w.code != 2 || v.Terminated != 1 || v.Raced != 1 || !v.Complete || v.Capacity[0].Desired != 1 || v.Capacity[0].MinReady != 0 {
 			t.Fatalf("exit %d, %d terminated, complete %v, capacity %+v; findings %q; stderr %s", w.code, v.Terminated, v.Complete, v.Capacity, v.Findings, w.stderr)
 		}
 		w.finding(t, "Service web: fewest ready endpoints 0 of 1 desired")
@@ -349,14 +351,10 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		ns, node := env.Namespace(t), env.Node(t)
 		createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 2, maxSurge: intOrStr("1"), maxUnavailable: intOrStr("0")},
 			podOpts{grace: 30, preStop: 5})
-		var proxy *cutProxy
-		kc := proxiedKubeconfig(t, env.Kubeconfig, func(target string) string {
-			proxy = newCutProxy(t, target)
-			return proxy.ln.Addr().String()
-		})
+		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchArgs(ns, "deployment/web", "--restart")...)
 		l.waitFor(`"kind":"DeletionSeen"`, 60*time.Second)
-		proxy.cut(2 * time.Second)
+		proxy.Cut(2 * time.Second)
 		w := parseWorkloadRun(t, l.wait())
 		v := w.verdict()
 		if len(w.summary.Gaps) == 0 {

@@ -47,6 +47,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 		}
 		drawTable(w, []string{"POD", "WHY"}, rows, width)
 	}
+	terminatingTable(w, r.Terminating, width)
 	if len(r.Budgets) > 0 {
 		fmt.Fprintln(w, "PodDisruptionBudgets:")
 		var rows [][]string
@@ -59,10 +60,13 @@ func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 		}
 		drawTable(w, []string{"PDB", "PODS ON NODE", "DISRUPTIONS ALLOWED", "HEALTHY/DESIRED", "UNHEALTHY POLICY", "PLAN"}, rows, width)
 	}
+	serverTable(w, r.ServerDryRun, width)
 	printIssues(w, "Blockers", r.Blockers)
 	printIssues(w, "Warnings", r.Warnings)
-	fmt.Fprintf(w, "Estimated time: %s (longest grace period plus PDB waits)\n",
-		time.Duration(r.EstimatedSeconds)*time.Second)
+	if r.EstimatedSeconds != nil {
+		fmt.Fprintf(w, "Estimated time: %s (longest grace period plus PDB waits)\n",
+			time.Duration(*r.EstimatedSeconds)*time.Second)
+	}
 	fmt.Fprintf(w, "Verdict: %s\n", escape(r.Verdict))
 }
 
@@ -74,4 +78,46 @@ func printIssues(w io.Writer, title string, issues []drain.Issue) {
 	for _, i := range issues {
 		fmt.Fprintf(w, "  - [%s] %s\n", i.Kind, escape(i.Message))
 	}
+}
+
+// terminatingTable lists the pods already terminating: when their last
+// delete request was, their grace deadline, their finalizers and what they wait on.
+func terminatingTable(w io.Writer, pods []drain.TerminatingPod, width int) {
+	if len(pods) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Already terminating (not evicted again, waited for): %d\n", len(pods))
+	var rows [][]string
+	for _, t := range pods {
+		deadline := fmt.Sprintf("in %s", time.Duration(-t.SecondsPastDeadline)*time.Second)
+		if t.SecondsPastDeadline >= 0 {
+			deadline = fmt.Sprintf("passed %s ago", time.Duration(t.SecondsPastDeadline)*time.Second)
+		}
+		finalizers := strings.Join(t.Finalizers, ", ")
+		if finalizers == "" {
+			finalizers = "none"
+		}
+		rows = append(rows, []string{escape(t.Namespace + "/" + t.Name),
+			(time.Duration(t.DeletedSecondsAgo) * time.Second).String() + " ago", deadline,
+			escape(finalizers), escape(t.WaitsOn)})
+	}
+	drawTable(w, []string{"POD", "LAST DELETE", "GRACE DEADLINE", "FINALIZERS", "WAITS ON"}, rows, width)
+}
+
+// serverTable lists the API server's answer to each eviction sent with
+// dryRun=All.
+func serverTable(w io.Writer, answers []drain.ServerAnswer, width int) {
+	if len(answers) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Server dry run (each eviction, or delete with --disable-eviction, sent with dryRun=All):")
+	var rows [][]string
+	for _, a := range answers {
+		code := ""
+		if a.Code != 0 {
+			code = strconv.Itoa(int(a.Code))
+		}
+		rows = append(rows, []string{escape(a.Namespace + "/" + a.Name), a.Answer, code, escape(a.Cause)})
+	}
+	drawTable(w, []string{"POD", "ANSWER", "CODE", "CAUSE"}, rows, width)
 }

@@ -130,6 +130,9 @@ func header(node string, pods []drain.PodProgress, elapsed time.Duration) string
 func progressLine(pp drain.PodProgress, elapsed time.Duration) string {
 	line := fmt.Sprintf("%8s  %-40s %-12s", "+"+elapsed.Round(100*time.Millisecond).String(),
 		termsafe.Escape(pp.Namespace+"/"+pp.Name), pp.State)
+	if pp.GoneBy != "" && pp.GoneBy != drain.GoneByEviction {
+		line += " (" + pp.GoneBy + ")"
+	}
 	if pp.Attempts > 1 {
 		line += fmt.Sprintf(" (attempt %d)", pp.Attempts)
 	}

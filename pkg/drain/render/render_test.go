@@ -29,14 +29,34 @@ func TestOutputEscapesClusterText(t *testing.T) {
 func TestSummaryTellsWhatIsLeftAndTheCordon(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeTimedOut, CordonedByUs: true, EvictionsStarted: true, Pods: []drain.PodProgress{
-		{Namespace: "shop", Name: "a", State: drain.StateGone, Attempts: 1},
+		{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Attempts: 1},
+		{Namespace: "shop", Name: "c", State: drain.StateGone, GoneBy: drain.GoneByOther, Attempts: 2},
 		{Namespace: "shop", Name: "b", State: drain.StateStopped, Attempts: 4, Cause: "The disruption budget web needs 2 healthy pods and has 2 currently"},
 	}}, 0)
 	out := b.String()
-	for _, want := range []string{"NOT drained: --timeout reached", "evicted: 1, still on the node: 1",
+	for _, want := range []string{"NOT drained: --timeout reached", "evicted: 1, 1 deleted by another client, still on the node: 1",
+		"│ shop/c │ deleted by another client │ 2",
 		"The disruption budget web needs 2 healthy pods and has 2 currently", "node n1 stays cordoned; `kubectl uncordon n1`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A drain whose pods went but whose node another client uncordoned, with a
+// new pod on it, is not "drained".
+func TestSummaryOfAnUndoneDrain(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeUndone, CordonedByUs: true, EvictionsStarted: true,
+		After: &drain.NodeAfter{Known: true, NewPods: []string{"shop/web-new"}}}, 0)
+	out := b.String()
+	for _, want := range []string{"node n1 NOT drained: its pods were evicted, but read again at the end it was schedulable: another client uncordoned it during the drain; 1 new pod(s) run on it: shop/web-new",
+		"node n1 is schedulable: another client uncordoned it during the drain"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "n1 drained") {
+		t.Errorf("an undone drain is called drained:\n%s", out)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -25,7 +26,8 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	counts := map[string]int{}
 	for _, p := range res.Pods {
 		counts[p.State]++
-		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), p.State, strconv.Itoa(p.Attempts),
+		counts[p.GoneBy]++
+		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), result(p), strconv.Itoa(p.Attempts),
 			seconds(p.StartedSeconds), seconds(p.DurationSeconds), escape(p.Cause)})
 	}
 	if len(rows) > 0 {
@@ -34,8 +36,10 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	name := escape(res.Node)
 	switch res.Outcome {
 	case drain.OutcomeDrained:
-		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted in %s\n", name, counts[drain.StateGone], seconds(res.DurationSeconds))
+		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, counts[drain.GoneByEviction], byOthers(counts), seconds(res.DurationSeconds))
 		return
+	case drain.OutcomeUndone:
+		fmt.Fprintf(w, "node %s NOT drained: its pods were evicted, but read again at the end %s\n", name, undone(res))
 	case drain.OutcomeTimedOut:
 		fmt.Fprintf(w, "node %s NOT drained: --timeout reached\n", name)
 	case drain.OutcomeInterrupted:
@@ -45,16 +49,69 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	default:
 		fmt.Fprintf(w, "node %s NOT drained: %s\n", name, escape(res.Error))
 	}
-	left := len(res.Pods) - counts[drain.StateGone]
-	fmt.Fprintf(w, "evicted: %d, still on the node: %d (%d terminating, %d not evicted, %d failed)\n",
-		counts[drain.StateGone], left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StatePending]+counts[drain.StateEvicting], counts[drain.StateFailed])
+	left := len(res.Pods) - counts[drain.StateGone] - counts[drain.StateUnknown]
+	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)%s\n",
+		counts[drain.GoneByEviction], byOthers(counts), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
+	cordonLine(w, res, name)
+}
+
+// unknown counts the pods whose state could not be read at the end.
+func unknown(counts map[string]int) string {
+	if n := counts[drain.StateUnknown]; n > 0 {
+		return fmt.Sprintf("; %d pod(s) in a state unknown: they could not be read at the end", n)
+	}
+	return ""
+}
+
+// result is a pod's RESULT cell: its state, and for a gone pod who removed it.
+func result(p drain.PodProgress) string {
+	if p.State == drain.StateGone && p.GoneBy != "" {
+		return p.GoneBy
+	}
+	return p.State
+}
+
+// byOthers counts the gone pods that this drain did not evict, ", 1
+// deleted by another client", or "".
+func byOthers(counts map[string]int) string {
+	out := ""
+	for _, by := range []string{drain.GoneByNamespace, drain.GoneByOther} {
+		if counts[by] > 0 {
+			out += fmt.Sprintf(", %d %s", counts[by], by)
+		}
+	}
+	return out
+}
+
+// undone says what another client changed on a node whose pods went.
+func undone(res *drain.NodeResult) string {
+	var what []string
+	if !res.After.Unschedulable {
+		what = append(what, "it was schedulable: another client uncordoned it during the drain")
+	}
+	if n := len(res.After.NewPods); n > 0 {
+		what = append(what, fmt.Sprintf("%d new pod(s) run on it: %s", n, escape(strings.Join(res.After.NewPods, ", "))))
+	}
+	return strings.Join(what, "; ")
+}
+
+// cordonLine says whether the node stays cordoned, from the read at the end
+// when there is one.
+func cordonLine(w io.Writer, res *drain.NodeResult, name string) {
+	after := res.After
 	switch {
+	case after != nil && !after.Known:
+		fmt.Fprintf(w, "node %s: state unknown, %s\n", name, escape(after.Unknown))
 	case res.Uncordoned:
 		fmt.Fprintf(w, "node %s uncordoned again (--uncordon-on-failure; this drain had cordoned it)\n", name)
+	case after != nil && !after.Unschedulable:
+		fmt.Fprintf(w, "node %s is schedulable: another client uncordoned it during the drain\n", name)
+	case res.UncordonSkipped != "":
+		fmt.Fprintf(w, "node %s stays cordoned: not uncordoned (--uncordon-on-failure) because %s\n", name, escape(res.UncordonSkipped))
 	case res.CordonedByUs:
 		fmt.Fprintf(w, "node %s stays cordoned; `kubectl uncordon %s` makes it schedulable again\n", name, name)
 	default:
-		fmt.Fprintf(w, "node %s stays cordoned (it was cordoned before this drain, so it is left so)\n", name)
+		fmt.Fprintf(w, "node %s stays cordoned (it was cordoned before this drain's cordon, so it is left so)\n", name)
 	}
 }
 

@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"io"
+	"net"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// CutProxy is a loopback TCP proxy to the API server that the test can cut:
+// every open connection is closed and new ones are refused for a while, as
+// when a load balancer or a VPN drops long-lived watches. It can also
+// pause: connections stay open but what the server sends is held back for
+// a while, as when a watch stalls.
+type CutProxy struct {
+	ln          net.Listener
+	target      string
+	mu          sync.Mutex
+	conns       []net.Conn
+	downUntil   time.Time
+	pausedUntil time.Time
+}
+
+func newCutProxy(t *testing.T, target string) *CutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &CutProxy{ln: ln, target: target}
+	t.Cleanup(func() { ln.Close(); p.Cut(0) })
+	go p.serve()
+	return p
+}
+
+func (p *CutProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		down := time.Now().Before(p.downUntil)
+		p.mu.Unlock()
+		if down {
+			c.Close()
+			continue
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, up)
+		p.mu.Unlock()
+		go p.pipeHeld(c, up)
+		go pipe(up, c)
+	}
+}
+
+// pipeHeld copies what the server sends to the client, holding each chunk
+// back while the proxy is paused.
+func (p *CutProxy) pipeHeld(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		p.mu.Lock()
+		hold := time.Until(p.pausedUntil)
+		p.mu.Unlock()
+		if hold > 0 {
+			time.Sleep(hold)
+		}
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	dst.Close()
+	src.Close()
+}
+
+// Pause holds back what the server sends for d, connections kept open.
+func (p *CutProxy) Pause(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pausedUntil = time.Now().Add(d)
+}
+
+func pipe(dst, src net.Conn) {
+	_, _ = io.Copy(dst, src)
+	dst.Close()
+	src.Close()
+}
+
+// Cut closes every connection and refuses new ones for d.
+func (p *CutProxy) Cut(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.downUntil = time.Now().Add(d)
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// ProxyTo starts a CutProxy to the API server of kubeconfig and returns it
+// with a kubeconfig that goes through it.
+func ProxyTo(t *testing.T, kubeconfig string) (*CutProxy, string) {
+	t.Helper()
+	var proxy *CutProxy
+	kc := proxiedKubeconfig(t, kubeconfig, func(target string) string {
+		proxy = newCutProxy(t, target)
+		return proxy.ln.Addr().String()
+	})
+	return proxy, kc
+}
+
+// proxiedKubeconfig writes a copy of kubeconfig whose clusters point at the
+// proxy, and returns the proxy's target (the API server's host:port).
+func proxiedKubeconfig(t *testing.T, kubeconfig string, proxy func(target string) string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clientcmd.ResolveLocalPaths(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		u, err := url.Parse(c.Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Host = proxy(u.Host)
+		c.Server = u.String()
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig-proxied")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

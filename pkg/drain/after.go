@@ -1,0 +1,60 @@
+package drain
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kdrain "k8s.io/kubectl/pkg/drain"
+)
+
+// NodeAfter is the node as read again once its drain ended, so that the
+// summary states what holds now rather than what the drain last believed:
+// another client may have uncordoned the node, and the scheduler may have
+// placed new pods on it.
+type NodeAfter struct {
+	// Known is false when the node or its pods could not be read; Unknown
+	// then says why and the other fields are empty.
+	Known   bool   `json:"known"`
+	Unknown string `json:"unknown,omitempty"`
+	// Unschedulable is the node's spec.unschedulable.
+	Unschedulable bool `json:"unschedulable"`
+	// NewPods are the pods ("namespace/name") the drain would evict that
+	// it did not start with or saw go: they came after it.
+	NewPods []string `json:"newPods"`
+}
+
+// readAfter reads the node and its evictable pods (the library's
+// GetPodsForDeletion, with the drain's filters) once the drain ended.
+func (d *Drainer) readAfter(ctx context.Context, h *kdrain.Helper, node string, tracker *Tracker) *NodeAfter {
+	n, err := d.client().CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}}
+	}
+	after := &NodeAfter{Known: true, Unschedulable: n.Spec.Unschedulable, NewPods: []string{}}
+	h.Ctx = ctx
+	list, errs := h.GetPodsForDeletion(node)
+	if list == nil {
+		why := "listing failed"
+		if len(errs) > 0 {
+			why = errs[0].Error()
+		}
+		return &NodeAfter{Unknown: "the node's pods could not be read: " + why, NewPods: []string{}}
+	}
+	known := map[string]string{}
+	for _, p := range tracker.Snapshot() {
+		known[p.Namespace+"/"+p.Name] = p.State
+	}
+	for _, p := range list.Pods() {
+		key := p.Namespace + "/" + p.Name
+		if state, ok := known[key]; !ok || state == StateGone {
+			after.NewPods = append(after.NewPods, key)
+		}
+	}
+	return after
+}
+
+// disturbed reports whether another client undid the drain: the node is
+// schedulable though we did not uncordon it, or new pods run on it.
+func (a *NodeAfter) disturbed(uncordonedByUs bool) bool {
+	return a.Known && (!a.Unschedulable && !uncordonedByUs || len(a.NewPods) > 0)
+}

@@ -1,0 +1,124 @@
+package drain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+)
+
+// nodeCordon cordons and uncordons one node with optimistic concurrency:
+// every patch carries the resourceVersion it was computed from, so the API
+// server answers 409 Conflict when another client changed the node in
+// between, and the node is read again. "Cordoned by us" is therefore the
+// result of our own patch, never of an earlier read: of two drains racing
+// on one node only the one whose patch turned spec.unschedulable from false
+// to true cordoned it.
+//
+// manager is the field manager of our patches, unique per Drainer, so that
+// the node's managedFields tell whether spec.unschedulable is still set by
+// this drain (the API server gives a field to the manager of the last
+// request that changed its value) or was set again by another client after
+// someone uncordoned the node.
+type nodeCordon struct {
+	client  kubernetes.Interface
+	manager string
+}
+
+// newNodeCordon returns a nodeCordon with a fresh field manager name.
+func newNodeCordon(client kubernetes.Interface) *nodeCordon {
+	return &nodeCordon{client: client, manager: "kubectl-graceful-drain-" + rand.String(8)}
+}
+
+// cordon sets spec.unschedulable on node. It returns true when our patch
+// changed it (the node was schedulable at the resourceVersion the patch was
+// preconditioned on), false when the node was already cordoned; an error
+// when the node could not be read or patched.
+func (c *nodeCordon) cordon(ctx context.Context, node string) (bool, error) {
+	byUs := false
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if n.Spec.Unschedulable {
+			// Cordoned: by our own patch when its answer was lost (then
+			// spec.unschedulable is ours alone), else by another client.
+			owners := unschedulableManagers(n)
+			byUs = len(owners) == 1 && owners[0] == c.manager
+			return nil
+		}
+		if err := c.patch(ctx, n, true); err != nil {
+			return err
+		}
+		byUs = true
+		return nil
+	})
+	return byUs, err
+}
+
+// uncordon clears spec.unschedulable on node if this drain's cordon still
+// holds: the node is cordoned and spec.unschedulable is managed by our field
+// manager alone. It returns "" when it uncordoned the node, else why it left
+// it alone (uncordoned already, or cordoned again by another client).
+func (c *nodeCordon) uncordon(ctx context.Context, node string) (string, error) {
+	why := ""
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		n, err := c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !n.Spec.Unschedulable {
+			why = "another client uncordoned it already"
+			return nil
+		}
+		owners := unschedulableManagers(n)
+		if len(owners) != 1 || owners[0] != c.manager {
+			why = "another client cordoned it again after this drain (" + strings.Join(owners, ", ") + ")"
+			return nil
+		}
+		why = ""
+		return c.patch(ctx, n, false)
+	})
+	return why, err
+}
+
+// patch sets spec.unschedulable with a JSON merge patch preconditioned on
+// n's resourceVersion: a 409 Conflict when the node changed since n was read.
+func (c *nodeCordon) patch(ctx context.Context, n *corev1.Node, unschedulable bool) error {
+	value := "null" // false is the field's zero value: the API server omits it
+	if unschedulable {
+		value = "true"
+	}
+	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"unschedulable":%s}}`, n.ResourceVersion, value)
+	_, err := c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
+		metav1.PatchOptions{FieldManager: c.manager})
+	return err
+}
+
+// unschedulableManagers returns the field managers that own the node's
+// spec.unschedulable in its managedFields, sorted.
+func unschedulableManagers(n *corev1.Node) []string {
+	var out []string
+	for _, e := range n.ManagedFields {
+		if e.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Spec map[string]json.RawMessage `json:"f:spec"`
+		}
+		if json.Unmarshal(e.FieldsV1.Raw, &fields) == nil && fields.Spec["f:unschedulable"] != nil {
+			out = append(out, e.Manager)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

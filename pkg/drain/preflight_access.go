@@ -1,0 +1,123 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Kinds of the issues about the caller's permissions.
+const (
+	// BlockerForbidden: the caller may not do something the drain does.
+	BlockerForbidden = "forbidden"
+	// WarningAccessUnknown: a permission could not be checked.
+	WarningAccessUnknown = "access-unknown"
+)
+
+// AccessCheck is one request the drain will make and the API server's
+// answer, for the caller, to a SelfSubjectAccessReview
+// (authorization.k8s.io/v1) of it.
+type AccessCheck struct {
+	Verb        string `json:"verb"`
+	Resource    string `json:"resource"`
+	Subresource string `json:"subresource,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Allowed     bool   `json:"allowed"`
+	// Reason is the authorizer's reason, often empty.
+	Reason string `json:"reason,omitempty"`
+	// Error is why the review itself failed: the answer is unknown.
+	Error string `json:"error,omitempty"`
+}
+
+// What says the request for a person: "create pods/eviction in namespace
+// shop", "patch nodes/worker-1".
+func (a AccessCheck) What() string {
+	res := a.Resource
+	if a.Subresource != "" {
+		res += "/" + a.Subresource
+	}
+	if a.Name != "" {
+		res += "/" + a.Name
+	}
+	if a.Namespace != "" {
+		return a.Verb + " " + res + " in namespace " + a.Namespace
+	}
+	return a.Verb + " " + res
+}
+
+// accessNeeded lists the requests a drain of node makes: patch the node
+// (the cordon, a strategic merge patch), and in each namespace create
+// pods/eviction (delete pods with --disable-eviction) and get pods (the
+// library polls each pod until it is gone).
+func accessNeeded(node string, namespaces []string, f Flags) []AccessCheck {
+	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
+	for _, ns := range namespaces {
+		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
+		if f.DisableEviction {
+			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
+		}
+		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
+	}
+	return out
+}
+
+// reviewAccess asks the API server, one SelfSubjectAccessReview each,
+// whether the caller may make the requests of accessNeeded. A review that
+// fails is recorded with its Error, not returned: the answer is unknown.
+func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, f Flags) []AccessCheck {
+	sort.Strings(namespaces)
+	checks := accessNeeded(node, namespaces, f)
+	for i := range checks {
+		c := &checks[i]
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.Verb, Resource: c.Resource,
+				Subresource: c.Subresource, Namespace: c.Namespace, Name: c.Name}}}
+		got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			c.Error = err.Error()
+			continue
+		}
+		c.Allowed, c.Reason = got.Status.Allowed, got.Status.Reason
+		if got.Status.EvaluationError != "" && !c.Allowed {
+			c.Reason = got.Status.EvaluationError
+		}
+	}
+	return checks
+}
+
+// accessIssues turns the access checks that matter to r (the node, and
+// the namespaces of the pods it evicts or waits for) into blockers that
+// stop the drain before it changes anything, and unknown answers into
+// warnings.
+func accessIssues(r *PreflightReport, checks []AccessCheck) {
+	involved := map[string]bool{}
+	for _, g := range r.Evict {
+		involved[g.Namespace] = true
+	}
+	for _, t := range r.Terminating {
+		involved[t.Namespace] = true
+	}
+	for _, c := range checks {
+		if c.Namespace != "" && !involved[c.Namespace] {
+			continue
+		}
+		switch {
+		case c.Error != "":
+			r.Warnings = append(r.Warnings, Issue{Kind: WarningAccessUnknown, Message: fmt.Sprintf(
+				"could not check whether you may %s: %s", c.What(), c.Error)})
+		case !c.Allowed:
+			why := ""
+			if c.Reason != "" {
+				why = " (" + c.Reason + ")"
+			}
+			r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
+				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
+					"part way; ask for this permission, or drain as someone who has it", c.What(), why)})
+		}
+	}
+}

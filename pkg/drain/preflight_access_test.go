@@ -1,0 +1,59 @@
+package drain
+
+import (
+	"strings"
+	"testing"
+)
+
+// Permissions the API server denied become refusing blockers for the node
+// and the namespaces of evicted pods only; a review that failed is a
+// warning that the answer is unknown.
+func TestPreflightAccess(t *testing.T) {
+	checks := accessNeeded("node-a", []string{"other", ns}, Flags{})
+	for i := range checks {
+		checks[i].Allowed = true
+	}
+	deny := func(verb, namespace string) []AccessCheck {
+		out := append([]AccessCheck{}, checks...)
+		for i := range out {
+			if out[i].Verb == verb && out[i].Namespace == namespace {
+				out[i].Allowed = false
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		access []AccessCheck
+		want   string // message of the one blocker, "" for none
+		warn   string
+	}{
+		{"all allowed", checks, "", ""},
+		{"no eviction in shop", deny("create", ns), "you may not create pods/eviction in namespace shop", ""},
+		{"no cordon", deny("patch", ""), "you may not patch nodes/node-a", ""},
+		{"no get pods in shop", deny("get", ns), "you may not get pods in namespace shop", ""},
+		{"namespace without evicted pods", deny("create", "other"), "", ""},
+		{"review failed", append(append([]AccessCheck{}, checks...), AccessCheck{Verb: "create", Resource: "pods",
+			Subresource: "eviction", Namespace: ns, Error: "the server is unreachable"}), "",
+			"could not check whether you may create pods/eviction in namespace shop: the server is unreachable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := input(threeWebPods(true), nil, node("node-b", false))
+			in.Access = c.access
+			r := Preflight(in)
+			b := has(r.Blockers, BlockerForbidden)
+			switch {
+			case c.want == "" && b != nil:
+				t.Errorf("blockers %+v, want none", r.Blockers)
+			case c.want != "" && (b == nil || !strings.Contains(b.Message, c.want) || !b.Refuses || !r.Refused()):
+				t.Errorf("blockers %+v, want a refusing %q", r.Blockers, c.want)
+			}
+			if w := has(r.Warnings, WarningAccessUnknown); (c.warn == "") != (w == nil) || w != nil && w.Message != c.warn {
+				t.Errorf("warnings %+v, want %q", r.Warnings, c.warn)
+			}
+		})
+	}
+	if d := accessNeeded("node-a", []string{ns}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {
+		t.Errorf("--disable-eviction needs %q, want delete pods", d[1].What())
+	}
+}

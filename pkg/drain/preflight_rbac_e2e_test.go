@@ -1,0 +1,95 @@
+package drain_test
+
+import (
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// leastPrivilege creates a ServiceAccount that may read and patch nodes and
+// read pods and PodDisruptionBudgets everywhere, but not create
+// pods/eviction, and returns the --as value for it.
+func (f *fixture) leastPrivilege() string {
+	f.t.Helper()
+	name := "drainer-" + f.ns
+	rbac := f.env.Client.RbacV1()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
+	}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer", Namespace: f.ns}}}
+	f.create(role, func() error { _, err := rbac.ClusterRoles().Create(f.ctx, role, metav1.CreateOptions{}); return err })
+	f.create(binding, func() error {
+		_, err := rbac.ClusterRoleBindings().Create(f.ctx, binding, metav1.CreateOptions{})
+		return err
+	})
+	f.t.Cleanup(func() {
+		_ = rbac.ClusterRoleBindings().Delete(f.ctx, name, metav1.DeleteOptions{})
+		_ = rbac.ClusterRoles().Delete(f.ctx, name, metav1.DeleteOptions{})
+	})
+	return "system:serviceaccount:" + f.ns + ":drainer"
+}
+
+// An identity that may read everything the preflight reads and cordon the
+// node, but not create pods/eviction: the preflight says so as a blocker,
+// --dry-run exits 2, --dry-run=server shows the server's 403 per pod, and
+// the drain refuses to start (exit 2: a risk found before any change; an
+// identity that may not even read the node exits 1, TestDrainErrors) and
+// leaves the node schedulable.
+func TestDrainPreflightForbiddenEviction(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+	as := f.leastPrivilege()
+	want := "[forbidden] you may not create pods/eviction in namespace " + f.ns
+
+	expect(t, f.drain(a, "--dry-run", "--as", as), 2, want, "Verdict: would not start: forbidden")
+	server := f.drain(a, "--dry-run=server", "--as", as)
+	expect(t, server, 2, want, "Server dry run (each eviction, or delete with --disable-eviction, sent with dryRun=All):", "[server-dry-run-refused]")
+	if strings.Count(server.Stdout, "cannot create resource \"pods/eviction\"") < 2 || !strings.Contains(server.Stdout, "403") {
+		t.Errorf("the server dry run does not show the 403 forbidden answers")
+	}
+	res := f.drain(a, "--as", as, "--timeout", "30s")
+	expect(t, res, 2, want, "not draining node "+a)
+	if f.unschedulable(a) {
+		t.Errorf("a drain the preflight found forbidden cordoned %s", a)
+	}
+	if n := len(f.pods("app=web", onNode(a))); n != 2 {
+		t.Errorf("%d pods left on %s, want both", n, a)
+	}
+}
+
+// --dry-run=server sends each eviction with dryRun=All: a budget that
+// allows nothing answers 429 per pod (exit 2); without it every eviction
+// is accepted (exit 0) and nothing changed.
+func TestDrainServerDryRun(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+
+	ok := f.drain(a, "--dry-run=server")
+	expect(t, ok, 0, "Server dry run (each eviction, or delete with --disable-eviction, sent with dryRun=All):", "accepted", "Verdict: would succeed")
+	if f.unschedulable(a) || len(f.pods("app=web", onNode(a))) != 2 {
+		t.Fatalf("--dry-run=server changed the cluster")
+	}
+
+	f.pdb("frozen", "web", nil, intOrStr(0), nil, 2)
+	refused := f.drain(a, "--dry-run=server")
+	expect(t, refused, 2, "budget-refused", "429", "[server-dry-run-refused]")
+	if len(f.pods("app=web", onNode(a))) != 2 {
+		t.Errorf("--dry-run=server evicted pods")
+	}
+
+	// --disable-eviction deletes, bypassing the budget: the dry-run
+	// deletes are accepted and nothing is deleted.
+	del := f.drain(a, "--dry-run=server", "--disable-eviction", "--yes-bypass-pdb")
+	expect(t, del, 0, "accepted", "Verdict: would succeed")
+	if strings.Contains(del.Stdout, "budget-refused") || len(f.pods("app=web", onNode(a))) != 2 || f.unschedulable(a) {
+		t.Errorf("--dry-run=server --disable-eviction: refused by the budget, or changed the cluster")
+	}
+}

@@ -1,0 +1,39 @@
+package eviction
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// Transient reports whether err is the API server or the way to it failing
+// for a while rather than an answer about the object: a transport error
+// (EOF, connection reset or refused, a timeout, a lost HTTP/2 connection),
+// a 5xx other than the eviction subresource's 500 for a pod under several
+// budgets, or a 429 without a DisruptionBudget cause (API Priority and
+// Fairness throttling). The request may or may not have been carried out:
+// a caller that changed something reads it again before deciding.
+// A cancelled or expired context is not transient: the caller stopped.
+func Transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var api apierrors.APIStatus
+	if errors.As(err, &api) {
+		code := api.Status().Code
+		switch kind := Read(err).Kind; {
+		case kind == Throttled:
+			return true
+		case kind == MultipleBudgets || kind == BudgetRefused:
+			return false
+		}
+		return code >= http.StatusInternalServerError || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+	}
+	var netErr net.Error
+	return utilnet.IsProbableEOF(err) || utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) ||
+		utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err) || errors.As(err, &netErr)
+}
