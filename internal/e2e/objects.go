@@ -55,6 +55,22 @@ func (e *Env) Node(t testing.TB) string {
 	if err := localcluster.WaitNodeReady(ctx, e.Client, name, time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	// The node lifecycle controller lifts the node.kubernetes.io/not-ready
+	// taint on its next pass after Ready (seconds later); until then the
+	// scheduler leaves the node out, and a topology spread over test nodes
+	// puts every pod on the other one.
+	WaitFor(t, time.Minute, "node "+name+" without the not-ready taint", func() bool {
+		n, err := e.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		for _, taint := range n.Spec.Taints {
+			if taint.Key == corev1.TaintNodeNotReady {
+				return false
+			}
+		}
+		return true
+	})
 	return name
 }
 
