@@ -349,6 +349,13 @@ func (r *Recorder) sliceState(recv time.Time, slice, service string, st *Endpoin
 		e.Kind, e.Endpoint = KindEndpointAdded, st
 		e.Message = fmt.Sprintf("EndpointSlice %s: endpoint %s", slice, st)
 	case prev.state != *st:
+		// The pod and EndpointSlice watches are not ordered against each
+		// other: when someone else deletes the pod, its endpoint can be seen
+		// terminating before the deletion itself. That is the first sign of
+		// the deletion, so the clock starts there.
+		if st.Terminating && !initial && r.TL.T0.IsZero() {
+			r.TL.T0, r.TL.T0Source = recv, "deletion seen"
+		}
 		r.slices[slice] = sliceEndpoint{service: service, state: *st}
 		e.Kind, e.Endpoint = KindEndpointChanged, st
 		e.Message = fmt.Sprintf("EndpointSlice %s: endpoint %s", slice, st)
