@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 )
 
 // validateOutput returns an error unless value (-o, --output) is one of
@@ -24,4 +26,19 @@ func validateOutput(command, value string, formats ...string) error {
 		use += ", or leave it out"
 	}
 	return fmt.Errorf("--output %q is not supported for %s: use %s", value, command, use)
+}
+
+// watchOutcome ends every watch command: the summary is rendered first
+// (a partial timeline is still worth showing), then an error of the
+// follow wins (exit 1), then a risk the verdict found (exit 2).
+func watchOutcome(renderErr, followErr error, risk bool) error {
+	switch {
+	case renderErr != nil:
+		return renderErr
+	case followErr != nil:
+		return followErr
+	case risk:
+		return cliutil.Risk()
+	}
+	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
@@ -189,16 +188,7 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 		return o.noTermination(tl, err)
 	}
 	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.Propagation})
-	if rerr := o.render(tl, v); rerr != nil {
-		return rerr
-	}
-	if err != nil {
-		return err
-	}
-	if v.Risk {
-		return cliutil.Risk()
-	}
-	return nil
+	return watchOutcome(o.render(tl, v), err, v.Risk)
 }
 
 func (o *WatchPodOptions) printer() timeline.Printer {

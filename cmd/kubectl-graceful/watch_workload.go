@@ -13,7 +13,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
@@ -200,16 +199,7 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 		return err
 	}
 	v := timeline.ComputeRollout(r)
-	if rerr := o.render(r, v); rerr != nil {
-		return rerr
-	}
-	if err != nil {
-		return err
-	}
-	if v.Risk {
-		return cliutil.Risk()
-	}
-	return nil
+	return watchOutcome(o.render(r, v), err, v.Risk)
 }
 
 func (o *WatchWorkloadOptions) printer() timeline.WorkloadPrinter {
