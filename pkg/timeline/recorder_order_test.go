@@ -29,3 +29,22 @@ func TestRecorderEndpointTerminatingBeforeDeletionSeen(t *testing.T) {
 		}
 	}
 }
+
+// One EndpointSlice update that both makes this pod's endpoint terminating
+// and a replacement's ready leaves no moment without a ready endpoint: the
+// verdict must not claim kube-proxy's fallback to terminating endpoints.
+func TestVerdictReplacementReadyInTheSameUpdate(t *testing.T) {
+	pod := testPod(30, nil)
+	r := NewRecorder(pod, []string{"web"}, at(-1000))
+	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
+	r.SliceEvent(at(47), watch.Modified, terminatingSlice("web-abc", "web"))
+	v := Compute(r.TL)
+	if len(v.NoReadyEndpoint) != 0 || hasFinding(v, "had no ready endpoint") {
+		t.Errorf("fallback claimed for a Service that never lacked a ready endpoint: %v", v.Findings)
+	}
+	if v.EndpointOutMs == nil || *v.EndpointOutMs != 47 || v.ReadyOutMs == nil || *v.ReadyOutMs != 47 {
+		t.Errorf("endpoint out %v, ready out %v: want both at the update, +47 ms", v.EndpointOutMs, v.ReadyOutMs)
+	}
+}

@@ -57,7 +57,7 @@ func routingOf(tl *Timeline, evs []Event) routing {
 	others := map[string]int{}
 	fallbackFrom := map[string]int64{}
 	wasReady, wasRouted := false, false
-	for _, e := range evs {
+	for i, e := range evs {
 		switch e.Kind {
 		case KindEndpointAdded, KindEndpointChanged:
 			slices[e.Slice] = sliceOf{service: e.Service, state: *e.Endpoint}
@@ -67,6 +67,9 @@ func routingOf(tl *Timeline, evs []Event) routing {
 			others[e.Service] = *e.OthersReady
 		default:
 			continue
+		}
+		if sameUpdateFollows(evs, i) {
+			continue // judge once the whole EndpointSlice update is applied
 		}
 		ms, _ := tl.Ms(e.Recv)
 		ready, isRouted := routed(slices, others)
@@ -97,4 +100,21 @@ func routingOf(tl *Timeline, evs []Event) routing {
 	}
 	sort.Slice(rt.fallback, func(i, j int) bool { return rt.fallback[i].service < rt.fallback[j].service })
 	return rt
+}
+
+// sameUpdateFollows reports whether another endpoint change of the same
+// EndpointSlice update comes after evs[i]: the recorder files one update
+// as several events with one receive time (this pod's endpoint, then the
+// count of other pods' ready endpoints). Judged one by one they would show
+// a moment that never existed, such as a Service without a ready endpoint
+// in the update that both made this pod terminating and a replacement
+// ready.
+func sameUpdateFollows(evs []Event, i int) bool {
+	for j := i + 1; j < len(evs) && evs[j].Recv.Equal(evs[i].Recv); j++ {
+		switch evs[j].Kind {
+		case KindEndpointAdded, KindEndpointChanged, KindEndpointRemoved, KindServiceEndpoints:
+			return true
+		}
+	}
+	return false
 }

@@ -30,8 +30,21 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		stdout, stderr, code := kubectl(t, env, watchJSON(ns, pods[0].Name, "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		v := r.summary.Verdict
-		if r.code != 2 || strings.Join(v.NoReadyEndpoint, ",") != "web" || !findingWith(v, "Service web had no ready endpoint left") {
-			t.Fatalf("exit %d, services without ready endpoint %v, findings %v", r.code, v.NoReadyEndpoint, v.Findings)
+		if r.code != 2 {
+			t.Fatalf("exit %d, want 2 (no preStop); findings %v", r.code, v.Findings)
+		}
+		if len(v.NoReadyEndpoint) == 0 {
+			// The EndpointSlice controller may put this endpoint's
+			// terminating state and the replacement's ready one in one
+			// update (seen once): the Service never lacked a ready
+			// endpoint, and no fallback may be claimed.
+			if findingWith(v, "had no ready endpoint") || v.EndpointOutMs == nil || v.ReadyOutMs == nil || *v.EndpointOutMs != *v.ReadyOutMs {
+				t.Errorf("no fallback, yet traffic ends at +%v ms, ready set left at +%v ms: %v", v.EndpointOutMs, v.ReadyOutMs, v.Findings)
+			}
+			return
+		}
+		if strings.Join(v.NoReadyEndpoint, ",") != "web" || !findingWith(v, "Service web had no ready endpoint left") {
+			t.Fatalf("services without ready endpoint %v, findings %v", v.NoReadyEndpoint, v.Findings)
 		}
 		if findingWith(v, "endpoint out of every ready set") || v.EndpointOutMs == nil || v.ReadyOutMs == nil || *v.EndpointOutMs <= *v.ReadyOutMs {
 			t.Errorf("the pod is said to stop receiving traffic at +%v ms, when it left the ready set (+%v ms): %v", v.EndpointOutMs, v.ReadyOutMs, v.Findings)
