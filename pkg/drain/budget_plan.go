@@ -120,15 +120,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 			pdbName(pdb), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, h, podKey(pod))})
 		return out, 0
 	}
-	perWave := st.DisruptionsAllowed
-	waves := 0
-	if perWave == 0 {
-		// Nothing may go now: wait for the budget to recover, then go at the
-		// pace the spec allows when every expected pod is healthy.
-		perWave = max(st.ExpectedPods-st.DesiredHealthy, 1)
-		waves = 1
-	}
-	waves += int((h + perWave - 1) / perWave)
+	waves, perWave := budgetWaves(h, st)
 	out.Waves = waves
 	out.Plan = "in waves of " + strconv.Itoa(int(perWave))
 	if perWave == 1 {
@@ -138,6 +130,20 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		"PDB %s allows %d disruption(s) now and %d of its Ready pods are on this node: they go %s, "+
 			"each wave once the replacements are Ready elsewhere", pdbName(pdb), st.DisruptionsAllowed, h, out.Plan)})
 	return out, time.Duration(waves-1) * (in.RetryDelay + readyDelay(b.healthy))
+}
+
+// budgetWaves returns how many rounds of evictions healthy Ready pods of
+// a budget with status st need, and how many go per round: as many as
+// disruptionsAllowed now; when it is 0, one round waiting for the budget to
+// recover, then the pace the spec allows once every expected pod is
+// healthy (expectedPods - desiredHealthy, at least 1).
+func budgetWaves(healthy int32, st policyv1.PodDisruptionBudgetStatus) (waves int, perWave int32) {
+	perWave = st.DisruptionsAllowed
+	if perWave == 0 {
+		perWave = max(st.ExpectedPods-st.DesiredHealthy, 1)
+		waves = 1
+	}
+	return waves + int((healthy+perWave-1)/perWave), perWave
 }
 
 // unreadyBlockers adds a blocker for each unready pod of b whose eviction

@@ -18,22 +18,29 @@ func roomElsewhere(pod *corev1.Pod, drained string, nodes []corev1.Node) []strin
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	for i := range nodes {
 		n := &nodes[i]
-		if n.Name == drained || n.Spec.Unschedulable || !nodeReady(n) {
-			continue
+		if n.Name != drained && schedulableFor(pod, affinity, n) {
+			out = append(out, n.Name)
 		}
-		if ok, err := affinity.Match(n); err != nil || !ok {
-			continue
-		}
-		_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations,
-			func(t *corev1.Taint) bool {
-				return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
-			}, false)
-		if untolerated {
-			continue
-		}
-		out = append(out, n.Name)
 	}
 	return out
+}
+
+// schedulableFor reports whether the scheduler may place pod on n, leaving
+// resources aside: n is Ready and schedulable, matches affinity (the pod's
+// nodeSelector and required node affinity) and has no NoSchedule or
+// NoExecute taint the pod does not tolerate.
+func schedulableFor(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *corev1.Node) bool {
+	if n.Spec.Unschedulable || !nodeReady(n) {
+		return false
+	}
+	if ok, err := affinity.Match(n); err != nil || !ok {
+		return false
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations,
+		func(t *corev1.Taint) bool {
+			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+		}, false)
+	return !untolerated
 }
 
 func nodeReady(n *corev1.Node) bool {

@@ -1,0 +1,391 @@
+package drain
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+)
+
+// Units of ResourceCapacity amounts.
+const (
+	// UnitMillicores: cpu, 1000 = one CPU.
+	UnitMillicores = "millicores"
+	// UnitBytes: memory, ephemeral-storage, hugepages-*.
+	UnitBytes = "bytes"
+	// UnitCount: pods and extended resources (nvidia.com/gpu, ...).
+	UnitCount = "count"
+)
+
+// CapacityReport says whether the pods the pool evicts fit on the nodes
+// outside it. The model is the scheduler's resource fit (NodeResourcesFit:
+// a pod's effective requests against a node's allocatable minus the
+// requests of the pods bound there) and its node filters (nodeSelector,
+// required node affinity, NoSchedule/NoExecute taints), packed first-fit
+// decreasing. It is an approximation: pod affinity and anti-affinity,
+// topology spread, host ports, volumes and pods waiting to be scheduled are
+// not modelled, so a pod placed here may still stay Pending; and a greedy
+// packing can miss a fit an exhaustive one would find.
+type CapacityReport struct {
+	// NodesOutside counts the Ready, schedulable nodes outside the pool:
+	// the only nodes the replacements are counted on.
+	NodesOutside int `json:"nodesOutside"`
+	// NodesOutsideUnschedulable counts the other nodes outside the pool
+	// (cordoned or not Ready), which take nothing.
+	NodesOutsideUnschedulable int `json:"nodesOutsideUnschedulable"`
+	// Resources are, per resource the replaced pods request (cpu, memory
+	// and pods first), their total against what is free outside the pool.
+	Resources []ResourceCapacity `json:"resources"`
+	// Unplaced are the pods whose replacement fits on no node outside the
+	// pool in the model, with why.
+	Unplaced []UnplacedPod `json:"unplaced"`
+	// NotReplaced are the evicted pods ("namespace/name") no controller
+	// recreates (no controller): they are deleted, not moved, and need no room.
+	NotReplaced []string `json:"notReplaced"`
+	// UsageKnown is false when the pods bound to the nodes outside could
+	// not be listed: FreeOutside is then their whole allocatable, an upper
+	// bound, and only a shortfall is certain.
+	UsageKnown bool `json:"usageKnown"`
+	// UsageError says why the usage is unknown.
+	UsageError string `json:"usageError,omitempty"`
+}
+
+// ResourceCapacity is one resource: what the replacements request against
+// what the nodes outside the pool have free.
+type ResourceCapacity struct {
+	// Name is the resource name (cpu, memory, pods, nvidia.com/gpu, ...).
+	Name string `json:"name"`
+	// Unit is the unit of Needed and FreeOutside (Unit* constants).
+	Unit string `json:"unit"`
+	// Needed is the sum of the effective requests of the pods to replace
+	// (for pods: how many), in Unit.
+	Needed int64 `json:"needed"`
+	// FreeOutside is the sum, over the schedulable nodes outside the pool,
+	// of allocatable minus the requests of the pods bound there, in Unit.
+	FreeOutside int64 `json:"freeOutside"`
+}
+
+// UnplacedPod is a pod whose replacement fits nowhere outside the pool.
+type UnplacedPod struct {
+	// Pod is "namespace/name".
+	Pod string `json:"pod"`
+	// Node is the pool node it is evicted from.
+	Node string `json:"node"`
+	// Reason says which filter no node passed, or which resources were short.
+	Reason string `json:"reason"`
+}
+
+// poolPod is one pod the pool evicts, with the node it leaves.
+type poolPod struct {
+	pod        *corev1.Pod
+	node       string
+	replicated bool
+}
+
+// amounts are quantities per resource in the Unit of each.
+type amounts map[corev1.ResourceName]int64
+
+// capacity packs the replacements of pods onto the schedulable nodes of
+// in.Nodes outside the pool and reports what fits.
+func capacity(in PoolInput, pods []poolPod) *CapacityReport {
+	c := &CapacityReport{Resources: []ResourceCapacity{}, Unplaced: []UnplacedPod{}, NotReplaced: []string{},
+		UsageKnown: in.OutsidePods != nil}
+	if in.OutsidePodsError != nil {
+		c.UsageError = in.OutsidePodsError.Error()
+	}
+	outside := outsideNodes(in, c)
+	needed := amounts{}
+	var toPlace []poolPod
+	for _, p := range pods {
+		if !p.replicated {
+			c.NotReplaced = append(c.NotReplaced, podKey(p.pod))
+			continue
+		}
+		toPlace = append(toPlace, p)
+		for name, v := range podRequests(p.pod) {
+			needed[name] += v
+		}
+	}
+	free := amounts{}
+	for _, n := range outside {
+		for name, v := range n.free {
+			free[name] += v
+		}
+	}
+	for _, name := range resourceOrder(needed) {
+		c.Resources = append(c.Resources, ResourceCapacity{Name: string(name), Unit: unitOf(name),
+			Needed: needed[name], FreeOutside: free[name]})
+	}
+	c.Unplaced = pack(toPlace, outside)
+	return c
+}
+
+// nodeRoom is a schedulable node outside the pool and what it has free.
+type nodeRoom struct {
+	node *corev1.Node
+	free amounts
+}
+
+// outsideNodes returns the Ready, schedulable nodes outside the pool,
+// sorted by name, with allocatable minus the requests of the pods bound
+// there (not finished ones), and counts them in c.
+func outsideNodes(in PoolInput, c *CapacityReport) []*nodeRoom {
+	inPool := map[string]bool{}
+	for _, n := range in.Pool {
+		inPool[n.Name] = true
+	}
+	rooms := map[string]*nodeRoom{}
+	var out []*nodeRoom
+	for i := range in.Nodes {
+		n := &in.Nodes[i]
+		if inPool[n.Name] {
+			continue
+		}
+		if n.Spec.Unschedulable || !nodeReady(n) {
+			c.NodesOutsideUnschedulable++
+			continue
+		}
+		room := &nodeRoom{node: n, free: amounts{}}
+		for name, q := range n.Status.Allocatable {
+			room.free[name] = amountOf(name, q)
+		}
+		rooms[n.Name] = room
+		out = append(out, room)
+	}
+	for i := range in.OutsidePods {
+		p := &in.OutsidePods[i]
+		room := rooms[p.Spec.NodeName]
+		if room == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		// A terminating pod keeps its requests until it is gone, as the
+		// scheduler counts it.
+		for name, v := range podRequests(p) {
+			room.free[name] -= v
+		}
+	}
+	for _, r := range out {
+		for name, v := range r.free {
+			r.free[name] = max(v, 0)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].node.Name < out[b].node.Name })
+	c.NodesOutside = len(out)
+	return out
+}
+
+// podRequests returns the effective requests of pod as the scheduler
+// counts them (k8s.io/component-helpers/resource.PodRequests: the larger
+// of the init containers' and the sum of the app and sidecar containers',
+// pod-level resources, plus overhead), and one "pods".
+func podRequests(pod *corev1.Pod) amounts {
+	out := amounts{corev1.ResourcePods: 1}
+	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
+		if v := amountOf(name, q); v > 0 {
+			out[name] += v
+		}
+	}
+	return out
+}
+
+// pack places pods (first-fit decreasing: largest cpu, then memory, first;
+// nodes by name) on rooms, taking what each placed pod requests off its
+// node, and returns the pods that fit nowhere.
+func pack(pods []poolPod, rooms []*nodeRoom) []UnplacedPod {
+	reqs := make(map[*corev1.Pod]amounts, len(pods))
+	for _, p := range pods {
+		reqs[p.pod] = podRequests(p.pod)
+	}
+	sort.SliceStable(pods, func(a, b int) bool {
+		ra, rb := reqs[pods[a].pod], reqs[pods[b].pod]
+		if ra[corev1.ResourceCPU] != rb[corev1.ResourceCPU] {
+			return ra[corev1.ResourceCPU] > rb[corev1.ResourceCPU]
+		}
+		if ra[corev1.ResourceMemory] != rb[corev1.ResourceMemory] {
+			return ra[corev1.ResourceMemory] > rb[corev1.ResourceMemory]
+		}
+		return podKey(pods[a].pod) < podKey(pods[b].pod)
+	})
+	out := []UnplacedPod{}
+	for _, p := range pods {
+		if why := place(p.pod, reqs[p.pod], rooms); why != "" {
+			out = append(out, UnplacedPod{Pod: podKey(p.pod), Node: p.node, Reason: why})
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Pod < out[b].Pod })
+	return out
+}
+
+// place puts pod on the first room that passes the node filters and has
+// room for req, and returns "" or why it fits nowhere.
+func place(pod *corev1.Pod, req amounts, rooms []*nodeRoom) string {
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	var matching []*nodeRoom
+	for _, r := range rooms {
+		if !schedulableFor(pod, affinity, r.node) {
+			continue
+		}
+		matching = append(matching, r)
+		if fits(req, r.free) {
+			for name, v := range req {
+				r.free[name] -= v
+			}
+			return ""
+		}
+	}
+	switch {
+	case len(rooms) == 0:
+		return "no schedulable node outside the pool"
+	case len(matching) == 0:
+		return "no schedulable node outside the pool matches its nodeSelector, required node affinity and tolerations"
+	}
+	return shortOf(req, matching)
+}
+
+func fits(req, free amounts) bool {
+	for name, v := range req {
+		if free[name] < v {
+			return false
+		}
+	}
+	return true
+}
+
+// shortOf says which requests of req no matching room can hold, comparing
+// each with the most any of them has free.
+func shortOf(req amounts, matching []*nodeRoom) string {
+	var short []string
+	for _, name := range resourceOrder(req) {
+		most := int64(0)
+		for _, r := range matching {
+			most = max(most, r.free[name])
+		}
+		if req[name] > most {
+			short = append(short, fmt.Sprintf("%s: requests %s, at most %s free on a matching node",
+				name, FormatAmount(string(name), req[name]), FormatAmount(string(name), most)))
+		}
+	}
+	if len(short) == 0 {
+		return fmt.Sprintf("no matching node outside the pool has room for all its requests at once (%d matching)", len(matching))
+	}
+	return "not enough " + strings.Join(short, "; ")
+}
+
+// resourceOrder returns the names of a: cpu, memory and pods first, then
+// the others sorted.
+func resourceOrder(a amounts) []corev1.ResourceName {
+	first := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
+	var out, rest []corev1.ResourceName
+	for _, name := range first {
+		if _, ok := a[name]; ok {
+			out = append(out, name)
+		}
+	}
+	for name := range a {
+		if name != corev1.ResourceCPU && name != corev1.ResourceMemory && name != corev1.ResourcePods {
+			rest = append(rest, name)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool { return rest[i] < rest[j] })
+	return append(out, rest...)
+}
+
+// unitOf returns the Unit* of a resource's amounts.
+func unitOf(name corev1.ResourceName) string {
+	switch {
+	case name == corev1.ResourceCPU:
+		return UnitMillicores
+	case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage ||
+		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
+		return UnitBytes
+	}
+	return UnitCount
+}
+
+// FormatAmount writes v, an amount of resource name in its Unit, for a
+// person: "1.5 CPU", "24 GiB", "40 pods", "2 nvidia.com/gpu".
+func FormatAmount(name string, v int64) string {
+	switch unitOf(corev1.ResourceName(name)) {
+	case UnitMillicores:
+		return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64) + " CPU"
+	case UnitBytes:
+		const mi, gi = 1 << 20, 1 << 30
+		if v >= gi {
+			return strconv.FormatFloat(math.Round(float64(v)*10/gi)/10, 'f', -1, 64) + " GiB"
+		}
+		return strconv.FormatFloat(math.Round(float64(v)/mi), 'f', -1, 64) + " MiB"
+	}
+	return strconv.FormatInt(v, 10) + " " + name
+}
+
+// amountOf returns q in the Unit of resource name (cpu in millicores,
+// rounded up as the scheduler rounds requests).
+func amountOf(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// capacityIssues adds the capacity blocker and warnings of r.Capacity.
+func capacityIssues(r *PoolPreflightReport) {
+	c := r.Capacity
+	if n := len(c.NotReplaced); n > 0 {
+		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolNotReplaced, Message: fmt.Sprintf(
+			"%d evicted pod(s) have no controller (%s): they are deleted, and nothing recreates them elsewhere",
+			n, firstFew(c.NotReplaced))})
+	}
+	if !c.UsageKnown {
+		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolCapacityUnknown, Message: fmt.Sprintf(
+			"the requests of the pods already on the nodes outside the pool are unknown (%s): "+
+				"the free room counted is their whole allocatable, so the pods may not fit even where this says they do",
+			c.UsageError)})
+	}
+	if len(c.Unplaced) == 0 {
+		return
+	}
+	var why []string
+	for _, u := range c.Unplaced {
+		why = append(why, u.Pod+": "+u.Reason)
+	}
+	msg := fmt.Sprintf("the pods the pool evicts request %s; the %d schedulable node(s) outside it have %s free: ",
+		joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true))
+	if c.NodesOutside == 0 {
+		msg = fmt.Sprintf("no schedulable node outside the pool (%d other node(s), all cordoned or not Ready): "+
+			"nowhere for the pods to go; the pods the pool evicts request %s: ",
+			c.NodesOutsideUnschedulable, joinAmounts(c.Resources, false))
+	}
+	msg += fmt.Sprintf("%d pod(s) would fit nowhere (%s) and stay Pending; add room outside the pool or drain fewer nodes "+
+		"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
+		len(c.Unplaced), firstFew(why))
+	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Message: msg, Refuses: true})
+}
+
+// joinAmounts writes the needed (or free) amount of each resource,
+// "12 CPU / 24 GiB / 40 pods".
+func joinAmounts(rs []ResourceCapacity, free bool) string {
+	parts := make([]string, len(rs))
+	for i, rc := range rs {
+		v := rc.Needed
+		if free {
+			v = rc.FreeOutside
+		}
+		parts[i] = FormatAmount(rc.Name, v)
+	}
+	return strings.Join(parts, " / ")
+}
+
+// firstFew joins the first three of items, saying how many more there are.
+func firstFew(items []string) string {
+	const n = 3
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
+}
