@@ -44,10 +44,20 @@ var NodeToleration = corev1.Toleration{Key: NodeTaintKey, Operator: corev1.Toler
 // the node is deleted.
 func (e *Env) Node(t testing.TB) string {
 	t.Helper()
+	return e.NodeWith(t, nil)
+}
+
+// NodeWith is Node with status.allocatable (and capacity) set to
+// allocatable when it is not nil, instead of kwok's default of 1k CPU,
+// 1 TiB and 1M pods: the API server keeps a node's status on create, and
+// kwok's node-initialize stage keeps an allocatable already set.
+func (e *Env) NodeWith(t testing.TB, allocatable corev1.ResourceList) string {
+	t.Helper()
 	ctx := context.Background()
 	name := "e2e-node-" + rand.String(6)
 	node := localcluster.NewFakeNode(name, map[string]string{NodeTaintKey: name})
 	node.Spec.Taints = []corev1.Taint{{Key: NodeTaintKey, Value: name, Effect: corev1.TaintEffectNoSchedule}}
+	node.Status.Allocatable, node.Status.Capacity = allocatable, allocatable
 	if _, err := e.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create node: %v", err)
 	}

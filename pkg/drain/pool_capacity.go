@@ -33,14 +33,20 @@ const (
 // not modelled, so a pod placed here may still stay Pending; and a greedy
 // packing can miss a fit an exhaustive one would find.
 type CapacityReport struct {
-	// NodesOutside counts the Ready, schedulable nodes outside the pool:
-	// the only nodes the replacements are counted on.
+	// NodesOutside counts the Ready, schedulable nodes outside the pool
+	// that pass the node filters of at least one pod to replace (all of
+	// them when there is none): the only nodes the replacements are
+	// counted on.
 	NodesOutside int `json:"nodesOutside"`
-	// NodesOutsideUnschedulable counts the other nodes outside the pool
-	// (cordoned or not Ready), which take nothing.
+	// NodesOutsideUnschedulable counts the nodes outside the pool that are
+	// cordoned or not Ready: they take nothing.
 	NodesOutsideUnschedulable int `json:"nodesOutsideUnschedulable"`
+	// NodesOutsideUnmatched counts the Ready, schedulable nodes outside the
+	// pool that none of the pods may use (nodeSelector, affinity, taints).
+	NodesOutsideUnmatched int `json:"nodesOutsideUnmatched"`
 	// Resources are, per resource the replaced pods request (cpu, memory
-	// and pods first), their total against what is free outside the pool.
+	// and pods first), their total against what is free on the
+	// NodesOutside.
 	Resources []ResourceCapacity `json:"resources"`
 	// Unplaced are the pods whose replacement fits on no node outside the
 	// pool in the model, with why.
@@ -99,7 +105,6 @@ func capacity(in PoolInput, pods []poolPod) *CapacityReport {
 	if in.OutsidePodsError != nil {
 		c.UsageError = in.OutsidePodsError.Error()
 	}
-	outside := outsideNodes(in, c)
 	needed := amounts{}
 	var toPlace []poolPod
 	for _, p := range pods {
@@ -112,6 +117,8 @@ func capacity(in PoolInput, pods []poolPod) *CapacityReport {
 			needed[name] += v
 		}
 	}
+	outside := usable(outsideNodes(in, c), toPlace, c)
+	c.NodesOutside = len(outside)
 	free := amounts{}
 	for _, n := range outside {
 		for name, v := range n.free {
@@ -134,7 +141,7 @@ type nodeRoom struct {
 
 // outsideNodes returns the Ready, schedulable nodes outside the pool,
 // sorted by name, with allocatable minus the requests of the pods bound
-// there (not finished ones), and counts them in c.
+// there (not finished ones), and counts the others in c.
 func outsideNodes(in PoolInput, c *CapacityReport) []*nodeRoom {
 	inPool := map[string]bool{}
 	for _, n := range in.Pool {
@@ -176,7 +183,29 @@ func outsideNodes(in PoolInput, c *CapacityReport) []*nodeRoom {
 		}
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].node.Name < out[b].node.Name })
-	c.NodesOutside = len(out)
+	return out
+}
+
+// usable returns the rooms that pass the node filters of at least one of
+// pods (all rooms when there is no pod), counting the others in c.
+func usable(rooms []*nodeRoom, pods []poolPod, c *CapacityReport) []*nodeRoom {
+	if len(pods) == 0 {
+		return rooms
+	}
+	affinities := make([]nodeaffinity.RequiredNodeAffinity, len(pods))
+	for i, p := range pods {
+		affinities[i] = nodeaffinity.GetRequiredNodeAffinity(p.pod)
+	}
+	var out []*nodeRoom
+	for _, r := range rooms {
+		for i, p := range pods {
+			if schedulableFor(p.pod, affinities[i], r.node) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	c.NodesOutsideUnmatched = len(rooms) - len(out)
 	return out
 }
 
@@ -354,12 +383,13 @@ func capacityIssues(r *PoolPreflightReport) {
 	for _, u := range c.Unplaced {
 		why = append(why, u.Pod+": "+u.Reason)
 	}
-	msg := fmt.Sprintf("the pods the pool evicts request %s; the %d schedulable node(s) outside it have %s free: ",
+	msg := fmt.Sprintf("the pods the pool evicts request %s; the %d schedulable node(s) outside it they may use have %s free: ",
 		joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true))
 	if c.NodesOutside == 0 {
-		msg = fmt.Sprintf("no schedulable node outside the pool (%d other node(s), all cordoned or not Ready): "+
-			"nowhere for the pods to go; the pods the pool evicts request %s: ",
-			c.NodesOutsideUnschedulable, joinAmounts(c.Resources, false))
+		msg = fmt.Sprintf("no schedulable node outside the pool the pods may use (%d cordoned or not Ready, "+
+			"%d matching none of their nodeSelector, affinity and tolerations): "+
+			"nowhere for the pods to go; they request %s: ",
+			c.NodesOutsideUnschedulable, c.NodesOutsideUnmatched, joinAmounts(c.Resources, false))
 	}
 	msg += fmt.Sprintf("%d pod(s) would fit nowhere (%s) and stay Pending; add room outside the pool or drain fewer nodes "+
 		"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",

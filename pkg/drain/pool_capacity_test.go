@@ -58,12 +58,15 @@ func poolInput(pool []string, nodes []corev1.Node, pods []corev1.Pod, pdbs []pol
 	return in
 }
 
-// Four pods of 2 CPU / 4 GiB leave the pool; the one node outside has
-// 4 CPU / 8 GiB of which a pod already requests half: one fits, three do
-// not, and the blocker says so with the numbers.
+// Four pods of 2 CPU / 4 GiB leave the pool; the one node outside they
+// may use has 4 CPU / 8 GiB of which a pod already requests half: one
+// fits, three do not, and the blocker says so with the numbers. A big node
+// whose taint they do not tolerate adds nothing to the free room.
 func TestPoolCapacityShortOutside(t *testing.T) {
+	big := sized(node("o-big", false), "1k", "1Ti", "1M")
+	big.Spec.Taints = []corev1.Taint{{Key: "team", Value: "other", Effect: corev1.TaintEffectNoExecute}}
 	nodes := []corev1.Node{sized(node("p1", false), "8", "16Gi", "110"), sized(node("p2", false), "8", "16Gi", "110"),
-		sized(node("o1", false), "4", "8Gi", "110")}
+		sized(node("o1", false), "4", "8Gi", "110"), big}
 	pods := []corev1.Pod{
 		requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "2", "4Gi"),
 		requesting(rsPod("web-1-b", "web-1", "web", "p1", true), "2", "4Gi"),
@@ -73,8 +76,8 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 	}
 	r := PoolPreflight(poolInput([]string{"p1", "p2"}, nodes, pods, nil))
 	c := r.Capacity
-	if c.NodesOutside != 1 || len(c.Unplaced) != 3 {
-		t.Fatalf("capacity = %+v, want 1 node outside and 3 pods unplaced", c)
+	if c.NodesOutside != 1 || c.NodesOutsideUnmatched != 1 || len(c.Unplaced) != 3 {
+		t.Fatalf("capacity = %+v, want 1 node outside (and the tainted one unmatched), 3 pods unplaced", c)
 	}
 	want := []ResourceCapacity{{"cpu", UnitMillicores, 8000, 2000}, {"memory", UnitBytes, 16 << 30, 4 << 30}, {"pods", UnitCount, 4, 109}}
 	for i, w := range want {
@@ -87,7 +90,7 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 	if b == nil || !b.Refuses || !r.Refused() {
 		t.Fatalf("blockers = %+v, want %s refusing", r.Blockers, BlockerPoolNoCapacity)
 	}
-	for _, s := range []string{"request 8 CPU / 16 GiB / 4 pods", "1 schedulable node(s) outside it have 2 CPU / 4 GiB / 109 pods free",
+	for _, s := range []string{"request 8 CPU / 16 GiB / 4 pods", "1 schedulable node(s) outside it they may use have 2 CPU / 4 GiB / 109 pods free",
 		"3 pod(s) would fit nowhere", "not enough cpu: requests 2 CPU, at most 0 CPU free"} {
 		if !strings.Contains(b.Message, s) {
 			t.Errorf("blocker %q lacks %q", b.Message, s)
@@ -125,8 +128,9 @@ func TestPoolCapacityNodeFilters(t *testing.T) {
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "1", "1Gi"), picky}
 	r := PoolPreflight(poolInput([]string{"p1"}, nodes, pods, nil))
 	c := r.Capacity
-	if c.NodesOutside != 2 || c.NodesOutsideUnschedulable != 1 {
-		t.Errorf("nodes outside %d (+%d unschedulable), want 2 (+1)", c.NodesOutside, c.NodesOutsideUnschedulable)
+	if c.NodesOutside != 1 || c.NodesOutsideUnschedulable != 1 || c.NodesOutsideUnmatched != 1 {
+		t.Errorf("nodes outside %d (+%d unschedulable, +%d unmatched), want 1 (+1, +1: the tainted one)",
+			c.NodesOutside, c.NodesOutsideUnschedulable, c.NodesOutsideUnmatched)
 	}
 	if len(c.Unplaced) != 1 || c.Unplaced[0].Pod != ns+"/web-1-b" || !strings.Contains(c.Unplaced[0].Reason, "matches its nodeSelector") {
 		t.Fatalf("unplaced = %+v, want web-1-b for its nodeSelector", c.Unplaced)

@@ -61,6 +61,9 @@ func capacityTable(w io.Writer, c *drain.CapacityReport, width int) {
 	if c.NodesOutsideUnschedulable > 0 {
 		nodes += fmt.Sprintf(" (+%d cordoned or not Ready)", c.NodesOutsideUnschedulable)
 	}
+	if c.NodesOutsideUnmatched > 0 {
+		nodes += fmt.Sprintf(" (+%d the pods may not use)", c.NodesOutsideUnmatched)
+	}
 	fmt.Fprintln(w, "Capacity outside the pool (requests of the pods to replace; first-fit packing, pod anti-affinity and topology spread not counted):")
 	rows := [][]string{}
 	for _, rc := range c.Resources {
