@@ -379,21 +379,20 @@ func capacityIssues(r *PoolPreflightReport) {
 	if len(c.Unplaced) == 0 {
 		return
 	}
-	var why []string
-	for _, u := range c.Unplaced {
-		why = append(why, u.Pod+": "+u.Reason)
+	msg := fmt.Sprintf("no schedulable node outside the pool the pods may use (%d cordoned or not Ready, "+
+		"%d matching none of their nodeSelector, affinity and tolerations): nowhere for the %d pod(s) to go, "+
+		"which request %s; add nodes outside the pool or drain fewer nodes",
+		c.NodesOutsideUnschedulable, c.NodesOutsideUnmatched, len(c.Unplaced), joinAmounts(c.Resources, false))
+	if c.NodesOutside > 0 {
+		why := make([]string, len(c.Unplaced))
+		for i, u := range c.Unplaced {
+			why[i] = u.Pod + ": " + u.Reason
+		}
+		msg = fmt.Sprintf("the pods the pool evicts request %s; the %d schedulable node(s) outside it they may use have %s free: "+
+			"%d pod(s) would fit nowhere (%s) and stay Pending; add room outside the pool or drain fewer nodes "+
+			"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
+			joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true), len(c.Unplaced), firstFew(why))
 	}
-	msg := fmt.Sprintf("the pods the pool evicts request %s; the %d schedulable node(s) outside it they may use have %s free: ",
-		joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true))
-	if c.NodesOutside == 0 {
-		msg = fmt.Sprintf("no schedulable node outside the pool the pods may use (%d cordoned or not Ready, "+
-			"%d matching none of their nodeSelector, affinity and tolerations): "+
-			"nowhere for the pods to go; they request %s: ",
-			c.NodesOutsideUnschedulable, c.NodesOutsideUnmatched, joinAmounts(c.Resources, false))
-	}
-	msg += fmt.Sprintf("%d pod(s) would fit nowhere (%s) and stay Pending; add room outside the pool or drain fewer nodes "+
-		"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
-		len(c.Unplaced), firstFew(why))
 	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Message: msg, Refuses: true})
 }
 

@@ -107,7 +107,7 @@ func TestPoolCapacityNoNodeOutside(t *testing.T) {
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "100m", "64Mi")}
 	r := PoolPreflight(poolInput([]string{"p1", "p2"}, nodes, pods, nil))
 	b := has(r.Blockers, BlockerPoolNoCapacity)
-	if b == nil || !strings.Contains(b.Message, "nowhere for the pods to go") || !strings.Contains(b.Message, "0.1 CPU / 64 MiB / 1 pods") {
+	if b == nil || !strings.Contains(b.Message, "nowhere for the 1 pod(s) to go, which request 0.1 CPU / 64 MiB / 1 pods") {
 		t.Fatalf("blockers = %+v, want nowhere for the pods to go with the requests", r.Blockers)
 	}
 	if r.Capacity.Unplaced[0].Reason != "no schedulable node outside the pool" {
