@@ -69,19 +69,28 @@ func (e *Env) NodeWith(t testing.TB, allocatable corev1.ResourceList) string {
 	// taint on its next pass after Ready (seconds later); until then the
 	// scheduler leaves the node out, and a topology spread over test nodes
 	// puts every pod on the other one.
-	WaitFor(t, time.Minute, "node "+name+" without the not-ready taint", func() bool {
-		n, err := e.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	e.WaitUntainted(t, name, corev1.TaintNodeNotReady)
+	return name
+}
+
+// WaitUntainted waits up to a minute until node has no taint with key
+// (the node lifecycle controller lifts node.kubernetes.io/not-ready after
+// Ready and node.kubernetes.io/unschedulable after an uncordon, seconds
+// later; until then the scheduler leaves the node out).
+func (e *Env) WaitUntainted(t testing.TB, node, key string) {
+	t.Helper()
+	WaitFor(t, time.Minute, "node "+node+" without the taint "+key, func() bool {
+		n, err := e.Client.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
 		if err != nil {
 			return false
 		}
 		for _, taint := range n.Spec.Taints {
-			if taint.Key == corev1.TaintNodeNotReady {
+			if taint.Key == key {
 				return false
 			}
 		}
 		return true
 	})
-	return name
 }
 
 func (e *Env) deleteNode(name string) {

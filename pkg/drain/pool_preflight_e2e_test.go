@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/render"
 )
@@ -41,18 +39,7 @@ func (f *fixture) label(key, value string, nodes ...string) {
 func (f *fixture) open(node string) {
 	f.t.Helper()
 	f.cordon(node, false)
-	e2e.WaitFor(f.t, time.Minute, "node "+node+" without the unschedulable taint", func() bool {
-		n, err := f.env.Client.CoreV1().Nodes().Get(f.ctx, node, metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		for _, taint := range n.Spec.Taints {
-			if taint.Key == corev1.TaintNodeUnschedulable {
-				return false
-			}
-		}
-		return true
-	})
+	f.env.WaitUntainted(f.t, node, corev1.TaintNodeUnschedulable)
 }
 
 // deployRequesting creates a Deployment of replicas pods (app=name) on the
