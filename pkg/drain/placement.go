@@ -36,11 +36,28 @@ func schedulableFor(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity,
 	if ok, err := affinity.Match(n); err != nil || !ok {
 		return false
 	}
-	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), n.Spec.Taints, pod.Spec.Tolerations,
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), liveTaints(n), pod.Spec.Tolerations,
 		func(t *corev1.Taint) bool {
 			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
 		}, false)
 	return !untolerated
+}
+
+// liveTaints returns n's taints without node.kubernetes.io/unschedulable
+// and node.kubernetes.io/not-ready: the node lifecycle controller mirrors
+// spec.unschedulable and the Ready condition into them a few seconds after
+// the fact, and the callers check those two themselves. A node uncordoned
+// or Ready again a moment ago still carries the taint, but a replacement
+// created now is scheduled there once the controller's next pass lifts it.
+func liveTaints(n *corev1.Node) []corev1.Taint {
+	out := make([]corev1.Taint, 0, len(n.Spec.Taints))
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeUnschedulable || t.Key == corev1.TaintNodeNotReady {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 func nodeReady(n *corev1.Node) bool {

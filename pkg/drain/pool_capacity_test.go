@@ -191,3 +191,17 @@ func TestFormatAmount(t *testing.T) {
 		}
 	}
 }
+
+// A spare node uncordoned a moment ago still carries the lifecycle
+// controller's node.kubernetes.io/unschedulable taint for a few seconds:
+// it counts, as the replacements will be scheduled there once it is lifted.
+func TestPoolCapacityJustUncordonedNodeCounts(t *testing.T) {
+	spare := sized(node("o1", false), "4", "8Gi", "110")
+	spare.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}
+	nodes := []corev1.Node{sized(node("p1", false), "8", "16Gi", "110"), spare}
+	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "1", "1Gi")}
+	r := PoolPreflight(poolInput([]string{"p1"}, nodes, pods, nil))
+	if r.Capacity.NodesOutside != 1 || len(r.Blockers) != 0 {
+		t.Errorf("capacity %+v, blockers %+v: want the just uncordoned node to count", r.Capacity, r.Blockers)
+	}
+}

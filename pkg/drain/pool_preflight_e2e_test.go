@@ -33,15 +33,6 @@ func (f *fixture) label(key, value string, nodes ...string) {
 	}
 }
 
-// open uncordons node and waits until the node lifecycle controller has
-// lifted its node.kubernetes.io/unschedulable taint, which the scheduler
-// (and the capacity model) honours like any NoSchedule taint.
-func (f *fixture) open(node string) {
-	f.t.Helper()
-	f.cordon(node, false)
-	f.env.WaitUntainted(f.t, node, corev1.TaintNodeUnschedulable)
-}
-
 // deployRequesting creates a Deployment of replicas pods (app=name) on the
 // nodes nodeSelector matches, each requesting cpu and memory, and waits
 // until they are Ready.
@@ -105,8 +96,10 @@ func TestPoolPreflightNoCapacityOutside(t *testing.T) {
 	f.cordon(s1, true)
 	f.cordon(s2, true)
 	f.deployRequesting("web", 4, sel, "1", "1Gi")
-	f.open(s1)
-	f.open(s2)
+	// Right away: the node.kubernetes.io/unschedulable taint the node
+	// lifecycle controller lifts seconds after the uncordon does not count.
+	f.cordon(s1, false)
+	f.cordon(s2, false)
 
 	selector := oldPoolLabel + "=" + old
 	r := f.poolPreflight(selector)
