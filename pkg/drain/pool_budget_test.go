@@ -113,3 +113,16 @@ func TestPoolPodsOfTheModel(t *testing.T) {
 		t.Errorf("first pod = %+v, want web-1-a on p1 paced by web, grace 5, exit 5 (its 10 s preStop cut by the grace)", first)
 	}
 }
+
+// Measured times replace the model's: with every pod gone 1 s after its
+// eviction and every budget allowing the next 5 s after one, three at a
+// time: web evicts web-a at 0, web-b at 5, web-c (p2) at 10, gone at 11.
+func TestIdealPoolSecondsWithMeasuredTimes(t *testing.T) {
+	r := PoolPreflight(threeNodePool(3))
+	if got := IdealPoolSecondsWith(r, 3, PoolTimes{ExitSeconds: 1, WaveSeconds: 5}); got != 11 {
+		t.Errorf("ideal = %v, want 11", got)
+	}
+	if got := IdealPoolSecondsWith(r, 3, PoolTimes{}); got != IdealPoolSeconds(r, 3) {
+		t.Errorf("zero PoolTimes: %v, want the model's %v", got, IdealPoolSeconds(r, 3))
+	}
+}

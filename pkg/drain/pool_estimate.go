@@ -82,33 +82,61 @@ func exitSeconds(pod *corev1.Pod) int64 {
 // and pods slower than their preStop are not modelled, so a real drain
 // takes longer; what blocks a blocked pool is ignored.
 func IdealPoolSeconds(r *PoolPreflightReport, maxConcurrent int) float64 {
-	return poolSeconds(r, maxConcurrent, 0, func(p PoolPod) float64 { return float64(p.ExitSeconds) })
+	return IdealPoolSecondsWith(r, maxConcurrent, PoolTimes{})
+}
+
+// PoolTimes replaces times of the model of IdealPoolSeconds with measured
+// ones, in seconds; a zero field keeps the model's.
+type PoolTimes struct {
+	// ExitSeconds is, for every pod, the time from its eviction until it
+	// is gone.
+	ExitSeconds float64
+	// WaveSeconds is, for every budget, the time from an eviction until
+	// the budget allows the next (the replacement Ready).
+	WaveSeconds float64
+}
+
+// IdealPoolSecondsWith is IdealPoolSeconds with the times of measured in
+// place of the model's, for a benchmark that measured them on its cluster.
+func IdealPoolSecondsWith(r *PoolPreflightReport, maxConcurrent int, measured PoolTimes) float64 {
+	exit := func(p PoolPod) float64 { return float64(p.ExitSeconds) }
+	if measured.ExitSeconds > 0 {
+		exit = func(PoolPod) float64 { return measured.ExitSeconds }
+	}
+	wave := func(b PoolBudget) float64 { return b.WaveSeconds }
+	if measured.WaveSeconds > 0 {
+		wave = func(PoolBudget) float64 { return measured.WaveSeconds }
+	}
+	return poolSeconds(r, maxConcurrent, wave, exit)
 }
 
 // estimatedPoolSeconds is the model of IdealPoolSeconds with the drain's
 // retry delay after each refused eviction added to every wave and each pod
 // taking its whole grace period: a rough upper estimate.
 func estimatedPoolSeconds(r *PoolPreflightReport, maxConcurrent int) int64 {
-	s := poolSeconds(r, maxConcurrent, r.RetryDelaySeconds, func(p PoolPod) float64 { return float64(p.GracePeriodSeconds) })
+	s := poolSeconds(r, maxConcurrent,
+		func(b PoolBudget) float64 { return b.WaveSeconds + r.RetryDelaySeconds },
+		func(p PoolPod) float64 { return float64(p.GracePeriodSeconds) })
 	return int64(math.Ceil(s))
 }
 
-// poolSeconds runs the model of IdealPoolSeconds with retry seconds added
-// to each wave and term giving each pod's time from eviction to gone.
-func poolSeconds(r *PoolPreflightReport, maxConcurrent int, retry float64, term func(PoolPod) float64) float64 {
+// poolSeconds runs the model of IdealPoolSeconds with wave giving each
+// budget's time from an eviction to its next place and term each pod's
+// time from eviction to gone.
+func poolSeconds(r *PoolPreflightReport, maxConcurrent int, wave func(PoolBudget) float64, term func(PoolPod) float64) float64 {
 	// Each budget's places, as the time each is next free.
 	places := map[string][]float64{}
-	wave := map[string]float64{}
+	waves := map[string]float64{}
 	for _, b := range r.Budgets {
 		first := 0.0
 		if b.DisruptionsAllowed == 0 {
-			first = b.WaveSeconds + retry
+			first = wave(b)
 		}
 		p := make([]float64, max(b.PerWave, 1))
 		for i := range p {
 			p[i] = first
 		}
-		places[b.Key()], wave[b.Key()] = p, b.WaveSeconds+retry
+		places[b.Key()], waves[b.Key()] = p, wave(b)
 	}
 	byNode := map[string][]PoolPod{}
 	for _, p := range r.Pods {
@@ -125,7 +153,7 @@ func poolSeconds(r *PoolPreflightReport, maxConcurrent int, retry float64, term 
 			if pl := places[p.PDB]; pl != nil {
 				i := earliest(pl)
 				t = max(t, pl[i])
-				pl[i] = t + wave[p.PDB]
+				pl[i] = t + waves[p.PDB]
 			}
 			done = max(done, t+term(p))
 		}
