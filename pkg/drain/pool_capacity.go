@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -242,8 +243,13 @@ func pack(pods []poolPod, rooms []*nodeRoom) []UnplacedPod {
 		return podKey(pods[a].pod) < podKey(pods[b].pod)
 	})
 	out := []UnplacedPod{}
+	filters := map[string][]bool{}
 	for _, p := range pods {
-		if why := place(p.pod, reqs[p.pod], rooms); why != "" {
+		key := filterKey(p.pod)
+		if filters[key] == nil {
+			filters[key] = nodeFilters(p.pod, rooms)
+		}
+		if why := place(reqs[p.pod], rooms, filters[key]); why != "" {
 			out = append(out, UnplacedPod{Pod: podKey(p.pod), Node: p.node, Reason: why})
 		}
 	}
@@ -251,13 +257,38 @@ func pack(pods []poolPod, rooms []*nodeRoom) []UnplacedPod {
 	return out
 }
 
-// place puts pod on the first room that passes the node filters and has
-// room for req, and returns "" or why it fits nowhere.
-func place(pod *corev1.Pod, req amounts, rooms []*nodeRoom) string {
+// filterKey is what the node filters read of pod, so that pods alike
+// (those of one template) are filtered once.
+func filterKey(pod *corev1.Pod) string {
+	var affinity *corev1.NodeAffinity
+	if pod.Spec.Affinity != nil {
+		affinity = pod.Spec.Affinity.NodeAffinity
+	}
+	b, _ := json.Marshal(struct {
+		S map[string]string
+		A *corev1.NodeAffinity
+		T []corev1.Toleration
+	}{pod.Spec.NodeSelector, affinity, pod.Spec.Tolerations})
+	return string(b)
+}
+
+// nodeFilters reports, per room, whether pod passes its node filters.
+func nodeFilters(pod *corev1.Pod, rooms []*nodeRoom) []bool {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	out := make([]bool, len(rooms))
+	for i, r := range rooms {
+		out[i] = schedulableFor(pod, affinity, r.node)
+	}
+	return out
+}
+
+// place puts a pod requesting req on the first room that passes its node
+// filters (matches, per room) and has room for req, and returns "" or why
+// it fits nowhere.
+func place(req amounts, rooms []*nodeRoom, matches []bool) string {
 	var matching []*nodeRoom
-	for _, r := range rooms {
-		if !schedulableFor(pod, affinity, r.node) {
+	for i, r := range rooms {
+		if !matches[i] {
 			continue
 		}
 		matching = append(matching, r)
