@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -124,5 +125,46 @@ func TestIdealPoolSecondsWithMeasuredTimes(t *testing.T) {
 	}
 	if got := IdealPoolSecondsWith(r, 3, PoolTimes{}); got != IdealPoolSeconds(r, 3) {
 		t.Errorf("zero PoolTimes: %v, want the model's %v", got, IdealPoolSeconds(r, 3))
+	}
+}
+
+// The report's JSON carries the pool facts under documented names, amounts
+// with their unit.
+func TestPoolPreflightJSON(t *testing.T) {
+	r := PoolPreflight(threeNodePool(2))
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Capacity struct {
+			NodesOutside int `json:"nodesOutside"`
+			Resources    []struct {
+				Name, Unit          string
+				Needed, FreeOutside int64
+			} `json:"resources"`
+		} `json:"capacity"`
+		Budgets []struct {
+			PodsInPool int     `json:"podsInPool"`
+			Waves      int     `json:"waves"`
+			WaveSecs   float64 `json:"waveSeconds"`
+		} `json:"budgets"`
+		DrainTogether      [][]string `json:"drainTogether"`
+		Pods               []struct{ Node, PDB string }
+		MaxConcurrentNodes int      `json:"maxConcurrentNodes"`
+		EstimatedSeconds   *int64   `json:"estimatedSeconds"`
+		IdealSeconds       *float64 `json:"idealSeconds"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Capacity
+	if c.NodesOutside != 1 || len(c.Resources) == 0 || c.Resources[0].Unit != "millicores" || c.Resources[0].Name != "cpu" {
+		t.Errorf("capacity = %+v", c)
+	}
+	if len(doc.Budgets) != 2 || doc.Budgets[0].PodsInPool != 3 || doc.Budgets[0].Waves != 3 || doc.Budgets[0].WaveSecs != 2 ||
+		len(doc.DrainTogether) != 2 || len(doc.Pods) != 5 || doc.Pods[0].PDB != ns+"/web" || doc.MaxConcurrentNodes != 2 ||
+		doc.EstimatedSeconds == nil || doc.IdealSeconds == nil {
+		t.Errorf("document = %s", b)
 	}
 }

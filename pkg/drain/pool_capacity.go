@@ -106,7 +106,8 @@ func capacity(in PoolInput, pods []poolPod) *CapacityReport {
 	if in.OutsidePodsError != nil {
 		c.UsageError = in.OutsidePodsError.Error()
 	}
-	needed := amounts{}
+	// cpu, memory and pods are always shown, even when nothing requests them.
+	needed := amounts{corev1.ResourceCPU: 0, corev1.ResourceMemory: 0, corev1.ResourcePods: 0}
 	var toPlace []poolPod
 	for _, p := range pods {
 		if !p.replicated {

@@ -70,9 +70,6 @@ func capacityTable(w io.Writer, c *drain.CapacityReport, width int) {
 		rows = append(rows, []string{escape(rc.Name), escape(drain.FormatAmount(rc.Name, rc.Needed)),
 			escape(drain.FormatAmount(rc.Name, rc.FreeOutside)), nodes})
 	}
-	if len(rows) == 0 {
-		rows = append(rows, []string{"-", "nothing to replace", "-", nodes})
-	}
 	drawTable(w, []string{"RESOURCE", "NEEDED", free, "NODES OUTSIDE"}, rows, width)
 	if len(c.Unplaced) == 0 {
 		return
