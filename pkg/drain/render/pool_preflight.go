@@ -44,10 +44,10 @@ func PoolPreflight(w io.Writer, r *drain.PoolPreflightReport, width int) {
 		if r.IdealSeconds != nil {
 			ideal = fmt.Sprintf("; ideal under the budgets %s", seconds(*r.IdealSeconds))
 		}
-		fmt.Fprintf(w, "Estimated time: %s for the pool, %d node(s) at a time (budget waves, retry delays and grace periods%s)\n",
+		fmt.Fprintf(w, "Pool estimated time: %s, %d node(s) at a time (budget waves, retry delays and grace periods%s)\n",
 			time.Duration(*r.EstimatedSeconds)*time.Second, r.MaxConcurrentNodes, ideal)
 	}
-	fmt.Fprintf(w, "Verdict: %s\n", escape(r.Verdict))
+	fmt.Fprintf(w, "Pool verdict: %s\n", escape(r.Verdict))
 }
 
 // capacityTable writes what the replacements request against what the

@@ -38,12 +38,12 @@ func TestPoolPreflightTables(t *testing.T) {
 		"Pods that fit nowhere outside the pool: 1", "not enough cpu",
 		"PodDisruptionBudgets across the pool:", "PODS IN POOL", "5 (4 Ready)", "4 (1 per wave, ~2s each)",
 		"Nodes that can drain together", "  - n2", "Pool blockers:", "[pool-no-capacity] no room for",
-		`Verdict: would not start: p\x1b[2J\u202e`} {
+		`Pool verdict: would not start: p\x1b[2J\u202e`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "Estimated time: ") && strings.Contains(out, "for the pool") {
+	if strings.Contains(out, "Pool estimated time") {
 		t.Errorf("a blocked pool prints an estimate:\n%s", out)
 	}
 }
@@ -55,7 +55,7 @@ func TestPoolPreflightEstimate(t *testing.T) {
 	PoolPreflight(&b, &drain.PoolPreflightReport{MaxConcurrentNodes: 3, EstimatedSeconds: &est, IdealSeconds: &ideal,
 		Capacity: &drain.CapacityReport{UsageKnown: false}, Verdict: "would succeed"}, 0)
 	out := b.String()
-	for _, want := range []string{"Estimated time: 36s for the pool, 3 node(s) at a time", "ideal under the budgets 14s",
+	for _, want := range []string{"Pool estimated time: 36s, 3 node(s) at a time", "ideal under the budgets 14s",
 		"FREE OUTSIDE POOL (ALLOCATABLE, USAGE UNKNOWN)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
