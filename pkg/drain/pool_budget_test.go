@@ -168,3 +168,16 @@ func TestPoolPreflightJSON(t *testing.T) {
 		t.Errorf("document = %s", b)
 	}
 }
+
+// Three nodes each with one Ready pod of a budget allowing two at once:
+// any two may drain together, not all three.
+func TestDrainTogetherCountsTheWholeGroup(t *testing.T) {
+	var nodes []*PreflightReport
+	for _, n := range []string{"a", "b", "c"} {
+		nodes = append(nodes, &PreflightReport{Node: n, Budgets: []Budget{{Namespace: ns, Name: "web", HealthyOnNode: 1}}})
+	}
+	got := drainTogether(nodes, []PoolBudget{{Namespace: ns, Name: "web", PerWave: 2}})
+	if want := [][]string{{"a", "b"}, {"c"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("drain together = %v, want %v", got, want)
+	}
+}
