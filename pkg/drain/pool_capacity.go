@@ -3,25 +3,11 @@ package drain
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
-)
-
-// Units of ResourceCapacity amounts.
-const (
-	// UnitMillicores: cpu, 1000 = one CPU.
-	UnitMillicores = "millicores"
-	// UnitBytes: memory, ephemeral-storage, hugepages-*.
-	UnitBytes = "bytes"
-	// UnitCount: pods and extended resources (nvidia.com/gpu, ...).
-	UnitCount = "count"
 )
 
 // CapacityReport says whether the pods the pool evicts fit on the nodes
@@ -94,9 +80,6 @@ type poolPod struct {
 	node       string
 	replicated bool
 }
-
-// amounts are quantities per resource in the Unit of each.
-type amounts map[corev1.ResourceName]int64
 
 // capacity packs the replacements of pods onto the schedulable nodes of
 // in.Nodes outside the pool and reports what fits.
@@ -211,20 +194,6 @@ func usable(rooms []*nodeRoom, pods []poolPod, c *CapacityReport) []*nodeRoom {
 	return out
 }
 
-// podRequests returns the effective requests of pod as the scheduler
-// counts them (k8s.io/component-helpers/resource.PodRequests: the larger
-// of the init containers' and the sum of the app and sidecar containers',
-// pod-level resources, plus overhead), and one "pods".
-func podRequests(pod *corev1.Pod) amounts {
-	out := amounts{corev1.ResourcePods: 1}
-	for name, q := range resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}) {
-		if v := amountOf(name, q); v > 0 {
-			out[name] += v
-		}
-	}
-	return out
-}
-
 // pack places pods (first-fit decreasing: largest cpu, then memory, first;
 // nodes by name) on rooms, taking what each placed pod requests off its
 // node, and returns the pods that fit nowhere.
@@ -336,117 +305,4 @@ func shortOf(req amounts, matching []*nodeRoom) string {
 		return fmt.Sprintf("no matching node outside the pool has room for all its requests at once (%d matching)", len(matching))
 	}
 	return "not enough " + strings.Join(short, "; ")
-}
-
-// resourceOrder returns the names of a: cpu, memory and pods first, then
-// the others sorted.
-func resourceOrder(a amounts) []corev1.ResourceName {
-	first := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
-	var out, rest []corev1.ResourceName
-	for _, name := range first {
-		if _, ok := a[name]; ok {
-			out = append(out, name)
-		}
-	}
-	for name := range a {
-		if name != corev1.ResourceCPU && name != corev1.ResourceMemory && name != corev1.ResourcePods {
-			rest = append(rest, name)
-		}
-	}
-	sort.Slice(rest, func(i, j int) bool { return rest[i] < rest[j] })
-	return append(out, rest...)
-}
-
-// unitOf returns the Unit* of a resource's amounts.
-func unitOf(name corev1.ResourceName) string {
-	switch {
-	case name == corev1.ResourceCPU:
-		return UnitMillicores
-	case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage ||
-		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
-		return UnitBytes
-	}
-	return UnitCount
-}
-
-// FormatAmount writes v, an amount of resource name in its Unit, for a
-// person: "1.5 CPU", "24 GiB", "40 pods", "2 nvidia.com/gpu".
-func FormatAmount(name string, v int64) string {
-	switch unitOf(corev1.ResourceName(name)) {
-	case UnitMillicores:
-		return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64) + " CPU"
-	case UnitBytes:
-		const mi, gi = 1 << 20, 1 << 30
-		if v >= gi {
-			return strconv.FormatFloat(math.Round(float64(v)*10/gi)/10, 'f', -1, 64) + " GiB"
-		}
-		return strconv.FormatFloat(math.Round(float64(v)/mi), 'f', -1, 64) + " MiB"
-	}
-	return strconv.FormatInt(v, 10) + " " + name
-}
-
-// amountOf returns q in the Unit of resource name (cpu in millicores,
-// rounded up as the scheduler rounds requests).
-func amountOf(name corev1.ResourceName, q resource.Quantity) int64 {
-	if name == corev1.ResourceCPU {
-		return q.MilliValue()
-	}
-	return q.Value()
-}
-
-// capacityIssues adds the capacity blocker and warnings of r.Capacity.
-func capacityIssues(r *PoolPreflightReport) {
-	c := r.Capacity
-	if n := len(c.NotReplaced); n > 0 {
-		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolNotReplaced, Message: fmt.Sprintf(
-			"%d evicted pod(s) have no controller (%s): they are deleted, and nothing recreates them elsewhere",
-			n, firstFew(c.NotReplaced))})
-	}
-	if !c.UsageKnown {
-		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolCapacityUnknown, Message: fmt.Sprintf(
-			"the requests of the pods already on the nodes outside the pool are unknown (%s): "+
-				"the free room counted is their whole allocatable, so the pods may not fit even where this says they do",
-			c.UsageError)})
-	}
-	if len(c.Unplaced) == 0 {
-		return
-	}
-	msg := fmt.Sprintf("no schedulable node outside the pool the pods may use (%d cordoned or not Ready, "+
-		"%d matching none of their nodeSelector, affinity and tolerations): nowhere for the %d pod(s) to go, "+
-		"which request %s; add nodes outside the pool or drain fewer nodes",
-		c.NodesOutsideUnschedulable, c.NodesOutsideUnmatched, len(c.Unplaced), joinAmounts(c.Resources, false))
-	if c.NodesOutside > 0 {
-		why := make([]string, len(c.Unplaced))
-		for i, u := range c.Unplaced {
-			why[i] = u.Pod + ": " + u.Reason
-		}
-		msg = fmt.Sprintf("the pods the pool evicts request %s; the %d schedulable node(s) outside it they may use have %s free: "+
-			"%d pod(s) would fit nowhere (%s) and stay Pending; add room outside the pool or drain fewer nodes "+
-			"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
-			joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true), len(c.Unplaced), firstFew(why))
-	}
-	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Message: msg, Refuses: true})
-}
-
-// joinAmounts writes the needed (or free) amount of each resource,
-// "12 CPU / 24 GiB / 40 pods".
-func joinAmounts(rs []ResourceCapacity, free bool) string {
-	parts := make([]string, len(rs))
-	for i, rc := range rs {
-		v := rc.Needed
-		if free {
-			v = rc.FreeOutside
-		}
-		parts[i] = FormatAmount(rc.Name, v)
-	}
-	return strings.Join(parts, " / ")
-}
-
-// firstFew joins the first three of items, saying how many more there are.
-func firstFew(items []string) string {
-	const n = 3
-	if len(items) <= n {
-		return strings.Join(items, "; ")
-	}
-	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
 }
