@@ -38,6 +38,9 @@ type DrainNodeOptions struct {
 	// eviction requests for a pod a PodDisruptionBudget refused.
 	RetryDelay time.Duration
 	RetryMax   time.Duration
+	// MaxConcurrentNodes is how many nodes of a pool are drained at a time
+	// (--max-concurrent-nodes, >= 1).
+	MaxConcurrentNodes int
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -57,7 +60,8 @@ func NewCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericioop
 
 func newCmdDrainNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
-		Flags: drain.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second}
+		Flags: drain.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
+		MaxConcurrentNodes: 1}
 	cmd := &cobra.Command{
 		Use:   "node NAME... | -l SELECTOR",
 		Short: "Cordon a node and evict its pods, after a preflight that says what would block",
@@ -100,5 +104,6 @@ interrupted, or undone by another client (uncordoned, new pods; with
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
 	// drain never slower than kubectl's while the first retries come sooner.
 	f.DurationVar(&o.RetryMax, "eviction-retry-max", o.RetryMax, "Longest wait between two eviction requests for one pod")
+	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	return cmd
 }

@@ -11,7 +11,7 @@ import (
 
 func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 	ok := func() *DrainNodeOptions {
-		return &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second}
+		return &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second, MaxConcurrentNodes: 1}
 	}
 	cases := map[string]struct {
 		mutate func(o *DrainNodeOptions)
@@ -24,6 +24,7 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 		"bad output":                   {func(o *DrainNodeOptions) { o.Output = "yaml" }, "--output"},
 		"bad pod selector":             {func(o *DrainNodeOptions) { o.PodSelector = "a in (" }, "--pod-selector"},
 		"zero retry delay":             {func(o *DrainNodeOptions) { o.RetryDelay = 0 }, "--eviction-retry-delay"},
+		"zero concurrent nodes":        {func(o *DrainNodeOptions) { o.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
 		"disable-eviction with bypass": {func(o *DrainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, ""},
 		"defaults":                     {func(o *DrainNodeOptions) {}, ""},
 	}

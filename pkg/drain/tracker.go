@@ -151,6 +151,16 @@ func (t *Tracker) set(namespace, name, state, cause string) {
 	})
 }
 
+// waiting gives a pod not sent yet (or refused before) the cause of its
+// wait, keeping its state and start.
+func (t *Tracker) waiting(namespace, name, cause string) {
+	t.update(namespace, name, func(p *PodProgress) {
+		if p.State == StatePending || p.State == StateBlocked {
+			p.Cause = cause
+		}
+	})
+}
+
 // accept records that our eviction (or delete) of the pod was accepted.
 func (t *Tracker) accept(namespace, name, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
