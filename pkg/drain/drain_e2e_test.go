@@ -404,7 +404,7 @@ func TestDrainErrors(t *testing.T) {
 	}
 }
 
-// -l selects several nodes; they are drained one after another.
+// -l selects several nodes; they are drained as a pool (-o json: the pool document, with a result per node).
 func TestDrainSeveralNodesBySelector(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
