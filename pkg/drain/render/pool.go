@@ -90,7 +90,7 @@ func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
 		len(res.Nodes), counts[drain.NodeDrained], counts[drain.NodePartlyDrained], counts[drain.NodeUntouched],
 		counts[drain.NodeGone], seconds(res.DurationSeconds))
 	drawTable(w, []string{"NODE", "RESULT", "EVICTED", "LEFT", "CORDONED", "DURATION"}, rows, width)
-	fmt.Fprintf(w, "evictions per pod: %.2f (%d accepted evictions, %d pod(s) on the pool at its start)\n",
+	fmt.Fprintf(w, "evictions per pod: %.2f (%d evictions accepted, %d pod(s) to evict at the start)\n",
 		res.EvictionsPerPod, res.Evictions, res.InitialPods)
 	again := ""
 	if len(res.EvictedAgain) > 0 {
