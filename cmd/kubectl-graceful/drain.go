@@ -68,13 +68,25 @@ func newCmdDrainNode(configFlags *genericclioptions.ConfigFlags, streams generic
 		Long: `Print a preflight (pods by workload, the PodDisruptionBudgets involved against
 disruptionsAllowed, blockers, warnings, an estimate and a verdict), then cordon
 the node and evict its pods through the eviction API, showing per pod why an
-eviction waits. Several nodes are drained one after another.
+eviction waits.
 
-Exit status: 0 drained (with --dry-run: no blocker), 2 blocked, timed out,
-interrupted, or undone by another client (uncordoned, new pods; with
---dry-run: a blocker), 1 error (or the cluster unreachable to the end).`,
+Several nodes (names, or -l matching more than one) are drained as a pool: one
+preflight for the set, then every node is cordoned before the first eviction
+(so no evicted pod lands on a node drained next), then --max-concurrent-nodes
+nodes are drained at a time, each eviction held back while its
+PodDisruptionBudget allows no disruption across all nodes. The summary gives
+each node's result (drained, partly drained, untouched, gone), what is left,
+whether it stays cordoned, the evictions per pod and the pods evicted more
+than once.
+
+Exit status: 0 drained, every node of a pool (with --dry-run: no blocker), 2
+blocked, refused, timed out, interrupted, undone by another client
+(uncordoned, new pods), or a node of the pool not drained or deleted (with
+--dry-run: a blocker), 1 error (no such node, no node matching -l, an API
+error, or the cluster unreachable to the end).`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run
-  kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure`,
+  kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
+  kubectl graceful drain node -l pool=old --ignore-daemonsets --max-concurrent-nodes 3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
