@@ -72,6 +72,7 @@ func (d *Drainer) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolR
 		return nil
 	case res.Preflight.Refused():
 		setOutcome(results, OutcomeRefused)
+		res.Outcome = OutcomeRefused
 		return nil
 	}
 	return d.cordonAndDrain(ctx, nodes, results, res)

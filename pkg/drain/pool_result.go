@@ -98,8 +98,9 @@ func newPoolNode(res *NodeResult) *PoolNode {
 	return n
 }
 
-// tally sets the pool's counts and outcome from its nodes; interrupted is
-// true when the command's context ended.
+// tally sets the pool's counts and, unless it was a dry run or a refusal,
+// its outcome from its nodes; interrupted is true when the command's
+// context ended.
 func (r *PoolResult) tally(interrupted bool) {
 	r.Evictions = 0
 	all := len(r.Nodes) > 0
@@ -111,6 +112,8 @@ func (r *PoolResult) tally(interrupted bool) {
 		r.EvictionsPerPod = float64(r.Evictions) / float64(r.InitialPods)
 	}
 	switch {
+	case r.Outcome == OutcomeDryRun || r.Outcome == OutcomeRefused:
+		// Nothing was changed: the preflight said it all.
 	case r.Error != "":
 		r.Outcome = OutcomeError
 	case all:

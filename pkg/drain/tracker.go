@@ -54,7 +54,9 @@ type PodProgress struct {
 	// accepted: our eviction or delete was accepted; nsTerminating: the
 	// last answer was the namespace's 403.
 	accepted, nsTerminating, lost bool
-	started                       time.Time
+	// held: Cause is the pool pacer's wait, dropped once a request goes.
+	held    bool
+	started time.Time
 }
 
 // Who removed a gone pod (PodProgress.GoneBy).
@@ -126,6 +128,9 @@ func (t *Tracker) attempt(namespace, name string) {
 		if p.State == StatePending {
 			p.State = StateEvicting
 		}
+		if p.held {
+			p.held, p.Cause = false, ""
+		}
 	})
 }
 
@@ -156,7 +161,7 @@ func (t *Tracker) set(namespace, name, state, cause string) {
 func (t *Tracker) waiting(namespace, name, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StatePending || p.State == StateBlocked {
-			p.Cause = cause
+			p.Cause, p.held = cause, true
 		}
 	})
 }

@@ -25,3 +25,16 @@ func TestTrackerInFlightCountsSentAndAcceptedEvictions(t *testing.T) {
 		t.Errorf("after b is gone InFlight = %d, want 1", got)
 	}
 }
+
+// A pod the pool pacer held back shows why until its request goes.
+func TestTrackerDropsThePacersCauseOnceSent(t *testing.T) {
+	tr := NewTracker(nil, nil)
+	tr.waiting("shop", "web-a", "held back: PodDisruptionBudget shop/web allows 0 disruption(s) now")
+	if p := tr.Snapshot()[0]; p.State != StatePending || p.Cause == "" || p.StartedSeconds != 0 {
+		t.Fatalf("held pod: %+v", p)
+	}
+	tr.attempt("shop", "web-a")
+	if p := tr.Snapshot()[0]; p.State != StateEvicting || p.Cause != "" {
+		t.Errorf("sent pod keeps the pacer's cause: %+v", p)
+	}
+}
