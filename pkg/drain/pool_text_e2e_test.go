@@ -56,7 +56,10 @@ func TestDrainPoolForbiddenOnOneNode(t *testing.T) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "evict"},
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer", Namespace: p.ns}}}
 	p.create(role, func() error { _, err := rbac.Roles(p.ns).Create(p.ctx, role, metav1.CreateOptions{}); return err })
-	p.create(binding, func() error { _, err := rbac.RoleBindings(p.ns).Create(p.ctx, binding, metav1.CreateOptions{}); return err })
+	p.create(binding, func() error {
+		_, err := rbac.RoleBindings(p.ns).Create(p.ctx, binding, metav1.CreateOptions{})
+		return err
+	})
 
 	res := p.drain("-l", p.selector, "--as", as, "--timeout", "30s")
 	expect(t, res, 2, "[forbidden] you may not create pods/eviction in namespace "+other.ns,
