@@ -33,7 +33,12 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 		o.nodes = list.Items
 		return nil
 	}
+	seen := map[string]bool{}
 	for _, name := range o.NodeNames {
+		if seen[name] {
+			continue // a node named twice is drained once
+		}
+		seen[name] = true
 		n, err := o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("node %q not found", name)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
 // poolDrainArgs are the arguments of a pool drain of p with -o json.
@@ -150,20 +152,34 @@ func TestDrainPoolInterrupted(t *testing.T) {
 }
 
 // checkNodeTruth compares what the report says of a node with the cluster
-// read now: an untouched node still holds all its pods, a node said to
-// have pods left holds at most that many (terminating ones may have gone
-// since), and the cordon is as reported.
+// read now: of the pods the report lists, those it says are not evicted
+// are still there and no more (terminating ones may have gone since); a
+// pod it does not list runs only on a node it left schedulable; and the
+// cordon is as reported.
 func checkNodeTruth(t *testing.T, p *poolFixture, node, result string, left int, staysCordoned *bool, pods []poolPod) {
 	t.Helper()
 	list, err := p.env.Client.CoreV1().Pods(p.ns).List(p.ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
 	if err != nil {
 		t.Fatal(err)
 	}
+	reported := map[string]bool{}
+	for _, pod := range pods {
+		reported[pod.Name] = true
+	}
 	live, terminating := 0, 0
+	cordoned := p.unschedulable(node)
 	for i := range list.Items {
-		if list.Items[i].DeletionTimestamp == nil {
+		pod := &list.Items[i]
+		switch {
+		case !reported[pod.Name]:
+			// Scheduled since the drain ended: only on a node it left
+			// schedulable.
+			if cordoned {
+				t.Errorf("node %s is cordoned and runs %s, which the report does not know", node, pod.Name)
+			}
+		case pod.DeletionTimestamp == nil:
 			live++
-		} else {
+		default:
 			terminating++
 		}
 	}
@@ -238,5 +254,37 @@ func (p *poolFixture) deleteNodeNow(node string) {
 	}
 	if err := p.env.Client.CoreV1().Nodes().Delete(p.ctx, node, metav1.DeleteOptions{}); err != nil {
 		p.t.Errorf("delete node %s: %v", node, err)
+	}
+}
+
+// --timeout in a pool bounds each node: a node held by a budget that
+// allows nothing times out with its pod left and, with
+// --uncordon-on-failure, is uncordoned; the other nodes drain and stay
+// cordoned; exit 2.
+func TestDrainPoolTimeout(t *testing.T) {
+	t.Parallel()
+	p := newPoolFixture(t, 3, 1)
+	p.deployOnPool(2, 3)
+	held := p.pool[1]
+	p.deploy("frozen", "frozen", 1, map[string]string{e2e.NodeTaintKey: held}, nil)
+	p.pdb("frozen", "frozen", nil, intOrStr(0), nil, 1)
+	stdout, _, code := runUntil(t, p.fixture, append(p.poolDrainArgs("--uncordon-on-failure"), "--timeout", "10s"), nil)
+	if code != 2 {
+		t.Errorf("exit status %d, want 2", code)
+	}
+	r := parsePoolReport(t, stdout)
+	if r.Outcome != "not drained" || len(r.Nodes) != 3 {
+		t.Fatalf("pool outcome %q with %d nodes, want not drained with 3", r.Outcome, len(r.Nodes))
+	}
+	for _, n := range r.Nodes {
+		checkNodeTruth(t, p, n.Node, n.Result, n.Left, n.StaysCordoned, n.Pods)
+		switch {
+		case n.Node == held:
+			if n.Outcome != "timed-out" || n.Left < 1 || !n.Uncordoned || p.unschedulable(n.Node) {
+				t.Errorf("held node %s: outcome %s, left %d, uncordoned %v", n.Node, n.Outcome, n.Left, n.Uncordoned)
+			}
+		case n.Result != "drained" || !p.unschedulable(n.Node):
+			t.Errorf("node %s: %s (%s), cordoned %v; want drained and cordoned", n.Node, n.Result, n.Outcome, p.unschedulable(n.Node))
+		}
 	}
 }
