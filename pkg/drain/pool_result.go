@@ -17,7 +17,7 @@ const (
 const (
 	NodeDrained       = "drained"
 	NodePartlyDrained = "partly drained" // some pods evicted, some left
-	NodeUntouched     = "untouched"      // no pod evicted (it may be cordoned)
+	NodeUntouched     = "untouched"      // no eviction accepted nor unanswered (it may be cordoned)
 	NodeGone          = "gone"           // deleted during the drain
 )
 
@@ -70,10 +70,12 @@ type PoolNode struct {
 func newPoolNode(res *NodeResult) *PoolNode {
 	n := &PoolNode{NodeResult: res}
 	gone, unknown := 0, 0
+	touched := false // an eviction of ours was accepted, or may have been
 	for _, p := range res.Pods {
 		if p.accepted {
 			n.Evicted++
 		}
+		touched = touched || p.accepted || p.lost
 		switch p.State {
 		case StateGone:
 			gone++
@@ -90,7 +92,7 @@ func newPoolNode(res *NodeResult) *PoolNode {
 		n.Result, n.StaysCordoned = NodeGone, nil
 	case res.Outcome == OutcomeDrained:
 		n.Result = NodeDrained
-	case n.Evicted == 0:
+	case !touched:
 		n.Result = NodeUntouched
 	default:
 		n.Result = NodePartlyDrained

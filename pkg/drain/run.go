@@ -276,17 +276,23 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 	return res, nil
 }
 
-// refreshGone marks as gone the pods that left while the drain stopped.
+// refreshGone marks as gone the pods that left while the drain stopped,
+// and as terminating those found deleted since.
 func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 	for _, p := range tracker.Snapshot() {
 		if p.State == StateGone {
 			continue
 		}
-		_, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		pod, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
 			tracker.set(p.Namespace, p.Name, StateGone, "")
-		} else if err != nil {
+		case err != nil:
 			tracker.set(p.Namespace, p.Name, StateUnknown, "could not be read at the end: "+err.Error())
+		case pod.DeletionTimestamp != nil && p.State != StateTerminating:
+			// Deleted meanwhile: by an eviction whose answer the stop cut
+			// short, or by someone else; it is not "not evicted".
+			tracker.alreadyTerminating(pod)
 		}
 	}
 }

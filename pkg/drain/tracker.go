@@ -217,6 +217,12 @@ func (t *Tracker) stopped(namespace, name string) {
 		if p.State == StateGone || p.State == StateTerminating || p.State == StateFailed {
 			return
 		}
+		if p.State == StateEvicting {
+			// The request was out when the stop cut it: the API server may
+			// have admitted it. The pod is read again (refreshGone).
+			p.lost = true
+			p.Cause = "its eviction request was cut short by the stop: the answer is unknown"
+		}
 		p.State = StateStopped
 		if p.Cause == "" {
 			p.Cause = "not tried before the drain stopped"
