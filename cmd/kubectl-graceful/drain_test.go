@@ -67,3 +67,23 @@ func TestExitFor(t *testing.T) {
 		}
 	}
 }
+
+func TestPoolExit(t *testing.T) {
+	clean := &drain.PoolPreflightReport{}
+	blocked := &drain.PoolPreflightReport{Blockers: []drain.Issue{{Kind: drain.BlockerPoolNoCapacity}}}
+	for _, c := range []struct {
+		res  *drain.PoolResult
+		want int
+	}{
+		{&drain.PoolResult{Outcome: drain.OutcomeDrained, Preflight: clean}, cliutil.ExitOK},
+		{&drain.PoolResult{Outcome: drain.OutcomeDryRun, Preflight: clean}, cliutil.ExitOK},
+		{&drain.PoolResult{Outcome: drain.OutcomeDryRun, Preflight: blocked}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: drain.OutcomeRefused, Preflight: blocked}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: drain.OutcomeNotDrained, Preflight: clean}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: drain.OutcomeInterrupted, Preflight: clean}, cliutil.ExitRisk},
+	} {
+		if got := cliutil.CodeOf(poolExit(c.res)); got != c.want {
+			t.Errorf("%s (blocked %v): exit %d, want %d", c.res.Outcome, c.res.Preflight.Blocked(), got, c.want)
+		}
+	}
+}
