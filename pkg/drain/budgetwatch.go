@@ -28,6 +28,8 @@ type budgetWatch struct {
 	// showed, even if the controller dropped the entry since.
 	seen map[string]bool
 	wake chan struct{} // closed (and replaced) on every change
+	// synced are the informers' HasSynced.
+	synced []cache.InformerSynced
 }
 
 // watchBudgets starts one PDB informer per namespace until ctx ends. Until
@@ -43,9 +45,19 @@ func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces [
 			AddFunc:    w.set,
 			UpdateFunc: func(_, obj any) { w.set(obj) },
 		})
+		w.synced = append(w.synced, inf.HasSynced)
 		f.Start(ctx.Done())
 	}
 	return w
+}
+
+// waitSynced waits until every informer listed its budgets, at most
+// timeout, and reports whether they did. Until then a budget's status is
+// unknown and the pool's pacer holds nothing back.
+func (w *budgetWatch) waitSynced(ctx context.Context, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return cache.WaitForCacheSync(ctx.Done(), w.synced...)
 }
 
 func (w *budgetWatch) set(obj any) {

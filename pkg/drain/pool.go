@@ -132,6 +132,11 @@ func (d *Drainer) nodeGone(r *NodeResult) {
 	r.clock()
 }
 
+// budgetSyncTimeout bounds the wait for the budgets' first list before a
+// pool's first eviction; past it the Eviction API alone judges until they
+// are listed.
+const budgetSyncTimeout = 10 * time.Second
+
 // drainNodes drains the cordoned nodes, MaxConcurrentNodes at a time, in
 // order, sharing one watch of the budgets and one pacer. It returns which
 // nodes it started, the pods evicted again (created after cordonedAt, not
@@ -141,6 +146,9 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 	defer cancel()
 	pdbOf, namespaces := poolBudgetIndex(results)
 	budgets := watchBudgets(poolCtx, d.Client, namespaces)
+	// Paced from the first eviction on: evictions sent from several nodes
+	// before the budgets are known would be judged by 429s alone.
+	budgets.waitSynced(ctx, budgetSyncTimeout)
 	pacer := newBudgetPacer(budgets)
 	started := make([]bool, len(results))
 	slots := make(chan struct{}, max(d.MaxConcurrentNodes, 1))

@@ -22,6 +22,18 @@ func checkDrainedOnce(t *testing.T, p *poolFixture, w *poolWatcher, r poolReport
 	if r.Outcome != "drained" || len(r.Nodes) != len(p.pool) {
 		t.Fatalf("pool outcome %q with %d nodes, want drained with %d", r.Outcome, len(r.Nodes), len(p.pool))
 	}
+	requests := 0
+	for _, n := range r.Nodes {
+		for _, pod := range n.Pods {
+			requests += pod.Attempts
+		}
+	}
+	// Evictions are held back while a budget allows none: no storm of
+	// 429s. A stale status may still cost the odd refusal.
+	t.Logf("%d eviction requests for %d pods", requests, pods)
+	if requests > pods+pods/10 {
+		t.Errorf("%d eviction requests for %d pods: the budgets refused more than a tenth", requests, pods)
+	}
 	for _, n := range r.Nodes {
 		if n.Result != "drained" || n.Left != 0 || n.StaysCordoned == nil || !*n.StaysCordoned || !n.CordonedByUs {
 			t.Errorf("node %s: result %s, left %d, stays cordoned %v, cordoned by us %v", n.Node, n.Result, n.Left, n.StaysCordoned, n.CordonedByUs)
