@@ -75,7 +75,7 @@ func (d *Drainer) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolR
 		res.Outcome = OutcomeRefused
 		return nil
 	}
-	return d.cordonAndDrain(ctx, nodes, results, res)
+	return d.cordonAndDrain(ctx, results, res)
 }
 
 // setOutcome gives every node the same outcome, nothing having been done.
@@ -87,7 +87,7 @@ func setOutcome(results []*NodeResult, outcome string) {
 
 // cordonAndDrain cordons every node, then drains them; a node left
 // unstarted (Ctrl-C, a cordon that failed) is summarised as it stands.
-func (d *Drainer) cordonAndDrain(ctx context.Context, nodes []corev1.Node, results []*NodeResult, res *PoolResult) error {
+func (d *Drainer) cordonAndDrain(ctx context.Context, results []*NodeResult, res *PoolResult) error {
 	cordonedAt := time.Now()
 	err := d.cordonAll(ctx, results)
 	var started []bool
@@ -188,13 +188,21 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 
 // drainPoolNode evicts the pods of one cordoned node of the pool, its
 // --timeout counted from its turn, and tells NodeDone. A node deleted
-// meanwhile ends as OutcomeNodeGone without an error.
+// before its turn or during it ends as OutcomeNodeGone without an error.
 func (d *Drainer) drainPoolNode(ctx context.Context, r *NodeResult, budgets *budgetWatch, pdbOf map[string]string) error {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	d.evictCtx = nodeCtx
-	r.start, r.EvictionsStarted = time.Now(), true
+	r.start = time.Now()
 	obs := d.poolObserver()
+	if d.deleted(r.Node) {
+		// Deleted since the cordon: its pods go with it (pod garbage
+		// collection), not through evictions of ours.
+		d.nodeGone(r)
+		obs.NodeDone(r)
+		return nil
+	}
+	r.EvictionsStarted = true
 	_, err := d.evictCordoned(nodeCtx, r, func() *budgetWatch { return budgets }, pdbOf,
 		func(p PodProgress) { obs.NodePodChanged(r.Node, p) })
 	if (err != nil || r.After != nil && !r.After.Known) && d.deleted(r.Node) {

@@ -1,6 +1,7 @@
 package drain_test
 
 import (
+	"sort"
 	"strings"
 	"testing"
 
@@ -221,20 +222,25 @@ func podStates(pods []poolPod) []string {
 	return out
 }
 
-// A node of the pool deleted during the drain (its pods removed with it)
-// is summarised as gone; the other nodes drain; exit 2 (not every node
-// drained).
+// A node of the pool deleted during the drain, before its turn, is
+// summarised as gone and none of its pods is evicted by the drain; the
+// other nodes drain; exit 2 (not every node drained), nothing on stderr.
 func TestDrainPoolNodeDeleted(t *testing.T) {
 	t.Parallel()
 	p := newPoolFixture(t, 3, 2)
 	p.deployOnPool(3, 4)
 	w := p.watchPool(t)
-	victim := p.pool[2]
+	// Nodes drain in the order the API server lists them: by name.
+	sorted := append([]string{}, p.pool...)
+	sort.Strings(sorted)
+	victim := sorted[2]
 	deleted := false
 	stdout, stderr, code := runUntil(t, p.fixture, p.poolDrainArgs(), func() bool {
 		if !deleted && w.evictionsSeen() >= 1 {
 			deleted = true
-			p.deleteNodeNow(victim)
+			if err := p.env.Client.CoreV1().Nodes().Delete(p.ctx, victim, metav1.DeleteOptions{}); err != nil {
+				t.Errorf("delete node %s: %v", victim, err)
+			}
 		}
 		return false
 	})
@@ -251,21 +257,9 @@ func TestDrainPoolNodeDeleted(t *testing.T) {
 		if n.Result != want {
 			t.Errorf("node %s: result %s (%s), want %s", n.Node, n.Result, n.Outcome, want)
 		}
-	}
-}
-
-// deleteNodeNow deletes node, its pods first (kwok stops running the pods
-// of a deleted node, so they would never finish).
-func (p *poolFixture) deleteNodeNow(node string) {
-	zero := int64(0)
-	list, err := p.env.Client.CoreV1().Pods("").List(p.ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
-	if err == nil {
-		for _, pod := range list.Items {
-			_ = p.env.Client.CoreV1().Pods(pod.Namespace).Delete(p.ctx, pod.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+		if n.Node == victim && (n.Evicted != 0 || n.StaysCordoned != nil) {
+			t.Errorf("deleted node %s: %d evicted, stays cordoned %v; want none and unknown", n.Node, n.Evicted, n.StaysCordoned)
 		}
-	}
-	if err := p.env.Client.CoreV1().Nodes().Delete(p.ctx, node, metav1.DeleteOptions{}); err != nil {
-		p.t.Errorf("delete node %s: %v", node, err)
 	}
 }
 
