@@ -38,6 +38,9 @@ type DrainNodeOptions struct {
 	// eviction requests for a pod a PodDisruptionBudget refused.
 	RetryDelay time.Duration
 	RetryMax   time.Duration
+	// MaxConcurrentNodes is how many nodes of a pool are drained at a time
+	// (--max-concurrent-nodes, >= 1).
+	MaxConcurrentNodes int
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -57,20 +60,33 @@ func NewCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericioop
 
 func newCmdDrainNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
-		Flags: drain.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second}
+		Flags: drain.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
+		MaxConcurrentNodes: 1}
 	cmd := &cobra.Command{
 		Use:   "node NAME... | -l SELECTOR",
 		Short: "Cordon a node and evict its pods, after a preflight that says what would block",
 		Long: `Print a preflight (pods by workload, the PodDisruptionBudgets involved against
 disruptionsAllowed, blockers, warnings, an estimate and a verdict), then cordon
 the node and evict its pods through the eviction API, showing per pod why an
-eviction waits. Several nodes are drained one after another.
+eviction waits.
 
-Exit status: 0 drained (with --dry-run: no blocker), 2 blocked, timed out,
-interrupted, or undone by another client (uncordoned, new pods; with
---dry-run: a blocker), 1 error (or the cluster unreachable to the end).`,
+Several nodes (names, or -l matching more than one) are drained as a pool: one
+preflight for the set, then every node is cordoned before the first eviction
+(so no evicted pod lands on a node drained next), then --max-concurrent-nodes
+nodes are drained at a time, each eviction held back while its
+PodDisruptionBudget allows no disruption across all nodes. The summary gives
+each node's result (drained, partly drained, untouched, gone), what is left,
+whether it stays cordoned, the evictions per pod and the pods evicted more
+than once.
+
+Exit status: 0 drained, every node of a pool (with --dry-run: no blocker), 2
+blocked, refused, timed out, interrupted, undone by another client
+(uncordoned, new pods), or a node of the pool not drained or deleted (with
+--dry-run: a blocker), 1 error (no such node, no node matching -l, an API
+error, or the cluster unreachable to the end).`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run
-  kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure`,
+  kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
+  kubectl graceful drain node -l pool=old --ignore-daemonsets --max-concurrent-nodes 3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -100,5 +116,6 @@ interrupted, or undone by another client (uncordoned, new pods; with
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
 	// drain never slower than kubectl's while the first retries come sooner.
 	f.DurationVar(&o.RetryMax, "eviction-retry-max", o.RetryMax, "Longest wait between two eviction requests for one pod")
+	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	return cmd
 }

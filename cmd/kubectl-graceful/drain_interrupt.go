@@ -2,17 +2,19 @@ package main
 
 import (
 	"fmt"
-	"sync/atomic"
+	"sync"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // drainWatcher passes what the drain reports on to next (nil with -o json)
-// and keeps the tracker of the node being evicted, so that a Ctrl-C can say
-// how many evictions the drain still waits for.
+// and keeps the trackers of the nodes being evicted (several in a pool
+// drain), so that a Ctrl-C can say how many evictions the drain still
+// waits for.
 type drainWatcher struct {
-	next    drain.Observer
-	tracker atomic.Pointer[drain.Tracker]
+	next     drain.Observer
+	mu       sync.Mutex
+	trackers map[string]*drain.Tracker
 }
 
 // PreflightReady implements drain.Observer.
@@ -24,7 +26,12 @@ func (w *drainWatcher) PreflightReady(r *drain.PreflightReport) {
 
 // EvictionsStarted implements drain.Observer, keeping pods.
 func (w *drainWatcher) EvictionsStarted(node string, pods *drain.Tracker) {
-	w.tracker.Store(pods)
+	w.mu.Lock()
+	if w.trackers == nil {
+		w.trackers = map[string]*drain.Tracker{}
+	}
+	w.trackers[node] = pods
+	w.mu.Unlock()
 	if w.next != nil {
 		w.next.EvictionsStarted(node, pods)
 	}
@@ -39,10 +46,58 @@ func (w *drainWatcher) PodChanged(p drain.PodProgress) {
 
 // NodeDone implements drain.Observer.
 func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
-	w.tracker.Store(nil)
+	w.mu.Lock()
+	delete(w.trackers, res.Node)
+	w.mu.Unlock()
 	if w.next != nil {
 		w.next.NodeDone(res)
 	}
+}
+
+// pool returns next as a PoolObserver, nil when it is none.
+func (w *drainWatcher) pool() drain.PoolObserver {
+	po, _ := w.next.(drain.PoolObserver)
+	return po
+}
+
+// PoolPreflightReady implements drain.PoolObserver.
+func (w *drainWatcher) PoolPreflightReady(r *drain.PoolPreflightReport) {
+	if po := w.pool(); po != nil {
+		po.PoolPreflightReady(r)
+	}
+}
+
+// NodesCordoned implements drain.PoolObserver.
+func (w *drainWatcher) NodesCordoned(nodes []*drain.NodeResult) {
+	if po := w.pool(); po != nil {
+		po.NodesCordoned(nodes)
+	}
+}
+
+// NodePodChanged implements drain.PoolObserver.
+func (w *drainWatcher) NodePodChanged(node string, p drain.PodProgress) {
+	if po := w.pool(); po != nil {
+		po.NodePodChanged(node, p)
+	}
+}
+
+// PoolDone implements drain.PoolObserver.
+func (w *drainWatcher) PoolDone(res *drain.PoolResult) {
+	if po := w.pool(); po != nil {
+		po.PoolDone(res)
+	}
+}
+
+// inFlight counts the evictions in flight over the nodes being evicted;
+// false when no node is.
+func (w *drainWatcher) inFlight() (int, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, t := range w.trackers {
+		n += t.InFlight()
+	}
+	return n, len(w.trackers) > 0
 }
 
 // stopNote says what an interrupted drain still waits for: the evictions
@@ -50,11 +105,11 @@ func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
 // pods left and prints the summary.
 func (w *drainWatcher) stopNote() stopNote {
 	note := stopNote{Waiting: "the reads in flight, then the summary", Skipped: "the summary"}
-	t := w.tracker.Load()
-	if t == nil {
+	n, evicting := w.inFlight()
+	if !evicting {
 		return note
 	}
-	switch n := t.InFlight(); n {
+	switch n {
 	case 0:
 		note.Waiting = "the summary (no eviction is in flight, and no new one starts)"
 	case 1:

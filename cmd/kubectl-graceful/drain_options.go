@@ -33,7 +33,12 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 		o.nodes = list.Items
 		return nil
 	}
+	seen := map[string]bool{}
 	for _, name := range o.NodeNames {
+		if seen[name] {
+			continue // a node named twice is drained once
+		}
+		seen[name] = true
 		n, err := o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("node %q not found", name)
@@ -48,7 +53,7 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 // Validate rejects contradictory or dangerous flags: no node or both names
 // and -l, --disable-eviction
 // without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
-// selectors, a non-positive retry delay.
+// selectors, a non-positive retry delay, --max-concurrent-nodes below 1.
 func (o *DrainNodeOptions) Validate() error {
 	switch {
 	case len(o.NodeNames) == 0 && o.Selector == "":
@@ -72,6 +77,9 @@ func (o *DrainNodeOptions) Validate() error {
 		if _, err := labels.Parse(sel); err != nil {
 			return fmt.Errorf("%s must be a valid label selector: %v", flag, err)
 		}
+	}
+	if o.MaxConcurrentNodes < 1 {
+		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.MaxConcurrentNodes)
 	}
 	if o.RetryDelay <= 0 || o.RetryMax < o.RetryDelay {
 		return errors.New("--eviction-retry-delay must be > 0 and at most --eviction-retry-max")

@@ -9,7 +9,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/render"
 )
 
-// Run drains the nodes one after another and prints the JSON report when
+// Run drains one node, or several as a pool (runPool), and prints the JSON report when
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *DrainNodeOptions) Run(ctx context.Context) error {
@@ -21,6 +21,9 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 	d := o.drainer(watcher)
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
+	}
+	if len(o.nodes) > 1 {
+		return o.runPool(ctx, d)
 	}
 	var results []*drain.NodeResult
 	var runErr error
@@ -66,7 +69,7 @@ func (o *DrainNodeOptions) drainer(obs drain.Observer) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings,
-		Observer: obs}
+		Observer: obs, MaxConcurrentNodes: o.MaxConcurrentNodes}
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout
@@ -77,5 +80,7 @@ func (o *DrainNodeOptions) view() drain.Observer {
 		return nil
 	}
 	tty, width := terminal(o.Out)
-	return render.NewText(o.Out, tty, width)
+	t := render.NewText(o.Out, tty, width)
+	t.SetConcurrentNodes(o.MaxConcurrentNodes)
+	return t
 }

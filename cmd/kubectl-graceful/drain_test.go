@@ -11,7 +11,7 @@ import (
 
 func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 	ok := func() *DrainNodeOptions {
-		return &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second}
+		return &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second, MaxConcurrentNodes: 1}
 	}
 	cases := map[string]struct {
 		mutate func(o *DrainNodeOptions)
@@ -24,6 +24,7 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 		"bad output":                   {func(o *DrainNodeOptions) { o.Output = "yaml" }, "--output"},
 		"bad pod selector":             {func(o *DrainNodeOptions) { o.PodSelector = "a in (" }, "--pod-selector"},
 		"zero retry delay":             {func(o *DrainNodeOptions) { o.RetryDelay = 0 }, "--eviction-retry-delay"},
+		"zero concurrent nodes":        {func(o *DrainNodeOptions) { o.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
 		"disable-eviction with bypass": {func(o *DrainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, ""},
 		"defaults":                     {func(o *DrainNodeOptions) {}, ""},
 	}
@@ -63,6 +64,26 @@ func TestExitFor(t *testing.T) {
 		}
 		if got := cliutil.CodeOf(exitFor(c.results, max(want, len(c.results)))); got != c.want {
 			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPoolExit(t *testing.T) {
+	clean := &drain.PoolPreflightReport{}
+	blocked := &drain.PoolPreflightReport{Blockers: []drain.Issue{{Kind: drain.BlockerPoolNoCapacity}}}
+	for _, c := range []struct {
+		res  *drain.PoolResult
+		want int
+	}{
+		{&drain.PoolResult{Outcome: drain.OutcomeDrained, Preflight: clean}, cliutil.ExitOK},
+		{&drain.PoolResult{Outcome: drain.OutcomeDryRun, Preflight: clean}, cliutil.ExitOK},
+		{&drain.PoolResult{Outcome: drain.OutcomeDryRun, Preflight: blocked}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: drain.OutcomeRefused, Preflight: blocked}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: drain.OutcomeNotDrained, Preflight: clean}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: drain.OutcomeInterrupted, Preflight: clean}, cliutil.ExitRisk},
+	} {
+		if got := cliutil.CodeOf(poolExit(c.res)); got != c.want {
+			t.Errorf("%s (blocked %v): exit %d, want %d", c.res.Outcome, c.res.Preflight.Blocked(), got, c.want)
 		}
 	}
 }

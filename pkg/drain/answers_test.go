@@ -35,7 +35,7 @@ func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 	tr := NewTracker([]corev1.Pod{*webA()}, nil)
 	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 3}, wake: make(chan struct{})}
 	base := libraryRetryDelay + 300*time.Millisecond
-	client := newObservedClient(c, tr, Backoff{Base: base, Cap: base}, budgets, map[string]string{"shop/web-a": "shop/web"})
+	client := newObservedClient(c, tr, Backoff{Base: base, Cap: base}, budgets, map[string]string{"shop/web-a": "shop/web"}, nil)
 
 	if err := evict(context.Background(), client); !apierrors.IsForbidden(err) {
 		t.Fatalf("eviction error = %v, want the 403 passed to the library", err)
@@ -63,7 +63,7 @@ func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 func TestGoneByWhoRemovedThePod(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
 	tr := NewTracker([]corev1.Pod{*webA()}, nil)
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil)
+	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil)
 	_ = evict(context.Background(), client)
 	_ = c.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "shop", "web-a")
 	_ = evict(context.Background(), client)
@@ -87,7 +87,7 @@ func TestAlreadyTerminatingPodIsNotEvictedAgain(t *testing.T) {
 	pod.Finalizers = []string{"example.com/hold"}
 	c := evictionAnswers(nil)
 	tr := NewTracker([]corev1.Pod{*pod}, nil)
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil)
+	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil)
 	if err := evict(context.Background(), client); err != nil {
 		t.Fatalf("evict = %v, want nil so that the library waits for the pod", err)
 	}
@@ -128,7 +128,7 @@ func TestRefusalNamesAPodTheBudgetCountsAsDisrupted(t *testing.T) {
 	since := metav1.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
 	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: make(chan struct{}),
 		disrupted: map[string]map[string]metav1.Time{"shop/web": {"web-a": since}}}
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, budgets, map[string]string{"shop/web-a": "shop/web"})
+	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, budgets, map[string]string{"shop/web-a": "shop/web"}, nil)
 	_ = evict(context.Background(), client)
 	want := "The disruption budget web needs 2 healthy pods and has 2 currently; the budget counts this pod as disrupted since 11:00:00Z"
 	if p := tr.Snapshot()[0]; p.State != StateBlocked || !strings.HasPrefix(p.Cause, want) {

@@ -23,14 +23,21 @@ type budgetWatch struct {
 	// admitted for, which the budget counts as gone until they are deleted
 	// or the disruption controller drops the entry (2 min later).
 	disrupted map[string]map[string]metav1.Time
-	wake      chan struct{} // closed (and replaced) on every change
+	// seen holds every "namespace/pdb\x00pod" ever listed in a budget's
+	// status.disruptedPods while watched: an admitted eviction the status
+	// showed, even if the controller dropped the entry since.
+	seen map[string]bool
+	wake chan struct{} // closed (and replaced) on every change
+	// synced are the informers' HasSynced.
+	synced []cache.InformerSynced
 }
 
 // watchBudgets starts one PDB informer per namespace until ctx ends. Until
 // an informer has listed, its budgets are unknown and retries fall back to
 // the backoff alone.
 func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces []string) *budgetWatch {
-	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{}, wake: make(chan struct{})}
+	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
+		seen: map[string]bool{}, wake: make(chan struct{})}
 	for _, ns := range namespaces {
 		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
 		inf := f.Policy().V1().PodDisruptionBudgets().Informer()
@@ -38,9 +45,19 @@ func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces [
 			AddFunc:    w.set,
 			UpdateFunc: func(_, obj any) { w.set(obj) },
 		})
+		w.synced = append(w.synced, inf.HasSynced)
 		f.Start(ctx.Done())
 	}
 	return w
+}
+
+// waitSynced waits until every informer listed its budgets, at most
+// timeout, and reports whether they did. Until then a budget's status is
+// unknown and the pool's pacer holds nothing back.
+func (w *budgetWatch) waitSynced(ctx context.Context, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return cache.WaitForCacheSync(ctx.Done(), w.synced...)
 }
 
 func (w *budgetWatch) set(obj any) {
@@ -52,6 +69,9 @@ func (w *budgetWatch) set(obj any) {
 	defer w.mu.Unlock()
 	w.allowed[pdbName(pdb)] = pdb.Status.DisruptionsAllowed
 	w.disrupted[pdbName(pdb)] = pdb.Status.DisruptedPods
+	for pod := range pdb.Status.DisruptedPods {
+		w.seen[pdbName(pdb)+"\x00"+pod] = true
+	}
 	close(w.wake)
 	w.wake = make(chan struct{})
 }
@@ -81,4 +101,15 @@ func (w *budgetWatch) disruptedSince(pdb, pod string) (time.Time, bool) {
 	defer w.mu.Unlock()
 	t, ok := w.disrupted[pdb][pod]
 	return t.Time, ok
+}
+
+// everDisrupted reports whether the budget pdb listed pod in its
+// status.disruptedPods at some point while watched.
+func (w *budgetWatch) everDisrupted(pdb, pod string) bool {
+	if w == nil || pdb == "" {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen[pdb+"\x00"+pod]
 }

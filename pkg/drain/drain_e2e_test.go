@@ -382,7 +382,8 @@ func TestDrainDoNotDisruptAnnotations(t *testing.T) {
 }
 
 // Errors exit 1 with one line: a node that does not exist, a user RBAC
-// does not allow to read nodes.
+// does not allow to read nodes, a selector matching no node,
+// --max-concurrent-nodes below 1.
 func TestDrainErrors(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -393,6 +394,8 @@ func TestDrainErrors(t *testing.T) {
 	}{
 		"unknown node": {[]string{"no-such-node-" + f.ns}, `error: node "no-such-node-`},
 		"forbidden":    {[]string{a, "--as", "system:serviceaccount:" + f.ns + ":nobody"}, "forbidden"},
+		"no match":     {[]string{"-l", "drain.graceful.test/none=" + f.ns}, "no node matches -l"},
+		"0 at a time":  {[]string{a, a, "--max-concurrent-nodes", "0"}, "--max-concurrent-nodes must be at least 1"},
 	} {
 		res := f.drain(c.args...)
 		if res.ExitCode != 1 || !strings.Contains(res.Stderr, c.want) || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {
@@ -404,7 +407,7 @@ func TestDrainErrors(t *testing.T) {
 	}
 }
 
-// -l selects several nodes; they are drained one after another.
+// -l selects several nodes; they are drained as a pool (-o json: the pool document, with a result per node).
 func TestDrainSeveralNodesBySelector(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -66,15 +66,18 @@ type evictionRecorder struct {
 	budgetRefused map[string]bool
 	// client reads a refused pod again before its retry.
 	client kubernetes.Interface
+	// pacer, in a pool drain, holds an eviction back while its PDB's
+	// status allows no disruption; nil for one node.
+	pacer *budgetPacer
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
 // off as b says, retrying early when budgets shows the pod's PDB (pdbOf)
 // allowing a disruption.
-func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
+func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string, pacer *budgetPacer) kubernetes.Interface {
 	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
 		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{},
-		budgetRefused: map[string]bool{}, client: client}}
+		budgetRefused: map[string]bool{}, client: client, pacer: pacer}}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -130,13 +133,27 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 			o.tracker.alreadyTerminating(pod)
 			return nil
 		}
+		if err := o.reserve(ctx, key, ev); err != nil {
+			return err
+		}
 		o.tracker.attempt(ev.Namespace, ev.Name)
 		err := e.EvictionInterface.Evict(ctx, ev)
+		kind := eviction.Read(err).Kind
+		o.pacer.done(o.pdbOf[key], ev.Name, kind == eviction.Accepted || kind == eviction.Lost)
 		o.record(ctx, ev.Namespace, ev.Name, err)
 		if eviction.Read(err).Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
 			return err
 		}
 	}
+}
+
+// reserve waits, in a pool drain, until the pod's PDB has a disruption to
+// give that no other eviction of the drain took, showing the wait as the
+// pod's cause.
+func (o *evictionRecorder) reserve(ctx context.Context, key string, ev *policyv1.Eviction) error {
+	return o.pacer.reserve(ctx, o.pdbOf[key], func(cause string) {
+		o.tracker.waiting(ev.Namespace, ev.Name, cause)
+	})
 }
 
 // record turns one eviction answer (read by pkg/eviction) into the pod's

@@ -58,7 +58,7 @@ func TestObserverRecordsRefusalThenAcceptance(t *testing.T) {
 	var changes []PodProgress
 	pod := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-a"}}
 	tr := NewTracker([]corev1.Pod{pod}, func(p PodProgress) { changes = append(changes, p) })
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: 4 * time.Millisecond}, nil, nil)
+	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: 4 * time.Millisecond}, nil, nil, nil)
 
 	if err := evict(context.Background(), client); !apierrors.IsTooManyRequests(err) {
 		t.Fatalf("first eviction error = %v, want the 429 passed through to the library", err)
@@ -82,7 +82,7 @@ func TestObserverRecordsRefusalThenAcceptance(t *testing.T) {
 func TestObserverBackoffRespectsContext(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
 	tr := NewTracker(nil, nil)
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Hour}, nil, nil).(*observedClient)
+	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Hour}, nil, nil, nil).(*observedClient)
 	ctx, cancel := context.WithCancel(context.Background())
 	for range 3 {
 		_ = evict(ctx, client) // three 429s

@@ -54,7 +54,17 @@ type Drainer struct {
 	// node's result; nil tells nobody.
 	Observer Observer
 
+	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
+	// drained at a time; below 1 means 1.
+	MaxConcurrentNodes int
+
 	cordons *nodeCordon
+	// tracker is the pods of the node being evicted, kept for the pool's
+	// count of pods evicted again.
+	tracker *Tracker
+	// pacer holds back a pool drain's evictions its budgets cannot admit
+	// (nil for one node).
+	pacer *budgetPacer
 	// evictCtx is the context of the node's evictions (--timeout), which
 	// bounds the retries of calls that take none.
 	evictCtx context.Context
@@ -155,17 +165,32 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 		return d.failed(res, err)
 	}
 	res.CordonedByUs, res.EvictionsStarted = byUs, true
-	// List again once cordoned: nothing new can be scheduled here now.
-	list, errs := h.GetPodsForDeletion(node.Name)
+	pdbOf, namespaces := budgetIndex(res.Preflight)
+	budgets := func() *budgetWatch { return watchBudgets(nodeCtx, d.Client, namespaces) }
+	return d.evictCordoned(nodeCtx, res, budgets, pdbOf, d.observer().PodChanged)
+}
+
+// evictCordoned lists the pods of the cordoned node res.Node again (nothing
+// new can be scheduled there now) and evicts them, their budgets followed
+// by the watch budgets returns and pdbOf, each pod's change told to
+// onChange; then summarises.
+func (d *Drainer) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
+	pdbOf map[string]string, onChange func(PodProgress)) (*NodeResult, error) {
+	tracker := NewTracker(nil, nil)
+	h := d.helper(nodeCtx, tracker, nil, nil)
+	list, errs := h.GetPodsForDeletion(res.Node)
+	if list == nil && len(errs) == 0 {
+		errs = []error{errors.New("listing pods failed")}
+	}
 	if len(errs) > 0 {
 		return d.stop(res, h, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
 	}
 	pods := list.Pods()
-	tracker = NewTracker(pods, d.observer().PodChanged)
-	pdbOf, namespaces := budgetIndex(res.Preflight)
-	h = d.helper(nodeCtx, tracker, watchBudgets(nodeCtx, d.Client, namespaces), pdbOf)
-	d.observer().EvictionsStarted(node.Name, tracker)
-	err = h.DeleteOrEvictPods(pods)
+	tracker = NewTracker(pods, onChange)
+	d.tracker = tracker
+	h = d.helper(nodeCtx, tracker, budgets(), pdbOf)
+	d.observer().EvictionsStarted(res.Node, tracker)
+	err := h.DeleteOrEvictPods(pods)
 	return d.finish(nodeCtx, res, h, tracker, err)
 }
 
@@ -251,17 +276,23 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 	return res, nil
 }
 
-// refreshGone marks as gone the pods that left while the drain stopped.
+// refreshGone marks as gone the pods that left while the drain stopped,
+// and as terminating those found deleted since.
 func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 	for _, p := range tracker.Snapshot() {
 		if p.State == StateGone {
 			continue
 		}
-		_, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		pod, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
 			tracker.set(p.Namespace, p.Name, StateGone, "")
-		} else if err != nil {
+		case err != nil:
 			tracker.set(p.Namespace, p.Name, StateUnknown, "could not be read at the end: "+err.Error())
+		case pod.DeletionTimestamp != nil && p.State != StateTerminating:
+			// Deleted meanwhile: by an eviction whose answer the stop cut
+			// short, or by someone else; it is not "not evicted".
+			tracker.alreadyTerminating(pod)
 		}
 	}
 }
@@ -298,7 +329,7 @@ func apiFailure(err error) bool {
 func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
 	return &kdrain.Helper{
 		Ctx:                  ctx,
-		Client:               newObservedClient(d.client(), tracker, d.Backoff, budgets, pdbOf),
+		Client:               newObservedClient(d.client(), tracker, d.Backoff, budgets, pdbOf, d.pacer),
 		Force:                d.Flags.Force,
 		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,

@@ -54,7 +54,9 @@ type PodProgress struct {
 	// accepted: our eviction or delete was accepted; nsTerminating: the
 	// last answer was the namespace's 403.
 	accepted, nsTerminating, lost bool
-	started                       time.Time
+	// held: Cause is the pool pacer's wait, dropped once a request goes.
+	held    bool
+	started time.Time
 }
 
 // Who removed a gone pod (PodProgress.GoneBy).
@@ -126,6 +128,9 @@ func (t *Tracker) attempt(namespace, name string) {
 		if p.State == StatePending {
 			p.State = StateEvicting
 		}
+		if p.held {
+			p.held, p.Cause = false, ""
+		}
 	})
 }
 
@@ -147,6 +152,16 @@ func (t *Tracker) set(namespace, name, state, cause string) {
 			p.lost = true
 		case state == StateGone:
 			p.GoneBy = goneBy(p)
+		}
+	})
+}
+
+// waiting gives a pod not sent yet (or refused before) the cause of its
+// wait, keeping its state and start.
+func (t *Tracker) waiting(namespace, name, cause string) {
+	t.update(namespace, name, func(p *PodProgress) {
+		if p.State == StatePending || p.State == StateBlocked {
+			p.Cause, p.held = cause, true
 		}
 	})
 }
@@ -201,6 +216,12 @@ func (t *Tracker) stopped(namespace, name string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StateGone || p.State == StateTerminating || p.State == StateFailed {
 			return
+		}
+		if p.State == StateEvicting {
+			// The request was out when the stop cut it: the API server may
+			// have admitted it. The pod is read again (refreshGone).
+			p.lost = true
+			p.Cause = "its eviction request was cut short by the stop: the answer is unknown"
 		}
 		p.State = StateStopped
 		if p.Cause == "" {

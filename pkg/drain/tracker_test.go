@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,5 +24,34 @@ func TestTrackerInFlightCountsSentAndAcceptedEvictions(t *testing.T) {
 	tr.set("shop", "b", StateGone, "")
 	if got := tr.InFlight(); got != 1 {
 		t.Errorf("after b is gone InFlight = %d, want 1", got)
+	}
+}
+
+// A pod the pool pacer held back shows why until its request goes.
+func TestTrackerDropsThePacersCauseOnceSent(t *testing.T) {
+	tr := NewTracker(nil, nil)
+	tr.waiting("shop", "web-a", "held back: PodDisruptionBudget shop/web allows 0 disruption(s) now")
+	if p := tr.Snapshot()[0]; p.State != StatePending || p.Cause == "" || p.StartedSeconds != 0 {
+		t.Fatalf("held pod: %+v", p)
+	}
+	tr.attempt("shop", "web-a")
+	if p := tr.Snapshot()[0]; p.State != StateEvicting || p.Cause != "" {
+		t.Errorf("sent pod keeps the pacer's cause: %+v", p)
+	}
+}
+
+// A request out when the drain stops may have been admitted: the pod is
+// not "not tried", and once found gone it is not "deleted by another client".
+func TestTrackerStopCuttingARequest(t *testing.T) {
+	tr := NewTracker(nil, nil)
+	tr.attempt("shop", "web-a")
+	tr.stopped("shop", "web-a")
+	p := tr.Snapshot()[0]
+	if p.State != StateStopped || !strings.Contains(p.Cause, "answer is unknown") {
+		t.Fatalf("cut request: %+v", p)
+	}
+	tr.set("shop", "web-a", StateGone, "")
+	if p := tr.Snapshot()[0]; p.GoneBy != GoneByLostAnswer {
+		t.Errorf("gone after a cut request: goneBy %q, want %q", p.GoneBy, GoneByLostAnswer)
 	}
 }

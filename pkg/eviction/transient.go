@@ -3,6 +3,7 @@ package eviction
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 
@@ -34,6 +35,9 @@ func Transient(err error) bool {
 		return code >= http.StatusInternalServerError || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
 	}
 	var netErr net.Error
-	return utilnet.IsProbableEOF(err) || utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) ||
+	// client-go wraps a body cut mid-read ("unexpected error when reading
+	// response body. Please retry.") with %w; IsProbableEOF compares the
+	// error itself only.
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsProbableEOF(err) || utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) ||
 		utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err) || errors.As(err, &netErr)
 }

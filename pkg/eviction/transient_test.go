@@ -22,6 +22,7 @@ func TestTransient(t *testing.T) {
 	}{
 		"EOF":                {urlErr(io.EOF), true},
 		"unexpected EOF":     {urlErr(io.ErrUnexpectedEOF), true},
+		"body cut":           {fmt.Errorf("unexpected error when reading response body. Please retry. Original error: %w", io.ErrUnexpectedEOF), true},
 		"connection reset":   {urlErr(&net.OpError{Op: "read", Err: syscall.ECONNRESET}), true},
 		"connection refused": {urlErr(&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}), true},
 		"dial timeout":       {urlErr(&net.OpError{Op: "dial", Err: timeoutErr{}}), true},

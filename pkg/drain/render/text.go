@@ -1,7 +1,9 @@
 package render
 
 import (
+	"fmt"
 	"io"
+	"sync"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
@@ -14,6 +16,13 @@ type Text struct {
 	out      io.Writer
 	width    int
 	progress *Progress
+	// concurrent is how many nodes of a pool drain at once (0 or 1: one).
+	concurrent int
+	// mu keeps whole blocks (a summary, a preflight) apart when several
+	// nodes of a pool report at once.
+	mu sync.Mutex
+	// trackers are the nodes being evicted when several run at once.
+	trackers map[string]*drain.Tracker
 }
 
 // NewText writes to out; tty selects the progress view redrawn in place,
@@ -29,14 +38,31 @@ func NewText(out io.Writer, tty bool, width int) *Text {
 // PreflightReady prints the preflight.
 func (t *Text) PreflightReady(r *drain.PreflightReport) { Preflight(t.out, r, t.width) }
 
-// EvictionsStarted starts the progress view.
-func (t *Text) EvictionsStarted(node string, pods *drain.Tracker) { t.progress.Start(node, pods) }
+// EvictionsStarted starts the progress view; with several nodes at once,
+// it says so in a line instead.
+func (t *Text) EvictionsStarted(node string, pods *drain.Tracker) {
+	if t.concurrent > 1 {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.trackers == nil {
+			t.trackers = map[string]*drain.Tracker{}
+		}
+		t.trackers[node] = pods
+		fmt.Fprintf(t.out, "%s: evicting %d pod(s)\n", escape(node), len(pods.Snapshot()))
+		return
+	}
+	t.progress.Start(node, pods)
+}
 
 // PodChanged prints a pod's new state (a line, when not redrawing).
 func (t *Text) PodChanged(p drain.PodProgress) { t.progress.Changed(p) }
 
 // NodeDone stops the progress view and prints the node's summary.
 func (t *Text) NodeDone(res *drain.NodeResult) {
-	t.progress.Stop()
+	if t.concurrent <= 1 {
+		t.progress.Stop()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	Summary(t.out, res, t.width)
 }

@@ -1,0 +1,112 @@
+package drain
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// budgetStatus feeds w the status of PDB shop/web as the watch would.
+func budgetStatus(w *budgetWatch, allowed int32, disrupted ...string) {
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	pdb.Status.DisruptionsAllowed = allowed
+	pdb.Status.DisruptedPods = map[string]metav1.Time{}
+	for _, p := range disrupted {
+		pdb.Status.DisruptedPods[p] = metav1.Now()
+	}
+	w.set(pdb)
+}
+
+func newTestBudgetWatch() *budgetWatch {
+	return &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
+		seen: map[string]bool{}, wake: make(chan struct{})}
+}
+
+// reserveAsync reserves in a goroutine and returns a channel closed when
+// the reservation was granted.
+func reserveAsync(t *testing.T, p *budgetPacer, ctx context.Context) (<-chan error, <-chan string) {
+	t.Helper()
+	done, causes := make(chan error, 1), make(chan string, 1)
+	go func() {
+		done <- p.reserve(ctx, "shop/web", func(c string) { causes <- c })
+	}()
+	return done, causes
+}
+
+func TestPacerHoldsWhatTheBudgetCannotGive(t *testing.T) {
+	w := newTestBudgetWatch()
+	p := newBudgetPacer(w)
+	ctx := context.Background()
+	budgetStatus(w, 1)
+	if err := p.reserve(ctx, "shop/web", func(string) { t.Error("first eviction held back") }); err != nil {
+		t.Fatal(err)
+	}
+	// The second is held while the first is in flight...
+	second, causes := reserveAsync(t, p, ctx)
+	select {
+	case <-second:
+		t.Fatal("second eviction let through while the only disruption is in flight")
+	case c := <-causes:
+		t.Logf("held: %s", c)
+	}
+	// ...and after the first was accepted, before the status shows it...
+	p.done("shop/web", "web-a", true)
+	// ...and once the status shows it (allowed 0, web-a disrupted).
+	budgetStatus(w, 0, "web-a")
+	select {
+	case <-second:
+		t.Fatal("second eviction let through while the budget allows none")
+	case <-time.After(2 * pacerRecheck):
+	}
+	// The disruption controller counts the replacement Ready: allowed 1.
+	budgetStatus(w, 1)
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("second eviction still held once the budget allows a disruption")
+	}
+}
+
+func TestPacerCountsAnAcceptanceTheStatusDoesNotShowYet(t *testing.T) {
+	w := newTestBudgetWatch()
+	p := newBudgetPacer(w)
+	budgetStatus(w, 1)
+	if err := p.reserve(context.Background(), "shop/web", func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	p.done("shop/web", "web-a", true)
+	// The watch still says allowed 1: web-a's admission is not in it yet.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*pacerRecheck)
+	defer cancel()
+	if err := p.reserve(ctx, "shop/web", func(string) {}); err == nil {
+		t.Fatal("eviction let through on a status that does not show the accepted one")
+	}
+}
+
+func TestPacerLetsThroughUnknownBudgetsAndRefusals(t *testing.T) {
+	w := newTestBudgetWatch()
+	p := newBudgetPacer(w)
+	// Not listed yet: the Eviction API judges.
+	for range 3 {
+		if err := p.reserve(context.Background(), "shop/web", func(string) { t.Error("held on an unknown budget") }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var nilPacer *budgetPacer
+	if err := nilPacer.reserve(context.Background(), "shop/web", nil); err != nil {
+		t.Fatal(err)
+	}
+	budgetStatus(w, 1)
+	for range 3 {
+		p.done("shop/web", "web-x", false) // refused: nothing pending
+	}
+	if err := p.reserve(context.Background(), "shop/web", func(string) { t.Error("held after refusals") }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,129 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// DrainPool drains nodes as one pool: one preflight for the whole set
+// (GatherPool, PoolPreflight); unless DryRun or a refusal, it cordons every
+// node before the first eviction, so that no evicted pod lands on a node
+// about to be drained and is evicted again, then drains MaxConcurrentNodes
+// nodes at a time, holding back the evictions a PodDisruptionBudget cannot
+// admit now, across all nodes (budgetPacer). A node deleted meanwhile is
+// summarised as gone and the rest go on. It tells the Drainer's Observer
+// (a PoolObserver when it is one) as it goes and returns the pool's result
+// with the first API error (the result then says what each node is left
+// as); stopping (ctx cancelled, --timeout) is an outcome, not an error.
+func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResult, error) {
+	res := &PoolResult{Nodes: []*PoolNode{}, EvictedAgain: []string{}, start: time.Now()}
+	err := d.drainPool(ctx, nodes, res)
+	if err != nil {
+		res.Error = err.Error()
+	}
+	res.tally(ctx.Err() != nil)
+	res.DurationSeconds = time.Since(res.start).Seconds()
+	d.poolObserver().PoolDone(res)
+	return res, err
+}
+
+func (d *Drainer) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResult) error {
+	in, err := GatherPool(ctx, d.Client, nodes, d.PodSelector, d.Flags)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	in.MaxConcurrentNodes = max(d.MaxConcurrentNodes, 1)
+	for i := range in.PerNode {
+		in.PerNode[i].RetryDelay, in.PerNode[i].PodWarnings = d.Backoff.Base, d.PodWarnings
+	}
+	res.Preflight = PoolPreflight(in)
+	res.InitialPods = res.Preflight.PodCount()
+	if d.DryRun && d.ServerDryRun {
+		for _, r := range res.Preflight.Nodes {
+			ServerDryRun(ctx, d.Client, r, d.Flags)
+		}
+	}
+	d.poolObserver().PoolPreflightReady(res.Preflight)
+	results := make([]*NodeResult, len(nodes))
+	for i := range nodes {
+		results[i] = &NodeResult{Node: nodes[i].Name, Preflight: res.Preflight.Nodes[i], Pods: []PodProgress{}, start: time.Now()}
+	}
+	defer func() {
+		for _, r := range results {
+			res.Nodes = append(res.Nodes, newPoolNode(r))
+		}
+	}()
+	switch {
+	case d.DryRun:
+		setOutcome(results, OutcomeDryRun)
+		res.Outcome = OutcomeDryRun
+		return nil
+	case res.Preflight.Refused():
+		setOutcome(results, OutcomeRefused)
+		res.Outcome = OutcomeRefused
+		return nil
+	}
+	return d.cordonAndDrain(ctx, results, res)
+}
+
+// setOutcome gives every node the same outcome, nothing having been done.
+func setOutcome(results []*NodeResult, outcome string) {
+	for _, r := range results {
+		r.Outcome = outcome
+	}
+}
+
+// cordonAndDrain cordons every node, then drains them; a node left
+// unstarted (Ctrl-C, a cordon that failed) is summarised as it stands.
+func (d *Drainer) cordonAndDrain(ctx context.Context, results []*NodeResult, res *PoolResult) error {
+	cordonedAt := time.Now()
+	err := d.cordonAll(ctx, results)
+	var started []bool
+	if err == nil && ctx.Err() == nil {
+		d.poolObserver().NodesCordoned(results)
+		var again []string
+		started, again, err = d.drainNodes(ctx, results, cordonedAt, initialPods(res.Preflight))
+		res.EvictedAgain = append(res.EvictedAgain, again...)
+		sort.Strings(res.EvictedAgain)
+	}
+	for i, r := range results {
+		if (started == nil || !started[i]) && r.Outcome != OutcomeNodeGone {
+			d.leaveUnstarted(ctx, r, err)
+		}
+	}
+	return err
+}
+
+// cordonAll cordons each node in turn, recording whether our patch did; a
+// node not found is gone. It stops at the first API error or when ctx ends.
+func (d *Drainer) cordonAll(ctx context.Context, results []*NodeResult) error {
+	for _, r := range results {
+		if ctx.Err() != nil {
+			return nil
+		}
+		byUs, err := d.cordoner().cordon(ctx, r.Node)
+		switch {
+		case apierrors.IsNotFound(err):
+			d.nodeGone(r)
+		case err != nil && ctx.Err() == nil:
+			return errors.New("cordoning node " + r.Node + ": " + err.Error())
+		case err == nil:
+			r.CordonedByUs = byUs
+		}
+	}
+	return nil
+}
+
+// nodeGone records a node deleted during the pool drain.
+func (d *Drainer) nodeGone(r *NodeResult) {
+	r.Outcome, r.Error, r.After = OutcomeNodeGone, "the node was deleted during the drain", nil
+	r.clock()
+}

@@ -1,0 +1,128 @@
+package drain
+
+import (
+	"time"
+)
+
+// Outcomes of a pool drain (PoolResult.Outcome) beyond a node's.
+const (
+	// OutcomeNotDrained: the pool drain ran to its end, and at least one
+	// node was not drained (blocked, timed out, undone, gone).
+	OutcomeNotDrained = "not drained"
+	// OutcomeNodeGone: the node was deleted during the pool drain.
+	OutcomeNodeGone = "node gone"
+)
+
+// What a pool drain did to one node (PoolNode.Result).
+const (
+	NodeDrained       = "drained"
+	NodePartlyDrained = "partly drained" // some pods evicted, some left
+	NodeUntouched     = "untouched"      // no eviction accepted nor unanswered (it may be cordoned)
+	NodeGone          = "gone"           // deleted during the drain
+)
+
+// PoolResult is what a pool drain did: its preflight, each node, and the
+// count that matters across nodes, evictions per pod.
+type PoolResult struct {
+	Preflight *PoolPreflightReport `json:"preflight"`
+	// Outcome is OutcomeDrained (every node drained), OutcomeDryRun,
+	// OutcomeRefused (nothing changed), OutcomeInterrupted, OutcomeError
+	// (the API failed us) or OutcomeNotDrained.
+	Outcome string      `json:"outcome"`
+	Nodes   []*PoolNode `json:"nodes"`
+	// InitialPods counts the pods the preflight found to evict on the pool.
+	InitialPods int `json:"initialPods"`
+	// Evictions counts the evictions (deletes with --disable-eviction) the
+	// API server accepted, across nodes.
+	Evictions int `json:"evictions"`
+	// EvictionsPerPod is Evictions / InitialPods (0 without pods).
+	EvictionsPerPod float64 `json:"evictionsPerPod"`
+	// EvictedAgain are the pods ("namespace/name") this drain evicted that
+	// were created after it cordoned the pool: replacements of pods it
+	// evicted that still landed on a pool node (a cordon undone, a pod
+	// tolerating unschedulable nodes). Each is a pod evicted more than once.
+	EvictedAgain []string `json:"evictedAgain"`
+	// DurationSeconds is the pool's wall time, preflight included.
+	DurationSeconds float64 `json:"durationSeconds"`
+	// Error is the API error that ended the pool drain, when one did.
+	Error string `json:"error,omitempty"`
+
+	start time.Time
+}
+
+// PoolNode is one node of a pool drain: its NodeResult (outcome, pods,
+// cordon) plus what the pool summary shows of it.
+type PoolNode struct {
+	*NodeResult
+	// Result is NodeDrained, NodePartlyDrained, NodeUntouched or NodeGone.
+	Result string `json:"result"`
+	// Evicted counts the node's pods whose eviction was accepted.
+	Evicted int `json:"evicted"`
+	// Left counts the node's pods still there at the end (terminating
+	// ones included), from the read at the end.
+	Left int `json:"left"`
+	// StaysCordoned is the node's spec.unschedulable read at the end; nil
+	// when that read failed or the node is gone.
+	StaysCordoned *bool `json:"staysCordoned"`
+}
+
+// newPoolNode sums up res for the pool summary.
+func newPoolNode(res *NodeResult) *PoolNode {
+	n := &PoolNode{NodeResult: res}
+	gone, unknown := 0, 0
+	touched := false // an eviction of ours was accepted, or may have been
+	for _, p := range res.Pods {
+		if p.accepted {
+			n.Evicted++
+		}
+		touched = touched || p.accepted || p.lost
+		switch p.State {
+		case StateGone:
+			gone++
+		case StateUnknown:
+			unknown++
+		}
+	}
+	n.Left = len(res.Pods) - gone - unknown
+	if res.After != nil && res.After.Known {
+		n.StaysCordoned = &res.After.Unschedulable
+	}
+	switch {
+	case res.Outcome == OutcomeNodeGone:
+		n.Result, n.StaysCordoned = NodeGone, nil
+	case res.Outcome == OutcomeDrained:
+		n.Result = NodeDrained
+	case !touched:
+		n.Result = NodeUntouched
+	default:
+		n.Result = NodePartlyDrained
+	}
+	return n
+}
+
+// tally sets the pool's counts and, unless it was a dry run or a refusal,
+// its outcome from its nodes; interrupted is true when the command's
+// context ended.
+func (r *PoolResult) tally(interrupted bool) {
+	r.Evictions = 0
+	all := len(r.Nodes) > 0
+	for _, n := range r.Nodes {
+		r.Evictions += n.Evicted
+		all = all && n.Result == NodeDrained
+	}
+	if r.InitialPods > 0 {
+		r.EvictionsPerPod = float64(r.Evictions) / float64(r.InitialPods)
+	}
+	switch {
+	case r.Outcome == OutcomeDryRun || r.Outcome == OutcomeRefused:
+		// Nothing was changed: the preflight said it all.
+	case r.Error != "":
+		r.Outcome = OutcomeError
+	case all:
+		r.Outcome = OutcomeDrained
+	case interrupted:
+		r.Outcome = OutcomeInterrupted
+	default:
+		r.Outcome = OutcomeNotDrained
+	}
+}

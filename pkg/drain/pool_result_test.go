@@ -1,0 +1,54 @@
+package drain
+
+import "testing"
+
+func TestPoolNodeResultAndTally(t *testing.T) {
+	yes := &NodeAfter{Known: true, Unschedulable: true}
+	drained := newPoolNode(&NodeResult{Node: "a", Outcome: OutcomeDrained, After: yes, Pods: []PodProgress{
+		{State: StateGone, accepted: true}, {State: StateGone, accepted: true}}})
+	partly := newPoolNode(&NodeResult{Node: "b", Outcome: OutcomeInterrupted, After: yes, Pods: []PodProgress{
+		{State: StateTerminating, accepted: true}, {State: StateStopped}}})
+	cut := newPoolNode(&NodeResult{Node: "c", Outcome: OutcomeInterrupted, After: yes, Pods: []PodProgress{
+		{State: StateGone, lost: true}, {State: StateStopped}}})
+	untouched := newPoolNode(&NodeResult{Node: "d", Outcome: OutcomeInterrupted, Pods: []PodProgress{
+		{State: StateStopped}, {State: StateGone, GoneBy: GoneByOther}, {State: StateUnknown}}})
+	gone := newPoolNode(&NodeResult{Node: "e", Outcome: OutcomeNodeGone, After: yes})
+	for _, c := range []struct {
+		n             *PoolNode
+		result        string
+		evicted, left int
+		cordoned      bool
+	}{
+		{drained, NodeDrained, 2, 0, true},
+		{partly, NodePartlyDrained, 1, 2, true},
+		{cut, NodePartlyDrained, 0, 1, true},
+		{untouched, NodeUntouched, 0, 1, false},
+		{gone, NodeGone, 0, 0, false},
+	} {
+		if c.n.Result != c.result || c.n.Evicted != c.evicted || c.n.Left != c.left || (c.n.StaysCordoned != nil) != c.cordoned {
+			t.Errorf("node %s: %s, evicted %d, left %d, stays cordoned %v; want %s, %d, %d, known %v",
+				c.n.Node, c.n.Result, c.n.Evicted, c.n.Left, c.n.StaysCordoned, c.result, c.evicted, c.left, c.cordoned)
+		}
+	}
+	r := &PoolResult{InitialPods: 4, Nodes: []*PoolNode{drained, partly}}
+	r.tally(true)
+	if r.Outcome != OutcomeInterrupted || r.Evictions != 3 || r.EvictionsPerPod != 0.75 {
+		t.Errorf("tally: %s, %d evictions, %.2f per pod; want interrupted, 3, 0.75", r.Outcome, r.Evictions, r.EvictionsPerPod)
+	}
+	r = &PoolResult{Nodes: []*PoolNode{drained}}
+	if r.tally(false); r.Outcome != OutcomeDrained {
+		t.Errorf("all drained: %s", r.Outcome)
+	}
+	r = &PoolResult{Nodes: []*PoolNode{drained, gone}}
+	if r.tally(false); r.Outcome != OutcomeNotDrained {
+		t.Errorf("a node gone: %s, want %s", r.Outcome, OutcomeNotDrained)
+	}
+	r = &PoolResult{Outcome: OutcomeRefused, Nodes: []*PoolNode{untouched}}
+	if r.tally(false); r.Outcome != OutcomeRefused {
+		t.Errorf("refused kept: %s", r.Outcome)
+	}
+	r = &PoolResult{Error: "boom", Nodes: []*PoolNode{drained}}
+	if r.tally(true); r.Outcome != OutcomeError {
+		t.Errorf("API error: %s", r.Outcome)
+	}
+}

@@ -1,0 +1,87 @@
+package drain_test
+
+import (
+	"strings"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+)
+
+// A pool in text: --dry-run prints the pool's preflight and changes
+// nothing (exit 0); the drain with --max-concurrent-nodes 2 says every
+// node was cordoned first, prefixes progress lines with the node, and ends
+// with the pool summary (exit 0).
+func TestDrainPoolText(t *testing.T) {
+	t.Parallel()
+	p := newPoolFixture(t, 3, 1)
+	p.deployOnPool(3, 3)
+
+	dry := p.drain("-l", p.selector, "--dry-run")
+	expect(t, dry, 0, "Preflight for node "+p.pool[0], "Pool of 3 node(s): 9 pod(s) to evict", "Pool verdict: would succeed")
+	for _, n := range p.pool {
+		if p.unschedulable(n) {
+			t.Errorf("--dry-run cordoned %s", n)
+		}
+	}
+
+	res := p.drain("-l", p.selector, "--max-concurrent-nodes", "2", "--timeout", "120s")
+	expect(t, res, 0, "cordoned 3 node(s) before the first eviction: ", p.pool[0]+": ",
+		"Pool summary: 3 node(s), 3 drained, 0 partly drained, 0 untouched, 0 gone",
+		"evictions per pod: 1.00 (9 evictions accepted, 9 pod(s) to evict at the start)",
+		"pods evicted more than once: 0")
+	if strings.Index(res.Stdout, "cordoned 3 node(s)") > strings.Index(res.Stdout, "evicting") {
+		t.Errorf("evictions reported before the pool was cordoned")
+	}
+}
+
+// An identity that may evict in one namespace of the pool but not in the
+// other (held by one node): the pool's preflight finds it, the pool drain
+// refuses to start with one line saying nothing was changed (exit 2), and
+// no node is cordoned.
+func TestDrainPoolForbiddenOnOneNode(t *testing.T) {
+	t.Parallel()
+	p := newPoolFixture(t, 2, 1)
+	p.deployOnPool(1, 3)
+	other := *p.fixture
+	other.ns = p.env.Namespace(t)
+	other.deploy("locked", "locked", 1, map[string]string{e2e.NodeTaintKey: p.pool[1]}, nil)
+	as := p.leastPrivilege()
+	rbac := p.env.Client.RbacV1()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "evict"}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{"create"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "evict"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "evict"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer", Namespace: p.ns}}}
+	p.create(role, func() error { _, err := rbac.Roles(p.ns).Create(p.ctx, role, metav1.CreateOptions{}); return err })
+	p.create(binding, func() error {
+		_, err := rbac.RoleBindings(p.ns).Create(p.ctx, binding, metav1.CreateOptions{})
+		return err
+	})
+
+	res := p.drain("-l", p.selector, "--as", as, "--timeout", "30s")
+	expect(t, res, 2, "[forbidden] you may not create pods/eviction in namespace "+other.ns,
+		"Pool verdict: would not start", "not draining the pool: the blockers above need a flag or a change; nothing was changed")
+	if strings.Contains(res.Stdout, "Pool summary") || strings.Contains(res.Stdout, "cordoned ") {
+		t.Errorf("a refused pool has a summary or a cordon")
+	}
+	for _, n := range p.pool {
+		if p.unschedulable(n) {
+			t.Errorf("a refused pool drain cordoned %s", n)
+		}
+	}
+}
+
+// A node named twice is drained once, as one node, not as a pool.
+func TestDrainNodeNamedTwice(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := f.env.Node(t)
+	twice := f.drain(a, a, "--timeout", "30s")
+	expect(t, twice, 0, "Preflight for node "+a, "node "+a+" drained")
+	if strings.Contains(twice.Stdout, "Pool") {
+		t.Errorf("a node named twice was drained as a pool")
+	}
+}

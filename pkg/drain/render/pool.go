@@ -1,0 +1,142 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+// SetConcurrentNodes tells Text how many nodes of a pool drain run at
+// once: above 1, progress is printed as plain lines prefixed with the node
+// name (a terminal too: one redrawn view per node would overwrite the
+// others).
+func (t *Text) SetConcurrentNodes(n int) { t.concurrent = n }
+
+// PoolPreflightReady prints the pool's preflight.
+func (t *Text) PoolPreflightReady(r *drain.PoolPreflightReport) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	PoolPreflight(t.out, r, t.width)
+}
+
+// NodesCordoned says that every node of the pool is cordoned, and by whom.
+func (t *Text) NodesCordoned(nodes []*drain.NodeResult) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var parts []string
+	for _, n := range nodes {
+		switch {
+		case n.Outcome == drain.OutcomeNodeGone:
+			parts = append(parts, escape(n.Node)+" (gone)")
+		case n.CordonedByUs:
+			parts = append(parts, escape(n.Node))
+		default:
+			parts = append(parts, escape(n.Node)+" (cordoned before)")
+		}
+	}
+	fmt.Fprintf(t.out, "cordoned %d node(s) before the first eviction: %s\n", len(nodes), strings.Join(parts, ", "))
+}
+
+// NodePodChanged prints a pod's new state; with several nodes at once, as
+// a line prefixed with its node.
+func (t *Text) NodePodChanged(node string, p drain.PodProgress) {
+	if t.concurrent <= 1 {
+		t.PodChanged(p)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	elapsed := time.Duration(0)
+	if tr := t.trackers[node]; tr != nil {
+		elapsed = tr.Elapsed()
+	}
+	fmt.Fprintln(t.out, escape(node)+": "+progressLine(p, elapsed))
+}
+
+// PoolDone prints the pool's summary.
+func (t *Text) PoolDone(res *drain.PoolResult) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	PoolSummary(t.out, res, t.width)
+}
+
+// PoolSummary writes how a pool drain ended: one row per node (result, pods
+// evicted, pods left, whether it stays cordoned, duration), then the
+// evictions per pod and the pods evicted more than once. A dry run or a
+// refusal, which changed nothing, is one line.
+func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
+	switch res.Outcome {
+	case drain.OutcomeDryRun:
+		return
+	case drain.OutcomeRefused:
+		fmt.Fprintln(w, "not draining the pool: the blockers above need a flag or a change; nothing was changed")
+		return
+	}
+	if len(res.Nodes) == 0 {
+		return
+	}
+	var rows [][]string
+	counts := map[string]int{}
+	for _, n := range res.Nodes {
+		counts[n.Result]++
+		rows = append(rows, []string{escape(n.Node), n.Result + outcomeNote(n), strconv.Itoa(n.Evicted),
+			strconv.Itoa(n.Left), cordonCell(n), seconds(n.DurationSeconds)})
+	}
+	fmt.Fprintf(w, "\nPool summary: %d node(s), %d drained, %d partly drained, %d untouched, %d gone, in %s\n",
+		len(res.Nodes), counts[drain.NodeDrained], counts[drain.NodePartlyDrained], counts[drain.NodeUntouched],
+		counts[drain.NodeGone], seconds(res.DurationSeconds))
+	drawTable(w, []string{"NODE", "RESULT", "EVICTED", "LEFT", "CORDONED", "DURATION"}, rows, width)
+	fmt.Fprintf(w, "evictions per pod: %.2f (%d evictions accepted, %d pod(s) to evict at the start)\n",
+		res.EvictionsPerPod, res.Evictions, res.InitialPods)
+	again := ""
+	if len(res.EvictedAgain) > 0 {
+		again = ": " + escape(strings.Join(res.EvictedAgain, ", "))
+	}
+	fmt.Fprintf(w, "pods evicted more than once: %d%s\n", len(res.EvictedAgain), again)
+	if res.Outcome != drain.OutcomeDrained {
+		fmt.Fprintf(w, "pool NOT drained: %s\n", poolWhy(res))
+	}
+}
+
+// outcomeNote adds the node's outcome to its RESULT cell when it says
+// more than the result (timed out, interrupted, blocked, undone).
+func outcomeNote(n *drain.PoolNode) string {
+	switch n.Outcome {
+	case drain.OutcomeDrained, drain.OutcomeNodeGone, "":
+		return ""
+	}
+	return " (" + n.Outcome + ")"
+}
+
+// cordonCell says whether the node stays cordoned, from the read at the end.
+func cordonCell(n *drain.PoolNode) string {
+	switch {
+	case n.Result == drain.NodeGone:
+		return "-"
+	case n.StaysCordoned == nil:
+		return "unknown"
+	case n.Uncordoned:
+		return "no (uncordoned: --uncordon-on-failure)"
+	case !*n.StaysCordoned:
+		return "no (another client uncordoned it)"
+	case n.CordonedByUs:
+		return "yes (by this drain)"
+	default:
+		return "yes (cordoned before)"
+	}
+}
+
+// poolWhy says why the pool is not drained.
+func poolWhy(res *drain.PoolResult) string {
+	switch res.Outcome {
+	case drain.OutcomeInterrupted:
+		return "interrupted; no new evictions were started"
+	case drain.OutcomeError:
+		return escape(res.Error)
+	}
+	return "see the nodes above"
+}
