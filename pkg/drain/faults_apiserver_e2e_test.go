@@ -96,7 +96,7 @@ func (c *readyCounter) Lowest() int {
 
 // summaryLine is the drain's last line about node (drained or not).
 func summaryLine(stdout, node string) string {
-	m := regexp.MustCompile(`(?m)^node ` + regexp.QuoteMeta(node) + ` (NOT )?drained.*$`).FindAllString(stdout, -1)
+	m := regexp.MustCompile(`(?m)^node `+regexp.QuoteMeta(node)+` (NOT )?drained.*$`).FindAllString(stdout, -1)
 	if len(m) == 0 {
 		return "(no summary line)"
 	}
