@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,6 +119,12 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 			if apierrors.IsNotFound(err) {
 				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
 				return err // the library takes a 404 as the pod gone
+			} else if err == nil && !o.tracker.sameAsListed(fresh) {
+				// A new pod holds the name (a StatefulSet recreated it,
+				// maybe on another node): ours is gone, the new one is
+				// not ours to evict. The library takes a 404 as gone.
+				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
+				return apierrors.NewNotFound(corev1.Resource("pods"), ev.Name)
 			} else if err == nil {
 				pod = fresh
 			} else if ctx.Err() != nil {

@@ -251,14 +251,15 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 	return res, nil
 }
 
-// refreshGone marks as gone the pods that left while the drain stopped.
+// refreshGone marks as gone the pods that left while the drain stopped,
+// including one whose name a new pod holds now (by UID).
 func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 	for _, p := range tracker.Snapshot() {
 		if p.State == StateGone {
 			continue
 		}
-		_, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
+		pod, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) || err == nil && !tracker.sameAsListed(pod) {
 			tracker.set(p.Namespace, p.Name, StateGone, "")
 		} else if err != nil {
 			tracker.set(p.Namespace, p.Name, StateUnknown, "could not be read at the end: "+err.Error())
