@@ -67,15 +67,22 @@ type evictionRecorder struct {
 	budgetRefused map[string]bool
 	// client reads a refused pod again before its retry.
 	client kubernetes.Interface
+	// failures keeps the final eviction errors that are the cluster
+	// failing us (the retrying client's, when client is one).
+	failures *apiFailures
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
 // off as b says, retrying early when budgets shows the pod's PDB (pdbOf)
 // allowing a disruption.
 func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string) kubernetes.Interface {
-	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
+	rec := &evictionRecorder{tracker: tracker, backoff: b,
 		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{},
-		budgetRefused: map[string]bool{}, client: client}}
+		budgetRefused: map[string]bool{}, client: client}
+	if rc, ok := client.(*retryingClient); ok {
+		rec.failures = rc.failures
+	}
+	return &observedClient{Interface: client, obs: rec}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -100,7 +107,12 @@ type observedEvictions struct {
 
 // Evict waits out the backoff for a pod refused before (or the server's
 // Retry-After, when longer), sends the eviction and records the answer.
-func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) error {
+func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (err error) {
+	defer func() {
+		if ctx.Err() == nil {
+			e.obs.failures.note(err)
+		}
+	}()
 	o, key := e.obs, ev.Namespace+"/"+ev.Name
 	o.mu.Lock()
 	n, asked := o.refused[key], o.retryAfter[key]
