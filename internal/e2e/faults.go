@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -184,17 +185,26 @@ func (f *FaultEnv) pause(component string, d time.Duration) {
 // API was unavailable in all.
 func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
 	f.t.Helper()
-	return f.restart(localcluster.KubeAPIServer, down)
+	return f.restart(localcluster.KubeAPIServer, down, nil)
+}
+
+// APIServerDown kills the API server, calls during (which must not block:
+// it starts what is to meet the outage, a command run in the background)
+// and starts the server again down after the kill; it returns once the
+// server answers /readyz.
+func (f *FaultEnv) APIServerDown(down time.Duration, during func()) time.Duration {
+	f.t.Helper()
+	return f.restart(localcluster.KubeAPIServer, down, during)
 }
 
 // RestartEtcd kills etcd, keeps it down for down and starts it again on
 // its data folder; it returns once the API server answers /readyz.
 func (f *FaultEnv) RestartEtcd(down time.Duration) time.Duration {
 	f.t.Helper()
-	return f.restart(localcluster.Etcd, down)
+	return f.restart(localcluster.Etcd, down, nil)
 }
 
-func (f *FaultEnv) restart(component string, down time.Duration) time.Duration {
+func (f *FaultEnv) restart(component string, down time.Duration, during func()) time.Duration {
 	f.t.Helper()
 	start := time.Now()
 	f.mu.Lock()
@@ -203,7 +213,10 @@ func (f *FaultEnv) restart(component string, down time.Duration) time.Duration {
 	if err := f.opts.KillComponent(component); err != nil {
 		f.t.Fatal(err)
 	}
-	time.Sleep(down)
+	if during != nil {
+		during()
+	}
+	time.Sleep(down - time.Since(start))
 	f.mu.Lock()
 	_, err := f.opts.StartComponent(f.procs[component])
 	delete(f.down, component)
@@ -213,4 +226,38 @@ func (f *FaultEnv) restart(component string, down time.Duration) time.Duration {
 	}
 	f.waitReady()
 	return time.Since(start)
+}
+
+// FaultRuns is how many times in a row RepeatFault runs a scenario.
+const FaultRuns = 5
+
+// RepeatFault holds the fault cluster and runs scenario FaultRuns times in
+// a row, each as a subtest (run1 ...) making its own namespace and nodes;
+// a failed run does not stop the next. It logs one line per run: pass or
+// FAIL, the run's duration and what scenario returned (the command's exit
+// code and summary), plus the components the supervisor started again,
+// for docs/reliability.md.
+func RepeatFault(t *testing.T, scenario func(t *testing.T, fe *FaultEnv) string) {
+	t.Helper()
+	fe := FaultCluster(t)
+	var lines []string
+	for i := 1; i <= FaultRuns; i++ {
+		start := time.Now()
+		var outcome string
+		ok := t.Run(fmt.Sprintf("run%d", i), func(t *testing.T) {
+			fe.t = t
+			outcome = scenario(t, fe)
+		})
+		fe.t = t
+		verdict := "pass"
+		if !ok {
+			verdict = "FAIL"
+		}
+		lines = append(lines, fmt.Sprintf("run %d: %s in %s: %s", i, verdict, time.Since(start).Round(100*time.Millisecond), outcome))
+	}
+	fe.mu.Lock()
+	restarts := fe.Restarts
+	fe.mu.Unlock()
+	t.Logf("%s, %d runs in a row (components the supervisor started again: %v):\n%s",
+		t.Name(), FaultRuns, restarts, strings.Join(lines, "\n"))
 }

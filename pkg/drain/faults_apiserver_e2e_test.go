@@ -17,29 +17,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
-// faultRuns is how many times in a row each fault scenario runs.
-const faultRuns = 5
-
-// runFault runs scenario faultRuns times in a row, each as a subtest with
-// its own namespace and nodes on the fault cluster, and logs one line per
-// run (its outcome and duration) for docs/reliability.md.
-func runFault(t *testing.T, scenario func(t *testing.T, fe *e2e.FaultEnv) string) {
-	fe := e2e.FaultCluster(t)
-	var lines []string
-	for i := 1; i <= faultRuns; i++ {
-		start := time.Now()
-		var outcome string
-		ok := t.Run(fmt.Sprintf("run%d", i), func(t *testing.T) { outcome = scenario(t, fe) })
-		verdict := "pass"
-		if !ok {
-			verdict = "FAIL"
-		}
-		lines = append(lines, fmt.Sprintf("run %d: %s in %s: %s", i, verdict, time.Since(start).Round(100*time.Millisecond), outcome))
-	}
-	t.Logf("%s, %d runs in a row (control plane restarted by the supervisor: %v):\n%s",
-		t.Name(), faultRuns, fe.Restarts, strings.Join(lines, "\n"))
-}
-
 // faultFixture is a fixture (namespace, nodes) on the fault cluster.
 func faultFixture(t *testing.T, fe *e2e.FaultEnv) *fixture {
 	return &fixture{t: t, env: fe.Env, ns: fe.Namespace(t), ctx: context.Background()}
@@ -149,7 +126,7 @@ func drainUnderFault(t *testing.T, fe *e2e.FaultEnv, fault func()) string {
 // The API server frozen (SIGSTOP) for 15 s while a drain waits on a PDB:
 // the drain rides it out and ends drained, the budget held.
 func TestDrainAPIServerPaused(t *testing.T) {
-	runFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
+	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		return drainUnderFault(t, fe, func() { fe.PauseAPIServer(15 * time.Second) })
 	})
 }
@@ -158,9 +135,35 @@ func TestDrainAPIServerPaused(t *testing.T) {
 // drain waits on a PDB: evictions in flight lose their answers, the drain
 // reads the pods again and ends drained, the budget held.
 func TestDrainAPIServerRestarted(t *testing.T) {
-	runFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
+	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		var down time.Duration
 		out := drainUnderFault(t, fe, func() { down = fe.RestartAPIServer(5 * time.Second) })
 		return fmt.Sprintf("API unavailable %s; %s", down.Round(100*time.Millisecond), out)
+	})
+}
+
+// The API server down (killed, started again 6 s later) when the drain
+// starts: the node lookup and the preflight wait it out, then the drain
+// cordons and drains as usual.
+func TestDrainAPIServerDownAtStart(t *testing.T) {
+	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
+		f := faultFixture(t, fe)
+		a, _ := f.onOneOfTwo("web", "web", 2)
+		var wait func() e2e.Result
+		start := time.Now()
+		down := fe.APIServerDown(6*time.Second, func() { wait = drainAsync(f, a, "--timeout", "90s") })
+		res := wait()
+		took := time.Since(start)
+		expect(t, res, 0, "node "+a+" drained: 2 pod(s) evicted")
+		if left := len(f.pods("app=web", onNode(a))); left != 0 || !f.unschedulable(a) {
+			t.Errorf("after the drain: %d pod(s) on %s, cordoned %v", left, a, f.unschedulable(a))
+		}
+		if took < down {
+			t.Errorf("the drain ended %s after it started, before the API server was back (%s)", took, down)
+		}
+		if strings.TrimSpace(res.Stderr) != "" {
+			t.Errorf("stderr: %s", res.Stderr)
+		}
+		return fmt.Sprintf("API unavailable %s; exit %d after %s, %q", down.Round(100*time.Millisecond), res.ExitCode, took.Round(100*time.Millisecond), summaryLine(res.Stdout, a))
 	})
 }
