@@ -123,10 +123,12 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (e
 			return err
 		}
 	}
-	for lost := 0; ; lost++ {
-		if n > 0 || lost > 0 {
-			// The pod may have changed while we waited, or our eviction's
-			// answer was lost: read it again rather than assume.
+	reread := n > 0
+	for lost, conflicts := 0, 0; ; {
+		if reread {
+			// The pod may have changed while we waited, our eviction's
+			// answer was lost, or another client evicted it: read it
+			// again rather than assume.
 			fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
@@ -150,12 +152,55 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (e
 			return nil
 		}
 		o.tracker.attempt(ev.Namespace, ev.Name)
-		err := e.EvictionInterface.Evict(ctx, ev)
+		err := e.EvictionInterface.Evict(ctx, preconditioned(ev, pod, conflicts < maxConflicts))
+		if apierrors.IsConflict(err) && conflicts < maxConflicts {
+			// The pod changed since we read it; another drain may have
+			// evicted it, and the eviction subresource answers success
+			// for a terminating pod, so only the precondition tells.
+			conflicts++
+			reread = true
+			continue
+		}
 		o.record(ctx, ev.Namespace, ev.Name, err)
 		if eviction.Read(err).Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
 			return err
 		}
+		lost++
+		reread = true
 	}
+}
+
+// maxConflicts bounds the evictions of one pod refused by their
+// resourceVersion precondition (a pod whose status keeps changing); the
+// next is sent with the UID precondition only.
+const maxConflicts = 5
+
+// preconditioned returns ev with preconditions on pod (nil: ev as it is):
+// its UID, so that a pod recreated under the name is never evicted in its
+// place, and with withVersion its resourceVersion, so that the eviction
+// fails with a conflict (409) when the pod changed since it was read, as
+// when another client evicted it: the eviction subresource evicts a
+// terminating pod again and answers success, which would make us claim
+// another drain's eviction. The subresource honours both
+// (pkg/registry/core/pod/storage/eviction.go: a resourceVersion set by the
+// requester is kept, not replaced by the one it read).
+func preconditioned(ev *policyv1.Eviction, pod *corev1.Pod, withVersion bool) *policyv1.Eviction {
+	if pod == nil || pod.UID == "" {
+		return ev
+	}
+	c := ev.DeepCopy()
+	if c.DeleteOptions == nil {
+		c.DeleteOptions = &metav1.DeleteOptions{}
+	}
+	if c.DeleteOptions.Preconditions == nil {
+		c.DeleteOptions.Preconditions = &metav1.Preconditions{}
+	}
+	uid, rv := pod.UID, pod.ResourceVersion
+	c.DeleteOptions.Preconditions.UID = &uid
+	if withVersion && rv != "" {
+		c.DeleteOptions.Preconditions.ResourceVersion = &rv
+	}
+	return c
 }
 
 // record turns one eviction answer (read by pkg/eviction) into the pod's
