@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // watchUnderFault runs `watch pod web-0 --delete` (preStop 5 s, another
 // ready endpoint behind the Service), hits the API server with fault once
 // the deletion is seen, and checks what a user would: the run ends (exit
 // 0 or 2 with a verdict, or 1 with none), every gap or stall is marked on
-// the timeline and named by the verdict, and when cut is set (the watches
-// were certainly broken) at least one gap is marked.
+// the timeline and named by the verdict, the verdict never calls the
+// endpoint absent from the EndpointSlices the timeline shows it in, and
+// when cut is set (the watches were certainly broken) at least one gap is
+// marked.
 func watchUnderFault(t *testing.T, fe *e2e.FaultEnv, cut bool, fault func()) string {
 	ns, node := fe.Namespace(t), fe.Node(t)
 	createServedPods(t, fe.Env, ns, node, podOpts{grace: 30, preStop: 5})
@@ -51,6 +54,9 @@ func watchUnderFault(t *testing.T, fe *e2e.FaultEnv, cut bool, fault func()) str
 		}
 	default:
 		t.Errorf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if findingWith(v, "not in any EndpointSlice") && r.has(timeline.KindEndpointAdded) {
+		t.Errorf("the verdict says the endpoint was in no EndpointSlice, the timeline shows it in one: %v", v.Findings)
 	}
 	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "E1") || strings.Contains(r.stderr, "W1") {
 		t.Errorf("raw library logging or a stack trace on stderr:\n%s", r.stderr)
