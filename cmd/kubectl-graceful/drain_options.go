@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // Complete takes the node names and builds the client; it does not call
@@ -19,11 +22,15 @@ func (o *DrainNodeOptions) Complete(args []string) error {
 	return err
 }
 
-// lookupNodes finds the nodes to drain. It returns an error naming a node
-// that does not exist, or the API error (RBAC, unreachable).
+// lookupNodes finds the nodes to drain, retrying through a short outage
+// (drain.ThroughOutage). It returns an error naming a node that does not
+// exist, or the API error (RBAC, unreachable).
 func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
+	b := drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}
 	if o.Selector != "" {
-		list, err := o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+		list, err := drain.ThroughOutage(ctx, b, func(ctx context.Context) (*corev1.NodeList, error) {
+			return o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+		})
 		if err != nil {
 			return fmt.Errorf("listing nodes with -l %s: %w", o.Selector, err)
 		}
@@ -39,7 +46,9 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 			continue // a node named twice is drained once
 		}
 		seen[name] = true
-		n, err := o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		n, err := drain.ThroughOutage(ctx, b, func(ctx context.Context) (*corev1.Node, error) {
+			return o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		})
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("node %q not found", name)
 		} else if err != nil {

@@ -38,8 +38,9 @@ func run(args []string) error {
 	case "kubectl-dir":
 		return kubectlDir(opts)
 	case "down":
-		// The second cluster tests spanning clusters start (internal/e2e).
-		for _, o := range []localcluster.ClusterOptions{opts.Sibling(localcluster.SecondName), opts} {
+		// The second cluster tests spanning clusters start, and the one
+		// the fault tests break (internal/e2e).
+		for _, o := range []localcluster.ClusterOptions{opts.Sibling(localcluster.SecondName), opts.Sibling(localcluster.FaultsName), opts} {
 			if err := localcluster.Down(ctx, o); err != nil {
 				return err
 			}

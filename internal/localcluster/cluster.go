@@ -73,6 +73,11 @@ func DefaultOptions(repoRoot string, log io.Writer) (ClusterOptions, error) {
 // beside the checkout's own; `make cluster-down` stops both.
 const SecondName = "second"
 
+// FaultsName is the sibling cluster whose control plane the fault tests
+// pause, kill and restart (internal/e2e FaultCluster); `make cluster-down`
+// stops it too.
+const FaultsName = "faults"
+
 // Sibling returns the options of another cluster of the same checkout,
 // called name: its own kwokctl cluster name, output folder (kubeconfig,
 // work files, lock) and ports, so that both run side by side (tests of

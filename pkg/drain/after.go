@@ -46,7 +46,9 @@ func (d *Drainer) readAfter(ctx context.Context, h *kdrain.Helper, node string, 
 	}
 	for _, p := range list.Pods() {
 		key := p.Namespace + "/" + p.Name
-		if state, ok := known[key]; !ok || state == StateGone {
+		// A pod recreated under a name the drain started with (a
+		// StatefulSet's) is new: its UID differs.
+		if state, ok := known[key]; !ok || state == StateGone || !tracker.sameAsListed(&p) {
 			after.NewPods = append(after.NewPods, key)
 		}
 	}

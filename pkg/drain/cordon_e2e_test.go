@@ -2,12 +2,9 @@ package drain_test
 
 import (
 	"encoding/json"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
@@ -15,7 +12,12 @@ import (
 // cordonReport is the part of -o json these tests read.
 type cordonReport struct {
 	Nodes []struct {
-		Outcome         string `json:"outcome"`
+		Node    string `json:"node"`
+		Outcome string `json:"outcome"`
+		Pods    []struct {
+			Name   string `json:"name"`
+			GoneBy string `json:"goneBy"`
+		} `json:"pods"`
 		CordonedByUs    bool   `json:"cordonedByUs"`
 		Uncordoned      bool   `json:"uncordoned"`
 		UncordonSkipped string `json:"uncordonSkipped"`
@@ -54,28 +56,6 @@ func waitCordoned(t *testing.T, f *fixture, node string) {
 	t.Helper()
 	e2e.WaitFor(t, time.Minute, "node "+node+" cordoned", func() bool { return f.unschedulable(node) })
 	time.Sleep(2 * time.Second)
-}
-
-// Another client uncordons the node mid-drain: the pods still go once the
-// budget allows, but the drain reads the node again at the end, says it was
-// uncordoned and exits 2 instead of claiming "drained".
-func TestDrainNodeUncordonedMidDrain(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	a := frozenNode(t, f)
-	wait := drainAsync(f, a, "--timeout", "90s")
-	waitCordoned(t, f, a)
-	if r := f.env.Kubectl(t, "uncordon", a); r.ExitCode != 0 {
-		t.Fatalf("kubectl uncordon: %s", r.Stderr)
-	}
-	if err := f.env.Client.PolicyV1().PodDisruptionBudgets(f.ns).Delete(f.ctx, "frozen", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	res := wait()
-	expect(t, res, 2, "NOT drained: its pods were evicted, but read again at the end it was schedulable: another client uncordoned it during the drain")
-	if strings.Contains(res.Stdout, "node "+a+" drained:") {
-		t.Errorf("the drain claims the node drained")
-	}
 }
 
 // Two drains of one node at once: exactly one cordoned it, by the result of

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,15 +70,22 @@ type evictionRecorder struct {
 	// pacer, in a pool drain, holds an eviction back while its PDB's
 	// status allows no disruption; nil for one node.
 	pacer *budgetPacer
+	// failures keeps the final eviction errors that are the cluster
+	// failing us (the retrying client's, when client is one).
+	failures *apiFailures
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
 // off as b says, retrying early when budgets shows the pod's PDB (pdbOf)
 // allowing a disruption.
 func newObservedClient(client kubernetes.Interface, tracker *Tracker, b Backoff, budgets *budgetWatch, pdbOf map[string]string, pacer *budgetPacer) kubernetes.Interface {
-	return &observedClient{Interface: client, obs: &evictionRecorder{tracker: tracker, backoff: b,
+	rec := &evictionRecorder{tracker: tracker, backoff: b,
 		budgets: budgets, pdbOf: pdbOf, refused: map[string]int{}, retryAfter: map[string]time.Duration{},
-		budgetRefused: map[string]bool{}, client: client, pacer: pacer}}
+		budgetRefused: map[string]bool{}, client: client, pacer: pacer}
+	if rc, ok := client.(*retryingClient); ok {
+		rec.failures = rc.failures
+	}
+	return &observedClient{Interface: client, obs: rec}
 }
 
 // PolicyV1 returns the policy/v1 client with observed evictions.
@@ -102,7 +110,12 @@ type observedEvictions struct {
 
 // Evict waits out the backoff for a pod refused before (or the server's
 // Retry-After, when longer), sends the eviction and records the answer.
-func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) error {
+func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (err error) {
+	defer func() {
+		if ctx.Err() == nil {
+			e.obs.failures.note(err)
+		}
+	}()
 	o, key := e.obs, ev.Namespace+"/"+ev.Name
 	o.mu.Lock()
 	n, asked := o.refused[key], o.retryAfter[key]
@@ -113,14 +126,22 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 			return err
 		}
 	}
-	for lost := 0; ; lost++ {
-		if n > 0 || lost > 0 {
-			// The pod may have changed while we waited, or our eviction's
-			// answer was lost: read it again rather than assume.
+	reread := n > 0
+	for lost, conflicts := 0, 0; ; {
+		if reread {
+			// The pod may have changed while we waited, our eviction's
+			// answer was lost, or another client evicted it: read it
+			// again rather than assume.
 			fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
 				return err // the library takes a 404 as the pod gone
+			} else if err == nil && !o.tracker.sameAsListed(fresh) {
+				// A new pod holds the name (a StatefulSet recreated it,
+				// maybe on another node): ours is gone, the new one is
+				// not ours to evict. The library takes a 404 as gone.
+				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
+				return apierrors.NewNotFound(corev1.Resource("pods"), ev.Name)
 			} else if err == nil {
 				pod = fresh
 			} else if ctx.Err() != nil {
@@ -137,13 +158,23 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) er
 			return err
 		}
 		o.tracker.attempt(ev.Namespace, ev.Name)
-		err := e.EvictionInterface.Evict(ctx, ev)
+		err := e.EvictionInterface.Evict(ctx, preconditioned(ev, pod, conflicts < maxConflicts))
 		kind := eviction.Read(err).Kind
 		o.pacer.done(o.pdbOf[key], ev.Name, kind == eviction.Accepted || kind == eviction.Lost)
+		if apierrors.IsConflict(err) && conflicts < maxConflicts {
+			// The pod changed since we read it; another drain may have
+			// evicted it, and the eviction subresource answers success
+			// for a terminating pod, so only the precondition tells.
+			conflicts++
+			reread = true
+			continue
+		}
 		o.record(ctx, ev.Namespace, ev.Name, err)
 		if eviction.Read(err).Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
 			return err
 		}
+		lost++
+		reread = true
 	}
 }
 
@@ -154,6 +185,39 @@ func (o *evictionRecorder) reserve(ctx context.Context, key string, ev *policyv1
 	return o.pacer.reserve(ctx, o.pdbOf[key], func(cause string) {
 		o.tracker.waiting(ev.Namespace, ev.Name, cause)
 	})
+}
+
+// maxConflicts bounds the evictions of one pod refused by their
+// resourceVersion precondition (a pod whose status keeps changing); the
+// next is sent with the UID precondition only.
+const maxConflicts = 5
+
+// preconditioned returns ev with preconditions on pod (nil: ev as it is):
+// its UID, so that a pod recreated under the name is never evicted in its
+// place, and with withVersion its resourceVersion, so that the eviction
+// fails with a conflict (409) when the pod changed since it was read, as
+// when another client evicted it: the eviction subresource evicts a
+// terminating pod again and answers success, which would make us claim
+// another drain's eviction. The subresource honours both
+// (pkg/registry/core/pod/storage/eviction.go: a resourceVersion set by the
+// requester is kept, not replaced by the one it read).
+func preconditioned(ev *policyv1.Eviction, pod *corev1.Pod, withVersion bool) *policyv1.Eviction {
+	if pod == nil || pod.UID == "" {
+		return ev
+	}
+	c := ev.DeepCopy()
+	if c.DeleteOptions == nil {
+		c.DeleteOptions = &metav1.DeleteOptions{}
+	}
+	if c.DeleteOptions.Preconditions == nil {
+		c.DeleteOptions.Preconditions = &metav1.Preconditions{}
+	}
+	uid, rv := pod.UID, pod.ResourceVersion
+	c.DeleteOptions.Preconditions.UID = &uid
+	if withVersion && rv != "" {
+		c.DeleteOptions.Preconditions.ResourceVersion = &rv
+	}
+	return c
 }
 
 // record turns one eviction answer (read by pkg/eviction) into the pod's

@@ -26,6 +26,9 @@ type retryingClient struct {
 	// ctx bounds the retries of calls that take no context (discovery);
 	// nil retries them not at all.
 	ctx context.Context
+	// failures keeps the final errors that are the cluster failing us;
+	// nil keeps none.
+	failures *apiFailures
 }
 
 // Discovery retries the library's check of the eviction subresource.
@@ -42,61 +45,67 @@ func (d *retryingDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.A
 	if d.c.ctx == nil {
 		return d.DiscoveryInterfaces.ServerResourcesForGroupVersion(gv)
 	}
-	return retryTransient(d.c.ctx, d.c.backoff, func() (*metav1.APIResourceList, error) {
+	return retryTransient(d.c.ctx, d.c.backoff, d.c.failures, func() (*metav1.APIResourceList, error) {
 		return d.DiscoveryInterfaces.ServerResourcesForGroupVersion(gv)
 	})
 }
 
 func (c *retryingClient) CoreV1() corev1client.CoreV1Interface {
-	return &retryingCore{CoreV1Interface: c.Interface.CoreV1(), backoff: c.backoff}
+	return &retryingCore{CoreV1Interface: c.Interface.CoreV1(), backoff: c.backoff, failures: c.failures}
 }
 
 type retryingCore struct {
 	corev1client.CoreV1Interface
-	backoff Backoff
+	backoff  Backoff
+	failures *apiFailures
 }
 
 func (c *retryingCore) Pods(namespace string) corev1client.PodInterface {
-	return &retryingPods{PodInterface: c.CoreV1Interface.Pods(namespace), backoff: c.backoff}
+	return &retryingPods{PodInterface: c.CoreV1Interface.Pods(namespace), backoff: c.backoff, failures: c.failures}
 }
 
 func (c *retryingCore) Nodes() corev1client.NodeInterface {
-	return &retryingNodes{NodeInterface: c.CoreV1Interface.Nodes(), backoff: c.backoff}
+	return &retryingNodes{NodeInterface: c.CoreV1Interface.Nodes(), backoff: c.backoff, failures: c.failures}
 }
 
 type retryingPods struct {
 	corev1client.PodInterface
-	backoff Backoff
+	backoff  Backoff
+	failures *apiFailures
 }
 
 func (p *retryingPods) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Pod, error) {
-	return retryTransient(ctx, p.backoff, func() (*corev1.Pod, error) { return p.PodInterface.Get(ctx, name, opts) })
+	return retryTransient(ctx, p.backoff, p.failures, func() (*corev1.Pod, error) { return p.PodInterface.Get(ctx, name, opts) })
 }
 
 func (p *retryingPods) List(ctx context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
-	return retryTransient(ctx, p.backoff, func() (*corev1.PodList, error) { return p.PodInterface.List(ctx, opts) })
+	return retryTransient(ctx, p.backoff, p.failures, func() (*corev1.PodList, error) { return p.PodInterface.List(ctx, opts) })
 }
 
 type retryingNodes struct {
 	corev1client.NodeInterface
-	backoff Backoff
+	backoff  Backoff
+	failures *apiFailures
 }
 
 func (n *retryingNodes) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Node, error) {
-	return retryTransient(ctx, n.backoff, func() (*corev1.Node, error) { return n.NodeInterface.Get(ctx, name, opts) })
+	return retryTransient(ctx, n.backoff, n.failures, func() (*corev1.Node, error) { return n.NodeInterface.Get(ctx, name, opts) })
 }
 
 func (n *retryingNodes) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*corev1.Node, error) {
-	return retryTransient(ctx, n.backoff, func() (*corev1.Node, error) { return n.NodeInterface.Patch(ctx, name, pt, data, opts, sub...) })
+	return retryTransient(ctx, n.backoff, n.failures, func() (*corev1.Node, error) { return n.NodeInterface.Patch(ctx, name, pt, data, opts, sub...) })
 }
 
 // retryTransient calls fn until it succeeds or fails for a reason that is not
 // transient, waiting b.delay(n) between calls; when ctx ends it returns
-// fn's last error.
-func retryTransient[T any](ctx context.Context, b Backoff, fn func() (T, error)) (T, error) {
+// fn's last error. A final error while ctx is live goes to f (note).
+func retryTransient[T any](ctx context.Context, b Backoff, f *apiFailures, fn func() (T, error)) (T, error) {
 	for n := 1; ; n++ {
 		v, err := fn()
 		if !eviction.Transient(err) || !sleep(ctx, b.delay(n)) {
+			if ctx.Err() == nil {
+				f.note(err)
+			}
 			return v, err
 		}
 	}

@@ -68,6 +68,8 @@ type Drainer struct {
 	// evictCtx is the context of the node's evictions (--timeout), which
 	// bounds the retries of calls that take none.
 	evictCtx context.Context
+	// failures keeps the node's API failures (RBAC, unreachable).
+	failures *apiFailures
 }
 
 // NodeResult is what happened to one node.
@@ -115,7 +117,9 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 
 func (d *Drainer) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
-	in, err := Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
+	in, err := ThroughOutage(ctx, d.Backoff, func(ctx context.Context) (PreflightInput, error) {
+		return Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
+	})
 	if err != nil && ctx.Err() != nil {
 		res.Outcome = OutcomeInterrupted
 		return res, nil
@@ -151,7 +155,7 @@ func (d *Drainer) observer() Observer {
 func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	d.evictCtx = nodeCtx
+	d.evictCtx, d.failures = nodeCtx, &apiFailures{}
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
@@ -197,7 +201,7 @@ func (d *Drainer) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 // client returns the Drainer's client for the evictions: reads of pods and
 // nodes and node patches retried through a short outage.
 func (d *Drainer) client() kubernetes.Interface {
-	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: d.evictCtx}
+	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: d.evictCtx, failures: d.failures}
 }
 
 // cordoner returns the Drainer's nodeCordon, made once so that every node
@@ -231,7 +235,7 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 		return d.stop(res, h, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
 		return d.stop(res, h, tracker, OutcomeInterrupted, nil)
-	case apiFailure(err):
+	case d.failures.first() != nil:
 		r, serr := d.stop(res, h, tracker, OutcomeError, err)
 		if serr != nil {
 			return r, serr
@@ -277,7 +281,8 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 }
 
 // refreshGone marks as gone the pods that left while the drain stopped,
-// and as terminating those found deleted since.
+// including one whose name a new pod holds now (by UID), and as
+// terminating those found deleted since.
 func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 	for _, p := range tracker.Snapshot() {
 		if p.State == StateGone {
@@ -285,7 +290,7 @@ func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 		}
 		pod, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
 		switch {
-		case apierrors.IsNotFound(err):
+		case apierrors.IsNotFound(err) || err == nil && !tracker.sameAsListed(pod):
 			tracker.set(p.Namespace, p.Name, StateGone, "")
 		case err != nil:
 			tracker.set(p.Namespace, p.Name, StateUnknown, "could not be read at the end: "+err.Error())
@@ -301,25 +306,6 @@ func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 func (d *Drainer) failed(res *NodeResult, err error) (*NodeResult, error) {
 	res.Outcome, res.Error = OutcomeError, err.Error()
 	return res, err
-}
-
-// apiFailure reports whether err (an aggregate from the library) holds an
-// error that is the cluster failing us rather than a pod being refused:
-// RBAC, authentication, an unreachable server.
-func apiFailure(err error) bool {
-	var agg utilerrors.Aggregate
-	errs := []error{err}
-	if errors.As(err, &agg) {
-		errs = agg.Errors()
-	}
-	for _, e := range errs {
-		msg := e.Error()
-		if apierrors.IsForbidden(e) || apierrors.IsUnauthorized(e) ||
-			strings.Contains(msg, "is forbidden") || strings.Contains(msg, "connection refused") {
-			return true
-		}
-	}
-	return false
 }
 
 // helper builds the library's drain.Helper for one node. GracePeriodSeconds

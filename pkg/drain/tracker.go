@@ -92,6 +92,16 @@ func NewTracker(pods []corev1.Pod, onChange func(p PodProgress)) *Tracker {
 	return t
 }
 
+// sameAsListed reports whether pod is the very pod listed when the
+// evictions started, not one recreated under its name since (a
+// StatefulSet's pod keeps its name): the API server gives each object a
+// new UID. A pod that was not listed, or listed without a UID, is judged
+// by its name alone.
+func (t *Tracker) sameAsListed(pod *corev1.Pod) bool {
+	listed, ok := t.listed[podKey(pod)]
+	return !ok || listed.UID == "" || listed.UID == pod.UID
+}
+
 // Elapsed returns the time since the drain of the node started.
 func (t *Tracker) Elapsed() time.Duration { return time.Since(t.start) }
 

@@ -51,6 +51,11 @@ func endpointFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		l.fact("not behind any Service: no endpoint race")
 	case tl.EndpointsUnseen:
 		l.fact("EndpointSlices could not be watched: the endpoint track is missing and the race cannot be judged")
+	case rt.readyAtEnd != "" && podGone(tl):
+		// Seen ready and never seen leaving: the pod stopped behind an
+		// endpoint still ready, as when the EndpointSlice controller is
+		// down (its API server frozen).
+		l.risk("the endpoint was still ready in EndpointSlice %s when the pod was gone: it never left a ready set while watched, so Services could route traffic to the stopped pod (the EndpointSlice controller did not update the slice)", rt.readyAtEnd)
 	case v.ReadyOutMs == nil && v.EndpointOutMs == nil && len(rt.fallback) == 0:
 		l.fact("the endpoint was never seen leaving a ready set (it was not in any EndpointSlice while watched)")
 	case v.ReadyOutMs != nil && len(rt.fallback) == 0:
@@ -157,6 +162,16 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	default:
 		l.fact("window: SIGTERM came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", w, out, time.Duration(v.PropagationMs)*time.Millisecond)
 	}
+}
+
+// podGone reports whether the timeline saw the pod object deleted.
+func podGone(tl *Timeline) bool {
+	for _, e := range tl.Events {
+		if e.Kind == KindPodGone {
+			return true
+		}
+	}
+	return false
 }
 
 // gapFindings says how often the watch was cut or stalled.

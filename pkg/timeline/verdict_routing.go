@@ -16,6 +16,9 @@ type routing struct {
 	// fallback lists the Services that had no other ready endpoint while
 	// this pod's endpoint was serving and terminating, by first time seen.
 	fallback []fallbackSpan
+	// readyAtEnd names the EndpointSlice in which the endpoint was still
+	// ready after the last change seen ("" when it was ready in none).
+	readyAtEnd string
 }
 
 type fallbackSpan struct {
@@ -47,6 +50,21 @@ func routed(slices map[string]sliceOf, others map[string]int) (ready, routed boo
 		}
 	}
 	return false, false
+}
+
+// firstReadySlice returns the first slice (by name) in which the endpoint is ready.
+func firstReadySlice(slices map[string]sliceOf) string {
+	var names []string
+	for name, s := range slices {
+		if s.state.Ready {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return ""
+	}
+	return names[0]
 }
 
 // routingOf walks the endpoint changes in receive order. An endpoint that
@@ -94,6 +112,9 @@ func routingOf(tl *Timeline, evs []Event) routing {
 			rt.out = nil
 		}
 		wasReady, wasRouted = ready, isRouted
+	}
+	if wasReady {
+		rt.readyAtEnd = firstReadySlice(slices)
 	}
 	for svc, ms := range fallbackFrom {
 		rt.fallback = append(rt.fallback, fallbackSpan{service: svc, fromMs: ms})

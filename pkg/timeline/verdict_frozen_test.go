@@ -1,0 +1,31 @@
+package timeline
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// The EndpointSlice controller never updates the slice (its API server was
+// frozen, the controller manager restarting): the endpoint was seen ready
+// and still was when the pod was gone. Traffic could reach the stopped
+// pod: a risk, not "never in an EndpointSlice".
+func TestVerdictEndpointStillReadyWhenPodGone(t *testing.T) {
+	pod := testPod(30, sleepHook(5))
+	r := NewRecorder(pod, []string{"web"}, at(-1000))
+	r.SliceList(at(-900), nil, true)
+	r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	del := deleting(pod, at(0))
+	r.PodEvent(at(5), watch.Modified, del)
+	r.KubeEvent(at(15000), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.PodEvent(at(21000), watch.Modified, exited(del, 0, at(21000)))
+	r.PodEvent(at(21500), watch.Deleted, exited(del, 0, at(21000)))
+	v := Compute(r.TL)
+	if !v.Risk || !hasFinding(v, "the endpoint was still ready in EndpointSlice web-abc when the pod was gone") {
+		t.Errorf("risk %v, findings %v: want the endpoint still ready named as a risk", v.Risk, v.Findings)
+	}
+	if hasFinding(v, "not in any EndpointSlice") {
+		t.Errorf("the verdict says the endpoint was in no EndpointSlice: %v", v.Findings)
+	}
+}
