@@ -38,8 +38,9 @@ type BenchConfig struct {
 	// Keep leaves the fixture in the cluster after the run.
 	Keep bool
 	// Only, when not empty, names the benchmarks to run among "audit",
-	// "manifests", "drain", "watch" and "rollout"; the others' rows say they were not
-	// selected. The live fixture is filled only for "audit".
+	// "fleet", "manifests", "drain", "watch" and "rollout"; the others' rows
+	// say they were not selected. The live fixture is filled only for
+	// "audit" (whole) and "fleet" (to Scale.FleetPods).
 	Only []string
 	// Log receives progress lines.
 	Log io.Writer
@@ -101,8 +102,9 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 
 	var rows []Row
 	fillRow := fmt.Sprintf("fixture: fill %d objects, %d pods Ready", len(set.Nodes)+len(set.Namespaces)+set.Spec.Documents(), set.Spec.Pods)
-	// The scaling steps fill smaller fixtures first; the full fill then only
-	// adds objects.
+	// The fleet and the scaling steps fill smaller fixtures first; the full
+	// fill then only adds objects.
+	fleetRow := h.fleet(ctx)
 	samples, err := h.scalingSteps(ctx)
 	if err != nil {
 		return nil, err
@@ -117,12 +119,13 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		rows = append(rows, notMeasured(fillRow, "informational", notSelected))
 	}
 	rows = append(rows, h.auditLive(ctx, samples)...)
+	rows = append(rows, fleetRow)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	rows = append(rows, h.rollout(ctx)...)
-	if !cfg.Keep && h.selected("audit") {
+	if !cfg.Keep && (h.selected("audit") || h.selected("fleet")) {
 		h.logf("deleting the fixture")
 		if err := fixture.Delete(ctx, cs, set, 2*time.Minute); err != nil {
 			h.logf("fixture cleanup: %v", err)
