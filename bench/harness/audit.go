@@ -3,8 +3,6 @@ package harness
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -102,13 +100,9 @@ func rssVsTarget(what string, ours, floor, target int64) Row {
 // liveCommands returns `kubectl-graceful audit -A` and the protobuf floor
 // (bench/cmd/floor, built into OutDir).
 func (h *harness) liveCommands(ctx context.Context) (ours, pfloor command, err error) {
-	// Built every run (Go's build cache makes it quick): a floor left
-	// from an older checkout would not be this commit's.
-	bin := filepath.Join(h.cfg.OutDir, "floor")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/floor")
-	cmd.Dir = h.cfg.RepoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return ours, pfloor, fmt.Errorf("go build ./bench/cmd/floor: %w: %s", err, tail(string(out), 5))
+	bin, err := h.buildCommand(ctx, "floor")
+	if err != nil {
+		return ours, pfloor, err
 	}
 	ours = command{argv: []string{h.cfg.Binary, "audit", "-A", "--kubeconfig", h.cfg.Kubeconfig}, ok: []int{0, 2}}
 	pfloor = command{argv: []string{bin, "-kubeconfig", h.cfg.Kubeconfig, "-page", "500"}}

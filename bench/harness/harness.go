@@ -83,6 +83,9 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		return nil, err
 	}
 	h := &harness{cfg: cfg, cs: cs, rest: rc, commands: map[string]string{}}
+	if launcher, err = h.buildCommand(ctx, "maxrss"); err != nil {
+		return nil, err
+	}
 	for _, sub := range []string{"audit", "watch pod", "drain node", "watch"} {
 		h.commands[sub] = h.probe(ctx, sub)
 	}
@@ -135,6 +138,19 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	rows = append(rows, Row{What: "whole benchmark run (" + cfg.Scale.Name + " scale)", Ours: secs(took),
 		Target: "< " + cfg.Scale.Budget.String(), Met: met(took < cfg.Scale.Budget)})
 	return &BenchReport{Rows: rows, Took: took}, nil
+}
+
+// buildCommand builds ./bench/cmd/NAME into OutDir and returns its path.
+// It builds every run (Go's build cache makes it quick): a binary left from
+// an older checkout would not be this commit's.
+func (h *harness) buildCommand(ctx context.Context, name string) (string, error) {
+	bin := filepath.Join(h.cfg.OutDir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/"+name)
+	cmd.Dir = h.cfg.RepoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./bench/cmd/%s: %w: %s", name, err, tail(string(out), 5))
+	}
+	return bin, nil
 }
 
 // probe returns "" when the binary has subcommand sub (its --help names
