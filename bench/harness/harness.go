@@ -61,6 +61,8 @@ type harness struct {
 	// commands maps a subcommand ("audit", "watch pod", "drain node") to ""
 	// when the binary has it, or to the reason it is not measured.
 	commands map[string]string
+	// timelineBench is pkg/timeline's benchmarks' output, once run.
+	timelineBench *goBenchOutput
 }
 
 // Run fills the cluster, measures every benchmark and returns the table.
