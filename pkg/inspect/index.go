@@ -1,6 +1,9 @@
 package inspect
 
-import "k8s.io/apimachinery/pkg/labels"
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
 
 // index groups the inventory's objects by namespace and parses each PDB's
 // selector once. Services, PDBs and HPAs select pods only in their own
@@ -29,25 +32,17 @@ func (s *scope) index() *index {
 		return s.idx
 	}
 	inv := s.inv
-	x := &index{services: map[string][]int{}, pdbs: map[string][]int{}, hpas: map[string][]int{}, pods: map[string][]int{},
-		workloads: map[string][]*Workload{}, pdbSel: make([]labels.Selector, len(inv.PDBs))}
-	for i, svc := range inv.Services {
-		ns := namespaceOf(svc.Namespace)
-		x.services[ns] = append(x.services[ns], i)
+	x := &index{
+		services:  byNamespace(inv.Services, func(v corev1.Service) string { return v.Namespace }),
+		pdbs:      byNamespace(inv.PDBs, func(p PDB) string { return p.Namespace }),
+		hpas:      byNamespace(inv.HPAs, func(h HPA) string { return h.Namespace }),
+		pods:      byNamespace(inv.Pods, func(p PodLabels) string { return p.Namespace }),
+		workloads: map[string][]*Workload{},
+		pdbSel:    make([]labels.Selector, len(inv.PDBs)),
 	}
 	for i, p := range inv.PDBs {
-		ns := namespaceOf(p.Namespace)
-		x.pdbs[ns] = append(x.pdbs[ns], i)
 		x.pdbSel[i] = pdbSelector(p)
 		x.anyDefaulted = x.anyDefaulted || p.NamespaceDefaulted
-	}
-	for i, h := range inv.HPAs {
-		ns := namespaceOf(h.Namespace)
-		x.hpas[ns] = append(x.hpas[ns], i)
-	}
-	for i, p := range inv.Pods {
-		ns := namespaceOf(p.Namespace)
-		x.pods[ns] = append(x.pods[ns], i)
 	}
 	for _, w := range inv.Workloads {
 		x.workloads[w.Object.Namespace] = append(x.workloads[w.Object.Namespace], w)
@@ -55,4 +50,15 @@ func (s *scope) index() *index {
 	}
 	s.idx = x
 	return x
+}
+
+// byNamespace maps each namespace (namespaceOf: "" is "default") to the
+// positions of its items in items, ascending.
+func byNamespace[T any](items []T, namespace func(T) string) map[string][]int {
+	m := map[string][]int{}
+	for i, v := range items {
+		ns := namespaceOf(namespace(v))
+		m[ns] = append(m[ns], i)
+	}
+	return m
 }
