@@ -21,6 +21,9 @@ const fleetTarget = "<= 1.5x slowest single"
 
 // fleetRowName is the fleet row's What.
 func fleetRowName(s Scale) string {
+	if s.FleetClusters < 2 {
+		return "fleet: audit -A --contexts wall time vs slowest single cluster"
+	}
 	return fmt.Sprintf("fleet of %d clusters x %d pods: audit -A --contexts wall time vs slowest single cluster", s.FleetClusters, s.FleetPods)
 }
 

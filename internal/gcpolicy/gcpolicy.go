@@ -12,10 +12,13 @@
 // the peak stays bounded (the Go runtime caps the collector at half the
 // CPU should the live heap itself pass the limit). GOGC or GOMEMLIMIT in
 // the environment (https://pkg.go.dev/runtime#hdr-Environment_Variables)
-// leave the runtime's own settings untouched.
+// leave the runtime's own settings untouched. A long-running command
+// (watch, drain) calls Restore once it knows it is one: its garbage would
+// otherwise accumulate up to the limit and stay resident.
 package gcpolicy
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 )
@@ -29,9 +32,23 @@ const MemoryLimit = 64 << 20
 // runs before theirs (the spec's package initialisation order): their
 // allocations already fall under the policy.
 func init() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if fromEnvironment() {
 		return
 	}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(MemoryLimit)
+}
+
+// Restore puts back the runtime's defaults (a cycle each time the heap
+// doubles, GOGC=100; no memory limit), unless GOGC or GOMEMLIMIT set them.
+func Restore() {
+	if fromEnvironment() {
+		return
+	}
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
+}
+
+func fromEnvironment() bool {
+	return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
 }
