@@ -38,8 +38,9 @@ type BenchConfig struct {
 	// Keep leaves the fixture in the cluster after the run.
 	Keep bool
 	// Only, when not empty, names the benchmarks to run among "audit",
-	// "manifests", "drain", "watch" and "rollout"; the others' rows say they were not
-	// selected. The live fixture is filled only for "audit".
+	// "fleet", "manifests", "drain", "watch" and "rollout"; the others' rows
+	// say they were not selected. The live fixture is filled only for
+	// "audit" (whole) and "fleet" (to Scale.FleetPods).
 	Only []string
 	// Log receives progress lines.
 	Log io.Writer
@@ -60,6 +61,8 @@ type harness struct {
 	// commands maps a subcommand ("audit", "watch pod", "drain node") to ""
 	// when the binary has it, or to the reason it is not measured.
 	commands map[string]string
+	// timelineBench is pkg/timeline's benchmarks' output, once run.
+	timelineBench *goBenchOutput
 }
 
 // Run fills the cluster, measures every benchmark and returns the table.
@@ -82,6 +85,9 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		return nil, err
 	}
 	h := &harness{cfg: cfg, cs: cs, rest: rc, commands: map[string]string{}}
+	if launcher, err = h.buildCommand(ctx, "maxrss"); err != nil {
+		return nil, err
+	}
 	for _, sub := range []string{"audit", "watch pod", "drain node", "watch"} {
 		h.commands[sub] = h.probe(ctx, sub)
 	}
@@ -101,8 +107,9 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 
 	var rows []Row
 	fillRow := fmt.Sprintf("fixture: fill %d objects, %d pods Ready", len(set.Nodes)+len(set.Namespaces)+set.Spec.Documents(), set.Spec.Pods)
-	// The scaling steps fill smaller fixtures first; the full fill then only
-	// adds objects.
+	// The fleet and the scaling steps fill smaller fixtures first; the full
+	// fill then only adds objects.
+	fleetRow := h.fleet(ctx)
 	samples, err := h.scalingSteps(ctx)
 	if err != nil {
 		return nil, err
@@ -117,12 +124,13 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		rows = append(rows, notMeasured(fillRow, "informational", notSelected))
 	}
 	rows = append(rows, h.auditLive(ctx, samples)...)
+	rows = append(rows, fleetRow)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	rows = append(rows, h.rollout(ctx)...)
-	if !cfg.Keep && h.selected("audit") {
+	if !cfg.Keep && (h.selected("audit") || h.selected("fleet")) {
 		h.logf("deleting the fixture")
 		if err := fixture.Delete(ctx, cs, set, 2*time.Minute); err != nil {
 			h.logf("fixture cleanup: %v", err)
@@ -132,6 +140,19 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	rows = append(rows, Row{What: "whole benchmark run (" + cfg.Scale.Name + " scale)", Ours: secs(took),
 		Target: "< " + cfg.Scale.Budget.String(), Met: met(took < cfg.Scale.Budget)})
 	return &BenchReport{Rows: rows, Took: took}, nil
+}
+
+// buildCommand builds ./bench/cmd/NAME into OutDir and returns its path.
+// It builds every run (Go's build cache makes it quick): a binary left from
+// an older checkout would not be this commit's.
+func (h *harness) buildCommand(ctx context.Context, name string) (string, error) {
+	bin := filepath.Join(h.cfg.OutDir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/"+name)
+	cmd.Dir = h.cfg.RepoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./bench/cmd/%s: %w: %s", name, err, tail(string(out), 5))
+	}
+	return bin, nil
 }
 
 // probe returns "" when the binary has subcommand sub (its --help names

@@ -23,6 +23,26 @@ var (
 	stampP99      = regexp.MustCompile(`BenchmarkStampToArrival\S*\s+\d+\s+.*?([0-9.]+) p99-ms`)
 )
 
+// timelineGoBench runs pkg/timeline's BenchmarkDeliveryToLine and
+// BenchmarkDeliveryToLineUnderProbe in one `go test` (a test binary linked
+// and run once for the watch row and the probe row) and returns its
+// output, the same on every call.
+func (h *harness) timelineGoBench(ctx context.Context) ([]byte, error) {
+	if h.timelineBench == nil {
+		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^BenchmarkDeliveryToLine(UnderProbe)?$", "-benchtime", "2000x", "./pkg/timeline/")
+		cmd.Dir = h.cfg.RepoRoot
+		out, err := cmd.CombinedOutput()
+		h.timelineBench = &goBenchOutput{out: out, err: err}
+	}
+	return h.timelineBench.out, h.timelineBench.err
+}
+
+// goBenchOutput is what one `go test -bench` printed, and its error.
+type goBenchOutput struct {
+	out []byte
+	err error
+}
+
 // probeGoBench runs the probe's two in-process benchmarks: what a 200/s
 // probe adds to the other tracks' delivery-to-line p99, and how far each
 // request's stamp is from its arrival at a loopback server.
@@ -41,7 +61,7 @@ func (h *harness) probeGoBench(ctx context.Context) []Row {
 		return cmd.CombinedOutput()
 	}
 	var out []Row
-	tl, err := run("^BenchmarkDeliveryToLine(UnderProbe)?$", "./pkg/timeline/")
+	tl, err := h.timelineGoBench(ctx)
 	under, base := underProbeP99.FindSubmatch(tl), baseP99.FindSubmatch(tl)
 	if err != nil || under == nil || base == nil {
 		out = append(out, notMeasured(probeAddedRow, probeAddedTarget, "go test -bench failed: "+tail(string(tl), 1)))

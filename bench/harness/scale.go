@@ -34,6 +34,15 @@ type Scale struct {
 	// live audit is also measured against the protobuf floor before the
 	// fixture is filled to full size: the scaling table.
 	ScalingPods []int
+	// FleetClusters local clusters (the checkout's and siblings started for
+	// the run), each filled to FleetPods pods, are audited with one
+	// `audit --contexts` against each alone; fewer than 2 leaves the fleet
+	// row unmeasured.
+	FleetClusters, FleetPods int
+	// SkipKubectlFloor leaves out `kubectl get -o json` (its three rows say
+	// so): at 20,000 pods one run takes minutes on 2 cores, and the
+	// protobuf floor is the comparison the targets use.
+	SkipKubectlFloor bool
 	// AuditRSSTarget, in bytes, is the live audit's peak RSS target at
 	// this scale; 0 leaves the protobuf floor's RSS row informational.
 	AuditRSSTarget int64
@@ -48,13 +57,14 @@ func ScaleByName(name string) (Scale, error) {
 	case "", "default":
 		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
-			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 20 * time.Minute}, nil
+			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 20 * time.Minute,
+			FleetClusters: 4, FleetPods: 1000}, nil
 	case "large":
 		return Scale{Name: "large", Fixture: fixture.Spec{Name: "bench", Namespaces: 100, Deployments: 4000, Pods: 20000,
 			Services: 4000, PDBs: 1200, HPAs: 400, Nodes: 200}, AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
 			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 30 * time.Minute, AuditRSSTarget: 150e6,
-			ScalingPods: []int{1000, 5000}}, nil
+			ScalingPods: []int{1000, 5000}, FleetClusters: 4, FleetPods: 1000, SkipKubectlFloor: true}, nil
 	case "small":
 		return Scale{Name: "small", Fixture: fixture.Spec{Name: "bench", Namespaces: 10, Deployments: 100, Pods: 500,
 			Services: 100, PDBs: 30, HPAs: 10, Nodes: 5}, AuditRuns: 3, ManifestDocs: 2000,
@@ -63,6 +73,7 @@ func ScaleByName(name string) (Scale, error) {
 	case "tiny":
 		return Scale{Name: "tiny", Fixture: fixture.Spec{Name: "bench", Namespaces: 2, Deployments: 10, Pods: 20,
 			Services: 10, PDBs: 3, HPAs: 1, Nodes: 2}, AuditRuns: 1, ManifestDocs: 40, ScalingPods: []int{10},
+			FleetClusters: 2, FleetPods: 10,
 			DrainPods: 6, DrainPDBs: 2, DrainRuns: 1, DrainExitAfter: time.Second,
 			WatchSlices: 20, WatchRuns: 1, RolloutReplicas: 3, Budget: 2 * time.Minute}, nil
 	}

@@ -57,6 +57,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"scaling, 10 pods: audit -A wall time", "scaling, 10 pods: audit -A peak RSS",
 		"scaling, 20 pods: audit -A wall time", "scaling, 20 pods: audit -A peak RSS",
 		"scaling: audit -A time per pod, 20 vs 10 pods",
+		"fleet of 2 clusters x 10 pods: audit -A --contexts wall time",
 		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
 		"audit -f 40 docs --fix --diff vs audit alone: wall time",
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -218,8 +216,6 @@ const (
 	goBenchTarget = "<= 100 ms"
 )
 
-var p99Metric = regexp.MustCompile(`BenchmarkDeliveryToLine\S*\s+\d+\s+.*?([0-9.]+) p99-ms`)
-
 // watchGoBench runs pkg/timeline's BenchmarkDeliveryToLine (the watch's own
 // in-process benchmark: fake watcher to written line) and reports its p99.
 func (h *harness) watchGoBench(ctx context.Context) Row {
@@ -230,10 +226,8 @@ func (h *harness) watchGoBench(ctx context.Context) Row {
 	if _, err := os.Stat(filepath.Join(h.cfg.RepoRoot, "pkg", "timeline", "bench_test.go")); err != nil {
 		return notMeasured(what, target, "pkg/timeline/bench_test.go not on main")
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", "^BenchmarkDeliveryToLine$", "-benchtime", "2000x", "./pkg/timeline/")
-	cmd.Dir = h.cfg.RepoRoot
-	out, err := cmd.CombinedOutput()
-	m := p99Metric.FindSubmatch(out)
+	out, err := h.timelineGoBench(ctx)
+	m := baseP99.FindSubmatch(out)
 	if err != nil || m == nil {
 		return notMeasured(what, target, "go test -bench failed: "+tail(string(out), 1))
 	}

@@ -6,9 +6,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -126,6 +128,18 @@ func (o *AuditOptions) runFleet(ctx context.Context) error {
 	return nil
 }
 
+// Without --request-timeout, a fleet audit bounds each cluster's requests:
+// one cluster that drops packets or never answers must not hold the
+// report of the others. fleetReachTimeout bounds the first request (the
+// server's version; connection and TLS handshake included): an API server
+// answers it in milliseconds, and 10 s leaves room for a few lost SYNs.
+// fleetRequestTimeout bounds each later request (a page of a list), as
+// --request-timeout would.
+const (
+	fleetReachTimeout   = 10 * time.Second
+	fleetRequestTimeout = time.Minute
+)
+
 // auditContext audits the cluster of one kubeconfig context, in the
 // namespace -n gives or else the context's own.
 func (o *AuditOptions) auditContext(ctx context.Context, name string) (*inspect.Report, error) {
@@ -141,8 +155,12 @@ func (o *AuditOptions) auditContext(ctx context.Context, name string) (*inspect.
 		}
 	}
 	inv := &inspect.Inventory{Version: o.version}
+	var reach time.Duration
+	if !requestTimeoutSet(o.configFlags) {
+		reach = fleetReachTimeout
+	}
 	err := load.Live(ctx, getter, load.LiveOptions{Namespace: ns, AllNamespaces: o.AllNamespaces,
-		Selector: o.Selector, Resources: o.Resources}, inv)
+		Selector: o.Selector, Resources: o.Resources, ReachTimeout: reach}, inv)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +180,22 @@ func contextClient(base *genericclioptions.ConfigFlags, name string) *genericcli
 	f.Impersonate, f.ImpersonateUID, f.ImpersonateGroup, f.ImpersonateUserExtra = base.Impersonate, base.ImpersonateUID, base.ImpersonateGroup, base.ImpersonateUserExtra
 	f.Username, f.Password = base.Username, base.Password
 	f.Timeout, f.DisableCompression, f.ProxyURL = base.Timeout, base.DisableCompression, base.ProxyURL
-	f.WrapConfigFn = base.WrapConfigFn
+	f.WrapConfigFn = func(c *rest.Config) *rest.Config {
+		if base.WrapConfigFn != nil {
+			c = base.WrapConfigFn(c)
+		}
+		if c.Timeout == 0 {
+			c.Timeout = fleetRequestTimeout
+		}
+		return c
+	}
 	return f
+}
+
+// requestTimeoutSet reports whether --request-timeout gives a timeout
+// (its default "0" means none).
+func requestTimeoutSet(f *genericclioptions.ConfigFlags) bool {
+	return f.Timeout != nil && *f.Timeout != "" && *f.Timeout != "0"
 }
 
 // writeFleet prints the fleet's report in the -o format; the table's

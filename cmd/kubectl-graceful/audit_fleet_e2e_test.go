@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/clientcmd"
@@ -165,6 +166,62 @@ func TestAuditFleet(t *testing.T) {
 			t.Errorf("exit %d, stdout %q, stderr %q: want 1, no report, the cluster's line", res.ExitCode, res.Stdout, res.Stderr)
 		}
 	})
+}
+
+// TestAuditFleetBlackHole: a cluster whose address drops packets is listed
+// as unreachable after the fleet audit's own bound (10 s, not the client's
+// 30 s dial timeout) while the other is reported; --request-timeout, when
+// given, is the bound instead.
+func TestAuditFleetBlackHole(t *testing.T) {
+	a := e2e.Cluster(t)
+	id := rand.String(6)
+	applyFleetWorkload(t, a, "alpha", id)
+	kubeconfig, names := fleetKubeconfig(t, a)
+	c, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Clusters["hole"] = &clientcmdapi.Cluster{Server: "https://" + e2e.BlackHole(t), InsecureSkipTLSVerify: true}
+	c.Contexts["hole"] = &clientcmdapi.Context{Cluster: "hole", AuthInfo: c.Contexts[names[0]].AuthInfo}
+	if err := clientcmd.WriteToFile(*c, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+		// within is how long the run may take: the bound, plus room for a
+		// loaded machine, and less than the client's 30 s dial timeout.
+		within time.Duration
+	}{
+		{"default bound", nil, "no answer within 10s", 25 * time.Second},
+		{"--request-timeout", []string{"--request-timeout", "2s"}, "", 9 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + kubeconfig}, append([]string{"graceful", "audit", "-A", "-l", "fleet-test=" + id,
+				"--fail-on", "warning", "--contexts", "hole," + names[0], "-o", "json"}, tc.flags...)...)
+			took := time.Since(start)
+			stderr := strings.Split(strings.TrimSpace(res.Stderr), "\n")
+			if res.ExitCode != 2 || len(stderr) != 1 || !strings.Contains(stderr[0], `context "hole" not audited: cannot reach`) || !strings.Contains(stderr[0], tc.want) {
+				t.Fatalf("exit %d, stderr %q: want 2 and one line saying hole could not be reached (%q)", res.ExitCode, res.Stderr, tc.want)
+			}
+			if took > tc.within {
+				t.Errorf("took %s, want under %s", took.Round(time.Millisecond), tc.within)
+			}
+			var f report.Fleet
+			if err := json.Unmarshal([]byte(res.Stdout), &f); err != nil || f.Audited() != 1 {
+				t.Fatalf("want a report of the one cluster audited (%v):\n%s", err, res.Stdout)
+			}
+			reported := false
+			for _, x := range f.Findings {
+				reported = reported || (x.Cluster == names[0] && x.Object.Name == "alpha")
+			}
+			if !reported {
+				t.Errorf("no finding of %s's alpha in %+v", names[0], f.Findings)
+			}
+		})
+	}
 }
 
 // TestAuditFleetBadInput: one line, exit 1.

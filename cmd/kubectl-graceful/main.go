@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	// The garbage collector's policy, set before the other packages' init.
+	_ "github.com/kubectl-graceful/kubectl-graceful/internal/gcpolicy"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 )
 

@@ -5,6 +5,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/gcpolicy"
+
 	// Load every client-go auth plugin (OIDC, exec, GCP, Azure) so that any
 	// kubeconfig that works with kubectl works here too.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
@@ -31,6 +33,13 @@ node drains stop dropping requests.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// The GC policy set at start-up (internal/gcpolicy) suits a short
+	// audit; the other commands run for as long as a drain or a watch.
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if !underAudit(cmd) {
+			gcpolicy.Restore()
+		}
+	}
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
@@ -45,4 +54,14 @@ node drains stop dropping requests.
 	root.AddCommand(NewCmdAudit(configFlags, streams))
 	root.AddCommand(NewCmdCompletion(streams))
 	return root
+}
+
+// underAudit reports whether cmd is `audit` or one of its subcommands.
+func underAudit(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "audit" {
+			return true
+		}
+	}
+	return false
 }

@@ -38,9 +38,17 @@ func run(args []string) error {
 	case "kubectl-dir":
 		return kubectlDir(opts)
 	case "down":
-		// The second cluster tests spanning clusters start, and the one
-		// the fault tests break (internal/e2e).
-		for _, o := range []localcluster.ClusterOptions{opts.Sibling(localcluster.SecondName), opts.Sibling(localcluster.FaultsName), opts} {
+		// The siblings: the second cluster tests spanning clusters start
+		// (internal/e2e) and the benchmark's fleet clusters, each with its
+		// folder under _output/clusters.
+		var all []localcluster.ClusterOptions
+		entries, _ := os.ReadDir(filepath.Join(opts.OutputDir, "clusters"))
+		for _, e := range entries {
+			if e.IsDir() {
+				all = append(all, opts.Sibling(e.Name()))
+			}
+		}
+		for _, o := range append(all, opts) {
 			if err := localcluster.Down(ctx, o); err != nil {
 				return err
 			}

@@ -109,7 +109,7 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 		if err := o.create(ctx); err != nil {
 			return nil, err
 		}
-	} else if err := serviceCIDRCurrent(ctx, c.Kubeconfig); err != nil {
+	} else if err := current(ctx, o, c.Kubeconfig); err != nil {
 		fmt.Fprintf(o.Log, "Recreating cluster %s: %v\n", o.Name, err)
 		if err := o.create(ctx); err != nil {
 			return nil, err
@@ -127,6 +127,15 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)
 	}
 	return c, nil
+}
+
+// current returns nil when the running cluster has today's Service range
+// and control-plane flags.
+func current(ctx context.Context, o ClusterOptions, kubeconfig string) error {
+	if err := patchesCurrent(o); err != nil {
+		return err
+	}
+	return serviceCIDRCurrent(ctx, kubeconfig)
 }
 
 // create (re)creates the cluster with kwokctl's binary runtime.

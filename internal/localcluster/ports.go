@@ -22,7 +22,7 @@ func kwokctlConfig() (string, error) {
 	for i, f := range fields {
 		fmt.Fprintf(&b, "  %s: %d\n", f, ports[i])
 	}
-	b.WriteString(serviceCIDRPatches())
+	b.WriteString(componentsPatches())
 	return b.String(), nil
 }
 

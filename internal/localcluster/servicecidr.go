@@ -3,7 +3,6 @@ package localcluster
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -21,16 +20,11 @@ const ServiceCIDR = "10.96.0.0/16"
 // has to be recreated.
 const defaultServiceCIDRName = "kubernetes"
 
-// serviceCIDRPatches returns the kwokctl componentsPatches that give both
-// components that read the range the same value: kube-apiserver allocates
-// ClusterIPs from it, kube-controller-manager must agree on it.
-func serviceCIDRPatches() string {
-	var b strings.Builder
-	b.WriteString("componentsPatches:\n")
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager"} {
-		fmt.Fprintf(&b, "- name: %s\n  extraArgs:\n  - key: service-cluster-ip-range\n    value: %s\n", c, ServiceCIDR)
-	}
-	return b.String()
+// serviceCIDRArgs are the flags (name, value) that give both components
+// that read the range the same value: kube-apiserver allocates ClusterIPs
+// from it, kube-controller-manager must agree on it.
+func serviceCIDRArgs() [][2]string {
+	return [][2]string{{"service-cluster-ip-range", ServiceCIDR}}
 }
 
 // serviceCIDRCurrent returns nil when the running cluster behind kubeconfig

@@ -181,6 +181,8 @@ type scope struct {
 	services map[*Workload][]corev1.Service
 	// skips maps an object to the SkipAnnotation values that apply to it.
 	skips map[ObjectRef][]string
+	// idx groups the inventory by namespace (index.go).
+	idx *index
 }
 
 func (s *scope) cannotRun(c *Check) string {

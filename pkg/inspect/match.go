@@ -31,8 +31,9 @@ func (s *scope) servicesFor(w *Workload) []corev1.Service {
 
 func (s *scope) matchServices(w *Workload) []corev1.Service {
 	var out []corev1.Service
-	for _, svc := range s.inv.Services {
-		if namespaceOf(svc.Namespace) != w.Object.Namespace || len(svc.Spec.Selector) == 0 {
+	for _, i := range s.index().services[w.Object.Namespace] {
+		svc := s.inv.Services[i]
+		if len(svc.Spec.Selector) == 0 {
 			continue
 		}
 		if carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
@@ -149,9 +150,10 @@ func pdbSelector(p PDB) labels.Selector {
 // template labels.
 func (s *scope) pdbsFor(w *Workload) []PDB {
 	var out []PDB
-	for _, p := range s.inv.PDBs {
-		if namespaceOf(p.Namespace) == w.Object.Namespace && pdbSelector(p).Matches(labels.Set(w.Template.Labels)) {
-			out = append(out, p)
+	x := s.index()
+	for _, i := range x.pdbs[w.Object.Namespace] {
+		if x.pdbSel[i].Matches(labels.Set(w.Template.Labels)) {
+			out = append(out, s.inv.PDBs[i])
 		}
 	}
 	return out
@@ -161,8 +163,8 @@ func (s *scope) pdbsFor(w *Workload) []PDB {
 func (s *scope) workloadsFor(p PDB) []*Workload {
 	var out []*Workload
 	sel := pdbSelector(p)
-	for _, w := range s.inv.Workloads {
-		if w.Object.Namespace == namespaceOf(p.Namespace) && !w.Batch && sel.Matches(labels.Set(w.Template.Labels)) {
+	for _, w := range s.index().workloads[namespaceOf(p.Namespace)] {
+		if !w.Batch && sel.Matches(labels.Set(w.Template.Labels)) {
 			out = append(out, w)
 		}
 	}
@@ -175,8 +177,8 @@ func pdbRef(p PDB) ObjectRef {
 
 // hpaFor returns the HPA whose scaleTargetRef names w, or nil.
 func (s *scope) hpaFor(w *Workload) *HPA {
-	for i, h := range s.inv.HPAs {
-		if namespaceOf(h.Namespace) == w.Object.Namespace && h.TargetKind == w.Object.Kind && h.TargetName == w.Object.Name {
+	for _, i := range s.index().hpas[w.Object.Namespace] {
+		if h := s.inv.HPAs[i]; h.TargetKind == w.Object.Kind && h.TargetName == w.Object.Name {
 			return &s.inv.HPAs[i]
 		}
 	}

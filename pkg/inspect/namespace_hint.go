@@ -17,6 +17,9 @@ import (
 // w's pod template from another namespace they (or w) were put in for lack
 // of one, or "".
 func (s *scope) namespaceHintForWorkload(w *Workload) string {
+	if !s.index().anyDefaulted {
+		return ""
+	}
 	var names []string
 	for _, p := range s.inv.PDBs {
 		if apartByDefault(p, w) {
@@ -32,6 +35,9 @@ func (s *scope) namespaceHintForWorkload(w *Workload) string {
 
 // namespaceHintForPDB is namespaceHintForWorkload seen from the PDB.
 func (s *scope) namespaceHintForPDB(p PDB) string {
+	if !s.index().anyDefaulted {
+		return ""
+	}
 	var names []string
 	defaultedWorkload := false
 	for _, w := range s.inv.Workloads {

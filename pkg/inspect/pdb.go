@@ -210,8 +210,8 @@ func (s *scope) selectsNothing(p PDB) string {
 			return ""
 		}
 		sel := pdbSelector(p)
-		for _, pod := range s.inv.Pods {
-			if namespaceOf(pod.Namespace) == namespaceOf(p.Namespace) && sel.Matches(labels.Set(pod.Labels)) {
+		for _, i := range s.index().pods[namespaceOf(p.Namespace)] {
+			if sel.Matches(labels.Set(s.inv.Pods[i].Labels)) {
 				return ""
 			}
 		}

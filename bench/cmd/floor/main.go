@@ -3,7 +3,10 @@
 // protobuf and pods as metadata only (PartialObjectMetadata, protobuf), as
 // `kubectl graceful audit -A` reads them. It is the benchmark's floor for
 // the live audit: what the API server sends for the audit's reads, decoded
-// by client-go and thrown away, with no checks and no output.
+// by client-go and thrown away, with no checks and no output. It is a
+// process of its own, started as the plugin is (no shell), under the
+// plugin's garbage collector policy (internal/gcpolicy); its start-up is
+// client-go's alone (no cobra, no command tree).
 //
 //	floor -kubeconfig FILE [-page 500]
 package main
@@ -21,6 +24,9 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/pager"
+
+	// The plugin's garbage collector policy: the floor runs under it too.
+	_ "github.com/kubectl-graceful/kubectl-graceful/internal/gcpolicy"
 )
 
 func main() {

@@ -3,14 +3,17 @@ package load
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
@@ -34,6 +37,12 @@ type LiveOptions struct {
 	Resources []string
 	// PageSize is the list page size (default 500).
 	PageSize int64
+	// ReachTimeout bounds the first request (the server's version): a
+	// cluster that does not answer it within this time is unreachable (an
+	// address that drops packets would otherwise hold the audit for the
+	// client's 30 s dial timeout, a server that accepts but never answers
+	// for ever). 0 sets no bound beyond the client's own.
+	ReachTimeout time.Duration
 }
 
 // Live reads the cluster behind getter into inv: the server version, the
@@ -57,7 +66,7 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	if err != nil {
 		return fmt.Errorf("kubeconfig context %s: %v", where, err)
 	}
-	sv, err := cs.Discovery().ServerVersion()
+	sv, err := serverVersion(ctx, cs, opts.ReachTimeout)
 	if apierrors.IsUnauthorized(err) {
 		return fmt.Errorf("the cluster of context %s (server %s) rejected its credentials (expired or revoked?): %v", where, cfg.Host, err)
 	}
@@ -91,6 +100,21 @@ func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts L
 	}
 	l.loadBalancerObjects(cfg)
 	return nil
+}
+
+// serverVersion reads the server's version, within timeout when it is not
+// 0; a request that times out is an error saying how long it waited.
+func serverVersion(ctx context.Context, cs kubernetes.Interface, timeout time.Duration) (*version.Info, error) {
+	if timeout <= 0 {
+		return discovery.ToServerVersionInterfaceWithContext(cs.Discovery()).ServerVersionWithContext(ctx)
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sv, err := discovery.ToServerVersionInterfaceWithContext(cs.Discovery()).ServerVersionWithContext(tctx)
+	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
+		return nil, fmt.Errorf("no answer within %s", timeout)
+	}
+	return sv, err
 }
 
 func newLister(ctx context.Context, cs kubernetes.Interface, md metadata.Interface, ns string, opts LiveOptions, inv *inspect.Inventory) *lister {
