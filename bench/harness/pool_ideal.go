@@ -40,8 +40,11 @@ type poolIdeal struct {
 // are Ready, and a node beyond the concurrent ones cannot start before one
 // is empty. It ignores which node each pod sits on (a budget's pods on
 // nodes of a later round wait for that round), so it may be lower than what
-// any order achieves. It stands in for pkg/drain's own estimate of a pool
-// (IdealPoolSeconds) until the benchmark can call that.
+// any order achieves. It stands in for pkg/drain's own model of a pool
+// until the benchmark can call it: IdealPoolSecondsWith(report,
+// concurrent, PoolTimes{ExitSeconds: termination, WaveSeconds: recovery}),
+// with the report of the pool preflight gathered on the settled pool,
+// which also follows each pod's node.
 //
 // Errors: a budget with pods in the pool that allows no disruption (the
 // drain would block), or no nodes or concurrency below one.
