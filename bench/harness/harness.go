@@ -38,7 +38,7 @@ type BenchConfig struct {
 	// Keep leaves the fixture in the cluster after the run.
 	Keep bool
 	// Only, when not empty, names the benchmarks to run among "audit",
-	// "fleet", "manifests", "drain", "watch" and "rollout"; the others' rows
+	// "fleet", "manifests", "drain", "pool", "watch" and "rollout"; the others' rows
 	// say they were not selected. The live fixture is filled only for
 	// "audit" (whole) and "fleet" (to Scale.FleetPods).
 	Only []string
@@ -128,6 +128,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
+	rows = append(rows, h.pool(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	rows = append(rows, h.rollout(ctx)...)
 	if !cfg.Keep && (h.selected("audit") || h.selected("fleet")) {
@@ -158,14 +159,26 @@ func (h *harness) buildCommand(ctx context.Context, name string) (string, error)
 // probe returns "" when the binary has subcommand sub (its --help names
 // it), or the reason it is not measured.
 func (h *harness) probe(ctx context.Context, sub string) string {
-	args := append(strings.Fields(sub), "--help")
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, h.cfg.Binary, args...)
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil || !strings.Contains(out.String(), "graceful "+sub) {
+	if out, err := h.help(ctx, sub); err != nil || !strings.Contains(out, "graceful "+sub) {
 		return "command not on main"
 	}
 	return ""
+}
+
+// hasFlag reports whether the binary's subcommand sub lists flag (such as
+// "--max-concurrent-nodes") in its --help.
+func (h *harness) hasFlag(ctx context.Context, sub, flag string) bool {
+	out, err := h.help(ctx, sub)
+	return err == nil && strings.Contains(out, flag+" ")
+}
+
+// help returns what `BINARY sub --help` prints.
+func (h *harness) help(ctx context.Context, sub string) (string, error) {
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, h.cfg.Binary, append(strings.Fields(sub), "--help")...)
+	cmd.Stdout = &out
+	err := cmd.Run()
+	return out.String(), err
 }
 
 func (h *harness) missing(sub string) string { return h.commands[sub] }

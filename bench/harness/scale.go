@@ -22,6 +22,11 @@ type Scale struct {
 	// eviction.
 	DrainPods, DrainPDBs, DrainRuns int
 	DrainExitAfter                  time.Duration
+	// Pool is the node pool drained as a whole, PoolConcurrentNodes nodes
+	// at a time (--max-concurrent-nodes); PoolCalibrations waves time the
+	// cluster for its ideal.
+	Pool                                  fixture.PoolSpec
+	PoolConcurrentNodes, PoolCalibrations int
 	// WatchSlices is how many EndpointSlices share the watched pod's
 	// namespace; WatchRuns how many pods are watched while they terminate.
 	WatchSlices, WatchRuns int
@@ -48,6 +53,11 @@ type Scale struct {
 	AuditRSSTarget int64
 }
 
+// pool120 is the node pool of every scale but tiny: 6 nodes holding 120
+// pods of 20 Deployments under 20 PDBs, 3 spares; pods exit 1 s after
+// their deletion, as kwok pods with a short shutdown.
+var pool120 = fixture.PoolSpec{Nodes: 6, Spares: 3, Pods: 120, PDBs: 20, ExitAfter: time.Second}
+
 // ScaleByName returns the preset called name: "default" (the full scale,
 // under 20 minutes on 2 cores), "small" (under 3 minutes), "tiny" (the
 // smoke test's) or "large" (20,000 pods, the default's proportions times
@@ -57,24 +67,28 @@ func ScaleByName(name string) (Scale, error) {
 	case "", "default":
 		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
+			Pool: pool120, PoolConcurrentNodes: 3, PoolCalibrations: 2,
 			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 20 * time.Minute,
 			FleetClusters: 4, FleetPods: 1000}, nil
 	case "large":
 		return Scale{Name: "large", Fixture: fixture.Spec{Name: "bench", Namespaces: 100, Deployments: 4000, Pods: 20000,
 			Services: 4000, PDBs: 1200, HPAs: 400, Nodes: 200}, AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
+			Pool: pool120, PoolConcurrentNodes: 3, PoolCalibrations: 2,
 			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 30 * time.Minute, AuditRSSTarget: 150e6,
 			ScalingPods: []int{1000, 5000}, FleetClusters: 4, FleetPods: 1000, SkipKubectlFloor: true}, nil
 	case "small":
 		return Scale{Name: "small", Fixture: fixture.Spec{Name: "bench", Namespaces: 10, Deployments: 100, Pods: 500,
 			Services: 100, PDBs: 30, HPAs: 10, Nodes: 5}, AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 1, DrainExitAfter: 2 * time.Second,
+			Pool: pool120, PoolConcurrentNodes: 3, PoolCalibrations: 1,
 			WatchSlices: 500, WatchRuns: 3, RolloutReplicas: 50, Budget: 3 * time.Minute}, nil
 	case "tiny":
 		return Scale{Name: "tiny", Fixture: fixture.Spec{Name: "bench", Namespaces: 2, Deployments: 10, Pods: 20,
 			Services: 10, PDBs: 3, HPAs: 1, Nodes: 2}, AuditRuns: 1, ManifestDocs: 40, ScalingPods: []int{10},
 			FleetClusters: 2, FleetPods: 10,
 			DrainPods: 6, DrainPDBs: 2, DrainRuns: 1, DrainExitAfter: time.Second,
+			Pool: fixture.PoolSpec{Nodes: 2, Spares: 1, Pods: 8, PDBs: 4, ExitAfter: time.Second}, PoolConcurrentNodes: 2, PoolCalibrations: 1,
 			WatchSlices: 20, WatchRuns: 1, RolloutReplicas: 3, Budget: 2 * time.Minute}, nil
 	}
 	return Scale{}, fmt.Errorf("unknown scale %q: use default, small, tiny or large", name)

@@ -61,6 +61,8 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"audit -f 40 docs vs kube-score: wall time", "audit -f 40 docs vs kube-score: peak RSS",
 		"audit -f 40 docs --fix --diff vs audit alone: wall time",
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
+		"drain pool, 2 nodes, 8 pods under 4 PDBs: wall time", "drain pool: evictions per pod", "drain pool: ours vs ideal",
+		"drain pool: time the pool rows took",
 		"watch pod: delivery-to-line p50", "watch pod: delivery-to-line p99 (live", "watch pod: peak RSS",
 		"watch pod: delivery-to-line p99 (pkg/timeline",
 		"watch --probe: delivery-to-line p99 added", "watch --probe: request stamp to server arrival",
