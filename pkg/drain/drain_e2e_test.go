@@ -15,6 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
@@ -411,13 +412,11 @@ func TestDrainErrors(t *testing.T) {
 func TestDrainSeveralNodesBySelector(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a, b := f.env.Node(t), f.env.Node(t)
-	sel := f.pool(a, b)
-	f.deploy("web", "web", 2, sel, nil)
-	var selector string
-	for k, v := range sel {
-		selector = k + "=" + v
-	}
+	a, b, spare := f.env.Node(t), f.env.Node(t), f.env.Node(t)
+	sel := f.pool(a, b, spare)
+	f.placeOn([]string{spare}, func() { f.deploy("web", "web", 2, sel, nil) })
+	selector := oldPoolLabel + "=o-" + rand.String(6)
+	f.label(oldPoolLabel, strings.TrimPrefix(selector, oldPoolLabel+"="), a, b)
 	res := f.drain("-l", selector, "--timeout", "60s", "-o", "json")
 	r := parseReport(t, res.Stdout)
 	if res.ExitCode != 0 || len(r.Nodes) != 2 {

@@ -67,6 +67,21 @@ func (f *fixture) cordon(node string, unschedulable bool) {
 	}
 }
 
+// placeOn runs deploy while every node of others is cordoned, so that the
+// pods it creates land on the nodes left schedulable, then uncordons
+// others: the pods can be rescheduled there later, as the pool
+// preflight's capacity check requires.
+func (f *fixture) placeOn(others []string, deploy func()) {
+	f.t.Helper()
+	for _, n := range others {
+		f.cordon(n, true)
+	}
+	deploy()
+	for _, n := range others {
+		f.cordon(n, false)
+	}
+}
+
 func (f *fixture) unschedulable(node string) bool {
 	f.t.Helper()
 	n, err := f.env.Client.CoreV1().Nodes().Get(f.ctx, node, metav1.GetOptions{})

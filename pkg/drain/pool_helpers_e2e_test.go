@@ -59,6 +59,17 @@ func newPoolFixture(t *testing.T, poolSize, spares int) *poolFixture {
 	return p
 }
 
+// others returns the nodes of the pool and the spares but keep.
+func (p *poolFixture) others(keep string) []string {
+	var out []string
+	for _, n := range append(append([]string{}, p.pool...), p.spare...) {
+		if n != keep {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // budgetKinds are the PDB shapes the pool tests cycle through.
 var budgetKinds = []struct {
 	name                         string
