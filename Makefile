@@ -26,7 +26,7 @@ demo: build cluster-up
 # Every test: unit tests and the e2e tests against the local cluster (started
 # first, so the one-time control-plane build shows its progress here).
 test: build vet cluster-up
-	GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 40m ./...
+	GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m ./...
 
 # Unit tests only (no cluster): the e2e tests skip themselves with -short.
 test-unit:
