@@ -113,14 +113,8 @@ func (d *Drainer) leaveUnstarted(ctx context.Context, r *NodeResult, cause error
 	if r.Outcome != "" {
 		return
 	}
-	listCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	h, tracker, cancel := d.listLeft(r.Node)
 	defer cancel()
-	d.evictCtx = listCtx
-	tracker := NewTracker(nil, nil)
-	h := d.helper(listCtx, tracker, nil, nil)
-	if list, _ := h.GetPodsForDeletion(r.Node); list != nil {
-		tracker = NewTracker(list.Pods(), nil)
-	}
 	outcome := OutcomeInterrupted
 	if ctx.Err() == nil {
 		outcome = OutcomeError
