@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
 // poolDrainArgs are the arguments of a pool drain of p with -o json.
@@ -272,7 +270,16 @@ func TestDrainPoolTimeout(t *testing.T) {
 	p := newPoolFixture(t, 3, 1)
 	p.deployOnPool(2, 3)
 	held := p.pool[1]
-	p.deploy("frozen", "frozen", 1, map[string]string{e2e.NodeTaintKey: held}, nil)
+	// On held, but free to move to the spare: pinned there, its pod would
+	// fit nowhere outside the pool and the capacity preflight refuse.
+	others := append(append([]string{}, p.pool...), p.spare...)
+	for _, n := range others {
+		p.cordon(n, n != held)
+	}
+	p.deploy("frozen", "frozen", 1, p.group, nil)
+	for _, n := range others {
+		p.cordon(n, false)
+	}
 	p.pdb("frozen", "frozen", nil, intOrStr(0), nil, 1)
 	stdout, _, code := runUntil(t, p.fixture, append(p.poolDrainArgs("--uncordon-on-failure"), "--timeout", "10s"), nil)
 	if code != 2 {

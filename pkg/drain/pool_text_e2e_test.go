@@ -20,7 +20,7 @@ func TestDrainPoolText(t *testing.T) {
 	p.deployOnPool(3, 3)
 
 	dry := p.drain("-l", p.selector, "--dry-run")
-	expect(t, dry, 0, "Preflight for node "+p.pool[0], "Pool of 3 node(s): 9 pod(s) to evict", "Pool verdict: would succeed")
+	expect(t, dry, 0, "Preflight for node "+p.pool[0], "Pool preflight: 3 node(s), 9 pod(s) to evict", "Pool verdict: would succeed")
 	for _, n := range p.pool {
 		if p.unschedulable(n) {
 			t.Errorf("--dry-run cordoned %s", n)
