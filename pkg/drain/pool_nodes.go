@@ -74,7 +74,9 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 func (d *Drainer) drainPoolNode(ctx context.Context, r *NodeResult, budgets *budgetWatch, pdbOf map[string]string) error {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	d.evictCtx = nodeCtx
+	// Each node keeps its own API failures (RBAC, the cluster unreachable
+	// to the end): its outcome is then an error, not a refusal.
+	d.evictCtx, d.failures = nodeCtx, &apiFailures{}
 	r.start = time.Now()
 	obs := d.poolObserver()
 	if d.deleted(r.Node) {
