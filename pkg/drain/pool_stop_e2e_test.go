@@ -127,7 +127,10 @@ func TestDrainPoolEvictionForbiddenMidway(t *testing.T) {
 		binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "evict"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer", Namespace: p.ns}}}
-		p.create(binding, func() error { _, err := rbac.RoleBindings(ns).Create(p.ctx, binding, metav1.CreateOptions{}); return err })
+		p.create(binding, func() error {
+			_, err := rbac.RoleBindings(ns).Create(p.ctx, binding, metav1.CreateOptions{})
+			return err
+		})
 	}
 	withdrawn := false
 	stdout, _, code := runUntil(t, p.fixture, p.poolDrainArgs("--as", as), func() bool {
