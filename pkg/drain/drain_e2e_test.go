@@ -410,15 +410,14 @@ func TestDrainErrors(t *testing.T) {
 // -l selects several nodes; they are drained as a pool (-o json: the pool document, with a result per node).
 func TestDrainSeveralNodesBySelector(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	a, b := f.env.Node(t), f.env.Node(t)
-	sel := f.pool(a, b)
-	f.deploy("web", "web", 2, sel, nil)
-	var selector string
-	for k, v := range sel {
-		selector = k + "=" + v
-	}
-	res := f.drain("-l", selector, "--timeout", "60s", "-o", "json")
+	// A spare node beside the two selected: the pods need room outside
+	// the pool, or the capacity preflight refuses.
+	p := newPoolFixture(t, 2, 1)
+	f := p.fixture
+	p.cordon(p.spare[0], true)
+	f.deploy("web", "web", 2, p.group, nil)
+	p.cordon(p.spare[0], false)
+	res := f.drain("-l", p.selector, "--timeout", "60s", "-o", "json")
 	r := parseReport(t, res.Stdout)
 	if res.ExitCode != 0 || len(r.Nodes) != 2 {
 		t.Fatalf("exit %d, %d nodes in the report; want 0 and both nodes", res.ExitCode, len(r.Nodes))

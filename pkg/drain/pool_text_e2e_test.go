@@ -6,8 +6,6 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
 // A pool in text: --dry-run prints the pool's preflight and changes
@@ -47,7 +45,16 @@ func TestDrainPoolForbiddenOnOneNode(t *testing.T) {
 	p.deployOnPool(1, 3)
 	other := *p.fixture
 	other.ns = p.env.Namespace(t)
-	other.deploy("locked", "locked", 1, map[string]string{e2e.NodeTaintKey: p.pool[1]}, nil)
+	// On the second node, free to move to the spare one: pinned there it
+	// would fit nowhere outside the pool, a blocker of its own.
+	all := append(append([]string{}, p.pool...), p.spare...)
+	for _, n := range all {
+		p.cordon(n, n != p.pool[1])
+	}
+	other.deploy("locked", "locked", 1, p.group, nil)
+	for _, n := range all {
+		p.cordon(n, false)
+	}
 	as := p.leastPrivilege()
 	rbac := p.env.Client.RbacV1()
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "evict"}, Rules: []rbacv1.PolicyRule{
@@ -64,7 +71,7 @@ func TestDrainPoolForbiddenOnOneNode(t *testing.T) {
 	res := p.drain("-l", p.selector, "--as", as, "--timeout", "30s")
 	expect(t, res, 2, "[forbidden] you may not create pods/eviction in namespace "+other.ns,
 		"Pool verdict: would not start", "not draining the pool: the blockers above need a flag or a change; nothing was changed")
-	if strings.Contains(res.Stdout, "Pool summary") || strings.Contains(res.Stdout, "cordoned ") {
+	if strings.Contains(res.Stdout, "Pool summary") || strings.Contains(res.Stdout, "before the first eviction") {
 		t.Errorf("a refused pool has a summary or a cordon")
 	}
 	for _, n := range p.pool {
