@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
@@ -16,6 +17,10 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 	watcher := &drainWatcher{next: o.view()}
 	onInterrupt(ctx, watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
+		if ctx.Err() != nil {
+			// Ctrl-C cut the lookup short: an interruption, not a failure.
+			return &cliutil.ExitCodeError{Code: cliutil.ExitRisk, Err: errors.New("interrupted while looking up the nodes; nothing was changed")}
+		}
 		return err
 	}
 	d := o.drainer(watcher)

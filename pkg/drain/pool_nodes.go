@@ -74,7 +74,9 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 func (d *Drainer) drainPoolNode(ctx context.Context, r *NodeResult, budgets *budgetWatch, pdbOf map[string]string) error {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	d.evictCtx = nodeCtx
+	// Each node keeps its own API failures (RBAC, the cluster unreachable
+	// to the end): its outcome is then an error, not a refusal.
+	d.evictCtx, d.failures = nodeCtx, &apiFailures{}
 	r.start = time.Now()
 	obs := d.poolObserver()
 	if d.deleted(r.Node) {
@@ -113,14 +115,8 @@ func (d *Drainer) leaveUnstarted(ctx context.Context, r *NodeResult, cause error
 	if r.Outcome != "" {
 		return
 	}
-	listCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	h, tracker, cancel := d.listLeft(r.Node)
 	defer cancel()
-	d.evictCtx = listCtx
-	tracker := NewTracker(nil, nil)
-	h := d.helper(listCtx, tracker, nil, nil)
-	if list, _ := h.GetPodsForDeletion(r.Node); list != nil {
-		tracker = NewTracker(list.Pods(), nil)
-	}
 	outcome := OutcomeInterrupted
 	if ctx.Err() == nil {
 		outcome = OutcomeError

@@ -158,7 +158,13 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	d.evictCtx, d.failures = nodeCtx, &apiFailures{}
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
-	if list, errs := h.GetPodsForDeletion(node.Name); len(errs) > 0 {
+	list, errs := h.GetPodsForDeletion(node.Name)
+	if nodeCtx.Err() != nil {
+		// Stopped before the cordon: nothing was changed.
+		res.Outcome = stoppedOutcome(nodeCtx)
+		return res, nil
+	}
+	if len(errs) > 0 {
 		res.Outcome, res.Error = OutcomeRefused, utilerrors.NewAggregate(errs).Error()
 		return res, nil
 	} else if list == nil {
@@ -183,6 +189,9 @@ func (d *Drainer) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	list, errs := h.GetPodsForDeletion(res.Node)
+	if nodeCtx.Err() != nil {
+		return d.stopBeforeEvictions(res, stoppedOutcome(nodeCtx))
+	}
 	if list == nil && len(errs) == 0 {
 		errs = []error{errors.New("listing pods failed")}
 	}

@@ -77,6 +77,9 @@ func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
 		return
 	}
 	if len(res.Nodes) == 0 {
+		if res.Outcome == drain.OutcomeInterrupted {
+			fmt.Fprintln(w, "not draining the pool: interrupted during the preflight; nothing was changed")
+		}
 		return
 	}
 	var rows [][]string

@@ -68,3 +68,13 @@ func TestPoolProgressLinesNameTheNodeWhenSeveralRunAtOnce(t *testing.T) {
 		t.Errorf("progress lines %q: want the first prefixed with n1, the second plain", lines)
 	}
 }
+
+// A pool drain interrupted before its preflight ended has no node to
+// summarise: one line says so and that nothing was changed.
+func TestPoolSummaryOfAnInterruptedPreflight(t *testing.T) {
+	var b bytes.Buffer
+	PoolSummary(&b, &drain.PoolResult{Outcome: drain.OutcomeInterrupted, Nodes: []*drain.PoolNode{}}, 0)
+	if got, want := strings.TrimSpace(b.String()), "not draining the pool: interrupted during the preflight; nothing was changed"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}

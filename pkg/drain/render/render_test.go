@@ -60,3 +60,34 @@ func TestSummaryOfAnUndoneDrain(t *testing.T) {
 		t.Errorf("an undone drain is called drained:\n%s", out)
 	}
 }
+
+// A node of a pool deleted while its pods were being evicted is said to be
+// gone, never to stay cordoned nor to be uncordoned with kubectl.
+func TestSummaryOfANodeDeletedDuringItsDrain(t *testing.T) {
+	var b bytes.Buffer
+	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeNodeGone, CordonedByUs: true, EvictionsStarted: true,
+		Error: "the node was deleted during the drain", Pods: []drain.PodProgress{
+			{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Attempts: 1}}}, 0)
+	out := b.String()
+	if !strings.Contains(out, "node n1 is gone: it was deleted during the drain") {
+		t.Errorf("summary does not say the node is gone:\n%s", out)
+	}
+	if strings.Contains(out, "stays cordoned") || strings.Contains(out, "kubectl uncordon") {
+		t.Errorf("summary tells of the cordon of a deleted node:\n%s", out)
+	}
+}
+
+// A drain stopped by Ctrl-C or --timeout before it cordoned the node says
+// so in one line, and that nothing was changed.
+func TestSummaryOfADrainStoppedBeforeTheCordon(t *testing.T) {
+	for outcome, want := range map[string]string{
+		drain.OutcomeInterrupted: "not draining node n1: interrupted before the cordon; nothing was changed",
+		drain.OutcomeTimedOut:    "not draining node n1: --timeout reached before the cordon; nothing was changed",
+	} {
+		var b bytes.Buffer
+		Summary(&b, &drain.NodeResult{Node: "n1", Outcome: outcome}, 0)
+		if got := strings.TrimSpace(b.String()); got != want {
+			t.Errorf("%s: summary %q, want %q", outcome, got, want)
+		}
+	}
+}

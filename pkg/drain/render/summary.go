@@ -100,6 +100,8 @@ func undone(res *drain.NodeResult) string {
 func cordonLine(w io.Writer, res *drain.NodeResult, name string) {
 	after := res.After
 	switch {
+	case res.Outcome == drain.OutcomeNodeGone:
+		fmt.Fprintf(w, "node %s is gone: it was deleted during the drain\n", name)
 	case after != nil && !after.Known:
 		fmt.Fprintf(w, "node %s: state unknown, %s\n", name, escape(after.Unknown))
 	case res.Uncordoned:
@@ -119,14 +121,23 @@ func seconds(s float64) string {
 	return (time.Duration(s*10) * time.Second / 10).String()
 }
 
-// notStarted says why a drain that changed nothing stopped, for a refusal.
+// notStarted says why a drain that changed nothing stopped: a refusal, or
+// Ctrl-C or --timeout before the cordon (no read at the end was made: the
+// node of a pool cordoned before its evictions has one, and the pool's
+// summary tells it).
 func notStarted(w io.Writer, res *drain.NodeResult) {
-	if res.Outcome != drain.OutcomeRefused {
-		return
-	}
-	why := "the blockers above need a flag or a change; nothing was changed"
-	if res.Error != "" {
+	var why string
+	switch {
+	case res.Outcome == drain.OutcomeRefused && res.Error != "":
 		why = escape(res.Error)
+	case res.Outcome == drain.OutcomeRefused:
+		why = "the blockers above need a flag or a change; nothing was changed"
+	case res.Outcome == drain.OutcomeInterrupted && res.After == nil:
+		why = "interrupted before the cordon; nothing was changed"
+	case res.Outcome == drain.OutcomeTimedOut && res.After == nil:
+		why = "--timeout reached before the cordon; nothing was changed"
+	default:
+		return
 	}
 	fmt.Fprintf(w, "not draining node %s: %s\n", escape(res.Node), why)
 }

@@ -1,0 +1,45 @@
+package drain
+
+import (
+	"context"
+	"time"
+
+	kdrain "k8s.io/kubectl/pkg/drain"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+)
+
+// stoppedOutcome is the outcome of a drain whose node context ended:
+// OutcomeTimedOut when --timeout ended it, else OutcomeInterrupted.
+func stoppedOutcome(nodeCtx context.Context) string {
+	if eviction.TimedOut(nodeCtx) != nil {
+		return OutcomeTimedOut
+	}
+	return OutcomeInterrupted
+}
+
+// stopBeforeEvictions summarises a cordoned node whose drain stopped
+// (Ctrl-C, --timeout) before its evictions started, as its pods were
+// listed: the list that the stop cut short says nothing of what is on the
+// node, so the pods are listed again with a fresh context and reported as
+// not evicted, never as none left.
+func (d *Drainer) stopBeforeEvictions(res *NodeResult, outcome string) (*NodeResult, error) {
+	h, tracker, cancel := d.listLeft(res.Node)
+	defer cancel()
+	return d.stop(res, h, tracker, outcome, nil)
+}
+
+// listLeft lists the pods node's drain would evict, with a context of its
+// own (the drain's may have ended), for a summary of what is left. The
+// tracker is empty when the list fails; cancel ends the context of the
+// helper and of the Drainer's reads once the summary is made.
+func (d *Drainer) listLeft(node string) (*kdrain.Helper, *Tracker, context.CancelFunc) {
+	listCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	d.evictCtx = listCtx
+	tracker := NewTracker(nil, nil)
+	h := d.helper(listCtx, tracker, nil, nil)
+	if list, _ := h.GetPodsForDeletion(node); list != nil {
+		tracker = NewTracker(list.Pods(), nil)
+	}
+	return h, tracker, cancel
+}
