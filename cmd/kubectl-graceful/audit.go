@@ -264,7 +264,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		}
 	} else {
 		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.AllNamespaces,
-			Selector: o.Selector, Resources: o.Resources}, inv)
+			Selector: o.Selector, Resources: o.Resources, Context: contextName(o.configFlags)}, inv)
 		if err != nil {
 			return err
 		}

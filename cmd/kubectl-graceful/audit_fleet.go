@@ -160,7 +160,7 @@ func (o *AuditOptions) auditContext(ctx context.Context, name string) (*inspect.
 		reach = fleetReachTimeout
 	}
 	err := load.Live(ctx, getter, load.LiveOptions{Namespace: ns, AllNamespaces: o.AllNamespaces,
-		Selector: o.Selector, Resources: o.Resources, ReachTimeout: reach}, inv)
+		Selector: o.Selector, Resources: o.Resources, ReachTimeout: reach, Context: contextName(getter)}, inv)
 	if err != nil {
 		return nil, err
 	}

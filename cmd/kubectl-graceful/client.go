@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 )
@@ -31,4 +33,24 @@ func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kuber
 		cfg.QPS, cfg.Burst = limits.QPS, limits.Burst
 	}
 	return kubernetes.NewForConfig(cfg)
+}
+
+// contextName names the cluster the flags select, for load.LiveOptions'
+// Context: the quoted --context, "(server URL)" for --server, else the
+// kubeconfig's quoted current context; "" when there is none of them.
+func contextName(f *genericclioptions.ConfigFlags) string {
+	if f.Context != nil && *f.Context != "" {
+		return fmt.Sprintf("%q", *f.Context)
+	}
+	if f.APIServer != nil && *f.APIServer != "" {
+		return fmt.Sprintf("(server %s)", *f.APIServer)
+	}
+	raw, err := f.ToRawKubeConfigLoader().RawConfig()
+	if err != nil {
+		return "(unreadable kubeconfig)"
+	}
+	if raw.CurrentContext == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", raw.CurrentContext)
 }

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/resource"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -43,6 +42,10 @@ type LiveOptions struct {
 	// client's 30 s dial timeout, a server that accepts but never answers
 	// for ever). 0 sets no bound beyond the client's own.
 	ReachTimeout time.Duration
+	// Context names the cluster in errors: the quoted kubeconfig context
+	// or "(server URL)" the command's flags and kubeconfig select. "" means
+	// there is neither a context nor a server: Live refuses.
+	Context string
 }
 
 // Live reads the cluster behind getter into inv: the server version, the
@@ -53,8 +56,8 @@ type LiveOptions struct {
 // Ingress/pod list the user may not read (RBAC) or the server does not serve
 // is recorded in inv.Unavailable; failing to reach the cluster, or to read
 // workloads, is an error naming the context and server.
-func Live(ctx context.Context, getter genericclioptions.RESTClientGetter, opts LiveOptions, inv *inspect.Inventory) error {
-	where := contextName(getter)
+func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOptions, inv *inspect.Inventory) error {
+	where := opts.Context
 	if where == "" {
 		return fmt.Errorf("no cluster configured: no current context in the kubeconfig (set KUBECONFIG or --kubeconfig, or audit manifests with -f/-k)")
 	}
@@ -162,27 +165,6 @@ func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 	}
 }
 
-// contextName returns the quoted context the getter uses, or "" when there
-// is neither a context nor a --server to talk to.
-func contextName(getter genericclioptions.RESTClientGetter) string {
-	if f, ok := getter.(*genericclioptions.ConfigFlags); ok {
-		if f.Context != nil && *f.Context != "" {
-			return fmt.Sprintf("%q", *f.Context)
-		}
-		if f.APIServer != nil && *f.APIServer != "" {
-			return fmt.Sprintf("(server %s)", *f.APIServer)
-		}
-	}
-	raw, err := getter.ToRawKubeConfigLoader().RawConfig()
-	if err != nil {
-		return "(unreadable kubeconfig)"
-	}
-	if raw.CurrentContext == "" {
-		return ""
-	}
-	return fmt.Sprintf("%q", raw.CurrentContext)
-}
-
 type lister struct {
 	ctx context.Context
 	// cs reads built-in types in protobuf; md reads pods' metadata only.
@@ -277,7 +259,7 @@ func (l *lister) all(list listFunc) func() error {
 
 // resources reads the workloads named by kubectl-style arguments with the
 // resource builder, then files them like listed ones.
-func (l *lister) resources(getter genericclioptions.RESTClientGetter, opts LiveOptions) error {
+func (l *lister) resources(getter resource.RESTClientGetter, opts LiveOptions) error {
 	r := resource.NewBuilder(getter).Unstructured().
 		NamespaceParam(opts.Namespace).DefaultNamespace().AllNamespaces(opts.AllNamespaces).
 		LabelSelectorParam(opts.Selector).

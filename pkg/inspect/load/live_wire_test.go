@@ -52,7 +52,7 @@ func TestLiveAsksForProtobufAndPodMetadata(t *testing.T) {
 		return c
 	}
 	inv := &inspect.Inventory{}
-	if err := Live(context.Background(), flags, LiveOptions{AllNamespaces: true}, inv); err != nil {
+	if err := Live(context.Background(), flags, LiveOptions{AllNamespaces: true, Context: "(server " + srv.URL + ")"}, inv); err != nil {
 		t.Fatalf("Live against a JSON-only server: %v", err)
 	}
 	if len(inv.Pods) != 1 || inv.Pods[0].Labels["app"] != "web" {
