@@ -125,12 +125,14 @@ func (r *PoolPreflightReport) PodCount() int {
 }
 
 // GatherPool reads what PoolPreflight needs for the nodes of pool (Gather
-// for each, then the pool seen as cordoned). It returns the first API
+// for each, the lists they share read once, then the pool seen as
+// cordoned). It returns the first API
 // error (Forbidden, unreachable).
 func GatherPool(ctx context.Context, client kubernetes.Interface, pool []corev1.Node, podSelector string, flags Flags) (PoolInput, error) {
 	in := PoolInput{Pool: pool, MaxConcurrentNodes: 1}
+	reads := &clusterReads{}
 	for i := range pool {
-		one, err := Gather(ctx, client, &pool[i], podSelector, flags)
+		one, err := gather(ctx, client, &pool[i], podSelector, flags, reads)
 		if err != nil {
 			return in, err
 		}
