@@ -246,45 +246,38 @@ func TestDrainPodsNeedingFlags(t *testing.T) {
 // with --uncordon-on-failure the node is uncordoned.
 func TestDrainInterrupted(t *testing.T) {
 	t.Parallel()
-	for _, uncordon := range []bool{false, true} {
-		name := "stays-cordoned"
-		if uncordon {
-			name = "uncordon-on-failure"
-		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			f := newFixture(t)
-			a := f.env.Node(t)
-			// Three pods, minAvailable 2, no room elsewhere: one goes, two wait.
-			f.deploy("web", "web", 3, f.pool(a), nil)
-			f.pdb("web", "web", intOrStr(2), nil, nil, 3)
+	eachUncordonMode(t, func(t *testing.T, uncordon bool) {
+		f := newFixture(t)
+		a := f.env.Node(t)
+		// Three pods, minAvailable 2, no room elsewhere: one goes, two wait.
+		f.deploy("web", "web", 3, f.pool(a), nil)
+		f.pdb("web", "web", intOrStr(2), nil, nil, 3)
 
-			args := []string{"drain", "node", a}
-			if uncordon {
-				args = append(args, "--uncordon-on-failure")
+		args := []string{"drain", "node", a}
+		if uncordon {
+			args = append(args, "--uncordon-on-failure")
+		}
+		// Interrupt once the first pod is gone (a plain progress line
+		// ends in "gone") and the other two wait on the PDB.
+		stdout, code := interruptWhen(t, f, args, "gone\n")
+		for _, w := range []string{"NOT drained: interrupted", "evicted: 1, still on the node: 2",
+			"The disruption budget web needs 2 healthy pods and has",
+			"stopping: waiting for", "Ctrl-C again to exit without the summary"} {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("output lacks %q", w)
 			}
-			// Interrupt once the first pod is gone (a plain progress line
-			// ends in "gone") and the other two wait on the PDB.
-			stdout, code := interruptWhen(t, f, args, "gone\n")
-			for _, w := range []string{"NOT drained: interrupted", "evicted: 1, still on the node: 2",
-				"The disruption budget web needs 2 healthy pods and has",
-				"stopping: waiting for", "Ctrl-C again to exit without the summary"} {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("output lacks %q", w)
-				}
+		}
+		if code != 2 {
+			t.Errorf("exit status %d, want 2", code)
+		}
+		if uncordon {
+			if f.unschedulable(a) || !strings.Contains(stdout, "uncordoned again") {
+				t.Errorf("--uncordon-on-failure: node %s unschedulable=%v", a, f.unschedulable(a))
 			}
-			if code != 2 {
-				t.Errorf("exit status %d, want 2", code)
-			}
-			if uncordon {
-				if f.unschedulable(a) || !strings.Contains(stdout, "uncordoned again") {
-					t.Errorf("--uncordon-on-failure: node %s unschedulable=%v", a, f.unschedulable(a))
-				}
-			} else if !f.unschedulable(a) || !strings.Contains(stdout, "stays cordoned") {
-				t.Errorf("node %s schedulable after an interrupted drain, want it cordoned", a)
-			}
-		})
-	}
+		} else if !f.unschedulable(a) || !strings.Contains(stdout, "stays cordoned") {
+			t.Errorf("node %s schedulable after an interrupted drain, want it cordoned", a)
+		}
+	})
 }
 
 // interruptWhen runs the plugin binary, sends SIGINT once its output holds

@@ -67,6 +67,21 @@ func (f *fixture) cordon(node string, unschedulable bool) {
 	}
 }
 
+// eachUncordonMode runs test as two parallel subtests: without
+// --uncordon-on-failure ("stays-cordoned") and with it.
+func eachUncordonMode(t *testing.T, test func(t *testing.T, uncordon bool)) {
+	for _, uncordon := range []bool{false, true} {
+		name := "stays-cordoned"
+		if uncordon {
+			name = "uncordon-on-failure"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t, uncordon)
+		})
+	}
+}
+
 // placeOn runs deploy while every node of others is cordoned, so that the
 // pods it creates land on the nodes left schedulable, then uncordons
 // others: the pods can be rescheduled there later, as the pool

@@ -108,58 +108,51 @@ func TestDrainPoolTwoNodesAtATime(t *testing.T) {
 // they stay cordoned.
 func TestDrainPoolInterrupted(t *testing.T) {
 	t.Parallel()
-	for _, uncordon := range []bool{false, true} {
-		name := "stays-cordoned"
+	eachUncordonMode(t, func(t *testing.T, uncordon bool) {
+		p := newPoolFixture(t, 4, 2)
+		desired := p.deployOnPool(4, 4)
+		before := p.pool[3]
+		p.cordon(before, true)
+		w := p.watchPool(t)
+		args := p.poolDrainArgs()
 		if uncordon {
-			name = "uncordon-on-failure"
+			args = append(args, "--uncordon-on-failure")
 		}
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			p := newPoolFixture(t, 4, 2)
-			desired := p.deployOnPool(4, 4)
-			before := p.pool[3]
-			p.cordon(before, true)
-			w := p.watchPool(t)
-			args := p.poolDrainArgs()
-			if uncordon {
-				args = append(args, "--uncordon-on-failure")
+		// Interrupt once a few pods went: the first node is under way.
+		stdout, stderr, code := runUntil(t, p.fixture, args, func() bool { return w.evictionsSeen() >= 3 })
+		w.Stop()
+		if code != 2 {
+			t.Errorf("exit status %d, want 2; stderr %s", code, stderr)
+		}
+		r := parsePoolReport(t, stdout)
+		if r.Outcome != "interrupted" || len(r.Nodes) != 4 {
+			t.Fatalf("pool outcome %q with %d nodes, want interrupted with 4", r.Outcome, len(r.Nodes))
+		}
+		w.checkBudgets(desired)
+		untouched := 0
+		for _, n := range r.Nodes {
+			checkNodeTruth(t, p, n.Node, n.Result, n.Left, n.StaysCordoned, n.Pods)
+			if n.Result == "untouched" {
+				untouched++
 			}
-			// Interrupt once a few pods went: the first node is under way.
-			stdout, stderr, code := runUntil(t, p.fixture, args, func() bool { return w.evictionsSeen() >= 3 })
-			w.Stop()
-			if code != 2 {
-				t.Errorf("exit status %d, want 2; stderr %s", code, stderr)
-			}
-			r := parsePoolReport(t, stdout)
-			if r.Outcome != "interrupted" || len(r.Nodes) != 4 {
-				t.Fatalf("pool outcome %q with %d nodes, want interrupted with 4", r.Outcome, len(r.Nodes))
-			}
-			w.checkBudgets(desired)
-			untouched := 0
-			for _, n := range r.Nodes {
-				checkNodeTruth(t, p, n.Node, n.Result, n.Left, n.StaysCordoned, n.Pods)
-				if n.Result == "untouched" {
-					untouched++
+			cordoned := p.unschedulable(n.Node)
+			switch {
+			case n.Node == before:
+				if !cordoned || n.CordonedByUs || n.Uncordoned {
+					t.Errorf("node %s, cordoned before the drain: cordoned %v, by us %v, uncordoned %v", n.Node, cordoned, n.CordonedByUs, n.Uncordoned)
 				}
-				cordoned := p.unschedulable(n.Node)
-				switch {
-				case n.Node == before:
-					if !cordoned || n.CordonedByUs || n.Uncordoned {
-						t.Errorf("node %s, cordoned before the drain: cordoned %v, by us %v, uncordoned %v", n.Node, cordoned, n.CordonedByUs, n.Uncordoned)
-					}
-				case n.Result == "drained":
-					if !cordoned {
-						t.Errorf("node %s was drained and is schedulable", n.Node)
-					}
-				case uncordon != n.Uncordoned || uncordon == cordoned:
-					t.Errorf("node %s (%s) with --uncordon-on-failure %v: uncordoned %v, cordoned now %v", n.Node, n.Result, uncordon, n.Uncordoned, cordoned)
+			case n.Result == "drained":
+				if !cordoned {
+					t.Errorf("node %s was drained and is schedulable", n.Node)
 				}
+			case uncordon != n.Uncordoned || uncordon == cordoned:
+				t.Errorf("node %s (%s) with --uncordon-on-failure %v: uncordoned %v, cordoned now %v", n.Node, n.Result, uncordon, n.Uncordoned, cordoned)
 			}
-			if untouched == 0 {
-				t.Errorf("no node left untouched: the interruption came too late to test it")
-			}
-		})
-	}
+		}
+		if untouched == 0 {
+			t.Errorf("no node left untouched: the interruption came too late to test it")
+		}
+	})
 }
 
 // checkNodeTruth compares what the report says of a node with the cluster

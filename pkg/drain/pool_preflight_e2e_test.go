@@ -77,31 +77,7 @@ func (f *fixture) poolPreflight(selector string) *drain.PoolPreflightReport {
 func TestPoolPreflightNoCapacityOutside(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	small := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"),
-		corev1.ResourceMemory: resource.MustParse("2Gi"), corev1.ResourcePods: resource.MustParse("110")}
-	p1, p2 := f.env.Node(t), f.env.Node(t)
-	s1, s2 := f.env.NodeWith(t, small), f.env.NodeWith(t, small)
-	for _, s := range []string{s1, s2} {
-		n, err := f.env.Client.CoreV1().Nodes().Get(f.ctx, s, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := n.Status.Allocatable[corev1.ResourceCPU]; got.Cmp(resource.MustParse("1")) != 0 {
-			t.Fatalf("spare node %s has allocatable cpu %s, want 1", s, got.String())
-		}
-	}
-	sel := f.pool(p1, p2, s1, s2)
-	old := "o-" + rand.String(6)
-	f.label(oldPoolLabel, old, p1, p2)
-	f.cordon(s1, true)
-	f.cordon(s2, true)
-	f.deployRequesting("web", 4, sel, "1", "1Gi")
-	// Right away: the node.kubernetes.io/unschedulable taint the node
-	// lifecycle controller lifts seconds after the uncordon does not count.
-	f.cordon(s1, false)
-	f.cordon(s2, false)
-
-	selector := oldPoolLabel + "=" + old
+	p1, p2, s1, s2, selector := f.poolWithoutRoom()
 	r := f.poolPreflight(selector)
 	if len(r.Nodes) != 2 || r.PodCount() != 4 {
 		t.Fatalf("pool of %d nodes, %d pods; want 2 nodes, 4 pods", len(r.Nodes), r.PodCount())
@@ -182,4 +158,38 @@ func TestPoolSelectorMatchesNoNode(t *testing.T) {
 	if res.Stdout != "" {
 		t.Errorf("stdout %q, want nothing", res.Stdout)
 	}
+}
+
+// poolWithoutRoom makes a pool of two nodes (p1, p2, selected by the
+// returned selector) holding four pods of 1 CPU / 1 GiB that may also run
+// on two spare nodes of 1 CPU / 2 GiB each (s1, s2, their allocatable as
+// the API server and kwok keep it): not enough room outside the pool.
+func (f *fixture) poolWithoutRoom() (p1, p2, s1, s2, selector string) {
+	t := f.t
+	t.Helper()
+	small := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"),
+		corev1.ResourceMemory: resource.MustParse("2Gi"), corev1.ResourcePods: resource.MustParse("110")}
+	p1, p2 = f.env.Node(t), f.env.Node(t)
+	s1, s2 = f.env.NodeWith(t, small), f.env.NodeWith(t, small)
+	for _, s := range []string{s1, s2} {
+		n, err := f.env.Client.CoreV1().Nodes().Get(f.ctx, s, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := n.Status.Allocatable[corev1.ResourceCPU]; got.Cmp(resource.MustParse("1")) != 0 {
+			t.Fatalf("spare node %s has allocatable cpu %s, want 1", s, got.String())
+		}
+	}
+	sel := f.pool(p1, p2, s1, s2)
+	old := "o-" + rand.String(6)
+	f.label(oldPoolLabel, old, p1, p2)
+	f.cordon(s1, true)
+	f.cordon(s2, true)
+	f.deployRequesting("web", 4, sel, "1", "1Gi")
+	// Right away: the node.kubernetes.io/unschedulable taint the node
+	// lifecycle controller lifts seconds after the uncordon does not count.
+	f.cordon(s1, false)
+	f.cordon(s2, false)
+
+	return p1, p2, s1, s2, oldPoolLabel + "=" + old
 }
