@@ -44,17 +44,24 @@ func TestDrainPoolTimeoutBeforeTheFirstList(t *testing.T) {
 	}
 }
 
-// One node and a --timeout that ends before its pods are listed: one line
-// says so and that nothing changed; the node is not cordoned; exit 2.
+// One node and a --timeout of 1 ms: when it ends before the pods are
+// listed, one line says so and that nothing changed, and the node is not
+// cordoned; either way exit 2, never a raw context error.
 func TestDrainNodeTimeoutBeforeTheCordon(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	node := f.env.Node(t)
 	res := f.drain(node, "--timeout", "1ms")
-	expect(t, res, 2, "not draining node "+node+": --timeout reached before the cordon; nothing was changed")
-	if strings.Contains(res.Stdout+res.Stderr, "deadline exceeded") || f.unschedulable(node) {
-		t.Errorf("a raw context error, or the node cordoned (%v)", f.unschedulable(node))
+	if strings.Contains(res.Stdout+res.Stderr, "deadline exceeded") {
+		t.Errorf("a raw context error")
 	}
+	// 1 ms usually ends before the cordon; when the node's list and the
+	// cordon beat it, the summary must say so: not drained, stays cordoned.
+	if f.unschedulable(node) {
+		expect(t, res, 2, "node "+node+" NOT drained: --timeout reached", "node "+node+" stays cordoned")
+		return
+	}
+	expect(t, res, 2, "not draining node "+node+": --timeout reached before the cordon; nothing was changed")
 }
 
 // Ctrl-C while the nodes are looked up (the API server unreachable, the
