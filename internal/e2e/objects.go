@@ -105,6 +105,16 @@ func (e *Env) deleteNode(name string) {
 	_ = e.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
 }
 
+// SetupWait bounds a test's waits on the control plane's controllers while
+// it builds its fixture (a namespace's default ServiceAccount, pods Ready,
+// an EndpointSlice listing them, a PDB's status). After an API server
+// outage (the fault tests make one on purpose) kube-controller-manager's
+// informers start their LIST and WATCH again with client-go's reflector
+// backoff (800 ms doubling to 30 s, jitter 1.0: up to 60 s between two
+// tries), so a controller can lag a minute behind an API server that
+// already answers; 30 s setup waits failed there (CI, 2026-11-30).
+const SetupWait = 2 * time.Minute
+
 // WaitFor polls cond every 100 ms until it returns true or timeout passes;
 // then it fails the test with what.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {

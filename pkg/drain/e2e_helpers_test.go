@@ -158,7 +158,7 @@ func (f *fixture) create(obj any, fn func() error) {
 // waitPods waits until count live pods match selector and cond.
 func (f *fixture) waitPods(selector string, count int, cond func(*corev1.Pod) bool) {
 	f.t.Helper()
-	e2e.WaitFor(f.t, time.Minute, fmt.Sprintf("%d pods %s", count, selector), func() bool {
+	e2e.WaitFor(f.t, e2e.SetupWait, fmt.Sprintf("%d pods %s", count, selector), func() bool {
 		return len(f.pods(selector, cond)) == count
 	})
 }
@@ -210,7 +210,7 @@ func (f *fixture) pdb(name, app string, minAvailable, maxUnavailable *intstr.Int
 		_, err := f.env.Client.PolicyV1().PodDisruptionBudgets(f.ns).Create(f.ctx, p, metav1.CreateOptions{})
 		return err
 	})
-	e2e.WaitFor(f.t, time.Minute, "PDB "+name+" processed", func() bool {
+	e2e.WaitFor(f.t, e2e.SetupWait, "PDB "+name+" processed", func() bool {
 		got, err := f.env.Client.PolicyV1().PodDisruptionBudgets(f.ns).Get(f.ctx, name, metav1.GetOptions{})
 		return err == nil && got.Status.ObservedGeneration == got.Generation && got.Status.ExpectedPods == expected
 	})

@@ -124,7 +124,7 @@ func createPod(t *testing.T, env *e2e.Env, ns, node, name string, o podOpts) *co
 // admission plugin refuses pods (and a ReplicaSet backs off).
 func waitDefaultServiceAccount(t *testing.T, env *e2e.Env, ns string) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, e2e.SetupWait, true, func(ctx context.Context) (bool, error) {
 		_, err := env.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	})
@@ -136,7 +136,7 @@ func waitDefaultServiceAccount(t *testing.T, env *e2e.Env, ns string) {
 func waitPodReady(t *testing.T, env *e2e.Env, ns, name string) *corev1.Pod {
 	t.Helper()
 	var got *corev1.Pod
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, e2e.SetupWait, true, func(ctx context.Context) (bool, error) {
 		p, err := env.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -174,7 +174,7 @@ func createService(t *testing.T, env *e2e.Env, ns, name string, sel map[string]s
 
 func waitEndpointReady(t *testing.T, env *e2e.Env, ns, service string, pod *corev1.Pod) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, e2e.SetupWait, true, func(ctx context.Context) (bool, error) {
 		l, err := env.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + service})
 		if err != nil {
 			return false, nil
