@@ -13,7 +13,6 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
-	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -111,28 +110,21 @@ func waterFill(widths, floors, cols []int, over int, limits map[int]int) int {
 	return 0
 }
 
-// render draws the table with tablewriter, every line trimmed of trailing
-// blanks.
+// render draws the table: Boxed with tablewriter, Plain with renderPlain
+// (tablewriter's own layout for it, drawn without its cost); every line is
+// trimmed of trailing blanks.
 func render(header []string, rows [][]string, style Style) (string, error) {
+	if style == Plain {
+		return renderPlain(header, rows), nil
+	}
 	var b bytes.Buffer
-	opts := []tablewriter.Option{
+	t := tablewriter.NewTable(&b,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	}
-	if style == Plain {
-		opts = append(opts, tablewriter.WithTrimSpace(tw.Off), tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
-				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
-			},
-		})))
-	}
-	t := tablewriter.NewTable(&b, opts...)
+	)
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return "", err
