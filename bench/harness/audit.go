@@ -52,6 +52,7 @@ func (h *harness) auditLive(ctx context.Context, samples []liveSample) []Row {
 	}
 	runs := map[*command][]Measurement{}
 	reqs := map[*command][]int64{}
+	h.settle(ctx, "audit live")
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		// Rotate the order, so that no command always runs first.
 		k := (i + 1) % len(all)
@@ -162,10 +163,11 @@ func (h *harness) auditManifests(ctx context.Context, files []string, docs int) 
 	}
 }
 
-// alternate measures a and b in alternating order, AuditRuns times each
-// after one untimed warm-up of each (discovery cache, page cache), logging
-// every run under what.
+// alternate waits for the machine to settle, then measures a and b in
+// alternating order, AuditRuns times each after one untimed warm-up of
+// each (discovery cache, page cache), logging every run under what.
 func (h *harness) alternate(ctx context.Context, what string, a, b command) (aRuns, bRuns []Measurement, err error) {
+	h.settle(ctx, what)
 	for i := -1; i < h.cfg.Scale.AuditRuns; i++ {
 		order := []*command{&a, &b}
 		if i%2 != 0 {

@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	fillRow := fmt.Sprintf("fixture: fill %d objects, %d pods Ready", len(set.Nodes)+len(set.Namespaces)+set.Spec.Documents(), set.Spec.Pods)
 	// The fleet and the scaling steps fill smaller fixtures first; the full
 	// fill then only adds objects.
-	fleetRow := h.fleet(ctx)
+	fleetRows := h.fleet(ctx)
 	samples, err := h.scalingSteps(ctx)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 		rows = append(rows, notMeasured(fillRow, "informational", notSelected))
 	}
 	rows = append(rows, h.auditLive(ctx, samples)...)
-	rows = append(rows, fleetRow)
+	rows = append(rows, fleetRows...)
 	rows = append(rows, h.auditManifests(ctx, docFiles, docs)...)
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)

@@ -69,7 +69,7 @@ func ScaleByName(name string) (Scale, error) {
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
 			Pool: pool120, PoolConcurrentNodes: 3, PoolCalibrations: 2,
 			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 20 * time.Minute,
-			FleetClusters: 4, FleetPods: 1000}, nil
+			ScalingPods: []int{1000}, FleetClusters: 4, FleetPods: 1000}, nil
 	case "large":
 		return Scale{Name: "large", Fixture: fixture.Spec{Name: "bench", Namespaces: 100, Deployments: 4000, Pods: 20000,
 			Services: 4000, PDBs: 1200, HPAs: 400, Nodes: 200}, AuditRuns: 3, ManifestDocs: 2000,

@@ -8,14 +8,20 @@
 // plugin's garbage collector policy (internal/gcpolicy); its start-up is
 // client-go's alone (no cobra, no command tree).
 //
-//	floor -kubeconfig FILE [-page 500]
+// With -contexts it makes those LISTs against each named context of the
+// kubeconfig at once (one goroutine per cluster, as `audit --contexts`
+// with its default --parallel 4 for up to four): the fleet's floor.
+//
+//	floor -kubeconfig FILE [-page 500] [-context NAME | -contexts A,B,...]
 package main
 
 import (
-	"context"
+	stdcontext "context"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,8 +45,33 @@ func main() {
 func run() error {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the cluster")
 	page := flag.Int64("page", 500, "list page size (the audit's)")
+	context := flag.String("context", "", "kubeconfig context (default: the current one)")
+	contexts := flag.String("contexts", "", "comma-separated kubeconfig contexts, listed at once")
 	flag.Parse()
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	if *contexts == "" {
+		return lists(*kubeconfig, *context, *page)
+	}
+	names := strings.Split(*contexts, ",")
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Go(func() { errs[i] = lists(*kubeconfig, n, *page) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("context %s: %w", names[i], err)
+		}
+	}
+	return nil
+}
+
+// lists makes the audit's LISTs against the cluster of context ("" the
+// current one) and discards them.
+func lists(kubeconfig, context string, page int64) error {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
 	if err != nil {
 		return err
 	}
@@ -54,7 +85,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx := stdcontext.Background()
 	all := metav1.NamespaceAll
 	apps, batch := cs.AppsV1(), cs.BatchV1()
 	lists := []pager.ListPageFunc{
@@ -80,7 +111,7 @@ func run() error {
 	}
 	for _, list := range lists {
 		p := pager.New(list)
-		p.PageSize, p.PageBufferSize, p.FullListIfExpired = *page, 1, false
+		p.PageSize, p.PageBufferSize, p.FullListIfExpired = page, 1, false
 		if err := p.EachListItem(ctx, metav1.ListOptions{}, func(runtime.Object) error { return nil }); err != nil {
 			return err
 		}
