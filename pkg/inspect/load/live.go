@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -121,20 +122,46 @@ func serverVersion(ctx context.Context, cs kubernetes.Interface, timeout time.Du
 }
 
 func newLister(ctx context.Context, cs kubernetes.Interface, md metadata.Interface, ns string, opts LiveOptions, inv *inspect.Inventory) *lister {
-	l := &lister{ctx: ctx, cs: cs, md: md, ns: ns, page: opts.PageSize, inv: inv}
+	l := &lister{ctx: ctx, cs: cs, md: md, ns: ns, page: opts.PageSize, inv: inv, mu: &sync.Mutex{}}
 	if l.page == 0 {
 		l.page = 500
 	}
 	return l
 }
 
-// lists reads workloads and inputs with one paged list per resource type.
+// lists reads workloads and inputs with one paged list per resource type,
+// in two streams at once: the workloads' lists in one, the inputs' in the
+// other, so that each waits on the API server while the other's pages are
+// decoded and filed (the lists of a remote cluster are mostly round
+// trips). Bare pods, workloads too, are read after both, so that
+// workloads are filed in the same order on every run. A failed workload
+// list stops the inputs' stream too.
 func (l *lister) lists(selector string, sel labels.Selector) error {
-	if err := l.workloads(selector); err != nil {
+	ctx, cancel := context.WithCancel(l.ctx)
+	defer cancel()
+	w := l.with(ctx)
+	var err error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err = w.workloads(selector); err != nil {
+			cancel()
+		}
+	})
+	bare := l.with(ctx).inputs(sel, true)
+	wg.Wait()
+	if err != nil {
 		return err
 	}
-	l.inputs(sel, true)
+	l.optional(inspect.InputPods, func() error { return l.barePods(sel, bare) })
 	return nil
+}
+
+// with returns a copy of l whose requests run under ctx; it files into
+// the same inventory under the same lock.
+func (l *lister) with(ctx context.Context) *lister {
+	c := *l
+	c.ctx = ctx
+	return &c
 }
 
 // loadBalancerObjects reads the load balancer custom resources
@@ -167,6 +194,8 @@ func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 
 type lister struct {
 	ctx context.Context
+	// mu serialises filing into inv: lists runs two streams at once.
+	mu *sync.Mutex
 	// cs reads built-in types in protobuf; md reads pods' metadata only.
 	cs   kubernetes.Interface
 	md   metadata.Interface
@@ -196,7 +225,11 @@ func (l *lister) pages(selector string, list listFunc, file func(runtime.Object)
 }
 
 // add files a listed object whole.
-func (l *lister) add(obj runtime.Object) { l.inv.Add(obj, nil) }
+func (l *lister) add(obj runtime.Object) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.inv.Add(obj, nil)
+}
 
 func (l *lister) workloads(selector string) error {
 	apps, batch := l.cs.AppsV1(), l.cs.BatchV1()
@@ -216,9 +249,10 @@ func (l *lister) workloads(selector string) error {
 }
 
 // inputs lists what workloads are matched against. Of pods only the
-// labels are kept (PDBs are matched against every pod); bare pods become
-// workloads only when withBarePods and they match sel.
-func (l *lister) inputs(sel labels.Selector, withBarePods bool) {
+// labels are kept (PDBs are matched against every pod); when withBarePods
+// it returns the namespaces holding bare pods (no controller) that match
+// sel, for barePods to read as workloads.
+func (l *lister) inputs(sel labels.Selector, withBarePods bool) (bare map[string]bool) {
 	core := l.cs.CoreV1()
 	l.optional(inspect.InputServices, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
 		return core.Services(l.ns).List(l.ctx, o)
@@ -232,7 +266,11 @@ func (l *lister) inputs(sel labels.Selector, withBarePods bool) {
 	l.optional(inspect.InputIngresses, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
 		return l.cs.NetworkingV1().Ingresses(l.ns).List(l.ctx, o)
 	}))
-	l.optional(inspect.InputPods, func() error { return l.pods(sel, withBarePods) })
+	l.optional(inspect.InputPods, func() (err error) {
+		bare, err = l.podLabels(sel, withBarePods)
+		return err
+	})
+	return bare
 }
 
 // optional runs a list whose failure (forbidden, API not served) makes the
@@ -242,6 +280,8 @@ func (l *lister) optional(in inspect.Input, read func() error) {
 	if err == nil {
 		return
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	switch {
 	case apierrors.IsForbidden(err):
 		l.inv.MarkUnavailable(in, "forbidden by RBAC: "+err.Error())

@@ -37,13 +37,13 @@ func trim(obj runtime.Object) {
 	delete(o.GetAnnotations(), corev1.LastAppliedConfigAnnotation)
 }
 
-// pods reads every pod in scope as metadata only (PartialObjectMetadata:
-// labels and owner references, no spec or status, in protobuf) and records
-// its labels, all the checks read of a pod that a workload owns. Bare pods
-// (no controller) matching sel are workloads when withBarePods, so their
-// spec is needed: a second paged list of full pods reads them, narrowed to
-// sel and to their namespace when they share one, keeping only those.
-func (l *lister) pods(sel labels.Selector, withBarePods bool) error {
+// podLabels reads every pod in scope as metadata only
+// (PartialObjectMetadata: labels and owner references, no spec or status,
+// in protobuf) and records its labels, all the checks read of a pod that a
+// workload owns. Bare pods (no controller) matching sel are workloads when
+// withBarePods, so their spec is needed: their namespaces are returned for
+// barePods, and their labels recorded with them there.
+func (l *lister) podLabels(sel labels.Selector, withBarePods bool) (map[string]bool, error) {
 	bare := map[string]bool{} // namespaces of bare pods to audit
 	err := l.pages("", func(o metav1.ListOptions) (runtime.Object, error) {
 		return l.md.Resource(podsResource).Namespace(l.ns).List(l.ctx, o)
@@ -53,13 +53,22 @@ func (l *lister) pods(sel labels.Selector, withBarePods bool) error {
 			return
 		}
 		if withBarePods && metav1.GetControllerOf(p) == nil && sel.Matches(labels.Set(p.Labels)) {
-			bare[p.Namespace] = true // recorded with its spec below
+			bare[p.Namespace] = true
 			return
 		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
 		l.inv.AddPodLabels(p.Namespace, p.Labels)
 	})
-	if err != nil || len(bare) == 0 {
-		return err
+	return bare, err
+}
+
+// barePods reads the bare pods of podLabels' namespaces in full with a
+// second paged list, narrowed to sel and to their namespace when they
+// share one, and files them as workloads.
+func (l *lister) barePods(sel labels.Selector, bare map[string]bool) error {
+	if len(bare) == 0 {
+		return nil
 	}
 	ns := l.ns
 	if len(bare) == 1 {
@@ -71,7 +80,7 @@ func (l *lister) pods(sel labels.Selector, withBarePods bool) error {
 		return l.cs.CoreV1().Pods(ns).List(l.ctx, o)
 	}, func(item runtime.Object) {
 		if p, ok := item.(*corev1.Pod); ok && bare[p.Namespace] && metav1.GetControllerOf(p) == nil {
-			l.inv.Add(p, nil)
+			l.add(p)
 		}
 	})
 }
