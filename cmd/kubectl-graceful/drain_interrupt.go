@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // drainWatcher passes what the drain reports on to next (nil with -o json)
@@ -15,6 +18,24 @@ type drainWatcher struct {
 	next     drain.Observer
 	mu       sync.Mutex
 	trackers map[string]*drain.Tracker
+	// cordoned are the nodes known cordoned for this drain (by it or
+	// before it), until a node is uncordoned after a failure: what a
+	// second Ctrl-C leaves cordoned without a summary saying so.
+	cordoned map[string]bool
+}
+
+// markCordoned records node as cordoned (true) or uncordoned (false).
+func (w *drainWatcher) markCordoned(node string, cordoned bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cordoned == nil {
+		w.cordoned = map[string]bool{}
+	}
+	if cordoned {
+		w.cordoned[node] = true
+	} else {
+		delete(w.cordoned, node)
+	}
 }
 
 // PreflightReady implements drain.Observer.
@@ -32,6 +53,7 @@ func (w *drainWatcher) EvictionsStarted(node string, pods *drain.Tracker) {
 	}
 	w.trackers[node] = pods
 	w.mu.Unlock()
+	w.markCordoned(node, true)
 	if w.next != nil {
 		w.next.EvictionsStarted(node, pods)
 	}
@@ -49,6 +71,9 @@ func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
 	w.mu.Lock()
 	delete(w.trackers, res.Node)
 	w.mu.Unlock()
+	if res.Uncordoned {
+		w.markCordoned(res.Node, false)
+	}
 	if w.next != nil {
 		w.next.NodeDone(res)
 	}
@@ -69,6 +94,11 @@ func (w *drainWatcher) PoolPreflightReady(r *drain.PoolPreflightReport) {
 
 // NodesCordoned implements drain.PoolObserver.
 func (w *drainWatcher) NodesCordoned(nodes []*drain.NodeResult) {
+	for _, n := range nodes {
+		if n.CordonedByUs || n.Preflight != nil && n.Preflight.AlreadyCordoned {
+			w.markCordoned(n.Node, true)
+		}
+	}
 	if po := w.pool(); po != nil {
 		po.NodesCordoned(nodes)
 	}
@@ -105,6 +135,7 @@ func (w *drainWatcher) inFlight() (int, bool) {
 // pods left and prints the summary.
 func (w *drainWatcher) stopNote() stopNote {
 	note := stopNote{Waiting: "the reads in flight, then the summary", Skipped: "the summary"}
+	note.Left = w.leftCordoned()
 	n, evicting := w.inFlight()
 	if !evicting {
 		return note
@@ -118,4 +149,21 @@ func (w *drainWatcher) stopNote() stopNote {
 		note.Waiting = fmt.Sprintf("%d evictions in flight (no new one starts), then the summary", n)
 	}
 	return note
+}
+
+// leftCordoned names the nodes a second Ctrl-C leaves cordoned, with the
+// command that undoes it; "" when none.
+func (w *drainWatcher) leftCordoned() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var names []string
+	for n := range w.cordoned {
+		names = append(names, termsafe.Escape(n))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	list := strings.Join(names, " ")
+	return fmt.Sprintf("left cordoned: %s (drained or not, its pods as they are now: kubectl get pods -A --field-selector spec.nodeName=NODE; kubectl uncordon %s to undo)", list, list)
 }

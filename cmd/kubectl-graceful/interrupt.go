@@ -16,10 +16,13 @@ const ExitInterruptedTwice = 130
 
 // stopNote says what a command still does once interrupted: Waiting is
 // what it waits for before it exits ("2 evictions in flight"), Skipped what
-// a second interrupt would skip ("the summary").
+// a second interrupt would skip ("the summary"), Left what a second
+// interrupt leaves changed on the cluster without a summary to say so
+// ("node a stays cordoned: ..."; "" when nothing), already escaped.
 type stopNote struct {
 	Waiting string
 	Skipped string
+	Left    string
 }
 
 // interrupt turns SIGINT and SIGTERM into the cancellation of the
@@ -90,5 +93,8 @@ func (in *interrupt) signalled() {
 		return
 	}
 	fmt.Fprintf(in.errOut, "interrupted again: exiting at once, without %s (exit status %d)\n", note.Skipped, ExitInterruptedTwice)
+	if note.Left != "" {
+		fmt.Fprintln(in.errOut, note.Left)
+	}
 	in.exit(ExitInterruptedTwice)
 }
