@@ -165,5 +165,5 @@ func (w *drainWatcher) leftCordoned() string {
 	}
 	sort.Strings(names)
 	list := strings.Join(names, " ")
-	return fmt.Sprintf("left cordoned: %s (drained or not, its pods as they are now: kubectl get pods -A --field-selector spec.nodeName=NODE; kubectl uncordon %s to undo)", list, list)
+	return fmt.Sprintf("left cordoned: %s (kubectl uncordon %s to undo; the pods still on a node: kubectl get pods -A --field-selector spec.nodeName=NODE)", list, list)
 }
