@@ -16,6 +16,11 @@ const (
 	BlockerForbidden = "forbidden"
 	// WarningAccessUnknown: a permission could not be checked.
 	WarningAccessUnknown = "access-unknown"
+	// WarningBudgetWatchForbidden: the caller may not watch the
+	// PodDisruptionBudgets of a namespace, so the drain cannot follow
+	// their status.disruptionsAllowed; it still drains, retrying the
+	// Eviction API's 429 answers on a backoff alone.
+	WarningBudgetWatchForbidden = "budget-watch-forbidden"
 )
 
 // AccessCheck is one request the drain will make and the API server's
@@ -32,6 +37,10 @@ type AccessCheck struct {
 	Reason string `json:"reason,omitempty"`
 	// Error is why the review itself failed: the answer is unknown.
 	Error string `json:"error,omitempty"`
+	// Optional is true for a request the drain can do without, at a cost
+	// (watching PodDisruptionBudgets): denied, it is a warning, not a
+	// blocker.
+	Optional bool `json:"optional,omitempty"`
 }
 
 // What says the request for a person: "create pods/eviction in namespace
@@ -52,8 +61,10 @@ func (a AccessCheck) What() string {
 
 // accessNeeded lists the requests a drain of node makes: patch the node
 // (the cordon, a strategic merge patch), and in each namespace create
-// pods/eviction (delete pods with --disable-eviction) and get pods (the
-// library polls each pod until it is gone).
+// pods/eviction (delete pods with --disable-eviction), get pods (the
+// library polls each pod until it is gone) and, optionally, watch
+// poddisruptionbudgets (watchBudgets' informers; the preflight's own
+// list of them fails the preflight when forbidden).
 func accessNeeded(node string, namespaces []string, f Flags) []AccessCheck {
 	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
 	for _, ns := range namespaces {
@@ -62,6 +73,9 @@ func accessNeeded(node string, namespaces []string, f Flags) []AccessCheck {
 			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
 		}
 		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
+		if !f.DisableEviction {
+			out = append(out, AccessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
+		}
 	}
 	return out
 }
@@ -75,7 +89,7 @@ func reviewAccess(ctx context.Context, client kubernetes.Interface, node string,
 	for i := range checks {
 		c := &checks[i]
 		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.Verb, Resource: c.Resource,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.Verb, Group: apiGroup(c.Resource), Resource: c.Resource,
 				Subresource: c.Subresource, Namespace: c.Namespace, Name: c.Name}}}
 		got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 		if err != nil {
@@ -110,6 +124,10 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 		case c.Error != "":
 			r.Warnings = append(r.Warnings, Issue{Kind: WarningAccessUnknown, Message: fmt.Sprintf(
 				"could not check whether you may %s: %s", c.What(), c.Error)})
+		case !c.Allowed && c.Optional:
+			r.Warnings = append(r.Warnings, Issue{Kind: WarningBudgetWatchForbidden, Message: fmt.Sprintf(
+				"you may not %s: the drain cannot follow the budgets' disruptionsAllowed, so it retries each eviction the "+
+					"Eviction API refuses (429) on a backoff alone: the same result, more requests and a slower drain", c.What())})
 		case !c.Allowed:
 			why := ""
 			if c.Reason != "" {
@@ -120,4 +138,13 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 					"part way; ask for this permission, or drain as someone who has it", c.What(), why)})
 		}
 	}
+}
+
+// apiGroup is the API group of a resource accessNeeded names: policy for
+// poddisruptionbudgets, the core group ("") for nodes and pods.
+func apiGroup(resource string) string {
+	if resource == "poddisruptionbudgets" {
+		return "policy"
+	}
+	return ""
 }

@@ -7,7 +7,8 @@ import (
 
 // Permissions the API server denied become refusing blockers for the node
 // and the namespaces of evicted pods only; a review that failed is a
-// warning that the answer is unknown.
+// warning that the answer is unknown; watching the budgets, which the
+// drain can do without, denied is a warning that it drains on 429s alone.
 func TestPreflightAccess(t *testing.T) {
 	checks := accessNeeded("node-a", []string{"other", ns}, Flags{})
 	for i := range checks {
@@ -33,6 +34,7 @@ func TestPreflightAccess(t *testing.T) {
 		{"no cordon", deny("patch", ""), "you may not patch nodes/node-a", ""},
 		{"no get pods in shop", deny("get", ns), "you may not get pods in namespace shop", ""},
 		{"namespace without evicted pods", deny("create", "other"), "", ""},
+		{"no watch on budgets in shop", deny("watch", ns), "", ""},
 		{"review failed", append(append([]AccessCheck{}, checks...), AccessCheck{Verb: "create", Resource: "pods",
 			Subresource: "eviction", Namespace: ns, Error: "the server is unreachable"}), "",
 			"could not check whether you may create pods/eviction in namespace shop: the server is unreachable"},
@@ -51,9 +53,19 @@ func TestPreflightAccess(t *testing.T) {
 			if w := has(r.Warnings, WarningAccessUnknown); (c.warn == "") != (w == nil) || w != nil && w.Message != c.warn {
 				t.Errorf("warnings %+v, want %q", r.Warnings, c.warn)
 			}
+			w := has(r.Warnings, WarningBudgetWatchForbidden)
+			if wantWatch := c.name == "no watch on budgets in shop"; wantWatch != (w != nil) ||
+				w != nil && !strings.HasPrefix(w.Message, "you may not watch poddisruptionbudgets in namespace shop: ") {
+				t.Errorf("warnings %+v, want a %s warning: %v", r.Warnings, WarningBudgetWatchForbidden, wantWatch)
+			}
 		})
 	}
 	if d := accessNeeded("node-a", []string{ns}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {
 		t.Errorf("--disable-eviction needs %q, want delete pods", d[1].What())
+	}
+	for _, c := range accessNeeded("node-a", []string{ns}, Flags{DisableEviction: true}) {
+		if c.Resource == "poddisruptionbudgets" {
+			t.Errorf("--disable-eviction deletes pods, budgets play no part, yet it checks %q", c.What())
+		}
 	}
 }

@@ -8,21 +8,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// leastPrivilege creates a ServiceAccount that may read and patch nodes and
-// read pods and PodDisruptionBudgets everywhere, but not create
-// pods/eviction, and returns the --as value for it.
-func (f *fixture) leastPrivilege() string {
+// identity creates a ServiceAccount named after the namespace and a
+// ClusterRole of rules bound to it, and returns the --as value for it.
+func (f *fixture) identity(suffix string, rules []rbacv1.PolicyRule) string {
 	f.t.Helper()
-	name := "drainer-" + f.ns
+	name := "drainer-" + f.ns + suffix
 	rbac := f.env.Client.RbacV1()
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{
-		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "patch"}},
-		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
-		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
-	}}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
-		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer", Namespace: f.ns}}}
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer" + suffix, Namespace: f.ns}}}
 	f.create(role, func() error { _, err := rbac.ClusterRoles().Create(f.ctx, role, metav1.CreateOptions{}); return err })
 	f.create(binding, func() error {
 		_, err := rbac.ClusterRoleBindings().Create(f.ctx, binding, metav1.CreateOptions{})
@@ -32,7 +27,19 @@ func (f *fixture) leastPrivilege() string {
 		_ = rbac.ClusterRoleBindings().Delete(f.ctx, name, metav1.DeleteOptions{})
 		_ = rbac.ClusterRoles().Delete(f.ctx, name, metav1.DeleteOptions{})
 	})
-	return "system:serviceaccount:" + f.ns + ":drainer"
+	return "system:serviceaccount:" + f.ns + ":drainer" + suffix
+}
+
+// leastPrivilege creates a ServiceAccount that may read and patch nodes and
+// read pods and PodDisruptionBudgets everywhere, but not create
+// pods/eviction, and returns the --as value for it.
+func (f *fixture) leastPrivilege() string {
+	f.t.Helper()
+	return f.identity("", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
+	})
 }
 
 // An identity that may read everything the preflight reads and cordon the
@@ -91,5 +98,33 @@ func TestDrainServerDryRun(t *testing.T) {
 	expect(t, del, 0, "accepted", "Verdict: would succeed")
 	if strings.Contains(del.Stdout, "budget-refused") || len(f.pods("app=web", onNode(a))) != 2 || f.unschedulable(a) {
 		t.Errorf("--dry-run=server --disable-eviction: refused by the budget, or changed the cluster")
+	}
+}
+
+// An identity that may do all a drain does but watch PodDisruptionBudgets:
+// the preflight warns that the drain cannot follow the budgets (not a
+// blocker), and the drain goes on and empties the node through the
+// Eviction API alone.
+func TestDrainWithoutWatchingBudgets(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+	f.pdb("web", "web", nil, intOrStr(1), nil, 2)
+	read := []string{"get", "list", "watch"}
+	as := f.identity("-nowatch", []rbacv1.PolicyRule{
+		{APIGroups: []string{"", "apps", "batch"}, Resources: []string{"*"}, Verbs: read},
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"get", "list"}},
+	})
+	want := "[budget-watch-forbidden] you may not watch poddisruptionbudgets in namespace " + f.ns
+	expect(t, f.drain(a, "--dry-run", "--as", as), 0, want, "Verdict: would succeed")
+	res := f.drain(a, "--as", as, "--timeout", "90s")
+	expect(t, res, 0, want)
+	if n := len(f.pods("app=web", onNode(a))); n != 0 {
+		t.Errorf("%d pods left on %s, want none", n, a)
+	}
+	if strings.Contains(res.Stderr, "forbidden") {
+		t.Errorf("the refused watch leaked onto stderr:\n%s", res.Stderr)
 	}
 }
