@@ -72,7 +72,8 @@ func (h *harness) auditLive(ctx context.Context, samples []liveSample) []Row {
 	ow, fw, pw := median(walls(runs[&ours])), median(walls(runs[&floor])), median(walls(runs[&pfloor]))
 	orss, frss, prss := medianInt(rsses(runs[&ours])), medianInt(rsses(runs[&floor])), medianInt(rsses(runs[&pfloor]))
 	oreq, freq := medianInt(reqs[&ours]), medianInt(reqs[&floor])
-	full := liveSample{pods: h.cfg.Scale.Fixture.Pods, ours: ow, floor: pw, oursRSS: orss, floorRSS: prss}
+	full := liveSample{pods: h.cfg.Scale.Fixture.Pods, ours: ow, floor: pw, oursRSS: orss, floorRSS: prss,
+		oursCPU: median(cpus(runs[&ours])), floorCPU: median(cpus(runs[&pfloor]))}
 	kubectlRows := []Row{
 		{What: timeRow, Ours: secs(ow), Theirs: secs(fw), Ratio: ratio(ow.Seconds(), fw.Seconds()), Target: targets[0], Met: met(ow.Seconds() <= 1.5*fw.Seconds())},
 		{What: rssRow, Ours: mb(orss), Theirs: mb(frss), Ratio: ratio(float64(orss), float64(frss)), Target: targets[1], Met: met(orss < 300e6)},

@@ -21,6 +21,9 @@ type Measurement struct {
 	// MaxRSS is the child's peak resident set size in bytes (getrusage's
 	// ru_maxrss, which Linux reports in kilobytes).
 	MaxRSS int64
+	// CPU is the child's user plus system time (0 when it was not started
+	// through the launcher).
+	CPU time.Duration
 	// ExitCode is the child's exit status.
 	ExitCode int
 	// Stderr is the end of what the child wrote to stderr, for error messages.
@@ -97,18 +100,18 @@ func measure(ctx context.Context, c command) (Measurement, error) {
 // itself would count the harness's own memory in its peak RSS.
 var launcher string
 
-// readLauncherReport reads the wall time and peak RSS bench/cmd/maxrss
-// wrote to file into res.
+// readLauncherReport reads the wall time, peak RSS and CPU time
+// bench/cmd/maxrss wrote to file into res.
 func readLauncherReport(file string, res *Measurement) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
-	var wall, rss int64
-	if _, err := fmt.Sscan(string(data), &wall, &rss); err != nil {
+	var wall, rss, cpu int64
+	if _, err := fmt.Sscan(string(data), &wall, &rss, &cpu); err != nil {
 		return fmt.Errorf("maxrss report %q: %v", data, err)
 	}
-	res.Wall, res.MaxRSS = time.Duration(wall), rss
+	res.Wall, res.MaxRSS, res.CPU = time.Duration(wall), rss, time.Duration(cpu)
 	return nil
 }
 

@@ -36,11 +36,20 @@ func TestStepSpecKeepsProportions(t *testing.T) {
 
 func TestScalingRowsPerPodSlope(t *testing.T) {
 	rows := scalingRows([]liveSample{
-		{pods: 1000, ours: time.Second, floor: time.Second},
-		{pods: 20000, ours: 40 * time.Second, floor: 20 * time.Second},
+		{pods: 1000, ours: time.Second, floor: time.Second, oursCPU: 500 * time.Millisecond},
+		{pods: 20000, ours: 40 * time.Second, floor: 20 * time.Second, oursCPU: 10 * time.Second},
 	})
-	last := rows[len(rows)-1]
-	if len(rows) != 5 || last.Ratio != "2.00x" || last.Met != "no" {
-		t.Errorf("per-pod time doubled must miss the flat target: %+v", rows)
+	if len(rows) != 7 {
+		t.Fatalf("%d rows, want 2 per size and 3 per-pod rows: %+v", len(rows), rows)
+	}
+	slope, floor, cpu := rows[4], rows[5], rows[6]
+	if slope.Ratio != "2.00x" || slope.Met != "no" {
+		t.Errorf("per-pod time doubled must miss the flat target: %+v", slope)
+	}
+	if floor.Ratio != "1.00x" || floor.Met != "-" {
+		t.Errorf("the floor's per-pod time did not grow: %+v", floor)
+	}
+	if cpu.Ratio != "1.00x" || cpu.Ours != "0.500 ms" || cpu.Theirs != "0.500 ms" {
+		t.Errorf("CPU time per pod is flat at 0.5 ms: %+v", cpu)
 	}
 }
