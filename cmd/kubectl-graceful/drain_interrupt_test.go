@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -24,12 +22,7 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	})
 	w.NodeDone(&drain.NodeResult{Node: "pool-d", CordonedByUs: true, Uncordoned: true})
 
-	var errOut bytes.Buffer
-	exited := -1
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	in := &interrupt{errOut: &errOut, exit: func(code int) { exited = code }, cancel: cancel}
-	ctx = context.WithValue(ctx, interruptKey{}, in)
+	ctx, in, errOut, exitedAt := testInterrupt(t)
 	onInterrupt(ctx, w.stopNote)
 	in.signalled()
 	if strings.Contains(errOut.String(), "left cordoned") {
@@ -37,8 +30,8 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	}
 	errOut.Reset()
 	in.signalled()
-	if exited != ExitInterruptedTwice {
-		t.Fatalf("exit %d, want %d", exited, ExitInterruptedTwice)
+	if *exitedAt != ExitInterruptedTwice {
+		t.Fatalf("exit %d, want %d", *exitedAt, ExitInterruptedTwice)
 	}
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[1], "left cordoned: ") {

@@ -13,13 +13,19 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-func TestInterruptFirstStopsSecondExits(t *testing.T) {
-	var errOut bytes.Buffer
-	exited := -1
+// testInterrupt is an interrupt writing to errOut whose exit records the
+// code in *exited (-1 until then), with the context it cancels.
+func testInterrupt(t *testing.T) (ctx context.Context, in *interrupt, errOut *bytes.Buffer, exited *int) {
+	errOut, exited = &bytes.Buffer{}, new(int)
+	*exited = -1
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	in := &interrupt{errOut: &errOut, exit: func(code int) { exited = code }, cancel: cancel}
-	ctx = context.WithValue(ctx, interruptKey{}, in)
+	t.Cleanup(cancel)
+	in = &interrupt{errOut: errOut, exit: func(code int) { *exited = code }, cancel: cancel}
+	return context.WithValue(ctx, interruptKey{}, in), in, errOut, exited
+}
+
+func TestInterruptFirstStopsSecondExits(t *testing.T) {
+	ctx, in, errOut, exitedAt := testInterrupt(t)
 	onInterrupt(ctx, func() stopNote { return stopNote{Waiting: "2 evictions in flight", Skipped: "the summary"} })
 
 	in.signalled()
@@ -29,13 +35,13 @@ func TestInterruptFirstStopsSecondExits(t *testing.T) {
 	if want := "stopping: waiting for 2 evictions in flight; Ctrl-C again to exit without the summary\n"; errOut.String() != want {
 		t.Errorf("after the first signal stderr is %q, want %q", errOut.String(), want)
 	}
-	if exited != -1 {
-		t.Fatalf("the first signal exited with %d", exited)
+	if *exitedAt != -1 {
+		t.Fatalf("the first signal exited with %d", *exitedAt)
 	}
 	errOut.Reset()
 	in.signalled()
-	if exited != ExitInterruptedTwice {
-		t.Errorf("the second signal exited with %d, want %d", exited, ExitInterruptedTwice)
+	if *exitedAt != ExitInterruptedTwice {
+		t.Errorf("the second signal exited with %d, want %d", *exitedAt, ExitInterruptedTwice)
 	}
 	if !strings.Contains(errOut.String(), "without the summary") {
 		t.Errorf("the second signal's message %q does not say the summary is skipped", errOut.String())

@@ -15,18 +15,13 @@ import (
 func tablewriterPlain(t *testing.T, header []string, rows [][]string) string {
 	t.Helper()
 	var b bytes.Buffer
-	tbl := tablewriter.NewTable(&b,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	tbl := tablewriter.NewTable(&b, append(cellOptions(),
 		tablewriter.WithTrimSpace(tw.Off),
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 			Borders:  tw.BorderNone,
 			Symbols:  tw.NewSymbols(tw.StyleNone),
 			Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
-		})))
+		})))...)
 	tbl.Header(header)
 	if err := tbl.Bulk(rows); err != nil {
 		t.Fatal(err)

@@ -118,13 +118,7 @@ func render(header []string, rows [][]string, style Style) (string, error) {
 		return renderPlain(header, rows), nil
 	}
 	var b bytes.Buffer
-	t := tablewriter.NewTable(&b,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-	)
+	t := tablewriter.NewTable(&b, cellOptions()...)
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return "", err
@@ -137,6 +131,18 @@ func render(header []string, rows [][]string, style Style) (string, error) {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// cellOptions are how every table lays out its cells: as given (no
+// upper-casing, no wrapping: Write wraps itself), left-aligned.
+func cellOptions() []tablewriter.Option {
+	return []tablewriter.Option{
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	}
 }
 
 // widest returns the display width of the longest line of s.
