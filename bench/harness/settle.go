@@ -30,14 +30,18 @@ const (
 // settleWindow, or settleMax passes, and logs the wait for what.
 func (h *harness) settle(ctx context.Context, what string) {
 	start := time.Now()
-	idle := -1.0
+	idle, err := 0.0, error(nil)
 	for time.Since(start) < settleMax && ctx.Err() == nil {
-		var err error
 		if idle, err = idleShare(settleWindow); err != nil || idle >= settleIdle {
 			break
 		}
 	}
-	h.logf("%s: waited %s for the machine to settle (%.0f%% idle)", what, time.Since(start).Round(100*time.Millisecond), 100*idle)
+	waited := time.Since(start).Round(100 * time.Millisecond)
+	if err != nil {
+		h.logf("%s: cannot tell how busy the machine is (%v); measuring after %s", what, err, waited)
+		return
+	}
+	h.logf("%s: waited %s for the machine to settle (%.0f%% idle)", what, waited, 100*idle)
 }
 
 // idleShare returns the share of CPU time the machine spent idle (idle
@@ -70,7 +74,9 @@ func cpuTimes() (idle, total uint64, err error) {
 	if len(fields) < 6 || fields[0] != "cpu" {
 		return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
 	}
-	for i, f := range fields[1:] {
+	// user nice system idle iowait irq softirq steal; guest and
+	// guest_nice, when present, are already counted in user and nice.
+	for i, f := range fields[1:min(len(fields), 9)] {
 		n, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
 			return 0, 0, fmt.Errorf("/proc/stat: %v", err)

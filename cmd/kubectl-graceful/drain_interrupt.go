@@ -18,11 +18,17 @@ type drainWatcher struct {
 	next     drain.Observer
 	mu       sync.Mutex
 	trackers map[string]*drain.Tracker
-	// cordoned are the nodes known cordoned for this drain (by it or
-	// before it), until a node is uncordoned after a failure: what a
+	// cordoned are the nodes this drain cordoned or found cordoned, less
+	// those it uncordoned after a failure (drain.CordonObserver): what a
 	// second Ctrl-C leaves cordoned without a summary saying so.
 	cordoned map[string]bool
 }
+
+// NodeCordoned implements drain.CordonObserver.
+func (w *drainWatcher) NodeCordoned(node string, _ bool) { w.markCordoned(node, true) }
+
+// NodeUncordoned implements drain.CordonObserver.
+func (w *drainWatcher) NodeUncordoned(node string) { w.markCordoned(node, false) }
 
 // markCordoned records node as cordoned (true) or uncordoned (false).
 func (w *drainWatcher) markCordoned(node string, cordoned bool) {
@@ -53,7 +59,6 @@ func (w *drainWatcher) EvictionsStarted(node string, pods *drain.Tracker) {
 	}
 	w.trackers[node] = pods
 	w.mu.Unlock()
-	w.markCordoned(node, true)
 	if w.next != nil {
 		w.next.EvictionsStarted(node, pods)
 	}
@@ -71,9 +76,6 @@ func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
 	w.mu.Lock()
 	delete(w.trackers, res.Node)
 	w.mu.Unlock()
-	if res.Uncordoned {
-		w.markCordoned(res.Node, false)
-	}
 	if w.next != nil {
 		w.next.NodeDone(res)
 	}
@@ -94,11 +96,6 @@ func (w *drainWatcher) PoolPreflightReady(r *drain.PoolPreflightReport) {
 
 // NodesCordoned implements drain.PoolObserver.
 func (w *drainWatcher) NodesCordoned(nodes []*drain.NodeResult) {
-	for _, n := range nodes {
-		if n.CordonedByUs || n.Preflight != nil && n.Preflight.AlreadyCordoned {
-			w.markCordoned(n.Node, true)
-		}
-	}
 	if po := w.pool(); po != nil {
 		po.NodesCordoned(nodes)
 	}

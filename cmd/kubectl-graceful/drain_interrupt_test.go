@@ -8,19 +8,18 @@ import (
 )
 
 // A second Ctrl-C exits without the summary; what it leaves cordoned is
-// named on stderr: the pool's nodes this drain cordoned or found cordoned,
-// not those it never reached, not one uncordoned after its failure, and a
-// hostile node name escaped.
+// named on stderr: the nodes this drain cordoned or found cordoned (as the
+// drain tells them, drain.CordonObserver), not one it uncordoned after a
+// failure, not one never cordoned, and a hostile node name escaped.
 func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	w := &drainWatcher{}
-	w.NodesCordoned([]*drain.NodeResult{
-		{Node: "pool-a", CordonedByUs: true},
-		{Node: "pool-b", Preflight: &drain.PreflightReport{AlreadyCordoned: true}},
-		{Node: "pool-c"}, // not reached before the first Ctrl-C
-		{Node: "pool-d", CordonedByUs: true},
-		{Node: "pool-\x1b[2Je", CordonedByUs: true},
-	})
-	w.NodeDone(&drain.NodeResult{Node: "pool-d", CordonedByUs: true, Uncordoned: true})
+	var co drain.CordonObserver = w
+	co.NodeCordoned("pool-a", true)
+	co.NodeCordoned("pool-b", false) // cordoned before the drain
+	co.NodeCordoned("pool-d", true)
+	co.NodeCordoned("pool-\x1b[2Je", true)
+	co.NodeUncordoned("pool-d")
+	// pool-c: the first Ctrl-C came before its cordon.
 
 	ctx, in, errOut, exitedAt := testInterrupt(t)
 	onInterrupt(ctx, w.stopNote)
@@ -50,15 +49,19 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	}
 }
 
-// One node: once its evictions started it is cordoned; a drain stopped
-// before that leaves nothing to name.
+// Before any cordon there is nothing to name; a node is named from its
+// cordon on, evictions started or not, and no longer once uncordoned.
 func TestSecondInterruptOneNode(t *testing.T) {
 	w := &drainWatcher{}
 	if got := w.stopNote().Left; got != "" {
 		t.Errorf("before any cordon: %q", got)
 	}
-	w.EvictionsStarted("node-1", &drain.Tracker{})
+	w.NodeCordoned("node-1", true)
 	if got := w.stopNote().Left; !strings.Contains(got, "left cordoned: node-1 ") {
 		t.Errorf("after the cordon: %q", got)
+	}
+	w.NodeUncordoned("node-1")
+	if got := w.stopNote().Left; got != "" {
+		t.Errorf("after the uncordon: %q", got)
 	}
 }

@@ -18,7 +18,7 @@ const ExitInterruptedTwice = 130
 // what it waits for before it exits ("2 evictions in flight"), Skipped what
 // a second interrupt would skip ("the summary"), Left what a second
 // interrupt leaves changed on the cluster without a summary to say so
-// ("node a stays cordoned: ..."; "" when nothing), already escaped.
+// ("left cordoned: a b (...)"; "" when nothing), already escaped.
 type stopNote struct {
 	Waiting string
 	Skipped string

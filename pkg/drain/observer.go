@@ -23,6 +23,29 @@ type Observer interface {
 	NodeDone(res *NodeResult)
 }
 
+// CordonObserver is an Observer that is also told, as it happens, of each
+// node this drain cordoned or found cordoned, and of each it uncordoned
+// after a failure: the command names the nodes left cordoned when a second
+// Ctrl-C exits without the summary. Its methods are called from the
+// goroutines draining the nodes, several at a time in a pool.
+type CordonObserver interface {
+	// NodeCordoned is called once node's cordon succeeded: byUs when this
+	// drain's patch set spec.unschedulable, false when it was set already.
+	NodeCordoned(node string, byUs bool)
+	// NodeUncordoned is called once this drain set node schedulable again
+	// (--uncordon-on-failure).
+	NodeUncordoned(node string)
+}
+
+// cordonObserver returns the Drainer's Observer as a CordonObserver, a
+// no-op when it is none.
+func (d *Drainer) cordonObserver() CordonObserver {
+	if co, ok := d.Observer.(CordonObserver); ok {
+		return co
+	}
+	return nopObserver{}
+}
+
 // nopObserver is the Observer of a Drainer that has none.
 type nopObserver struct{}
 
@@ -30,3 +53,5 @@ func (nopObserver) PreflightReady(*PreflightReport)   {}
 func (nopObserver) EvictionsStarted(string, *Tracker) {}
 func (nopObserver) PodChanged(PodProgress)            {}
 func (nopObserver) NodeDone(*NodeResult)              {}
+func (nopObserver) NodeCordoned(string, bool)         {}
+func (nopObserver) NodeUncordoned(string)             {}

@@ -119,6 +119,7 @@ func (d *Drainer) cordonAll(ctx context.Context, results []*NodeResult) error {
 			return errors.New("cordoning node " + r.Node + ": " + err.Error())
 		case err == nil:
 			r.CordonedByUs = byUs
+			d.cordonObserver().NodeCordoned(r.Node, byUs)
 		}
 	}
 	return nil

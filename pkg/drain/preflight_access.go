@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -16,10 +17,11 @@ const (
 	BlockerForbidden = "forbidden"
 	// WarningAccessUnknown: a permission could not be checked.
 	WarningAccessUnknown = "access-unknown"
-	// WarningBudgetWatchForbidden: the caller may not watch the
-	// PodDisruptionBudgets of a namespace, so the drain cannot follow
-	// their status.disruptionsAllowed; it still drains, retrying the
-	// Eviction API's 429 answers on a backoff alone.
+	// WarningBudgetWatchForbidden: the caller may list but not watch the
+	// PodDisruptionBudgets of a namespace where one covers a pod to
+	// evict, so the drain's informer sees their
+	// status.disruptionsAllowed only at each relist (after a backoff);
+	// it still drains, leaning on the Eviction API's 429 answers.
 	WarningBudgetWatchForbidden = "budget-watch-forbidden"
 )
 
@@ -116,8 +118,11 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 	for _, t := range r.Terminating {
 		involved[t.Namespace] = true
 	}
+	// Budgets are watched only where one covers a pod to evict
+	// (budgetIndex).
+	_, watched := budgetIndex(r)
 	for _, c := range checks {
-		if c.Namespace != "" && !involved[c.Namespace] {
+		if c.Namespace != "" && !involved[c.Namespace] || c.Optional && !slices.Contains(watched, c.Namespace) {
 			continue
 		}
 		switch {
@@ -126,8 +131,9 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 				"could not check whether you may %s: %s", c.What(), c.Error)})
 		case !c.Allowed && c.Optional:
 			r.Warnings = append(r.Warnings, Issue{Kind: WarningBudgetWatchForbidden, Message: fmt.Sprintf(
-				"you may not %s: the drain cannot follow the budgets' disruptionsAllowed, so it retries each eviction the "+
-					"Eviction API refuses (429) on a backoff alone: the same result, more requests and a slower drain", c.What())})
+				"you may not %s: the drain sees the budgets' disruptionsAllowed only when it lists them again after a "+
+					"backoff, late, so it leans on the Eviction API's 429 answers: the same result, more requests, "+
+					"possibly a slower drain", c.What())})
 		case !c.Allowed:
 			why := ""
 			if c.Reason != "" {

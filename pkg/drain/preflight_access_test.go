@@ -3,6 +3,8 @@ package drain
 import (
 	"strings"
 	"testing"
+
+	policyv1 "k8s.io/api/policy/v1"
 )
 
 // Permissions the API server denied become refusing blockers for the node
@@ -40,7 +42,7 @@ func TestPreflightAccess(t *testing.T) {
 			"could not check whether you may create pods/eviction in namespace shop: the server is unreachable"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in := input(threeWebPods(true), nil, node("node-b", false))
+			in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", false))
 			in.Access = c.access
 			r := Preflight(in)
 			b := has(r.Blockers, BlockerForbidden)
@@ -59,6 +61,18 @@ func TestPreflightAccess(t *testing.T) {
 				t.Errorf("warnings %+v, want a %s warning: %v", r.Warnings, WarningBudgetWatchForbidden, wantWatch)
 			}
 		})
+	}
+	// Without a budget over the pods to evict nothing is watched: no
+	// warning however the watch is answered.
+	noBudget := input(threeWebPods(true), nil, node("node-b", false))
+	noBudget.Access = checks
+	for i := range noBudget.Access {
+		if noBudget.Access[i].Verb == "watch" {
+			noBudget.Access[i].Allowed = false
+		}
+	}
+	if w := has(Preflight(noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
+		t.Errorf("no budget covers the pods, yet %+v", w)
 	}
 	if d := accessNeeded("node-a", []string{ns}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {
 		t.Errorf("--disable-eviction needs %q, want delete pods", d[1].What())

@@ -174,6 +174,7 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	if err != nil {
 		return d.failed(res, err)
 	}
+	d.cordonObserver().NodeCordoned(node.Name, byUs)
 	res.CordonedByUs, res.EvictionsStarted = byUs, true
 	pdbOf, namespaces := budgetIndex(res.Preflight)
 	budgets := func() *budgetWatch { return watchBudgets(nodeCtx, d.Client, namespaces) }
@@ -279,6 +280,7 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 			res.UncordonSkipped = why
 		default:
 			res.Uncordoned = true
+			d.cordonObserver().NodeUncordoned(res.Node)
 		}
 	}
 	res.After = d.readAfter(ctx, h, res.Node, tracker)

@@ -15,7 +15,12 @@ import (
 // benchmark), while only padding is needed; widths are twwidth's, the
 // display width tablewriter itself uses (ANSI colours zero-wide, East
 // Asian wide characters two columns). TestPlainMatchesTablewriter holds
-// it to tablewriter's output byte for byte.
+// it to tablewriter's output byte for byte for the cells the commands
+// give it: escaped text (termsafe: no tabs or other control bytes), rows
+// no longer than the header, wrapped lines that are never empty.
+// tablewriter would differ on raw tabs (it expands them), on a line of a
+// wrapped row whose cells are all empty (it drops it) and on a row longer
+// than the header (it widens the table).
 func renderPlain(header []string, rows [][]string) string {
 	widths := make([]int, len(header))
 	for c := range header {

@@ -1,6 +1,7 @@
 // Package table draws the tables people read (the audit's findings, the
-// drain's preflight and summary) with tablewriter, fitted to the width the
-// command gives: on a terminal the last column, where the long text is (a
+// drain's preflight and summary) in tablewriter's layouts (boxed tables
+// through tablewriter itself, plain ones padded by renderPlain), fitted
+// to the width the command gives: on a terminal the last column, where the long text is (a
 // finding's message, an eviction's cause), wraps so that no line is wider
 // than the terminal; elsewhere nothing wraps. No line ends in blanks. It
 // never looks at the terminal itself.

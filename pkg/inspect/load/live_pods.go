@@ -42,7 +42,9 @@ func trim(obj runtime.Object) {
 // in protobuf) and records its labels, all the checks read of a pod that a
 // workload owns. Bare pods (no controller) matching sel are workloads when
 // withBarePods, so their spec is needed: their namespaces are returned for
-// barePods, and their labels recorded with them there.
+// barePods, and their labels recorded with them there; none when the list
+// failed part way (the pods input is then unavailable, and auditing the
+// bare pods of its first pages only would depend on where it broke).
 func (l *lister) podLabels(sel labels.Selector, withBarePods bool) (map[string]bool, error) {
 	bare := map[string]bool{} // namespaces of bare pods to audit
 	err := l.pages("", func(o metav1.ListOptions) (runtime.Object, error) {
@@ -60,7 +62,10 @@ func (l *lister) podLabels(sel labels.Selector, withBarePods bool) (map[string]b
 		defer l.mu.Unlock()
 		l.inv.AddPodLabels(p.Namespace, p.Labels)
 	})
-	return bare, err
+	if err != nil {
+		return nil, err
+	}
+	return bare, nil
 }
 
 // barePods reads the bare pods of podLabels' namespaces in full with a

@@ -3,15 +3,18 @@ package load
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -102,5 +105,46 @@ func TestTrimDropsManagedFieldsAndLastApplied(t *testing.T) {
 	trim(svc)
 	if len(svc.ManagedFields) != 0 || len(svc.Annotations) != 1 || svc.Annotations["keep"] != "me" {
 		t.Errorf("trim left %+v", svc.ObjectMeta)
+	}
+}
+
+// A pods list that fails part way (a later page refused: an expired
+// continue token, a timeout) makes the pods input unavailable with its
+// own reason, and audits none of the bare pods its first pages showed:
+// which ones would depend on where the list broke. The workloads are
+// still audited.
+func TestPodsListFailingPartWayAuditsNoBarePods(t *testing.T) {
+	cs, md := fakeCluster(3, true)
+	pages := 0
+	md.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if pages++; pages == 1 {
+			bare := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+				ObjectMeta: metav1.ObjectMeta{Name: "debug", Namespace: "shop", Labels: map[string]string{"app": "debug"}}}
+			// The fake metadata client turns a metav1.List into its page.
+			return true, &metav1.List{ListMeta: metav1.ListMeta{Continue: "page-2"},
+				Items: []runtime.RawExtension{{Object: bare}}}, nil
+		}
+		return true, nil, apierrors.NewResourceExpired("the continue token expired")
+	})
+	inv := &inspect.Inventory{Live: true}
+	l := newLister(context.Background(), cs, md, "shop", LiveOptions{}, inv)
+	if err := l.lists("", labels.Everything()); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range inv.Workloads {
+		if w.Object.Kind == "Pod" {
+			t.Errorf("the bare pod of the first page was audited although the pods list failed: %s", w.Object)
+		}
+	}
+	if len(inv.Workloads) != 3 {
+		t.Errorf("%d workloads, want the 3 Deployments", len(inv.Workloads))
+	}
+	if reason := inv.Unavailable[inspect.InputPods]; !strings.Contains(reason, "continue token expired") {
+		t.Errorf("pods input: %q, want the list's own error", reason)
+	}
+	for _, a := range cs.Actions() {
+		if a.GetResource().Resource == "pods" {
+			t.Errorf("full pods were listed after the pods list failed")
+		}
 	}
 }
