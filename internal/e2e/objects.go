@@ -62,7 +62,7 @@ func (e *Env) NodeWith(t testing.TB, allocatable corev1.ResourceList) string {
 		t.Fatalf("create node: %v", err)
 	}
 	t.Cleanup(func() { e.deleteNode(name) })
-	if err := localcluster.WaitNodeReady(ctx, e.Client, name, time.Minute); err != nil {
+	if err := localcluster.WaitNodeReady(ctx, e.Client, name, SetupWait); err != nil {
 		t.Fatal(err)
 	}
 	// The node lifecycle controller lifts the node.kubernetes.io/not-ready
@@ -73,13 +73,13 @@ func (e *Env) NodeWith(t testing.TB, allocatable corev1.ResourceList) string {
 	return name
 }
 
-// WaitUntainted waits up to a minute until node has no taint with key
+// WaitUntainted waits up to SetupWait until node has no taint with key
 // (the node lifecycle controller lifts node.kubernetes.io/not-ready after
 // Ready and node.kubernetes.io/unschedulable after an uncordon, seconds
 // later; until then the scheduler leaves the node out).
 func (e *Env) WaitUntainted(t testing.TB, node, key string) {
 	t.Helper()
-	WaitFor(t, time.Minute, "node "+node+" without the taint "+key, func() bool {
+	WaitFor(t, SetupWait, "node "+node+" without the taint "+key, func() bool {
 		n, err := e.Client.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
 		if err != nil {
 			return false

@@ -280,9 +280,40 @@ func TestDrainInterrupted(t *testing.T) {
 	})
 }
 
+// A second Ctrl-C right after the first exits at once (status 130), and
+// says which node it leaves cordoned, the node being cordoned indeed.
+func TestDrainInterruptedTwice(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := f.env.Node(t)
+	f.deploy("web", "web", 3, f.pool(a), nil)
+	f.pdb("web", "web", intOrStr(2), nil, nil, 3)
+	out, code := signalWhen(t, f, []string{"drain", "node", a}, "gone\n", 2)
+	if code != ExitInterruptedTwice {
+		t.Errorf("exit status %d, want %d", code, ExitInterruptedTwice)
+	}
+	for _, w := range []string{"interrupted again: exiting at once", "left cordoned: " + a + " (kubectl uncordon " + a} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q", w)
+		}
+	}
+	if !f.unschedulable(a) {
+		t.Errorf("node %s is schedulable, yet the drain said it left it cordoned", a)
+	}
+}
+
+// ExitInterruptedTwice is the plugin's exit status after a second SIGINT.
+const ExitInterruptedTwice = 130
+
 // interruptWhen runs the plugin binary, sends SIGINT once its output holds
 // marker, and returns its output and exit status.
 func interruptWhen(t *testing.T, f *fixture, args []string, marker string) (string, int) {
+	t.Helper()
+	return signalWhen(t, f, args, marker, 1)
+}
+
+// signalWhen is interruptWhen sending SIGINT times times in a row.
+func signalWhen(t *testing.T, f *fixture, args []string, marker string, times int) (string, int) {
 	t.Helper()
 	cmd := exec.Command(e2e.Binary(t), args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+f.env.Kubeconfig)
@@ -292,8 +323,18 @@ func interruptWhen(t *testing.T, f *fixture, args []string, marker string) (stri
 		t.Fatal(err)
 	}
 	e2e.WaitFor(t, time.Minute, "the drain to show "+marker, func() bool { return strings.Contains(out.String(), marker) })
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
+	for i := range times {
+		if i > 0 {
+			// Two signals sent at once may reach the process as one (a
+			// pending SIGINT is not queued twice): send the next as soon
+			// as the first was handled, while the drain still stops.
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), "stopping:") && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
