@@ -45,8 +45,12 @@ func fleetRowName(s Scale) string {
 func (h *harness) fleet(ctx context.Context) []Row {
 	s := h.cfg.Scale
 	what := fleetRowName(s)
-	floorWhat := fmt.Sprintf("fleet of %d clusters: protobuf floor -contexts wall time vs its slowest single cluster (this machine's limit: the clusters share its cores)", s.FleetClusters)
-	versusWhat := fmt.Sprintf("fleet of %d clusters: audit -A --contexts vs protobuf floor -contexts, wall time", s.FleetClusters)
+	fleetOf := "fleet"
+	if s.FleetClusters >= 2 {
+		fleetOf = fmt.Sprintf("fleet of %d clusters", s.FleetClusters)
+	}
+	floorWhat := fleetOf + ": protobuf floor -contexts wall time vs its slowest single cluster (this machine's limit: the clusters share its cores)"
+	versusWhat := fleetOf + ": audit -A --contexts vs protobuf floor -contexts, wall time"
 	fail := func(reason string) []Row {
 		return []Row{notMeasured(what, fleetTarget, reason), notMeasured(floorWhat, "informational", reason), notMeasured(versusWhat, "informational", reason)}
 	}
