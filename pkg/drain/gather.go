@@ -57,7 +57,7 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		return in, fmt.Errorf("listing pods on node %s: %w", node.Name, err)
 	}
 	in.Pods = pods.Items
-	seen := map[string]bool{}
+	seen, budgeted := map[string]bool{}, map[string]bool{}
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		if seen[p.Namespace] {
@@ -70,13 +70,14 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		}
 		in.NamespacePods = append(in.NamespacePods, ns.pods...)
 		in.PDBs = append(in.PDBs, ns.pdbs...)
+		budgeted[p.Namespace] = len(ns.pdbs) > 0
 		maps.Copy(in.RSOwners, ns.owners)
 	}
 	namespaces := make([]string, 0, len(seen))
 	for ns := range seen {
 		namespaces = append(namespaces, ns)
 	}
-	in.Access = reviewAccess(ctx, client, node.Name, namespaces, flags)
+	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags)
 	in.Now = time.Now()
 	return in, nil
 }

@@ -64,10 +64,11 @@ func (a AccessCheck) What() string {
 // accessNeeded lists the requests a drain of node makes: patch the node
 // (the cordon, a strategic merge patch), and in each namespace create
 // pods/eviction (delete pods with --disable-eviction), get pods (the
-// library polls each pod until it is gone) and, optionally, watch
-// poddisruptionbudgets (watchBudgets' informers; the preflight's own
-// list of them fails the preflight when forbidden).
-func accessNeeded(node string, namespaces []string, f Flags) []AccessCheck {
+// library polls each pod until it is gone) and, optionally, in the
+// namespaces holding a PDB (budgeted), watch poddisruptionbudgets
+// (watchBudgets' informers; the preflight's own list of them fails the
+// preflight when forbidden).
+func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
 	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
 	for _, ns := range namespaces {
 		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
@@ -75,7 +76,7 @@ func accessNeeded(node string, namespaces []string, f Flags) []AccessCheck {
 			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
 		}
 		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
-		if !f.DisableEviction {
+		if !f.DisableEviction && budgeted[ns] {
 			out = append(out, AccessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
 		}
 	}
@@ -85,9 +86,9 @@ func accessNeeded(node string, namespaces []string, f Flags) []AccessCheck {
 // reviewAccess asks the API server, one SelfSubjectAccessReview each,
 // whether the caller may make the requests of accessNeeded. A review that
 // fails is recorded with its Error, not returned: the answer is unknown.
-func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, f Flags) []AccessCheck {
+func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
 	sort.Strings(namespaces)
-	checks := accessNeeded(node, namespaces, f)
+	checks := accessNeeded(node, namespaces, budgeted, f)
 	for i := range checks {
 		c := &checks[i]
 		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{

@@ -12,7 +12,7 @@ import (
 // warning that the answer is unknown; watching the budgets, which the
 // drain can do without, denied is a warning that it drains on 429s alone.
 func TestPreflightAccess(t *testing.T) {
-	checks := accessNeeded("node-a", []string{"other", ns}, Flags{})
+	checks := accessNeeded("node-a", []string{"other", ns}, map[string]bool{"other": true, ns: true}, Flags{})
 	for i := range checks {
 		checks[i].Allowed = true
 	}
@@ -74,10 +74,10 @@ func TestPreflightAccess(t *testing.T) {
 	if w := has(Preflight(noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
 		t.Errorf("no budget covers the pods, yet %+v", w)
 	}
-	if d := accessNeeded("node-a", []string{ns}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {
+	if d := accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {
 		t.Errorf("--disable-eviction needs %q, want delete pods", d[1].What())
 	}
-	for _, c := range accessNeeded("node-a", []string{ns}, Flags{DisableEviction: true}) {
+	for _, c := range accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}) {
 		if c.Resource == "poddisruptionbudgets" {
 			t.Errorf("--disable-eviction deletes pods, budgets play no part, yet it checks %q", c.What())
 		}

@@ -16,7 +16,7 @@
 package main
 
 import (
-	stdcontext "context"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -45,17 +45,17 @@ func main() {
 func run() error {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the cluster")
 	page := flag.Int64("page", 500, "list page size (the audit's)")
-	context := flag.String("context", "", "kubeconfig context (default: the current one)")
+	current := flag.String("context", "", "kubeconfig context (default: the current one)")
 	contexts := flag.String("contexts", "", "comma-separated kubeconfig contexts, listed at once")
 	flag.Parse()
 	if *contexts == "" {
-		return lists(*kubeconfig, *context, *page)
+		return discardLists(*kubeconfig, *current, *page)
 	}
 	names := strings.Split(*contexts, ",")
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
-		wg.Go(func() { errs[i] = lists(*kubeconfig, n, *page) })
+		wg.Go(func() { errs[i] = discardLists(*kubeconfig, n, *page) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -66,12 +66,12 @@ func run() error {
 	return nil
 }
 
-// lists makes the audit's LISTs against the cluster of context ("" the
-// current one) and discards them.
-func lists(kubeconfig, context string, page int64) error {
+// discardLists makes the audit's LISTs against the cluster of
+// kubeContext ("" the current one) and discards them.
+func discardLists(kubeconfig, kubeContext string, page int64) error {
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+		&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func lists(kubeconfig, context string, page int64) error {
 	if err != nil {
 		return err
 	}
-	ctx := stdcontext.Background()
+	ctx := context.Background()
 	all := metav1.NamespaceAll
 	apps, batch := cs.AppsV1(), cs.BatchV1()
 	lists := []pager.ListPageFunc{
