@@ -42,12 +42,27 @@ func kubeVersionLDFlags() string {
 	return "-s -w " + strings.Join(flags, " ")
 }
 
+// kubeCommands are the k8s.io/kubernetes commands the throw-away module
+// builds: the control plane, kubectl, and the real node's kubelet and
+// kube-proxy (docs/real-node.md).
+var kubeCommands = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kubelet", "kube-proxy"}
+
 // kubeModule writes (once) the throw-away module that builds the control
 // plane and returns its folder.
 func (b *builder) kubeModule() (string, error) {
 	dir := filepath.Join(b.cacheDir, "src", "kubernetes-"+KubernetesVersion)
-	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err == nil {
-		return dir, nil
+	// The blank imports make `go mod tidy` resolve every dependency of the
+	// commands in one pass. A module tidied for fewer commands (an older
+	// checkout's, before the real node) is tidied again.
+	imports := "//go:build tools\n\npackage build\n\nimport (\n"
+	for _, c := range kubeCommands {
+		imports += "\t_ \"k8s.io/kubernetes/cmd/" + c + "\"\n"
+	}
+	imports += ")\n"
+	if old, err := os.ReadFile(filepath.Join(dir, "tools.go")); err == nil && string(old) == imports {
+		if _, err := os.Stat(filepath.Join(dir, "go.sum")); err == nil {
+			return dir, nil
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -57,13 +72,6 @@ func (b *builder) kubeModule() (string, error) {
 		return "", err
 	}
 	gomod := "module localcluster.build/kubernetes\n\ngo 1.26\n\nrequire k8s.io/kubernetes " + KubernetesVersion + "\n\nreplace (\n" + replaces + ")\n"
-	// The blank imports make `go mod tidy` resolve every dependency of the
-	// three commands in one pass.
-	imports := "//go:build tools\n\npackage build\n\nimport (\n" +
-		"\t_ \"k8s.io/kubernetes/cmd/kube-apiserver\"\n" +
-		"\t_ \"k8s.io/kubernetes/cmd/kube-controller-manager\"\n" +
-		"\t_ \"k8s.io/kubernetes/cmd/kube-scheduler\"\n" +
-		"\t_ \"k8s.io/kubernetes/cmd/kubectl\"\n)\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return "", err
 	}

@@ -17,8 +17,9 @@ import (
 // pods, plays the Stages on them).
 const FakeNodeAnnotation = "kwok.x-k8s.io/node"
 
-// client returns a clientset for the kubeconfig at path.
-func client(path string) (kubernetes.Interface, error) {
+// Client returns a clientset for the kubeconfig at path, each request
+// bounded to 10 s.
+func Client(path string) (kubernetes.Interface, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
 		return nil, err
@@ -29,7 +30,7 @@ func client(path string) (kubernetes.Interface, error) {
 
 // ready returns nil when the API server behind kubeconfig answers /readyz.
 func ready(ctx context.Context, kubeconfig string) error {
-	cs, err := client(kubeconfig)
+	cs, err := Client(kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func NewFakeNode(name string, labels map[string]string) *corev1.Node {
 // ensureNodes creates kwok-node-0..n-1 where missing and waits until all are
 // Ready.
 func ensureNodes(ctx context.Context, kubeconfig string, n int) error {
-	cs, err := client(kubeconfig)
+	cs, err := Client(kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -80,19 +81,29 @@ func ensureNodes(ctx context.Context, kubeconfig string, n int) error {
 // an error naming the node after timeout.
 func WaitNodeReady(ctx context.Context, cs kubernetes.Interface, name string, timeout time.Duration) error {
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		node, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		for _, c := range node.Status.Conditions {
-			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
+		return NodeReady(ctx, cs, name) == nil, nil
 	})
 	if err != nil {
 		return fmt.Errorf("node %s not Ready after %s", name, timeout)
 	}
 	return nil
+}
+
+// NodeReady returns nil when the node's Ready condition is True, and an
+// error saying why not otherwise (not found, no condition yet, its
+// message).
+func NodeReady(ctx context.Context, cs kubernetes.Interface, name string) error {
+	node, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			if c.Status == corev1.ConditionTrue {
+				return nil
+			}
+			return fmt.Errorf("node %s is not Ready: %s", name, c.Message)
+		}
+	}
+	return fmt.Errorf("node %s has no Ready condition yet", name)
 }

@@ -22,17 +22,24 @@ const (
 )
 
 // componentsPatches returns kwokctl's componentsPatches: the Service range
-// (serviceCIDRArgs) and the controllers' client rates.
+// (serviceCIDRArgs), the controllers' client rates, and kwok kept to the
+// fake nodes.
 func componentsPatches() string {
 	rates := [][2]string{{"kube-api-qps", fmt.Sprint(ControllerQPS)}, {"kube-api-burst", fmt.Sprint(ControllerBurst)}}
 	args := map[string][][2]string{
-		"kube-apiserver":          serviceCIDRArgs(),
+		// The real node's kubelet serves on its InternalIP; the default
+		// order tries its hostname first, which nothing resolves here.
+		"kube-apiserver":          append(serviceCIDRArgs(), [2]string{"kubelet-preferred-address-types", "InternalIP"}),
 		"kube-controller-manager": append(serviceCIDRArgs(), rates...),
 		"kube-scheduler":          rates,
+		// kwokctl starts kwok with --manage-all-nodes=true; the later
+		// flags win, so kwok plays the kubelet only for the nodes
+		// annotated as fake and leaves the real node (realnode) alone.
+		"kwok-controller": {{"manage-all-nodes", "false"}, {"manage-nodes-with-annotation-selector", FakeNodeAnnotation + "=fake"}},
 	}
 	var b strings.Builder
 	b.WriteString("componentsPatches:\n")
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"} {
 		fmt.Fprintf(&b, "- name: %s\n  extraArgs:\n", c)
 		for _, kv := range args[c] {
 			fmt.Fprintf(&b, "  - key: %s\n    value: %q\n", kv[0], kv[1])

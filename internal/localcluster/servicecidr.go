@@ -31,7 +31,7 @@ func serviceCIDRArgs() [][2]string {
 // allocates ClusterIPs from ServiceCIDR, and an error saying what it has
 // otherwise (a cluster made by an older checkout).
 func serviceCIDRCurrent(ctx context.Context, kubeconfig string) error {
-	cs, err := client(kubeconfig)
+	cs, err := Client(kubeconfig)
 	if err != nil {
 		return err
 	}
