@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
 func main() {
@@ -48,6 +49,10 @@ func run(args []string) error {
 				all = append(all, opts.Sibling(e.Name()))
 			}
 		}
+		// The real node first: it belongs to this checkout's cluster.
+		if err := realnode.Down(ctx, opts.Name, os.Stderr); err != nil {
+			return err
+		}
 		for _, o := range append(all, opts) {
 			if err := localcluster.Down(ctx, o); err != nil {
 				return err
@@ -63,9 +68,38 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("Cluster %s is up with %d Ready nodes.\n", c.Name, opts.Nodes)
+	real := "no real node"
+	if err := upRealNode(ctx, opts, c); err != nil {
+		// CI must test the real kubelet: a machine that cannot run it
+		// fails there, and elsewhere says why and keeps the kwok nodes.
+		if os.Getenv("CI") == "true" {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "note: %v; the cluster has the kwok nodes only (docs/real-node.md)\n", err)
+	} else {
+		real = "real node " + realnode.NodeName
+	}
+	fmt.Printf("Cluster %s is up with %d Ready kwok nodes and %s.\n", c.Name, opts.Nodes, real)
 	fmt.Printf("export KUBECONFIG=%s\n", c.Kubeconfig)
 	return nil
+}
+
+// upRealNode builds the kubelet and kube-proxy when missing and starts the
+// real node (internal/realnode), or keeps the healthy one of this cluster.
+func upRealNode(ctx context.Context, opts localcluster.ClusterOptions, c *localcluster.Cluster) error {
+	if err := realnode.Preflight(); err != nil {
+		return err
+	}
+	bins, err := localcluster.EnsureNodeBinaries(opts.CacheDir, os.Stderr)
+	if err != nil {
+		return err
+	}
+	root, err := filepath.Abs(".")
+	if err != nil {
+		return err
+	}
+	return realnode.Up(ctx, realnode.Options{RepoRoot: root, Cluster: c.Name, Kubeconfig: c.Kubeconfig,
+		Kubelet: bins["kubelet"], KubeProxy: bins["kube-proxy"], Log: os.Stderr})
 }
 
 // kubectlDir builds kubectl into the cache (for machines without one) and

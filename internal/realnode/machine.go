@@ -1,0 +1,284 @@
+package realnode
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// machineState is what the machine had before the node started, and what
+// the node started: Down undoes exactly the difference and nothing else.
+// It is written to the state file before the first change, so that a run
+// killed half way is undone by the next Up or Down.
+type machineState struct {
+	// Owner is the local cluster (kwokctl name) the node joined, and
+	// Kubeconfig the file it joined with.
+	Owner, Kubeconfig string
+	// Sysctls maps a /proc/sys path to its value before: the kubelet sets
+	// vm.overcommit_memory, kernel.panic and kernel.panic_on_oops, the
+	// bridge plugin net.ipv4.ip_forward.
+	Sysctls map[string]string
+	// NftTables are "family name" of the tables there were; the node adds
+	// its guard, kube-proxy's and iptables-nft's filter, nat and mangle.
+	NftTables []string
+	// Links are the network interfaces there were.
+	Links []string
+	// Netns are the names in /run/netns there were (the CRI adds cni-*).
+	Netns []string
+	// Mounts are the mount points there were.
+	Mounts []string
+	// Paths maps each folder the node's parts create wherever they are
+	// configured (the kubelet's device-plugins and log folders, the shims'
+	// /run/containerd) to whether it existed.
+	Paths map[string]bool
+	// Cgroups maps each cgroup v1 hierarchy to the entries it had at its
+	// top (the kubelet adds kubepods).
+	Cgroups map[string][]string
+	// Pids of the processes Up started, by name.
+	Pids map[string]int
+}
+
+// sysctlsWatched are the settings the node's parts are known to change.
+var sysctlsWatched = []string{
+	"vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
+	"kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes",
+	"net/ipv4/ip_forward", "net/ipv4/conf/all/forwarding", "net/ipv4/conf/all/route_localnet",
+	"net/ipv6/conf/all/forwarding", "net/bridge/bridge-nf-call-iptables", "net/bridge/bridge-nf-call-ip6tables",
+	"net/netfilter/nf_conntrack_max", "net/netfilter/nf_conntrack_tcp_timeout_established",
+	"net/netfilter/nf_conntrack_tcp_timeout_close_wait", "net/netfilter/nf_conntrack_tcp_be_liberal",
+}
+
+// pathsWatched are the folders the kubelet, containerd and the CRI create
+// whatever their own roots are.
+var pathsWatched = []string{
+	"/var/lib/kubelet", "/var/log/pods", "/var/log/containers", "/run/containerd",
+	"/run/netns", "/var/lib/cni", "/opt/containerd", "/etc/cni", "/opt/cni",
+	"/run/mount", // libmount's utab, from the kubelet's mount calls
+}
+
+const cgroupRoot = "/sys/fs/cgroup"
+
+// snapshot reads the machine as it is now.
+func snapshot(owner, kubeconfig string) (*machineState, error) {
+	s := &machineState{Owner: owner, Kubeconfig: kubeconfig, Sysctls: map[string]string{},
+		Paths: map[string]bool{}, Cgroups: map[string][]string{}, Pids: map[string]int{}}
+	for _, k := range sysctlsWatched {
+		if b, err := os.ReadFile(filepath.Join("/proc/sys", k)); err == nil {
+			s.Sysctls[k] = strings.TrimSpace(string(b))
+		}
+	}
+	var err error
+	if s.NftTables, err = nftTables(); err != nil {
+		return nil, err
+	}
+	s.Links = names("/sys/class/net")
+	s.Netns = names("/run/netns")
+	s.Mounts = mountPoints()
+	for _, p := range pathsWatched {
+		_, err := os.Lstat(p)
+		s.Paths[p] = err == nil
+	}
+	for _, h := range names(cgroupRoot) {
+		if fi, err := os.Lstat(filepath.Join(cgroupRoot, h)); err == nil && fi.IsDir() {
+			s.Cgroups[h] = names(filepath.Join(cgroupRoot, h))
+		}
+	}
+	return s, nil
+}
+
+// names lists a folder's entries, none when it is missing.
+func names(dir string) []string {
+	es, _ := os.ReadDir(dir)
+	out := make([]string, 0, len(es))
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// nftTables lists "family name" of every nftables table.
+func nftTables() ([]string, error) {
+	out, err := exec.Command("nft", "-j", "list", "tables").Output()
+	if err != nil {
+		return nil, fmt.Errorf("nft list tables: %w", exitText(err))
+	}
+	var doc struct {
+		Nftables []struct {
+			Table *struct{ Family, Name string } `json:"table"`
+		} `json:"nftables"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return nil, fmt.Errorf("nft list tables: %w", err)
+	}
+	var ts []string
+	for _, e := range doc.Nftables {
+		if e.Table != nil {
+			ts = append(ts, e.Table.Family+" "+e.Table.Name)
+		}
+	}
+	return ts, nil
+}
+
+// mountPoints lists the mount points in /proc/self/mountinfo (field 5,
+// with the kernel's octal escapes undone).
+func mountPoints() []string {
+	b, _ := os.ReadFile("/proc/self/mountinfo")
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 {
+			out = append(out, unescapeMount(f[4]))
+		}
+	}
+	return out
+}
+
+func unescapeMount(s string) string {
+	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
+	return r.Replace(s)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// restore undoes everything the node changed since s was taken, in the
+// order that lets each step succeed: processes, mounts, network
+// namespaces, interfaces, tables, sysctls, cgroups, folders. It goes on
+// past a failing step and returns every failure.
+func restore(s *machineState, l layout) error {
+	var errs []error
+	killNode(s, l)
+	errs = append(errs, unmountNew(s, l)...)
+	for _, n := range names("/run/netns") {
+		if !contains(s.Netns, n) {
+			if err := os.Remove(filepath.Join("/run/netns", n)); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, n := range names("/sys/class/net") {
+		if !contains(s.Links, n) {
+			if err := run("ip", "link", "delete", n); err != nil && linkExists(n) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if ts, err := nftTables(); err == nil {
+		for _, t := range ts {
+			if !contains(s.NftTables, t) {
+				fam, name, _ := strings.Cut(t, " ")
+				if err := run("nft", "delete", "table", fam, name); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	} else {
+		errs = append(errs, err)
+	}
+	for k, v := range s.Sysctls {
+		p := filepath.Join("/proc/sys", k)
+		if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) != v {
+			if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+				errs = append(errs, fmt.Errorf("sysctl %s back to %s: %w", k, v, err))
+			}
+		}
+	}
+	for h, had := range s.Cgroups {
+		for _, n := range names(filepath.Join(cgroupRoot, h)) {
+			p := filepath.Join(cgroupRoot, h, n)
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !contains(had, n) {
+				if err := rmdirTree(p); err != nil {
+					errs = append(errs, err)
+				}
+			}
+		}
+	}
+	for p, existed := range s.Paths {
+		if !existed {
+			if err := os.RemoveAll(p); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if err := os.RemoveAll(l.root); err != nil {
+		errs = append(errs, err)
+	}
+	// The lock file stays while Up goes on holding it; Down removes it.
+	for _, n := range names(l.run) {
+		if p := filepath.Join(l.run, n); p != l.lockPath() {
+			if err := os.RemoveAll(p); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func linkExists(n string) bool {
+	_, err := os.Lstat(filepath.Join("/sys/class/net", n))
+	return err == nil
+}
+
+// unmountNew detaches every mount point made since the snapshot, deepest
+// first (container root file systems, the sandboxes' /dev/shm, volumes,
+// the CRI's network namespaces).
+func unmountNew(s *machineState, l layout) []error {
+	var fresh []string
+	for _, m := range mountPoints() {
+		if !contains(s.Mounts, m) {
+			fresh = append(fresh, m)
+		}
+	}
+	sort.Slice(fresh, func(i, j int) bool { return len(fresh[i]) > len(fresh[j]) })
+	var errs []error
+	for _, m := range fresh {
+		if err := syscall.Unmount(m, syscall.MNT_DETACH); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", m, err))
+		}
+	}
+	return errs
+}
+
+// rmdirTree removes an empty cgroup folder tree bottom-up (a cgroup's
+// files cannot be removed, only its folders once they hold no process).
+func rmdirTree(p string) error {
+	for _, n := range names(p) {
+		c := filepath.Join(p, n)
+		if fi, err := os.Lstat(c); err == nil && fi.IsDir() {
+			if err := rmdirTree(c); err != nil {
+				return err
+			}
+		}
+	}
+	if err := syscall.Rmdir(p); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("remove cgroup %s: %w", p, err)
+	}
+	return nil
+}
+
+func run(name string, args ...string) error {
+	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// exitText adds a failed command's stderr to its error.
+func exitText(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+	}
+	return err
+}

@@ -1,0 +1,161 @@
+package realnode
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os/exec"
+	"strings"
+)
+
+// guardRules is the guard table: anything to the pod or Service range
+// that would leave by an interface other than the node's own bridges or
+// loopback is dropped after routing and NAT (postrouting sees kube-proxy's
+// DNAT already done), and so is anything the pods send that would be
+// forwarded off the pod bridge. The counters tell tests that nothing
+// tried.
+func guardRules() string {
+	return fmt.Sprintf(`table inet %[1]s {
+	chain postrouting {
+		type filter hook postrouting priority 100; policy accept;
+		ip daddr { %[2]s, %[3]s } oifname != { "%[4]s", "%[5]s", "lo" } counter drop
+	}
+	chain forward {
+		type filter hook forward priority 0; policy accept;
+		iifname "%[4]s" oifname != "%[4]s" counter drop
+	}
+}
+`, GuardTable, PodCIDR, ServiceCIDR, PodBridge, ServiceSink)
+}
+
+// setUpNetwork makes the pod bridge (with the gateway address the node's
+// InternalIP is), the Service sink and its route, and the guard table,
+// after checking that nothing on the machine routes either range already.
+func setUpNetwork() error {
+	for _, cidr := range []string{PodCIDR, ServiceCIDR} {
+		if dev, err := routedBy(cidr); err != nil {
+			return err
+		} else if dev != "" {
+			return fmt.Errorf("%s is already routed by interface %s on this machine: the real node would share it", cidr, dev)
+		}
+	}
+	cmds := [][]string{
+		{"nft", "-f", "-"}, // the guard first: no packet to the ranges leaves while the rest is set up
+		{"ip", "link", "add", PodBridge, "type", "bridge"},
+		{"ip", "addr", "add", PodGateway + "/24", "dev", PodBridge},
+		{"ip", "link", "set", PodBridge, "up"},
+		{"ip", "link", "add", ServiceSink, "type", "bridge"},
+		{"ip", "link", "set", ServiceSink, "up"},
+		{"ip", "route", "add", ServiceCIDR, "dev", ServiceSink},
+	}
+	for _, c := range cmds {
+		cmd := exec.Command(c[0], c[1:]...)
+		if c[0] == "nft" {
+			cmd.Stdin = strings.NewReader(guardRules())
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %w: %s", strings.Join(c, " "), err, strings.TrimSpace(string(out)))
+		}
+	}
+	return nil
+}
+
+// routedBy returns the interface of a route for exactly or inside cidr
+// other than the default route, "" when there is none.
+func routedBy(cidr string) (string, error) {
+	_, want, err := net.ParseCIDR(cidr)
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("ip", "-j", "-4", "route", "show", "table", "all").Output()
+	if err != nil {
+		return "", fmt.Errorf("ip route show: %w", exitText(err))
+	}
+	var routes []struct{ Dst, Dev string }
+	if err := json.Unmarshal(out, &routes); err != nil {
+		return "", fmt.Errorf("ip route show: %w", err)
+	}
+	for _, r := range routes {
+		_, n, err := net.ParseCIDR(r.Dst)
+		if err != nil {
+			if ip := net.ParseIP(r.Dst); ip != nil && want.Contains(ip) {
+				return r.Dev, nil
+			}
+			continue
+		}
+		if ones, _ := n.Mask.Size(); ones > 0 && (want.Contains(n.IP) || n.Contains(want.IP)) {
+			return r.Dev, nil
+		}
+	}
+	return "", nil
+}
+
+// CheckRoute returns nil when a request to ip stays on this machine: ip is
+// in the pod range and routed to the pod bridge, or in the Service range
+// and routed to the Service sink (kube-proxy's DNAT then sends it to a
+// pod), and the guard table is in place. Tests and the demo call it before
+// their first request to the real node.
+func CheckRoute(ip string) error {
+	addr := net.ParseIP(ip)
+	if addr == nil {
+		return fmt.Errorf("%q is not an IP address", ip)
+	}
+	want := ""
+	for cidr, dev := range map[string]string{PodCIDR: PodBridge, ServiceCIDR: ServiceSink} {
+		if _, n, _ := net.ParseCIDR(cidr); n.Contains(addr) {
+			want = dev
+		}
+	}
+	if want == "" {
+		return fmt.Errorf("%s is outside the real node's pod range %s and Service range %s: not sending to it", ip, PodCIDR, ServiceCIDR)
+	}
+	out, err := exec.Command("ip", "-j", "route", "get", ip).Output()
+	if err != nil {
+		return fmt.Errorf("ip route get %s: %w", ip, exitText(err))
+	}
+	var routes []struct{ Dev string }
+	if err := json.Unmarshal(out, &routes); err != nil || len(routes) == 0 {
+		return fmt.Errorf("ip route get %s: unreadable answer %q", ip, out)
+	}
+	if routes[0].Dev != want {
+		return fmt.Errorf("%s is routed by %s, not %s: not sending to it", ip, routes[0].Dev, want)
+	}
+	if _, err := GuardDrops(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// GuardDrops returns how many packets the guard table has dropped: zero
+// unless something tried to send the node's traffic off the machine. It
+// fails when the guard table is missing.
+func GuardDrops() (int64, error) {
+	out, err := exec.Command("nft", "-j", "list", "table", "inet", GuardTable).Output()
+	if err != nil {
+		return 0, fmt.Errorf("the guard table inet %s is missing: %w", GuardTable, exitText(err))
+	}
+	var doc struct {
+		Nftables []struct {
+			Rule *struct {
+				Expr []map[string]json.RawMessage `json:"expr"`
+			} `json:"rule"`
+		} `json:"nftables"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		return 0, err
+	}
+	var total int64
+	for _, e := range doc.Nftables {
+		if e.Rule == nil {
+			continue
+		}
+		for _, x := range e.Rule.Expr {
+			if c, ok := x["counter"]; ok {
+				var n struct{ Packets int64 }
+				_ = json.Unmarshal(c, &n)
+				total += n.Packets
+			}
+		}
+	}
+	return total, nil
+}

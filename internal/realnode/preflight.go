@@ -1,0 +1,76 @@
+package realnode
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// UnavailableError says why this machine cannot run the real node, in one
+// line with what would fix it.
+type UnavailableError struct{ Reason string }
+
+func (e *UnavailableError) Error() string { return "no real node: " + e.Reason }
+
+// Packages are the Debian packages the node runs on (`make
+// real-node-deps` installs them).
+var Packages = []string{"containerd", "runc", "containernetworking-plugins", "iptables", "nftables", "conntrack", "busybox-static", "iproute2"}
+
+// Preflight returns nil when this machine can run the real node, or an
+// *UnavailableError naming the first thing missing.
+func Preflight() error {
+	if runtime.GOOS != "linux" {
+		return &UnavailableError{"the real node needs Linux (this is " + runtime.GOOS + ")"}
+	}
+	if os.Geteuid() != 0 {
+		return &UnavailableError{"the real node needs root (it makes interfaces, routes and nftables tables)"}
+	}
+	for bin, pkg := range map[string]string{"containerd": "containerd", "containerd-shim-runc-v2": "containerd", "ctr": "containerd",
+		"runc": "runc", "nft": "nftables", "ip": "iproute2", "iptables": "iptables", "conntrack": "conntrack"} {
+		if _, err := lookPath(bin); err != nil {
+			return &UnavailableError{fmt.Sprintf("%s is not installed (Debian package %s: make real-node-deps)", bin, pkg)}
+		}
+	}
+	if _, err := os.Stat(busybox); err != nil {
+		return &UnavailableError{busybox + " is missing (Debian package busybox-static: make real-node-deps)"}
+	}
+	for _, p := range []string{"bridge", "host-local", "loopback"} {
+		if _, err := os.Stat(filepath.Join(cniPluginsDir(), p)); err != nil {
+			return &UnavailableError{"the CNI plugin " + p + " is missing (Debian package containernetworking-plugins: make real-node-deps)"}
+		}
+	}
+	if out, err := exec.Command("nft", "list", "tables").CombinedOutput(); err != nil {
+		return &UnavailableError{"this kernel has no usable nftables (" + firstLine(string(out)) + ")"}
+	}
+	if b, _ := os.ReadFile("/proc/filesystems"); !strings.Contains(string(b), "overlay") {
+		return &UnavailableError{"this kernel has no overlay file system (containerd's snapshotter needs it)"}
+	}
+	if _, err := os.Stat(filepath.Join(cgroupRoot, "memory")); err != nil {
+		if _, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers")); err != nil {
+			return &UnavailableError{"no cgroup file system at " + cgroupRoot}
+		}
+	}
+	return nil
+}
+
+// cniPluginsDir is where Debian's containernetworking-plugins installs.
+func cniPluginsDir() string {
+	if _, err := os.Stat(filepath.Join(defaultCNIPluginsDir, "bridge")); err == nil {
+		return defaultCNIPluginsDir
+	}
+	return "/opt/cni/bin"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if s == "" {
+		return "nft failed"
+	}
+	return s
+}

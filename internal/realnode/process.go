@@ -1,0 +1,134 @@
+package realnode
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// startDaemon starts a node process that outlives the command that
+// started it (`make cluster-up` returns while the node runs): in its own
+// session, output to its log file, and holding the node's lock file open
+// so that the lock is held as long as any part of the node runs.
+func startDaemon(l layout, lock *os.File, name, bin string, args ...string) (int, error) {
+	if err := os.MkdirAll(l.logDir(), 0o755); err != nil {
+		return 0, err
+	}
+	logf, err := os.OpenFile(l.log(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.ExtraFiles = []*os.File{lock}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start %s: %w", name, err)
+	}
+	pid := cmd.Process.Pid
+	_ = cmd.Process.Release()
+	return pid, os.WriteFile(l.pidPath(name), []byte(strconv.Itoa(pid)), 0o644)
+}
+
+// cmdline returns a process's command line with NULs as spaces, "" when
+// it is gone.
+func cmdline(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+}
+
+// alive reports whether pid still runs the given node part (a pid reused
+// by another program is not ours to kill).
+func alive(pid int, mark string) bool {
+	return pid > 0 && strings.Contains(cmdline(pid), mark)
+}
+
+// killNode stops the node's processes: kube-proxy and the kubelet first
+// (nothing restarts a container then), the containers by their cgroups,
+// the containerd shims by their address, then containerd. SIGKILL: the
+// node's state is disposable, and Down must not wait on a stuck hook.
+func killNode(s *machineState, l layout) {
+	var victims []int
+	for _, name := range []string{"kube-proxy", "kubelet"} {
+		if pid := s.Pids[name]; alive(pid, l.root) {
+			victims = append(victims, pid)
+		}
+	}
+	killAndWait(victims)
+	killAndWait(cgroupProcs(s))
+	killAndWait(processesMentioning(l.containerdSock()))
+	if pid := s.Pids["containerd"]; alive(pid, l.containerdConf()) {
+		killAndWait([]int{pid})
+	}
+}
+
+// cgroupProcs lists the processes in cgroups made since the snapshot: the
+// pods' containers.
+func cgroupProcs(s *machineState) []int {
+	var pids []int
+	for h, had := range s.Cgroups {
+		for _, n := range names(filepath.Join(cgroupRoot, h)) {
+			if contains(had, n) {
+				continue
+			}
+			_ = filepath.WalkDir(filepath.Join(cgroupRoot, h, n), func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && d.Name() == "cgroup.procs" {
+					b, _ := os.ReadFile(p)
+					for _, f := range strings.Fields(string(b)) {
+						if pid, err := strconv.Atoi(f); err == nil {
+							pids = append(pids, pid)
+						}
+					}
+				}
+				return nil
+			})
+		}
+	}
+	return pids
+}
+
+// processesMentioning lists processes whose command line contains s.
+func processesMentioning(s string) []int {
+	var pids []int
+	for _, n := range names("/proc") {
+		if pid, err := strconv.Atoi(n); err == nil && pid != os.Getpid() && strings.Contains(cmdline(pid), s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// killAndWait sends SIGKILL and waits up to 10 s for each to be gone.
+func killAndWait(pids []int) {
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, p := range pids {
+		for time.Now().Before(deadline) {
+			if err := syscall.Kill(p, 0); err != nil || zombie(p) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
