@@ -203,7 +203,16 @@ func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
 		if c.Message != "" && c.Type == corev1.DisruptionTarget {
 			msg += ": " + c.Message
 		}
-		r.add(Event{Recv: recv, Server: c.LastTransitionTime.Time, Track: track, Kind: KindCondition, Message: msg})
+		server := c.LastTransitionTime.Time
+		if prev != nil && prev.Status == c.Status {
+			// Only the reason changed (a real kubelet turns Initialized=True
+			// into Initialized=True (PodCompleted) when the pod ends): the
+			// transition time is the old one, and printed as this change's
+			// time it would look like a clock error.
+			msg += fmt.Sprintf(": reason changed, status %s since %s", c.Status, server.UTC().Format("15:04:05"))
+			server = time.Time{}
+		}
+		r.add(Event{Recv: recv, Server: server, Track: track, Kind: KindCondition, Message: msg})
 	}
 }
 
@@ -239,6 +248,8 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 		prev := findStatus(old, cs.Name)
 		if t := cs.State.Terminated; t != nil && (prev == nil || prev.State.Terminated == nil) {
 			code := t.ExitCode
+			// The kubelet reports an exit 0.1-0.3 s after the process
+			// ended (its next pod sync); finishedAt is whole seconds.
 			msg := fmt.Sprintf("container %s exited %d", cs.Name, code)
 			if t.Reason != "" {
 				msg += " (" + t.Reason + ")"
@@ -246,6 +257,7 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 			if m := ExitMeaning(code); m != "" {
 				msg += ": " + m
 			}
+			msg += " (as reported by the kubelet, after the process ended)"
 			r.add(Event{Recv: recv, Server: t.FinishedAt.Time, Track: Kubelet, Kind: KindContainerExit,
 				Container: cs.Name, ExitCode: &code, Message: msg})
 			continue

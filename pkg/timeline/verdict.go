@@ -46,6 +46,12 @@ type Verdict struct {
 	SigtermMs *int64 `json:"sigtermEstimatedMs,omitempty"`
 	// SigtermBasis says how SigtermMs was estimated.
 	SigtermBasis string `json:"sigtermBasis,omitempty"`
+	// SigtermUncertaintyMs is how far SigtermMs may be from the real
+	// SIGTERM, in milliseconds either way: SigtermUncertainty when the
+	// estimate rests on an Event's arrival alone (no preStop delay, or a
+	// failed hook), 0 when a preStop delay separates them. A window
+	// within it has no sign the API can show.
+	SigtermUncertaintyMs int64 `json:"sigtermUncertaintyMs"`
 	// StopMs is when the pod was first told to stop: SigtermMs, or the
 	// grace deadline when it was killed inside preStop.
 	StopMs *int64 `json:"stopMs,omitempty"`

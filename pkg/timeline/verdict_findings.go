@@ -88,7 +88,7 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	}
 	sidecarFindings(tl, v, l)
 	for _, x := range v.Exits {
-		l.fact("container %s exited %d at +%d ms (finishedAt %s): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
+		l.fact("container %s exited %d at +%d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
 		if x.Code == 137 && !killedInPreStop[x.Container] {
 			l.risk("container %s was SIGKILLed (exit 137) at +%d ms, grace deadline +%d ms: the app ignored SIGTERM or shut down too slowly", x.Container, x.Ms, v.DeadlineMs)
 		}
@@ -148,7 +148,17 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	for _, cs := range stoppedBeforeApp(v) {
 		sidecarFirst = sidecarFirst || cs.Name == v.StopContainer
 	}
+	unc := v.SigtermUncertaintyMs
 	switch {
+	case sigkilledAfterSigterm(v) != nil:
+		x := sigkilledAfterSigterm(v)
+		l.fact("container %s did not stop on SIGTERM (estimated %s): it went on running until the kubelet SIGKILLed it at the grace deadline (exit reported at +%d ms), so the SIGTERM time does not bound when it stopped serving; requests routed to it meanwhile were answered for as long as the app served, and those in flight at the SIGKILL were cut", v.StopContainer, signedWindow(w, out), x.Ms)
+	case unc > 0 && w >= -unc && w <= unc:
+		why := "no preStop delay"
+		if v.PreStopFailed {
+			why = "the preStop hook failed"
+		}
+		l.risk("%s: SIGTERM and %s came within %d ms of each other, and the SIGTERM estimate (%s) can be %d ms off the real SIGTERM: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, out, abs64(w), v.SigtermBasis, unc, short)
 	case w < 0:
 		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
 	case sidecarFirst:
@@ -190,4 +200,34 @@ func gapFindings(tl *Timeline, l *findingList) {
 	if stalls > 0 {
 		l.fact("the watch stalled %d time(s) (marked above): a change arrived more than %s after the server's time for it, so the times around it are late", stalls, StallThreshold)
 	}
+}
+
+// sigkilledAfterSigterm returns the exit of the container the verdict rests
+// on when it was SIGKILLed (137) after being sent SIGTERM: it ignored the
+// signal or shut down too slowly, so it served past the SIGTERM estimate.
+func sigkilledAfterSigterm(v *Verdict) *Exit {
+	if v.SigtermMs == nil {
+		return nil
+	}
+	for i, x := range v.Exits {
+		if x.Container == v.StopContainer && x.Code == 137 {
+			return &v.Exits[i]
+		}
+	}
+	return nil
+}
+
+// signedWindow says where SIGTERM came against out in words.
+func signedWindow(w int64, out string) string {
+	if w < 0 {
+		return fmt.Sprintf("%d ms before %s", -w, out)
+	}
+	return fmt.Sprintf("%d ms after %s", w, out)
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

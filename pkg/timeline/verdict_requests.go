@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
@@ -27,6 +28,11 @@ type RequestsVerdict struct {
 	// while the data plane was still converging.
 	InRaceWindow     int `json:"inRaceWindow"`
 	AfterEndpointOut int `json:"afterEndpointOut"`
+	// AfterEndpointOutKinds counts those AfterEndpointOut by outcome: on
+	// a real data plane a timeout there is a request kube-proxy's rules
+	// still sent to the pod's address after nothing answered on it
+	// (docs/probe.md, "What each failure means").
+	AfterEndpointOutKinds []LabelCount `json:"afterEndpointOutKinds"`
 	// Latency percentiles in milliseconds of the requests started before
 	// the delete request and of those started during the termination (from
 	// the request to the pod object's removal, or the end of the watch);
@@ -54,6 +60,7 @@ type requestSpan struct {
 func judgeRequests(url string, rs []probe.Result, sp requestSpan) *RequestsVerdict {
 	rv := &RequestsVerdict{URL: url, Total: len(rs), Kinds: failureKinds(rs)}
 	var before, during []time.Duration
+	var after []probe.Result
 	for _, r := range rs {
 		ms, _ := sp.ms(r.Start)
 		switch {
@@ -77,8 +84,10 @@ func judgeRequests(url string, rs []probe.Result, sp requestSpan) *RequestsVerdi
 			rv.InRaceWindow++
 		case sp.endpointOut != nil && ms >= *sp.endpointOut:
 			rv.AfterEndpointOut++
+			after = append(after, r)
 		}
 	}
+	rv.AfterEndpointOutKinds = failureKinds(after)
 	rv.BeforeP50Ms, rv.BeforeP99Ms = percentiles(before)
 	rv.DuringP50Ms, rv.DuringP99Ms = percentiles(during)
 	return rv
@@ -100,7 +109,7 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 		return nil
 	}
 	sp := requestSpan{ms: tl.Ms, end: terminationEnd(tl, evs), endpointOut: v.EndpointOutMs}
-	if v.WindowMs != nil && *v.WindowMs < 0 {
+	if v.WindowMs != nil && *v.WindowMs < -v.SigtermUncertaintyMs && sigkilledAfterSigterm(v) == nil {
 		sp.races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
 	}
 	return judgeRequests(tl.ProbeURL, tl.Requests, sp)
@@ -162,7 +171,7 @@ func placeFailures(v *Verdict) string {
 	rv := v.Requests
 	var s string
 	switch {
-	case v.WindowMs != nil && *v.WindowMs < 0:
+	case v.WindowMs != nil && *v.WindowMs < -v.SigtermUncertaintyMs && sigkilledAfterSigterm(v) == nil:
 		s = fmt.Sprintf("%d of them inside the race window the API showed (%+d ms to %+d ms), %d after the endpoint left the traffic", rv.InRaceWindow, *v.StopMs, *v.EndpointOutMs, rv.AfterEndpointOut)
 	case v.EndpointOutMs != nil:
 		s = fmt.Sprintf("the API showed no race window, yet %d failed after the endpoint left the traffic at %+d ms: the data plane kept routing to the pod while it converged, which the API cannot show", rv.AfterEndpointOut, *v.EndpointOutMs)
@@ -171,10 +180,37 @@ func placeFailures(v *Verdict) string {
 	}
 	if v.EndpointOutMs != nil && v.StopMs != nil && *rv.LastFailedMs >= *v.StopMs && *rv.LastFailedMs > *v.EndpointOutMs {
 		seen := *rv.LastFailedMs - *v.EndpointOutMs
-		s += fmt.Sprintf("; requests still reached the pod until %+d ms, %d ms after its endpoint left the traffic at %+d ms, though it was told to stop at %+d ms: the preStop delay (%d ms) is shorter than the propagation the data plane took (at least %d ms)",
-			*rv.LastFailedMs, seen, *v.EndpointOutMs, *v.StopMs, v.PreStopDelayMs, seen)
+		s += fmt.Sprintf("; %s until %+d ms, %d ms after its endpoint left the traffic at %+d ms, though it was told to stop at %+d ms: the preStop delay (%d ms) is shorter than the propagation the data plane took (at least %d ms)",
+			lateRequestsText(rv.AfterEndpointOutKinds), *rv.LastFailedMs, seen, *v.EndpointOutMs, *v.StopMs, v.PreStopDelayMs, seen)
 	}
 	return s
+}
+
+// lateRequestsText says what the failures after the endpoint left mean on
+// a real data plane (docs/probe.md, "What each failure means"): a timeout
+// got no answer at all (rules still sent it to the pod's address, stale
+// after the endpoint was removed, and nothing answered there); a refusal
+// is the app's port closed, or kube-proxy rejecting for a Service left
+// with no endpoint; a reset is a connection cut; an HTTP status came from
+// whatever answered in front of the pod.
+func lateRequestsText(kinds []LabelCount) string {
+	if len(kinds) == 0 {
+		return "requests still reached the pod"
+	}
+	var parts []string
+	for _, k := range kinds {
+		switch k.Label {
+		case string(probe.Timeout):
+			parts = append(parts, fmt.Sprintf("%d got no answer at all (timeouts: rules still sending to the pod's address, where nothing answered)", k.Count))
+		case string(probe.Refused):
+			parts = append(parts, fmt.Sprintf("%d were refused (the app's port closed, or kube-proxy rejecting a Service left with no endpoint)", k.Count))
+		case string(probe.Reset):
+			parts = append(parts, fmt.Sprintf("%d were reset (connections cut as the app stopped)", k.Count))
+		default:
+			parts = append(parts, fmt.Sprintf("%d got %s", k.Count, k.Label))
+		}
+	}
+	return "requests kept failing: " + strings.Join(parts, ", ") + ","
 }
 
 // latencyText is "p50/p99 ms before start, p50/p99 ms during what"; ""

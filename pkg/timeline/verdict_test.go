@@ -74,7 +74,7 @@ func TestVerdictScenarios(t *testing.T) {
 		{"behind none", terminate(t, 30, false, 0, nil, 1000, 0, nil), false, -1, 20, 0, "not behind any Service"},
 		{"FailedPreStopHook", terminate(t, 30, true, 5, web, 1000, 0, func(r *Recorder) {
 			r.KubeEvent(at(25), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
-		}), true, 15, 20, 5, "delay never happened"},
+		}), true, 15, 25, 10, "delay never happened"}, // SIGTERM at the hook's failure (real kubelet: just before it), not at Killing
 		{"SIGTERM exit 143 with preStop", terminate(t, 30, true, 5, web, 5100, 143, nil), false, 15, 5020, 5005, "killed by SIGTERM"},
 	}
 	for _, c := range cases {

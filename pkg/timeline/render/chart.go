@@ -68,7 +68,7 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	if v.BehindService && !tl.EndpointsUnseen {
 		cp.fill(0, outCol, '=')
 	}
-	lastExit := -1
+	lastExit, exitFrom := -1, -1
 	type exitMark struct {
 		col int
 		r   rune
@@ -83,7 +83,9 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 			goneCol = col(ms)
 		case timeline.KindContainerExit:
 			c := col(ms)
-			lastExit = max(lastExit, c)
+			if c >= lastExit {
+				lastExit, exitFrom = c, exitLowerBound(tl, e, col)
+			}
 			r := 'X'
 			if e.ExitCode != nil && *e.ExitCode == 137 {
 				r = '!'
@@ -110,7 +112,15 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	if v.StopMs != nil {
 		stopCol = col(*v.StopMs)
 		kl.fill(killCol, stopCol, '~')
-		kl.fill(stopCol, lastExit, '=')
+		// The kubelet reports an exit a sync later than it happened:
+		// the span between the earliest the process can have ended
+		// (finishedAt, whole seconds) and the report is not shutdown.
+		from := max(stopCol, min(exitFrom, lastExit))
+		if exitFrom < 0 {
+			from = lastExit
+		}
+		kl.fill(stopCol, from, '=')
+		kl.fill(from, lastExit, '?')
 	}
 	if v.KillingMs != nil {
 		kl.mark(killCol, 'K')
@@ -152,7 +162,7 @@ func writeChartRows(w io.Writer, end int64, cp, kl, win, req lane) error {
 	b.WriteString("  axis starts at the delete request (0)\n")
 	b.WriteString("  = endpoint routed  E traffic stops (out of every ready set, or stopped serving when no other endpoint was ready)\n")
 	b.WriteString("  - terminating  R removed  G object gone\n")
-	b.WriteString("  K Killing  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
+	b.WriteString("  K Killing  ~ preStop  T SIGTERM (estimated)  = shutting down  ? exited by here  X exit reported  ! SIGKILL\n")
 	b.WriteString("  window: + time the data plane had before SIGTERM, # race (stopped while still routed)\n")
 	if req != nil {
 		b.WriteString("  requests: . all ok  x a request started here failed\n")
@@ -171,4 +181,15 @@ func axis(end int64) string {
 	label := fmt.Sprintf("%.1fs|", float64(end)/1000)
 	copy(r[chartWidth-len(label):], []rune(label))
 	return strings.TrimRight(string(r), " ")
+}
+
+// exitLowerBound returns the column of the earliest moment the process of
+// an exit event can have ended: its finishedAt (whole seconds, the node's
+// clock) on this timeline, -1 when it has none.
+func exitLowerBound(tl *timeline.Timeline, e timeline.Event, col func(int64) int) int {
+	if e.Server.IsZero() {
+		return -1
+	}
+	ms := e.Server.Sub(tl.T0.Round(0)).Milliseconds()
+	return col(max(ms, 0))
 }

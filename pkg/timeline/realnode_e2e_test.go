@@ -1,0 +1,287 @@
+package timeline_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// realScenario is one termination on the real node (a real kubelet,
+// containerd and kube-proxy in nftables mode), watched by the plugin with
+// --probe while the test sends and counts requests of its own.
+type realScenario struct {
+	name string
+	// pods are the pods web-0 (deleted under watch), web-1...; each spec
+	// gets the signal log mounted.
+	pods []corev1.PodSpec
+	// port is the Service's target port (the sidecar's, when it fronts
+	// the app).
+	port int32
+	// extra are more watch flags.
+	extra []string
+	// check asserts what the scenario is about.
+	check func(t *testing.T, r run, sigterm map[string]int64)
+}
+
+// realPod is a test-app pod spec with its SIGTERM log on the host.
+func realPod(o e2e.RealPodOpts) corev1.PodSpec { return e2e.RealPodSpec(o) }
+
+func sleepHook(seconds int64) *corev1.LifecycleHandler {
+	return &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: seconds}}
+}
+
+func execSleepHook(seconds int) *corev1.LifecycleHandler {
+	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", fmt.Sprint(seconds)}}}
+}
+
+// withSidecar adds a second test-app container "proxy" on port 9090:
+// an ordinary container, or a native sidecar (initContainer with
+// restartPolicy Always) whose preStop asks it to quit at once.
+func withSidecar(spec corev1.PodSpec, native bool) corev1.PodSpec {
+	c := e2e.RealContainer("proxy", 9090, e2e.RealPodOpts{})
+	if native {
+		always := corev1.ContainerRestartPolicyAlways
+		c.RestartPolicy = &always
+		c.Env = append(c.Env, corev1.EnvVar{Name: "QUIT_PATH", Value: "/quitquitquit"})
+		c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quitquitquit", Port: intstr.FromInt32(9090)}}}
+		spec.InitContainers = append(spec.InitContainers, c)
+	} else {
+		spec.Containers = append(spec.Containers, c)
+	}
+	return spec
+}
+
+func twoOf(s corev1.PodSpec) []corev1.PodSpec { return []corev1.PodSpec{s, s} }
+
+// TestRealNodeMatrix runs the scenario matrix on the real node,
+// through the real kubectl. In every scenario the verdict must agree with
+// the requests counted, by the test and by --probe: SAFE only when none
+// failed (and nothing uncertain was seen), RISK whenever one did.
+func TestRealNodeMatrix(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNode(t)
+	scenarios := []realScenario{
+		{name: "no preStop", pods: twoOf(realPod(e2e.RealPodOpts{})), check: func(t *testing.T, r run, sigterm map[string]int64) {
+			v := r.summary.Verdict
+			if !v.Risk || v.SigtermUncertaintyMs != timeline.SigtermUncertainty.Milliseconds() {
+				t.Errorf("risk %v, SIGTERM uncertainty %d ms; want a risk and %s", v.Risk, v.SigtermUncertaintyMs, timeline.SigtermUncertainty)
+			}
+			within(t, "SIGTERM estimate (Killing's arrival)", v.SigtermMs, sigterm["app"], v.SigtermUncertaintyMs)
+			if v.WindowMs != nil && abs(*v.WindowMs) <= v.SigtermUncertaintyMs && !findingWith(v, "cannot be told from the API") {
+				t.Errorf("window %d ms is inside the uncertainty, but no finding says the order cannot be told:\n%s", *v.WindowMs, strings.Join(v.Findings, "\n"))
+			}
+		}},
+		{name: "exec sleep preStop in an image with a shell", pods: twoOf(realPod(e2e.RealPodOpts{Shell: true, PreStop: execSleepHook(5)})), check: func(t *testing.T, r run, sigterm map[string]int64) {
+			within(t, "SIGTERM estimate (Killing + exec sleep 5)", r.summary.Verdict.SigtermMs, sigterm["app"], 150)
+		}},
+		{name: "native sleep preStop", pods: twoOf(realPod(e2e.RealPodOpts{PreStop: sleepHook(5)})), check: func(t *testing.T, r run, sigterm map[string]int64) {
+			within(t, "SIGTERM estimate (Killing + sleep 5)", r.summary.Verdict.SigtermMs, sigterm["app"], 100)
+		}},
+		{name: "SIGTERM ignored, SIGKILL at the grace deadline", pods: twoOf(realPod(e2e.RealPodOpts{SigtermAction: "ignore", Grace: 3})), check: func(t *testing.T, r run, _ map[string]int64) {
+			v := r.summary.Verdict
+			if !findingWith(v, "SIGKILLed (exit 137)") || findingWith(v, "requests routed to it meanwhile fail") {
+				t.Errorf("want the SIGKILL and no 'meanwhile fail' claim drawn from SIGTERM:\n%s", strings.Join(v.Findings, "\n"))
+			}
+		}},
+		{name: "exec sleep in the shell-less image (FailedPreStopHook)", pods: twoOf(realPod(e2e.RealPodOpts{PreStop: execSleepHook(5)})), check: func(t *testing.T, r run, sigterm map[string]int64) {
+			v := r.summary.Verdict
+			if !v.PreStopFailed || !strings.HasPrefix(v.SigtermBasis, "FailedPreStopHook") {
+				t.Errorf("preStop failed %v, SIGTERM basis %q: want it placed at FailedPreStopHook", v.PreStopFailed, v.SigtermBasis)
+			}
+			within(t, "SIGTERM estimate (FailedPreStopHook)", v.SigtermMs, sigterm["app"], v.SigtermUncertaintyMs)
+			if real := sigterm["app"]; v.EndpointOutMs != nil && real > *v.EndpointOutMs && findingWith(v, "race window") {
+				t.Errorf("SIGTERM came %d ms after the endpoint left, yet a race window is reported:\n%s", real-*v.EndpointOutMs, strings.Join(v.Findings, "\n"))
+			}
+		}},
+		{name: "the last replica", pods: []corev1.PodSpec{realPod(e2e.RealPodOpts{})}, check: func(t *testing.T, r run, _ map[string]int64) {
+			if rv := r.summary.Verdict.Requests; rv == nil || rv.Failed == 0 {
+				t.Errorf("the last replica went and no request failed: %+v", rv)
+			}
+		}},
+		{name: "ordinary sidecar without preStop beside an app with one", port: 9090,
+			pods: twoOf(withSidecar(realPod(e2e.RealPodOpts{PreStop: sleepHook(5)}), false)), check: func(t *testing.T, r run, _ map[string]int64) {
+				if v := r.summary.Verdict; !findingWith(v, "container proxy has no preStop") {
+					t.Errorf("the proxy stopping first is not named:\n%s", strings.Join(v.Findings, "\n"))
+				}
+			}},
+		{name: "native sidecar whose preStop ends it while the app serves", port: 9090,
+			pods: twoOf(withSidecar(realPod(e2e.RealPodOpts{PreStop: sleepHook(5)}), true))},
+		{name: "keep-alive client", extra: []string{"--probe-keepalive"},
+			pods: twoOf(realPod(e2e.RealPodOpts{SigtermAction: "drain:2s", PreStop: sleepHook(5)}))},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) { runRealScenario(t, env, sc) })
+	}
+}
+
+// runRealScenario creates the pods and their Service, deletes web-0 under
+// watch with --probe at the ClusterIP, counts its own requests to it too,
+// and holds the verdict to both counts.
+func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
+	ns := env.Namespace(t)
+	logs := t.TempDir()
+	waitDefaultServiceAccount(t, env, ns)
+	var first *corev1.Pod
+	for i, spec := range sc.pods {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Labels: map[string]string{"app": "web"}}, Spec: withSignalLog(spec, filepath.Join(logs, fmt.Sprint(i)))}
+		if _, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating pod: %v", err)
+		}
+	}
+	for i := range sc.pods {
+		p := waitPodReady(t, env, ns, fmt.Sprintf("web-%d", i))
+		if i == 0 {
+			first = p
+		}
+	}
+	port := sc.port
+	if port == 0 {
+		port = 8080
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
+		Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(port)}}}}
+	created, err := env.Client.CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating service: %v", err)
+	}
+	waitEndpointReady(t, env, ns, "web", first)
+	ip := created.Spec.ClusterIP
+	url := "http://" + ip + "/"
+	waitServed(t, ip, url)
+
+	stop := make(chan struct{})
+	counted := make(chan *e2e.Requests, 1)
+	go func() { counted <- e2e.CountRequests(t, ip, url, 50*time.Millisecond, 1200, 60*time.Second, stop) }()
+	time.Sleep(500 * time.Millisecond) // requests before the delete, for the latency baseline
+	args := append(watchJSON(ns, "web-0", "--delete", "--probe", url, "--probe-rate", "20", "--settle", "2s"), sc.extra...)
+	stdout, stderr, code := kubectl(t, env, args...)
+	close(stop)
+	own := <-counted
+	r := parseRun(t, stdout, stderr, code)
+	v := r.summary.Verdict
+	t.Logf("exit %d; the test's own requests: %d sent, %d failed %v; findings:\n%s", r.code, own.Sent, len(own.Failures), own.Failures, strings.Join(v.Findings, "\n"))
+	probeFailed := 0
+	if v.Requests != nil {
+		probeFailed = v.Requests.Failed
+	}
+	if !v.Risk && (probeFailed > 0 || len(own.Failures) > 0) {
+		t.Errorf("verdict SAFE, but requests failed: --probe %d, the test's own %d %v", probeFailed, len(own.Failures), own.Failures)
+	}
+	if (probeFailed > 0 || len(own.Failures) > 0) && r.code != 2 {
+		t.Errorf("requests failed but the exit status is %d, want 2", r.code)
+	}
+	if probeFailed > 0 && !findingWith(v, "requests failed") {
+		t.Errorf("failed requests are not named as a cause:\n%s", strings.Join(v.Findings, "\n"))
+	}
+	if drops, err := guardDrops(); err != nil || drops != 0 {
+		t.Errorf("the guard table dropped %d packets (%v): something tried to leave the machine", drops, err)
+	}
+	if sc.check != nil {
+		sc.check(t, r, sigtermTimes(t, r, filepath.Join(logs, "0")))
+	}
+}
+
+// withSignalLog mounts dir (made on the host) at /log in every container
+// and points the test app's SIGNAL_LOG there, one file per container, so
+// that the app's own SIGTERM times outlive the pod.
+func withSignalLog(in corev1.PodSpec, dir string) corev1.PodSpec {
+	spec := *in.DeepCopy()
+	create := corev1.HostPathDirectoryOrCreate
+	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "log", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir, Type: &create}}})
+	for _, list := range [][]corev1.Container{spec.Containers, spec.InitContainers} {
+		for i := range list {
+			c := &list[i]
+			c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "log", MountPath: "/log"})
+			c.Env = append(c.Env, corev1.EnvVar{Name: "SIGNAL_LOG", Value: "/log/" + c.Name + ".log"})
+		}
+	}
+	return spec
+}
+
+// waitServed checks the route to ip and waits (at most 10 s, 20 requests)
+// until kube-proxy's rules answer url.
+func waitServed(t *testing.T, ip, url string) {
+	t.Helper()
+	stop := make(chan struct{})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r := e2e.CountRequests(t, ip, url, 10*time.Millisecond, 1, time.Second, stop)
+		if r.Sent == 1 && len(r.Failures) == 0 {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered through kube-proxy", url)
+}
+
+// sigtermTimes reads the app's own SIGTERM log of each container of web-0
+// (dir) and returns the first SIGTERM of each in ms since the delete
+// request, on the wall clock the plugin's events carry.
+func sigtermTimes(t *testing.T, r run, dir string) map[string]int64 {
+	t.Helper()
+	var t0 time.Time
+	for _, e := range r.events {
+		if e.Kind == timeline.KindDeleteSent && e.Ms != nil {
+			t0 = e.Local.Add(-time.Duration(*e.Ms) * time.Millisecond)
+		}
+	}
+	if t0.IsZero() {
+		t.Fatalf("no DeleteSent event in:\n%s", r.stdout)
+	}
+	out := map[string]int64{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if _, at, ok := strings.Cut(line, "SIGTERM at "); ok {
+				ts, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(at))
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				name := strings.TrimSuffix(filepath.Base(f), ".log")
+				if _, seen := out[name]; !seen {
+					out[name] = ts.Sub(t0).Milliseconds()
+				}
+			}
+		}
+	}
+	t.Logf("the app's own SIGTERM times (ms since the delete request): %v", out)
+	return out
+}
+
+// within checks an estimate against the app's own time, tol either way.
+func within(t *testing.T, what string, got *int64, real, tol int64) {
+	t.Helper()
+	if got == nil {
+		t.Errorf("%s: none; the app logged SIGTERM at %+d ms", what, real)
+		return
+	}
+	t.Logf("%s: %+d ms, the app's own SIGTERM %+d ms: off by %+d ms", what, *got, real, *got-real)
+	if abs(*got-real) > tol {
+		t.Errorf("%s = %+d ms, the app logged SIGTERM at %+d ms: off by more than %d ms", what, *got, real, tol)
+	}
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func guardDrops() (int64, error) { return realnode.GuardDrops() }

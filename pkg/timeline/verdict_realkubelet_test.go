@@ -1,0 +1,164 @@
+package timeline
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+)
+
+// realTermination plays a termination as a real kubelet reports it, with
+// the moments given in ms since the delete request: the endpoint turns
+// terminating at endpointOut, Killing arrives at killing, the hook (if
+// any) fails at hookFailed (0: no such event), the exit is reported at
+// exitMs with code.
+func realTermination(t *testing.T, grace int64, hook *corev1.LifecycleHandler, endpointOut, killing, hookFailed, exitMs int64, code int32) *Timeline {
+	t.Helper()
+	pod := testPod(grace, hook)
+	r := NewRecorder(pod, []string{"web"}, at(-1000))
+	r.SliceList(at(-900), nil, true)
+	r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	del := deleting(pod, at(0))
+	r.PodEvent(at(5), watch.Modified, del)
+	steps := []struct {
+		ms int64
+		do func()
+	}{
+		{endpointOut, func() { r.SliceEvent(at(endpointOut), watch.Modified, terminatingSlice("web-abc", "web")) }},
+		{killing, func() {
+			r.KubeEvent(at(killing), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+		}},
+	}
+	if hookFailed > 0 {
+		steps = append(steps, struct {
+			ms int64
+			do func()
+		}{hookFailed, func() {
+			r.KubeEvent(at(hookFailed), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
+		}})
+	}
+	for len(steps) > 0 { // in receive order
+		i := 0
+		for j := range steps {
+			if steps[j].ms < steps[i].ms {
+				i = j
+			}
+		}
+		steps[i].do()
+		steps = append(steps[:i], steps[i+1:]...)
+	}
+	r.PodEvent(at(exitMs), watch.Modified, exited(del, code, at(exitMs-200)))
+	r.SliceEvent(at(exitMs+10), watch.Modified, slice("web-abc", "web", nil, nil, nil))
+	r.PodEvent(at(exitMs+20), watch.Deleted, exited(del, code, at(exitMs-200)))
+	return r.TL
+}
+
+func execHook(cmd ...string) *corev1.LifecycleHandler {
+	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: cmd}}
+}
+
+// Without a preStop the Killing event arrives up to SigtermUncertainty off
+// the real SIGTERM (measured on the real node: 36 ms late to 22 ms early):
+// a window inside it has no sign, and none is printed as fact.
+func TestSigtermUncertaintyWithoutPreStop(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		endpointOut, kill int64
+		want, notWant     string
+	}{
+		{"Killing 19 ms after the endpoint left", 20, 39, "within 19 ms of each other", "SIGTERM came 19 ms after"},
+		{"Killing 30 ms before the endpoint left", 50, 20, "within 30 ms of each other", "race window"},
+		{"Killing 200 ms after: the order is known", 20, 220, "SIGTERM came 200 ms after", "cannot be told"},
+		{"Killing 150 ms before: a race the API shows", 170, 20, "race window: container app was told to stop 150 ms BEFORE", "cannot be told"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := Compute(realTermination(t, 30, nil, c.endpointOut, c.kill, 0, 400, 0))
+			all := strings.Join(v.Findings, "\n")
+			if !v.Risk || !strings.Contains(all, c.want) || strings.Contains(all, c.notWant) {
+				t.Errorf("risk %v; want %q and not %q in:\n%s", v.Risk, c.want, c.notWant, all)
+			}
+			if v.SigtermUncertaintyMs != SigtermUncertainty.Milliseconds() {
+				t.Errorf("uncertainty %d ms, want %d", v.SigtermUncertaintyMs, SigtermUncertainty.Milliseconds())
+			}
+		})
+	}
+	// With a preStop delay between Killing and SIGTERM the estimate is
+	// exact to a few ms: no uncertainty is claimed.
+	v := Compute(realTermination(t, 30, sleepHook(5), 20, 30, 0, 5200, 0))
+	if v.SigtermUncertaintyMs != 0 || v.Risk {
+		t.Errorf("preStop 5 s: uncertainty %d ms, risk %v:\n%s", v.SigtermUncertaintyMs, v.Risk, strings.Join(v.Findings, "\n"))
+	}
+}
+
+// A failing exec hook (sleep in an image without it) takes time to fail:
+// the real kubelet sent SIGTERM just before FailedPreStopHook, 95 ms
+// after Killing. The endpoint left in between, so no race happened.
+func TestFailedPreStopHookPlacesSigterm(t *testing.T) {
+	v := Compute(realTermination(t, 30, execHook("sleep", "5"), 60, 10, 105, 300, 0))
+	all := strings.Join(v.Findings, "\n")
+	if v.SigtermMs == nil || *v.SigtermMs != 105 || !strings.HasPrefix(v.SigtermBasis, "FailedPreStopHook at +105 ms") {
+		t.Fatalf("SIGTERM %v (%s), want +105 ms at FailedPreStopHook", v.SigtermMs, v.SigtermBasis)
+	}
+	if strings.Contains(all, "race window") || !v.Risk || !strings.Contains(all, "FailedPreStopHook") {
+		t.Errorf("want the failed hook as the risk and no race window:\n%s", all)
+	}
+}
+
+// An app that ignores SIGTERM serves until SIGKILL: the SIGTERM time
+// says nothing about requests failing, the SIGKILL does.
+func TestSigkillAfterIgnoredSigtermMakesNoSigtermClaim(t *testing.T) {
+	v := Compute(realTermination(t, 3, nil, 150, 10, 0, 3150, 137))
+	all := strings.Join(v.Findings, "\n")
+	for _, bad := range []string{"requests routed to it meanwhile fail", "race window", "expect errors on every rollout"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("claim %q drawn from the SIGTERM time of an app that served until SIGKILL:\n%s", bad, all)
+		}
+	}
+	if !v.Risk || !strings.Contains(all, "SIGKILLed (exit 137)") || !strings.Contains(all, "did not stop on SIGTERM") {
+		t.Errorf("want the SIGKILL as the risk and what it means:\n%s", all)
+	}
+}
+
+// A real kubelet turns Initialized=True into Initialized=True
+// (PodCompleted) as the pod ends, keeping the old transition time: that is
+// not the change's time, and is not printed as one.
+func TestReasonOnlyConditionChangeHasNoServerTime(t *testing.T) {
+	pod := testPod(30, nil)
+	old := metav1.NewTime(at(-3_600_000))
+	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: old})
+	r := NewRecorder(pod, nil, at(-1000))
+	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	del := deleting(pod, at(0))
+	r.PodEvent(at(5), watch.Modified, del)
+	done := del.DeepCopy()
+	done.Status.Conditions[1].Reason = "PodCompleted"
+	r.PodEvent(at(300), watch.Modified, done)
+	for _, e := range r.TL.Events {
+		if e.Kind == KindCondition && strings.Contains(e.Message, "Initialized") {
+			if !e.Server.IsZero() || !strings.Contains(e.Message, "reason changed, status True since") {
+				t.Errorf("condition event %q with server time %s", e.Message, e.Server)
+			}
+			return
+		}
+	}
+	t.Fatalf("no Initialized condition event in %+v", r.TL.Events)
+}
+
+// On a real data plane a timeout after the endpoint left is a request the
+// rules still sent to an address where nothing answered, not one that
+// reached the pod.
+func TestLateRequestsSayWhatTheyMean(t *testing.T) {
+	timeouts := lateRequestsText([]LabelCount{{string(probe.Timeout), 11}})
+	if strings.Contains(timeouts, "reached the pod") || !strings.Contains(timeouts, "11 got no answer at all") {
+		t.Errorf("timeouts: %q", timeouts)
+	}
+	mixed := lateRequestsText([]LabelCount{{string(probe.Refused), 3}, {string(probe.Timeout), 2}})
+	if !strings.Contains(mixed, "3 were refused") || !strings.Contains(mixed, "2 got no answer") {
+		t.Errorf("mixed: %q", mixed)
+	}
+}
