@@ -6,18 +6,31 @@ BIN      := bin/kubectl-graceful
 # The plugin is found by kubectl on PATH, as krew installs it.
 export PATH := $(CURDIR)/bin:$(PATH)
 
-.PHONY: build cluster-up cluster-down demo docs test test-unit vet
+.PHONY: build cluster-up cluster-down demo docs real-node-deps test test-unit vet
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kubectl-graceful
 
 # Idempotent: reuses a running cluster. The last line it prints is
-# `export KUBECONFIG=<path>`.
+# `export KUBECONFIG=<path>`. Beside the kwok nodes it starts the real node
+# real-node-0 (docs/real-node.md) where the machine can run one (Linux,
+# root, the packages of `make real-node-deps`); elsewhere it says why and
+# keeps the kwok nodes, except under CI=true, where that is a failure.
 cluster-up:
 	@$(GO) run ./hack/cluster up
 
 cluster-down:
 	@$(GO) run ./hack/cluster down
+
+# The Debian packages the real node runs on (containerd, runc, CNI plugins,
+# nftables, busybox for the shell image); installs only what is missing.
+REAL_NODE_PACKAGES := containerd runc containernetworking-plugins iptables nftables conntrack busybox-static iproute2
+real-node-deps:
+	@missing=$$(for p in $(REAL_NODE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing $$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
 
 # Starts the local cluster, applies examples/ and shows what the plugin finds.
 demo: build cluster-up

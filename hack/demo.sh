@@ -17,13 +17,55 @@ step "kubectl graceful audit -n graceful-demo"
 # Exit status 2 means findings at error severity: expected for the broken examples.
 kubectl graceful audit -n graceful-demo || true
 
-# watch pod: one naive and one hardened pod deleted under watch, each with its
-# timeline and verdict, and real requests sent through a SIMULATED data plane
-# (hack/dataplane: a load balancer on 127.0.0.1 that follows the Service's
-# EndpointSlices 1 s late, one local backend per pod; kwok runs no process).
-# Exit status 2 = a risk was seen, expected for the naive pod (its requests
-# fail); 0 = safe, expected for the hardened one (none fail).
-go build -o _output/dataplane ./hack/dataplane
+# watch: on the real node (real-node-0: a real kubelet, containerd and
+# kube-proxy, docs/real-node.md) when the cluster has one, with requests
+# really sent to each Service's ClusterIP through kube-proxy's rules;
+# otherwise through the SIMULATED data plane, labelled as such.
+# Exit status 2 = a risk was seen, expected for naive; 0 = safe, expected for
+# hardened.
+real_node_ready() {
+  [ "$(kubectl get node real-node-0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+}
+
+# watch_real APP: one pod of APP deleted under watch, probed at its ClusterIP.
+watch_real() {
+  local app=$1 pod ip
+  ip=$(kubectl -n graceful-real get svc "$app" -o jsonpath='{.spec.clusterIP}')
+  pod=$(kubectl -n graceful-real get pods -l "app=$app" --field-selector=status.phase=Running \
+    -o jsonpath='{.items[0].metadata.name}')
+  step "kubectl graceful watch pod $pod -n graceful-real --delete --probe http://$ip/ --probe-rate 100"
+  _output/cluster route "$ip"
+  kubectl graceful watch pod "$pod" -n graceful-real --delete --settle 2s --probe "http://$ip/" --probe-rate 100 \
+    && echo "(exit status 0)" || echo "(exit status $?)"
+}
+
+# rollouts_real: a rollout restart of naive and hardened at the same time on
+# the real node, each probed at its ClusterIP, printed one after the other.
+rollouts_real() {
+  local out naive hardened naive_rc=0 hardened_rc=0
+  out=$(mktemp -d)
+  for app in naive hardened; do
+    _output/cluster route "$(kubectl -n graceful-real get svc "$app" -o jsonpath='{.spec.clusterIP}')" >/dev/null
+  done
+  step "kubectl graceful watch deployment/naive --restart --probe ...  |  kubectl graceful watch deployment/hardened --restart --probe ..."
+  kubectl graceful watch deployment/naive -n graceful-real --restart --settle 2s --timeout 5m \
+    --probe "http://$(kubectl -n graceful-real get svc naive -o jsonpath='{.spec.clusterIP}')/" --probe-rate 100 >"$out/naive" 2>&1 &
+  naive=$!
+  kubectl graceful watch deployment/hardened -n graceful-real --restart --settle 2s --timeout 5m \
+    --probe "http://$(kubectl -n graceful-real get svc hardened -o jsonpath='{.spec.clusterIP}')/" --probe-rate 100 >"$out/hardened" 2>&1 &
+  hardened=$!
+  wait "$naive" || naive_rc=$?
+  wait "$hardened" || hardened_rc=$?
+  step "deployment/naive on the real node (exit status $naive_rc)"
+  cat "$out/naive"
+  step "deployment/hardened on the real node (exit status $hardened_rc)"
+  cat "$out/hardened"
+  rm -rf "$out"
+}
+
+# watch_one APP: the same through the SIMULATED data plane (hack/dataplane: a
+# load balancer on 127.0.0.1 that follows the Service's EndpointSlices 1 s
+# late, one local backend per pod; kwok runs no process).
 watch_one() {
   local app=$1 pod dp url
   pod=$(kubectl -n graceful-demo get pods -l "app=$app" --field-selector=status.phase=Running \
@@ -32,34 +74,49 @@ watch_one() {
   _output/dataplane -n graceful-demo -service "$app" -propagation 1s >"$dp" 2>"$dp.err" &
   local dp_pid=$!
   for _ in $(seq 50); do url=$(head -n1 "$dp"); [ -n "$url" ] && break; sleep 0.1; done
-  step "kubectl graceful watch pod $pod -n graceful-demo --delete --probe $url"
+  step "kubectl graceful watch pod $pod -n graceful-demo --delete --probe $url   (SIMULATED data plane)"
   cat "$dp.err"
   kubectl graceful watch pod "$pod" -n graceful-demo --delete --settle 2s --probe "$url" \
     && echo "(exit status 0)" || echo "(exit status $?)"
   kill "$dp_pid"; wait "$dp_pid" 2>/dev/null || true
   rm -f "$dp" "$dp.err"
 }
-watch_one naive
-watch_one hardened
 
-# watch TYPE/NAME: a rollout restart of the naive and the hardened Deployment
-# at the same time, each followed to its end (every pod's window, the
-# Service's ready endpoints against the replicas and the budget, the
-# rollout's verdict), printed one after the other. Exit status 2 = a risk,
-# expected for naive; 0 = safe, expected for hardened.
-step "kubectl graceful watch deployment/naive --restart  |  kubectl graceful watch deployment/hardened --restart"
-out=$(mktemp -d)
-kubectl graceful watch deployment/naive -n graceful-demo --restart --settle 2s --timeout 5m >"$out/naive" 2>&1 &
-naive=$!
-kubectl graceful watch deployment/hardened -n graceful-demo --restart --settle 2s --timeout 5m >"$out/hardened" 2>&1 &
-hardened=$!
-naive_rc=0; wait "$naive" || naive_rc=$?
-hardened_rc=0; wait "$hardened" || hardened_rc=$?
-step "deployment/naive (exit status $naive_rc)"
-cat "$out/naive"
-step "deployment/hardened (exit status $hardened_rc)"
-cat "$out/hardened"
-rm -rf "$out"
+# rollouts_simulated: the rollout restarts on the kwok nodes, without probe.
+rollouts_simulated() {
+  local out naive hardened naive_rc=0 hardened_rc=0
+  step "kubectl graceful watch deployment/naive --restart  |  kubectl graceful watch deployment/hardened --restart   (kwok nodes)"
+  out=$(mktemp -d)
+  kubectl graceful watch deployment/naive -n graceful-demo --restart --settle 2s --timeout 5m >"$out/naive" 2>&1 &
+  naive=$!
+  kubectl graceful watch deployment/hardened -n graceful-demo --restart --settle 2s --timeout 5m >"$out/hardened" 2>&1 &
+  hardened=$!
+  wait "$naive" || naive_rc=$?
+  wait "$hardened" || hardened_rc=$?
+  step "deployment/naive (exit status $naive_rc)"
+  cat "$out/naive"
+  step "deployment/hardened (exit status $hardened_rc)"
+  cat "$out/hardened"
+  rm -rf "$out"
+}
+
+if real_node_ready; then
+  go build -o _output/cluster ./hack/cluster
+  step "kubectl apply -f examples/real-node/   (real containers on real-node-0)"
+  kubectl apply -f examples/real-node/00-namespace.yaml >/dev/null
+  kubectl apply -f examples/real-node/
+  kubectl -n graceful-real rollout status deploy --timeout=120s >/dev/null
+  kubectl -n graceful-real get pods -o wide
+  watch_real naive
+  watch_real hardened
+  rollouts_real
+else
+  echo "note: no real node in this cluster (make cluster-up says why): the watch runs against kwok's simulated kubelet and a SIMULATED data plane"
+  go build -o _output/dataplane ./hack/dataplane
+  watch_one naive
+  watch_one hardened
+  rollouts_simulated
+fi
 
 # The node holding most demo pods: its preflight, then a drain bounded by
 # --timeout (the maxUnavailable: 0 example blocks it; exit status 2), then

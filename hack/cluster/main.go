@@ -2,6 +2,7 @@
 //
 //	go run ./hack/cluster up     # idempotent; last line: export KUBECONFIG=...
 //	go run ./hack/cluster down   # stops every process it started
+//	go run ./hack/cluster route IP  # checks a request to IP stays on the machine
 //
 // `make cluster-up` and `make cluster-down` call it.
 package main
@@ -26,8 +27,16 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) == 2 && args[0] == "route" {
+		// The demo's check before its first request to the real node.
+		if err := realnode.CheckRoute(args[1]); err != nil {
+			return err
+		}
+		fmt.Printf("route to %s checked: it stays on this machine (guard table in place)\n", args[1])
+		return nil
+	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: cluster up|down|kubectl-dir (run from the repository root)")
+		return fmt.Errorf("usage: cluster up|down|kubectl-dir|route IP (run from the repository root)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -162,3 +162,17 @@ func TestLateRequestsSayWhatTheyMean(t *testing.T) {
 		t.Errorf("mixed: %q", mixed)
 	}
 }
+
+// A request failing while SIGTERM and the endpoint's leaving are too close
+// to order is placed there, not described as failing after the endpoint
+// left (it did not).
+func TestFailuresInsideTheUncertaintyArePlacedThere(t *testing.T) {
+	tl := realTermination(t, 30, nil, 31, 18, 0, 173, 0)
+	tl.ProbeURL = "http://10.96.0.1/"
+	tl.Requests = []probe.Result{{Start: at(-100), Kind: probe.OK}, {Start: at(16), Kind: probe.Reset}, {Start: at(100), Kind: probe.OK}}
+	v := Compute(tl)
+	all := strings.Join(v.Findings, "\n")
+	if strings.Contains(all, "0 failed after the endpoint left") || !strings.Contains(all, "too close for the API to order them") {
+		t.Errorf("the failure at +16 ms is misplaced:\n%s", all)
+	}
+}
