@@ -132,35 +132,8 @@ func TestRealNodeMatrix(t *testing.T) {
 func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	ns := env.Namespace(t)
 	logs := t.TempDir()
-	waitDefaultServiceAccount(t, env, ns)
-	var first *corev1.Pod
-	for i, spec := range sc.pods {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Labels: map[string]string{"app": "web"}}, Spec: withSignalLog(spec, filepath.Join(logs, fmt.Sprint(i)))}
-		if _, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("creating pod: %v", err)
-		}
-	}
-	for i := range sc.pods {
-		p := waitPodReady(t, env, ns, fmt.Sprintf("web-%d", i))
-		if i == 0 {
-			first = p
-		}
-	}
-	port := sc.port
-	if port == 0 {
-		port = 8080
-	}
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
-		Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(port)}}}}
-	created, err := env.Client.CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("creating service: %v", err)
-	}
-	waitEndpointReady(t, env, ns, "web", first)
-	ip := created.Spec.ClusterIP
+	ip := setUpReal(t, env, ns, sc.pods, sc.port, logs)
 	url := "http://" + ip + "/"
-	waitServed(t, ip, url)
-
 	stop := make(chan struct{})
 	counted := make(chan *e2e.Requests, 1)
 	go func() { counted <- e2e.CountRequests(t, ip, url, 50*time.Millisecond, 1200, 60*time.Second, stop) }()
@@ -191,6 +164,39 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	if sc.check != nil {
 		sc.check(t, r, sigtermTimes(t, r, filepath.Join(logs, "0")))
 	}
+}
+
+// setUpReal creates pods web-0, web-1... of specs on the real node (each
+// with its signal log under logs/N) and Service web to port (8080 when
+// 0), waits until kube-proxy answers its ClusterIP, and returns it.
+func setUpReal(t *testing.T, env *e2e.Env, ns string, specs []corev1.PodSpec, port int32, logs string) string {
+	t.Helper()
+	waitDefaultServiceAccount(t, env, ns)
+	for i, spec := range specs {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Labels: map[string]string{"app": "web"}}, Spec: withSignalLog(spec, filepath.Join(logs, fmt.Sprint(i)))}
+		if _, err := env.Client.CoreV1().Pods(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating pod: %v", err)
+		}
+	}
+	var first *corev1.Pod
+	for i := range specs {
+		if p := waitPodReady(t, env, ns, fmt.Sprintf("web-%d", i)); i == 0 {
+			first = p
+		}
+	}
+	if port == 0 {
+		port = 8080
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
+		Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(port)}}}}
+	created, err := env.Client.CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating service: %v", err)
+	}
+	waitEndpointReady(t, env, ns, "web", first)
+	ip := created.Spec.ClusterIP
+	waitServed(t, ip, "http://"+ip+"/")
+	return ip
 }
 
 // withSignalLog mounts dir (made on the host) at /log in every container
