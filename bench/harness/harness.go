@@ -131,6 +131,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	rows = append(rows, h.pool(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	rows = append(rows, h.rollout(ctx)...)
+	rows = append(rows, h.realNode(ctx)...)
 	if !cfg.Keep && (h.selected("audit") || h.selected("fleet")) {
 		h.logf("deleting the fixture")
 		if err := fixture.Delete(ctx, cs, set, 2*time.Minute); err != nil {

@@ -10,15 +10,18 @@ import (
 
 // guardRules is the guard table: anything to the pod or Service range
 // that would leave by an interface other than the node's own bridges or
-// loopback is dropped after routing and NAT (postrouting sees kube-proxy's
-// DNAT already done), and so is anything the pods send that would be
-// forwarded off the pod bridge. The counters tell tests that nothing
+// loopback is dropped after routing and NAT, and so is anything whose
+// original destination was in them (kube-proxy programs every Service of
+// the cluster, and DNATs a ClusterIP of the kwok nodes' pods to their
+// made-up addresses, which the default route would take off the machine),
+// and anything the pods send that would be forwarded off the pod bridge. The counters tell tests that nothing
 // tried.
 func guardRules() string {
 	return fmt.Sprintf(`table inet %[1]s {
 	chain postrouting {
 		type filter hook postrouting priority 100; policy accept;
 		ip daddr { %[2]s, %[3]s } oifname != { "%[4]s", "%[5]s", "lo" } counter drop
+		ct original ip daddr { %[2]s, %[3]s } oifname != { "%[4]s", "%[5]s", "lo" } counter drop
 	}
 	chain forward {
 		type filter hook forward priority 0; policy accept;
@@ -130,21 +133,36 @@ func CheckRoute(ip string) error {
 // unless something tried to send the node's traffic off the machine. It
 // fails when the guard table is missing.
 func GuardDrops() (int64, error) {
-	out, err := exec.Command("nft", "-j", "list", "table", "inet", GuardTable).Output()
+	byChain, err := TablePackets("inet", GuardTable)
 	if err != nil {
-		return 0, fmt.Errorf("the guard table inet %s is missing: %w", GuardTable, exitText(err))
+		return 0, fmt.Errorf("the guard table inet %s: %w", GuardTable, err)
+	}
+	var total int64
+	for _, n := range byChain {
+		total += n
+	}
+	return total, nil
+}
+
+// TablePackets returns, for each chain of an nftables table, the packets
+// its rules' counters have counted.
+func TablePackets(family, table string) (map[string]int64, error) {
+	out, err := exec.Command("nft", "-j", "list", "table", family, table).Output()
+	if err != nil {
+		return nil, exitText(err)
 	}
 	var doc struct {
 		Nftables []struct {
 			Rule *struct {
-				Expr []map[string]json.RawMessage `json:"expr"`
+				Chain string                       `json:"chain"`
+				Expr  []map[string]json.RawMessage `json:"expr"`
 			} `json:"rule"`
 		} `json:"nftables"`
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
-		return 0, err
+		return nil, err
 	}
-	var total int64
+	byChain := map[string]int64{}
 	for _, e := range doc.Nftables {
 		if e.Rule == nil {
 			continue
@@ -153,9 +171,9 @@ func GuardDrops() (int64, error) {
 			if c, ok := x["counter"]; ok {
 				var n struct{ Packets int64 }
 				_ = json.Unmarshal(c, &n)
-				total += n.Packets
+				byChain[e.Rule.Chain] += n.Packets
 			}
 		}
 	}
-	return total, nil
+	return byChain, nil
 }

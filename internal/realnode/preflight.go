@@ -15,10 +15,6 @@ type UnavailableError struct{ Reason string }
 
 func (e *UnavailableError) Error() string { return "no real node: " + e.Reason }
 
-// Packages are the Debian packages the node runs on (`make
-// real-node-deps` installs them).
-var Packages = []string{"containerd", "runc", "containernetworking-plugins", "iptables", "nftables", "conntrack", "busybox-static", "iproute2"}
-
 // Preflight returns nil when this machine can run the real node, or an
 // *UnavailableError naming the first thing missing.
 func Preflight() error {

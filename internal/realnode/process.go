@@ -132,3 +132,29 @@ func zombie(pid int) bool {
 	i := bytes.LastIndexByte(b, ')')
 	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
+
+// Processes returns the running node's processes by part: "kubelet",
+// "kube-proxy", "containerd" and "shims" (containerd-shim-runc-v2, one per
+// pod), for measuring what the node costs. It fails when no node runs.
+func Processes() (map[string][]int, error) {
+	l := defaultLayout()
+	s, err := readState(l)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("no real node runs (no %s)", l.statePath())
+	}
+	out := map[string][]int{}
+	for name, mark := range map[string]string{"kubelet": l.root, "kube-proxy": l.root, "containerd": l.containerdConf()} {
+		if pid := s.Pids[name]; alive(pid, mark) {
+			out[name] = []int{pid}
+		}
+	}
+	for _, pid := range processesMentioning(l.containerdSock()) {
+		if strings.Contains(cmdline(pid), "containerd-shim") {
+			out["shims"] = append(out["shims"], pid)
+		}
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -37,13 +38,13 @@ func TestSimulationAgreesWithTheRealKubelet(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		sim  podOpts
-		real e2e.RealPodOpts
+		real realnode.PodOpts
 	}{
-		{"no preStop", podOpts{grace: 30}, e2e.RealPodOpts{}},
-		{"sleep preStop 5 s", podOpts{grace: 30, preStop: 5}, e2e.RealPodOpts{PreStop: sleepHook(5)}},
-		{"exec sleep 5 in a shell image", podOpts{grace: 30, preStop: 5, execSleep: true}, e2e.RealPodOpts{Shell: true, PreStop: execSleepHook(5)}},
-		{"SIGTERM ignored until SIGKILL", podOpts{grace: 3, exitAfter: "10s"}, e2e.RealPodOpts{Grace: 3, SigtermAction: "ignore"}},
-		{"exec sleep in an image without sleep", podOpts{grace: 30, preStop: 5, execSleep: true, preStopBad: true}, e2e.RealPodOpts{PreStop: execSleepHook(5)}},
+		{"no preStop", podOpts{grace: 30}, realnode.PodOpts{}},
+		{"sleep preStop 5 s", podOpts{grace: 30, preStop: 5}, realnode.PodOpts{PreStop: sleepHook(5)}},
+		{"exec sleep 5 in a shell image", podOpts{grace: 30, preStop: 5, execSleep: true}, realnode.PodOpts{Shell: true, PreStop: execSleepHook(5)}},
+		{"SIGTERM ignored until SIGKILL", podOpts{grace: 3, exitAfter: "10s"}, realnode.PodOpts{Grace: 3, SigtermAction: "ignore"}},
+		{"exec sleep in an image without sleep", podOpts{grace: 30, preStop: 5, execSleep: true, preStopBad: true}, realnode.PodOpts{PreStop: execSleepHook(5)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			simNS, node := env.Namespace(t), env.Node(t)
@@ -52,7 +53,7 @@ func TestSimulationAgreesWithTheRealKubelet(t *testing.T) {
 			simRun := parseRun(t, stdout, stderr, code)
 
 			realNS := env.Namespace(t)
-			spec := e2e.RealPodSpec(c.real)
+			spec := realnode.PodSpec(c.real)
 			setUpReal(t, env, realNS, twoOf(spec), 0, t.TempDir())
 			stdout, stderr, code = kubectl(t, env, watchJSON(realNS, "web-0", "--delete")...)
 			realRun := parseRun(t, stdout, stderr, code)

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
@@ -211,24 +212,9 @@ func createDeployment(t *testing.T, env *e2e.Env, ns, node, name string, replica
 
 func waitReadyPods(t *testing.T, env *e2e.Env, ns string, n int) []corev1.Pod {
 	t.Helper()
-	var ready []corev1.Pod
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		l, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		ready = ready[:0]
-		for _, p := range l.Items {
-			for _, c := range p.Status.Conditions {
-				if p.DeletionTimestamp == nil && c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-					ready = append(ready, p)
-				}
-			}
-		}
-		return len(ready) >= n, nil
-	})
+	ready, err := localcluster.WaitReadyPods(context.Background(), env.Client, ns, n, 60*time.Second)
 	if err != nil {
-		t.Fatalf("%d Ready pods wanted in %s, have %d: %v", n, ns, len(ready), err)
+		t.Fatal(err)
 	}
 	return ready
 }

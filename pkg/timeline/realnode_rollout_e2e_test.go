@@ -12,18 +12,19 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // realDeployment creates Deployment web of replicas test-app pods on the
 // real node and Service web, waits for them, and returns the ClusterIP.
-func realDeployment(t *testing.T, env *e2e.Env, ns string, replicas int32, o e2e.RealPodOpts) string {
+func realDeployment(t *testing.T, env *e2e.Env, ns string, replicas int32, o realnode.PodOpts) string {
 	t.Helper()
 	waitDefaultServiceAccount(t, env, ns)
 	labels := map[string]string{"app": "web"}
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{
 		Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
-		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: e2e.RealPodSpec(o)},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: realnode.PodSpec(o)},
 	}}
 	if _, err := env.Client.AppsV1().Deployments(ns).Create(context.Background(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating deployment: %v", err)
@@ -45,6 +46,7 @@ func realDeployment(t *testing.T, env *e2e.Env, ns string, replicas int32, o e2e
 // countDuring counts the test's own requests to ip while run runs.
 func countDuring(t *testing.T, ip string, run func()) *e2e.Requests {
 	t.Helper()
+	defer e2e.GuardUntouched(t)()
 	stop := make(chan struct{})
 	counted := make(chan *e2e.Requests, 1)
 	go func() {
@@ -64,10 +66,10 @@ func TestRealNodeRolloutRestart(t *testing.T) {
 	env.RealNode(t)
 	for _, c := range []struct {
 		name string
-		o    e2e.RealPodOpts
+		o    realnode.PodOpts
 	}{
-		{"naive", e2e.RealPodOpts{}},
-		{"hardened", e2e.RealPodOpts{SigtermAction: "drain:1s", PreStop: sleepHook(5)}},
+		{"naive", realnode.PodOpts{}},
+		{"hardened", realnode.PodOpts{SigtermAction: "drain:1s", PreStop: sleepHook(5)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ns := env.Namespace(t)
@@ -100,7 +102,7 @@ func TestRealNodeOneReplicaTimeouts(t *testing.T) {
 	env := e2e.Cluster(t)
 	env.RealNode(t)
 	ns := env.Namespace(t)
-	ip := realDeployment(t, env, ns, 1, e2e.RealPodOpts{})
+	ip := realDeployment(t, env, ns, 1, realnode.PodOpts{})
 	pods := waitReadyPods(t, env, ns, 1)
 	var r run
 	own := countDuring(t, ip, func() {

@@ -1,0 +1,326 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+)
+
+const (
+	realStartRow  = "real node: start, nothing to Ready with kube-proxy healthy"
+	realWarmRow   = "real node: make cluster-up, warm (cluster and real node reused)"
+	realRSSRow    = "real node: idle RSS, 9 test-app pods (kubelet, containerd, kube-proxy, shims)"
+	realCPURow    = "real node: idle CPU, 9 test-app pods"
+	realPropP50   = "real node: EndpointSlice change to kube-proxy rule, median"
+	realPropP99   = "real node: EndpointSlice change to kube-proxy rule, p99"
+	besideTheTest = "skipped at tiny scale: it runs beside the tests, which use the real node"
+)
+
+// realNode measures the real node (docs/real-node.md): its start from
+// nothing, a warm `make cluster-up`, its idle cost with 9 test-app pods,
+// and the propagation delay from an endpoint's EndpointSlice change to
+// kube-proxy's rule over several deletions. The start and the idle cost
+// are not measured at tiny scale: the smoke test runs beside tests that
+// use the node.
+func (h *harness) realNode(ctx context.Context) []Row {
+	all := []string{realStartRow, realWarmRow, realRSSRow, realCPURow, realPropP50, realPropP99}
+	rows := func(reason string) []Row {
+		out := make([]Row, len(all))
+		for i, w := range all {
+			out[i] = notMeasured(w, "informational", reason)
+		}
+		return out
+	}
+	if !h.selected("realnode") {
+		return rows(notSelected)
+	}
+	cs, err := localcluster.Client(h.cfg.Kubeconfig)
+	if err == nil {
+		err = localcluster.NodeReady(ctx, cs, realnode.NodeName)
+	}
+	if err != nil {
+		return rows("no real node: " + err.Error())
+	}
+	out := rows(besideTheTest)
+	tiny := h.cfg.Scale.Name == "tiny"
+	if !tiny {
+		out[0] = h.realStart(ctx)
+	}
+	out[1] = h.realWarmUp(ctx)
+	if !tiny {
+		out[2], out[3] = h.realIdle(ctx)
+	}
+	n := 10
+	if tiny {
+		n = 2
+	}
+	out[4], out[5] = h.realPropagation(ctx, n)
+	return out
+}
+
+// realStart stops the real node and starts it again, timed.
+func (h *harness) realStart(ctx context.Context) Row {
+	opts, err := localcluster.DefaultOptions(h.cfg.RepoRoot, h.cfg.Log)
+	if err != nil {
+		return notMeasured(realStartRow, "informational", err.Error())
+	}
+	bins, err := localcluster.EnsureNodeBinaries(opts.CacheDir, h.cfg.Log)
+	if err != nil {
+		return notMeasured(realStartRow, "informational", err.Error())
+	}
+	if err := realnode.Down(ctx, opts.Name, h.cfg.Log); err != nil {
+		return notMeasured(realStartRow, "informational", err.Error())
+	}
+	start := time.Now()
+	err = realnode.Up(ctx, realnode.Options{RepoRoot: h.cfg.RepoRoot, Cluster: opts.Name, Kubeconfig: opts.KubeconfigPath(),
+		Kubelet: bins["kubelet"], KubeProxy: bins["kube-proxy"], Log: h.cfg.Log})
+	took := time.Since(start)
+	if err != nil {
+		return notMeasured(realStartRow, "informational", err.Error())
+	}
+	return Row{What: realStartRow, Ours: secs(took) + " (images built and imported included)", Target: "informational", Met: "-"}
+}
+
+// realWarmUp times `make cluster-up`'s command on the running cluster.
+func (h *harness) realWarmUp(ctx context.Context) Row {
+	cmd := exec.CommandContext(ctx, "go", "run", "./hack/cluster", "up")
+	cmd.Dir = h.cfg.RepoRoot
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	if err != nil || !strings.Contains(string(out), "real node "+realnode.NodeName) {
+		return notMeasured(realWarmRow, "informational", fmt.Sprintf("cluster-up: %v: %s", err, tail(string(out), 3)))
+	}
+	return Row{What: realWarmRow, Ours: secs(took), Target: "informational", Met: "-"}
+}
+
+// realIdle runs 9 test-app pods on the node, lets them settle, and sums
+// the node's processes' RSS and CPU over 10 s.
+func (h *harness) realIdle(ctx context.Context) (Row, Row) {
+	fail := func(err error) (Row, Row) {
+		return notMeasured(realRSSRow, "informational", err.Error()), notMeasured(realCPURow, "informational", err.Error())
+	}
+	ns := h.cfg.Scale.Fixture.Name + "-realnode-idle"
+	if _, err := h.realDeployment(ctx, ns, 9); err != nil {
+		return fail(err)
+	}
+	defer h.deleteNamespace(ns)
+	time.Sleep(5 * time.Second)
+	procs, err := realnode.Processes()
+	if err != nil {
+		return fail(err)
+	}
+	var pids []int
+	for _, ps := range procs {
+		pids = append(pids, ps...)
+	}
+	cpu0 := cpuTicks(pids)
+	start := time.Now()
+	time.Sleep(10 * time.Second)
+	cpu := float64(cpuTicks(pids)-cpu0) / 100 / time.Since(start).Seconds() // USER_HZ is 100 on Linux
+	var rss int64
+	for _, p := range pids {
+		rss += rssOf(p)
+	}
+	detail := fmt.Sprintf(" (%d processes: %d shims)", len(pids), len(procs["shims"]))
+	return Row{What: realRSSRow, Ours: mb(rss) + detail, Target: "informational", Met: "-"},
+		Row{What: realCPURow, Ours: fmt.Sprintf("%.1f %% of a core", cpu*100), Target: "informational", Met: "-"}
+}
+
+// realPropagation deletes n pods of a 2-replica Deployment one after the
+// other and measures, for each, from the EndpointSlice watch showing its
+// endpoint not ready to kube-proxy's nftables rules no longer sending to
+// it (polled every few ms).
+func (h *harness) realPropagation(ctx context.Context, n int) (Row, Row) {
+	fail := func(err error) (Row, Row) {
+		return notMeasured(realPropP50, "informational", err.Error()), notMeasured(realPropP99, "informational", err.Error())
+	}
+	ns := h.cfg.Scale.Fixture.Name + "-realnode-prop"
+	ip, err := h.realDeployment(ctx, ns, 2)
+	if err != nil {
+		return fail(err)
+	}
+	defer h.deleteNamespace(ns)
+	var delays []time.Duration
+	for i := 0; i < n; i++ {
+		d, err := h.onePropagation(ctx, ns, ip)
+		if err != nil {
+			return fail(err)
+		}
+		delays = append(delays, d)
+	}
+	p50, p99 := percentile(delays, 50), percentile(delays, 99)
+	return Row{What: realPropP50, Ours: ms(p50) + fmt.Sprintf(" (%d deletions)", n), Target: "informational", Met: "-"},
+		Row{What: realPropP99, Ours: ms(p99), Target: "informational", Met: "-"}
+}
+
+// onePropagation deletes one Ready pod and times its rule's removal from
+// the endpoint's not-ready notification.
+func (h *harness) onePropagation(ctx context.Context, ns, clusterIP string) (time.Duration, error) {
+	pods, err := h.readyPods(ctx, ns, 2)
+	if err != nil {
+		return 0, err
+	}
+	pod := pods[0]
+	target := pod.Status.PodIP + " . 8080"
+	if !strings.Contains(kubeProxyRules(), target) {
+		return 0, fmt.Errorf("kube-proxy has no rule for %s", pod.Status.PodIP)
+	}
+	w, err := h.cs.DiscoveryV1().EndpointSlices(ns).Watch(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"})
+	if err != nil {
+		return 0, err
+	}
+	defer w.Stop()
+	sliceSeen, ruleGone := make(chan time.Time, 1), make(chan time.Time, 1)
+	go func() {
+		for ev := range w.ResultChan() {
+			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
+			if !ok {
+				continue
+			}
+			for _, ep := range s.Endpoints {
+				if ep.TargetRef != nil && ep.TargetRef.UID == pod.UID && ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+					sliceSeen <- time.Now()
+					return
+				}
+			}
+		}
+	}()
+	go func() {
+		deadline := time.Now().Add(15 * time.Second)
+		for time.Now().Before(deadline) {
+			if !strings.Contains(kubeProxyRules(), target) {
+				ruleGone <- time.Now()
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	if err := h.cs.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+		return 0, err
+	}
+	var seen, gone time.Time
+	for seen.IsZero() || gone.IsZero() {
+		select {
+		case seen = <-sliceSeen:
+		case gone = <-ruleGone:
+		case <-time.After(20 * time.Second):
+			return 0, fmt.Errorf("pod %s: endpoint change or rule removal not seen within 20 s", pod.Name)
+		}
+	}
+	_, err = h.readyPods(ctx, ns, 2) // the replacement, before the next deletion
+	return gone.Sub(seen), err
+}
+
+// kubeProxyRules returns the DNAT lines of kube-proxy's nftables table.
+func kubeProxyRules() string {
+	out, _ := exec.Command("nft", "list", "table", "ip", "kube-proxy").Output()
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "dnat ip to") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// realDeployment creates namespace ns with Deployment web of replicas
+// test-app pods on the real node and Service web, waits until they are
+// Ready and the ClusterIP answers, and returns the ClusterIP.
+func (h *harness) realDeployment(ctx context.Context, ns string, replicas int32) (string, error) {
+	if _, err := h.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		return "", err
+	}
+	labels := map[string]string{"app": "web"}
+	spec := realnode.PodSpec(realnode.PodOpts{SigtermAction: "exit"})
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: appsv1.DeploymentSpec{Replicas: &replicas,
+		Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec}}}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := h.cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
+		return err == nil, nil // the namespace's ServiceAccount comes a moment later
+	})
+	if err != nil {
+		return "", fmt.Errorf("deployment in %s: %w", ns, err)
+	}
+	svc, err := h.cs.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	if _, err := h.readyPods(ctx, ns, int(replicas)); err != nil {
+		return "", err
+	}
+	ip := svc.Spec.ClusterIP
+	if err := realnode.CheckRoute(ip); err != nil {
+		return "", err
+	}
+	c := http.Client{Timeout: time.Second}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		resp, err := c.Get("http://" + ip + "/")
+		if err != nil {
+			return false, nil
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	return ip, err
+}
+
+// readyPods waits for n Ready pods of ns that are not terminating.
+func (h *harness) readyPods(ctx context.Context, ns string, n int) ([]corev1.Pod, error) {
+	return localcluster.WaitReadyPods(ctx, h.cs, ns, n, 2*time.Minute)
+}
+
+func (h *harness) deleteNamespace(ns string) {
+	_ = h.cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+}
+
+// cpuTicks sums utime and stime (clock ticks) of pids from /proc.
+func cpuTicks(pids []int) int64 {
+	var total int64
+	for _, p := range pids {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			st, _ := strconv.ParseInt(f[12], 10, 64)
+			total += u + st
+		}
+	}
+	return total
+}
+
+// rssOf returns a process's resident set in bytes, 0 when it is gone.
+func rssOf(pid int) int64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}

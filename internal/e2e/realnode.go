@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+)
+
+// RealNode returns the name of the cluster's real node (internal/realnode,
+// started by `make cluster-up`) once it is Ready. Without one the test is
+// skipped saying why, except under CI=true, where a missing real node
+// fails it: CI must test the real kubelet.
+func (e *Env) RealNode(t testing.TB) string {
+	t.Helper()
+	n, err := e.Client.CoreV1().Nodes().Get(context.Background(), realnode.NodeName, metav1.GetOptions{})
+	ready := false
+	if err == nil {
+		for _, c := range n.Status.Conditions {
+			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
+		}
+	}
+	if !ready {
+		why := "node " + realnode.NodeName + " is not Ready"
+		if err != nil {
+			why = err.Error()
+		}
+		if perr := realnode.Preflight(); perr != nil {
+			why = perr.Error()
+		}
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("real node: %s (CI runs every real-node test: make cluster-up starts it)", why)
+		}
+		t.Skipf("real node: %s (make cluster-up starts it on a Linux machine, as root)", why)
+	}
+	return realnode.NodeName
+}
+
+// Requests is a test's own count of requests sent to a URL on the real
+// node, apart from the plugin's --probe.
+type Requests struct {
+	mu       sync.Mutex
+	Sent     int
+	Failures []string // "+123ms: error" for each failed request
+}
+
+// CountRequests sends GET url every interval until stop is closed, at most
+// max requests and for at most limit, checking the route first
+// (realnode.CheckRoute). It returns when the loop is done.
+func CountRequests(t testing.TB, host, url string, interval time.Duration, max int, limit time.Duration, stop <-chan struct{}) *Requests {
+	t.Helper()
+	if err := realnode.CheckRoute(host); err != nil {
+		t.Fatalf("not sending requests: %v", err)
+	}
+	r := &Requests{}
+	c := http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	start := time.Now()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for r.Sent < max && time.Since(start) < limit {
+		select {
+		case <-stop:
+			return r
+		case <-tick.C:
+		}
+		at := time.Since(start)
+		resp, err := c.Get(url)
+		r.mu.Lock()
+		r.Sent++
+		switch {
+		case err != nil:
+			r.Failures = append(r.Failures, at.Round(time.Millisecond).String()+": "+err.Error())
+		default:
+			if resp.StatusCode != http.StatusOK {
+				r.Failures = append(r.Failures, at.Round(time.Millisecond).String()+": "+resp.Status)
+			}
+			resp.Body.Close()
+		}
+		r.mu.Unlock()
+	}
+	return r
+}
+
+// GuardUntouched takes the guard check's lock shared (GuardTest takes it
+// alone) and reads the guard table's drop count; the returned function
+// fails the test if the count changed since, and releases the lock. A test
+// that sends requests to the real node wraps them in it: none of its
+// packets may have tried to leave the machine.
+func GuardUntouched(t testing.TB) func() {
+	t.Helper()
+	unlock := guardLock(t, syscall.LOCK_SH)
+	before, err := realnode.GuardDrops()
+	if err != nil {
+		unlock()
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		defer unlock()
+		after, err := realnode.GuardDrops()
+		if err != nil || after != before {
+			t.Errorf("the guard table dropped %d packets while the test ran (%v): something tried to leave the machine", after-before, err)
+		}
+	}
+}
+
+// GuardTest takes the guard check's lock alone, for the test that proves
+// the guard drops what would leave; the returned function releases it.
+func GuardTest(t testing.TB) func() { return guardLock(t, syscall.LOCK_EX) }
+
+func guardLock(t testing.TB, how int) func() {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "kubectl-graceful-guard-test.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		t.Fatal(err)
+	}
+	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+}
