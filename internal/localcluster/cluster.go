@@ -130,10 +130,19 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 }
 
 // current returns nil when the running cluster has today's Service range
-// and control-plane flags.
+// and control-plane flags, and every component runs: an API server that
+// answers beside a dead controller manager or scheduler (a machine
+// restart, a killed session) would leave every pod Pending.
 func current(ctx context.Context, o ClusterOptions, kubeconfig string) error {
 	if err := patchesCurrent(o); err != nil {
 		return err
+	}
+	for _, c := range Components {
+		if pid, alive, err := o.ComponentPID(c); err != nil {
+			return err
+		} else if !alive {
+			return fmt.Errorf("%s (pid %d) is not running", c, pid)
+		}
 	}
 	return serviceCIDRCurrent(ctx, kubeconfig)
 }

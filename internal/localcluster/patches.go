@@ -22,10 +22,14 @@ const (
 )
 
 // componentsPatches returns kwokctl's componentsPatches: the Service range
-// (serviceCIDRArgs), the controllers' client rates, and kwok kept to the
-// fake nodes.
+// (serviceCIDRArgs), the controllers' client rates and no leader election,
+// kwok kept to the fake nodes, and the API server reaching kubelets by
+// InternalIP.
 func componentsPatches() string {
-	rates := [][2]string{{"kube-api-qps", fmt.Sprint(ControllerQPS)}, {"kube-api-burst", fmt.Sprint(ControllerBurst)}}
+	// One instance of each: leader election only lets a loaded machine
+	// (a lease renewal late by its deadline) stop them, and nothing here
+	// restarts them.
+	rates := [][2]string{{"kube-api-qps", fmt.Sprint(ControllerQPS)}, {"kube-api-burst", fmt.Sprint(ControllerBurst)}, {"leader-elect", "false"}}
 	args := map[string][][2]string{
 		// The real node's kubelet serves on its InternalIP; the default
 		// order tries its hostname first, which nothing resolves here.
