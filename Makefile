@@ -6,7 +6,7 @@ BIN      := bin/kubectl-graceful
 # The plugin is found by kubectl on PATH, as krew installs it.
 export PATH := $(CURDIR)/bin:$(PATH)
 
-.PHONY: build cluster-up cluster-down demo docs real-node-deps test test-unit vet
+.PHONY: build cluster-up cluster-down demo docs real-node-deps test test-faults test-unit vet
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kubectl-graceful
@@ -37,13 +37,21 @@ demo: build cluster-up
 	@hack/demo.sh
 
 # Every test: unit tests and the e2e tests against the local cluster (started
-# first, so the one-time control-plane build shows its progress here).
+# first, so the one-time control-plane build shows its progress here), each
+# control-plane fault scenario once. GRACEFUL_E2E=1 asks for the e2e tests.
 test: build vet cluster-up
-	GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m ./...
+	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m ./...
 
-# Unit tests only (no cluster): the e2e tests skip themselves with -short.
+# The control-plane fault scenarios (docs/reliability.md), five runs in a
+# row each: they take turns on a cluster of their own. .ci/run runs it after
+# `make test`.
+FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain
+test-faults: build cluster-up
+	GRACEFUL_E2E=1 GRACEFUL_FAULT_RUNS=5 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run '$(FAULT_TESTS)' ./pkg/drain ./pkg/timeline
+
+# Unit tests only (no cluster): a plain `go test ./...` skips the e2e tests.
 test-unit:
-	$(GO) test -short ./...
+	$(GO) test ./...
 
 vet:
 	@test -z "$$(gofmt -l cmd pkg internal hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal hack; exit 1; }

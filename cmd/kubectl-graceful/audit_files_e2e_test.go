@@ -11,9 +11,7 @@ import (
 // user or a CI job runs them: no cluster is contacted (the kubeconfig
 // points at a closed port).
 func TestAuditBadAndOldManifestsThroughKubectl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the plugin through kubectl")
-	}
+	e2e.Require(t, "runs the plugin through kubectl")
 	dir := t.TempDir()
 	kc := writeKubeconfig(t, "shop")
 	run := func(args ...string) e2e.Result {

@@ -42,14 +42,25 @@ func (l *lazyEnv) get(start func() (*Env, error)) (*Env, error) {
 
 var shared lazyEnv
 
+// EnvVar, set to 1, asks for the end-to-end tests: `make test` sets it. A
+// plain `go test ./...` runs the unit tests alone, without a cluster.
+const EnvVar = "GRACEFUL_E2E"
+
+// Require skips an end-to-end test, saying why it needs to be asked for,
+// unless EnvVar is 1 (and not under -short).
+func Require(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(EnvVar) != "1" || testing.Short() {
+		t.Skipf("e2e test (%s): runs with %s=1, as `make test` sets it", why, EnvVar)
+	}
+}
+
 // Cluster returns the shared local cluster, starting it on first use (the
 // very first run on a machine builds the control plane: minutes, with
 // progress on the test log). It fails the test when the cluster cannot start.
 func Cluster(t testing.TB) *Env {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("e2e test: needs the local cluster (run `make test`, not -short)")
-	}
+	Require(t, "needs the local cluster")
 	env, err := shared.get(startCluster)
 	if err != nil {
 		t.Fatalf("local cluster: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,9 +48,7 @@ var faults lazyEnv
 // overlap: each waits for the previous one to end.
 func FaultCluster(t *testing.T) *FaultEnv {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("e2e test: needs the local cluster (run `make test`, not -short)")
-	}
+	Require(t, "breaks a control plane of its own")
 	opts, err := faultOptions()
 	if err != nil {
 		t.Fatal(err)
@@ -228,8 +227,20 @@ func (f *FaultEnv) restart(component string, down time.Duration, during func()) 
 	return time.Since(start)
 }
 
-// FaultRuns is how many times in a row RepeatFault runs a scenario.
-const FaultRuns = 5
+// FaultRuns is how many times in a row RepeatFault runs a scenario: once
+// in `make test`, FaultRunsVar (5 in `make test-faults`, which .ci/run
+// runs too) when set.
+var FaultRuns = faultRuns()
+
+// FaultRunsVar names the environment variable that sets FaultRuns.
+const FaultRunsVar = "GRACEFUL_FAULT_RUNS"
+
+func faultRuns() int {
+	if n, err := strconv.Atoi(os.Getenv(FaultRunsVar)); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
 
 // RepeatFault holds the fault cluster and runs scenario FaultRuns times in
 // a row, each as a subtest (run1 ...) making its own namespace and nodes;

@@ -2,6 +2,7 @@ package realnode_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
@@ -94,4 +96,27 @@ func counters(t *testing.T) (before, after int64) {
 		t.Fatal(err)
 	}
 	return byChain["before"], byChain["after"]
+}
+
+// The machine's real node belongs to one cluster: another checkout's
+// cluster-up is told whose it is, and the node is left as it was.
+func TestUpRefusesAnotherClustersNode(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNode(t)
+	var log strings.Builder
+	err := realnode.Up(context.Background(), realnode.Options{Cluster: "graceful-another-checkout", Kubeconfig: env.Kubeconfig, Log: &log})
+	var held *realnode.HeldError
+	if !errors.As(err, &held) || held.Owner == "graceful-another-checkout" || !strings.Contains(err.Error(), "one real node per machine") {
+		t.Fatalf("Up for another cluster: %v", err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("Up for another cluster did something: %s", log.String())
+	}
+	cs, err := localcluster.Client(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := localcluster.NodeReady(context.Background(), cs, realnode.NodeName); err != nil {
+		t.Errorf("the real node after another cluster's Up: %v", err)
+	}
 }

@@ -399,9 +399,7 @@ func restrictedKubeconfig(t *testing.T, env *e2e.Env, ns string, rules []rbacv1.
 
 // An unreachable cluster is one error line and exit 1, never a hang.
 func TestWatchPodUnreachableCluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the built plugin through kubectl")
-	}
+	e2e.Require(t, "runs the built plugin through kubectl")
 	cfg := clientcmdapi.NewConfig()
 	cluster := clientcmdapi.NewCluster()
 	cluster.Server = "https://127.0.0.1:1"

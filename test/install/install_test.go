@@ -23,6 +23,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/krewmanifest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/tools"
 )
@@ -64,9 +65,7 @@ type release struct {
 }
 
 func TestReleaseArchivesInstallWithKrew(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds every release archive with GoReleaser; skipped with -short")
-	}
+	e2e.Require(t, "builds every release archive with GoReleaser")
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("kubectl is not on PATH; this test runs the plugin through the real kubectl")
