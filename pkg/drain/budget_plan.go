@@ -84,7 +84,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		out.Plan = "bypassed (--disable-eviction)"
 		return out, 0
 	}
-	if pdb.Status.ObservedGeneration < pdb.Generation {
+	if pdb.Status.ObservedGeneration < pdb.Generation && !syncFailed(pdb) {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s is still being processed by the disruption controller: evictions answer 429 until it catches up", pdbName(pdb))})
 	}
@@ -101,6 +101,13 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption by its spec (%s): its %d Ready pod(s) on this node can never be evicted; "+
 				"change the PDB or scale the workload", pdbName(pdb), why, h)})
+		return out, 0
+	}
+	if why := neverAllows(b, in); why != "" {
+		out.Plan = "blocked"
+		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
+			"PDB %s allows no disruption and cannot by itself: %s. Its %d Ready pod(s) on this node can never be evicted; "+
+				"waiting does not help: change the PDB or its workload", pdbName(pdb), why, h)})
 		return out, 0
 	}
 	if h <= st.DisruptionsAllowed {

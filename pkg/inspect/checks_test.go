@@ -243,7 +243,19 @@ func TestPDBBlocksEviction(t *testing.T) {
 		{"minAvailable 2 of 3", objs(deploy("web"), pdbWith("web", matchApp("web"), "2", "")), 0, ""},
 		{"minAvailable 2 with HPA minReplicas 2", objs(deploy("web", replicasOf(5)), hpa("web", 2), pdbWith("web", matchApp("web"), "2", "")), 1, "2 of 2"},
 		{"selects nothing: not this check", objs(deploy("web"), pdbWith("web", matchApp("api"), "", "0")), 0, ""},
+		{"neither minAvailable nor maxUnavailable", objs(deploy("web"), pdbWith("web", matchApp("web"), "", "")), 1, "sets neither minAvailable nor maxUnavailable"},
+		{"live: status SyncFailed", objs(deploy("web"), syncFailedPDB()), 1, "reason SyncFailed: widgets.example.org does not implement the scale subresource"},
 	})
+}
+
+// syncFailedPDB is a sound PDB whose status the disruption controller could
+// not compute, as it writes it for pods owned by a custom resource without
+// a scale subresource.
+func syncFailedPDB() *policyv1.PodDisruptionBudget {
+	p := pdbWith("web", matchApp("web"), "", "1")
+	p.Status.Conditions = []metav1.Condition{{Type: policyv1.DisruptionAllowedCondition, Status: metav1.ConditionFalse,
+		Reason: policyv1.SyncFailedReason, Message: "widgets.example.org does not implement the scale subresource"}}
+	return p
 }
 
 func TestPDBOverlapAndSelection(t *testing.T) {

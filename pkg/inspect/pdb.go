@@ -52,7 +52,7 @@ var pdbBlocksEviction = register(&Check{
 	ID:       "pdb-blocks-eviction",
 	Topic:    TopicBudgets,
 	Severity: SeverityError,
-	Summary:  "PodDisruptionBudget that by its spec can never allow a disruption (maxUnavailable 0, minAvailable 100% or >= replicas): drains hang",
+	Summary:  "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
 	Needs:    []Input{InputPDBs, InputHPAs},
 	run: func(s *scope, c *Check) []Finding {
 		var out []Finding
@@ -65,7 +65,7 @@ var pdbBlocksEviction = register(&Check{
 		return out
 	},
 	Explanation: Doc{
-		Why:    "A PDB that can never allow a disruption (maxUnavailable 0 or 0%, minAvailable 100%, or an integer minAvailable >= replicas) makes every eviction return 429: kubectl drain and cluster upgrades hang until someone deletes the PDB. Percentages are scaled with rounding up, as the disruption controller does; with an HPA, its minReplicas is used.",
+		Why:    "A PDB that can never allow a disruption (maxUnavailable 0 or 0%, minAvailable 100%, an integer minAvailable >= replicas, or neither field set, for which the disruption controller expects no pods) makes every eviction return 429: kubectl drain and cluster upgrades hang until someone deletes the PDB. Percentages are scaled with rounding up, as the disruption controller does; with an HPA, its minReplicas is used. Live, a budget whose status the controller cannot compute (condition DisruptionAllowed=False, reason SyncFailed: for example pods owned by a custom resource without a scale subresource) blocks the same way.",
 		Fix:    "Use maxUnavailable: 1 (or a percentage that resolves to at least 1), or raise replicas above minAvailable.",
 		Source: srcEviction,
 	},
@@ -91,6 +91,14 @@ func (s *scope) blocksEviction(p PDB) string {
 		expected += n
 	}
 	on := strings.Join(names, ", ")
+	if p.Spec.MaxUnavailable == nil && p.Spec.MinAvailable == nil {
+		// getExpectedPodCount counts no pods for such a budget, and
+		// updatePdbStatus allows no disruption while it expects none.
+		return fmt.Sprintf("sets neither minAvailable nor maxUnavailable: the disruption controller expects no pods for it (expectedPods 0, disruptionsAllowed 0, condition DisruptionAllowed=False InsufficientPods), so no pod of %s can ever be evicted", on)
+	}
+	if c := syncFailedCondition(p); c != "" {
+		return "the disruption controller cannot compute its status (condition DisruptionAllowed=False, reason SyncFailed: " + c + "): it keeps disruptionsAllowed at 0, so no pod of " + on + " can be evicted until that is fixed"
+	}
 	if mu := p.Spec.MaxUnavailable; mu != nil {
 		if mu.Type == intstr.String && !countable {
 			if mu.StrVal == "0%" {
@@ -108,6 +116,20 @@ func (s *scope) blocksEviction(p PDB) string {
 		v, err := intstr.GetScaledValueFromIntOrPercent(ma, int(expected), true)
 		if err == nil && int32(v) >= expected {
 			return fmt.Sprintf("minAvailable %s requires %d of %d pods of %s to stay up: no eviction is ever allowed", ma.String(), v, expected, on)
+		}
+	}
+	return ""
+}
+
+// syncFailedCondition returns the message of p's DisruptionAllowed=False
+// SyncFailed condition, "" when it has none (a file's PDB never does).
+func syncFailedCondition(p PDB) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == policyv1.DisruptionAllowedCondition && c.Status == "False" && c.Reason == policyv1.SyncFailedReason {
+			if c.Message == "" {
+				return "no message"
+			}
+			return c.Message
 		}
 	}
 	return ""
