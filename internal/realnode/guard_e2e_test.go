@@ -50,8 +50,14 @@ func TestGuardDropsWhatWouldLeave(t *testing.T) {
 		t.Fatal(err)
 	}
 	safety := `table inet kubectl-graceful-guard-test {
-	chain before { type filter hook postrouting priority srcnat - 1; policy accept; ip daddr ` + outside + ` oifname != { "lo", "graceful0", "gracefulsvc0" } counter }
-	chain after { type filter hook postrouting priority srcnat + 1; policy accept; ip daddr ` + outside + ` counter drop }
+	chain before {
+		type filter hook postrouting priority srcnat - 1; policy accept;
+		ip daddr ` + outside + ` oifname != { "lo", "graceful0", "gracefulsvc0" } counter
+	}
+	chain after {
+		type filter hook postrouting priority srcnat + 1; policy accept;
+		ip daddr ` + outside + ` counter drop
+	}
 }
 `
 	if out, err := nft(safety, "-f", "-"); err != nil {
