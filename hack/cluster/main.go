@@ -2,7 +2,7 @@
 //
 //	go run ./hack/cluster up     # idempotent; last line: export KUBECONFIG=...
 //	go run ./hack/cluster down   # stops every process it started
-//	go run ./hack/cluster route IP  # checks a request to IP stays on the machine
+//	go run ./hack/cluster route IP  # checks a request to IP stays on the machine, waits until it answers
 //
 // `make cluster-up` and `make cluster-down` call it.
 package main
@@ -10,10 +10,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
@@ -28,12 +30,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 2 && args[0] == "route" {
-		// The demo's check before its first request to the real node.
-		if err := realnode.CheckRoute(args[1]); err != nil {
-			return err
-		}
-		fmt.Printf("route to %s checked: it stays on this machine (guard table in place)\n", args[1])
-		return nil
+		return routeAndServed(args[1])
 	}
 	if len(args) != 1 {
 		return fmt.Errorf("usage: cluster up|down|kubectl-dir|route IP (run from the repository root)")
@@ -91,6 +88,29 @@ func run(args []string) error {
 	fmt.Printf("Cluster %s is up with %d Ready kwok nodes and %s.\n", c.Name, opts.Nodes, real)
 	fmt.Printf("export KUBECONFIG=%s\n", c.Kubeconfig)
 	return nil
+}
+
+// routeAndServed is the demo's check before its first request to the real
+// node: the route to ip stays on the machine, then GET http://ip/ answers
+// (kube-proxy programs a new Service's rules a sync after its endpoints;
+// at most 30 requests over 15 s).
+func routeAndServed(ip string) error {
+	if err := realnode.CheckRoute(ip); err != nil {
+		return err
+	}
+	c := http.Client{Timeout: 500 * time.Millisecond}
+	var last error
+	for i := 0; i < 30; i++ {
+		resp, err := c.Get("http://" + ip + "/")
+		if err == nil {
+			resp.Body.Close()
+			fmt.Printf("route to %s checked: it stays on this machine (guard table in place), and it answers\n", ip)
+			return nil
+		}
+		last = err
+		time.Sleep(500 * time.Millisecond)
+	}
+	return fmt.Errorf("%s stays on this machine but did not answer within 15 s: %v", ip, last)
 }
 
 // upRealNode builds the kubelet and kube-proxy when missing and starts the
