@@ -108,7 +108,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
-	f.DurationVar(&o.Propagation, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
+	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd
 }
@@ -141,8 +141,9 @@ func (o *WatchPodOptions) Validate() error {
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.GracePeriod)
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
-	case o.Propagation <= 0:
-		return fmt.Errorf("--propagation %s is not allowed: use a positive duration such as 5s", o.Propagation)
+	}
+	if err := validatePropagation(o.Propagation); err != nil {
+		return err
 	}
 	if err := o.probe.validate("watch pod"); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
 	"strings"
 	"time"
 
@@ -16,6 +17,20 @@ import (
 // so that a preStop that passes the audit passes the watch.
 func defaultPropagation() time.Duration {
 	return time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
+}
+
+// addPropagationFlag adds --propagation, for every watch (one pod or a
+// rollout's pods): the same name, default and meaning.
+func addPropagationFlag(f *pflag.FlagSet, d *time.Duration) {
+	f.DurationVar(d, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
+}
+
+// validatePropagation refuses a --propagation that is not positive.
+func validatePropagation(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("--propagation %s is not allowed: use a positive duration such as 5s", d)
+	}
+	return nil
 }
 
 // noTermination is the error for a watch that ended before any termination

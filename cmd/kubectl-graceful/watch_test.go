@@ -129,3 +129,18 @@ func TestWatchWorkloadArgs(t *testing.T) {
 		t.Errorf("a ReplicaSet: %v", err)
 	}
 }
+
+// --propagation is on the rollout watch too, with watch pod's default and
+// validation, and reaches every pod's verdict.
+func TestWatchWorkloadPropagation(t *testing.T) {
+	cmd := NewCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard())
+	pod := NewCmdWatchPod(nil, genericiooptions.NewTestIOStreamsDiscard())
+	f, pf := cmd.Flags().Lookup("propagation"), pod.Flags().Lookup("propagation")
+	if f == nil || pf == nil || f.DefValue != pf.DefValue || f.Usage != pf.Usage {
+		t.Fatalf("--propagation of watch TYPE/NAME %+v, of watch pod %+v: want the same flag", f, pf)
+	}
+	o := WatchWorkloadOptions{Workload: timeline.WorkloadRef{Kind: timeline.KindDeployment, Name: "web"}, Scale: -1}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--propagation 0s is not allowed") {
+		t.Errorf("--propagation 0: %v", err)
+	}
+}

@@ -37,6 +37,8 @@ type WatchWorkloadOptions struct {
 	Timeout time.Duration
 	// Output is "" (lines, table, chart, verdict), "json" or "mermaid".
 	Output string
+	// Propagation is --propagation, passed to every pod's verdict.
+	Propagation time.Duration
 	// probe holds the --probe* flags.
 	probe probeFlags
 
@@ -95,6 +97,7 @@ pods, RBAC).`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd
 }
@@ -164,7 +167,10 @@ func (o *WatchWorkloadOptions) Validate() error {
 	if err := o.probe.validate("watch"); err != nil {
 		return err
 	}
-	return timeline.CheckWorkloadKind(o.Workload.Kind)
+	if err := timeline.CheckWorkloadKind(o.Workload.Kind); err != nil {
+		return err
+	}
+	return validatePropagation(o.Propagation)
 }
 
 // Run follows the workload, then prints the summary. It returns
@@ -198,7 +204,7 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	if r == nil {
 		return err
 	}
-	v := timeline.ComputeRollout(r)
+	v := timeline.ComputeRolloutWith(r, timeline.Options{Propagation: o.Propagation})
 	return watchOutcome(o.render(r, v), err, v.Risk)
 }
 

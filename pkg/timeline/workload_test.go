@@ -3,6 +3,7 @@ package timeline
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -128,5 +129,16 @@ func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
 	v := ComputeRollout(r)
 	if v.Risk || !hasRolloutFinding(v, "was interrupted before any rollout started") {
 		t.Errorf("verdict %+v", v)
+	}
+}
+
+// Every pod verdict of a rollout is judged with the rollout's options:
+// a 3 s preStop is short of the default 5 s propagation, and meets 2 s.
+func TestRolloutPodVerdictsUseThePropagation(t *testing.T) {
+	r := &Rollout{Pods: []*Timeline{terminate(t, 30, true, 3, []string{"web"}, 4000, 0, nil)}}
+	short := ComputeRollout(r).Pods[0].Verdict
+	met := ComputeRolloutWith(r, Options{Propagation: 2 * time.Second}).Pods[0].Verdict
+	if short.ShortByMs == nil || met.ShortByMs != nil || met.PropagationMs != 2000 {
+		t.Errorf("default: short by %v; --propagation 2s: short by %v, propagation %d ms", short.ShortByMs, met.ShortByMs, met.PropagationMs)
 	}
 }

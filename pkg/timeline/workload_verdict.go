@@ -73,16 +73,19 @@ type RolloutVerdict struct {
 	Findings []string         `json:"findings"`
 }
 
-// ComputeRollout derives the rollout verdict: each terminated pod's
-// verdict by Compute, the capacity of each Service, and the rollout's end.
-// It is pure.
-func ComputeRollout(r *Rollout) RolloutVerdict {
+// ComputeRollout is ComputeRolloutWith the default options.
+func ComputeRollout(r *Rollout) RolloutVerdict { return ComputeRolloutWith(r, Options{}) }
+
+// ComputeRolloutWith derives the rollout verdict: each terminated pod's
+// verdict by ComputeWith and o (--propagation), the capacity of each
+// Service, and the rollout's end. It is pure.
+func ComputeRolloutWith(r *Rollout, o Options) RolloutVerdict {
 	v := RolloutVerdict{Complete: r.Complete, Ended: r.Ended, NeverReady: r.NeverReady, Pods: []PodResult{}, Capacity: []CapacityResult{}}
 	if v.NeverReady == nil {
 		v.NeverReady = []string{}
 	}
 	for _, tl := range r.Terminated() {
-		v.Pods = append(v.Pods, podResult(r, tl))
+		v.Pods = append(v.Pods, podResult(r, tl, o))
 	}
 	for _, tr := range r.Capacity {
 		v.Capacity = append(v.Capacity, capacityResult(r, tr))
@@ -95,8 +98,8 @@ func ComputeRollout(r *Rollout) RolloutVerdict {
 	return v
 }
 
-func podResult(r *Rollout, tl *Timeline) PodResult {
-	pv := Compute(tl)
+func podResult(r *Rollout, tl *Timeline, o Options) PodResult {
+	pv := ComputeWith(tl, o)
 	res := PodResult{Pod: tl.Pod, UID: tl.UID, Verdict: pv}
 	res.DeletedMs, _ = r.Ms(tl.T0)
 	for _, x := range pv.Exits {
