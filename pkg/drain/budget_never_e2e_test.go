@@ -167,4 +167,3 @@ spec:
 func (f *fixture) widgetKind() string {
 	return "Widget" + strings.ReplaceAll(strings.TrimPrefix(f.ns, "e2e-"), "-", "")
 }
-
