@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"os"
 	"strings"
 
@@ -28,6 +30,8 @@ type AuditOptions struct {
 	Filenames []string
 	Recursive bool
 	Kustomize string
+	// MaxInputSize bounds what is read of each -f input ("256Mi").
+	MaxInputSize string
 	// Selector (-l) and AllNamespaces (-A) narrow live mode.
 	Selector      string
 	AllNamespaces bool
@@ -96,6 +100,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to audit, or - for stdin (no cluster needed)")
 	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Walk -f directories recursively")
+	f.StringVar(&o.MaxInputSize, "max-input-size", "256Mi", "Read at most this much of each -f input (file or stdin), a quantity such as 256Mi; a larger input is reported as not read")
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory to build and audit (no cluster needed)")
 	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector narrowing the workloads audited (live)")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Audit every namespace (live)")
@@ -236,6 +241,9 @@ func (o *AuditOptions) Validate() error {
 	if err := o.validateFleet(); err != nil {
 		return err
 	}
+	if _, err := o.maxInputBytes(); err != nil {
+		return err
+	}
 	return o.validateFix()
 }
 
@@ -255,11 +263,18 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 		return o.runFleet(ctx)
 	}
 	inv := &inspect.Inventory{Version: o.version}
+	var unread *load.UnreadError
 	if o.manifestMode() {
-		err := load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In,
-			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
+		max, err := o.maxInputBytes()
 		if err != nil {
+			return err
+		}
+		err = load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In, MaxInputBytes: max,
+			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
+		// Inputs that could not be read do not hide the findings of
+		// those that could: they are reported, then each unread one.
+		if err != nil && (!errors.As(err, &unread) || inv.Objects == 0) {
 			return err
 		}
 	} else {
@@ -272,15 +287,42 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	opts := o.checkOptions()
 	r := inspect.Audit(inv, opts)
 	if done, err := o.fixHook(inv, r, opts); done {
+		if unread != nil && cliutil.CodeOf(err) != cliutil.ExitError {
+			return o.reportUnread(unread)
+		}
 		return err
 	}
 	if err := o.write(r); err != nil {
 		return err
 	}
+	if unread != nil {
+		return o.reportUnread(unread)
+	}
 	if r.AtOrAbove(o.failOn) {
 		return cliutil.Risk()
 	}
 	return nil
+}
+
+// reportUnread names each input that could not be read, one line each, and
+// returns exit status 1: the audit did not read all it was given.
+func (o *AuditOptions) reportUnread(e *load.UnreadError) error {
+	for _, f := range e.Files {
+		fmt.Fprintln(o.ErrOut, "error: not read: "+termsafe.Escape(cliutil.OneLine(load.FileMessage(f))))
+	}
+	return &cliutil.ExitCodeError{Code: cliutil.ExitError}
+}
+
+// maxInputBytes parses --max-input-size ("" is the default, 256Mi).
+func (o *AuditOptions) maxInputBytes() (int64, error) {
+	if o.MaxInputSize == "" {
+		return load.DefaultMaxInputBytes, nil
+	}
+	q, err := resource.ParseQuantity(o.MaxInputSize)
+	if err != nil || q.Sign() <= 0 {
+		return 0, fmt.Errorf("--max-input-size %q is not a positive quantity such as 256Mi", o.MaxInputSize)
+	}
+	return q.Value(), nil
 }
 
 // checkOptions are the checks' settings from the flags.

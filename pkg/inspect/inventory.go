@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,4 +198,43 @@ func (inv *Inventory) MarkUnavailable(in Input, reason string) {
 		inv.Unavailable = map[Input]string{}
 	}
 	inv.Unavailable[in] = reason
+}
+
+// Merge files everything of other into inv: its objects, counts and notes
+// (a note already said is not said again). Version and Live stay inv's.
+func (inv *Inventory) Merge(other *Inventory) {
+	inv.Workloads = append(inv.Workloads, other.Workloads...)
+	inv.Services = append(inv.Services, other.Services...)
+	inv.PDBs = append(inv.PDBs, other.PDBs...)
+	inv.HPAs = append(inv.HPAs, other.HPAs...)
+	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
+	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
+	inv.Pods = append(inv.Pods, other.Pods...)
+	inv.Objects += other.Objects
+	for k, v := range other.BackendConfigs {
+		if inv.BackendConfigs == nil {
+			inv.BackendConfigs = map[string]int64{}
+		}
+		inv.BackendConfigs[k] = v
+	}
+	for k, v := range other.Unavailable {
+		inv.MarkUnavailable(k, v)
+	}
+	for k, n := range other.CustomResources {
+		if inv.CustomResources == nil {
+			inv.CustomResources = map[string]int{}
+		}
+		inv.CustomResources[k] += n
+	}
+	for k, n := range other.NotAudited {
+		if inv.NotAudited == nil {
+			inv.NotAudited = map[string]int{}
+		}
+		inv.NotAudited[k] += n
+	}
+	for _, n := range other.Notes {
+		if !slices.Contains(inv.Notes, n) {
+			inv.Notes = append(inv.Notes, n)
+		}
+	}
 }

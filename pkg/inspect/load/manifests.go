@@ -6,8 +6,10 @@ package load
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -37,6 +39,9 @@ type ManifestOptions struct {
 	// document skipped because it does not parse and is of a kind the audit
 	// does not read.
 	Skipped func(line string)
+	// MaxInputBytes bounds what is read of each input (bytes); 0 means
+	// DefaultMaxInputBytes.
+	MaxInputBytes int64
 }
 
 // Manifests reads the manifests with cli-runtime's resource builder in
@@ -53,8 +58,6 @@ type ManifestOptions struct {
 // load balancer settings (GKE BackendConfigs, AWS TargetGroupBindings),
 // audited through their pod template, or counted as not audited.
 func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
-	b := resource.NewLocalBuilder().Unstructured().Flatten()
-	lines := newLineIndex()
 	files, err := expandFilenames(opts.Filenames, opts.Recursive)
 	if err != nil {
 		return err
@@ -62,31 +65,65 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	if len(files) == 0 && opts.Kustomize == "" {
 		return fmt.Errorf("no objects passed to audit (no .json, .yaml or .yml file in %s)", inputNames(opts))
 	}
+	ns := opts.Namespace
+	if ns == "" {
+		ns = "default"
+	}
 	var remote []string
+	var unread []FileError
 	for _, f := range files {
 		if strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
 			remote = append(remote, f)
 			continue
 		}
-		name, data, err := readInput(f, opts.Stdin)
-		if err != nil {
-			return err
+		if err := oneFile(f, opts, ns, inv); err != nil {
+			unread = append(unread, FileError{File: displayName(f), Err: err})
 		}
-		lines.add(name, data)
-		good, err := checkedDocuments(name, data, inv, opts.Skipped)
-		if err != nil {
-			return err
-		}
-		b = b.Stream(bytes.NewReader(good), name)
 	}
 	if len(remote) > 0 || opts.Kustomize != "" {
-		b = b.FilenameParam(false, &resource.FilenameOptions{Filenames: remote, Kustomize: opts.Kustomize})
+		b := resource.NewLocalBuilder().Unstructured().Flatten().
+			FilenameParam(false, &resource.FilenameOptions{Filenames: remote, Kustomize: opts.Kustomize})
+		if err := visit(b, newLineIndex(), ns, inv); err != nil {
+			return err
+		}
 	}
-	ns := opts.Namespace
-	if ns == "" {
-		ns = "default"
+	if len(unread) > 0 {
+		return &UnreadError{Files: unread}
 	}
-	err = b.Do().Visit(func(info *resource.Info, err error) error {
+	if inv.Objects == 0 {
+		return fmt.Errorf("no objects passed to audit (in %s)", inputNames(opts))
+	}
+	return nil
+}
+
+// oneFile reads, checks and files one local input into inv, or none of it:
+// its objects go to a scratch inventory first, merged only when the whole
+// file was read, so that a file with one bad document is reported as not
+// read rather than half audited.
+func oneFile(f string, opts ManifestOptions, ns string, inv *inspect.Inventory) error {
+	name, data, err := readInput(f, opts.Stdin, opts.maxInput())
+	if err != nil {
+		return err
+	}
+	scratch := &inspect.Inventory{Version: inv.Version, Live: inv.Live}
+	good, err := checkedDocuments(name, data, scratch, opts.Skipped)
+	if err != nil {
+		return err
+	}
+	lines := newLineIndex()
+	lines.add(name, data)
+	b := resource.NewLocalBuilder().Unstructured().Flatten().Stream(bytes.NewReader(good), name)
+	if err := visit(b, lines, ns, scratch); err != nil {
+		return err
+	}
+	inv.Merge(scratch)
+	return nil
+}
+
+// visit files every object the builder gives into inv, with its source
+// line; objects without a namespace get ns (kubectl apply's rule).
+func visit(b *resource.Builder, lines *lineIndex, ns string, inv *inspect.Inventory) error {
+	err := b.Do().Visit(func(info *resource.Info, err error) error {
 		if err != nil {
 			return err
 		}
@@ -114,23 +151,97 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	if err != nil {
 		return shorten(err)
 	}
-	if inv.Objects == 0 {
-		return fmt.Errorf("no objects passed to audit (in %s)", inputNames(opts))
-	}
 	return nil
 }
 
-// readInput reads file, or stdin for "-" (named STDIN).
-func readInput(file string, stdin io.Reader) (string, []byte, error) {
-	if file == "-" {
-		data, err := io.ReadAll(stdin)
+// readInput reads file, or stdin for "-" (named STDIN), up to max bytes:
+// an input larger than that (or one that never ends, /dev/zero) is an
+// error, read no further.
+func readInput(file string, stdin io.Reader, max int64) (string, []byte, error) {
+	name, r := file, stdin
+	if file != "-" {
+		f, err := os.Open(file)
 		if err != nil {
-			return "", nil, fmt.Errorf("reading manifests from stdin: %w", err)
+			return file, nil, err
 		}
-		return "STDIN", data, nil
+		defer f.Close()
+		r = f
+	} else {
+		name = "STDIN"
 	}
-	data, err := os.ReadFile(file)
-	return file, data, err
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return name, nil, err
+	}
+	if int64(len(data)) > max {
+		return name, nil, fmt.Errorf("%s is larger than %s (--max-input-size): not read", name, sizeText(max))
+	}
+	return name, data, nil
+}
+
+// DefaultMaxInputBytes is how much of one input (a file, stdin) the audit
+// reads at most: 256 MiB.
+const DefaultMaxInputBytes int64 = 256 << 20
+
+func (o ManifestOptions) maxInput() int64 {
+	if o.MaxInputBytes > 0 {
+		return o.MaxInputBytes
+	}
+	return DefaultMaxInputBytes
+}
+
+func sizeText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func displayName(f string) string {
+	if f == "-" {
+		return "STDIN"
+	}
+	return f
+}
+
+// FileError is one input the audit could not read, and why.
+type FileError struct {
+	File string
+	Err  error
+}
+
+// UnreadError is returned by Manifests when some inputs could not be read
+// (no permission, too large, a document that does not parse, fields of
+// the wrong type): every other input was filed into the inventory, whose
+// findings are still to be reported. Files lists each, in input order.
+type UnreadError struct{ Files []FileError }
+
+// Error is the one file's error when there is one, else how many and each.
+func (e *UnreadError) Error() string {
+	if len(e.Files) == 1 {
+		return e.Files[0].message()
+	}
+	parts := make([]string, len(e.Files))
+	for i, f := range e.Files {
+		parts[i] = f.message()
+	}
+	return fmt.Sprintf("%d inputs not read: %s", len(e.Files), strings.Join(parts, "; "))
+}
+
+// FileMessage is f's error as one message naming the file.
+func FileMessage(f FileError) string { return f.message() }
+
+// message is the error, naming the file when it does not already.
+func (f FileError) message() string {
+	var pe *fs.PathError
+	if errors.As(f.Err, &pe) {
+		return f.File + ": " + pe.Err.Error()
+	}
+	m := shorten(f.Err).Error()
+	if !strings.HasPrefix(m, f.File) {
+		m = f.File + ": " + m
+	}
+	return m
 }
 
 // checkedDocuments returns the documents of data that parse strictly,
