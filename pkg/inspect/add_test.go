@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -56,5 +57,37 @@ func TestControlledObjectsAreReportedOrCounted(t *testing.T) {
 				t.Errorf("not audited %q, want one reason starting %q", reasons, c.notAudited)
 			}
 		})
+	}
+}
+
+// Merge carries every field but Live and Version: a field added to
+// Inventory later must be merged too, or a file's objects would be lost.
+func TestInventoryMergeCarriesEveryField(t *testing.T) {
+	var full Inventory
+	v := reflect.ValueOf(&full).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Slice:
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+		case reflect.Map:
+			m := reflect.MakeMap(f.Type())
+			m.SetMapIndex(reflect.New(f.Type().Key()).Elem(), reflect.New(f.Type().Elem()).Elem())
+			f.Set(m)
+		case reflect.Int:
+			f.SetInt(1)
+		}
+	}
+	var got Inventory
+	got.Merge(&full)
+	g := reflect.ValueOf(got)
+	for i := 0; i < g.NumField(); i++ {
+		name := g.Type().Field(i).Name
+		if name == "Live" || name == "Version" {
+			continue
+		}
+		if g.Field(i).IsZero() || (g.Field(i).Kind() == reflect.Slice || g.Field(i).Kind() == reflect.Map) && g.Field(i).Len() == 0 {
+			t.Errorf("Merge does not carry Inventory.%s", name)
+		}
 	}
 }
