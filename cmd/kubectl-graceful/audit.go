@@ -32,6 +32,9 @@ type AuditOptions struct {
 	Kustomize string
 	// MaxInputSize bounds what is read of each -f input ("256Mi").
 	MaxInputSize string
+	// afterLoad, when set, runs once the manifests are read: the tests
+	// change a file there, as another process could.
+	afterLoad func()
 	// Selector (-l) and AllNamespaces (-A) narrow live mode.
 	Selector      string
 	AllNamespaces bool
@@ -270,12 +273,15 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			return err
 		}
 		err = load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In, MaxInputBytes: max,
+			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In, MaxInputBytes: max, Read: o.fix.remember,
 			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		// Inputs that could not be read do not hide the findings of
 		// those that could: they are reported, then each unread one.
 		if err != nil && (!errors.As(err, &unread) || inv.Objects == 0) {
 			return err
+		}
+		if o.afterLoad != nil {
+			o.afterLoad()
 		}
 	} else {
 		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.AllNamespaces,

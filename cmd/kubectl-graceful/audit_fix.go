@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,17 @@ type fixOptions struct {
 
 	// stdin keeps what the loader read from -f -, to print it fixed.
 	stdin bytes.Buffer
+	// read holds the digest of each file as the loader read it: the plan
+	// is made from that text and applied to nothing else.
+	read map[string][sha256.Size]byte
+}
+
+// remember records the digest of a file as the loader read it.
+func (f *fixOptions) remember(name string, data []byte) {
+	if f.read == nil {
+		f.read = map[string][sha256.Size]byte{}
+	}
+	f.read[name] = sha256.Sum256(data)
 }
 
 func (f *fixOptions) addFlags(fs *pflag.FlagSet) {
@@ -141,9 +153,14 @@ func (o *AuditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
 		res.failed = true
 	}
 	for _, file := range plan.Files() {
-		e, err := o.editFile(file, plan)
+		e, before, err := o.editFile(file, plan)
 		if err != nil {
 			skip(file, err.Error())
+			continue
+		}
+		// Written first: a change is reported only once it is made.
+		if err := o.emitFix(e, before); err != nil {
+			skip(file, "not fixed: "+err.Error())
 			continue
 		}
 		for _, d := range byObject(e.Done) {
@@ -155,9 +172,6 @@ func (o *AuditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
 		}
 		if e.Changed() {
 			res.files++
-		}
-		if err := o.emitFix(e); err != nil {
-			skip(file, err.Error())
 		}
 		res.printedStdin = res.printedStdin || (file == stdinFile && !o.fix.Diff)
 	}
@@ -172,21 +186,30 @@ func (o *AuditOptions) fixVerb() string {
 	return "fixed  "
 }
 
-// editFile reads file (or the saved stdin) and applies the plan to it.
-func (o *AuditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, error) {
+// editFile reads file (or the saved stdin) and applies the plan to it,
+// and returns the text it edited. A file that is no longer the text the
+// plan was made from (another process changed it since the audit read
+// it) is refused: the plan's "0 -> 20" could lower what is now 90.
+func (o *AuditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, []byte, error) {
 	if file == stdinFile {
-		return fix.Edit(file, o.fix.stdin.Bytes(), plan, o.namespace)
+		e, err := fix.Edit(file, o.fix.stdin.Bytes(), plan, o.namespace)
+		return e, o.fix.stdin.Bytes(), err
 	}
 	data, err := readEditable(file, !o.fix.Diff)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return fix.Edit(file, data, plan, o.namespace)
+	if h, ok := o.fix.read[file]; ok && h != sha256.Sum256(data) {
+		return nil, nil, errors.New("changed since the audit read it: not fixed (run the audit again)")
+	}
+	e, err := fix.Edit(file, data, plan, o.namespace)
+	return e, data, err
 }
 
 // emitFix prints the diff, prints the fixed stdin stream, or writes the
-// file, as the flags ask.
-func (o *AuditOptions) emitFix(e *fix.FileEdit) error {
+// file (only while it still holds before, the text that was edited), as
+// the flags ask.
+func (o *AuditOptions) emitFix(e *fix.FileEdit, before []byte) error {
 	switch {
 	case o.fix.Diff:
 		d, err := e.Diff()
@@ -199,7 +222,7 @@ func (o *AuditOptions) emitFix(e *fix.FileEdit) error {
 		_, err := o.Out.Write(e.After)
 		return err
 	case e.Changed():
-		return writeAtomic(e.File, e.After)
+		return writeIfUnchanged(e.File, before, e.After)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,21 @@ func readEditable(file string, write bool) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read it: %v", err)
 	}
 	return data, nil
+}
+
+// writeIfUnchanged writes after into file when the file still holds
+// before (its size and content), and refuses otherwise: another process
+// changed it while the fix was planned. The check and the rename leave a
+// window of microseconds, not of the whole run.
+func writeIfUnchanged(file string, before, after []byte) error {
+	now, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("cannot read it again before writing: %v", err)
+	}
+	if len(now) != len(before) || sha256.Sum256(now) != sha256.Sum256(before) {
+		return fmt.Errorf("changed while the fix was planned: not written (run the audit again)")
+	}
+	return writeAtomic(file, after)
 }
 
 // writeAtomic replaces file with data through a temporary file in the same

@@ -42,6 +42,10 @@ type ManifestOptions struct {
 	// MaxInputBytes bounds what is read of each input (bytes); 0 means
 	// DefaultMaxInputBytes.
 	MaxInputBytes int64
+	// Read, when set, is given each local input as read whole (name as
+	// the objects' Source.File has it), before it is parsed: --fix keeps a
+	// digest, to refuse a file that changed before it is written.
+	Read func(name string, data []byte)
 }
 
 // Manifests reads the manifests with cli-runtime's resource builder in
@@ -104,6 +108,9 @@ func oneFile(f string, opts ManifestOptions, ns string, inv *inspect.Inventory) 
 	name, data, err := readInput(f, opts.Stdin, opts.maxInput())
 	if err != nil {
 		return err
+	}
+	if opts.Read != nil {
+		opts.Read(name, data)
 	}
 	scratch := &inspect.Inventory{Version: inv.Version, Live: inv.Live}
 	good, err := checkedDocuments(name, data, scratch, opts.Skipped)
