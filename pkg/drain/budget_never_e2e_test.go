@@ -75,7 +75,10 @@ func TestDrainPreflightBudgetThatNeverAllows(t *testing.T) {
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "w"}}}})
 		f.pdbStatus("w", func(p *policyv1.PodDisruptionBudget) bool { return len(p.Status.Conditions) > 0 })
 		dry := f.drain(node, "--dry-run")
-		expect(t, dry, 2, "[pdb-never-allows] PDB "+f.ns+"/w", "reason SyncFailed: ", "does not implement the scale subresource")
+		// The controller's message depends on whether its REST mapper has
+		// seen the new kind yet ("no matches for kind") or has
+		// ("does not implement the scale subresource"): SyncFailed either way.
+		expect(t, dry, 2, "[pdb-never-allows] PDB "+f.ns+"/w", "reason SyncFailed: ", "waiting does not help")
 		if strings.Contains(dry.Stdout, "pdb-not-observed") {
 			t.Errorf("a budget whose sync failed is reported as not observed yet")
 		}
