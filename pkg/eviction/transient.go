@@ -2,10 +2,13 @@ package eviction
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -18,9 +21,10 @@ import (
 // budgets, or a 429 without a DisruptionBudget cause (API Priority and
 // Fairness throttling). The request may or may not have been carried out:
 // a caller that changed something reads it again before deciding.
-// A cancelled or expired context is not transient: the caller stopped.
+// A cancelled or expired context is not transient: the caller stopped;
+// nor are failing credentials (Credentials), which no retry mends.
 func Transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || Credentials(err) {
 		return false
 	}
 	var api apierrors.APIStatus
@@ -40,4 +44,25 @@ func Transient(err error) bool {
 	// error itself only.
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsProbableEOF(err) || utilnet.IsConnectionReset(err) || utilnet.IsConnectionRefused(err) ||
 		utilnet.IsHTTP2ConnectionLost(err) || utilnet.IsTimeout(err) || errors.As(err, &netErr)
+}
+
+// Credentials reports whether err is this client's credentials failing
+// before any answer: an exec credential plugin that exits non-zero, is
+// missing or prints what is not an ExecCredential (client-go's exec
+// authenticator says "getting credentials: ...", as text: it wraps with
+// %v), or a server certificate that the kubeconfig's certificate
+// authority does not sign. They come wrapped in a *url.Error, which is a
+// net.Error, and would otherwise read as the network failing.
+func Credentials(err error) bool {
+	if err == nil {
+		return false
+	}
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	if errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify) {
+		return true
+	}
+	return strings.Contains(err.Error(), "getting credentials: ")
 }

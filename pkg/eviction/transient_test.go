@@ -2,6 +2,8 @@ package eviction
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -50,3 +52,25 @@ func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
 func errCanceled() error { return &url.Error{Op: "Get", URL: "x", Err: context.Canceled} }
+
+// Failing credentials come as a *url.Error, a net.Error: they are not an
+// outage to wait through.
+func TestCredentialsAreNotTransient(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+	}{
+		{"exec plugin exits 1", &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: errors.New("getting credentials: exec: executable ./login failed with exit code 1")}},
+		{"exec plugin missing", &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: errors.New(`getting credentials: exec: executable kubelogin not found`)}},
+		{"exec plugin prints garbage", &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: errors.New("getting credentials: decoding stdout: couldn't get version/kind; json parse error")}},
+		{"certificate authority does not match", &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}},
+	} {
+		if !Credentials(c.err) || Transient(c.err) {
+			t.Errorf("%s: Credentials %v, Transient %v; want a credentials failure, not transient", c.name, Credentials(c.err), Transient(c.err))
+		}
+	}
+	refused := &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/api", Err: syscall.ECONNREFUSED}
+	if Credentials(refused) || !Transient(refused) {
+		t.Errorf("a refused connection is an outage, not credentials")
+	}
+}
