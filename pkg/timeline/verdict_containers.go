@@ -80,32 +80,54 @@ func containersOf(tl *Timeline, name string) []string {
 // Killing plus the hook's delay was within 2 ms of the real SIGTERM.
 const SigtermUncertainty = 50 * time.Millisecond
 
-// stopOf estimates when regular container c gets SIGTERM: its Killing (or
-// the delete request when none was seen) plus its preStop delay from the
-// spec. When its hook failed, SIGTERM came just before the
-// FailedPreStopHook event (the kubelet reports the failure after the hook
-// returns and goes on to stop the container), so that event is the
-// estimate, not Killing: a failing exec hook can take a hundred ms to
-// fail. ok is false when the hook's duration cannot be read from the spec.
-func stopOf(tl *Timeline, c string, killing map[string]int64, failedAt map[string]int64) (at, delay int64, basis string, ok bool) {
+// stopOf estimates when regular container c gets SIGTERM, and how far
+// either way the estimate may be off (ms): its Killing (or the delete
+// request when none was seen) plus its preStop delay from the spec. When
+// its hook failed, SIGTERM came after Killing and before the
+// FailedPreStopHook event arrived (the kubelet reports the failure after
+// the hook returns, and a failing exec can take a hundred ms; on a loaded
+// node the event arrived 378 ms after the real SIGTERM, later even than
+// the container's exit): the estimate is the earlier of that event and the
+// reported exit, and the uncertainty spans back to Killing. ok is false
+// when the hook's duration cannot be read from the spec.
+func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, unc int64, basis string, ok bool) {
 	base, basis := int64(0), "the delete request (no Killing event seen)"
 	if k, seen := killing[c]; seen {
 		base, basis = k, fmt.Sprintf("Killing at +%d ms", k)
 	}
 	ps := tl.PreStop[c]
+	eventUnc := SigtermUncertainty.Milliseconds()
 	if f, failed := failedAt[c]; failed {
-		if f > base {
-			return f, 0, fmt.Sprintf("FailedPreStopHook at +%d ms: the hook failed, SIGTERM came just before that event", f), true
+		upper, by := f, fmt.Sprintf("FailedPreStopHook at +%d ms", f)
+		if x, exited := exitAt[c]; exited && x < upper {
+			upper, by = x, fmt.Sprintf("the exit reported at +%d ms, before FailedPreStopHook at +%d ms", x, f)
 		}
-		return base, 0, basis + "; preStop failed, no delay", true
+		if upper > base {
+			return upper, 0, max(eventUnc, upper-base), fmt.Sprintf("%s: the hook failed, SIGTERM came between %s and then", by, basis), true
+		}
+		return base, 0, eventUnc, basis + "; preStop failed, no delay", true
 	}
 	switch {
 	case !ps.Known:
-		return 0, 0, "", false
+		return 0, 0, 0, "", false
 	case ps.Has:
-		return base + ps.Delay.Milliseconds(), ps.Delay.Milliseconds(), fmt.Sprintf("%s + preStop %s", basis, ps.Delay), true
+		return base + ps.Delay.Milliseconds(), ps.Delay.Milliseconds(), 0, fmt.Sprintf("%s + preStop %s", basis, ps.Delay), true
 	}
-	return base, 0, basis + ", no preStop", true
+	return base, 0, eventUnc, basis + ", no preStop", true
+}
+
+// exitsOf returns, per container, the first reported exit in ms since T0.
+func exitsOf(tl *Timeline, evs []Event) map[string]int64 {
+	out := map[string]int64{}
+	for _, e := range evs {
+		if e.Kind == KindContainerExit {
+			if _, seen := out[e.Container]; !seen {
+				ms, _ := tl.Ms(e.Recv)
+				out[e.Container] = ms
+			}
+		}
+	}
+	return out
 }
 
 func preStopText(ps PreStop, failed bool) string {
@@ -127,6 +149,7 @@ func preStopText(ps PreStop, failed bool) string {
 // period is killed at the deadline without SIGTERM.
 func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	killing, failed, first := killingFacts(tl, evs)
+	exits := exitsOf(tl, evs)
 	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
 	for _, c := range tl.Containers {
 		_, hookFailed := failed[c]
@@ -134,7 +157,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		if k, seen := killing[c]; seen {
 			cs.KillingMs = ptr(k)
 		}
-		at, delay, basis, ok := stopOf(tl, c, killing, failed)
+		at, delay, unc, basis, ok := stopOf(tl, c, killing, failed, exits)
 		if ok {
 			killed := tl.GracePeriodSeconds > 0 && at >= v.DeadlineMs
 			if killed {
@@ -145,9 +168,9 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 			if v.StopMs == nil || at < *v.StopMs {
 				v.StopMs, v.StopContainer, v.PreStopDelayMs = ptr(at), c, delay
 				v.SigtermMs, v.SigtermBasis = cs.SigtermMs, basis
-				v.SigtermUncertaintyMs = 0
-				if delay == 0 && !killed {
-					v.SigtermUncertaintyMs = SigtermUncertainty.Milliseconds()
+				v.SigtermUncertaintyMs = unc
+				if killed {
+					v.SigtermUncertaintyMs = 0
 				}
 				if killed {
 					v.SigtermBasis = ""

@@ -176,3 +176,21 @@ func TestFailuresInsideTheUncertaintyArePlacedThere(t *testing.T) {
 		t.Errorf("the failure at +16 ms is misplaced:\n%s", all)
 	}
 }
+
+// On a loaded node the FailedPreStopHook event arrived 378 ms after the
+// real SIGTERM, after the container's exit report: SIGTERM is bounded by
+// the earlier of the two, and the estimate's uncertainty reaches back to
+// Killing, so a window inside it is not given a sign.
+func TestFailedPreStopHookEventLateUnderLoad(t *testing.T) {
+	v := Compute(realTermination(t, 30, execHook("sleep", "5"), 455, 80, 511, 477, 0))
+	all := strings.Join(v.Findings, "\n")
+	if v.SigtermMs == nil || *v.SigtermMs != 477 || !strings.HasPrefix(v.SigtermBasis, "the exit reported at +477 ms, before FailedPreStopHook at +511 ms") {
+		t.Fatalf("SIGTERM %v (%s), want +477 ms, bounded by the exit report", v.SigtermMs, v.SigtermBasis)
+	}
+	if v.SigtermUncertaintyMs != 397 {
+		t.Errorf("uncertainty %d ms, want 397 (back to Killing at +80 ms)", v.SigtermUncertaintyMs)
+	}
+	if !strings.Contains(all, "the order cannot be told from the API") || strings.Contains(all, "SIGTERM came 22 ms after") || strings.Contains(all, "race window") {
+		t.Errorf("a window inside the uncertainty was given a sign:\n%s", all)
+	}
+}
