@@ -159,9 +159,58 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	if probeFailed > 0 && !findingWith(v, "requests failed") {
 		t.Errorf("failed requests are not named as a cause:\n%s", strings.Join(v.Findings, "\n"))
 	}
+	checkReportedTimes(t, r, filepath.Join(logs, "0"))
 	if sc.check != nil {
 		sc.check(t, r, sigtermTimes(t, r, filepath.Join(logs, "0")))
 	}
+}
+
+// checkReportedTimes holds what the timeline says of the kubelet's reports
+// to the app's own log: an exit is the kubelet's report, after the process
+// ended, with finishedAt the second it ended in; and a condition printed
+// with a server time changed then (a real kubelet's reason-only changes,
+// with old transition times, carry none).
+func checkReportedTimes(t *testing.T, r run, dir string) {
+	t.Helper()
+	exits := logTimes(t, filepath.Join(dir, "app.log"), "exit 0 at ")
+	for _, e := range r.events {
+		switch {
+		case e.Kind == timeline.KindContainerExit && e.Container == "app":
+			if !strings.Contains(e.Message, "as reported by the kubelet") {
+				t.Errorf("the exit is not said to be the kubelet's report: %q", e.Message)
+			}
+			if len(exits) > 0 {
+				real := exits[0]
+				if e.Local.Before(real) || e.Server.Unix() != real.Unix() {
+					t.Errorf("exit reported at %s with finishedAt %s; the app exited at %s", e.Local.Format(time.StampMicro), e.Server.Format(time.Stamp), real.Format(time.StampMicro))
+				}
+				t.Logf("exit reported %d ms after the app's own exit", e.Local.Sub(real).Milliseconds())
+			}
+		case e.Kind == timeline.KindCondition && !e.Server.IsZero():
+			if lag := e.Local.Sub(e.Server); lag > 2500*time.Millisecond {
+				t.Errorf("condition %q printed with a server time %s before it arrived: it looks like a clock error", e.Message, lag)
+			}
+		}
+	}
+}
+
+// logTimes returns the times of the lines of a test-app log that hold
+// prefix followed by an RFC 3339 time.
+func logTimes(t *testing.T, file, prefix string) []time.Time {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var out []time.Time
+	for _, line := range strings.Split(string(b), "\n") {
+		if _, at, ok := strings.Cut(line, prefix); ok {
+			if ts, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(at)); err == nil {
+				out = append(out, ts)
+			}
+		}
+	}
+	return out
 }
 
 // setUpReal creates pods web-0, web-1... of specs on the real node (each
