@@ -197,9 +197,9 @@ func (o *WatchPodOptions) printer() timeline.Printer {
 	case "json":
 		return render.JSONPrinter{W: o.Out}
 	case "mermaid":
-		return render.LinePrinter{W: o.ErrOut}
+		return &render.LinePrinter{W: o.ErrOut}
 	}
-	return render.LinePrinter{W: o.Out}
+	return &render.LinePrinter{W: o.Out}
 }
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
@@ -206,5 +208,32 @@ func TestVerdictTextListsNames(t *testing.T) {
 	out := b.String()
 	if strings.Contains(out, "[") || !strings.Contains(out, "Services: web, web-internal") {
 		t.Errorf("verdict:\n%s", out)
+	}
+}
+
+// A 1 MB Event message is cut on the terminal line, saying how much is
+// left, and 5,000 repeats of one Event print a handful of lines; -o json
+// keeps every byte and every repeat.
+func TestLinesAreBounded(t *testing.T) {
+	tl := &timeline.Timeline{T0: time.Now()}
+	huge := strings.Repeat("x", 1<<20)
+	var b bytes.Buffer
+	p := &render.LinePrinter{W: &b}
+	p.Event(tl, timeline.Event{Recv: tl.T0, Kind: timeline.KindOtherEvent, Message: "Event Warning Huge: " + huge})
+	line := b.String()
+	if len(line) > render.MaxLineMessage+200 || !strings.Contains(line, "more characters; -o json has the whole text") {
+		t.Errorf("a 1 MB message gave a line of %d bytes: %.300s", len(line), line)
+	}
+	b.Reset()
+	for i := 1; i <= 5000; i++ {
+		p.Event(tl, timeline.Event{Recv: tl.T0, Kind: timeline.KindUnhealthy, Message: fmt.Sprintf("Event Warning Unhealthy: Readiness probe failed (x%d)", i)})
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) > 15 || !strings.Contains(lines[len(lines)-1], "[seen 5000 times; repeats folded]") {
+		t.Errorf("5,000 repeats gave %d lines, the last %q", len(lines), lines[len(lines)-1])
+	}
+	var j bytes.Buffer
+	if err := render.WriteJSONEvent(&j, tl, timeline.Event{Recv: tl.T0, Kind: timeline.KindOtherEvent, Message: huge}); err != nil || !strings.Contains(j.String(), huge) {
+		t.Errorf("-o json does not keep the whole message (%v)", err)
 	}
 }

@@ -34,8 +34,23 @@ func serverColumn(t time.Time) string {
 // request, the server's whole-second time (or dashes when the API records
 // none), the track and what changed, escaped for the terminal.
 func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), e.Track, termsafe.Escape(e.Message))
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), e.Track, termsafe.Escape(CutMessage(e.Message)))
 	return err
+}
+
+// MaxLineMessage is how many characters of a message a terminal line
+// shows; the rest is counted, and -o json keeps the whole text (an Event
+// message or an annotation can be a megabyte).
+const MaxLineMessage = 400
+
+// CutMessage returns s cut to MaxLineMessage characters, saying how many
+// more there were.
+func CutMessage(s string) string {
+	r := []rune(s)
+	if len(r) <= MaxLineMessage {
+		return s
+	}
+	return string(r[:MaxLineMessage]) + fmt.Sprintf("... (%d more characters; -o json has the whole text)", len(r)-MaxLineMessage)
 }
 
 // WriteGapLine writes the line that marks a watch gap: its opening while To

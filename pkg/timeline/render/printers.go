@@ -1,18 +1,63 @@
 package render
 
 import (
+	"fmt"
 	"io"
+	"regexp"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// LinePrinter prints each event, gap and note as a line as it happens.
-type LinePrinter struct{ W io.Writer }
+// LinePrinter prints each event, gap and note as a line as it happens. An
+// Event repeated (the same reason and message, from one Event object's
+// count or from many objects) is folded: its lines after the third are
+// printed only when its count reaches 5, 10, 20, 50, 100, ... and say how
+// many were seen, so that a pod with 5,000 Events cannot flood the
+// terminal (-o json keeps every one).
+type LinePrinter struct {
+	W     io.Writer
+	times map[string]int
+}
 
 // Event implements Printer.
-func (p LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) { _ = WriteLine(p.W, tl, e) }
+func (p *LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) {
+	if e.Kind != timeline.KindOtherEvent && e.Kind != timeline.KindUnhealthy {
+		_ = WriteLine(p.W, tl, e)
+		return
+	}
+	if p.times == nil {
+		p.times = map[string]int{}
+	}
+	key := string(e.Kind) + "\x00" + repeatSuffix.ReplaceAllString(e.Message, "")
+	p.times[key]++
+	n := p.times[key]
+	if !shownRepeat(n) {
+		return
+	}
+	if n > 3 {
+		e.Message += fmt.Sprintf(" [seen %d times; repeats folded]", n)
+	}
+	_ = WriteLine(p.W, tl, e)
+}
+
+// repeatSuffix is the " (xN)" the recorder adds for an Event's count.
+var repeatSuffix = regexp.MustCompile(` \(x[0-9]+\)$`)
+
+// shownRepeat reports whether the n-th line of one Event is printed: the
+// first three, then at 5, 10, 20, 50, 100, 200, 500, ...
+func shownRepeat(n int) bool {
+	if n <= 3 {
+		return true
+	}
+	for d := 1; d <= n; d *= 10 {
+		if n == 5*d || n == 10*d || n == 20*d {
+			return true
+		}
+	}
+	return false
+}
 
 // Gap implements Printer.
 func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteGapLine(p.W, tl, g) }

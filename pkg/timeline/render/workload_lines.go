@@ -23,7 +23,7 @@ func clock(r *timeline.Rollout) *timeline.Timeline { return &timeline.Timeline{T
 // start, the server's time, what it is about (a pod, a Service, the
 // workload), the track, and the message, escaped.
 func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string) error {
-	_, err := fmt.Fprintf(w, "%10s  %s  %-28s  %-13s  %s\n", ms, server, termsafe.Escape(subject), track, termsafe.Escape(msg))
+	_, err := fmt.Fprintf(w, "%10s  %s  %-28s  %-13s  %s\n", ms, server, termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
 	return err
 }
 
