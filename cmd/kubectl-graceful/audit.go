@@ -293,8 +293,10 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	opts := o.checkOptions()
 	r := inspect.Audit(inv, opts)
 	if done, err := o.fixHook(inv, r, opts); done {
-		if unread != nil && cliutil.CodeOf(err) != cliutil.ExitError {
-			return o.reportUnread(unread)
+		if unread != nil {
+			if uerr := o.reportUnread(unread); cliutil.CodeOf(err) != cliutil.ExitError {
+				return uerr
+			}
 		}
 		return err
 	}

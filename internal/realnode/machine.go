@@ -152,6 +152,34 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// ownTables are the nftables tables the node's parts make: the guard,
+// kube-proxy's, and the iptables-nft tables the kubelet and kube-proxy
+// create when they are missing. Another table made meanwhile is left.
+var ownTables = []string{"inet " + GuardTable, "ip kube-proxy", "ip6 kube-proxy",
+	"ip filter", "ip nat", "ip mangle", "ip6 filter", "ip6 nat", "ip6 mangle"}
+
+// ownMount reports whether a mount point is of the kind the node makes:
+// under its own folders (containers' root file systems, volumes, shm) or
+// a CRI network namespace.
+func ownMount(m string, l layout) bool {
+	for _, p := range []string{l.root + "/", l.run + "/", "/run/netns/cni-", "/var/run/netns/cni-", "/run/containerd/"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownLink reports whether an interface is the node's: its two bridges, or
+// a pod's veth (the bridge plugin names them veth...).
+func ownLink(n string) bool {
+	return n == PodBridge || n == ServiceSink || strings.HasPrefix(n, "veth")
+}
+
+// ownCgroup reports whether a top-level cgroup is the kubelet's (cgroupfs
+// driver: kubepods).
+func ownCgroup(n string) bool { return strings.HasPrefix(n, "kubepods") }
+
 // restore undoes everything the node changed since s was taken, in the
 // order that lets each step succeed: processes, mounts, network
 // namespaces, interfaces, tables, sysctls, cgroups, folders. It goes on
@@ -161,14 +189,14 @@ func restore(s *machineState, l layout) error {
 	killNode(s, l)
 	errs = append(errs, unmountNew(s, l)...)
 	for _, n := range names("/run/netns") {
-		if !contains(s.Netns, n) {
+		if !contains(s.Netns, n) && strings.HasPrefix(n, "cni-") {
 			if err := os.Remove(filepath.Join("/run/netns", n)); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	for _, n := range names("/sys/class/net") {
-		if !contains(s.Links, n) {
+		if !contains(s.Links, n) && ownLink(n) {
 			if err := run("ip", "link", "delete", n); err != nil && linkExists(n) {
 				errs = append(errs, err)
 			}
@@ -176,7 +204,7 @@ func restore(s *machineState, l layout) error {
 	}
 	if ts, err := nftTables(); err == nil {
 		for _, t := range ts {
-			if !contains(s.NftTables, t) {
+			if !contains(s.NftTables, t) && contains(ownTables, t) {
 				fam, name, _ := strings.Cut(t, " ")
 				if err := run("nft", "delete", "table", fam, name); err != nil {
 					errs = append(errs, err)
@@ -197,7 +225,7 @@ func restore(s *machineState, l layout) error {
 	for h, had := range s.Cgroups {
 		for _, n := range names(filepath.Join(cgroupRoot, h)) {
 			p := filepath.Join(cgroupRoot, h, n)
-			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !contains(had, n) {
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !contains(had, n) && ownCgroup(n) {
 				if err := rmdirTree(p); err != nil {
 					errs = append(errs, err)
 				}
@@ -236,7 +264,7 @@ func linkExists(n string) bool {
 func unmountNew(s *machineState, l layout) []error {
 	var fresh []string
 	for _, m := range mountPoints() {
-		if !contains(s.Mounts, m) {
+		if !contains(s.Mounts, m) && ownMount(m, l) {
 			fresh = append(fresh, m)
 		}
 	}

@@ -84,7 +84,9 @@ func Up(ctx context.Context, o Options) error {
 		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			return fmt.Errorf("the real node's lock is still held after stopping it: %w", err)
 		}
-	} else if s, _ := readState(l); s != nil {
+	} else if s, err := readState(l); err != nil {
+		return err
+	} else if s != nil {
 		fmt.Fprintf(o.Log, "Removing a real node left by a killed run (cluster %s).\n", s.Owner)
 		if err := restore(s, l); err != nil {
 			return fmt.Errorf("removing the real node left by a killed run: %w", err)
@@ -101,7 +103,8 @@ func Up(ctx context.Context, o Options) error {
 	}
 	if err := startNode(ctx, o, l, lock, s); err != nil {
 		if rerr := restore(s, l); rerr != nil {
-			err = fmt.Errorf("%w (and undoing it: %v)", err, rerr)
+			// The state file stays: the next Up or Down undoes the rest.
+			return fmt.Errorf("%w (and undoing it: %v; the state is kept in %s for the next make cluster-up or cluster-down)", err, rerr, l.statePath())
 		}
 		_ = os.Remove(l.statePath())
 		return err
@@ -135,10 +138,13 @@ func startNode(ctx context.Context, o Options, l layout, lock *os.File, s *machi
 		}
 	}
 	started := func(name string, pid int, err error) error {
+		if pid > 0 {
+			s.Pids[name] = pid // recorded even if its pid file failed
+		}
 		if err != nil {
+			_ = writeState(l, s)
 			return err
 		}
-		s.Pids[name] = pid
 		return writeState(l, s)
 	}
 	pid, err := startDaemon(l, lock, "containerd", "containerd", "--config", l.containerdConf())

@@ -45,9 +45,12 @@ func Preflight() error {
 		return &UnavailableError{"this kernel has no overlay file system (containerd's snapshotter needs it)"}
 	}
 	if _, err := os.Stat(filepath.Join(cgroupRoot, "memory")); err != nil {
-		if _, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers")); err != nil {
-			return &UnavailableError{"no cgroup file system at " + cgroupRoot}
+		// The clean-up knows cgroup v1's hierarchies (kubepods under each);
+		// a v2 machine would need its own.
+		if _, err := os.Stat(filepath.Join(cgroupRoot, "cgroup.controllers")); err == nil {
+			return &UnavailableError{"this machine has cgroup v2, and the real node's clean-up knows only cgroup v1 (docs/real-node.md)"}
 		}
+		return &UnavailableError{"no cgroup v1 file system at " + cgroupRoot}
 	}
 	return nil
 }

@@ -34,6 +34,8 @@ func startDaemon(l layout, lock *os.File, name, bin string, args ...string) (int
 	}
 	pid := cmd.Process.Pid
 	_ = cmd.Process.Release()
+	// The pid is returned even when its file cannot be written: the
+	// caller records it in the state file, which Down reads.
 	return pid, os.WriteFile(l.pidPath(name), []byte(strconv.Itoa(pid)), 0o644)
 }
 
@@ -78,7 +80,7 @@ func cgroupProcs(s *machineState) []int {
 	var pids []int
 	for h, had := range s.Cgroups {
 		for _, n := range names(filepath.Join(cgroupRoot, h)) {
-			if contains(had, n) {
+			if contains(had, n) || !ownCgroup(n) {
 				continue
 			}
 			_ = filepath.WalkDir(filepath.Join(cgroupRoot, h, n), func(p string, d os.DirEntry, err error) error {

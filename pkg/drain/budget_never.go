@@ -7,6 +7,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // BlockerPDBNeverAllows: the budget's own status says it cannot allow a
@@ -31,15 +32,21 @@ func neverAllows(b *budgetBucket, in PreflightInput) string {
 	if st.DisruptionsAllowed > 0 {
 		return ""
 	}
-	// A failed sync writes no observedGeneration: it is checked first.
-	if syncFailed(pdb) {
+	// A failed sync writes no observedGeneration: it is checked first,
+	// unless the status predates an edit of the spec (then it is stale).
+	if syncFailed(pdb) && (st.ObservedGeneration == 0 || st.ObservedGeneration == pdb.Generation) {
 		c := findPDBCondition(pdb, policyv1.DisruptionAllowedCondition)
 		return fmt.Sprintf("the disruption controller cannot compute its status (condition DisruptionAllowed=False, reason SyncFailed: %s), and keeps disruptionsAllowed at 0 until it can", c.Message)
 	}
 	if st.ObservedGeneration < pdb.Generation {
 		return ""
 	}
-	if st.ExpectedPods == 0 {
+	selected, toCome := selectedAndToCome(pdb, in.NamespacePods)
+	// An integer minAvailable counts the selected pods themselves: 0 with
+	// pods selected is a status not yet updated, not a budget that cannot
+	// move.
+	intMin := pdb.Spec.MinAvailable != nil && pdb.Spec.MinAvailable.Type == intstr.Int
+	if st.ExpectedPods == 0 && !(intMin && selected > 0) {
 		why := "it finds no scale for the controllers of the pods it selects (bare pods, or an owner without a scale subresource)"
 		if pdb.Spec.MinAvailable == nil && pdb.Spec.MaxUnavailable == nil {
 			why = "it sets neither minAvailable nor maxUnavailable"
@@ -47,8 +54,7 @@ func neverAllows(b *budgetBucket, in PreflightInput) string {
 		return fmt.Sprintf("its status has expectedPods 0, desiredHealthy %d, disruptionsAllowed 0%s: %s, and the disruption controller allows no disruption while it expects no pods",
 			st.DesiredHealthy, conditionText(pdb), why)
 	}
-	selected, toCome := selectedAndToCome(pdb, in.NamespacePods)
-	if selected+toCome <= st.DesiredHealthy {
+	if st.ExpectedPods > 0 && selected+toCome <= st.DesiredHealthy {
 		return fmt.Sprintf("its status has expectedPods %d (the scale of its pods' controllers) and desiredHealthy %d, but it selects %d pod(s) and at most %d more can come, so currentHealthy can never exceed desiredHealthy and disruptionsAllowed (currentHealthy - desiredHealthy) stays 0",
 			st.ExpectedPods, st.DesiredHealthy, selected, toCome)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,8 +55,10 @@ func Transient(err error) bool {
 // authority does not sign. They come wrapped in a *url.Error, which is a
 // net.Error, and would otherwise read as the network failing.
 func Credentials(err error) bool {
-	if err == nil {
-		return false
+	var api apierrors.APIStatus
+	var ue *url.Error
+	if err == nil || errors.As(err, &api) || !errors.As(err, &ue) {
+		return false // an answer from the server, or not a request's failure
 	}
 	var unknown x509.UnknownAuthorityError
 	var hostname x509.HostnameError
@@ -64,5 +67,9 @@ func Credentials(err error) bool {
 	if errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verify) {
 		return true
 	}
-	return strings.Contains(err.Error(), "getting credentials: ")
+	msg := err.Error()
+	// The server refusing the client certificate (expired, or of another
+	// CA) ends the TLS handshake with this alert.
+	return strings.Contains(msg, "getting credentials: ") || strings.Contains(msg, "remote error: tls: bad certificate") ||
+		strings.Contains(msg, "remote error: tls: expired certificate")
 }

@@ -151,6 +151,8 @@ type Timeline struct {
 	// decide when the app is told to stop.
 	NativeSidecars []string
 	PreStop        map[string]PreStop
+	// ExecPreStop marks the containers whose preStop is an exec hook.
+	ExecPreStop map[string]bool
 	// Services are the Services whose selector matches the pod.
 	Services []string
 	// AlreadyTerminating is true when the pod had a deletionTimestamp when

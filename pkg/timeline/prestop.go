@@ -19,3 +19,9 @@ func preStopOf(c *corev1.Container) PreStop {
 	has := how != prestop.HowNone && how != prestop.HowTCPSocket
 	return PreStop{Has: has, Known: known, Delay: time.Duration(seconds) * time.Second}
 }
+
+// execPreStop reports whether a container's preStop hook is an exec: the
+// exec itself adds to its delay (ExecHookSlack).
+func execPreStop(c *corev1.Container) bool {
+	return c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Exec != nil
+}

@@ -49,7 +49,7 @@ type sliceEndpoint struct {
 func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder {
 	tl := &Timeline{
 		Namespace: pod.Namespace, Pod: pod.Name, UID: string(pod.UID),
-		Start: start, Services: services, PreStop: map[string]PreStop{},
+		Start: start, Services: services, PreStop: map[string]PreStop{}, ExecPreStop: map[string]bool{},
 	}
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		tl.GracePeriodSeconds = *g
@@ -58,12 +58,14 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		c := &pod.Spec.Containers[i]
 		tl.Containers = append(tl.Containers, c.Name)
 		tl.PreStop[c.Name] = preStopOf(c)
+		tl.ExecPreStop[c.Name] = execPreStop(c)
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 			tl.NativeSidecars = append(tl.NativeSidecars, c.Name)
 			tl.PreStop[c.Name] = preStopOf(c)
+			tl.ExecPreStop[c.Name] = execPreStop(c)
 		}
 	}
 	r := &Recorder{TL: tl, pod: pod.DeepCopy(), slices: map[string]sliceEndpoint{}, events: map[types.UID]int32{},

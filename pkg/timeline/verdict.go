@@ -46,12 +46,13 @@ type Verdict struct {
 	SigtermMs *int64 `json:"sigtermEstimatedMs,omitempty"`
 	// SigtermBasis says how SigtermMs was estimated.
 	SigtermBasis string `json:"sigtermBasis,omitempty"`
-	// SigtermUncertaintyMs is how far SigtermMs may be from the real
-	// SIGTERM, in milliseconds either way: SigtermUncertainty when the
-	// estimate rests on an Event's arrival alone (no preStop delay, or a
-	// failed hook), 0 when a preStop delay separates them. A window
-	// within it has no sign the API can show.
-	SigtermUncertaintyMs int64 `json:"sigtermUncertaintyMs"`
+	// SigtermEarliestMs and SigtermLatestMs bound when SIGTERM really came
+	// (ms since the request; set with SigtermMs): the API shows neither
+	// SIGTERM nor exactly when its Events were written, so the estimate is
+	// an interval (sigtermBounds). A window whose end falls inside it has
+	// no sign the API can show.
+	SigtermEarliestMs *int64 `json:"sigtermEarliestMs,omitempty"`
+	SigtermLatestMs   *int64 `json:"sigtermLatestMs,omitempty"`
 	// StopMs is when the pod was first told to stop: SigtermMs, or the
 	// grace deadline when it was killed inside preStop.
 	StopMs *int64 `json:"stopMs,omitempty"`

@@ -69,51 +69,63 @@ func containersOf(tl *Timeline, name string) []string {
 	return tl.Containers
 }
 
-// SigtermUncertainty bounds how far the SIGTERM estimate may lie from the
-// real SIGTERM when it rests on an Event's arrival alone (no preStop
-// delay, or a failed hook). Measured on a real kubelet
-// (docs/real-node.md): without a preStop the Killing event arrived 36 ms
-// late to 22 ms early against the app's own log of SIGTERM (the kubelet
-// records it and signals the container concurrently), and a
-// FailedPreStopHook event came about 7 ms after the real SIGTERM. With a
-// preStop the Killing event is written before the hook starts, and
-// Killing plus the hook's delay was within 2 ms of the real SIGTERM.
-const SigtermUncertainty = 50 * time.Millisecond
+// EventLead is how long before the real SIGTERM the Event that dates it
+// can arrive: the kubelet records Killing, then signals, and the Event's
+// write and watch delivery take a few ms at least (measured on a real
+// kubelet: 22 ms early at most). It arrives late by more the busier the API
+// server is (148 ms in a CI run), so the estimate's lower bound is the
+// request itself, not the Event (docs/real-node.md).
+const EventLead = 50 * time.Millisecond
 
-// stopOf estimates when regular container c gets SIGTERM, and how far
-// either way the estimate may be off (ms): its Killing (or the delete
-// request when none was seen) plus its preStop delay from the spec. When
-// its hook failed, SIGTERM came after Killing and before the
-// FailedPreStopHook event arrived (the kubelet reports the failure after
-// the hook returns, and a failing exec can take a hundred ms; on a loaded
-// node the event arrived 378 ms after the real SIGTERM, later even than
-// the container's exit): the estimate is the earlier of that event and the
-// reported exit, and the uncertainty spans back to Killing. ok is false
-// when the hook's duration cannot be read from the spec.
-func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, unc int64, basis string, ok bool) {
+// ExecHookSlack is how much longer than its sleep an exec preStop hook can
+// keep SIGTERM back: the exec into the container itself (23-31 ms on an
+// idle real node), bounded generously for a busy one.
+const ExecHookSlack = 250 * time.Millisecond
+
+// stopOf estimates when regular container c gets SIGTERM, with bounds on
+// the real moment (ms since the request): its Killing (or the request when
+// none was seen) plus its preStop delay from the spec. SIGTERM cannot come
+// before the request plus that delay, nor more than EventLead after the
+// Killing Event arrived plus the delay (ExecHookSlack more for an exec
+// hook). When its hook failed, SIGTERM came after Killing and before the
+// FailedPreStopHook Event arrived (the kubelet reports the failure after
+// it signals; on a loaded node the Event came 378 ms after the real
+// SIGTERM, later even than the exit): the estimate is the earlier of that
+// Event and the reported exit, a latest bound. A FailedPreStopHook at or
+// after the grace deadline is the kill ending a long hook, not a failure
+// that skipped it. ok is false when the hook's duration cannot be read.
+func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, basis string, ok bool) {
 	base, basis := int64(0), "the delete request (no Killing event seen)"
 	if k, seen := killing[c]; seen {
 		base, basis = k, fmt.Sprintf("Killing at +%d ms", k)
 	}
+	// SIGTERM follows the request; a Killing seen before T0 (T0 being
+	// when this watch saw the deletion) moves that floor earlier.
+	floor := int64(0)
+	if base < 0 {
+		floor = base - EventLead.Milliseconds()
+	}
 	ps := tl.PreStop[c]
-	eventUnc := SigtermUncertainty.Milliseconds()
-	if f, failed := failedAt[c]; failed {
+	if f, failed := failedAt[c]; failed && (tl.GracePeriodSeconds <= 0 || f < tl.Deadline()) {
 		upper, by := f, fmt.Sprintf("FailedPreStopHook at +%d ms", f)
 		if x, exited := exitAt[c]; exited && x < upper {
 			upper, by = x, fmt.Sprintf("the exit reported at +%d ms, before FailedPreStopHook at +%d ms", x, f)
 		}
-		if upper > base {
-			return upper, 0, max(eventUnc, upper-base), fmt.Sprintf("%s: the hook failed, SIGTERM came between %s and then", by, basis), true
-		}
-		return base, 0, eventUnc, basis + "; preStop failed, no delay", true
+		upper = max(upper, base)
+		return upper, 0, floor, upper, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and then", by), true
 	}
 	switch {
 	case !ps.Known:
-		return 0, 0, 0, "", false
+		return 0, 0, 0, 0, "", false
 	case ps.Has:
-		return base + ps.Delay.Milliseconds(), ps.Delay.Milliseconds(), 0, fmt.Sprintf("%s + preStop %s", basis, ps.Delay), true
+		d := ps.Delay.Milliseconds()
+		slack := EventLead.Milliseconds()
+		if tl.ExecPreStop[c] {
+			slack += ExecHookSlack.Milliseconds()
+		}
+		return base + d, d, floor + d, base + d + slack, fmt.Sprintf("%s + preStop %s", basis, ps.Delay), true
 	}
-	return base, 0, eventUnc, basis + ", no preStop", true
+	return base, 0, floor, base + EventLead.Milliseconds(), basis + ", no preStop", true
 }
 
 // exitsOf returns, per container, the first reported exit in ms since T0.
@@ -157,7 +169,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		if k, seen := killing[c]; seen {
 			cs.KillingMs = ptr(k)
 		}
-		at, delay, unc, basis, ok := stopOf(tl, c, killing, failed, exits)
+		at, delay, earliest, latest, basis, ok := stopOf(tl, c, killing, failed, exits)
 		if ok {
 			killed := tl.GracePeriodSeconds > 0 && at >= v.DeadlineMs
 			if killed {
@@ -168,9 +180,9 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 			if v.StopMs == nil || at < *v.StopMs {
 				v.StopMs, v.StopContainer, v.PreStopDelayMs = ptr(at), c, delay
 				v.SigtermMs, v.SigtermBasis = cs.SigtermMs, basis
-				v.SigtermUncertaintyMs = unc
+				v.SigtermEarliestMs, v.SigtermLatestMs = ptr(earliest), ptr(latest)
 				if killed {
-					v.SigtermUncertaintyMs = 0
+					v.SigtermEarliestMs, v.SigtermLatestMs = nil, nil
 				}
 				if killed {
 					v.SigtermBasis = ""

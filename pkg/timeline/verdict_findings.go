@@ -148,21 +148,22 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	for _, cs := range stoppedBeforeApp(v) {
 		sidecarFirst = sidecarFirst || cs.Name == v.StopContainer
 	}
-	unc := v.SigtermUncertaintyMs
 	switch {
 	case sigkilledAfterSigterm(v) != nil:
 		x := sigkilledAfterSigterm(v)
 		l.fact("container %s did not stop on SIGTERM (estimated %s): it went on running until the kubelet SIGKILLed it at the grace deadline (exit reported at +%d ms), so the SIGTERM time does not bound when it stopped serving; requests routed to it meanwhile were answered for as long as the app served, and those in flight at the SIGKILL were cut", v.StopContainer, signedWindow(w, out), x.Ms)
-	case unc > 0 && w >= -unc && w <= unc:
+	case sidecarFirst:
+		l.fact("window: container %s got SIGTERM %d ms after %s%s", v.StopContainer, w, out, short)
+	case sigtermOrder(v) == orderUnknown:
 		why := "no preStop delay"
 		if v.PreStopFailed {
 			why = "the preStop hook failed"
+		} else if v.PreStopDelayMs > 0 {
+			why = "a preStop delay"
 		}
-		l.risk("%s: SIGTERM and %s came within %d ms of each other, and the SIGTERM estimate (%s) can be %d ms off the real SIGTERM: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, out, abs64(w), v.SigtermBasis, unc, short)
+		l.risk("%s: SIGTERM came between +%d and +%d ms (estimated from %s) and %s at +%d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis, out, *v.EndpointOutMs, short)
 	case w < 0:
 		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
-	case sidecarFirst:
-		l.fact("window: container %s got SIGTERM %d ms after %s%s", v.StopContainer, w, out, short)
 	case v.PreStopDelayMs == 0:
 		l.risk("no preStop delay: SIGTERM came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", w, out, short)
 	case v.KilledInPreStop && v.SigtermMs == nil:
@@ -210,7 +211,10 @@ func sigkilledAfterSigterm(v *Verdict) *Exit {
 		return nil
 	}
 	for i, x := range v.Exits {
-		if x.Container == v.StopContainer && x.Code == 137 {
+		// Reported after SIGTERM and no sooner than a second before the
+		// deadline (finishedAt is whole seconds): the grace period's kill,
+		// not an OOM kill or one from before the deletion.
+		if x.Container == v.StopContainer && x.Code == 137 && x.Ms >= *v.SigtermMs && x.Ms+1000 >= v.DeadlineMs {
 			return &v.Exits[i]
 		}
 	}
@@ -230,4 +234,30 @@ func abs64(n int64) int64 {
 		return -n
 	}
 	return n
+}
+
+type order int
+
+const (
+	orderNone    order = iota // no SIGTERM estimate or no endpoint change
+	orderBefore               // SIGTERM surely before the endpoint left: a race
+	orderAfter                // SIGTERM surely after it
+	orderUnknown              // the endpoint left inside SIGTERM's bounds
+)
+
+// sigtermOrder places the endpoint's leaving against SIGTERM's bounds.
+func sigtermOrder(v *Verdict) order {
+	if v.EndpointOutMs == nil || v.SigtermEarliestMs == nil || v.SigtermLatestMs == nil {
+		if v.WindowMs != nil && *v.WindowMs < 0 {
+			return orderBefore
+		}
+		return orderNone
+	}
+	switch out := *v.EndpointOutMs; {
+	case *v.SigtermLatestMs < out:
+		return orderBefore
+	case *v.SigtermEarliestMs > out:
+		return orderAfter
+	}
+	return orderUnknown
 }

@@ -62,18 +62,19 @@ func execHook(cmd ...string) *corev1.LifecycleHandler {
 	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: cmd}}
 }
 
-// Without a preStop the Killing event arrives up to SigtermUncertainty off
-// the real SIGTERM (measured on the real node: 36 ms late to 22 ms early):
-// a window inside it has no sign, and none is printed as fact.
-func TestSigtermUncertaintyWithoutPreStop(t *testing.T) {
+// Without a preStop SIGTERM is known only to lie between the request and
+// EventLead after the Killing Event arrived (on a busy API server the Event
+// arrives late: 148 ms in a CI run): an endpoint leaving inside that gets
+// no sign, and a race is claimed only when it left after the latest bound.
+func TestSigtermBoundsWithoutPreStop(t *testing.T) {
 	for _, c := range []struct {
 		name              string
 		endpointOut, kill int64
 		want, notWant     string
 	}{
-		{"Killing 19 ms after the endpoint left", 20, 39, "within 19 ms of each other", "SIGTERM came 19 ms after"},
-		{"Killing 30 ms before the endpoint left", 50, 20, "within 30 ms of each other", "race window"},
-		{"Killing 200 ms after: the order is known", 20, 220, "SIGTERM came 200 ms after", "cannot be told"},
+		{"Killing 19 ms after the endpoint left", 20, 39, "SIGTERM came between +0 and +89 ms", "SIGTERM came 19 ms after"},
+		{"Killing 30 ms before the endpoint left", 50, 20, "the order cannot be told from the API", "race window"},
+		{"Killing 200 ms after: still inside the bounds", 20, 220, "the order cannot be told from the API", "SIGTERM came 200 ms after"},
 		{"Killing 150 ms before: a race the API shows", 170, 20, "race window: container app was told to stop 150 ms BEFORE", "cannot be told"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,16 +83,16 @@ func TestSigtermUncertaintyWithoutPreStop(t *testing.T) {
 			if !v.Risk || !strings.Contains(all, c.want) || strings.Contains(all, c.notWant) {
 				t.Errorf("risk %v; want %q and not %q in:\n%s", v.Risk, c.want, c.notWant, all)
 			}
-			if v.SigtermUncertaintyMs != SigtermUncertainty.Milliseconds() {
-				t.Errorf("uncertainty %d ms, want %d", v.SigtermUncertaintyMs, SigtermUncertainty.Milliseconds())
+			if v.SigtermEarliestMs == nil || *v.SigtermEarliestMs != 0 || v.SigtermLatestMs == nil || *v.SigtermLatestMs != c.kill+EventLead.Milliseconds() {
+				t.Errorf("bounds %v..%v, want 0..%d", v.SigtermEarliestMs, v.SigtermLatestMs, c.kill+EventLead.Milliseconds())
 			}
 		})
 	}
-	// With a preStop delay between Killing and SIGTERM the estimate is
-	// exact to a few ms: no uncertainty is claimed.
+	// With a preStop delay SIGTERM is at least the delay after the
+	// request: an endpoint that left at once is surely before it.
 	v := Compute(realTermination(t, 30, sleepHook(5), 20, 30, 0, 5200, 0))
-	if v.SigtermUncertaintyMs != 0 || v.Risk {
-		t.Errorf("preStop 5 s: uncertainty %d ms, risk %v:\n%s", v.SigtermUncertaintyMs, v.Risk, strings.Join(v.Findings, "\n"))
+	if v.Risk || *v.SigtermEarliestMs != 5000 || *v.SigtermLatestMs != 5080 {
+		t.Errorf("preStop 5 s: bounds %d..%d, risk %v:\n%s", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.Risk, strings.Join(v.Findings, "\n"))
 	}
 }
 
@@ -172,7 +173,7 @@ func TestFailuresInsideTheUncertaintyArePlacedThere(t *testing.T) {
 	tl.Requests = []probe.Result{{Start: at(-100), Kind: probe.OK}, {Start: at(16), Kind: probe.Reset}, {Start: at(100), Kind: probe.OK}}
 	v := Compute(tl)
 	all := strings.Join(v.Findings, "\n")
-	if strings.Contains(all, "0 failed after the endpoint left") || !strings.Contains(all, "too close for the API to order them") {
+	if strings.Contains(all, "0 failed after the endpoint left") || !strings.Contains(all, "too close for the API to order") {
 		t.Errorf("the failure at +16 ms is misplaced:\n%s", all)
 	}
 }
@@ -187,8 +188,8 @@ func TestFailedPreStopHookEventLateUnderLoad(t *testing.T) {
 	if v.SigtermMs == nil || *v.SigtermMs != 477 || !strings.HasPrefix(v.SigtermBasis, "the exit reported at +477 ms, before FailedPreStopHook at +511 ms") {
 		t.Fatalf("SIGTERM %v (%s), want +477 ms, bounded by the exit report", v.SigtermMs, v.SigtermBasis)
 	}
-	if v.SigtermUncertaintyMs != 397 {
-		t.Errorf("uncertainty %d ms, want 397 (back to Killing at +80 ms)", v.SigtermUncertaintyMs)
+	if *v.SigtermEarliestMs != 0 || *v.SigtermLatestMs != 477 {
+		t.Errorf("bounds %d..%d ms, want 0..477", *v.SigtermEarliestMs, *v.SigtermLatestMs)
 	}
 	if !strings.Contains(all, "the order cannot be told from the API") || strings.Contains(all, "SIGTERM came 22 ms after") || strings.Contains(all, "race window") {
 		t.Errorf("a window inside the uncertainty was given a sign:\n%s", all)

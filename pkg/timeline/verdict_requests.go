@@ -109,7 +109,7 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 		return nil
 	}
 	sp := requestSpan{ms: tl.Ms, end: terminationEnd(tl, evs), endpointOut: v.EndpointOutMs}
-	if v.WindowMs != nil && *v.WindowMs < -v.SigtermUncertaintyMs && sigkilledAfterSigterm(v) == nil {
+	if v.WindowMs != nil && sigtermOrder(v) == orderBefore && sigkilledAfterSigterm(v) == nil {
 		sp.races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
 	}
 	return judgeRequests(tl.ProbeURL, tl.Requests, sp)
@@ -171,12 +171,12 @@ func placeFailures(v *Verdict) string {
 	rv := v.Requests
 	var s string
 	switch {
-	case v.WindowMs != nil && *v.WindowMs < -v.SigtermUncertaintyMs && sigkilledAfterSigterm(v) == nil:
+	case v.WindowMs != nil && sigtermOrder(v) == orderBefore && sigkilledAfterSigterm(v) == nil:
 		s = fmt.Sprintf("%d of them inside the race window the API showed (%+d ms to %+d ms), %d after the endpoint left the traffic", rv.InRaceWindow, *v.StopMs, *v.EndpointOutMs, rv.AfterEndpointOut)
 	case v.EndpointOutMs != nil && rv.AfterEndpointOut == rv.Failed:
 		s = fmt.Sprintf("the API showed no race window, yet %d failed after the endpoint left the traffic at %+d ms: the data plane kept routing to the pod while it converged, which the API cannot show", rv.AfterEndpointOut, *v.EndpointOutMs)
-	case v.WindowMs != nil && v.SigtermUncertaintyMs > 0 && abs64(*v.WindowMs) <= v.SigtermUncertaintyMs && sigkilledAfterSigterm(v) == nil:
-		s = fmt.Sprintf("SIGTERM (estimated %+d ms) and the endpoint leaving the traffic (%+d ms) came within %d ms of each other, too close for the API to order them; the failures show that the pod stopped serving while the data plane still sent it requests", *v.StopMs, *v.EndpointOutMs, abs64(*v.WindowMs))
+	case v.WindowMs != nil && sigtermOrder(v) == orderUnknown && sigkilledAfterSigterm(v) == nil:
+		s = fmt.Sprintf("SIGTERM (between %+d and %+d ms) and the endpoint leaving the traffic (%+d ms) are too close for the API to order; the failures show that the pod stopped serving while the data plane still sent it requests", *v.SigtermEarliestMs, *v.SigtermLatestMs, *v.EndpointOutMs)
 	case v.EndpointOutMs != nil && rv.AfterEndpointOut > 0:
 		s = fmt.Sprintf("the API showed no race window, yet %d failed after the endpoint left the traffic at %+d ms: the data plane kept routing to the pod while it converged, which the API cannot show", rv.AfterEndpointOut, *v.EndpointOutMs)
 	case v.EndpointOutMs != nil:

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 
@@ -176,6 +177,7 @@ func readInput(file string, stdin io.Reader, max int64) (string, []byte, error) 
 	} else {
 		name = "STDIN"
 	}
+	max = min(max, math.MaxInt64-1) // max+1 must not overflow
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return name, nil, err
