@@ -101,7 +101,7 @@ func TestRealNodeMatrix(t *testing.T) {
 				t.Errorf("preStop failed %v, SIGTERM basis %q: want it placed at FailedPreStopHook", v.PreStopFailed, v.SigtermBasis)
 			}
 			bounded(t, "SIGTERM (FailedPreStopHook)", v, sigterm["app"])
-			if real := sigterm["app"]; v.EndpointOutMs != nil && real > *v.EndpointOutMs && findingWith(v, "race window") {
+			if real := sigterm["app"]; v.EndpointOutMs != nil && real > *v.EndpointOutMs && findingWith(v, "race window: container") {
 				t.Errorf("SIGTERM came %d ms after the endpoint left, yet a race window is reported:\n%s", real-*v.EndpointOutMs, strings.Join(v.Findings, "\n"))
 			}
 		}},
@@ -181,7 +181,9 @@ func checkReportedTimes(t *testing.T, r run, dir string) {
 			}
 			if len(exits) > 0 {
 				real := exits[0]
-				if e.Local.Before(real) || e.Server.Unix() != real.Unix() {
+				// The app logs its exit just before the process ends:
+				// finishedAt may be the next second.
+				if d := e.Server.Unix() - real.Unix(); e.Local.Before(real) || d < 0 || d > 1 {
 					t.Errorf("exit reported at %s with finishedAt %s; the app exited at %s", e.Local.Format(time.StampMicro), e.Server.Format(time.Stamp), real.Format(time.StampMicro))
 				}
 				t.Logf("exit reported %d ms after the app's own exit", e.Local.Sub(real).Milliseconds())

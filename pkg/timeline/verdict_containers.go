@@ -90,8 +90,8 @@ const ExecHookSlack = 250 * time.Millisecond
 // hook). When its hook failed, SIGTERM came after Killing and before the
 // FailedPreStopHook Event arrived (the kubelet reports the failure after
 // it signals; on a loaded node the Event came 378 ms after the real
-// SIGTERM, later even than the exit): the estimate is the earlier of that
-// Event and the reported exit, a latest bound. A FailedPreStopHook at or
+// SIGTERM, later even than the exit): the estimate is that Event, and the
+// latest bound EventLead after it or the reported exit, the earlier. A FailedPreStopHook at or
 // after the grace deadline is the kill ending a long hook, not a failure
 // that skipped it. ok is false when the hook's duration cannot be read.
 func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, basis string, ok bool) {
@@ -107,12 +107,16 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 	}
 	ps := tl.PreStop[c]
 	if f, failed := failedAt[c]; failed && (tl.GracePeriodSeconds <= 0 || f < tl.Deadline()) {
-		upper, by := f, fmt.Sprintf("FailedPreStopHook at +%d ms", f)
+		// The Event and the signal go out together (the Event arrived up
+		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
+		// EventLead after it, or the reported exit, whichever is first.
+		upper, by := f+EventLead.Milliseconds(), fmt.Sprintf("FailedPreStopHook at +%d ms", f)
 		if x, exited := exitAt[c]; exited && x < upper {
 			upper, by = x, fmt.Sprintf("the exit reported at +%d ms, before FailedPreStopHook at +%d ms", x, f)
 		}
 		upper = max(upper, base)
-		return upper, 0, floor, upper, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and then", by), true
+		at = min(f, upper)
+		return at, 0, floor, upper, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and %+d ms", by, upper), true
 	}
 	switch {
 	case !ps.Known:

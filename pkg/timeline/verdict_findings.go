@@ -87,6 +87,7 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 		l.risk("FailedPreStopHook: the preStop delay never happened (often a missing sleep binary in the image), SIGTERM came at once")
 	}
 	sidecarFindings(tl, v, l)
+	nativeSidecarHookFindings(tl, v, l)
 	for _, x := range v.Exits {
 		l.fact("container %s exited %d at +%d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
 		if x.Code == 137 && !killedInPreStop[x.Container] {
@@ -260,4 +261,27 @@ func sigtermOrder(v *Verdict) order {
 		return orderAfter
 	}
 	return orderUnknown
+}
+
+// nativeSidecarHookFindings flags native sidecars whose own preStop hook
+// may end them while the app still sleeps in its preStop: the kubelet
+// runs every container's hook at the start of termination, native
+// sidecars' included (seen on the real node: a proxy whose httpGet hook
+// quits it exited 5 s before the app), and stops the sidecars themselves
+// only after the app. A hook whose duration cannot be read, or shorter
+// than the app's delay, cannot be told safe from the spec.
+func nativeSidecarHookFindings(tl *Timeline, v *Verdict, l *findingList) {
+	app, ok := appInPreStop(tl, v)
+	if !ok || !(v.BehindService || tl.EndpointsUnseen) {
+		return
+	}
+	appPS := tl.PreStop[app.Name]
+	for _, c := range tl.NativeSidecars {
+		ps := tl.PreStop[c]
+		if !ps.Has || (ps.Known && appPS.Known && ps.Delay >= appPS.Delay) {
+			continue
+		}
+		l.risk("native sidecar %s has a preStop hook (%s) that the kubelet runs at the start of termination, beside container %s's preStop (%s): cannot tell from the spec whether it stops %s while %s still serves; if it does, requests through %s fail. Give %s no preStop (native sidecars are stopped after the app) or one that outlasts the app's",
+			c, preStopText(ps, false), app.Name, app.PreStop, c, app.Name, c, c)
+	}
 }

@@ -195,3 +195,40 @@ func TestFailedPreStopHookEventLateUnderLoad(t *testing.T) {
 		t.Errorf("a window inside the uncertainty was given a sign:\n%s", all)
 	}
 }
+
+// A native sidecar whose preStop may end it (here an httpGet, as a
+// proxy's /quitquitquit) beside an app that sleeps in its preStop: the
+// kubelet runs both hooks at the start, so the verdict cannot call it
+// safe; a native sidecar without a hook, or with a longer sleep, is fine.
+func TestNativeSidecarHookThatMayEndIt(t *testing.T) {
+	build := func(hook *corev1.LifecycleHandler) *Timeline {
+		pod := testPod(30, sleepHook(5))
+		always := corev1.ContainerRestartPolicyAlways
+		proxy := corev1.Container{Name: "proxy", Image: "envoy", RestartPolicy: &always}
+		if hook != nil {
+			proxy.Lifecycle = &corev1.Lifecycle{PreStop: hook}
+		}
+		pod.Spec.InitContainers = []corev1.Container{proxy}
+		r := NewRecorder(pod, []string{"web"}, at(-1000))
+		r.SliceList(at(-900), nil, true)
+		r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
+		r.MarkT0(at(0), "delete sent", "DELETE sent")
+		del := deleting(pod, at(0))
+		r.PodEvent(at(5), watch.Modified, del)
+		r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
+		r.KubeEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+		r.PodEvent(at(5200), watch.Modified, exited(del, 0, at(5100)))
+		return r.TL
+	}
+	quit := &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quitquitquit"}}
+	if v := Compute(build(quit)); !v.Risk || !findingWithin(v, "native sidecar proxy has a preStop hook") {
+		t.Errorf("an httpGet hook on a native sidecar: risk %v\n%s", v.Risk, strings.Join(v.Findings, "\n"))
+	}
+	for name, hook := range map[string]*corev1.LifecycleHandler{"no hook": nil, "a longer sleep": sleepHook(10)} {
+		if v := Compute(build(hook)); findingWithin(v, "native sidecar proxy") {
+			t.Errorf("%s: flagged\n%s", name, strings.Join(v.Findings, "\n"))
+		}
+	}
+}
+
+func findingWithin(v Verdict, sub string) bool { return hasFinding(v, sub) }
