@@ -101,7 +101,7 @@ func drainUnderFault(t *testing.T, fe *e2e.FaultEnv, fault func()) string {
 	left := len(f.pods("app=web", onNode(a)))
 	switch {
 	case res.ExitCode == 0:
-		expect(t, res, 0, "node "+a+" drained: 3 pod(s) evicted")
+		expectDrainedAll(t, res, a, 3)
 		if left != 0 {
 			t.Errorf("the drain claims %s drained, %d pod(s) still on it", a, left)
 		}
@@ -154,7 +154,7 @@ func TestDrainAPIServerDownAtStart(t *testing.T) {
 		down := fe.APIServerDown(6*time.Second, func() { wait = drainAsync(f, a, "--timeout", "90s") })
 		res := wait()
 		took := time.Since(start)
-		expect(t, res, 0, "node "+a+" drained: 2 pod(s) evicted")
+		expectDrainedAll(t, res, a, 2)
 		if left := len(f.pods("app=web", onNode(a))); left != 0 || !f.unschedulable(a) {
 			t.Errorf("after the drain: %d pod(s) on %s, cordoned %v", left, a, f.unschedulable(a))
 		}

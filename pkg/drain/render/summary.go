@@ -71,11 +71,12 @@ func result(p drain.PodProgress) string {
 	return p.State
 }
 
-// byOthers counts the gone pods that this drain did not evict, ", 1
-// deleted by another client", or "".
+// byOthers counts the gone pods that this drain cannot say it evicted,
+// ", 1 deleted by another client", or "": a pod gone after an eviction
+// whose answer was lost is counted apart, never dropped from the count.
 func byOthers(counts map[string]int) string {
 	out := ""
-	for _, by := range []string{drain.GoneByNamespace, drain.GoneByOther} {
+	for _, by := range []string{drain.GoneByLostAnswer, drain.GoneByNamespace, drain.GoneByOther} {
 		if counts[by] > 0 {
 			out += fmt.Sprintf(", %d %s", counts[by], by)
 		}
