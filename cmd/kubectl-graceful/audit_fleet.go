@@ -12,11 +12,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // fleetOptions are the flags of a fleet audit: several clusters, each

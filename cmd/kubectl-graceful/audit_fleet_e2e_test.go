@@ -15,7 +15,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/report"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/report"
 )
 
 // fleetWorkload is a Deployment behind a Service with neither preStop nor

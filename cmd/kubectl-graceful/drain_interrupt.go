@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // drainWatcher passes what the drain reports on to next (nil with -o json)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/render"
 )
 
 // runPool drains o.nodes as one pool and prints the JSON report when

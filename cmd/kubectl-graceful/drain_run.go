@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/render"
 )
 
 // Run drains one node, or several as a pool (runPool), and prints the JSON report when

@@ -11,8 +11,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	// The garbage collector's policy, set before the other packages' init.
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	_ "github.com/kubectl-graceful/kubectl-graceful/internal/gcpolicy"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 )
 
 // validateOutput returns an error unless value (-o, --output) is one of

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/version"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/version"
 )
 
 // VersionOptions prints the plugin's own stamped version; it never contacts

@@ -11,9 +11,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.

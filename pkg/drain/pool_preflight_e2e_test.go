@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/render"
 )
 
 // oldPoolLabel marks the nodes of a pool to drain, apart from poolLabel,

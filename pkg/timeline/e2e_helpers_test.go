@@ -23,8 +23,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // podOpts describe a simulated pod: its grace period (seconds), preStop

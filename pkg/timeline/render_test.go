@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 func init() {

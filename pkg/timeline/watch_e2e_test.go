@@ -20,8 +20,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // tol is the tolerance on simulated times: kwok acts on its own watch, the

@@ -19,8 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 // workloadRun is a finished `watch TYPE/NAME -o json` run.

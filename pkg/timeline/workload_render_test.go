@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline/render"
 )
 
 func TestRolloutRenderers(t *testing.T) {

@@ -3,8 +3,8 @@ package render
 import (
 	"io"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // PoolJSON writes the result of a pool drain as one indented JSON

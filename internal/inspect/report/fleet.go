@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/table"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // ClusterReport is one cluster's part of a fleet audit: the report, or the

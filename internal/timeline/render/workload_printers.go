@@ -5,7 +5,7 @@ import (
 
 	"io"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 )
 
 // WorkloadLinePrinter prints each change of a rollout as a line as it

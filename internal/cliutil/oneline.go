@@ -3,7 +3,7 @@ package cliutil
 import (
 	"strings"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 )
 
 // OneLine folds a multi-line error message into one line, so that every

@@ -2,7 +2,7 @@
 //
 // Release builds set these with -ldflags, for example:
 //
-//	-X github.com/kubectl-graceful/kubectl-graceful/pkg/version.Version=v0.1.0
+//	-X github.com/kubectl-graceful/kubectl-graceful/internal/version.Version=v0.1.0
 package version
 
 import "runtime"

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/table"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // ANSI colours per severity (SGR codes).

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 

@@ -1,8 +1,8 @@
 package report
 
 import (
+	"github.com/kubectl-graceful/kubectl-graceful/internal/version"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/version"
 )
 
 // SARIF 2.1.0 (OASIS, https://docs.oasis-open.org/sarif/sarif/v2.1.0/),

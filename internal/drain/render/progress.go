@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // Progress shows each pod's progress while a node drains. On a terminal it

@@ -3,8 +3,8 @@ package render
 import (
 	"io"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // jsonDocument is the -o json document: one entry per node drained or

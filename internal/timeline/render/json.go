@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
 )
 
 // Formats lists the values of -o.

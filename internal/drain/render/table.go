@@ -3,8 +3,8 @@ package render
 import (
 	"io"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/table"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 )
 
 // escape makes text read from the cluster safe for the terminal.
