@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"strings"
 	"testing"
 	"time"
@@ -120,11 +121,11 @@ func TestWatchWorkloadArgs(t *testing.T) {
 	if err := cmd.Args(cmd, nil); err == nil || !strings.Contains(err.Error(), "name one workload") {
 		t.Errorf("no arguments: %v", err)
 	}
-	o := WatchWorkloadOptions{Workload: timeline.WorkloadRef{Kind: timeline.KindDeployment, Name: "web"}, Restart: true, Scale: 2}
+	o := WatchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Restart: true, Scale: 2}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "exclusive") {
 		t.Errorf("--restart with --scale: %v", err)
 	}
-	o = WatchWorkloadOptions{Workload: timeline.WorkloadRef{Kind: "ReplicaSet", Name: "web"}, Scale: -1}
+	o = WatchWorkloadOptions{Workload: rollout.Workload{Kind: "ReplicaSet", Name: "web"}, Scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "ReplicaSet has no pod template with a rollout") {
 		t.Errorf("a ReplicaSet: %v", err)
 	}
@@ -139,7 +140,7 @@ func TestWatchWorkloadPropagation(t *testing.T) {
 	if f == nil || pf == nil || f.DefValue != pf.DefValue || f.Usage != pf.Usage {
 		t.Fatalf("--propagation of watch TYPE/NAME %+v, of watch pod %+v: want the same flag", f, pf)
 	}
-	o := WatchWorkloadOptions{Workload: timeline.WorkloadRef{Kind: timeline.KindDeployment, Name: "web"}, Scale: -1}
+	o := WatchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--propagation 0s is not allowed") {
 		t.Errorf("--propagation 0: %v", err)
 	}

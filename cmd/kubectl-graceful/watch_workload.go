@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ type WatchWorkloadOptions struct {
 	// Args are the workload as typed: ["deployment/web"] or
 	// ["deployment", "web"].
 	Args     []string
-	Workload timeline.WorkloadRef
+	Workload rollout.Workload
 	// Restart does what `kubectl rollout restart` does; Scale (>= 0) sets
 	// the replicas through the scale subresource; -1 means no scale.
 	Restart bool
@@ -128,7 +129,7 @@ func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	if gvk.Kind == "Pod" {
 		return fmt.Errorf("to follow one pod use: kubectl graceful watch pod %s", name)
 	}
-	o.Workload = timeline.WorkloadRef{Kind: gvk.Kind, Namespace: ns, Name: name}
+	o.Workload = rollout.Workload{Kind: gvk.Kind, Namespace: ns, Name: name}
 	cfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
 		return err
@@ -167,7 +168,7 @@ func (o *WatchWorkloadOptions) Validate() error {
 	if err := o.probe.validate("watch"); err != nil {
 		return err
 	}
-	if err := timeline.CheckWorkloadKind(o.Workload.Kind); err != nil {
+	if err := rollout.CheckKind(o.Workload.Kind); err != nil {
 		return err
 	}
 	return validatePropagation(o.Propagation)
@@ -185,30 +186,30 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	})
 	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	cfg := timeline.WorkloadConfig{Client: o.client, Workload: o.Workload, Settle: o.Settle, Printer: o.printer()}
+	cfg := rollout.Config{Client: o.client, Workload: o.Workload, Settle: o.Settle, Printer: o.printer()}
 	switch {
 	case o.Restart:
-		cfg.Action = timeline.Restart
+		cfg.Action = rollout.Restart
 	case o.Scale >= 0:
-		cfg.Action, cfg.Replicas = timeline.Scale, o.Scale
+		cfg.Action, cfg.Replicas = rollout.Scale, o.Scale
 	}
-	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, cfg.Action != timeline.WaitForRollout)
+	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, cfg.Action != rollout.Wait)
 	if err != nil {
 		return err
 	}
 	if pr != nil {
 		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.Buckets
 	}
-	r, err := timeline.FollowWorkload(ctx, cfg)
+	r, err := rollout.Follow(ctx, cfg)
 	pr.Stop()
 	if r == nil {
 		return err
 	}
-	v := timeline.ComputeRolloutWith(r, timeline.Options{Propagation: o.Propagation})
+	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.Propagation})
 	return watchOutcome(o.render(r, v), err, v.Risk)
 }
 
-func (o *WatchWorkloadOptions) printer() timeline.WorkloadPrinter {
+func (o *WatchWorkloadOptions) printer() rollout.Printer {
 	switch o.Output {
 	case "json":
 		return render.WorkloadJSONPrinter{W: o.Out}
@@ -218,7 +219,7 @@ func (o *WatchWorkloadOptions) printer() timeline.WorkloadPrinter {
 	return render.WorkloadLinePrinter{W: o.Out}
 }
 
-func (o *WatchWorkloadOptions) render(r *timeline.Rollout, v timeline.RolloutVerdict) error {
+func (o *WatchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {
 	switch o.Output {
 	case "json":
 		return render.WriteWorkloadJSONSummary(o.Out, r, v)

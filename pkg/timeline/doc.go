@@ -7,6 +7,7 @@
 // The model (Event, Timeline, Recorder, Compute) is pure and built from
 // objects; Follow feeds it from the API server and reports each change to a
 // Printer as it happens. The renderers (lines, chart, JSON, Mermaid) are in
-// pkg/timeline/render and only read it. The facts: docs/watch.md; the
-// verdict rules: docs/watch-verdict.md.
+// internal/timeline/render and only read it; pkg/rollout builds a
+// workload's rollout on the same Recorder, Stream and verdict. The facts:
+// docs/watch.md; the verdict rules: docs/watch-verdict.md.
 package timeline

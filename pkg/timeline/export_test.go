@@ -5,9 +5,7 @@ import "io"
 // Test helpers of this package, exported to the tests of the renderers
 // (package timeline_test), which read timelines built the same way.
 var (
-	At        = at
-	Terminate = terminate
-	RolloutOf = rolloutOf
+	At = at
 )
 
 // The renderers live in pkg/timeline/render, which imports this package, so

@@ -84,7 +84,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 		return nil, fmt.Errorf("reading pod %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
 	f := &follower{cfg: cfg, notices: make(chan Notice), listedOnce: map[string]bool{}}
-	services, svcErr := selectingServices(ctx, cfg.Client, pod)
+	services, svcErr := SelectingServices(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.TL.ProbeURL = cfg.ProbeURL
 	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
@@ -123,7 +123,7 @@ type follower struct {
 	listedOnce map[string]bool
 	acted      bool
 	goneSeen   bool
-	reqLog     requestLog
+	reqLog     RequestLog
 }
 
 // note prints msg and keeps it for the verdict: what the reader must know
@@ -136,10 +136,10 @@ func (f *follower) note(msg string) {
 // say prints msg as it happens only (what is being followed, waiting).
 func (f *follower) say(msg string) { f.cfg.Printer.Note(f.rec.TL, msg) }
 
-// selectingServices returns the names of the Services in the pod's namespace
+// SelectingServices returns the names of the Services in the pod's namespace
 // whose selector matches its labels (Services without a selector have
 // hand-made endpoints and are skipped).
-func selectingServices(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) ([]string, error) {
+func SelectingServices(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) ([]string, error) {
 	list, err := c.CoreV1().Services(pod.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err

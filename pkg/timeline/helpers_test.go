@@ -1,101 +1,38 @@
 package timeline
 
 import (
-	"time"
+	"slices"
+	"strings"
+	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 )
 
-// base is the fixed local clock origin of the constructed timelines.
-var base = time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
+// The objects the tests build come from internal/timelinetest, shared with
+// the rollout watch's and the renderers' tests.
+var (
+	base             = timelinetest.Base
+	at               = timelinetest.At
+	testPod          = timelinetest.Pod
+	sleepHook        = timelinetest.SleepHook
+	deleting         = timelinetest.Deleting
+	exited           = timelinetest.Exited
+	boolp            = timelinetest.Bool
+	slice            = timelinetest.Slice
+	lonelySlice      = timelinetest.LonelySlice
+	readySlice       = timelinetest.ReadySlice
+	terminatingSlice = timelinetest.TerminatingSlice
+	kubeEvent        = timelinetest.KubeEvent
+)
 
-func at(ms int64) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+const podUID = timelinetest.PodUID
 
-const podUID = "uid-web-1"
-
-// testPod is a running pod with one container "app", grace period grace
-// seconds and the given preStop hook (nil for none).
-func testPod(grace int64, preStop *corev1.LifecycleHandler) *corev1.Pod {
-	c := corev1.Container{Name: "app", Image: "nginx"}
-	if preStop != nil {
-		c.Lifecycle = &corev1.Lifecycle{PreStop: preStop}
-	}
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", UID: podUID, Labels: map[string]string{"app": "web"}},
-		Spec:       corev1.PodSpec{TerminationGracePeriodSeconds: &grace, Containers: []corev1.Container{c}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning,
-			Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
-			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
-	}
+func hasFinding(v Verdict, sub string) bool {
+	return slices.ContainsFunc(v.Findings, func(f string) bool { return strings.Contains(f, sub) })
 }
 
-func sleepHook(seconds int64) *corev1.LifecycleHandler {
-	return &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: seconds}}
-}
-
-// deleting returns pod with deletionTimestamp = request + its grace period.
-func deleting(pod *corev1.Pod, request time.Time) *corev1.Pod {
-	p := pod.DeepCopy()
-	g := *p.Spec.TerminationGracePeriodSeconds
-	dt := metav1.NewTime(request.Add(time.Duration(g) * time.Second))
-	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &dt, &g
-	return p
-}
-
-// exited returns pod with container app terminated with code at finished.
-func exited(pod *corev1.Pod, code int32, finished time.Time) *corev1.Pod {
-	p := pod.DeepCopy()
-	p.Status.Phase = corev1.PodSucceeded
-	if code != 0 {
-		p.Status.Phase = corev1.PodFailed
-	}
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "PodCompleted"}}
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", State: corev1.ContainerState{
-		Terminated: &corev1.ContainerStateTerminated{ExitCode: code, FinishedAt: metav1.NewTime(finished)}}}}
-	return p
-}
-
-func boolp(b bool) *bool { return &b }
-
-// slice returns an EndpointSlice of service holding the pod's endpoint with
-// the given conditions (none when ready is nil) beside the ready endpoint
-// of another pod, web-2, so that kube-proxy never falls back to this one.
-func slice(name, service string, ready, serving, terminating *bool) *discoveryv1.EndpointSlice {
-	s := lonelySlice(name, service, ready, serving, terminating)
-	s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0.2"},
-		TargetRef:  &corev1.ObjectReference{Kind: "Pod", Name: "web-2", UID: "uid-web-2"},
-		Conditions: discoveryv1.EndpointConditions{Ready: boolp(true)}})
-	return s
-}
-
-// lonelySlice is slice without the other pod: this pod's endpoint is the
-// Service's only one.
-func lonelySlice(name, service string, ready, serving, terminating *bool) *discoveryv1.EndpointSlice {
-	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "shop",
-		Labels: map[string]string{discoveryv1.LabelServiceName: service}}}
-	if ready != nil {
-		s.Endpoints = []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"},
-			TargetRef:  &corev1.ObjectReference{Kind: "Pod", Name: "web-1", UID: podUID},
-			Conditions: discoveryv1.EndpointConditions{Ready: ready, Serving: serving, Terminating: terminating}}}
-	}
-	return s
-}
-
-func readySlice(name, service string) *discoveryv1.EndpointSlice {
-	return slice(name, service, boolp(true), boolp(true), boolp(false))
-}
-
-func terminatingSlice(name, service string) *discoveryv1.EndpointSlice {
-	return slice(name, service, boolp(false), boolp(true), boolp(true))
-}
-
-// kubeEvent is a kubelet Event about the pod's container app.
-func kubeEvent(uid, typ, reason, msg string, when time.Time) *corev1.Event {
-	return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: uid, Namespace: "shop", UID: types.UID(uid)},
-		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web-1", UID: podUID, FieldPath: "spec.containers{app}"},
-		Type:           typ, Reason: reason, Message: msg, Count: 1, Source: corev1.EventSource{Component: "kubelet"},
-		LastTimestamp: metav1.NewTime(when)}
+// terminate is timelinetest.Terminate on this package's Recorder.
+func terminate(t *testing.T, grace int64, hook bool, hookSeconds int64, services []string, exitMs int64, code int32, extra func(r *Recorder)) *Timeline {
+	t.Helper()
+	return timelinetest.Terminate(t, NewRecorder, grace, hook, hookSeconds, services, exitMs, code, extra).TL
 }

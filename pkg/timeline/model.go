@@ -200,3 +200,13 @@ func (tl *Timeline) LastRefusal() string {
 	}
 	return ""
 }
+
+// HasKind reports whether the timeline holds an event of kind k.
+func (tl *Timeline) HasKind(k Kind) bool {
+	for _, e := range tl.Events {
+		if e.Kind == k {
+			return true
+		}
+	}
+	return false
+}

@@ -62,23 +62,23 @@ func KindsText(ks []LabelCount) string {
 	return strings.Join(parts, ", ")
 }
 
-// lineOf summarizes one bucket.
-func lineOf(b probe.Bucket) RequestLine {
+// RequestLineOf summarizes one bucket.
+func RequestLineOf(b probe.Bucket) RequestLine {
 	l := RequestLine{From: b.From, Kinds: failureKinds(b.Results)}
 	l.Failed = b.Failed()
 	l.OK = len(b.Results) - l.Failed
 	return l
 }
 
-// requestLog decides which buckets get a line: those with failures, and
+// RequestLog decides which buckets get a line: those with failures, and
 // those whose state changed (the first bucket, the first without failures
 // after some).
-type requestLog struct {
+type RequestLog struct {
 	lines int
 	state string // the failure mix of the last line
 }
 
-func (rl *requestLog) shows(l RequestLine) bool {
+func (rl *RequestLog) Shows(l RequestLine) bool {
 	state := KindsText(l.Kinds)
 	if l.Failed == 0 && rl.lines > 0 && state == rl.state {
 		return false
@@ -89,12 +89,12 @@ func (rl *requestLog) shows(l RequestLine) bool {
 }
 
 // requests records a bucket of probe results and prints its line when the
-// requestLog says so.
+// RequestLog says so.
 func (f *follower) requests(b probe.Bucket) {
 	tl := f.rec.TL
 	tl.Requests = append(tl.Requests, b.Results...)
-	l := lineOf(b)
-	if p, ok := f.cfg.Printer.(RequestPrinter); ok && f.reqLog.shows(l) {
+	l := RequestLineOf(b)
+	if p, ok := f.cfg.Printer.(RequestPrinter); ok && f.reqLog.Shows(l) {
 		p.Requests(tl, l)
 	}
 }

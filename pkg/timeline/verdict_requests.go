@@ -44,29 +44,34 @@ type RequestsVerdict struct {
 	DuringP99Ms *float64 `json:"latencyDuringP99Ms,omitempty"`
 }
 
-// requestSpan is what a set of requests is judged against, in
+// RequestSpan is what a set of requests is judged against, in
 // milliseconds on one clock: ms reads a request's start on it, end closes
 // "during", races are the race windows the API showed ([from, to]),
 // endpointOut the first moment an endpoint left the traffic.
-type requestSpan struct {
-	ms          func(time.Time) (int64, bool)
-	end         int64
-	races       [][2]int64
-	endpointOut *int64
+type RequestSpan struct {
+	// Ms maps a time to milliseconds on the verdict's clock.
+	Ms func(time.Time) (int64, bool)
+	// End is the clock's end, in ms.
+	End int64
+	// Races are the windows [stop, endpoint out] in ms in which the
+	// container had stopped before its endpoint left.
+	Races [][2]int64
+	// EndpointOut is when the first endpoint left, in ms (nil: never).
+	EndpointOut *int64
 }
 
-// judgeRequests counts the requests, their failures by kind and place,
+// JudgeRequests counts the requests, their failures by kind and place,
 // and the latency before the clock's 0 and during [0, end].
-func judgeRequests(url string, rs []probe.Result, sp requestSpan) *RequestsVerdict {
+func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdict {
 	rv := &RequestsVerdict{URL: url, Total: len(rs), Kinds: failureKinds(rs)}
 	var before, during []time.Duration
 	var after []probe.Result
 	for _, r := range rs {
-		ms, _ := sp.ms(r.Start)
+		ms, _ := sp.Ms(r.Start)
 		switch {
 		case ms < 0:
 			before = append(before, r.Latency)
-		case ms <= sp.end:
+		case ms <= sp.End:
 			during = append(during, r.Latency)
 		}
 		if !r.Failed() {
@@ -80,9 +85,9 @@ func judgeRequests(url string, rs []probe.Result, sp requestSpan) *RequestsVerdi
 			rv.LastFailedMs = ptr(ms)
 		}
 		switch {
-		case inAny(ms, sp.races):
+		case inAny(ms, sp.Races):
 			rv.InRaceWindow++
-		case sp.endpointOut != nil && ms >= *sp.endpointOut:
+		case sp.EndpointOut != nil && ms >= *sp.EndpointOut:
 			rv.AfterEndpointOut++
 			after = append(after, r)
 		}
@@ -108,11 +113,11 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 	if tl.ProbeURL == "" {
 		return nil
 	}
-	sp := requestSpan{ms: tl.Ms, end: terminationEnd(tl, evs), endpointOut: v.EndpointOutMs}
+	sp := RequestSpan{Ms: tl.Ms, End: terminationEnd(tl, evs), EndpointOut: v.EndpointOutMs}
 	if v.WindowMs != nil && sigtermOrder(v) == orderBefore && sigkilledAfterSigterm(v) == nil {
-		sp.races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
+		sp.Races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
 	}
-	return judgeRequests(tl.ProbeURL, tl.Requests, sp)
+	return JudgeRequests(tl.ProbeURL, tl.Requests, sp)
 }
 
 // terminationEnd is the pod object's removal in ms since T0, or the end of
@@ -159,7 +164,7 @@ func requestFindings(v *Verdict, l *findingList) {
 		l.risk("%d of %d requests failed between %+d ms and %+d ms (%s)", rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds))
 		l.risk("%s", placeFailures(v))
 	}
-	if lat := latencyText(rv, "the delete request", "the termination"); lat != "" {
+	if lat := LatencyText(rv, "the delete request", "the termination"); lat != "" {
 		l.fact("request latency p50/p99: %s", lat)
 	}
 }
@@ -219,9 +224,9 @@ func lateRequestsText(kinds []LabelCount) string {
 	return "requests kept failing: " + strings.Join(parts, ", ") + ","
 }
 
-// latencyText is "p50/p99 ms before start, p50/p99 ms during what"; ""
+// LatencyText is "p50/p99 ms before start, p50/p99 ms during what"; ""
 // without requests.
-func latencyText(rv *RequestsVerdict, start, what string) string {
+func LatencyText(rv *RequestsVerdict, start, what string) string {
 	f := func(p50, p99 *float64, when string) string {
 		if p50 == nil {
 			return ""

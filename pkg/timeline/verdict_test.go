@@ -9,51 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// terminate plays a typical termination through a Recorder: delete sent at
-// +0, deletion seen at +5 ms, the endpoint turns terminating in every slice
-// at +15 ms, Killing at +20 ms, the container exits with code at exitMs, the
-// endpoint is removed at exitMs+10 and the object is gone at exitMs+20.
-func terminate(t *testing.T, grace int64, hook bool, hookSeconds int64, services []string, exitMs int64, code int32, extra func(r *Recorder)) *Timeline {
-	t.Helper()
-	pod := testPod(grace, nil)
-	if hook {
-		pod = testPod(grace, sleepHook(hookSeconds))
-	}
-	r := NewRecorder(pod, services, at(-1000))
-	for _, svc := range services {
-		r.SliceList(at(-900), nil, true)
-		r.SliceEvent(at(-800), watch.Added, readySlice(svc+"-abc", svc))
-	}
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
-	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
-	for _, svc := range services {
-		r.SliceEvent(at(15), watch.Modified, terminatingSlice(svc+"-abc", svc))
-	}
-	r.KubeEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
-	if extra != nil {
-		extra(r)
-	}
-	r.PodEvent(at(exitMs), watch.Modified, exited(del, code, at(exitMs)))
-	for _, svc := range services {
-		r.SliceEvent(at(exitMs+10), watch.Modified, slice(svc+"-abc", svc, nil, nil, nil))
-	}
-	r.PodEvent(at(exitMs+20), watch.Deleted, exited(del, code, at(exitMs)))
-	if !r.Gone() {
-		t.Fatal("recorder did not see the pod go")
-	}
-	return r.TL
-}
-
-func hasFinding(v Verdict, sub string) bool {
-	for _, f := range v.Findings {
-		if strings.Contains(f, sub) {
-			return true
-		}
-	}
-	return false
-}
-
 func TestVerdictScenarios(t *testing.T) {
 	web := []string{"web"}
 	cases := []struct {

@@ -1,8 +1,9 @@
-package timeline
+package rollout
 
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
 
@@ -17,36 +18,36 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
-// WorkloadPrinter receives what FollowWorkload sees, as it sees it.
-type WorkloadPrinter interface {
+// Printer receives what Follow sees, as it sees it.
+type Printer interface {
 	// PodEvent is a change of one pod, recorded on its own Timeline.
-	PodEvent(r *Rollout, tl *Timeline, e Event)
+	PodEvent(r *Rollout, tl *timeline.Timeline, e timeline.Event)
 	// Capacity is a new endpoint count of one Service.
 	Capacity(r *Rollout, service string, s CapacitySample)
 	// Status is a rollout-level change.
 	Status(r *Rollout, s StatusChange)
-	Gap(r *Rollout, g Gap)
+	Gap(r *Rollout, g timeline.Gap)
 	Note(r *Rollout, msg string)
 }
 
-// WorkloadConfig is what FollowWorkload needs.
-type WorkloadConfig struct {
+// Config is what Follow needs.
+type Config struct {
 	Client   kubernetes.Interface
-	Workload WorkloadRef
-	Action   WorkloadAction
+	Workload Workload
+	Action   Action
 	// Replicas is the target of Scale.
 	Replicas int32
 	// Settle is how long to keep listening once the rollout is complete
 	// and no pod is terminating, for late Events and EndpointSlice updates.
 	Settle  time.Duration
-	Printer WorkloadPrinter
+	Printer Printer
 	// ProbeURL and Requests are the probe's URL and its buckets of
 	// results (the "requests" track); nil Requests means no probe.
 	ProbeURL string
 	Requests <-chan probe.Bucket
 }
 
-// FollowWorkload follows every pod of a workload that terminates, the
+// Follow follows every pod of a workload that terminates, the
 // endpoint capacity of the Services that select it and the workload's
 // rollout status, until the rollout is complete and no pod of it is
 // terminating (plus cfg.Settle), the workload reports it stopped
@@ -60,9 +61,9 @@ type WorkloadConfig struct {
 // or scaled as asked, or the user may not list and watch its pods; and an
 // error when the restart or scale request fails or the pods cannot be
 // watched.
-func FollowWorkload(ctx context.Context, cfg WorkloadConfig) (*Rollout, error) {
+func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	w := cfg.Workload
-	if err := CheckWorkloadKind(w.Kind); err != nil {
+	if err := CheckKind(w.Kind); err != nil {
 		return nil, err
 	}
 	if cfg.Action == Scale && w.Kind == KindDaemonSet {
@@ -76,8 +77,8 @@ func FollowWorkload(ctx context.Context, cfg WorkloadConfig) (*Rollout, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w, err)
 	}
-	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation, recs: map[types.UID]*Recorder{},
-		everReady: map[types.UID]bool{}, notices: make(chan Notice), listed: map[string]bool{}}
+	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation, recs: map[types.UID]*timeline.Recorder{},
+		everReady: map[types.UID]bool{}, notices: make(chan timeline.Notice), listed: map[string]bool{}}
 	if cfg.Action == Restart {
 		if f.patch, err = restartPatch(obj); err != nil {
 			return nil, fmt.Errorf("cannot restart %s: %w", w, err)
@@ -100,30 +101,30 @@ func FollowWorkload(ctx context.Context, cfg WorkloadConfig) (*Rollout, error) {
 	return f.r, err
 }
 
-// workloadFollower is FollowWorkload's state: one Recorder a pod, one
+// workloadFollower is Follow's state: one Recorder a pod, one
 // capacity tracker, the last workload state.
 type workloadFollower struct {
-	cfg   WorkloadConfig
+	cfg   Config
 	r     *Rollout
 	st    workloadState
 	patch []byte
 	// gen0 is the generation at start; minGen the one the status must
 	// reach after this command's restart or scale.
 	gen0, minGen int64
-	recs         map[types.UID]*Recorder
-	order        []*Recorder
+	recs         map[types.UID]*timeline.Recorder
+	order        []*timeline.Recorder
 	everReady    map[types.UID]bool
 	capacity     *capacityTracker
-	notices      chan Notice
+	notices      chan timeline.Notice
 	pending      int
 	listed       map[string]bool
 	// heldEvents is the Events' first List when it came before the pods'.
-	heldEvents                    *Notice
+	heldEvents                    *timeline.Notice
 	endpointsUnseen, eventsUnseen bool
 	acted, started, statusDone    bool
 	done                          bool
 	noRolloutStatus               bool
-	reqLog                        requestLog
+	reqLog                        timeline.RequestLog
 }
 
 // prepare reads the Services and PodDisruptionBudgets that select the pod
@@ -131,7 +132,7 @@ type workloadFollower struct {
 func (f *workloadFollower) prepare(ctx context.Context) {
 	r, w := f.r, f.cfg.Workload
 	tmpl := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Labels: f.st.template}}
-	services, err := selectingServices(ctx, f.cfg.Client, tmpl)
+	services, err := timeline.SelectingServices(ctx, f.cfg.Client, tmpl)
 	if err != nil {
 		r.ServicesUnseen = true
 		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; watching every EndpointSlice of the namespace for the pods' endpoints", err))
@@ -162,12 +163,12 @@ func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 var workloadResource = map[string]string{KindDeployment: "deployments", KindStatefulSet: "statefulsets", KindDaemonSet: "daemonsets"}
 
 // streams builds the four watches, each filtered server-side.
-func (f *workloadFollower) streams() []*Stream {
+func (f *workloadFollower) streams() []*timeline.Stream {
 	c, w := f.cfg.Client, f.cfg.Workload
 	ns, podSel := w.Namespace, f.st.selector.String()
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
 	nameSel := fields.OneTermEqualSelector("metadata.name", w.Name).String()
-	out := []*Stream{
+	out := []*timeline.Stream{
 		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
 			func(o *metav1.ListOptions) { o.LabelSelector = podSel })},
 		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
@@ -182,7 +183,7 @@ func (f *workloadFollower) streams() []*Stream {
 	if !f.r.ServicesUnseen {
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(f.r.Services, ",") + ")"
 	}
-	return append(out, &Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
+	return append(out, &timeline.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
 		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 

@@ -1,7 +1,8 @@
-package timeline
+package rollout
 
 import (
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
 )
@@ -19,8 +20,8 @@ type PodResult struct {
 	Raced bool `json:"raced"`
 	// Killed is true when a container was SIGKILLed (exit 137, killed
 	// inside preStop, ExceededGracePeriod).
-	Killed  bool    `json:"sigkilled"`
-	Verdict Verdict `json:"verdict"`
+	Killed  bool             `json:"sigkilled"`
+	Verdict timeline.Verdict `json:"verdict"`
 }
 
 // CapacityResult is one Service's capacity over the rollout, from its T0
@@ -48,10 +49,10 @@ type CapacityResult struct {
 	EndReady int32 `json:"endReady"`
 }
 
-// RolloutVerdict is the answer for the whole workload: which pods raced or
+// Verdict is the answer for the whole workload: which pods raced or
 // were SIGKILLed, whether any Service ran short of ready endpoints, and
 // whether the rollout completed.
-type RolloutVerdict struct {
+type Verdict struct {
 	// Risk is true for any pod at risk, capacity below a budget, or a
 	// rollout that did not complete: the command exits 2.
 	Risk       bool   `json:"risk"`
@@ -69,18 +70,18 @@ type RolloutVerdict struct {
 	Capacity      []CapacityResult `json:"capacity"`
 	// Requests is what the probe's requests showed, times since the
 	// rollout's T0; nil without a probe.
-	Requests *RequestsVerdict `json:"requests,omitempty"`
-	Findings []string         `json:"findings"`
+	Requests *timeline.RequestsVerdict `json:"requests,omitempty"`
+	Findings []string                  `json:"findings"`
 }
 
-// ComputeRollout is ComputeRolloutWith the default options.
-func ComputeRollout(r *Rollout) RolloutVerdict { return ComputeRolloutWith(r, Options{}) }
+// Compute is ComputeWith the default options.
+func Compute(r *Rollout) Verdict { return ComputeWith(r, timeline.Options{}) }
 
-// ComputeRolloutWith derives the rollout verdict: each terminated pod's
+// ComputeWith derives the rollout verdict: each terminated pod's
 // verdict by ComputeWith and o (--propagation), the capacity of each
 // Service, and the rollout's end. It is pure.
-func ComputeRolloutWith(r *Rollout, o Options) RolloutVerdict {
-	v := RolloutVerdict{Complete: r.Complete, Ended: r.Ended, NeverReady: r.NeverReady, Pods: []PodResult{}, Capacity: []CapacityResult{}}
+func ComputeWith(r *Rollout, o timeline.Options) Verdict {
+	v := Verdict{Complete: r.Complete, Ended: r.Ended, NeverReady: r.NeverReady, Pods: []PodResult{}, Capacity: []CapacityResult{}}
 	if v.NeverReady == nil {
 		v.NeverReady = []string{}
 	}
@@ -98,26 +99,16 @@ func ComputeRolloutWith(r *Rollout, o Options) RolloutVerdict {
 	return v
 }
 
-func podResult(r *Rollout, tl *Timeline, o Options) PodResult {
-	pv := ComputeWith(tl, o)
+func podResult(r *Rollout, tl *timeline.Timeline, o timeline.Options) PodResult {
+	pv := timeline.ComputeWith(tl, o)
 	res := PodResult{Pod: tl.Pod, UID: tl.UID, Verdict: pv}
 	res.DeletedMs, _ = r.Ms(tl.T0)
 	for _, x := range pv.Exits {
 		res.Killed = res.Killed || x.Code == 137
 	}
-	res.Killed = res.Killed || pv.KilledInPreStop || tl.HasKind(KindExceededGrace)
+	res.Killed = res.Killed || pv.KilledInPreStop || tl.HasKind(timeline.KindExceededGrace)
 	res.Raced = pv.Risk && pv.BehindService && pv.WindowMs != nil && !res.Killed
 	return res
-}
-
-// HasKind reports whether the timeline holds an event of kind k.
-func (tl *Timeline) HasKind(k Kind) bool {
-	for _, e := range tl.Events {
-		if e.Kind == k {
-			return true
-		}
-	}
-	return false
 }
 
 // capacityResult walks a Service's samples as a step function over
@@ -166,7 +157,7 @@ func capacityResult(r *Rollout, tr *CapacityTrack) CapacityResult {
 	return res
 }
 
-func rolloutFindings(r *Rollout, v *RolloutVerdict) {
+func rolloutFindings(r *Rollout, v *Verdict) {
 	var risks, facts []string
 	risk := func(s string, a ...any) { risks = append(risks, fmt.Sprintf(s, a...)) }
 	fact := func(s string, a ...any) { facts = append(facts, fmt.Sprintf(s, a...)) }
@@ -231,7 +222,7 @@ func capacityFindings(c CapacityResult, risk, fact func(string, ...any)) {
 	}
 }
 
-func endFindings(r *Rollout, v *RolloutVerdict, risk, fact func(string, ...any)) {
+func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 	switch r.Ended {
 	case "complete":
 		if v.DurationMs != nil {

@@ -1,21 +1,22 @@
-package timeline
+package rollout
 
 import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WorkloadRequestPrinter is implemented by a WorkloadPrinter that shows the
+// RequestPrinter is implemented by a Printer that shows the
 // requests track.
-type WorkloadRequestPrinter interface {
-	Requests(r *Rollout, l RequestLine)
+type RequestPrinter interface {
+	Requests(r *Rollout, l timeline.RequestLine)
 }
 
 // requests records a bucket of probe results and prints its line when the
-// requestLog says so.
+// RequestLog says so.
 func (f *workloadFollower) requests(b probe.Bucket) {
 	f.r.Requests = append(f.r.Requests, b.Results...)
-	l := lineOf(b)
-	if p, ok := f.cfg.Printer.(WorkloadRequestPrinter); ok && f.reqLog.shows(l) {
+	l := timeline.RequestLineOf(b)
+	if p, ok := f.cfg.Printer.(RequestPrinter); ok && f.reqLog.Shows(l) {
 		p.Requests(f.r, l)
 	}
 }
@@ -24,7 +25,7 @@ func (f *workloadFollower) requests(b probe.Bucket) {
 // pod: the race windows and endpoint removals of each, moved onto the
 // rollout's clock; "during" runs to the rollout's completion or the end of
 // the watch. nil without a probe.
-func rolloutRequests(r *Rollout, v *RolloutVerdict) *RequestsVerdict {
+func rolloutRequests(r *Rollout, v *Verdict) *timeline.RequestsVerdict {
 	if r.ProbeURL == "" {
 		return nil
 	}
@@ -33,22 +34,22 @@ func rolloutRequests(r *Rollout, v *RolloutVerdict) *RequestsVerdict {
 		end = r.CompleteAt
 	}
 	endMs, _ := r.Ms(end)
-	sp := requestSpan{ms: r.Ms, end: endMs}
+	sp := timeline.RequestSpan{Ms: r.Ms, End: endMs}
 	for _, p := range v.Pods {
 		pv, off := p.Verdict, p.DeletedMs
 		if pv.WindowMs != nil && *pv.WindowMs < 0 {
-			sp.races = append(sp.races, [2]int64{*pv.StopMs + off, *pv.EndpointOutMs + off})
+			sp.Races = append(sp.Races, [2]int64{*pv.StopMs + off, *pv.EndpointOutMs + off})
 		}
-		if pv.EndpointOutMs != nil && (sp.endpointOut == nil || *pv.EndpointOutMs+off < *sp.endpointOut) {
-			sp.endpointOut = ptr(*pv.EndpointOutMs + off)
+		if pv.EndpointOutMs != nil && (sp.EndpointOut == nil || *pv.EndpointOutMs+off < *sp.EndpointOut) {
+			sp.EndpointOut = ptr(*pv.EndpointOutMs + off)
 		}
 	}
-	return judgeRequests(r.ProbeURL, r.Requests, sp)
+	return timeline.JudgeRequests(r.ProbeURL, r.Requests, sp)
 }
 
 // rolloutRequestFindings says how many requests failed during the rollout
 // and where; any failed request is a risk.
-func rolloutRequestFindings(v *RolloutVerdict, risk, fact func(string, ...any)) {
+func rolloutRequestFindings(v *Verdict, risk, fact func(string, ...any)) {
 	rv := v.Requests
 	if rv == nil {
 		return
@@ -57,9 +58,9 @@ func rolloutRequestFindings(v *RolloutVerdict, risk, fact func(string, ...any)) 
 		fact("0 of %d requests to %s failed", rv.Total, rv.URL)
 	} else {
 		risk("%d of %d requests failed between %+d ms and %+d ms (%s): %d inside a race window the API showed, %d when or after a pod's endpoint left the traffic, while the data plane converged",
-			rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds), rv.InRaceWindow, rv.AfterEndpointOut)
+			rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, timeline.KindsText(rv.Kinds), rv.InRaceWindow, rv.AfterEndpointOut)
 	}
-	if lat := latencyText(rv, "the rollout's start", "the rollout"); lat != "" {
+	if lat := timeline.LatencyText(rv, "the rollout's start", "the rollout"); lat != "" {
 		fact("request latency p50/p99: %s", lat)
 	}
 }

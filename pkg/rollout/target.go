@@ -1,4 +1,4 @@
-package timeline
+package rollout
 
 import (
 	"context"
@@ -27,10 +27,10 @@ type workloadState struct {
 	generation int64
 }
 
-// CheckWorkloadKind returns an error unless kind is one `watch` can follow:
+// CheckKind returns an error unless kind is one `watch` can follow:
 // a kind with a pod template and a rollout status (Deployment, StatefulSet,
 // DaemonSet).
-func CheckWorkloadKind(kind string) error {
+func CheckKind(kind string) error {
 	switch kind {
 	case KindDeployment, KindStatefulSet, KindDaemonSet:
 		return nil
@@ -39,7 +39,7 @@ func CheckWorkloadKind(kind string) error {
 }
 
 // getWorkload reads the workload; a missing one is an error naming it.
-func getWorkload(ctx context.Context, c kubernetes.Interface, w WorkloadRef) (runtime.Object, error) {
+func getWorkload(ctx context.Context, c kubernetes.Interface, w Workload) (runtime.Object, error) {
 	var obj runtime.Object
 	var err error
 	apps := c.AppsV1()
@@ -51,7 +51,7 @@ func getWorkload(ctx context.Context, c kubernetes.Interface, w WorkloadRef) (ru
 	case KindDaemonSet:
 		obj, err = apps.DaemonSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
 	default:
-		return nil, CheckWorkloadKind(w.Kind)
+		return nil, CheckKind(w.Kind)
 	}
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("%s not found in namespace %s", w, w.Namespace)

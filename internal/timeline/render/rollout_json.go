@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 
 	"io"
@@ -27,18 +28,18 @@ type JSONCapacity struct {
 
 // WorkloadJSONSummary is the last line of `watch deployment/NAME -o json`.
 type WorkloadJSONSummary struct {
-	Type     string               `json:"type"`
-	Workload timeline.WorkloadRef `json:"workload"`
-	Selector string               `json:"selector"`
-	T0Source string               `json:"t0Source"`
-	Services []string             `json:"services"`
-	Budgets  []timeline.Budget    `json:"budgets"`
+	Type     string           `json:"type"`
+	Workload rollout.Workload `json:"workload"`
+	Selector string           `json:"selector"`
+	T0Source string           `json:"t0Source"`
+	Services []string         `json:"services"`
+	Budgets  []rollout.Budget `json:"budgets"`
 	// EndpointsUnseen is true when the EndpointSlices could not be watched:
 	// no pod's race was judged.
-	EndpointsUnseen bool                    `json:"endpointsUnseen"`
-	Verdict         timeline.RolloutVerdict `json:"verdict"`
-	Gaps            []JSONGap               `json:"gaps"`
-	Notes           []string                `json:"notes"`
+	EndpointsUnseen bool            `json:"endpointsUnseen"`
+	Verdict         rollout.Verdict `json:"verdict"`
+	Gaps            []JSONGap       `json:"gaps"`
+	Notes           []string        `json:"notes"`
 }
 
 func writeJSONLine(w io.Writer, l WorkloadJSONLine) error {
@@ -46,7 +47,7 @@ func writeJSONLine(w io.Writer, l WorkloadJSONLine) error {
 }
 
 // WriteWorkloadJSONEvent writes a pod's event as a JSON line.
-func WriteWorkloadJSONEvent(w io.Writer, r *timeline.Rollout, tl *timeline.Timeline, e timeline.Event) error {
+func WriteWorkloadJSONEvent(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) error {
 	c := clock(r)
 	return writeJSONLine(w, WorkloadJSONLine{Pod: tl.Pod, JSONEvent: JSONEvent{
 		Type: "event", Ms: msPtr(c, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
@@ -56,7 +57,7 @@ func WriteWorkloadJSONEvent(w io.Writer, r *timeline.Rollout, tl *timeline.Timel
 }
 
 // WriteWorkloadJSONCapacity writes a Service's new endpoint count.
-func WriteWorkloadJSONCapacity(w io.Writer, r *timeline.Rollout, service string, s timeline.CapacitySample) error {
+func WriteWorkloadJSONCapacity(w io.Writer, r *rollout.Rollout, service string, s rollout.CapacitySample) error {
 	return writeJSONLine(w, WorkloadJSONLine{
 		JSONEvent: JSONEvent{Type: "capacity", Ms: msPtr(clock(r), s.Recv), Local: s.Recv.Round(0), Service: service,
 			Message: capacityText(s), Initial: s.Initial},
@@ -65,13 +66,13 @@ func WriteWorkloadJSONCapacity(w io.Writer, r *timeline.Rollout, service string,
 }
 
 // WriteWorkloadJSONStatus writes a rollout-level change.
-func WriteWorkloadJSONStatus(w io.Writer, r *timeline.Rollout, s timeline.StatusChange) error {
+func WriteWorkloadJSONStatus(w io.Writer, r *rollout.Rollout, s rollout.StatusChange) error {
 	return writeJSONLine(w, WorkloadJSONLine{Pod: s.Pod,
 		JSONEvent: JSONEvent{Type: "status", Ms: msPtr(clock(r), s.Recv), Local: s.Recv.Round(0), Message: s.Message}})
 }
 
 // WriteWorkloadJSONGap writes a gap's opening or closing.
-func WriteWorkloadJSONGap(w io.Writer, r *timeline.Rollout, g timeline.Gap) error {
+func WriteWorkloadJSONGap(w io.Writer, r *rollout.Rollout, g timeline.Gap) error {
 	return WriteJSONGap(w, clock(r), g)
 }
 
@@ -82,14 +83,14 @@ func WriteWorkloadJSONNote(w io.Writer, msg string) error {
 }
 
 // WriteWorkloadJSONSummary writes the summary object that ends -o json.
-func WriteWorkloadJSONSummary(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+func WriteWorkloadJSONSummary(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	s := WorkloadJSONSummary{Type: "summary", Workload: r.Workload, Selector: r.Selector, T0Source: r.T0Source,
 		Services: r.Services, Budgets: r.Budgets, EndpointsUnseen: r.EndpointsUnseen, Verdict: v, Gaps: []JSONGap{}, Notes: r.Notes}
 	if s.Services == nil {
 		s.Services = []string{}
 	}
 	if s.Budgets == nil {
-		s.Budgets = []timeline.Budget{}
+		s.Budgets = []rollout.Budget{}
 	}
 	if s.Notes == nil {
 		s.Notes = []string{}

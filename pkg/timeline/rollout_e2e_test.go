@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"slices"
 	"strings"
 	"testing"
@@ -65,7 +66,7 @@ func runWorkload(t *testing.T, kubeconfig string, args ...string) workloadRun {
 	return parseWorkloadRun(t, start(t, kubeconfig, args...)())
 }
 
-func (w workloadRun) verdict() timeline.RolloutVerdict { return w.summary.Verdict }
+func (w workloadRun) verdict() rollout.Verdict { return w.summary.Verdict }
 
 func (w workloadRun) finding(t *testing.T, sub string) {
 	t.Helper()

@@ -1,6 +1,7 @@
-package timeline
+package rollout
 
 import (
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"slices"
 	"strings"
 	"time"
@@ -17,16 +18,16 @@ const (
 	KindDaemonSet   = "DaemonSet"
 )
 
-// WorkloadRef names one workload: Kind is KindDeployment, KindStatefulSet or
+// Workload names one workload: Kind is KindDeployment, KindStatefulSet or
 // KindDaemonSet.
-type WorkloadRef struct {
+type Workload struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 }
 
 // String renders the reference as kubectl does: "deployment/web".
-func (w WorkloadRef) String() string { return strings.ToLower(w.Kind) + "/" + w.Name }
+func (w Workload) String() string { return strings.ToLower(w.Kind) + "/" + w.Name }
 
 // Budget is a PodDisruptionBudget whose selector matches the workload's pod
 // template, with the number of healthy pods it wants (status.desiredHealthy,
@@ -68,7 +69,7 @@ type StatusChange struct {
 // workload-level facts, and one Timeline per pod (built by the same
 // Recorder as `watch pod`).
 type Rollout struct {
-	Workload WorkloadRef
+	Workload Workload
 	// Selector is the workload's label selector, as sent to the API.
 	Selector string
 	// Services select the workload's pod template; ServicesUnseen is true
@@ -89,7 +90,7 @@ type Rollout struct {
 	// Pods are every pod of the workload seen, in the order first seen;
 	// those with a T0 terminated while watched (or were terminating at
 	// start).
-	Pods     []*Timeline
+	Pods     []*timeline.Timeline
 	Capacity []*CapacityTrack
 	Status   []StatusChange
 	// Complete is true when the workload's status said the rollout was done
@@ -107,7 +108,7 @@ type Rollout struct {
 	// NeverReady are pods of the workload, alive at the end, whose Ready
 	// condition was never True while watched.
 	NeverReady []string
-	Gaps       []Gap
+	Gaps       []timeline.Gap
 	Notes      []string
 	// ProbeURL is the URL the probe sent requests to, "" without a probe;
 	// Requests are its results in the order they were recorded.
@@ -126,13 +127,13 @@ func (r *Rollout) Ms(t time.Time) (int64, bool) {
 
 // Terminated returns the pods that terminated while watched (or were
 // terminating at start), in the order their deletion was seen.
-func (r *Rollout) Terminated() []*Timeline {
-	var out []*Timeline
+func (r *Rollout) Terminated() []*timeline.Timeline {
+	var out []*timeline.Timeline
 	for _, tl := range r.Pods {
 		if !tl.T0.IsZero() {
 			out = append(out, tl)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *Timeline) int { return a.T0.Compare(b.T0) })
+	slices.SortStableFunc(out, func(a, b *timeline.Timeline) int { return a.T0.Compare(b.T0) })
 	return out
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 
 	"fmt"
@@ -17,7 +18,7 @@ import (
 
 // clock is a timeline.Timeline that only carries the rollout's T0, so that the
 // line helpers of `watch pod` print milliseconds since the rollout's start.
-func clock(r *timeline.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
+func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
 
 // writeSubjectLine writes one live line: milliseconds since the rollout's
 // start, the server's time, what it is about (a pod, a Service, the
@@ -28,21 +29,21 @@ func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string) error
 }
 
 // WriteWorkloadLine writes one pod's event as a live line, the pod named.
-func WriteWorkloadLine(w io.Writer, r *timeline.Rollout, tl *timeline.Timeline, e timeline.Event) error {
+func WriteWorkloadLine(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) error {
 	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, string(e.Track), e.Message)
 }
 
 // WriteCapacityLine writes a Service's new endpoint count as a live line.
-func WriteCapacityLine(w io.Writer, r *timeline.Rollout, service string, s timeline.CapacitySample) error {
+func WriteCapacityLine(w io.Writer, r *rollout.Rollout, service string, s rollout.CapacitySample) error {
 	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s))
 }
 
-func capacityText(s timeline.CapacitySample) string {
+func capacityText(s rollout.CapacitySample) string {
 	return fmt.Sprintf("ready endpoints %d of %d desired, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
 }
 
 // WriteStatusLine writes a rollout-level change as a live line.
-func WriteStatusLine(w io.Writer, r *timeline.Rollout, s timeline.StatusChange) error {
+func WriteStatusLine(w io.Writer, r *rollout.Rollout, s rollout.StatusChange) error {
 	subject := r.Workload.String()
 	if s.Pod != "" {
 		subject = s.Pod
@@ -53,7 +54,7 @@ func WriteStatusLine(w io.Writer, r *timeline.Rollout, s timeline.StatusChange) 
 // WriteRolloutTable writes one row per terminated pod: when its deletion
 // was seen, its window, how SIGTERM was estimated, its exit codes and its
 // verdict.
-func WriteRolloutTable(w io.Writer, v timeline.RolloutVerdict) error {
+func WriteRolloutTable(w io.Writer, v rollout.Verdict) error {
 	if len(v.Pods) == 0 {
 		_, err := io.WriteString(w, "\nNo pod of the workload terminated while watched.\n")
 		return err
@@ -83,7 +84,7 @@ func WriteRolloutTable(w io.Writer, v timeline.RolloutVerdict) error {
 	return t.Render()
 }
 
-func podVerdictWord(p timeline.PodResult) string {
+func podVerdictWord(p rollout.PodResult) string {
 	switch {
 	case p.Raced:
 		return "RACE"
@@ -98,7 +99,7 @@ func podVerdictWord(p timeline.PodResult) string {
 }
 
 // WriteRolloutVerdict writes the rollout's headline and its findings.
-func WriteRolloutVerdict(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+func WriteRolloutVerdict(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	head := "SAFE: no pod raced its endpoints or was SIGKILLed, capacity stayed within budget, the rollout completed"
 	switch {
 	case v.Risk && v.Requests != nil && v.Requests.Failed > 0:

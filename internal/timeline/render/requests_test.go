@@ -1,8 +1,9 @@
-package timeline_test
+package render_test
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,10 @@ import (
 // probedTermination is a termination without preStop whose requests fail
 // with 502 from +100 ms to +900 ms.
 func probedTermination(t *testing.T) (*timeline.Timeline, timeline.Verdict) {
-	tl := timeline.Terminate(t, 30, false, 0, []string{"web"}, 2000, 0, nil)
+	tl := terminate(t, 30, false, 0, []string{"web"}, 2000, 0, nil)
 	tl.ProbeURL = "http://shop.example.com/"
 	for ms := int64(-200); ms <= 2000; ms += 50 {
-		r := probe.Result{Start: timeline.At(ms), Latency: time.Millisecond, Kind: probe.OK, Status: 200}
+		r := probe.Result{Start: timelinetest.At(ms), Latency: time.Millisecond, Kind: probe.OK, Status: 200}
 		if ms >= 100 && ms <= 900 {
 			r.Kind, r.Status = probe.Status, 502
 		}
@@ -59,14 +60,14 @@ func TestRequestsTrackInChartVerdictAndMermaid(t *testing.T) {
 
 func TestRequestsLinesAndJSON(t *testing.T) {
 	tl, v := probedTermination(t)
-	l := timeline.RequestLine{From: timeline.At(100), OK: 1, Failed: 2, Kinds: []timeline.LabelCount{{Label: "502", Count: 1}, {Label: "reset\x1b[2J", Count: 1}}}
+	l := timeline.RequestLine{From: timelinetest.At(100), OK: 1, Failed: 2, Kinds: []timeline.LabelCount{{Label: "502", Count: 1}, {Label: "reset\x1b[2J", Count: 1}}}
 	var b bytes.Buffer
 	render.LinePrinter{W: &b}.Requests(tl, l)
 	if got := b.String(); !strings.Contains(got, "+100 ms  --------  requests       1 ok, 2 failed (502 x1, reset\\x1b[2J x1)") {
 		t.Errorf("line %q", got)
 	}
 	b.Reset()
-	render.JSONPrinter{W: &b}.Requests(tl, timeline.RequestLine{From: timeline.At(100), OK: 3})
+	render.JSONPrinter{W: &b}.Requests(tl, timeline.RequestLine{From: timelinetest.At(100), OK: 3})
 	var j render.JSONRequests
 	if err := json.Unmarshal(b.Bytes(), &j); err != nil || j.Type != "requests" || *j.Ms != 100 || j.OK != 3 || j.Kinds == nil {
 		t.Errorf("json %s: %v", b.String(), err)

@@ -1,10 +1,11 @@
-package timeline_test
+package render_test
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +14,10 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-func init() {
-	timeline.WriteVerdictForTest = render.WriteVerdict
-	timeline.WriteGapLineForTest = render.WriteGapLine
-}
-
 func TestWriteLineEscapesClusterText(t *testing.T) {
-	tl := &timeline.Timeline{T0: timeline.At(0)}
+	tl := &timeline.Timeline{T0: timelinetest.At(0)}
 	var b bytes.Buffer
-	e := timeline.Event{Recv: timeline.At(1234), Server: timeline.At(0), Track: timeline.Kubelet, Message: "Event Normal Killing: Stopping \x1b[2Jcontainer\napp"}
+	e := timeline.Event{Recv: timelinetest.At(1234), Server: timelinetest.At(0), Track: timeline.Kubelet, Message: "Event Normal Killing: Stopping \x1b[2Jcontainer\napp"}
 	if err := render.WriteLine(&b, tl, e); err != nil {
 		t.Fatal(err)
 	}
@@ -38,18 +34,18 @@ func TestWriteLineEscapesClusterText(t *testing.T) {
 
 func TestWriteLineBeforeT0AndEndpointWithoutServerTime(t *testing.T) {
 	var b bytes.Buffer
-	_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timeline.At(5), Track: timeline.ControlPlane, Message: "x"})
+	_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timelinetest.At(5), Track: timeline.ControlPlane, Message: "x"})
 	if !strings.Contains(b.String(), "before  --:--:--  control plane") {
 		t.Errorf("line before the delete request: %q", b.String())
 	}
 }
 
 func TestGapLines(t *testing.T) {
-	tl := &timeline.Timeline{T0: timeline.At(0)}
+	tl := &timeline.Timeline{T0: timelinetest.At(0)}
 	var b bytes.Buffer
-	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timeline.At(1000), Reason: "watch connection closed"})
-	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timeline.At(1000), To: timeline.At(2500)})
-	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "Events", From: timeline.At(1000), To: timeline.At(3000), Relisted: true})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), Reason: "watch connection closed"})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), To: timelinetest.At(2500)})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "Events", From: timelinetest.At(1000), To: timelinetest.At(3000), Relisted: true})
 	out := b.String()
 	for _, want := range []string{"+1000 ms", "GAP: pod watch lost (watch connection closed)", "+2500 ms", "resumed after 1500 ms", "GAP: Events watch re-listed after 2000 ms"} {
 		if !strings.Contains(out, want) {
@@ -59,7 +55,7 @@ func TestGapLines(t *testing.T) {
 }
 
 func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
-	tl := timeline.Terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
+	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
 	v := timeline.Compute(tl)
 	var b bytes.Buffer
 	if err := render.WriteChart(&b, tl, v); err != nil {
@@ -94,7 +90,7 @@ func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
 }
 
 func TestChartMarksRaceAndSIGKILL(t *testing.T) {
-	tl := timeline.Terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil)
+	tl := terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil)
 	v := timeline.Compute(tl)
 	var b bytes.Buffer
 	_ = render.WriteChart(&b, tl, v)
@@ -104,8 +100,8 @@ func TestChartMarksRaceAndSIGKILL(t *testing.T) {
 }
 
 func TestJSONLinesAndSummary(t *testing.T) {
-	tl := timeline.Terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
-	tl.Gaps = []timeline.Gap{{Stream: "pod", From: timeline.At(100), To: timeline.At(300)}}
+	tl := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
+	tl.Gaps = []timeline.Gap{{Stream: "pod", From: timelinetest.At(100), To: timelinetest.At(300)}}
 	var b bytes.Buffer
 	for _, e := range tl.Events {
 		if err := render.WriteJSONEvent(&b, tl, e); err != nil {
@@ -138,7 +134,7 @@ func TestJSONLinesAndSummary(t *testing.T) {
 }
 
 func TestMermaidGantt(t *testing.T) {
-	tl := timeline.Terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
+	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
 	tl.Pod = "web:1#x"
 	var b bytes.Buffer
 	if err := render.WriteMermaid(&b, tl, timeline.Compute(tl)); err != nil {
@@ -150,8 +146,8 @@ func TestMermaidGantt(t *testing.T) {
 			t.Errorf("mermaid lacks %q:\n%s", want, out)
 		}
 	}
-	race := timeline.Terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
-	race.Events[len(race.Events)-1].Recv = timeline.At(1020)
+	race := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
+	race.Events[len(race.Events)-1].Recv = timelinetest.At(1020)
 	b.Reset()
 	_ = render.WriteMermaid(&b, race, timeline.Compute(race))
 	if !strings.Contains(b.String(), "section verdict") {
@@ -160,7 +156,7 @@ func TestMermaidGantt(t *testing.T) {
 }
 
 func TestVerdictTextEscapes(t *testing.T) {
-	tl := timeline.Terminate(t, 30, false, 0, nil, 1000, 0, nil)
+	tl := terminate(t, 30, false, 0, nil, 1000, 0, nil)
 	tl.Pod = "evil\x1b]0;title\x07"
 	var b bytes.Buffer
 	_ = render.WriteVerdict(&b, tl, timeline.Compute(tl))
@@ -172,13 +168,13 @@ func TestVerdictTextEscapes(t *testing.T) {
 // -o json writes [] for every list, never null, whatever the timeline: an
 // empty one, a normal one, one with a stall.
 func TestJSONSummaryHasNoNull(t *testing.T) {
-	stalled := timeline.Terminate(t, 30, true, 5, []string{"web"}, 6000, 0, nil)
-	stalled.Gaps = []timeline.Gap{{Stream: "Events", From: timeline.At(0), To: timeline.At(3000), Stalled: true, Reason: "Killing arrived late"}}
+	stalled := terminate(t, 30, true, 5, []string{"web"}, 6000, 0, nil)
+	stalled.Gaps = []timeline.Gap{{Stream: "Events", From: timelinetest.At(0), To: timelinetest.At(3000), Stalled: true, Reason: "Killing arrived late"}}
 	for name, tl := range map[string]*timeline.Timeline{
 		"empty":        {Namespace: "shop", Pod: "web-0"},
-		"not behind":   timeline.Terminate(t, 30, false, 0, nil, 1000, 0, nil),
+		"not behind":   terminate(t, 30, false, 0, nil, 1000, 0, nil),
 		"with stall":   stalled,
-		"two Services": timeline.Terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil),
+		"two Services": terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil),
 	} {
 		for _, v := range []timeline.Verdict{timeline.Compute(tl), {}} {
 			var b bytes.Buffer
@@ -200,7 +196,7 @@ func TestJSONSummaryHasNoNull(t *testing.T) {
 // Lists in the verdict's text are names separated by commas, never Go's
 // slice form.
 func TestVerdictTextListsNames(t *testing.T) {
-	tl := timeline.Terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil)
+	tl := terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil)
 	var b bytes.Buffer
 	if err := render.WriteVerdict(&b, tl, timeline.Compute(tl)); err != nil {
 		t.Fatal(err)

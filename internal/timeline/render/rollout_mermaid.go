@@ -1,7 +1,7 @@
 package render
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 
 	"fmt"
 	"io"
@@ -11,10 +11,10 @@ import (
 // WriteRolloutMermaid writes a Mermaid gantt chart of the rollout, one
 // section per terminated pod on the rollout's clock (milliseconds since
 // its start, drawn as dates from the Unix epoch with dateFormat x).
-func WriteRolloutMermaid(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+func WriteRolloutMermaid(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	var b strings.Builder
 	b.WriteString("gantt\n")
-	fmt.Fprintf(&b, "    title timeline.Rollout of %s in %s\n", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace))
+	fmt.Fprintf(&b, "    title rollout.Rollout of %s in %s\n", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace))
 	b.WriteString("    dateFormat x\n")
 	if rolloutSpan(r, v) > 60000 {
 		b.WriteString("    axisFormat %M:%S\n")

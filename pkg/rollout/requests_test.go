@@ -1,25 +1,28 @@
-package timeline
+package rollout_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 )
 
 func TestRolloutRequestsOnTheRolloutClock(t *testing.T) {
-	r := rolloutOf(t)
+	r := rollouttest.Rollout(t)
 	r.ProbeURL = "http://shop.example.com/"
 	// web-1 (no preStop) leaves the ready sets at +115 ms on the rollout's
 	// clock; requests fail from +150 to +1100 ms, and one at +50 ms.
 	for ms := int64(-500); ms <= 8000; ms += 50 {
-		res := probe.Result{Start: at(ms - 100), Latency: 2 * time.Millisecond, Kind: probe.OK, Status: 200}
+		res := probe.Result{Start: timelinetest.At(ms - 100), Latency: 2 * time.Millisecond, Kind: probe.OK, Status: 200}
 		if ms == 50 || ms >= 150 && ms <= 1100 {
 			res.Kind = probe.Refused
 		}
 		r.Requests = append(r.Requests, res)
 	}
-	v := ComputeRollout(r)
+	v := rollout.Compute(r)
 	rv := v.Requests
 	if rv == nil || rv.Failed != 21 || *rv.FirstFailedMs != 50 || *rv.LastFailedMs != 1100 || rv.AfterEndpointOut != 20 || rv.InRaceWindow != 0 {
 		t.Fatalf("requests verdict %+v", rv)

@@ -1,4 +1,4 @@
-package timeline
+package rollout
 
 import (
 	"context"
@@ -15,13 +15,13 @@ import (
 	"k8s.io/kubectl/pkg/scheme"
 )
 
-// WorkloadAction is what FollowWorkload does to start a rollout.
-type WorkloadAction int
+// Action is what Follow does to start a rollout.
+type Action int
 
 const (
-	// WaitForRollout only watches: someone else's rollout, scale-down or
+	// Wait only watches: someone else's rollout, scale-down or
 	// drain.
-	WaitForRollout WorkloadAction = iota
+	Wait Action = iota
 	// Restart does what `kubectl rollout restart` does: it sets the
 	// kubectl.kubernetes.io/restartedAt annotation of the pod template
 	// (polymorphichelpers.ObjectRestarterFn) with a strategic merge patch.
@@ -50,7 +50,7 @@ func restartPatch(obj runtime.Object) ([]byte, error) {
 
 // restart sends the restart patch and returns the workload's new
 // generation.
-func restart(ctx context.Context, c kubernetes.Interface, w WorkloadRef, patch []byte) (int64, error) {
+func restart(ctx context.Context, c kubernetes.Interface, w Workload, patch []byte) (int64, error) {
 	apps, opts := c.AppsV1(), metav1.PatchOptions{}
 	var got metav1.Object
 	var err error
@@ -62,7 +62,7 @@ func restart(ctx context.Context, c kubernetes.Interface, w WorkloadRef, patch [
 	case KindDaemonSet:
 		got, err = apps.DaemonSets(w.Namespace).Patch(ctx, w.Name, types.StrategicMergePatchType, patch, opts)
 	default:
-		return 0, CheckWorkloadKind(w.Kind)
+		return 0, CheckKind(w.Kind)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("restarting %s: %w", w, err)
@@ -73,7 +73,7 @@ func restart(ctx context.Context, c kubernetes.Interface, w WorkloadRef, patch [
 // scaleTo sets the replicas through the scale subresource (the Scale
 // object carries no generation: the caller reads the workload again).
 // DaemonSets have no scale subresource.
-func scaleTo(ctx context.Context, c kubernetes.Interface, w WorkloadRef, replicas int32) error {
+func scaleTo(ctx context.Context, c kubernetes.Interface, w Workload, replicas int32) error {
 	apps := c.AppsV1()
 	var get func() (*autoscalingv1.Scale, error)
 	var put func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error)

@@ -1,7 +1,9 @@
-package timeline
+package rollout
 
 import (
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"sort"
 	"testing"
 	"time"
@@ -18,35 +20,35 @@ import (
 // followerOf returns a follower of deployment "web" with n Ready pods
 // listed, each an endpoint of one EndpointSlice of Service web, printing to
 // out.
-func followerOf(n int, out WorkloadPrinter) (*workloadFollower, *discoveryv1.EndpointSlice, []corev1.Pod) {
+func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSlice, []corev1.Pod) {
 	sel, _ := labels.Parse("app=web")
-	f := &workloadFollower{cfg: WorkloadConfig{Client: fake.NewClientset(), Workload: WorkloadRef{Kind: KindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
-		st: workloadState{selector: sel, desired: int32(n)}, recs: map[types.UID]*Recorder{}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
+	f := &workloadFollower{cfg: Config{Client: fake.NewClientset(), Workload: Workload{Kind: KindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
+		st: workloadState{selector: sel, desired: int32(n)}, recs: map[types.UID]*timeline.Recorder{}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	f.r = &Rollout{Workload: f.cfg.Workload, Services: []string{"web"}, Start: time.Now(), T0: time.Now()}
 	f.capacity = newCapacityTracker(f.r.Services, int32(n))
 	pods := make([]corev1.Pod, n)
-	eps := map[string]EndpointState{}
+	eps := map[string]timeline.EndpointState{}
 	var list []runtime.Object
 	for i := range pods {
-		p := testPod(30, sleepHook(5))
+		p := timelinetest.Pod(30, timelinetest.SleepHook(5))
 		p.Name, p.UID = fmt.Sprintf("web-%d", i), types.UID(fmt.Sprintf("uid-%d", i))
 		pods[i] = *p
 		eps[string(p.UID)] = epReady
 		list = append(list, p)
 	}
 	slice := endpoints("web-abc", "web", eps)
-	f.handle(Notice{Stream: "pod", Listed: true, Initial: true, Recv: time.Now(), List: list})
-	f.handle(Notice{Stream: "EndpointSlices", Listed: true, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
+	f.handle(timeline.Notice{Stream: "pod", Listed: true, Initial: true, Recv: time.Now(), List: list})
+	f.handle(timeline.Notice{Stream: "EndpointSlices", Listed: true, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
 	return f, slice, pods
 }
 
 type rolloutSignal struct{ lines chan time.Time }
 
-func (s rolloutSignal) PodEvent(*Rollout, *Timeline, Event)       { s.lines <- time.Now() }
-func (s rolloutSignal) Capacity(*Rollout, string, CapacitySample) {}
-func (s rolloutSignal) Status(*Rollout, StatusChange)             {}
-func (s rolloutSignal) Gap(*Rollout, Gap)                         {}
-func (s rolloutSignal) Note(*Rollout, string)                     {}
+func (s rolloutSignal) PodEvent(*Rollout, *timeline.Timeline, timeline.Event) { s.lines <- time.Now() }
+func (s rolloutSignal) Capacity(*Rollout, string, CapacitySample)             {}
+func (s rolloutSignal) Status(*Rollout, StatusChange)                         {}
+func (s rolloutSignal) Gap(*Rollout, timeline.Gap)                            {}
+func (s rolloutSignal) Note(*Rollout, string)                                 {}
 
 // BenchmarkRolloutOf200Pods measures the time from a notification reaching
 // the follower of a 200-pod workload to its line: each iteration is an
@@ -64,10 +66,10 @@ func BenchmarkRolloutOf200Pods(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := slice.DeepCopy()
 		ep := &s.Endpoints[0]
-		ep.Conditions.Ready, ep.Conditions.Terminating = boolp(i%2 == 1), boolp(i%2 == 0)
+		ep.Conditions.Ready, ep.Conditions.Terminating = timelinetest.Bool(i%2 == 1), timelinetest.Bool(i%2 == 0)
 		slice = s
 		sent := time.Now()
-		_ = f.handle(Notice{Stream: "EndpointSlices", Recv: sent, Event: &watch.Event{Type: watch.Modified, Object: s}})
+		_ = f.handle(timeline.Notice{Stream: "EndpointSlices", Recv: sent, Event: &watch.Event{Type: watch.Modified, Object: s}})
 		lat = append(lat, (<-lines).Sub(sent))
 		for len(lines) > 0 {
 			<-lines

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 
 	"fmt"
@@ -31,7 +32,7 @@ func shifted(v timeline.Verdict, off int64) timeline.Verdict {
 }
 
 // rolloutSpan returns the last millisecond the rollout chart must show.
-func rolloutSpan(r *timeline.Rollout, v timeline.RolloutVerdict) int64 {
+func rolloutSpan(r *rollout.Rollout, v rollout.Verdict) int64 {
 	end := int64(1000)
 	for _, tl := range r.Pods {
 		for _, e := range tl.Events {
@@ -66,7 +67,7 @@ func rolloutSpan(r *timeline.Rollout, v timeline.RolloutVerdict) int64 {
 //	web-2        D#T=E-X       (# a race: stopped while still routed)
 //	ready 4 ****     ******
 //	      3 ***************
-func WriteRolloutChart(w io.Writer, r *timeline.Rollout, v timeline.RolloutVerdict) error {
+func WriteRolloutChart(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	if r.T0.IsZero() || len(v.Pods) == 0 && len(r.Capacity) == 0 {
 		return nil
 	}
@@ -110,7 +111,7 @@ func chartLabel(name string) string {
 	return name
 }
 
-func podRow(r *timeline.Rollout, tl *timeline.Timeline, p timeline.PodResult, col func(int64) int) lane {
+func podRow(r *rollout.Rollout, tl *timeline.Timeline, p rollout.PodResult, col func(int64) int) lane {
 	row := newLane()
 	sv := shifted(p.Verdict, p.DeletedMs)
 	del, gone := col(p.DeletedMs), chartWidth-1
@@ -159,7 +160,7 @@ func podRow(r *timeline.Rollout, tl *timeline.Timeline, p timeline.PodResult, co
 // lowest count within the column, so that short dips show), one row per
 // count from the highest (or the desired replicas) down to the lowest, at
 // most eight rows.
-func writeStepRows(b *strings.Builder, r *timeline.Rollout, tr *timeline.CapacityTrack, end int64, width int) {
+func writeStepRows(b *strings.Builder, r *rollout.Rollout, tr *rollout.CapacityTrack, end int64, width int) {
 	if len(tr.Samples) == 0 {
 		return
 	}
@@ -190,7 +191,7 @@ func writeStepRows(b *strings.Builder, r *timeline.Rollout, tr *timeline.Capacit
 }
 
 // readyWithin returns the lowest ready count in effect during [from, to).
-func readyWithin(tr *timeline.CapacityTrack, from, to time.Time) int32 {
+func readyWithin(tr *rollout.CapacityTrack, from, to time.Time) int32 {
 	low := int32(-1)
 	for i, s := range tr.Samples {
 		next := time.Time{}

@@ -1,4 +1,4 @@
-package timeline_test
+package render_test
 
 import (
 	"bytes"
@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 )
 
 func TestRolloutRenderers(t *testing.T) {
-	r := timeline.RolloutOf(t)
-	v := timeline.ComputeRollout(r)
+	r := rollouttest.Rollout(t)
+	v := rollout.Compute(r)
 	var b bytes.Buffer
 	if err := render.WriteRolloutTable(&b, v); err != nil {
 		t.Fatal(err)
@@ -48,13 +50,13 @@ func TestRolloutRenderers(t *testing.T) {
 }
 
 func TestWorkloadJSONLines(t *testing.T) {
-	r := timeline.RolloutOf(t)
+	r := rollouttest.Rollout(t)
 	var b bytes.Buffer
 	p := render.WorkloadJSONPrinter{W: &b}
 	p.PodEvent(r, r.Pods[1], r.Pods[1].Events[0])
 	p.Capacity(r, "web", r.Capacity[0].Samples[1])
-	p.Status(r, timeline.StatusChange{Recv: timeline.At(0), Message: "restart sent"})
-	_ = render.WriteWorkloadJSONSummary(&b, r, timeline.ComputeRollout(r))
+	p.Status(r, rollout.StatusChange{Recv: timelinetest.At(0), Message: "restart sent"})
+	_ = render.WriteWorkloadJSONSummary(&b, r, rollout.Compute(r))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	var first, capacity map[string]any
 	var summary render.WorkloadJSONSummary
@@ -76,9 +78,9 @@ func TestWorkloadJSONLines(t *testing.T) {
 
 // A rollout interrupted before it started is headlined as not seen.
 func TestRolloutVerdictNothingStarted(t *testing.T) {
-	r := &timeline.Rollout{Workload: timeline.WorkloadRef{Kind: timeline.KindDeployment, Name: "web"}, Start: timeline.At(0), End: timeline.At(5000), Ended: "interrupted"}
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
 	var b bytes.Buffer
-	_ = render.WriteRolloutVerdict(&b, r, timeline.ComputeRollout(r))
+	_ = render.WriteRolloutVerdict(&b, r, rollout.Compute(r))
 	if !strings.Contains(b.String(), "NO ROLLOUT SEEN") {
 		t.Errorf("headline:\n%s", b.String())
 	}

@@ -1,7 +1,8 @@
-package timeline
+package rollout
 
 import (
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +14,7 @@ import (
 // handle feeds one notice to the pods' recorders, the capacity tracker or
 // the workload's status. It returns an error only when the pods or the
 // workload cannot be watched.
-func (f *workloadFollower) handle(n Notice) error {
+func (f *workloadFollower) handle(n timeline.Notice) error {
 	switch {
 	case n.Err != nil:
 		return f.streamFailed(n)
@@ -29,7 +30,7 @@ func (f *workloadFollower) handle(n Notice) error {
 	return nil
 }
 
-func (f *workloadFollower) streamFailed(n Notice) error {
+func (f *workloadFollower) streamFailed(n timeline.Notice) error {
 	w := f.cfg.Workload
 	switch n.Stream {
 	case "pod":
@@ -58,13 +59,13 @@ func (f *workloadFollower) streamFailed(n Notice) error {
 
 // gapOpened marks a stream's lost watch on the rollout and on every pod
 // being followed, whose verdicts then say their times may be late.
-func (f *workloadFollower) gapOpened(n Notice) {
+func (f *workloadFollower) gapOpened(n timeline.Notice) {
 	for _, g := range f.r.Gaps {
 		if g.Stream == n.Stream && g.To.IsZero() {
 			return
 		}
 	}
-	g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
+	g := timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 	f.r.Gaps = append(f.r.Gaps, g)
 	for _, rec := range f.order {
 		rec.Gap(g)
@@ -72,7 +73,7 @@ func (f *workloadFollower) gapOpened(n Notice) {
 	f.cfg.Printer.Gap(f.r, g)
 }
 
-func (f *workloadFollower) gapClosed(n Notice) {
+func (f *workloadFollower) gapClosed(n timeline.Notice) {
 	for i := len(f.r.Gaps) - 1; i >= 0; i-- {
 		g := &f.r.Gaps[i]
 		if g.Stream == n.Stream && g.To.IsZero() {
@@ -86,7 +87,7 @@ func (f *workloadFollower) gapClosed(n Notice) {
 	}
 }
 
-func (f *workloadFollower) listedNotice(n Notice) {
+func (f *workloadFollower) listedNotice(n timeline.Notice) {
 	first := !f.listed[n.Stream]
 	f.listed[n.Stream] = true
 	switch n.Stream {
@@ -162,10 +163,10 @@ func (f *workloadFollower) addPod(recv time.Time, pod *corev1.Pod, initial bool)
 	if initial {
 		start = f.r.Start
 	}
-	rec := NewRecorder(pod, f.r.Services, start)
+	rec := timeline.NewRecorder(pod, f.r.Services, start)
 	rec.TL.EndpointsUnseen, rec.TL.EventsUnseen = f.endpointsUnseen, f.eventsUnseen
 	rec.TL.Gaps = append(rec.TL.Gaps, f.openGaps()...)
-	rec.Emit = func(e Event) { f.emitted(rec, e) }
+	rec.Emit = func(e timeline.Event) { f.emitted(rec, e) }
 	f.recs[pod.UID] = rec
 	f.order = append(f.order, rec)
 	for _, e := range rec.TL.Events { // a deletion found at start
@@ -178,8 +179,8 @@ func (f *workloadFollower) addPod(recv time.Time, pod *corev1.Pod, initial bool)
 	f.readiness(pod)
 }
 
-func (f *workloadFollower) openGaps() []Gap {
-	var out []Gap
+func (f *workloadFollower) openGaps() []timeline.Gap {
+	var out []timeline.Gap
 	for _, g := range f.r.Gaps {
 		if g.To.IsZero() {
 			out = append(out, g)
@@ -192,15 +193,15 @@ func (f *workloadFollower) openGaps() []Gap {
 // deletion seen when this command did not start it. The endpoints found by
 // the first List are recorded, not printed: they are the state at start,
 // one line a pod, not changes.
-func (f *workloadFollower) emitted(rec *Recorder, e Event) {
-	if e.Kind == KindDeletionSeen {
+func (f *workloadFollower) emitted(rec *timeline.Recorder, e timeline.Event) {
+	if e.Kind == timeline.KindDeletionSeen {
 		if e.Initial {
 			f.startAt(f.r.Start, "watch start (a pod already terminating)")
 		} else {
 			f.startAt(e.Recv, "first pod deletion seen")
 		}
 	}
-	if e.Initial && e.Kind == KindEndpointAdded {
+	if e.Initial && e.Kind == timeline.KindEndpointAdded {
 		return
 	}
 	f.cfg.Printer.PodEvent(f.r, rec.TL, e)
@@ -212,14 +213,14 @@ func (f *workloadFollower) readiness(pod *corev1.Pod) {
 	}
 }
 
-func (f *workloadFollower) eventsListed(n Notice) {
+func (f *workloadFollower) eventsListed(n timeline.Notice) {
 	for _, o := range n.List {
 		ev, ok := o.(*corev1.Event)
 		if !ok {
 			continue
 		}
 		if rec := f.recs[ev.InvolvedObject.UID]; rec != nil {
-			listedEvent(rec, n.Recv, ev, n.Initial)
+			timeline.ListedEvent(rec, n.Recv, ev, n.Initial)
 		}
 	}
 }

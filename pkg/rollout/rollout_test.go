@@ -1,0 +1,73 @@
+package rollout_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+func TestComputeRolloutPodsCapacityAndEnd(t *testing.T) {
+	v := rollout.Compute(rollouttest.Rollout(t))
+	if v.Terminated != 2 || v.Raced != 1 || v.Killed != 0 || !v.Risk {
+		t.Fatalf("terminated %d raced %d killed %d risk %v; findings %v", v.Terminated, v.Raced, v.Killed, v.Risk, v.Findings)
+	}
+	if v.Pods[0].Pod != "web-1" || !v.Pods[0].Raced || v.Pods[1].Raced || v.Pods[0].DeletedMs != 100 || v.Pods[1].DeletedMs != 2100 {
+		t.Errorf("pods in deletion order with their verdicts: %+v", v.Pods)
+	}
+	if v.WorstPod != "web-1" || v.WorstWindowMs == nil || *v.WorstWindowMs != 5 {
+		t.Errorf("worst window %v on %q, want 5 ms on web-1", v.WorstWindowMs, v.WorstPod)
+	}
+	c := v.Capacity[0]
+	if c.MinReady != 2 || c.MinDesired != 4 || *c.MinReadyMs != 1100 || c.EndReady != 4 {
+		t.Errorf("capacity %+v: want a minimum of 2 of 4 at +1100 ms", c)
+	}
+	if c.BelowDesiredMs != 2985 || *c.BelowDesiredFromMs != 115 || c.BelowBudgetMs != 2000 {
+		t.Errorf("below desired %d ms from %v, below budget %d ms; want 2985 from 115, 2000", c.BelowDesiredMs, *c.BelowDesiredFromMs, c.BelowBudgetMs)
+	}
+	if *v.DurationMs != 8200 || !hasRolloutFinding(v, "below PodDisruptionBudget web-pdb's desiredHealthy 3 for 2000 ms") {
+		t.Errorf("duration %v findings %v", v.DurationMs, v.Findings)
+	}
+}
+
+func hasRolloutFinding(v rollout.Verdict, sub string) bool {
+	for _, f := range v.Findings {
+		if strings.Contains(f, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestComputeRolloutNotCompleteIsARisk(t *testing.T) {
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), T0: timelinetest.At(0), End: timelinetest.At(40000),
+		Ended: "timeout", LastStatus: "Waiting for deployment \"web\" rollout to finish: 1 out of 4 new replicas have been updated...",
+		NeverReady: []string{"web-new-1"}}
+	v := rollout.Compute(r)
+	if !v.Risk || v.Complete || !hasRolloutFinding(v, "did not complete before --timeout") || !hasRolloutFinding(v, "never Ready while watched: web-new-1") {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
+	v := rollout.Compute(r)
+	if v.Risk || !hasRolloutFinding(v, "was interrupted before any rollout started") {
+		t.Errorf("verdict %+v", v)
+	}
+}
+
+// Every pod verdict of a rollout is judged with the rollout's options:
+// a 3 s preStop is short of the default 5 s propagation, and meets 2 s.
+func TestRolloutPodVerdictsUseThePropagation(t *testing.T) {
+	r := &rollout.Rollout{Pods: []*timeline.Timeline{timelinetest.Terminate(t, timeline.NewRecorder, 30, true, 3, []string{"web"}, 4000, 0, nil).TL}}
+	short := rollout.Compute(r).Pods[0].Verdict
+	met := rollout.ComputeWith(r, timeline.Options{Propagation: 2 * time.Second}).Pods[0].Verdict
+	if short.ShortByMs == nil || met.ShortByMs != nil || met.PropagationMs != 2000 {
+		t.Errorf("default: short by %v; --propagation 2s: short by %v, propagation %d ms", short.ShortByMs, met.ShortByMs, met.PropagationMs)
+	}
+}
