@@ -52,7 +52,7 @@ type WatchPodOptions struct {
 // subcommand, `watch TYPE/NAME` (a workload) its own arguments.
 func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := NewCmdWatchWorkload(configFlags, streams)
-	cmd.AddCommand(NewCmdWatchPod(configFlags, streams))
+	cmd.AddCommand(NewCmdWatchPod(configFlags, streams), NewCmdWatchNode(configFlags, streams))
 	return cmd
 }
 

@@ -25,7 +25,7 @@ func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSli
 	f := &workloadFollower{cfg: Config{Client: fake.NewClientset(), Workload: Workload{Kind: KindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
 		st: workloadState{selector: sel, desired: int32(n)}, recs: map[types.UID]*timeline.Recorder{}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	f.r = &Rollout{Workload: f.cfg.Workload, Services: []string{"web"}, Start: time.Now(), T0: time.Now()}
-	f.capacity = newCapacityTracker(f.r.Services, int32(n))
+	f.capacity = NewCapacityTracker(f.r.Services, int32(n))
 	pods := make([]corev1.Pod, n)
 	eps := map[string]timeline.EndpointState{}
 	var list []runtime.Object

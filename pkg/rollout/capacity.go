@@ -7,19 +7,20 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// capacityTracker keeps the EndpointSlices of the Services that select the
+// CapacityTracker keeps the EndpointSlices of the Services that select the
 // workload and counts, per Service, the endpoints that are ready and those
 // serving while terminating. It records a sample each time a count or the
 // desired replicas change. It does no I/O.
-type capacityTracker struct {
+type CapacityTracker struct {
 	desired int32
 	// slices holds the last state of every slice, by name.
 	slices map[string]*discoveryv1.EndpointSlice
 	tracks map[string]*CapacityTrack
 }
 
-func newCapacityTracker(services []string, desired int32) *capacityTracker {
-	c := &capacityTracker{desired: desired, slices: map[string]*discoveryv1.EndpointSlice{}, tracks: map[string]*CapacityTrack{}}
+// NewCapacityTracker tracks services against desired endpoints.
+func NewCapacityTracker(services []string, desired int32) *CapacityTracker {
+	c := &CapacityTracker{desired: desired, slices: map[string]*discoveryv1.EndpointSlice{}, tracks: map[string]*CapacityTrack{}}
 	for _, s := range services {
 		c.tracks[s] = &CapacityTrack{Service: s}
 	}
@@ -27,7 +28,7 @@ func newCapacityTracker(services []string, desired int32) *capacityTracker {
 }
 
 // Tracks returns the tracks in the order of the services given at start.
-func (c *capacityTracker) Tracks(services []string) []*CapacityTrack {
+func (c *CapacityTracker) Tracks(services []string) []*CapacityTrack {
 	out := make([]*CapacityTrack, 0, len(services))
 	for _, s := range services {
 		out = append(out, c.tracks[s])
@@ -35,9 +36,9 @@ func (c *capacityTracker) Tracks(services []string) []*CapacityTrack {
 	return out
 }
 
-// slice records one EndpointSlice notification and returns the samples it
+// Slice records one EndpointSlice notification and returns the samples it
 // changed, one per Service at most.
-func (c *capacityTracker) slice(recv time.Time, typ watch.EventType, s *discoveryv1.EndpointSlice) []sampleOf {
+func (c *CapacityTracker) Slice(recv time.Time, typ watch.EventType, s *discoveryv1.EndpointSlice) []ServiceSample {
 	if typ == watch.Deleted {
 		delete(c.slices, s.Name)
 	} else {
@@ -46,9 +47,9 @@ func (c *capacityTracker) slice(recv time.Time, typ watch.EventType, s *discover
 	return c.recount(recv, false, s.Labels[discoveryv1.LabelServiceName])
 }
 
-// list replaces every slice with a List's result (at start, or after a
+// List replaces every slice with a List's result (at start, or after a
 // watch gap).
-func (c *capacityTracker) list(recv time.Time, items []*discoveryv1.EndpointSlice, initial bool) []sampleOf {
+func (c *CapacityTracker) List(recv time.Time, items []*discoveryv1.EndpointSlice, initial bool) []ServiceSample {
 	c.slices = map[string]*discoveryv1.EndpointSlice{}
 	for _, s := range items {
 		c.slices[s.Name] = s
@@ -56,8 +57,8 @@ func (c *capacityTracker) list(recv time.Time, items []*discoveryv1.EndpointSlic
 	return c.recount(recv, initial)
 }
 
-// setDesired records a new desired replica count for every Service.
-func (c *capacityTracker) setDesired(recv time.Time, desired int32) []sampleOf {
+// SetDesired records a new desired replica count for every Service.
+func (c *CapacityTracker) SetDesired(recv time.Time, desired int32) []ServiceSample {
 	if desired == c.desired {
 		return nil
 	}
@@ -65,21 +66,21 @@ func (c *capacityTracker) setDesired(recv time.Time, desired int32) []sampleOf {
 	return c.recount(recv, false)
 }
 
-// sampleOf is a new sample and the Service it is for.
-type sampleOf struct {
+// ServiceSample is a new sample and the Service it is for.
+type ServiceSample struct {
 	Service string
 	Sample  CapacitySample
 }
 
 // recount counts the endpoints of services (all when none is named) and
 // records a sample where something changed.
-func (c *capacityTracker) recount(recv time.Time, initial bool, services ...string) []sampleOf {
+func (c *CapacityTracker) recount(recv time.Time, initial bool, services ...string) []ServiceSample {
 	if len(services) == 0 {
 		for s := range c.tracks {
 			services = append(services, s)
 		}
 	}
-	var out []sampleOf
+	var out []ServiceSample
 	for _, svc := range services {
 		tr, ok := c.tracks[svc]
 		if !ok {
@@ -94,7 +95,7 @@ func (c *capacityTracker) recount(recv time.Time, initial bool, services ...stri
 			}
 		}
 		tr.Samples = append(tr.Samples, s)
-		out = append(out, sampleOf{svc, s})
+		out = append(out, ServiceSample{svc, s})
 	}
 	return out
 }
@@ -103,7 +104,7 @@ func (c *capacityTracker) recount(recv time.Time, initial bool, services ...stri
 // (during a rebalance the EndpointSlice controller can list an endpoint in
 // two slices). Unset conditions take the discovery/v1 defaults: ready and
 // serving true (serving follows ready), terminating false.
-func (c *capacityTracker) count(service string) CapacitySample {
+func (c *CapacityTracker) count(service string) CapacitySample {
 	ready, serving := map[string]bool{}, map[string]bool{}
 	for _, s := range c.slices {
 		if s.Labels[discoveryv1.LabelServiceName] != service {

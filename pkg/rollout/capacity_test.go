@@ -31,8 +31,8 @@ var (
 )
 
 func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
-	c := newCapacityTracker([]string{"web", "web-canary"}, 3)
-	got := c.list(timelinetest.At(0), []*discoveryv1.EndpointSlice{
+	c := NewCapacityTracker([]string{"web", "web-canary"}, 3)
+	got := c.List(timelinetest.At(0), []*discoveryv1.EndpointSlice{
 		endpoints("web-a", "web", map[string]timeline.EndpointState{"1": epReady, "2": epReady}),
 		// the same pod in a second slice during a rebalance counts once
 		endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epTerminating}),
@@ -49,14 +49,14 @@ func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", s.Service, s.Sample, want)
 		}
 	}
-	got = c.slice(timelinetest.At(10), watch.Modified, endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epGoing}))
+	got = c.Slice(timelinetest.At(10), watch.Modified, endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epGoing}))
 	if len(got) != 1 || got[0].Sample.Ready != 2 || got[0].Sample.ServingTerminating != 0 {
 		t.Errorf("after the endpoint stopped serving: %+v", got)
 	}
-	if again := c.slice(timelinetest.At(20), watch.Modified, endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epGoing})); len(again) != 0 {
+	if again := c.Slice(timelinetest.At(20), watch.Modified, endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epGoing})); len(again) != 0 {
 		t.Errorf("an unchanged count gave samples %+v", again)
 	}
-	if d := c.setDesired(timelinetest.At(30), 1); len(d) != 2 || d[0].Sample.Desired != 1 {
+	if d := c.SetDesired(timelinetest.At(30), 1); len(d) != 2 || d[0].Sample.Desired != 1 {
 		t.Errorf("desired change: %+v", d)
 	}
 }

@@ -114,7 +114,7 @@ type workloadFollower struct {
 	recs         map[types.UID]*timeline.Recorder
 	order        []*timeline.Recorder
 	everReady    map[types.UID]bool
-	capacity     *capacityTracker
+	capacity     *CapacityTracker
 	notices      chan timeline.Notice
 	pending      int
 	listed       map[string]bool
@@ -138,7 +138,7 @@ func (f *workloadFollower) prepare(ctx context.Context) {
 		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; watching every EndpointSlice of the namespace for the pods' endpoints", err))
 	}
 	r.Services = services
-	f.capacity = newCapacityTracker(services, f.st.desired)
+	f.capacity = NewCapacityTracker(services, f.st.desired)
 	budgets, err := budgetsFor(ctx, f.cfg.Client, w.Namespace, f.st.template)
 	if err != nil {
 		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
@@ -220,14 +220,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 			f.r.Ended = "complete"
 			return nil
 		case <-ctx.Done():
-			switch {
-			case f.done:
-				f.r.Ended = "complete"
-			case ctx.Err() == context.DeadlineExceeded:
-				f.r.Ended = "timeout"
-			default:
-				f.r.Ended = "interrupted"
-			}
+			f.r.Ended = timeline.EndReason(ctx, f.done, "complete")
 			return nil
 		}
 	}

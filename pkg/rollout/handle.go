@@ -102,7 +102,7 @@ func (f *workloadFollower) listedNotice(n timeline.Notice) {
 		}
 	case "EndpointSlices":
 		items := slicesOf(n.List)
-		f.printSamples(f.capacity.list(n.Recv, items, n.Initial))
+		f.printSamples(f.capacity.List(n.Recv, items, n.Initial))
 		for _, rec := range f.order {
 			rec.SliceList(n.Recv, derefSlices(items), n.Initial)
 		}
@@ -240,7 +240,7 @@ func (f *workloadFollower) watched(recv time.Time, ev *watch.Event) {
 		for _, rec := range f.order {
 			rec.SliceEvent(recv, ev.Type, o)
 		}
-		f.printSamples(f.capacity.slice(recv, ev.Type, o))
+		f.printSamples(f.capacity.Slice(recv, ev.Type, o))
 	case *corev1.Event:
 		if rec := f.recs[o.InvolvedObject.UID]; rec != nil && ev.Type != watch.Deleted {
 			rec.KubeEvent(recv, o, false)
@@ -275,7 +275,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 	if st.generation > f.gen0 {
 		f.startAt(recv, "new generation of the workload seen")
 	}
-	f.printSamples(f.capacity.setDesired(recv, st.desired))
+	f.printSamples(f.capacity.SetDesired(recv, st.desired))
 	f.st = st
 	msg, done, err := rolloutStatus(obj)
 	switch {
@@ -296,7 +296,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 	}
 }
 
-func (f *workloadFollower) printSamples(samples []sampleOf) {
+func (f *workloadFollower) printSamples(samples []ServiceSample) {
 	for _, s := range samples {
 		f.cfg.Printer.Capacity(f.r, s.Service, s.Sample)
 	}

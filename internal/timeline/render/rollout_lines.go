@@ -114,12 +114,17 @@ func WriteRolloutVerdict(w io.Writer, r *rollout.Rollout, v rollout.Verdict) err
 	if _, err := fmt.Fprintf(w, "\nRollout verdict for %s in %s: %s\n", termsafe.Escape(r.Workload.String()), termsafe.Escape(r.Workload.Namespace), head); err != nil {
 		return err
 	}
-	for _, f := range v.Findings {
+	return writeFindings(w, v.Findings, r.Notes)
+}
+
+// writeFindings writes a verdict's findings and notes, one a line, escaped.
+func writeFindings(w io.Writer, findings, notes []string) error {
+	for _, f := range findings {
 		if _, err := fmt.Fprintf(w, "  - %s\n", termsafe.Escape(f)); err != nil {
 			return err
 		}
 	}
-	for _, n := range r.Notes {
+	for _, n := range notes {
 		if _, err := fmt.Fprintf(w, "  note: %s\n", termsafe.Escape(n)); err != nil {
 			return err
 		}

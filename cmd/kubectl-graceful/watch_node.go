@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// WatchNodeOptions are the inputs of `kubectl graceful watch node`.
+type WatchNodeOptions struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	// Nodes are the nodes named; Selector (-l) picks a pool instead.
+	Nodes    []string
+	Selector string
+	// Settle is how long to keep listening once the nodes are empty.
+	Settle time.Duration
+	// Timeout bounds the whole command; 0 means no limit.
+	Timeout time.Duration
+	// Output is "" (lines, table, verdict) or "json".
+	Output string
+	// Propagation is --propagation, passed to every pod's verdict.
+	Propagation time.Duration
+
+	client kubernetes.Interface
+	genericiooptions.IOStreams
+}
+
+// NewCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
+func NewCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &WatchNodeOptions{configFlags: configFlags, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "node (NAME... | -l SELECTOR)",
+		Short: "Watch the pods of draining nodes terminate and say which workloads raced their endpoints",
+		Long: `Follows every pod on the nodes as it terminates, whoever drains them
+(kubectl drain, cluster-autoscaler, Karpenter, kured, 'graceful drain node',
+plain deletions), each with the same facts and verdict as 'watch pod', and
+the ready endpoints of every Service that selects one of those pods against
+the ready endpoints it had at start, and its PodDisruptionBudget. It ends
+when no pod a drain evicts is left on the nodes (DaemonSet and mirror pods
+stay), when every node is deleted, at --timeout, or on Ctrl-C, then prints
+a table per workload and one verdict for the drain.
+
+Exit status: 0 safe, 2 a risk was seen (a pod raced its endpoints, was
+SIGKILLed or failed its preStop, a Service below its budget, the watch
+ended with pods still on the nodes), 1 an error (unknown node, no node
+matches the selector, the pods cannot be watched).`,
+		Example: `  kubectl graceful watch node worker-3
+  kubectl graceful watch node -l eks.amazonaws.com/nodegroup=ng-old --timeout 1h
+  kubectl graceful watch node worker-3 worker-4 -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
+	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
+	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes); 0 means no limit")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary)")
+	addPropagationFlag(f, &o.Propagation)
+	return cmd
+}
+
+// Complete takes the node names and builds the client.
+func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Nodes = args
+	cfg, err := o.configFlags.ToRESTConfig()
+	if err != nil {
+		return err
+	}
+	o.client, err = kubernetes.NewForConfig(cfg)
+	return err
+}
+
+// Validate rejects what cannot be watched, before anything is read.
+func (o *WatchNodeOptions) Validate() error {
+	switch {
+	case len(o.Nodes) == 0 && o.Selector == "":
+		return errors.New("name the nodes or a selector: kubectl graceful watch node NAME... (or -l SELECTOR)")
+	case len(o.Nodes) > 0 && o.Selector != "":
+		return errors.New("name the nodes or give -l, not both")
+	case o.Settle < 0 || o.Timeout < 0:
+		return errors.New("--settle and --timeout must not be negative")
+	case o.Output != "" && o.Output != "json":
+		return fmt.Errorf("--output %q is not supported for watch node: use json, or leave it out", o.Output)
+	}
+	seen := map[string]bool{}
+	for _, n := range o.Nodes {
+		if seen[n] {
+			return fmt.Errorf("node %q is named twice", n)
+		}
+		seen[n] = true
+	}
+	return validatePropagation(o.Propagation)
+}
+
+// Run follows the nodes, then prints the summary. It returns
+// cliutil.Risk() when the drain verdict found a risk.
+func (o *WatchNodeOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	onInterrupt(ctx, func() stopNote {
+		return stopNote{Waiting: "the watches to close, then the drain so far and its verdict",
+			Skipped: "the summary and the verdict"}
+	})
+	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	pr := render.NodeLinePrinter(o.Out)
+	if o.Output == "json" {
+		pr = render.NodeJSONPrinter(o.Out)
+	}
+	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
+	if w == nil {
+		return err
+	}
+	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.Propagation})
+	return watchOutcome(o.render(w, v), err, v.Risk)
+}
+
+func (o *WatchNodeOptions) render(w *nodewatch.Watch, v nodewatch.Verdict) error {
+	if o.Output == "json" {
+		return render.WriteNodeJSONSummary(o.Out, w, v)
+	}
+	if err := render.WriteNodeTable(o.Out, v); err != nil {
+		return err
+	}
+	return render.WriteNodeVerdict(o.Out, w, v)
+}

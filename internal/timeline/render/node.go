@@ -1,0 +1,101 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// nodeClock carries the node watch's T0 for the line helpers.
+func nodeClock(w *nodewatch.Watch) *timeline.Timeline { return &timeline.Timeline{T0: w.T0} }
+
+// workloadName is "namespace/kind/name", "-" when unknown.
+func workloadName(r *rollout.Rollout) string {
+	if r == nil {
+		return "-"
+	}
+	return r.Workload.Namespace + "/" + r.Workload.String()
+}
+
+// NodeLinePrinter prints `watch node` as live lines: ms since the first
+// deletion, the server's time, node, workload, pod, track and message.
+func NodeLinePrinter(out io.Writer) nodewatch.Printer {
+	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
+		_, _ = fmt.Fprintf(out, "%10s  %s  %-14s  %-28s  %-28s  %-13s  %s\n", msColumn(nodeClock(w), at, initial), serverColumn(server),
+			termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
+	}
+	return nodewatch.Printer{
+		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
+			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Pod, string(e.Track), e.Message)
+		},
+		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
+			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", nodeCapacityText(s))
+		},
+		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteGapLine(out, nodeClock(w), g) },
+		Note: func(_ *nodewatch.Watch, msg string) { _, _ = fmt.Fprintf(out, "note: %s\n", termsafe.Escape(msg)) },
+	}
+}
+
+func nodeCapacityText(s rollout.CapacitySample) string {
+	return fmt.Sprintf("ready endpoints %d of %d ready at start, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
+}
+
+// WriteNodeTable writes one row per workload with pods on the nodes.
+func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
+	if len(v.Workloads) == 0 {
+		_, err := io.WriteString(out, "\nNo evictable pod was on the nodes.\n")
+		return err
+	}
+	var rows [][]string
+	for _, wr := range v.Workloads {
+		rv := wr.Verdict
+		fewest, below := "-", "-"
+		for _, c := range rv.Capacity {
+			fewest = fmt.Sprintf("%d of %d (%s)", c.MinReady, c.MinDesired, c.Service)
+			below = strconv.FormatInt(c.BelowDesiredMs, 10)
+			if c.DesiredHealthy != nil {
+				below += fmt.Sprintf(" (%d below budget)", c.BelowBudgetMs)
+			}
+		}
+		word := "safe"
+		if wr.Risk {
+			word = "RISK"
+		}
+		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace + "/" + wr.Workload.String()), termsafe.Escape(strings.Join(wr.Nodes, ",")),
+			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, word})
+	}
+	if _, err := io.WriteString(out, "\n"); err != nil {
+		return err
+	}
+	t := tablewriter.NewTable(out, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "VERDICT"})
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+// WriteNodeVerdict writes the drain's headline and its findings.
+func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
+	head := "SAFE: no pod raced its endpoints, was SIGKILLed or failed its preStop, no Service ran below its budget, the nodes were emptied"
+	switch {
+	case v.Risk:
+		head = "RISK: requests can fail during this drain"
+	case w.T0.IsZero():
+		head = "NO DRAIN SEEN: no pod terminated on the nodes while watched"
+	}
+	if _, err := fmt.Fprintf(out, "\nDrain verdict for %s: %s\n", termsafe.Escape(strings.Join(w.Nodes, ", ")), head); err != nil {
+		return err
+	}
+	return writeFindings(out, v.Findings, w.Notes)
+}

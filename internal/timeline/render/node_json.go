@@ -1,0 +1,68 @@
+package render
+
+import (
+	"io"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// NodeJSONLine is one line of `watch node -o json` while it runs: a
+// rollout line (WorkloadJSONLine) with the pod's node and workload.
+type NodeJSONLine struct {
+	WorkloadJSONLine
+	Node     string `json:"node,omitempty"`
+	Workload string `json:"workload,omitempty"`
+}
+
+// NodeJSONSummary is the last line of `watch node -o json`.
+type NodeJSONSummary struct {
+	Type    string            `json:"type"`
+	Nodes   []string          `json:"nodes"`
+	Deleted []string          `json:"nodesDeleted"`
+	Verdict nodewatch.Verdict `json:"verdict"`
+	Gaps    []JSONGap         `json:"gaps"`
+	Notes   []string          `json:"notes"`
+}
+
+// NodeJSONPrinter prints `watch node -o json`: one object a line.
+func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
+	enc := func(l NodeJSONLine) { _ = termsafe.NewJSONEncoder(out).Encode(l) }
+	return nodewatch.Printer{
+		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
+			c := nodeClock(w)
+			enc(NodeJSONLine{Node: node, Workload: workloadName(r), WorkloadJSONLine: WorkloadJSONLine{Pod: tl.Pod, JSONEvent: JSONEvent{
+				Type: "event", Ms: msPtr(c, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
+				Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
+				Endpoint: e.Endpoint, Initial: e.Initial}}})
+		},
+		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
+			enc(NodeJSONLine{WorkloadJSONLine: WorkloadJSONLine{
+				JSONEvent: JSONEvent{Type: "capacity", Ms: msPtr(nodeClock(w), s.Recv), Local: s.Recv.Round(0), Service: service,
+					Message: nodeCapacityText(s), Initial: s.Initial},
+				Capacity: &JSONCapacity{Ready: s.Ready, ServingTerminating: s.ServingTerminating, Desired: s.Desired}}})
+		},
+		Gap: func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, nodeClock(w), g) },
+		Note: func(_ *nodewatch.Watch, msg string) {
+			enc(NodeJSONLine{WorkloadJSONLine: WorkloadJSONLine{JSONEvent: JSONEvent{Type: "note", Local: time.Now().Round(0), Message: msg}}})
+		},
+	}
+}
+
+// WriteNodeJSONSummary writes the summary object that ends -o json.
+func WriteNodeJSONSummary(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
+	s := NodeJSONSummary{Type: "summary", Nodes: w.Nodes, Deleted: w.NodesDeleted, Verdict: v, Gaps: []JSONGap{}, Notes: w.Notes}
+	if s.Deleted == nil {
+		s.Deleted = []string{}
+	}
+	if s.Notes == nil {
+		s.Notes = []string{}
+	}
+	for _, g := range w.Gaps {
+		s.Gaps = append(s.Gaps, *jsonGap(nodeClock(w), g))
+	}
+	return termsafe.NewJSONEncoder(out).Encode(s)
+}

@@ -1,0 +1,68 @@
+package nodewatch
+
+import (
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// serviceCapacity is one Service's endpoint count, tracked by the rollout
+// watch's own tracker. A drain does not change a workload's desired
+// replicas, so the count is held against the ready endpoints the Service
+// had when the watch first saw it ("ready at start").
+type serviceCapacity struct {
+	namespace, name string
+	tracker         *rollout.CapacityTracker
+	track           *rollout.CapacityTrack
+	baseline        bool
+}
+
+// trackService returns the Service's tracker, starting it from the
+// EndpointSlices seen so far.
+func (f *follower) trackService(ns, name string) *serviceCapacity {
+	key := ns + "/" + name
+	if c := f.capacity[key]; c != nil {
+		return c
+	}
+	c := &serviceCapacity{namespace: ns, name: name, tracker: rollout.NewCapacityTracker([]string{name}, 0)}
+	c.track = c.tracker.Tracks([]string{name})[0]
+	f.capacity[key] = c
+	if f.listed[timeline.StreamEndpointSlices] {
+		f.samples(c.tracker.List(time.Now(), f.slicesOf(c), true), c)
+	}
+	return c
+}
+
+// slicesOf returns the last state of the Service's EndpointSlices.
+func (f *follower) slicesOf(c *serviceCapacity) []*discoveryv1.EndpointSlice {
+	var out []*discoveryv1.EndpointSlice
+	for _, s := range f.slices {
+		if s.Namespace == c.namespace && s.Labels[discoveryv1.LabelServiceName] == c.name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// samples prints a Service's new counts; its first count sets the
+// baseline the later ones are held against.
+func (f *follower) samples(ss []rollout.ServiceSample, c *serviceCapacity) {
+	for _, s := range ss {
+		if !c.baseline {
+			c.baseline = true
+			// The sample against no target is replaced by the one against
+			// the baseline, the track's first.
+			if more := c.tracker.SetDesired(s.Sample.Recv, s.Sample.Ready); len(more) > 0 {
+				s = more[len(more)-1]
+				s.Sample.Initial = true
+				c.track.Samples = []rollout.CapacitySample{s.Sample}
+			}
+		}
+		if f.cfg.Printer.Capacity != nil {
+			f.cfg.Printer.Capacity(f.w, c.namespace+"/"+c.name, s.Sample)
+		}
+	}
+}

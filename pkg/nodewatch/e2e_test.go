@@ -1,0 +1,264 @@
+package nodewatch_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/rand"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+)
+
+// pool makes n fresh kwok nodes that carry one pool label, and returns
+// the label selector and the node names.
+func pool(t *testing.T, env *e2e.Env, n int) (string, []string) {
+	t.Helper()
+	key, val := "e2e.graceful.test/pool", rand.String(6)
+	var nodes []string
+	for i := 0; i < n; i++ {
+		name := env.Node(t)
+		patch := []byte(`{"metadata":{"labels":{"` + key + `":"` + val + `"}}}`)
+		if _, err := env.Client.CoreV1().Nodes().Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, name)
+	}
+	return key + "=" + val, nodes
+}
+
+// spare makes a kwok node outside the pool, cordoned until the workloads
+// are placed, for the pods the drain evicts to be replaced on.
+func spare(t *testing.T, env *e2e.Env) (name string, open func()) {
+	t.Helper()
+	name = env.Node(t)
+	cordon := func(on bool) {
+		patch := []byte(`{"spec":{"unschedulable":` + map[bool]string{true: "true", false: "false"}[on] + `}}`)
+		if _, err := env.Client.CoreV1().Nodes().Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cordon(true)
+	return name, func() { cordon(false); env.WaitUntainted(t, name, corev1.TaintNodeUnschedulable) }
+}
+
+// served is a Deployment of replicas pods on the nodes behind a Service of
+// its name, with a preStop sleep of preStop seconds (none for 0). Its pods
+// tolerate and may run on these nodes only (no other test's).
+func served(t *testing.T, env *e2e.Env, ns, name string, nodes []string, replicas int32, preStop int64) {
+	t.Helper()
+	ctx := context.Background()
+	var tolerations []corev1.Toleration
+	for _, n := range nodes {
+		tolerations = append(tolerations, corev1.Toleration{Key: e2e.NodeTaintKey, Operator: corev1.TolerationOpEqual, Value: n, Effect: corev1.TaintEffectNoSchedule})
+	}
+	affinity := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+			{Key: e2e.NodeTaintKey, Operator: corev1.NodeSelectorOpIn, Values: nodes}}}}}}}
+	labels := map[string]string{"app": name}
+	c := corev1.Container{Name: "web", Image: "nginx", Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80}}}
+	if preStop > 0 {
+		c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: preStop}}}
+	}
+	grace := int64(30)
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: appsv1.DeploymentSpec{
+		Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
+			Affinity: affinity, Tolerations: tolerations,
+			TerminationGracePeriodSeconds: &grace, Containers: []corev1.Container{c}}}}}
+	if _, err := env.Client.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.ServiceSpec{
+		Selector: labels, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromString("http")}}}}
+	if _, err := env.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitFor(t, e2e.SetupWait, name+"'s pods ready in its EndpointSlice", func() bool {
+		list, err := env.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + name})
+		ready := int32(0)
+		for _, s := range list.Items {
+			for _, ep := range s.Endpoints {
+				if ep.Conditions.Ready != nil && *ep.Conditions.Ready {
+					ready++
+				}
+			}
+		}
+		return err == nil && ready == replicas
+	})
+}
+
+func budget(t *testing.T, env *e2e.Env, ns, app string, maxUnavailable int) {
+	t.Helper()
+	mu := intstr.FromInt32(int32(maxUnavailable))
+	p := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: app, Namespace: ns}, Spec: policyv1.PodDisruptionBudgetSpec{
+		MaxUnavailable: &mu, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}}}
+	if _, err := env.Client.PolicyV1().PodDisruptionBudgets(ns).Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitFor(t, e2e.SetupWait, "budget "+app+" observed", func() bool {
+		got, err := env.Client.PolicyV1().PodDisruptionBudgets(ns).Get(context.Background(), app, metav1.GetOptions{})
+		return err == nil && got.Status.ObservedGeneration == got.Generation && got.Status.ExpectedPods > 0
+	})
+}
+
+// summary parses the last line of `watch node -o json`.
+func summary(t *testing.T, res e2e.Result) render.NodeJSONSummary {
+	t.Helper()
+	var last string
+	sc := bufio.NewScanner(strings.NewReader(res.Stdout))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		last = sc.Text()
+	}
+	var s render.NodeJSONSummary
+	if err := json.Unmarshal([]byte(last), &s); err != nil || s.Type != "summary" {
+		t.Fatalf("no summary line (%v) in:\n%s\nstderr:\n%s", err, res.Stdout, res.Stderr)
+	}
+	return s
+}
+
+func workload(t *testing.T, s render.NodeJSONSummary, name string) (raced, terminated int, risk bool) {
+	t.Helper()
+	for _, w := range s.Verdict.Workloads {
+		if w.Workload.Name == name {
+			return w.Verdict.Raced, w.Verdict.Terminated, w.Risk
+		}
+	}
+	t.Fatalf("workload %s not in the summary: %+v", name, s.Verdict.Workloads)
+	return 0, 0, false
+}
+
+// TestWatchNodeFollowsKubectlDrain: kubectl drain empties a pool of two
+// nodes while `watch node -l` follows it; the naive workload (no preStop)
+// is named as racing, the hardened one (a preStop delay longer than the
+// default --propagation of 5 s, a budget) is not.
+func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
+	env := e2e.Cluster(t)
+	ns := env.Namespace(t)
+	sel, nodes := pool(t, env, 2)
+	extra, open := spare(t, env)
+	served(t, env, ns, "naive", append(nodes, extra), 2, 0)
+	served(t, env, ns, "hardened", append(nodes, extra), 2, 6)
+	budget(t, env, ns, "hardened", 1)
+	open()
+
+	w := env.StartKubectl(t, 3*time.Minute, "graceful", "watch", "node", "-l", sel, "-o", "json", "--settle", "1s", "--timeout", "150s")
+	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
+	drain := env.Kubectl(t, "drain", "-l", sel, "--ignore-daemonsets", "--timeout", "100s")
+	if drain.ExitCode != 0 {
+		t.Fatalf("kubectl drain: exit %d\n%s\n%s", drain.ExitCode, drain.Stdout, drain.Stderr)
+	}
+	res := w.Wait()
+	s := summary(t, res)
+	if res.ExitCode != 2 || !s.Verdict.Risk || s.Verdict.Ended != "empty" || len(s.Verdict.Remaining) != 0 {
+		t.Fatalf("exit %d, verdict %+v: want exit 2, a risk, the nodes empty", res.ExitCode, s.Verdict)
+	}
+	if len(s.Nodes) != len(nodes) {
+		t.Errorf("followed nodes %v, want %v", s.Nodes, nodes)
+	}
+	if raced, n, risk := workload(t, s, "naive"); raced == 0 || n != 2 || !risk {
+		t.Errorf("naive: %d of %d raced, risk %v; want a race among its 2 pods", raced, n, risk)
+	}
+	if raced, n, risk := workload(t, s, "hardened"); raced != 0 || n != 2 || risk {
+		t.Errorf("hardened: %d of %d raced, risk %v; want 2 pods and no risk", raced, n, risk)
+	}
+	if !strings.Contains(strings.Join(s.Verdict.Findings, "\n"), ns+"/deployment/naive (") {
+		t.Errorf("findings %q do not name the naive workload", s.Verdict.Findings)
+	}
+}
+
+// TestWatchNodeEmptyNodeEndsAtOnce: a node without evictable pods has
+// nothing to watch: the command says so and ends, exit 0.
+func TestWatchNodeEmptyNodeEndsAtOnce(t *testing.T) {
+	env := e2e.Cluster(t)
+	node := env.Node(t)
+	start := time.Now()
+	res := env.Kubectl(t, "graceful", "watch", "node", node, "--settle", "500ms")
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "NO DRAIN SEEN") || !strings.Contains(res.Stdout, "no evictable pod was on the nodes: nothing to watch") {
+		t.Fatalf("exit %d:\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %s for an empty node", d)
+	}
+}
+
+// TestWatchNodeInterruptedMidTermination: Ctrl-C while a pod is in its
+// preStop: the verdict names the pod still on the node and cannot tell.
+func TestWatchNodeInterruptedMidTermination(t *testing.T) {
+	env := e2e.Cluster(t)
+	ns := env.Namespace(t)
+	_, nodes := pool(t, env, 1)
+	served(t, env, ns, "slow", nodes, 1, 20)
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", nodes[0], "--settle", "1s")
+	w.WaitOutput(t, time.Minute, "capacity")
+	pods, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=slow"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods: %v %v", err, pods)
+	}
+	// Cordoned, as a drain does: the replacement goes nowhere.
+	if _, err := env.Client.CoreV1().Nodes().Patch(context.Background(), nodes[0], types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.CoreV1().Pods(ns).Delete(context.Background(), pods.Items[0].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.WaitOutput(t, time.Minute, "Killing")
+	w.Interrupt()
+	res := w.Wait()
+	want := "was interrupted with 1 evictable pod(s) still on the nodes: " + ns + "/" + pods.Items[0].Name
+	if res.ExitCode != 2 || !strings.Contains(res.Stdout, want) || !strings.Contains(res.Stdout, "cannot tell") {
+		t.Fatalf("exit %d, want 2 and %q:\n%s\n%s", res.ExitCode, want, res.Stdout, res.Stderr)
+	}
+}
+
+// TestWatchNodeDeletedMidWatch: a node deleted while watched is said and
+// no longer waited for.
+func TestWatchNodeDeletedMidWatch(t *testing.T) {
+	env := e2e.Cluster(t)
+	ns := env.Namespace(t)
+	_, nodes := pool(t, env, 1)
+	served(t, env, ns, "gone", nodes, 1, 0)
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", nodes[0], "--settle", "1s", "-o", "json")
+	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
+	if err := env.Client.CoreV1().Nodes().Delete(context.Background(), nodes[0], metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := w.Wait()
+	s := summary(t, res)
+	if s.Verdict.Ended != "nodes-deleted" || len(s.Deleted) != 1 || !strings.Contains(strings.Join(s.Notes, "\n"), "node "+nodes[0]+" was deleted") {
+		t.Fatalf("exit %d, summary %+v", res.ExitCode, s)
+	}
+}
+
+// TestWatchNodeBadInput: one line, exit 1, before anything is watched.
+func TestWatchNodeBadInput(t *testing.T) {
+	env := e2e.Cluster(t)
+	node := env.Node(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-l", "e2e.graceful.test/pool=none-" + rand.String(5)}, "no node matches selector"},
+		{[]string{node, node}, "is named twice"},
+		{[]string{"no-such-node-" + rand.String(5)}, "not found"},
+		{[]string{node, "-o", "yaml"}, "is not supported for watch node"},
+		{[]string{}, "name the nodes or a selector"},
+	} {
+		res := env.Kubectl(t, append([]string{"graceful", "watch", "node"}, c.args...)...)
+		lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
+		if res.ExitCode != 1 || len(lines) != 1 || !strings.Contains(lines[0], c.want) || res.Stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and one line with %q", c.args, res.ExitCode, res.Stdout, res.Stderr, c.want)
+		}
+	}
+}

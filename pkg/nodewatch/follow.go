@@ -1,0 +1,240 @@
+package nodewatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// Printer receives what Follow sees, as it sees it. Every callback is
+// optional: a nil func is skipped.
+type Printer struct {
+	// PodEvent is a change of one pod, recorded on its own Timeline; node
+	// and workload say where it runs and what owns it.
+	PodEvent func(w *Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event)
+	// Capacity is a new endpoint count of a Service (namespace/name).
+	Capacity func(w *Watch, service string, s rollout.CapacitySample)
+	Gap      func(w *Watch, g timeline.Gap)
+	Note     func(w *Watch, msg string)
+}
+
+// Config is what Follow needs.
+type Config struct {
+	Client kubernetes.Interface
+	// Nodes are the nodes to follow by name; Selector, when Nodes is
+	// empty, a label selector that picks them (a node pool).
+	Nodes    []string
+	Selector string
+	// Settle is how long to keep listening once no evictable pod is left
+	// on the nodes, for late Events and EndpointSlice updates.
+	Settle  time.Duration
+	Printer Printer
+}
+
+// ErrNoNodes is returned when the selector matches no node.
+var ErrNoNodes = errors.New("no node matches")
+
+// Follow follows the pods on the nodes until none is left that a drain
+// evicts (DaemonSet and mirror pods stay), every node is deleted, or ctx
+// ends (Watch.Ended says which). It returns an error, before watching,
+// when a node does not exist, the selector matches none (ErrNoNodes) or
+// the pods cannot be listed; a forbidden Services, PodDisruptionBudgets,
+// EndpointSlices or Events read degrades the output with a note.
+func Follow(ctx context.Context, cfg Config) (*Watch, error) {
+	nodes, err := resolveNodes(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}}
+	f := &follower{cfg: cfg, w: w, owners: owners{client: cfg.Client, rs: map[string]rollout.Workload{}},
+		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
+		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
+		rolloutOf: map[types.UID]*rollout.Rollout{},
+		deleted:   map[string]bool{}, notices: make(chan timeline.Notice)}
+	f.set = timeline.PodSet{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
+	f.prepare(ctx)
+	streamCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	streams := f.streams()
+	for _, s := range streams {
+		go s.Run(streamCtx, f.notices)
+	}
+	f.pending = len(streams)
+	err = f.loop(ctx)
+	f.finish()
+	return w, err
+}
+
+// resolveNodes checks that every named node exists, or lists the nodes
+// the selector picks.
+func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
+	if len(cfg.Nodes) > 0 {
+		for _, n := range cfg.Nodes {
+			if _, err := cfg.Client.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); err != nil {
+				return nil, err
+			}
+		}
+		return cfg.Nodes, nil
+	}
+	list, err := cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: cfg.Selector})
+	if err != nil {
+		return nil, err
+	}
+	if len(list.Items) == 0 {
+		return nil, fmt.Errorf("%w selector %q", ErrNoNodes, cfg.Selector)
+	}
+	out := make([]string, 0, len(list.Items))
+	for _, n := range list.Items {
+		out = append(out, n.Name)
+	}
+	return out, nil
+}
+
+// follower is Follow's state.
+type follower struct {
+	cfg        Config
+	w          *Watch
+	set        timeline.PodSet
+	owners     owners
+	services   []corev1.Service
+	budgets    []policyv1.PodDisruptionBudget
+	byWorkload map[rollout.Workload]*rollout.Rollout
+	capacity   map[string]*serviceCapacity
+	slices     map[types.UID]*discoveryv1.EndpointSlice
+	nodeOf     map[types.UID]string
+	rolloutOf  map[types.UID]*rollout.Rollout
+	deleted    map[string]bool
+	notices    chan timeline.Notice
+	pending    int
+	listed     map[string]bool
+	done       bool
+}
+
+// prepare lists the Services and PodDisruptionBudgets once: the pods'
+// Services and budgets are matched from them as the pods are seen.
+func (f *follower) prepare(ctx context.Context) {
+	c := f.cfg.Client
+	svcs, err := c.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		f.w.ServicesUnseen = true
+		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; the pods' Services are found from their EndpointSlices", err))
+	} else {
+		f.services = svcs.Items
+	}
+	pdbs, err := c.PolicyV1().PodDisruptionBudgets("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
+	} else {
+		f.budgets = pdbs.Items
+	}
+}
+
+func (f *follower) note(msg string) {
+	f.w.Notes = append(f.w.Notes, msg)
+	if f.cfg.Printer.Note != nil {
+		f.cfg.Printer.Note(f.w, msg)
+	}
+}
+
+// podStream is the name of the pods' stream of a node.
+func podStream(node string) string { return timeline.StreamPods + " on " + node }
+
+// streams builds one pods' watch a node (field spec.nodeName), and one
+// watch each of the nodes, the EndpointSlices and the pod Events.
+func (f *follower) streams() []*timeline.Stream {
+	c := f.cfg.Client
+	var out []*timeline.Stream
+	for _, n := range f.w.Nodes {
+		sel := fields.OneTermEqualSelector("spec.nodeName", n).String()
+		out = append(out, &timeline.Stream{Name: podStream(n), LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
+			func(o *metav1.ListOptions) { o.FieldSelector = sel })})
+	}
+	nodeSel := f.cfg.Selector
+	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
+	return append(out,
+		&timeline.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
+			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel })},
+		&timeline.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
+			func(*metav1.ListOptions) {})},
+		&timeline.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
+			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+	)
+}
+
+// loop handles notices until no evictable pod is left (plus the settle
+// time), every node is gone, or ctx ends.
+func (f *follower) loop(ctx context.Context) error {
+	f.listed = map[string]bool{}
+	var settle <-chan time.Time
+	for {
+		select {
+		case n := <-f.notices:
+			if err := f.handle(ctx, n); err != nil {
+				return err
+			}
+			switch done := f.pending == 0 && f.finished(); {
+			case done && !f.done:
+				f.done, settle = true, time.After(f.cfg.Settle)
+			case !done:
+				f.done, settle = false, nil
+			}
+		case <-settle:
+			f.w.Ended = "empty"
+			if len(f.deleted) == len(f.w.Nodes) {
+				f.w.Ended = "nodes-deleted"
+			}
+			return nil
+		case <-ctx.Done():
+			f.w.Ended = timeline.EndReason(ctx, f.done, "empty")
+			return nil
+		}
+	}
+}
+
+// finished reports whether no evictable pod is left on a node that still
+// exists.
+func (f *follower) finished() bool { return len(f.remaining()) == 0 }
+
+func (f *follower) remaining() []string {
+	var out []string
+	for _, rec := range f.set.Recorders() {
+		if !rec.Gone() && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]] {
+			out = append(out, rec.Pod().Namespace+"/"+rec.Pod().Name)
+		}
+	}
+	return out
+}
+
+// finish closes the records: the shared clock, the end, what is left.
+func (f *follower) finish() {
+	w := f.w
+	w.End, w.Remaining = time.Now(), f.remaining()
+	w.Gaps = f.set.Gaps
+	w.EndpointsUnseen, w.EventsUnseen = f.set.EndpointsUnseen, f.set.EventsUnseen
+	for _, r := range w.Workloads {
+		r.T0, r.T0Source, r.Start, r.End, r.Gaps = w.T0, "first pod deletion seen on the nodes", w.Start, w.End, w.Gaps
+		r.EndpointsUnseen, r.ServicesUnseen = w.EndpointsUnseen, w.ServicesUnseen
+		r.Ended, r.Complete = "complete", true
+		for _, tl := range r.Pods {
+			if !tl.HasKind(timeline.KindPodGone) {
+				r.Ended, r.Complete = w.Ended, false
+			}
+		}
+		if r.Complete {
+			r.CompleteAt = w.End
+		}
+	}
+}

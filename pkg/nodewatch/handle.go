@@ -1,0 +1,272 @@
+package nodewatch
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// handle feeds one notice to the pods' recorders, the capacity trackers or
+// the nodes. It returns an error only when the pods cannot be watched.
+func (f *follower) handle(ctx context.Context, n timeline.Notice) error {
+	switch {
+	case n.Err != nil:
+		return f.streamFailed(n)
+	case n.GapOpen:
+		f.gap(n, true)
+	case n.GapClose:
+		f.gap(n, false)
+	case n.Listed:
+		f.listedNotice(ctx, n)
+	case n.Event != nil:
+		f.watched(ctx, n.Recv, n.Event)
+	}
+	return nil
+}
+
+func (f *follower) streamFailed(n timeline.Notice) error {
+	switch n.Stream {
+	case timeline.StreamEndpointSlices:
+		f.set.Unseen(n.Stream)
+		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err))
+	case timeline.StreamEvents:
+		f.set.Unseen(n.Stream)
+		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err))
+	case "nodes":
+		f.note(fmt.Sprintf("cannot watch the nodes (%v): a node deleted while watched is not seen", n.Err))
+	default:
+		return fmt.Errorf("watching the %s: %w", strings.Replace(n.Stream, "pod", "pods", 1), n.Err)
+	}
+	f.firstList(n.Stream)
+	return nil
+}
+
+func (f *follower) firstList(stream string) {
+	if !f.listed[stream] {
+		f.listed[stream] = true
+		f.pending--
+	}
+}
+
+// gap marks a stream's lost (open) or regained watch. A pods' stream is
+// one node's: its gap is marked on that node's pods only.
+func (f *follower) gap(n timeline.Notice, open bool) {
+	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
+	if !isPods {
+		g, ok := f.set.CloseGap(n)
+		if open {
+			g, ok = f.set.OpenGap(n)
+		}
+		if ok && f.cfg.Printer.Gap != nil {
+			f.cfg.Printer.Gap(f.w, g)
+		}
+		return
+	}
+	g := timeline.Gap{Stream: timeline.StreamPods, From: n.Recv, Reason: "pods on " + node + ": " + n.Reason}
+	for _, rec := range f.set.Recorders() {
+		if f.nodeOf[types.UID(rec.TL.UID)] != node {
+			continue
+		}
+		if open {
+			rec.Gap(g)
+		} else if closed, ok := rec.CloseGap(timeline.StreamPods, n.Recv, n.Relisted); ok {
+			g = closed
+		}
+	}
+	if !open {
+		g.To, g.Relisted = n.Recv, n.Relisted
+	}
+	f.w.Gaps = append(f.w.Gaps, g)
+	if f.cfg.Printer.Gap != nil {
+		f.cfg.Printer.Gap(f.w, g)
+	}
+}
+
+func (f *follower) listedNotice(ctx context.Context, n timeline.Notice) {
+	switch node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on "); {
+	case isPods:
+		f.podsListed(ctx, node, n)
+	case n.Stream == timeline.StreamEndpointSlices:
+		f.slices = map[types.UID]*discoveryv1.EndpointSlice{}
+		for _, o := range n.List {
+			if s, ok := o.(*discoveryv1.EndpointSlice); ok {
+				f.slices[s.UID] = s
+			}
+		}
+		f.set.SliceList(n.Recv, n.List, n.Initial)
+		for _, c := range f.capacity {
+			f.samples(c.tracker.List(n.Recv, f.slicesOf(c), n.Initial), c)
+		}
+	case n.Stream == timeline.StreamEvents:
+		f.set.EventList(n)
+	case n.Stream == "nodes":
+		f.nodesListed(n.Recv, n.List)
+	}
+	if n.Initial {
+		f.firstList(n.Stream)
+	}
+}
+
+// podsListed records a List of one node's pods; DaemonSet and mirror pods
+// are left out.
+func (f *follower) podsListed(ctx context.Context, node string, n timeline.Notice) {
+	keep := make([]runtime.Object, 0, len(n.List))
+	for _, o := range n.List {
+		if p, ok := o.(*corev1.Pod); ok && !excepted(p) {
+			f.place(ctx, node, p)
+			keep = append(keep, p)
+		}
+	}
+	for _, rec := range f.set.PodList(n.Recv, keep, n.Initial) {
+		f.register(rec)
+	}
+}
+
+// register adds a new Recorder's timeline to its workload's record.
+func (f *follower) register(rec *timeline.Recorder) {
+	if r := f.rolloutOf[types.UID(rec.TL.UID)]; r != nil {
+		f.w.pods[rec.TL] = podPlace{node: f.nodeOf[types.UID(rec.TL.UID)], workload: r}
+		r.Pods = append(r.Pods, rec.TL)
+	}
+}
+
+// place notes a pod's node and workload before its Recorder is made, so
+// that its first events are printed with them.
+func (f *follower) place(ctx context.Context, node string, pod *corev1.Pod) {
+	if _, known := f.nodeOf[pod.UID]; known {
+		return
+	}
+	f.nodeOf[pod.UID] = node
+	w := f.owners.of(ctx, pod)
+	defer func() { f.rolloutOf[pod.UID] = f.byWorkload[w] }()
+	r := f.byWorkload[w]
+	if r == nil {
+		r = &rollout.Rollout{Workload: w, Selector: "spec.nodeName", Services: []string{}}
+		r.Budgets = f.budgetsOf(pod)
+		f.byWorkload[w] = r
+		f.w.Workloads = append(f.w.Workloads, r)
+	}
+	for _, svc := range f.servicesOf(pod) {
+		if !slices.Contains(r.Services, svc) {
+			r.Services = append(r.Services, svc)
+			r.Capacity = append(r.Capacity, f.trackService(pod.Namespace, svc).track)
+		}
+	}
+}
+
+func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event) {
+	switch o := ev.Object.(type) {
+	case *corev1.Pod:
+		if excepted(o) {
+			return
+		}
+		f.place(ctx, o.Spec.NodeName, o)
+		if rec, added := f.set.PodEvent(recv, ev.Type, o); added {
+			f.register(rec)
+		}
+	case *discoveryv1.EndpointSlice:
+		if ev.Type == watch.Deleted {
+			delete(f.slices, o.UID)
+		} else {
+			f.slices[o.UID] = o
+		}
+		f.set.SliceEvent(recv, ev.Type, o)
+		if c := f.capacity[o.Namespace+"/"+o.Labels[discoveryv1.LabelServiceName]]; c != nil {
+			f.samples(c.tracker.Slice(recv, ev.Type, o), c)
+		}
+	case *corev1.Event:
+		f.set.KubeEvent(recv, ev.Type, o)
+	case *corev1.Node:
+		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
+			f.nodeDeleted(o.Name)
+		}
+	}
+}
+
+func (f *follower) nodesListed(recv time.Time, list []runtime.Object) {
+	present := map[string]bool{}
+	for _, o := range list {
+		if n, ok := o.(*corev1.Node); ok {
+			present[n.Name] = true
+		}
+	}
+	for _, n := range f.w.Nodes {
+		if !present[n] && !f.deleted[n] {
+			f.nodeDeleted(n)
+		}
+	}
+}
+
+func (f *follower) nodeDeleted(node string) {
+	f.deleted[node] = true
+	f.w.NodesDeleted = append(f.w.NodesDeleted, node)
+	f.note(fmt.Sprintf("node %s was deleted: its pods are no longer waited for", node))
+}
+
+// emitted starts the watch's clock at the first deletion seen and prints
+// the event with its pod's node and workload. The endpoints found by the
+// first List are the state at start, not changes: recorded, not printed.
+func (f *follower) emitted(rec *timeline.Recorder, e timeline.Event) {
+	tl := rec.TL
+	node, r := f.nodeOf[types.UID(tl.UID)], f.rolloutOf[types.UID(tl.UID)]
+	if e.Kind == timeline.KindDeletionSeen && f.w.T0.IsZero() {
+		f.w.T0 = e.Recv
+		if e.Initial {
+			f.w.T0 = f.w.Start
+		}
+	}
+	if e.Initial && e.Kind == timeline.KindEndpointAdded {
+		return
+	}
+	if f.cfg.Printer.PodEvent != nil {
+		f.cfg.Printer.PodEvent(f.w, node, r, tl, e)
+	}
+}
+
+// servicesOf returns the Services of the pod's namespace whose selector
+// matches its labels, as the EndpointSlice controller picks them.
+func (f *follower) servicesOf(pod *corev1.Pod) []string {
+	var out []string
+	for i := range f.services {
+		s := &f.services[i]
+		if s.Namespace != pod.Namespace || len(s.Spec.Selector) == 0 {
+			continue
+		}
+		if labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pod.Labels)) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// budgetsOf returns the PodDisruptionBudgets of the pod's namespace whose
+// selector matches the pod's own labels (the disruption controller
+// matches running pods, not templates), with their desiredHealthy now.
+func (f *follower) budgetsOf(pod *corev1.Pod) []rollout.Budget {
+	var out []rollout.Budget
+	for i := range f.budgets {
+		b := &f.budgets[i]
+		if b.Namespace != pod.Namespace {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		out = append(out, rollout.Budget{Name: b.Name, DesiredHealthy: b.Status.DesiredHealthy})
+	}
+	return out
+}

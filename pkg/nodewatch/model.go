@@ -1,0 +1,59 @@
+package nodewatch
+
+import (
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// Watch is everything seen while the nodes were followed.
+type Watch struct {
+	// Nodes are the nodes followed, in the order given or listed.
+	Nodes []string
+	// T0 is the local monotonic time of the first pod deletion seen on the
+	// nodes (zero when none was): every time is in ms since it.
+	T0 time.Time
+	// Start and End are when the watch started and stopped.
+	Start, End time.Time
+	// Workloads are the workloads with pods on the nodes, each a rollout
+	// record on the watch's clock: its pods' timelines, the capacity of
+	// the Services that select them, the budgets that cover them.
+	Workloads []*rollout.Rollout
+	// Remaining are the evictable pods still on the nodes at the end
+	// (DaemonSet and mirror pods are not followed), as namespace/name.
+	Remaining []string
+	// NodesDeleted are the followed nodes deleted while watched.
+	NodesDeleted []string
+	// Ended says why the watch stopped: "empty" (no evictable pod left on
+	// the nodes), "nodes-deleted", "timeout" or "interrupted".
+	Ended string
+	// EndpointsUnseen, EventsUnseen and ServicesUnseen are set when those
+	// could not be watched or listed (RBAC): the verdict says what it lacks.
+	EndpointsUnseen, EventsUnseen, ServicesUnseen bool
+	Gaps                                          []timeline.Gap
+	Notes                                         []string
+
+	pods map[*timeline.Timeline]podPlace
+}
+
+// podPlace is where a followed pod runs and what owns it.
+type podPlace struct {
+	node     string
+	workload *rollout.Rollout
+}
+
+// Place returns the node a pod's timeline was recorded on and its
+// workload's record (nil for a pod not followed).
+func (w *Watch) Place(tl *timeline.Timeline) (node string, r *rollout.Rollout) {
+	p := w.pods[tl]
+	return p.node, p.workload
+}
+
+// Ms returns t in milliseconds since T0, false before any deletion.
+func (w *Watch) Ms(t time.Time) (int64, bool) {
+	if w.T0.IsZero() {
+		return 0, false
+	}
+	return t.Sub(w.T0).Milliseconds(), true
+}

@@ -1,0 +1,151 @@
+package nodewatch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// WorkloadResult is one workload's part of the drain: its pods that
+// terminated on the nodes, judged as a rollout on the watch's clock.
+type WorkloadResult struct {
+	Workload rollout.Workload `json:"workload"`
+	// Nodes are the followed nodes its pods ran on.
+	Nodes []string `json:"nodes"`
+	// FailedPreStop counts the pods whose preStop hook failed.
+	FailedPreStop int `json:"failedPreStop"`
+	// Risk is true when a pod raced its endpoints, was SIGKILLed or is at
+	// risk by its own verdict, or a Service ran below its budget.
+	Risk bool `json:"risk"`
+	// Verdict is the rollout verdict of its pods (rollout.ComputeWith):
+	// pods, capacity of its Services, findings.
+	Verdict rollout.Verdict `json:"verdict"`
+}
+
+// Verdict is the answer for the whole drain.
+type Verdict struct {
+	// Risk is true when any workload is at risk, or the watch ended before
+	// the nodes were empty: the command exits 2.
+	Risk       bool   `json:"risk"`
+	Ended      string `json:"ended"`
+	Terminated int    `json:"terminated"`
+	Raced      int    `json:"raced"`
+	Killed     int    `json:"sigkilled"`
+	// DurationMs is from the first deletion to the end of the watch.
+	DurationMs *int64           `json:"durationMs,omitempty"`
+	Workloads  []WorkloadResult `json:"workloads"`
+	// Remaining are the evictable pods still on the nodes at the end.
+	Remaining []string `json:"remaining"`
+	Findings  []string `json:"findings"`
+}
+
+// ComputeWith judges every workload's pods with rollout.ComputeWith and o
+// (--propagation), then the drain as a whole. It is pure.
+func ComputeWith(w *Watch, o timeline.Options) Verdict {
+	v := Verdict{Ended: w.Ended, Workloads: []WorkloadResult{}, Remaining: w.Remaining}
+	if v.Remaining == nil {
+		v.Remaining = []string{}
+	}
+	for _, r := range w.Workloads {
+		v.Workloads = append(v.Workloads, workloadResult(w, r, o))
+	}
+	if !w.T0.IsZero() {
+		d := w.End.Sub(w.T0).Milliseconds()
+		v.DurationMs = &d
+	}
+	findings(w, &v)
+	return v
+}
+
+func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadResult {
+	rv := rollout.ComputeWith(r, o)
+	res := WorkloadResult{Workload: r.Workload, Nodes: []string{}, Verdict: rv}
+	for _, tl := range r.Pods {
+		if n, _ := w.Place(tl); n != "" && !slices.Contains(res.Nodes, n) {
+			res.Nodes = append(res.Nodes, n)
+		}
+	}
+	for _, p := range rv.Pods {
+		if p.Verdict.PreStopFailed {
+			res.FailedPreStop++
+		}
+		res.Risk = res.Risk || p.Raced || p.Killed || p.Verdict.Risk
+	}
+	for _, c := range rv.Capacity {
+		res.Risk = res.Risk || c.BelowBudgetMs > 0
+	}
+	return res
+}
+
+func findings(w *Watch, v *Verdict) {
+	var risks, facts []string
+	risk := func(s string, a ...any) { risks = append(risks, fmt.Sprintf(s, a...)) }
+	fact := func(s string, a ...any) { facts = append(facts, fmt.Sprintf(s, a...)) }
+	var atRisk []string
+	for _, wr := range v.Workloads {
+		v.Terminated += wr.Verdict.Terminated
+		v.Raced += wr.Verdict.Raced
+		v.Killed += wr.Verdict.Killed
+		if wr.Risk {
+			atRisk = append(atRisk, wr.Workload.Namespace+"/"+wr.Workload.String()+" ("+why(wr)+")")
+		}
+	}
+	fact("%d pod(s) of %d workload(s) terminated on %d node(s)", v.Terminated, len(v.Workloads), len(w.Nodes))
+	if len(atRisk) > 0 {
+		risk("workloads at risk: %s", strings.Join(atRisk, "; "))
+	}
+	switch w.Ended {
+	case "empty":
+		fact("no evictable pod is left on the nodes (DaemonSet and mirror pods stay)")
+	case "nodes-deleted":
+		fact("every node was deleted")
+	case "timeout", "interrupted":
+		how := "reached --timeout"
+		if w.Ended == "interrupted" {
+			how = "was interrupted"
+		}
+		if len(v.Remaining) > 0 {
+			risk("the watch %s with %d evictable pod(s) still on the nodes: %s; their terminations were not seen to the end, cannot tell", how, len(v.Remaining), strings.Join(v.Remaining, ", "))
+		} else {
+			fact("the watch %s", how)
+		}
+	}
+	if w.T0.IsZero() && len(v.Workloads) == 0 {
+		fact("no evictable pod was on the nodes: nothing to watch")
+	}
+	if w.EndpointsUnseen {
+		risk("the EndpointSlices could not be watched: no pod's race can be judged")
+	}
+	if n := len(w.Gaps); n > 0 {
+		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
+	}
+	v.Risk = len(risks) > 0
+	v.Findings = append(risks, facts...)
+}
+
+// why names what put a workload at risk.
+func why(wr WorkloadResult) string {
+	var out []string
+	rv := wr.Verdict
+	if rv.Raced > 0 {
+		out = append(out, fmt.Sprintf("%d raced their endpoints", rv.Raced))
+	}
+	if rv.Killed > 0 {
+		out = append(out, fmt.Sprintf("%d SIGKILLed", rv.Killed))
+	}
+	if wr.FailedPreStop > 0 {
+		out = append(out, fmt.Sprintf("%d failed their preStop", wr.FailedPreStop))
+	}
+	for _, c := range rv.Capacity {
+		if c.BelowBudgetMs > 0 {
+			out = append(out, fmt.Sprintf("Service %s below budget %s for %d ms", c.Service, c.Budget, c.BelowBudgetMs))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "see its pods' findings")
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,109 @@
+package nodewatch
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	kubectldrain "k8s.io/kubectl/pkg/drain"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// drained is a watch of node n1 on which a naive pod (no preStop) and a
+// hardened one (a 6 s preStop) terminated, one workload each.
+func drained(t *testing.T) *Watch {
+	naive := timelinetest.Terminate(t, timeline.NewRecorder, 30, false, 0, []string{"web"}, 1000, 0, nil).TL
+	hardened := timelinetest.Terminate(t, timeline.NewRecorder, 30, true, 6, []string{"api"}, 7000, 0, nil).TL
+	w := &Watch{Nodes: []string{"n1"}, T0: timelinetest.At(0), Start: timelinetest.At(-1000), End: timelinetest.At(8000), Ended: "empty",
+		pods: map[*timeline.Timeline]podPlace{}}
+	for _, p := range []struct {
+		name string
+		tl   *timeline.Timeline
+	}{{"web", naive}, {"api", hardened}} {
+		r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: p.name},
+			Services: []string{p.name}, Pods: []*timeline.Timeline{p.tl}, T0: w.T0, Start: w.Start, End: w.End, Ended: "complete", Complete: true}
+		w.Workloads = append(w.Workloads, r)
+		w.pods[p.tl] = podPlace{node: "n1", workload: r}
+	}
+	return w
+}
+
+func TestNodeVerdictNamesTheWorkloadThatRaced(t *testing.T) {
+	v := ComputeWith(drained(t), timeline.Options{})
+	if !v.Risk || v.Terminated != 2 || v.Raced != 1 {
+		t.Fatalf("risk %v, %d terminated, %d raced: %q", v.Risk, v.Terminated, v.Raced, v.Findings)
+	}
+	if got := v.Findings[0]; !strings.Contains(got, "shop/deployment/web (1 raced their endpoints)") || strings.Contains(got, "api") {
+		t.Errorf("first finding %q: want web named at risk, api not", got)
+	}
+	if v.Workloads[0].Nodes[0] != "n1" || v.Workloads[1].Risk {
+		t.Errorf("workloads %+v", v.Workloads)
+	}
+}
+
+func TestNodeVerdictCannotTellWhatWasStillTerminating(t *testing.T) {
+	w := drained(t)
+	w.Workloads = w.Workloads[1:]
+	w.Ended, w.Remaining = "interrupted", []string{"shop/api-1"}
+	v := ComputeWith(w, timeline.Options{})
+	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 1 evictable pod(s) still on the nodes: shop/api-1") || !strings.Contains(v.Findings[0], "cannot tell") {
+		t.Errorf("risk %v, findings %q", v.Risk, v.Findings)
+	}
+}
+
+func TestNodeVerdictNothingOnTheNodes(t *testing.T) {
+	v := ComputeWith(&Watch{Nodes: []string{"n1"}, Ended: "empty"}, timeline.Options{})
+	if v.Risk || !strings.Contains(strings.Join(v.Findings, "\n"), "no evictable pod was on the nodes: nothing to watch") {
+		t.Errorf("risk %v, findings %q", v.Risk, v.Findings)
+	}
+}
+
+func TestExceptedAsKubectlDrain(t *testing.T) {
+	for _, c := range []struct {
+		pod  string
+		want bool
+	}{{"daemonset", true}, {"kruise-daemonset", false}, {"finished-daemonset", false}, {"mirror", true}, {"replicaset", false}, {"bare", false}} {
+		if got := excepted(podOwnedBy(c.pod)); got != c.want {
+			t.Errorf("%s: excepted %v, want %v", c.pod, got, c.want)
+		}
+	}
+}
+
+// TestExceptedAgreesWithKubectlDrain: the pods the watch does not wait for
+// are those kubectl's drain library leaves on the node (--ignore-daemonsets
+// --force), asked of k8s.io/kubectl/pkg/drain itself.
+func TestExceptedAgreesWithKubectlDrain(t *testing.T) {
+	var objs []runtime.Object
+	kinds := []string{"daemonset", "kruise-daemonset", "finished-daemonset", "mirror", "replicaset", "bare"}
+	for _, o := range kinds {
+		p := podOwnedBy(o)
+		p.Name, p.Spec.NodeName = o, "n1"
+		objs = append(objs, p)
+	}
+	objs = append(objs, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Namespace: "shop"}})
+	h := &kubectldrain.Helper{Ctx: context.Background(), Client: fake.NewSimpleClientset(objs...), IgnoreAllDaemonSets: true, Force: true,
+		Out: io.Discard, ErrOut: io.Discard}
+	list, errs := h.GetPodsForDeletion("n1")
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	evicted := map[string]bool{}
+	for _, p := range list.Pods() {
+		evicted[p.Name] = true
+	}
+	for _, o := range objs[:len(kinds)] {
+		p := o.(*corev1.Pod)
+		if excepted(p) == evicted[p.Name] {
+			t.Errorf("pod %s: excepted %v, kubectl drain evicts it: %v", p.Name, excepted(p), evicted[p.Name])
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package timeline
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// PodSet is the Recorders of many pods fed by the same streams (pods,
+// EndpointSlices, Events), as the rollout and node watches follow them:
+// one Recorder a pod, created when the pod is first seen, each given every
+// EndpointSlice and the Events of its own pod (matched by UID), and every
+// gap of the streams. It does no I/O.
+type PodSet struct {
+	// Start is the watch's start: the recorders' start for the pods found
+	// by the first List.
+	Start time.Time
+	// Services returns the Services a new pod's Recorder tracks.
+	Services func(*corev1.Pod) []string
+	// Emit receives every event of every pod, as recorded.
+	Emit func(rec *Recorder, e Event)
+	// Gaps are the streams' gaps so far, open ones with a zero To.
+	Gaps []Gap
+	// EndpointsUnseen and EventsUnseen are set when those streams failed:
+	// every Recorder, present and future, is marked.
+	EndpointsUnseen, EventsUnseen bool
+
+	recs       map[types.UID]*Recorder
+	order      []*Recorder
+	slices     map[types.UID]*discoveryv1.EndpointSlice
+	podsListed bool
+	heldEvents *Notice
+}
+
+// Recorders returns every pod's Recorder in the order first seen.
+func (s *PodSet) Recorders() []*Recorder { return s.order }
+
+// Get returns the Recorder of the pod with uid, nil when not seen.
+func (s *PodSet) Get(uid types.UID) *Recorder { return s.recs[uid] }
+
+// Add starts a Recorder for a pod seen for the first time (returning the
+// known one otherwise). initial marks a pod found by the first List.
+func (s *PodSet) Add(recv time.Time, pod *corev1.Pod, initial bool) *Recorder {
+	if rec := s.recs[pod.UID]; rec != nil {
+		return rec
+	}
+	if s.recs == nil {
+		s.recs = map[types.UID]*Recorder{}
+	}
+	start := recv
+	if initial {
+		start = s.Start
+	}
+	var services []string
+	if s.Services != nil {
+		services = s.Services(pod)
+	}
+	rec := NewRecorder(pod, services, start)
+	rec.TL.EndpointsUnseen, rec.TL.EventsUnseen = s.EndpointsUnseen, s.EventsUnseen
+	for _, g := range s.Gaps {
+		if g.To.IsZero() {
+			rec.TL.Gaps = append(rec.TL.Gaps, g)
+		}
+	}
+	rec.Emit = func(e Event) { s.emit(rec, e) }
+	s.recs[pod.UID] = rec
+	s.order = append(s.order, rec)
+	for _, e := range rec.TL.Events { // a deletion found at start
+		s.emit(rec, e)
+	}
+	rec.SliceList(recv, s.slicesFor(rec), initial)
+	return rec
+}
+
+func (s *PodSet) emit(rec *Recorder, e Event) {
+	if s.Emit != nil {
+		s.Emit(rec, e)
+	}
+}
+
+// PodEvent records a pod's watch notification, starting a Recorder for a
+// pod not seen before (unless it is a deletion); added says so.
+func (s *PodSet) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) (rec *Recorder, added bool) {
+	if rec = s.recs[pod.UID]; rec != nil {
+		rec.PodEvent(recv, typ, pod)
+		return rec, false
+	}
+	if typ == watch.Deleted {
+		return nil, false
+	}
+	return s.Add(recv, pod, false), true
+}
+
+// PodList records a List of the pods: new pods get a Recorder (returned),
+// known ones absent from it were deleted during a gap. The Events held
+// until the first pods' List are recorded after it.
+func (s *PodSet) PodList(recv time.Time, list []runtime.Object, initial bool) []*Recorder {
+	pods := make([]corev1.Pod, 0, len(list))
+	for _, o := range list {
+		if p, ok := o.(*corev1.Pod); ok {
+			pods = append(pods, *p)
+		}
+	}
+	var added []*Recorder
+	for i := range pods {
+		if s.recs[pods[i].UID] == nil {
+			added = append(added, s.Add(recv, &pods[i], initial))
+		}
+	}
+	for _, rec := range s.order {
+		rec.PodList(recv, pods)
+	}
+	if initial && !s.podsListed {
+		s.podsListed = true
+		if s.heldEvents != nil {
+			s.EventList(*s.heldEvents)
+			s.heldEvents = nil
+		}
+	}
+	return added
+}
+
+// SliceEvent gives an EndpointSlice's notification to every Recorder.
+func (s *PodSet) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
+	if s.slices == nil {
+		s.slices = map[types.UID]*discoveryv1.EndpointSlice{}
+	}
+	if typ == watch.Deleted {
+		delete(s.slices, slice.UID)
+	} else {
+		s.slices[slice.UID] = slice
+	}
+	for _, rec := range s.order {
+		if wants(rec, slice) {
+			rec.SliceEvent(recv, typ, slice)
+		}
+	}
+}
+
+// wants reports whether a pod's Recorder is given a slice: one of its own
+// namespace, of a Service it tracks or holding its endpoint. The others
+// cannot change its verdict, and giving every slice of a cluster to every
+// pod would grow as pods times slices.
+func wants(rec *Recorder, slice *discoveryv1.EndpointSlice) bool {
+	if slice.Namespace != "" && rec.pod.Namespace != "" && slice.Namespace != rec.pod.Namespace {
+		return false
+	}
+	if slices.Contains(rec.TL.Services, slice.Labels[discoveryv1.LabelServiceName]) {
+		return true
+	}
+	return endpointOf(slice, rec.TL.UID) != nil || rec.slices[slice.Name].service != ""
+}
+
+// SliceList gives a List of the EndpointSlices to every Recorder.
+func (s *PodSet) SliceList(recv time.Time, list []runtime.Object, initial bool) {
+	s.slices = map[types.UID]*discoveryv1.EndpointSlice{}
+	for _, o := range list {
+		if sl, ok := o.(*discoveryv1.EndpointSlice); ok {
+			s.slices[sl.UID] = sl
+		}
+	}
+	for _, rec := range s.order {
+		rec.SliceList(recv, s.slicesFor(rec), initial)
+	}
+}
+
+// slicesFor returns the last state of the slices the Recorder wants.
+func (s *PodSet) slicesFor(rec *Recorder) []discoveryv1.EndpointSlice {
+	var out []discoveryv1.EndpointSlice
+	for _, sl := range s.slices {
+		if wants(rec, sl) {
+			out = append(out, *sl)
+		}
+	}
+	return out
+}
+
+// EventList records a List of Events for the pods they are about (the
+// first one is held until the pods are listed, so that no Event is lost
+// for a pod not known yet).
+func (s *PodSet) EventList(n Notice) {
+	if n.Initial && !s.podsListed {
+		s.heldEvents = &n
+		return
+	}
+	for _, o := range n.List {
+		if ev, ok := o.(*corev1.Event); ok {
+			if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
+				ListedEvent(rec, n.Recv, ev, n.Initial)
+			}
+		}
+	}
+}
+
+// KubeEvent records an Event's notification for the pod it is about.
+func (s *PodSet) KubeEvent(recv time.Time, typ watch.EventType, ev *corev1.Event) {
+	if rec := s.recs[ev.InvolvedObject.UID]; rec != nil && typ != watch.Deleted {
+		rec.KubeEvent(recv, ev, false)
+	}
+}
+
+// Unseen marks the EndpointSlices or Events stream as failed on every
+// Recorder, present and future.
+func (s *PodSet) Unseen(stream string) {
+	for _, rec := range s.order {
+		switch stream {
+		case StreamEndpointSlices:
+			rec.TL.EndpointsUnseen = true
+		case StreamEvents:
+			rec.TL.EventsUnseen = true
+		}
+	}
+	switch stream {
+	case StreamEndpointSlices:
+		s.EndpointsUnseen = true
+	case StreamEvents:
+		s.EventsUnseen = true
+	}
+}
+
+// OpenGap marks a stream's lost watch on every Recorder; it returns the
+// gap, false when that stream's gap is already open.
+func (s *PodSet) OpenGap(n Notice) (Gap, bool) {
+	for _, g := range s.Gaps {
+		if g.Stream == n.Stream && g.To.IsZero() {
+			return Gap{}, false
+		}
+	}
+	g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
+	s.Gaps = append(s.Gaps, g)
+	for _, rec := range s.order {
+		rec.Gap(g)
+	}
+	return g, true
+}
+
+// CloseGap closes the stream's open gap on every Recorder and returns it,
+// false when none was open.
+func (s *PodSet) CloseGap(n Notice) (Gap, bool) {
+	for i := len(s.Gaps) - 1; i >= 0; i-- {
+		g := &s.Gaps[i]
+		if g.Stream == n.Stream && g.To.IsZero() {
+			g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
+			for _, rec := range s.order {
+				rec.CloseGap(n.Stream, n.Recv, n.Relisted)
+			}
+			return *g, true
+		}
+	}
+	return Gap{}, false
+}
+
+// The stream names the watches use, as they appear on gap lines.
+const (
+	StreamPods           = "pod"
+	StreamEndpointSlices = "EndpointSlices"
+	StreamEvents         = "Events"
+)
