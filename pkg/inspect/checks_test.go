@@ -428,8 +428,14 @@ func TestEveryCheckIsDocumented(t *testing.T) {
 			t.Errorf("ExplainText(%s) = %v", c.ID, err)
 		}
 	}
-	if len(seen) != 22 {
-		t.Errorf("catalogue has %d checks, docs/audit.md lists 22", len(seen))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "audit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range seen {
+		if !strings.Contains(string(doc), "\n### "+id+"\n") {
+			t.Errorf("docs/audit.md has no section for %s (run make docs)", id)
+		}
 	}
 	if _, err := ExplainText("nope"); err == nil {
 		t.Errorf("ExplainText accepted an unknown ID")
