@@ -86,7 +86,7 @@ func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts i
 		return true, o.runFix(inv, r, opts)
 	}
 	if o.Output == "yaml" {
-		cmds := fix.NewPlan(inv, r.Findings, o.planOptions(opts)).Commands()
+		cmds := fix.NewPlan(inv, r.Findings, o.planOptions(inv, opts)).Commands()
 		for i, f := range r.Findings {
 			if c, ok := cmds[fix.FindingKey(f)]; ok {
 				r.Findings[i].Fix = c
@@ -96,9 +96,11 @@ func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts i
 	return false, nil
 }
 
-func (o *AuditOptions) planOptions(opts inspect.Options) fix.Options {
+// planOptions are the fix's settings: the audit's, and the version the
+// inventory was read for (--kube-version, or live the server's).
+func (o *AuditOptions) planOptions(inv *inspect.Inventory, opts inspect.Options) fix.Options {
 	return fix.Options{PreStopFloorSeconds: o.PreStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
-		Version: o.version, Only: o.fix.Only, Skip: o.Skip}
+		Version: inv.Version, Only: o.fix.Only, Skip: o.Skip}
 }
 
 // runFix plans the combined fix for the report's findings and writes it
@@ -106,7 +108,7 @@ func (o *AuditOptions) planOptions(opts inspect.Options) fix.Options {
 // returns exit 1 when a file or an object could not be edited, exit 2 for
 // a non-empty --diff.
 func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) error {
-	plan := fix.NewPlan(inv, r.Findings, o.planOptions(opts))
+	plan := fix.NewPlan(inv, r.Findings, o.planOptions(inv, opts))
 	stdin := slices.Contains(o.Filenames, "-")
 	msgs := o.Out
 	if o.fix.Diff || stdin {

@@ -27,10 +27,12 @@ const (
 	checkPDBBlocksEviction     = "pdb-blocks-eviction"
 	checkPDBUnhealthyEviction  = "pdb-unhealthy-eviction-policy"
 	checkGracePeriodLong       = "grace-period-long"
+	checkFieldNewerThanTarget  = "field-newer-than-target"
 	reasonNeverLowerGrace      = "a fix never lowers a grace period: only what the app needs can tell how far"
-	reasonNoSleepBelowNative   = "the image has no sleep binary and the native sleep action needs Kubernetes 1.30 (--kube-version is lower)"
+	reasonNoSleepBelowNative   = "the image has no sleep binary and the target Kubernetes version does not take this native sleep (1.30+; 0 s: 1.33+)"
 	reasonScriptHook           = "the preStop hook is a script that does more than sleep: rewriting it is not mechanical"
 	reasonGraceZeroSuppressed  = "terminationGracePeriodSeconds is 0 and grace-period-zero is not being fixed: a preStop delay would never run"
 	reasonZeroFloor            = "--prestop-floor is 0: no delay to add"
 	reasonZeroSleepUnsupported = "a 0 s native sleep needs Kubernetes 1.33"
+	reasonTargetField          = "the target Kubernetes version does not take a field of this container that an exec sleep would not replace"
 )

@@ -12,7 +12,11 @@ import (
 func (w *WorkloadPlan) Describe() string {
 	var parts []string
 	for _, c := range w.PreStops {
-		parts = append(parts, fmt.Sprintf("preStop of %s: %s -> %s", c.Container, hookText(c.FromHow, c.FromSeconds), hookText(nativeOrExec(c.Native), c.Seconds)))
+		part := fmt.Sprintf("preStop of %s: %s -> %s", c.Container, hookText(c.FromHow, c.FromSeconds), hookText(nativeOrExec(c.Native), c.Seconds))
+		if c.note != "" {
+			part += " (" + c.note + ")"
+		}
+		parts = append(parts, part)
 	}
 	if w.GraceSeconds != nil {
 		parts = append(parts, fmt.Sprintf("terminationGracePeriodSeconds %d -> %d", w.GraceFrom, *w.GraceSeconds))

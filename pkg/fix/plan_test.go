@@ -154,6 +154,50 @@ metadata: {name: x, namespace: shop}
 			want: []string{"manual web prestop-sleep-binary-missing: " + reasonScriptHook},
 		},
 		{
+			name:    "below 1.30 a native sleep becomes an exec sleep, and says why",
+			src:     workload("Deployment", "web", 1, plainWeb+"  lifecycle:\n    preStop:\n      sleep:\n        seconds: 10\n"),
+			version: "1.29",
+			want:    []string{"preStop of web: sleep 10 s -> exec sleep 10 s (Kubernetes 1.29 does not take lifecycle.preStop.sleep)"},
+			absent:  []string{"-> sleep"},
+		},
+		{
+			name:    "below 1.30 a short native sleep raised to the floor is an exec sleep",
+			src:     workload("Deployment", "web", 1, plainWeb+"  lifecycle:\n    preStop:\n      sleep:\n        seconds: 2\n"),
+			version: "1.29",
+			want:    []string{"preStop of web: sleep 2 s -> exec sleep 5 s (Kubernetes 1.29 does not take lifecycle.preStop.sleep)"},
+		},
+		{
+			name:    "below 1.30 a native sleep in an image without sleep is refused",
+			src:     workload("Deployment", "web", 1, distrolessWeb+"  lifecycle:\n    preStop:\n      sleep:\n        seconds: 10\n"),
+			version: "1.29",
+			want:    []string{"manual web field-newer-than-target: " + reasonNoSleepBelowNative},
+			absent:  []string{"preStop of web"},
+		},
+		{
+			name:    "below 1.33 a 0 s native sleep raised to the floor stays native",
+			src:     workload("Deployment", "web", 1, plainWeb+"  lifecycle:\n    preStop:\n      sleep:\n        seconds: 0\n"),
+			version: "1.32",
+			want:    []string{"preStop of web: sleep 0 s -> sleep 5 s"},
+		},
+		{
+			name:    "below 1.33 a 0 s native sleep with no floor becomes an exec sleep",
+			src:     workload("Deployment", "web", 1, plainWeb+"  lifecycle:\n    preStop:\n      sleep:\n        seconds: 0\n"),
+			version: "1.32",
+			audit:   func(o *inspect.Options) { o.PreStopFloorSeconds = 0 },
+			opts:    Options{PreStopFloorSeconds: -1},
+			want:    []string{"preStop of web: sleep 0 s -> exec sleep 0 s (Kubernetes 1.32 does not take lifecycle.preStop.sleep.seconds: 0)"},
+		},
+		{
+			name: "below 1.29 a native sidecar is manual",
+			src: workload("Deployment", "web", 1, plainWeb+`initContainers:
+- name: proxy
+  image: envoyproxy/envoy:v1.31
+  restartPolicy: Always
+`),
+			version: "1.28",
+			want:    []string{"manual web field-newer-than-target: " + reasonTargetField},
+		},
+		{
 			name: "a sidecar (restartable init container) gets a preStop too",
 			src: workload("Deployment", "web", 1, plainWeb+`initContainers:
 - name: proxy
@@ -168,8 +212,11 @@ metadata: {name: x, namespace: shop}
 			if tc.audit != nil {
 				tc.audit(&ao)
 			}
-			if tc.opts.PreStopFloorSeconds == 0 {
+			switch tc.opts.PreStopFloorSeconds {
+			case 0:
 				tc.opts.PreStopFloorSeconds = 5
+			case -1: // a floor of 0
+				tc.opts.PreStopFloorSeconds = 0
 			}
 			if tc.opts.ShutdownSeconds != nil {
 				ao.ShutdownSeconds = tc.opts.ShutdownSeconds

@@ -1,6 +1,8 @@
 package fix
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -35,9 +37,15 @@ type PreStopChange struct {
 	// before the change.
 	FromHow     string
 	FromSeconds int64
+	// note says why the change is not what was asked for (an exec sleep
+	// where the target takes no native one).
+	note string
 }
 
 // containerWants collects what a container's findings ask of its preStop.
+// A field-newer-than-target finding on a native sleep asks nothing of its
+// own: planPreStop writes an exec sleep wherever the target does not take
+// the native one.
 type containerWants struct {
 	floor, native, noShell bool
 	findings               []inspect.Finding
@@ -62,6 +70,12 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 			want(f.Container).native = true
 		case checkSleepBinaryMissing:
 			want(f.Container).noShell = true
+		case checkFieldNewerThanTarget:
+			if !execSleepRemoves(inspect.UnsupportedFields(opts.Version, w.Template.Spec, f.Container)) {
+				p.manual(f, reasonTargetField)
+				continue
+			}
+			want(f.Container)
 		case checkPreStopExceedsGrace, checkShutdownBudget, checkGracePeriodZero:
 			needGrace = true
 			graceZeroFixed = graceZeroFixed || f.Check == checkGracePeriodZero
@@ -129,10 +143,22 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 	ch := &PreStopChange{Container: c.Name, Seconds: target, Native: native, FromHow: how, FromSeconds: d}
 	switch how {
 	case prestop.HowNativeSleep:
-		if target == d {
-			return nil, ""
+		if native && (target > 0 || opts.Version.AtLeast(1, 33)) {
+			if target == d {
+				return nil, ""
+			}
+			return ch, ""
 		}
-		ch.Native = true
+		// The target does not take this native sleep: whatever the
+		// findings ask, what is written is an exec sleep, and it says why.
+		if cw.noShell || inspect.LacksShell(c.Image) {
+			return nil, reasonNoSleepBelowNative
+		}
+		ch.Native = false
+		ch.note = "Kubernetes " + opts.Version.String() + " does not take lifecycle.preStop.sleep"
+		if native {
+			ch.note += ".seconds: 0"
+		}
 		return ch, ""
 	case prestop.HowNone:
 		if target == 0 {
@@ -189,4 +215,16 @@ func gracePeriod(spec corev1.PodSpec) int64 {
 		return inspect.DefaultGracePeriodSeconds
 	}
 	return *spec.TerminationGracePeriodSeconds
+}
+
+// execSleepRemoves reports whether replacing a native preStop sleep by an
+// exec sleep removes every one of fields (inspect.UnsupportedFields): the
+// native sleep and its 0 s form, not a native sidecar.
+func execSleepRemoves(fields []string) bool {
+	for _, f := range fields {
+		if !strings.HasPrefix(f, "lifecycle.preStop.sleep") {
+			return false
+		}
+	}
+	return len(fields) > 0
 }
