@@ -53,7 +53,7 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 			inv.addWorkload(o.ObjectMeta, "Pod", src, tpl, &one, nil)
 		}
 		if inv.Live {
-			inv.Pods = append(inv.Pods, PodLabels{Namespace: o.Namespace, Labels: o.Labels})
+			inv.AddPodLabels(o.Namespace, o.Labels, metav1.GetControllerOf(o))
 		}
 	case *batchv1.Job:
 		if !inv.controlled(o.ObjectMeta, "Job", "batch/CronJob") {

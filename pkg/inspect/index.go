@@ -20,6 +20,9 @@ type index struct {
 	workloads                  map[string][]*Workload
 	// pdbSel[i] is pdbSelector(inv.PDBs[i]).
 	pdbSel []labels.Selector
+	// podsOf maps a workload to the positions of its running pods in
+	// inv.Pods, built on first use (pdb_pods.go).
+	podsOf map[ObjectRef][]int
 	// anyDefaulted is true when some workload or PDB was given its
 	// namespace for lack of one in its manifest (namespace_hint.go).
 	anyDefaulted bool

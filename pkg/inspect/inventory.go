@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Input names a kind of object the checks read besides workloads. A check
@@ -171,16 +172,28 @@ func (inv *Inventory) AddNotAudited(reason string) {
 }
 
 // PodLabels is what the checks read of a live pod: its namespace and
-// labels, which PDB selectors are matched against.
+// labels, which PDB selectors are matched against, and its controller,
+// which tells the workload it belongs to. The labels are the pod's own:
+// operators and meshes add labels to running pods that the workload's
+// template does not have.
 type PodLabels struct {
 	Namespace string
 	Labels    map[string]string
+	// ControllerKind and ControllerName are the pod's controller
+	// reference (metadata.ownerReferences, controller: true); empty for a
+	// bare pod.
+	ControllerKind, ControllerName string
 }
 
-// AddPodLabels records a live pod's namespace and labels. Pods a workload
-// owns are not counted in Objects: the workload stands for them.
-func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string) {
-	inv.Pods = append(inv.Pods, PodLabels{Namespace: namespace, Labels: labels})
+// AddPodLabels records a live pod's namespace, labels and controller
+// reference (nil for none). Pods a workload owns are not counted in
+// Objects: the workload stands for them.
+func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string, controller *metav1.OwnerReference) {
+	p := PodLabels{Namespace: namespace, Labels: labels}
+	if controller != nil {
+		p.ControllerKind, p.ControllerName = controller.Kind, controller.Name
+	}
+	inv.Pods = append(inv.Pods, p)
 }
 
 // AddCustomResource counts a custom resource in namespace.

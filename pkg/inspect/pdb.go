@@ -23,30 +23,47 @@ var pdbMissing = register(&Check{
 	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
 	Needs:    []Input{InputPDBs, InputHPAs},
 	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			if w.Replicas == nil || w.Object.Kind == "Pod" || len(s.pdbsFor(w)) > 0 {
-				return nil
-			}
-			n := *w.Replicas
-			if h := s.hpaFor(w); h != nil && h.MinReplicas > n {
-				n = h.MinReplicas
-			}
-			if n < 2 {
-				return nil
-			}
-			msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n) +
-				s.namespaceHintForWorkload(w)
-			fix := fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
-				w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
-			return []Finding{c.finding(w, "", msg, fix)}
-		})
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return s.checkPDBMissing(c, w) })
 	},
 	Explanation: Doc{
-		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel).",
+		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel). Live, budgets are matched against the labels the running pods carry, as the eviction API does (operators and meshes label pods at run time): a workload whose pods are all covered that way is not flagged, one with some pods under no budget is, with how many.",
 		Fix:    "Create a PDB with maxUnavailable: 1 (or a percentage) selecting the workload's pods.",
 		Source: srcEviction,
 	},
 })
+
+// checkPDBMissing flags w when it has 2 or more replicas and budgets
+// cover none or, live, not all of its running pods.
+func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
+	if w.Replicas == nil || w.Object.Kind == "Pod" {
+		return nil
+	}
+	n := *w.Replicas
+	if h := s.hpaFor(w); h != nil && h.MinReplicas > n {
+		n = h.MinReplicas
+	}
+	if n < 2 {
+		return nil
+	}
+	fix := fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
+		w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
+	cov, live := s.coverage(w)
+	switch {
+	case live && cov.uncovered == 0:
+		return nil
+	case live && len(cov.covers) > 0:
+		msg := fmt.Sprintf("%d of its %d running pods are under no PodDisruptionBudget (%s, by the pods' own labels): a node drain or cluster upgrade may evict those at once",
+			cov.uncovered, cov.pods, s.perBudget(cov))
+		return []Finding{c.finding(w, "", msg, fmt.Sprintf("find the pods no budget selects: kubectl get pods -n %s -l %s --show-labels", w.Object.Namespace, labels.Set(w.Template.Labels)))}
+	case !live && len(s.pdbsFor(w)) > 0:
+		return nil
+	}
+	msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n)
+	if live {
+		msg = fmt.Sprintf("%d replicas and no PodDisruptionBudget selects any of its %d running pods: a node drain or cluster upgrade may evict them all at once", n, cov.pods)
+	}
+	return []Finding{c.finding(w, "", msg+s.namespaceHintForWorkload(w), fix)}
+}
 
 var pdbBlocksEviction = register(&Check{
 	ID:       "pdb-blocks-eviction",
@@ -182,6 +199,14 @@ var pdbOverlap = register(&Check{
 			if w.Batch {
 				return nil
 			}
+			if cov, live := s.coverage(w); live {
+				if cov.overlapped == 0 {
+					return nil
+				}
+				msg := fmt.Sprintf("%d of its %d running pods match more than one PodDisruptionBudget (%s) by the pods' own labels: eviction fails with 500",
+					cov.overlapped, cov.pods, strings.Join(cov.overlapping, ", "))
+				return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
+			}
 			pdbs := s.pdbsFor(w)
 			if len(pdbs) < 2 {
 				return nil
@@ -195,7 +220,7 @@ var pdbOverlap = register(&Check{
 		})
 	},
 	Explanation: Doc{
-		Why:    "When more than one PDB matches a pod, the eviction API refuses to evict it with a 500 error (\"This pod has more than one PodDisruptionBudget\"): drains cannot proceed.",
+		Why:    "When more than one PDB matches a pod, the eviction API refuses to evict it with a 500 error (\"This pod has more than one PodDisruptionBudget\"): drains cannot proceed. Live, the running pods' own labels are matched, as the eviction API does; from files, the pod template's.",
 		Fix:    "Make the PDBs' selectors disjoint so each pod matches exactly one.",
 		Source: srcEviction,
 	},

@@ -60,7 +60,7 @@ func (l *lister) podLabels(sel labels.Selector, withBarePods bool) (map[string]b
 		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.inv.AddPodLabels(p.Namespace, p.Labels)
+		l.inv.AddPodLabels(p.Namespace, p.Labels, metav1.GetControllerOf(p))
 	})
 	if err != nil {
 		return nil, err
