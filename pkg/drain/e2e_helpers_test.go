@@ -306,3 +306,20 @@ func (f *fixture) onOneOfTwo(name, app string, replicas int32) (a, b string) {
 	f.cordon(b, false)
 	return a, b
 }
+
+// deleteHeld adds finalizer to pod and deletes it with grace seconds; at
+// cleanup the finalizer is removed, so that the pod goes.
+func (f *fixture) deleteHeld(pod, finalizer string, grace int64) {
+	f.t.Helper()
+	pods := f.env.Client.CoreV1().Pods(f.ns)
+	patch := fmt.Sprintf(`{"metadata":{"finalizers":[%q]}}`, finalizer)
+	if _, err := pods.Patch(f.ctx, pod, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() {
+		_, _ = pods.Patch(f.ctx, pod, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+	if err := pods.Delete(f.ctx, pod, metav1.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
+		f.t.Fatal(err)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
@@ -62,15 +61,7 @@ func TestDrainPreflightPodHeldByFinalizer(t *testing.T) {
 	a, _ := f.onOneOfTwo("web", "web", 2)
 	held := f.pods("app=web", onNode(a))[0].Name
 	pods := f.env.Client.CoreV1().Pods(f.ns)
-	if _, err := pods.Patch(f.ctx, held, types.MergePatchType, []byte(`{"metadata":{"finalizers":["example.com/hold"]}}`), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = pods.Patch(f.ctx, held, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
-	})
-	if err := pods.Delete(f.ctx, held, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)}); err != nil {
-		t.Fatal(err)
-	}
+	f.deleteHeld(held, "example.com/hold", 1)
 	p, err := pods.Get(f.ctx, held, metav1.GetOptions{})
 	if err != nil || p.DeletionTimestamp == nil {
 		t.Fatalf("pod %s after delete: %v", held, err)

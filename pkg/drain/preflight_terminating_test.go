@@ -18,9 +18,18 @@ func deleting(pod corev1.Pod, requested time.Time, grace int64, finalizers ...st
 	return pod
 }
 
+// stopped marks pod's containers stopped: phase Succeeded.
+func stopped(pod corev1.Pod) corev1.Pod {
+	pod.Status.Phase = corev1.PodSucceeded
+	return pod
+}
+
 // A pod already terminating is listed, not evicted; past its deadline and
 // still there it blocks, saying what it waits on; within its grace period
-// it adds the rest of it to the estimate.
+// it adds the rest of it to the estimate. A finalizer that holds a pod
+// past its deadline or after its containers stopped blocks at once (no
+// time can be told), and so does a pod past its deadline on a node whose
+// kubelet is not Ready; each blocker says whether waiting helps.
 func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	web := rsPod("web-1-a", "web-1", "web", "node-a", true)
@@ -42,6 +51,18 @@ func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 			BlockerTerminatingStuck, "the kubelet of node node-a, which is not Ready", -1, 60},
 		{"just past its deadline", deleting(web, now.Add(-32*time.Second), 30), true,
 			"", "the kubelet of node node-a to report its containers stopped", 0, 32},
+		// The kubelet's final delete (grace 0) moved the deadline to the
+		// request time: only the finalizer is left, at once.
+		{"stopped, held by a finalizer", stopped(deleting(web, now.Add(-2*time.Second), 0, "example.org/keep")), true,
+			BlockerTerminatingStuck, "finalizer example.org/keep", -1, 2},
+		{"stopped within its grace period, held by a finalizer", stopped(deleting(web, now.Add(-2*time.Second), 30, "example.org/keep")), true,
+			BlockerTerminatingStuck, "finalizer example.org/keep", -1, 2},
+		{"just past its deadline, held by a finalizer", deleting(web, now.Add(-31*time.Second), 30, "example.org/keep"), true,
+			BlockerTerminatingStuck, "finalizer example.org/keep", -1, 31},
+		{"just past its deadline on a node not Ready", deleting(web, now.Add(-31*time.Second), 30), false,
+			BlockerTerminatingStuck, "the kubelet of node node-a, which is not Ready", -1, 31},
+		{"within its grace period on a node not Ready", deleting(web, now.Add(-10*time.Second), 40), false,
+			"", "its grace period (ends in 30s)", 30, 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := input([]corev1.Pod{c.pod}, nil)
@@ -65,7 +86,8 @@ func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 				return
 			}
 			b := has(r.Blockers, c.blocker)
-			if b == nil || !strings.Contains(b.Message, c.waitsOn) || strings.HasPrefix(r.Verdict, "would succeed") {
+			if b == nil || !strings.Contains(b.Message, c.waitsOn) || !strings.HasPrefix(r.Verdict, "would block: "+c.blocker) ||
+				r.EstimatedSeconds != nil || !strings.Contains(b.Message, "waiting ") {
 				t.Errorf("blockers %+v verdict %q, want %s naming %q", r.Blockers, r.Verdict, c.blocker, c.waitsOn)
 			}
 		})
