@@ -97,8 +97,8 @@ func (s *scope) blocksEviction(p PDB) string {
 		return ""
 	}
 	var expected int32
-	countable := true
-	var names []string
+	countable, scaled := true, false
+	var names, counted []string
 	for _, w := range targets {
 		names = append(names, w.Object.Kind+"/"+w.Object.Name)
 		n, ok := s.floorReplicas(w)
@@ -106,8 +106,17 @@ func (s *scope) blocksEviction(p PDB) string {
 			countable = false
 		}
 		expected += n
+		how := fmt.Sprintf("%s/%s: replicas %d", w.Object.Kind, w.Object.Name, n)
+		if h := s.hpaFor(w); h != nil && ok {
+			scaled = true
+			how = fmt.Sprintf("%s/%s: minReplicas %d of HorizontalPodAutoscaler %s", w.Object.Kind, w.Object.Name, n, h.Name)
+		}
+		counted = append(counted, how)
 	}
 	on := strings.Join(names, ", ")
+	// of says what expected counts: an HPA's minReplicas is its floor, the
+	// scale at which the budget allows least.
+	of := fmt.Sprintf("%d pods (%s)", expected, strings.Join(counted, ", "))
 	if p.Spec.MaxUnavailable == nil && p.Spec.MinAvailable == nil {
 		// getExpectedPodCount counts no pods for such a budget, and
 		// updatePdbStatus allows no disruption while it expects none.
@@ -125,14 +134,18 @@ func (s *scope) blocksEviction(p PDB) string {
 		}
 		v, err := intstr.GetScaledValueFromIntOrPercent(mu, int(expected), true)
 		if err == nil && v <= 0 {
-			return fmt.Sprintf("maxUnavailable %s resolves to 0 of %d pods: no pod of %s can ever be evicted", mu.String(), expected, on)
+			return fmt.Sprintf("maxUnavailable %s resolves to 0 of %s: no pod of %s can ever be evicted", mu.String(), of, on)
 		}
 		return ""
 	}
 	if ma := p.Spec.MinAvailable; ma != nil && countable && expected > 0 {
 		v, err := intstr.GetScaledValueFromIntOrPercent(ma, int(expected), true)
 		if err == nil && int32(v) >= expected {
-			return fmt.Sprintf("minAvailable %s requires %d of %d pods of %s to stay up: no eviction is ever allowed", ma.String(), v, expected, on)
+			never := "no eviction is ever allowed"
+			if scaled && ma.String() != "100%" {
+				never = "whenever the HorizontalPodAutoscaler holds it at minReplicas no eviction is allowed, and a drain waits until it scales up"
+			}
+			return fmt.Sprintf("minAvailable %s requires %d of %s to stay up: %s", ma.String(), v, of, never)
 		}
 	}
 	return ""
