@@ -57,7 +57,7 @@ func TestPreflightBudgetThatNeverAllows(t *testing.T) {
 		{"a pod still to come", web, recovering, false, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := Preflight(input(c.pods, []policyv1.PodDisruptionBudget{c.pdb}, node("node-b", false)))
+			r := preflightOf(t, input(c.pods, []policyv1.PodDisruptionBudget{c.pdb}, node("node-b", false)))
 			b := has(r.Blockers, BlockerPDBNeverAllows)
 			if !c.never {
 				if b != nil {

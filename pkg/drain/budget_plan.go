@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,7 +38,7 @@ func budgets(r *PreflightReport, evict []*corev1.Pod, in PreflightInput) time.Du
 			}
 			r.Blockers = append(r.Blockers, Issue{Kind: BlockerMultiplePDBs, Pod: podKey(pod), Message: fmt.Sprintf(
 				"pod %s is covered by %d PodDisruptionBudgets (%v): the eviction API refuses it with 500 "+
-					"(more than one PodDisruptionBudget); make their selectors disjoint", podKey(pod), len(pdbs), names)})
+					"(more than one PodDisruptionBudget) whatever they allow: waiting will not help; make their selectors disjoint", podKey(pod), len(pdbs), names)})
 		}
 		for _, pdb := range pdbs {
 			b := buckets[pdbName(pdb)]
@@ -100,7 +101,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		out.Plan = "blocked"
 		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption by its spec (%s): its %d Ready pod(s) on this node can never be evicted; "+
-				"change the PDB or scale the workload", pdbName(pdb), why, h)})
+				"waiting will not help: change the PDB or scale the workload", pdbName(pdb), why, h)})
 		return out, 0
 	}
 	if why := neverAllows(b, in); why != "" {
@@ -123,7 +124,8 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
 			"PDB %s allows %d disruption(s) now (currentHealthy %d, desiredHealthy %d) and %d of its Ready pods are on this node; "+
 				"the rest can go only once replacements are Ready elsewhere, and no other node can take %s "+
-				"(Ready, schedulable, matching its node selector/affinity and tolerations)",
+				"(Ready, schedulable, matching its node selector/affinity and tolerations): waiting helps only if such a node appears "+
+				"(uncordon one, add capacity)",
 			pdbName(pdb), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, h, podKey(pod))})
 		return out, 0
 	}
@@ -135,7 +137,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 	}
 	r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBSequential, PDB: pdbName(pdb), Message: fmt.Sprintf(
 		"PDB %s allows %d disruption(s) now and %d of its Ready pods are on this node: they go %s, "+
-			"each wave once the replacements are Ready elsewhere", pdbName(pdb), st.DisruptionsAllowed, h, out.Plan)})
+			"each wave once the replacements are Ready elsewhere%s", pdbName(pdb), st.DisruptionsAllowed, h, out.Plan, gatesWait(b.healthy))})
 	return out, time.Duration(waves-1) * (in.RetryDelay + readyDelay(b.healthy))
 }
 
@@ -162,10 +164,11 @@ func unreadyBlockers(r *PreflightReport, b *budgetBucket) bool {
 	}
 	st := b.pdb.Status
 	for _, pod := range b.unhealthy {
+		why := whyUnready(pod)
 		r.Blockers = append(r.Blockers, Issue{Kind: BlockerUnreadyPod, PDB: pdbName(b.pdb), Pod: podKey(pod), Message: fmt.Sprintf(
-			"pod %s is not Ready and PDB %s (unhealthyPodEvictionPolicy IfHealthyBudget) has currentHealthy %d < desiredHealthy %d: "+
-				"its eviction is refused until it turns Ready, forever if it crash-loops; "+
-				"unhealthyPodEvictionPolicy: AlwaysAllow lets it go", podKey(pod), pdbName(b.pdb), st.CurrentHealthy, st.DesiredHealthy)})
+			"pod %s is not Ready%s and PDB %s (unhealthyPodEvictionPolicy IfHealthyBudget) has currentHealthy %d < desiredHealthy %d: "+
+				"its eviction is refused until it turns Ready; %s; unhealthyPodEvictionPolicy: AlwaysAllow lets it go",
+			podKey(pod), why.paren(), pdbName(b.pdb), st.CurrentHealthy, st.DesiredHealthy, why.wait)})
 	}
 	return true
 }
@@ -197,3 +200,15 @@ func readyDelay(pods []*corev1.Pod) time.Duration {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// gatesWait says what else a wave waits for when pods declare readiness
+// gates: their replacements are Ready only once whoever owns each gate
+// sets its condition True, which the preflight cannot time.
+func gatesWait(pods []*corev1.Pod) string {
+	gates := gatesOf(pods)
+	if len(gates) == 0 {
+		return ""
+	}
+	return " (Ready includes readiness gate(s) " + strings.Join(gates, ", ") +
+		", set by whoever owns them, not the kubelet: the waves wait for that too, for a time the preflight cannot tell)"
+}

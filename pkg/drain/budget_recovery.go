@@ -85,7 +85,7 @@ func holdOf(b *budgetBucket, in PreflightInput, unreadyLeave bool) budgetHold {
 func holdBlocker(pdb *policyv1.PodDisruptionBudget, h budgetHold, healthyOnNode int32, now time.Time) Issue {
 	where := make([]string, len(h.holders))
 	for i, p := range h.holders {
-		where[i] = fmt.Sprintf("%s on node %s (Running, not Ready%s)", podKey(p), p.Spec.NodeName, unreadyFor(p, now))
+		where[i] = fmt.Sprintf("%s on node %s (Running, not Ready%s)%s", podKey(p), p.Spec.NodeName, unreadyFor(p, now), whyUnready(p).brief())
 	}
 	policy := "under unhealthyPodEvictionPolicy IfHealthyBudget an unready pod counts against the budget " +
 		"and may itself be evicted only while the budget is met"
@@ -96,7 +96,8 @@ func holdBlocker(pdb *policyv1.PodDisruptionBudget, h budgetHold, healthyOnNode 
 	return Issue{Kind: BlockerPDBHeldByUnready, PDB: pdbName(pdb), Message: fmt.Sprintf(
 		"PDB %s allows no disruption (currentHealthy %d, desiredHealthy %d) and will not recover by itself: "+
 			"it is held by unready pod(s) %s; %s. None of its %d Ready pod(s) on this node can be evicted "+
-			"until those pods turn Ready or someone fixes, removes or scales down their workload",
+			"until those pods turn Ready or someone fixes, removes or scales down their workload: "+
+			"waiting helps only if they turn Ready, and the drain cannot tell when",
 		pdbName(pdb), pdb.Status.CurrentHealthy, pdb.Status.DesiredHealthy, strings.Join(where, ", "), policy, healthyOnNode)}
 }
 

@@ -61,7 +61,7 @@ func TestPreflightBudgetHeldByUnreadyPods(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := input(c.pods, []policyv1.PodDisruptionBudget{c.pdb}, node("node-b", false))
 			in.Now = time.Date(2026, 1, 1, 11, 2, 0, 0, time.UTC)
-			r := Preflight(in)
+			r := preflightOf(t, in)
 			b := has(r.Blockers, BlockerPDBHeldByUnready)
 			if !c.blocked {
 				if b != nil || len(r.Blockers) != 0 {
@@ -91,7 +91,7 @@ func TestPreflightBudgetHeldByUnreadyPods(t *testing.T) {
 // unready pods under IfHealthyBudget with the budget not met.
 func TestPreflightPlanOfRefusedUnreadyPodsIsBlocked(t *testing.T) {
 	pods := []corev1.Pod{rsPod("web-1-a", "web-1", "web", "node-a", false), rsPod("web-1-b", "web-1", "web", "node-b", true)}
-	r := Preflight(input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 0, 1, 2, 2)}, node("node-b", false)))
+	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 0, 1, 2, 2)}, node("node-b", false)))
 	if len(r.Budgets) != 1 || r.Budgets[0].Plan != "blocked" {
 		t.Fatalf("budgets = %+v, want the plan blocked", r.Budgets)
 	}

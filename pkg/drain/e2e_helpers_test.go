@@ -323,3 +323,35 @@ func (f *fixture) deleteHeld(pod, finalizer string, grace int64) {
 		f.t.Fatal(err)
 	}
 }
+
+// gatedDeploy creates a Deployment of replicas pods (app=web, role=name)
+// on node declaring lbGate, and waits until they are Ready (kwok sets the
+// gate's condition True with Ready).
+func (f *fixture) gatedDeploy(name, node string, replicas int32) {
+	f.t.Helper()
+	labels := map[string]string{"app": "web", "role": name}
+	tpl := podTemplate(labels, map[string]string{hostLabel: node}, nil)
+	tpl.Spec.ReadinessGates = []corev1.PodReadinessGate{{ConditionType: lbGate}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: appsv1.DeploymentSpec{
+		Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: tpl}}
+	f.create(d, func() error {
+		_, err := f.env.Client.AppsV1().Deployments(f.ns).Create(f.ctx, d, metav1.CreateOptions{})
+		return err
+	})
+	f.waitPods("role="+name, int(replicas), isReady)
+}
+
+// closeGate sets pod's lbGate condition False, as the load balancer
+// controller does while the target registers, and Ready False with its
+// containers Ready, as the kubelet then computes it.
+func (f *fixture) closeGate(pod string) {
+	f.t.Helper()
+	patch := fmt.Sprintf(`{"status":{"conditions":[
+		{"type":%q,"status":"False","reason":"Elb.RegistrationInProgress","message":"Target registration is in progress"},
+		{"type":"Ready","status":"False","reason":"ReadinessGatesNotReady","message":"the status of pod readiness gate \"%s\" is not \"True\", but False"},
+		{"type":"ContainersReady","status":"True"}]}}`, lbGate, lbGate)
+	if _, err := f.env.Client.CoreV1().Pods(f.ns).Patch(f.ctx, pod, types.StrategicMergePatchType, []byte(patch),
+		metav1.PatchOptions{}, "status"); err != nil {
+		f.t.Fatal(err)
+	}
+}

@@ -33,7 +33,7 @@ func threeNodePool(maxConcurrent int) PoolInput {
 }
 
 func TestPoolBudgetsAcrossThePool(t *testing.T) {
-	r := PoolPreflight(threeNodePool(1))
+	r := poolPreflightOf(t, threeNodePool(1))
 	if len(r.Blockers) != 0 || r.Blocked() {
 		t.Fatalf("blockers = %+v", r.Blockers)
 	}
@@ -58,7 +58,7 @@ func TestPoolBudgetAllowingNoneNow(t *testing.T) {
 	nodes := []corev1.Node{node("p1", false), node("p2", false), sized(node("o1", false), "8", "8Gi", "110")}
 	pods := []corev1.Pod{rsPod("web-1-a", "web-1", "web", "p1", true), rsPod("web-1-b", "web-1", "web", "p2", true),
 		rsPod("web-1-c", "web-1", "web", "o1", true), pending(rsPod("web-1-d", "web-1", "web", "o1", false))}
-	r := PoolPreflight(poolInput([]string{"p1", "p2"}, nodes, pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 0, 3, 3, 4)}))
+	r := poolPreflightOf(t, poolInput([]string{"p1", "p2"}, nodes, pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 0, 3, 3, 4)}))
 	if len(r.Budgets) != 1 || r.Budgets[0].PerWave != 1 || r.Budgets[0].Waves != 3 {
 		t.Fatalf("budgets = %+v, want 1 per wave in 1 + 2 waves", r.Budgets)
 	}
@@ -85,7 +85,7 @@ func TestPoolEstimate(t *testing.T) {
 		// 4): done at 36 (ideal 14); p1 at 33 (12), p3 at 30 (0).
 		{3, 36, 14},
 	} {
-		r := PoolPreflight(threeNodePool(c.maxConcurrent))
+		r := poolPreflightOf(t, threeNodePool(c.maxConcurrent))
 		if r.EstimatedSeconds == nil || *r.EstimatedSeconds != c.est {
 			t.Errorf("%d at a time: estimate = %v, want %d", c.maxConcurrent, r.EstimatedSeconds, c.est)
 		}
@@ -105,7 +105,7 @@ func TestPoolPodsOfTheModel(t *testing.T) {
 	for i := range in.PerNode {
 		in.PerNode[i].Flags.GracePeriodSeconds = 5
 	}
-	r := PoolPreflight(in)
+	r := poolPreflightOf(t, in)
 	if len(r.Pods) != 5 {
 		t.Fatalf("pods = %+v, want 5", r.Pods)
 	}
@@ -119,7 +119,7 @@ func TestPoolPodsOfTheModel(t *testing.T) {
 // eviction and every budget allowing the next 5 s after one, three at a
 // time: web evicts web-a at 0, web-b at 5, web-c (p2) at 10, gone at 11.
 func TestIdealPoolSecondsWithMeasuredTimes(t *testing.T) {
-	r := PoolPreflight(threeNodePool(3))
+	r := poolPreflightOf(t, threeNodePool(3))
 	if got := IdealPoolSecondsWith(r, 3, PoolTimes{ExitSeconds: 1, WaveSeconds: 5}); got != 11 {
 		t.Errorf("ideal = %v, want 11", got)
 	}
@@ -131,7 +131,7 @@ func TestIdealPoolSecondsWithMeasuredTimes(t *testing.T) {
 // The report's JSON carries the pool facts under documented names, amounts
 // with their unit.
 func TestPoolPreflightJSON(t *testing.T) {
-	r := PoolPreflight(threeNodePool(2))
+	r := poolPreflightOf(t, threeNodePool(2))
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,8 @@ func capacityIssues(r *PoolPreflightReport) {
 			"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
 			joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true), len(c.Unplaced), firstFew(why))
 	}
-	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Message: msg, Refuses: true})
+	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Refuses: true,
+		Message: msg + "; the drain does not start: waiting will not help"})
 }
 
 // joinAmounts writes the needed (or free) amount of each resource,

@@ -74,7 +74,7 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 		requesting(rsPod("web-1-d", "web-1", "web", "p2", true), "2", "4Gi"),
 		requesting(rsPod("db-1-a", "db-1", "db", "o1", true), "2", "4Gi"),
 	}
-	r := PoolPreflight(poolInput([]string{"p1", "p2"}, nodes, pods, nil))
+	r := poolPreflightOf(t, poolInput([]string{"p1", "p2"}, nodes, pods, nil))
 	c := r.Capacity
 	if c.NodesOutside != 1 || c.NodesOutsideUnmatched != 1 || len(c.Unplaced) != 3 {
 		t.Fatalf("capacity = %+v, want 1 node outside (and the tainted one unmatched), 3 pods unplaced", c)
@@ -105,7 +105,7 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 func TestPoolCapacityNoNodeOutside(t *testing.T) {
 	nodes := []corev1.Node{sized(node("p1", false), "8", "16Gi", "110"), sized(node("p2", false), "8", "16Gi", "110")}
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "100m", "64Mi")}
-	r := PoolPreflight(poolInput([]string{"p1", "p2"}, nodes, pods, nil))
+	r := poolPreflightOf(t, poolInput([]string{"p1", "p2"}, nodes, pods, nil))
 	b := has(r.Blockers, BlockerPoolNoCapacity)
 	if b == nil || !strings.Contains(b.Message, "nowhere for the 1 pod(s) to go, which request 0.1 CPU / 64 MiB / 1 pods") {
 		t.Fatalf("blockers = %+v, want nowhere for the pods to go with the requests", r.Blockers)
@@ -126,7 +126,7 @@ func TestPoolCapacityNodeFilters(t *testing.T) {
 	picky := requesting(rsPod("web-1-b", "web-1", "web", "p1", true), "1", "1Gi")
 	picky.Spec.NodeSelector = map[string]string{"disk": "ssd"}
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "1", "1Gi"), picky}
-	r := PoolPreflight(poolInput([]string{"p1"}, nodes, pods, nil))
+	r := poolPreflightOf(t, poolInput([]string{"p1"}, nodes, pods, nil))
 	c := r.Capacity
 	if c.NodesOutside != 1 || c.NodesOutsideUnschedulable != 1 || c.NodesOutsideUnmatched != 1 {
 		t.Errorf("nodes outside %d (+%d unschedulable, +%d unmatched), want 1 (+1, +1: the tainted one)",
@@ -136,7 +136,7 @@ func TestPoolCapacityNodeFilters(t *testing.T) {
 		t.Fatalf("unplaced = %+v, want web-1-b for its nodeSelector", c.Unplaced)
 	}
 	// Without the selector, the tainted node is left out and o1 holds it.
-	r = PoolPreflight(poolInput([]string{"p1"}, nodes, []corev1.Pod{pods[0], requesting(rsPod("web-1-b", "web-1", "web", "p1", true), "3", "1Gi")}, nil))
+	r = poolPreflightOf(t, poolInput([]string{"p1"}, nodes, []corev1.Pod{pods[0], requesting(rsPod("web-1-b", "web-1", "web", "p1", true), "3", "1Gi")}, nil))
 	if len(r.Capacity.Unplaced) != 0 || len(r.Blockers) != 0 || r.EstimatedSeconds == nil {
 		t.Errorf("unplaced %+v blockers %+v: want both pods on o1 (4 CPU), nothing blocking", r.Capacity.Unplaced, r.Blockers)
 	}
@@ -151,7 +151,7 @@ func TestPoolCapacityEffectiveRequests(t *testing.T) {
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}}}}
 	done := requesting(rsPod("job-a", "job", "job", "o1", false), "3", "1Gi")
 	done.Status.Phase = corev1.PodSucceeded
-	r := PoolPreflight(poolInput([]string{"p1"}, nodes, []corev1.Pod{initBig, done}, nil))
+	r := poolPreflightOf(t, poolInput([]string{"p1"}, nodes, []corev1.Pod{initBig, done}, nil))
 	if len(r.Capacity.Resources) == 0 || r.Capacity.Resources[0].Needed != 4000 || r.Capacity.Resources[0].FreeOutside != 3000 {
 		t.Fatalf("resources = %+v, want cpu 4000m needed (init container), 3000m free (finished pod not counted)", r.Capacity.Resources)
 	}
@@ -169,7 +169,7 @@ func TestPoolCapacityBarePodAndUnknownUsage(t *testing.T) {
 	in := poolInput([]string{"p1"}, nodes, []corev1.Pod{bare}, nil)
 	in.PerNode[0].Flags.Force = true
 	in.OutsidePods, in.OutsidePodsError = nil, errors.New("the server is on fire")
-	r := PoolPreflight(in)
+	r := poolPreflightOf(t, in)
 	if len(r.Capacity.Unplaced) != 0 || len(r.Capacity.NotReplaced) != 1 || has(r.Warnings, WarningPoolNotReplaced) == nil {
 		t.Errorf("capacity = %+v warnings %v: want the bare pod not replaced, not unplaced", r.Capacity, kinds(r.Warnings))
 	}
@@ -200,7 +200,7 @@ func TestPoolCapacityJustUncordonedNodeCounts(t *testing.T) {
 	spare.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}
 	nodes := []corev1.Node{sized(node("p1", false), "8", "16Gi", "110"), spare}
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "1", "1Gi")}
-	r := PoolPreflight(poolInput([]string{"p1"}, nodes, pods, nil))
+	r := poolPreflightOf(t, poolInput([]string{"p1"}, nodes, pods, nil))
 	if r.Capacity.NodesOutside != 1 || len(r.Blockers) != 0 {
 		t.Errorf("capacity %+v, blockers %+v: want the just uncordoned node to count", r.Capacity, r.Blockers)
 	}

@@ -83,7 +83,8 @@ func Preflight(in PreflightInput) *PreflightReport {
 			r.Skipped = append(r.Skipped, podInfo(pod, in.Flags, c.reason))
 		case actionRefuse:
 			r.Skipped = append(r.Skipped, podInfo(pod, in.Flags, c.reason))
-			r.Blockers = append(r.Blockers, Issue{Kind: c.kind, Pod: podKey(pod), Message: c.reason, Refuses: true})
+			r.Blockers = append(r.Blockers, Issue{Kind: c.kind, Pod: podKey(pod), Refuses: true,
+				Message: c.reason + "; the drain does not start: waiting will not help"})
 		}
 	}
 	r.Evict = groupByOwner(evict, in)

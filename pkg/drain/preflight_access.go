@@ -142,7 +142,7 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 			}
 			r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
 				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
-					"part way; ask for this permission, or drain as someone who has it", c.What(), why)})
+					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.What(), why)})
 		}
 	}
 }

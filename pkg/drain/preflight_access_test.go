@@ -44,7 +44,7 @@ func TestPreflightAccess(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", false))
 			in.Access = c.access
-			r := Preflight(in)
+			r := preflightOf(t, in)
 			b := has(r.Blockers, BlockerForbidden)
 			switch {
 			case c.want == "" && b != nil:
@@ -71,7 +71,7 @@ func TestPreflightAccess(t *testing.T) {
 			noBudget.Access[i].Allowed = false
 		}
 	}
-	if w := has(Preflight(noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
+	if w := has(preflightOf(t, noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
 		t.Errorf("no budget covers the pods, yet %+v", w)
 	}
 	if d := accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {

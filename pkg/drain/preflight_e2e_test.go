@@ -143,3 +143,39 @@ func TestDrainPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
 	expect(t, f.drain(a, "--dry-run"), 0, "[termination-audit]", "loses requests when evicted: sidecar-stops-first",
 		"istio-proxy", "Verdict: would succeed")
 }
+
+// lbGate is the readiness gate the AWS Load Balancer Controller injects.
+const lbGate = "target-health.elbv2.k8s.aws/k8s-shop-web-0123456789"
+
+// Pods of app=web declare the load balancer's target-health readiness
+// gate, two on node a and one on node b, under maxUnavailable 1
+// (IfHealthyBudget). The test then plays the load balancer controller for
+// one pod on each node, setting the gate's condition False
+// (Elb.RegistrationInProgress), and the kubelet, which then reports Ready
+// False (ReadinessGatesNotReady) with its containers Ready. The preflight
+// blocks (exit 2) naming the gate, its status and reason for both pods:
+// the one on a refused under IfHealthyBudget, the one on b holding the
+// budget; nothing is called crash-looping, and each says whether waiting
+// helps.
+func TestDrainPreflightNamesReadinessGate(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, b := f.env.Node(t), f.env.Node(t)
+	f.gatedDeploy("web-a", a, 2)
+	f.gatedDeploy("web-b", b, 1)
+	f.pdb("web", "web", nil, intOrStr(1), ptr.To(policyv1.IfHealthyBudget), 3)
+	here, there := f.pods("role=web-a", onNode(a))[0].Name, f.pods("role=web-b", onNode(b))[0].Name
+	for _, pod := range []string{here, there} {
+		f.closeGate(pod)
+	}
+
+	dry := f.drain(a, "--dry-run")
+	want := "held unready by readiness gate " + lbGate + " (condition False, reason Elb.RegistrationInProgress: Target registration is in progress)"
+	expect(t, dry, 2, "[unready-pod-if-healthy-budget] pod "+f.ns+"/"+here+" is not Ready ("+want,
+		"[pdb-held-by-unready-pods] PDB "+f.ns+"/web", f.ns+"/"+there+" on node "+b, want,
+		"waiting helps only if whoever owns the gate (not the kubelet) sets it True",
+		"Verdict: would block: ")
+	if strings.Contains(dry.Stdout, "crash") {
+		t.Errorf("a pod held by a readiness gate is described as crash-looping")
+	}
+}

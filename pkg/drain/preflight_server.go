@@ -57,7 +57,8 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Preflight
 	for _, a := range r.ServerDryRun {
 		if a.Answer != string(eviction.Accepted) {
 			r.Blockers = append(r.Blockers, Issue{Kind: BlockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
-				"the API server refused the dry-run eviction of %s/%s: %d %s: %s", a.Namespace, a.Name, a.Code, a.Answer, a.Cause)})
+				"the API server refused the dry-run eviction of %s/%s: %d %s: %s; %s", a.Namespace, a.Name, a.Code, a.Answer, a.Cause,
+				waitingOn(eviction.AnswerKind(a.Answer)))})
 		}
 	}
 	r.estimate(derefOr(r.EstimatedSeconds))
@@ -83,4 +84,21 @@ func derefOr(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// retriedUntil names, for each answer the drain retries (the ones
+// kubectl's drain retries: eviction.Answer.Retryable), what it waits for.
+var retriedUntil = map[eviction.AnswerKind]string{
+	eviction.BudgetRefused:        "the budget to allow it",
+	eviction.Throttled:            "the API server to take it",
+	eviction.NamespaceTerminating: "the namespace's deletion to reach the pod",
+}
+
+// waitingOn says whether waiting can help an eviction that got an answer
+// of kind: the others do not change by themselves.
+func waitingOn(kind eviction.AnswerKind) string {
+	if what, ok := retriedUntil[kind]; ok {
+		return "the drain waits for " + what + ", retrying until --timeout"
+	}
+	return "waiting will not help: the same request gets the same answer"
 }

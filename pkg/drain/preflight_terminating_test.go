@@ -68,7 +68,7 @@ func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 			in := input([]corev1.Pod{c.pod}, nil)
 			in.Nodes[0].Status.Conditions[0].Status = map[bool]corev1.ConditionStatus{true: "True", false: "False"}[c.nodeReady]
 			in.Now = now
-			r := Preflight(in)
+			r := preflightOf(t, in)
 			if r.PodCount() != 0 || len(r.Terminating) != 1 {
 				t.Fatalf("evict %d terminating %+v, want the pod listed as terminating only", r.PodCount(), r.Terminating)
 			}

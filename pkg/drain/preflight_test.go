@@ -93,7 +93,7 @@ func threeWebPods(ready bool) []corev1.Pod {
 
 func TestPreflightPDBRoomElsewhereGoesOneAfterAnother(t *testing.T) {
 	in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", false))
-	r := Preflight(in)
+	r := preflightOf(t, in)
 	if len(r.Blockers) != 0 {
 		t.Fatalf("blockers = %v, want none", r.Blockers)
 	}
@@ -132,7 +132,7 @@ func TestPreflightPDBNoRoomElsewhereBlocks(t *testing.T) {
 					pods[i].Spec.NodeSelector = map[string]string{"pool": "a"}
 				}
 			}
-			r := Preflight(input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, others...))
+			r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, others...))
 			b := has(r.Blockers, BlockerPDBNoRoom)
 			if b == nil || b.PDB != ns+"/web" || b.Refuses {
 				t.Fatalf("blockers = %+v, want a non-refusing pdb-no-room-elsewhere on shop/web", r.Blockers)
@@ -152,7 +152,7 @@ func taint(n corev1.Node) corev1.Node {
 func TestPreflightPDBWithinBudgetGoesAtOnce(t *testing.T) {
 	pods := threeWebPods(true)
 	pods[2].Spec.NodeName = "node-b"
-	r := Preflight(input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 2, 3, 1, 3)}))
+	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 2, 3, 1, 3)}))
 	if len(r.Blockers) != 0 || r.Budgets[0].Plan != "all at once" || has(r.Warnings, WarningAllReplicas) != nil {
 		t.Fatalf("blockers %v budgets %+v warnings %v", r.Blockers, r.Budgets, kinds(r.Warnings))
 	}
@@ -162,7 +162,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 	p := pdb("web", "web", 0, 3, 3, 3)
 	p.Spec.MinAvailable = nil
 	p.Spec.MaxUnavailable = ptr.To(intstr.FromInt32(0))
-	r := Preflight(input(threeWebPods(true), []policyv1.PodDisruptionBudget{p}, node("node-b", false)))
+	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{p}, node("node-b", false)))
 	b := has(r.Blockers, BlockerPDBAllowsNone)
 	if b == nil || !strings.Contains(b.Message, "maxUnavailable: 0") || b.PDB != "shop/web" {
 		t.Fatalf("blockers = %+v, want pdb-allows-none naming maxUnavailable: 0", r.Blockers)
@@ -172,7 +172,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 	}
 
 	minAll := pdb("web", "web", 0, 3, 3, 3) // minAvailable 3 of 3
-	r = Preflight(input(threeWebPods(true), []policyv1.PodDisruptionBudget{minAll}, node("node-b", false)))
+	r = preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{minAll}, node("node-b", false)))
 	if has(r.Blockers, BlockerPDBAllowsNone) == nil {
 		t.Errorf("minAvailable == expectedPods: blockers = %v, want pdb-allows-none", kinds(r.Blockers))
 	}
@@ -180,7 +180,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 
 func TestPreflightPodUnderTwoPDBs(t *testing.T) {
 	other := pdb("web-too", "web", 1, 3, 2, 3)
-	r := Preflight(input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3), other}, node("node-b", false)))
+	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3), other}, node("node-b", false)))
 	b := has(r.Blockers, BlockerMultiplePDBs)
 	if b == nil || !strings.Contains(b.Message, "500") {
 		t.Fatalf("blockers = %+v, want multiple-pdbs mentioning the 500", r.Blockers)
@@ -195,21 +195,21 @@ func TestPreflightUnreadyPod(t *testing.T) {
 	}
 	budget := pdb("web", "web", 0, 2, 3, 3)
 	budget.Spec.MinAvailable = ptr.To(intstr.FromString("90%"))
-	r := Preflight(input(pods, []policyv1.PodDisruptionBudget{budget}, node("node-b", false)))
+	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{budget}, node("node-b", false)))
 	b := has(r.Blockers, BlockerUnreadyPod)
 	if b == nil || b.Pod != "shop/web-1-a" {
 		t.Fatalf("IfHealthyBudget: blockers = %+v, want unready-pod-if-healthy-budget for shop/web-1-a", r.Blockers)
 	}
 
 	budget.Spec.UnhealthyPodEvictionPolicy = ptr.To(policyv1.AlwaysAllow)
-	r = Preflight(input(pods, []policyv1.PodDisruptionBudget{budget}, node("node-b", false)))
+	r = preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{budget}, node("node-b", false)))
 	if len(r.Blockers) != 0 {
 		t.Errorf("AlwaysAllow: blockers = %+v, want none", r.Blockers)
 	}
 
 	// IfHealthyBudget with the budget met: the unready pod may go.
 	met := pdb("web", "web", 0, 2, 2, 3)
-	r = Preflight(input(pods, []policyv1.PodDisruptionBudget{met}, node("node-b", false)))
+	r = preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{met}, node("node-b", false)))
 	if has(r.Blockers, BlockerUnreadyPod) != nil {
 		t.Errorf("budget met: blockers = %+v, want none", r.Blockers)
 	}
@@ -221,7 +221,7 @@ func TestPreflightPendingPodIgnoresBudget(t *testing.T) {
 		pods[i].Status.Phase = corev1.PodPending
 	}
 	p := pdb("web", "web", 0, 0, 3, 3)
-	r := Preflight(input(pods, []policyv1.PodDisruptionBudget{p}))
+	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{p}))
 	if len(r.Blockers) != 0 || len(r.Budgets) != 0 {
 		t.Fatalf("Pending pods are deleted without a PDB check: blockers %v budgets %+v", r.Blockers, r.Budgets)
 	}
@@ -238,7 +238,7 @@ func special() []corev1.Pod {
 }
 
 func TestPreflightPodsNeedingFlags(t *testing.T) {
-	r := Preflight(input(special(), nil))
+	r := preflightOf(t, input(special(), nil))
 	want := map[string]string{BlockerNeedsForce: "shop/bare", BlockerNeedsDeleteEmptyDirData: "shop/scratch", BlockerNeedsIgnoreDaemonSets: "shop/agent"}
 	for kind, pod := range want {
 		b := has(r.Blockers, kind)
@@ -252,7 +252,7 @@ func TestPreflightPodsNeedingFlags(t *testing.T) {
 
 	in := input(special(), nil)
 	in.Flags = Flags{Force: true, DeleteEmptyDirData: true, IgnoreDaemonSets: true, GracePeriodSeconds: -1}
-	r = Preflight(in)
+	r = preflightOf(t, in)
 	if len(r.Blockers) != 0 || r.PodCount() != 2 || len(r.Skipped) != 1 || r.Skipped[0].Name != "agent" {
 		t.Errorf("with flags: blockers %v, evict %d, skipped %+v; want bare+scratch evicted, agent skipped",
 			r.Blockers, r.PodCount(), r.Skipped)
@@ -264,7 +264,7 @@ func TestPreflightDoNotDisruptAnnotations(t *testing.T) {
 	pods[0].Annotations = map[string]string{SafeToEvictAnnotation: "false"}
 	pods[1].Annotations = map[string]string{DoNotDisruptAnnotation: "true"}
 	pods[2].Annotations = map[string]string{SafeToEvictAnnotation: "true"}
-	r := Preflight(input(pods, nil, node("node-b", false)))
+	r := preflightOf(t, input(pods, nil, node("node-b", false)))
 	var got []string
 	for _, b := range r.Blockers {
 		if b.Kind == BlockerDoNotDisrupt {
@@ -276,7 +276,7 @@ func TestPreflightDoNotDisruptAnnotations(t *testing.T) {
 	}
 	in := input(pods, nil, node("node-b", false))
 	in.Flags.EvictDoNotDisrupt = true
-	if r := Preflight(in); len(r.Blockers) != 0 {
+	if r := preflightOf(t, in); len(r.Blockers) != 0 {
 		t.Errorf("--evict-do-not-disrupt: blockers %v", r.Blockers)
 	}
 }
@@ -286,7 +286,7 @@ func TestPreflightSingleReplicaAndCordoned(t *testing.T) {
 	in := input(pods, nil, node("node-b", false))
 	in.Node.Spec.Unschedulable = true
 	in.Flags.GracePeriodSeconds = 5
-	r := Preflight(in)
+	r := preflightOf(t, in)
 	if w := has(r.Warnings, WarningSingleReplica); w == nil || !strings.Contains(w.Message, "shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want single-replica for Deployment/web", r.Warnings)
 	}
@@ -299,7 +299,7 @@ func TestPreflightDisableEvictionBypassesBudgets(t *testing.T) {
 	p := pdb("web", "web", 0, 3, 3, 3)
 	in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{p})
 	in.Flags.DisableEviction = true
-	r := Preflight(in)
+	r := preflightOf(t, in)
 	if len(r.Blockers) != 0 || has(r.Warnings, WarningDisableEviction) == nil {
 		t.Errorf("blockers %v warnings %v", r.Blockers, kinds(r.Warnings))
 	}
@@ -313,7 +313,7 @@ func TestPreflightAuditWarnings(t *testing.T) {
 		}
 		return nil
 	}
-	r := Preflight(in)
+	r := preflightOf(t, in)
 	w := has(r.Warnings, WarningTerminationAudit)
 	if w == nil || w.Pod != "shop/web-1-b" || !strings.Contains(w.Message, "no preStop hook") {
 		t.Errorf("warnings = %+v", r.Warnings)
@@ -321,7 +321,7 @@ func TestPreflightAuditWarnings(t *testing.T) {
 }
 
 func TestPreflightAllReplicasOnNodeWithoutPDB(t *testing.T) {
-	r := Preflight(input(threeWebPods(true), nil, node("node-b", false)))
+	r := preflightOf(t, input(threeWebPods(true), nil, node("node-b", false)))
 	w := has(r.Warnings, WarningAllReplicas)
 	if w == nil || !strings.Contains(w.Message, "all 3 replicas of shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want all-replicas-on-node", r.Warnings)
@@ -335,7 +335,7 @@ func TestPreflightWarnsOfPodsTheAuditRatesError(t *testing.T) {
 		PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 30}}}}}
 	in := input(pods, nil, node("node-b", false))
 	in.PodWarnings = AuditWarnings
-	r := Preflight(in)
+	r := preflightOf(t, in)
 	var got []string
 	for _, w := range r.Warnings {
 		if w.Kind == WarningTerminationAudit {
@@ -361,7 +361,7 @@ func TestPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
 	pods[1].Spec.InitContainers = []corev1.Container{{Name: "istio-proxy", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}}
 	in := input(pods, nil, node("node-b", false))
 	in.PodWarnings = AuditWarnings
-	r := Preflight(in)
+	r := preflightOf(t, in)
 	var got []Issue
 	for _, w := range r.Warnings {
 		if w.Kind == WarningTerminationAudit {
