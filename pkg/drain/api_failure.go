@@ -46,11 +46,12 @@ func (f *apiFailures) first() error {
 // 403, except the NamespaceTerminating one the drain retries), an
 // authentication failure (401), or the API server unreachable or failing
 // (eviction.Transient: a transport error, a 5xx). An answer about the pod
-// (a budget's 429, throttling, 404, an admission denial) is not.
+// (a budget's 429, throttling, 404, an admission webhook's or policy's
+// denial, whatever its code: 403, 401 or 422) is not.
 func isAPIFailure(err error) bool {
 	a := eviction.Read(err)
 	switch {
-	case err == nil, a.Retryable(), a.Kind == eviction.NotFound:
+	case err == nil, a.Retryable(), a.Kind == eviction.NotFound, a.Kind == eviction.AdmissionRefused:
 		return false
 	case apierrors.IsForbidden(err):
 		return !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)

@@ -31,6 +31,14 @@ func TestIsAPIFailure(t *testing.T) {
 		{"budget refusal", apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0), false},
 		{"not found", apierrors.NewNotFound(pods, "web-0"), false},
 		{"admission denial", apierrors.NewBadRequest("denied by policy"), false},
+		// Admission's denials carry RBAC's 403 and 401 too, or a 5xx.
+		{"policy denial 403", apierrors.NewForbidden(pods, "web-0", errors.New("ValidatingAdmissionPolicy 'freeze' with binding 'shop' denied request: frozen")), false},
+		{"policy denial 401", &apierrors.StatusError{ErrStatus: metav1.Status{Code: 401, Reason: metav1.StatusReasonUnauthorized,
+			Message: `pods "web-0" is forbidden: ValidatingAdmissionPolicy 'freeze' denied request: frozen`}}, false},
+		{"webhook denial 403", &apierrors.StatusError{ErrStatus: metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden,
+			Message: `admission webhook "evictions.example.com" denied the request: frozen`}}, false},
+		{"webhook denial 500", &apierrors.StatusError{ErrStatus: metav1.Status{Code: 500,
+			Message: `admission webhook "evictions.example.com" denied the request: frozen`}}, false},
 		// A message that only looks like a transport failure is not one.
 		{"admission message naming a refused connection", apierrors.NewBadRequest("webhook says: connection refused"), false},
 	} {

@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -170,7 +171,12 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (e
 			continue
 		}
 		o.record(ctx, ev.Namespace, ev.Name, err)
-		if eviction.Read(err).Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
+		if a := eviction.Read(err); a.Kind == eviction.AdmissionRefused {
+			// The library retries any 429, a webhook's denial with that
+			// code too: give it the refusal as a plain error, which it
+			// reports for the pod and does not retry.
+			return errors.New(admissionRefusedPrefix + a.Cause)
+		} else if a.Kind != eviction.Lost || !sleep(ctx, o.backoff.delay(lost+1)) {
 			return err
 		}
 		lost++
@@ -186,6 +192,10 @@ func (o *evictionRecorder) reserve(ctx context.Context, key string, ev *policyv1
 		o.tracker.waiting(ev.Namespace, ev.Name, cause)
 	})
 }
+
+// admissionRefusedPrefix starts the cause of a pod whose eviction an
+// admission webhook or a ValidatingAdmissionPolicy denied.
+const admissionRefusedPrefix = "refused by admission: "
 
 // maxConflicts bounds the evictions of one pod refused by their
 // resourceVersion precondition (a pod whose status keeps changing); the
@@ -244,6 +254,8 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 		o.tracker.set(namespace, name, StateGone, "")
 	case a.Kind == eviction.Lost:
 		o.tracker.set(namespace, name, StateAnswerLost, a.Cause)
+	case a.Kind == eviction.AdmissionRefused:
+		o.tracker.set(namespace, name, StateFailed, admissionRefusedPrefix+a.Cause)
 	case a.Kind == eviction.NamespaceTerminating:
 		o.tracker.set(namespace, name, StateNamespaceTerminating, a.Cause)
 	case a.Retryable():

@@ -73,7 +73,7 @@ func serverAnswer(p PodInfo, err error) ServerAnswer {
 		out.Code = api.Status().Code
 	}
 	if a.Kind == eviction.Failed && apierrors.IsForbidden(err) {
-		// RBAC or an admission webhook or policy denying it.
+		// RBAC (admission's denials are eviction.AdmissionRefused).
 		out.Answer = "forbidden"
 	}
 	return out

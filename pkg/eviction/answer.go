@@ -44,7 +44,11 @@ const (
 	// error, a 5xx); whether the pod is being evicted is unknown until it is
 	// read again.
 	Lost AnswerKind = "lost"
-	// Failed: any other error (RBAC, an admission webhook's denial).
+	// AdmissionRefused: an admission webhook or a ValidatingAdmissionPolicy
+	// denied the eviction, with whatever status code it chose (see
+	// admissionDenial). Retrying does not help until the policy changes.
+	AdmissionRefused AnswerKind = "admission-refused"
+	// Failed: any other error (RBAC's 403, a malformed request).
 	Failed AnswerKind = "failed"
 )
 
@@ -104,6 +108,8 @@ func Read(err error) Answer {
 		a.RetryAfter = time.Duration(s) * time.Second
 	}
 	switch {
+	case admissionDenial(st.Message):
+		a.Kind = AdmissionRefused
 	case st.Code == http.StatusTooManyRequests || st.Reason == metav1.StatusReasonTooManyRequests:
 		a.Kind = Throttled
 		if budget, ok := budgetCauses(st); ok {
@@ -125,6 +131,31 @@ func Read(err error) Answer {
 		a.Kind = Lost
 	}
 	return a
+}
+
+// admissionDenial reports whether msg, a Status message, is an admission
+// mechanism denying the request rather than RBAC or the eviction
+// subresource. Their status codes say nothing: a webhook's denial has
+// the code the webhook set (400 or more; 403 from controller-runtime's
+// Denied), a policy's 422 (reason Invalid) unless its validation names
+// Forbidden (403, as RBAC's), Unauthorized (401) or RequestEntityTooLarge
+// (413). Their messages are fixed (k8s.io/apiserver, pkg/admission/plugin):
+//   - webhook/errors.ToStatusErr: `admission webhook "NAME" denied the
+//     request: MESSAGE` (or `... denied the request without explanation`);
+//   - policy/validating/dispatcher.go, through admission.NewForbidden:
+//     `pods "POD" is forbidden: ValidatingAdmissionPolicy 'NAME' with
+//     binding 'BINDING' denied request: MESSAGE` (or without the binding).
+//
+// RBAC's own 403 reads `pods "POD" is forbidden: User "..." cannot create
+// resource "pods/eviction" ...`: the text right after "is forbidden: "
+// tells the two apart, never a user name further on.
+func admissionDenial(msg string) bool {
+	if strings.HasPrefix(msg, `admission webhook "`) && strings.Contains(msg, `" denied the request`) {
+		return true
+	}
+	const forbidden = " is forbidden: "
+	i := strings.Index(msg, forbidden)
+	return i >= 0 && strings.HasPrefix(msg[i+len(forbidden):], "ValidatingAdmissionPolicy '")
 }
 
 // budgetCauses returns the messages of st's DisruptionBudget causes joined

@@ -52,6 +52,30 @@ const (
 	rbacBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
 		"message":"pods \"web-a\" is forbidden: User \"dev\" cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"shop\"",
 		"reason":"Forbidden","details":{"name":"web-a","kind":"pods"},"code":403}`
+	// A ValidatingAdmissionPolicy denying CREATE of pods/eviction, as the
+	// v1.37 API server sent it (reason Invalid, the default).
+	policyBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"pods \"p\" is forbidden: ValidatingAdmissionPolicy 'freeze-evictions' with binding 'freeze-evictions-shop' denied request: evictions are frozen for the change window",
+		"reason":"Invalid","details":{"name":"p","kind":"pods","causes":[{"message":"ValidatingAdmissionPolicy 'freeze-evictions' with binding 'freeze-evictions-shop' denied request: evictions are frozen for the change window"}]},"code":422}`
+	// The same policy whose validation says reason Forbidden: RBAC's code.
+	policyForbiddenBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"pods \"p\" is forbidden: ValidatingAdmissionPolicy 'freeze-evictions' with binding 'freeze-evictions-shop' denied request: evictions are frozen for the change window",
+		"reason":"Forbidden","details":{"name":"p","kind":"pods","causes":[{"message":"ValidatingAdmissionPolicy 'freeze-evictions' with binding 'freeze-evictions-shop' denied request: evictions are frozen for the change window"}]},"code":403}`
+	// A validating webhook's denial (controller-runtime's Denied: code 403,
+	// reason Forbidden), as webhook/errors.ToStatusErr passes it on.
+	webhookBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"admission webhook \"evictions.example.com\" denied the request: change freeze until 18:00",
+		"reason":"Forbidden","code":403}`
+	// A webhook that denies with 429 and no message: not throttling.
+	webhookTooManyBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"admission webhook \"evictions.example.com\" denied the request without explanation","code":429}`
+	// A webhook that denies with 500: not the API server failing.
+	webhookInternalBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"admission webhook \"evictions.example.com\" denied the request: oops","code":500}`
+	// RBAC's 403 for a user whose name reads like a policy's denial.
+	rbacOddUserBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+		"message":"pods \"web-a\" is forbidden: User \"x is forbidden: ValidatingAdmissionPolicy 'y'\" cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"shop\"",
+		"reason":"Forbidden","details":{"name":"web-a","kind":"pods"},"code":403}`
 )
 
 func TestRead(t *testing.T) {
@@ -85,6 +109,18 @@ func TestRead(t *testing.T) {
 		{"pod gone", statusError(t, notFoundBody), NotFound, `pods "web-a" not found`, 0, false},
 		{"RBAC", statusError(t, rbacBody), Failed,
 			`pods "web-a" is forbidden: User "dev" cannot create resource "pods/eviction" in API group "" in the namespace "shop"`, 0, false},
+		{"policy 422", statusError(t, policyBody), AdmissionRefused,
+			`pods "p" is forbidden: ValidatingAdmissionPolicy 'freeze-evictions' with binding 'freeze-evictions-shop' denied request: evictions are frozen for the change window`, 0, false},
+		{"policy 403", statusError(t, policyForbiddenBody), AdmissionRefused,
+			`pods "p" is forbidden: ValidatingAdmissionPolicy 'freeze-evictions' with binding 'freeze-evictions-shop' denied request: evictions are frozen for the change window`, 0, false},
+		{"webhook 403", statusError(t, webhookBody), AdmissionRefused,
+			`admission webhook "evictions.example.com" denied the request: change freeze until 18:00`, 0, false},
+		{"webhook 429", statusError(t, webhookTooManyBody), AdmissionRefused,
+			`admission webhook "evictions.example.com" denied the request without explanation`, 0, false},
+		{"webhook 500", statusError(t, webhookInternalBody), AdmissionRefused,
+			`admission webhook "evictions.example.com" denied the request: oops`, 0, false},
+		{"RBAC, a user named like a policy", statusError(t, rbacOddUserBody), Failed,
+			`pods "web-a" is forbidden: User "x is forbidden: ValidatingAdmissionPolicy 'y'" cannot create resource "pods/eviction" in API group "" in the namespace "shop"`, 0, false},
 		{"not an API error", errors.New("dial tcp 127.0.0.1:6443: connect: connection refused"), Failed,
 			"dial tcp 127.0.0.1:6443: connect: connection refused", 0, false},
 	}

@@ -19,7 +19,7 @@ import (
 // for a while rather than an answer about the object: a transport error
 // (EOF, connection reset or refused, a timeout, a lost HTTP/2 connection),
 // a 5xx other than the eviction subresource's 500 for a pod under several
-// budgets, or a 429 without a DisruptionBudget cause (API Priority and
+// budgets or an admission denial (whatever its code), or a 429 without a DisruptionBudget cause (API Priority and
 // Fairness throttling). The request may or may not have been carried out:
 // a caller that changed something reads it again before deciding.
 // A cancelled or expired context is not transient: the caller stopped;
@@ -34,7 +34,7 @@ func Transient(err error) bool {
 		switch kind := Read(err).Kind; {
 		case kind == Throttled:
 			return true
-		case kind == MultipleBudgets || kind == BudgetRefused:
+		case kind == MultipleBudgets || kind == BudgetRefused || kind == AdmissionRefused:
 			return false
 		}
 		return code >= http.StatusInternalServerError || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)

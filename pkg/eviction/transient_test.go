@@ -34,6 +34,8 @@ func TestTransient(t *testing.T) {
 		"429 throttled":      {apierrors.NewTooManyRequests("slow down", 1), true},
 		"429 budget":         {apierrors.NewTooManyRequests(BudgetRefusedMessage, 0), false},
 		"500 two budgets":    {apierrors.NewInternalError(errors.New(MultipleBudgetsMessage)), false},
+		"webhook denial 500": {statusError(t, webhookInternalBody), false},
+		"webhook denial 429": {statusError(t, webhookTooManyBody), false},
 		"403":                {apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "a", errors.New("no")), false},
 		"404":                {apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "a"), false},
 		"wrapped cancel":     {fmt.Errorf("x: %w", errCanceled()), false},
