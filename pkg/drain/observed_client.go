@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
@@ -101,12 +102,31 @@ type observedPolicy struct {
 
 // Evictions returns the observed eviction client of namespace.
 func (p *observedPolicy) Evictions(namespace string) policyv1client.EvictionInterface {
-	return &observedEvictions{EvictionInterface: p.PolicyV1Interface.Evictions(namespace), obs: p.obs}
+	rc, _ := p.PolicyV1Interface.RESTClient().(*rest.RESTClient)
+	return &observedEvictions{EvictionInterface: p.PolicyV1Interface.Evictions(namespace), obs: p.obs, rest: rc}
 }
 
 type observedEvictions struct {
 	policyv1client.EvictionInterface
 	obs *evictionRecorder
+	// rest sends the evictions; nil (a fake clientset) sends them
+	// through EvictionInterface.
+	rest *rest.RESTClient
+}
+
+// send posts ev once, as EvictionInterface.Evict does but with client-go's
+// own retries off: rest.Request sends a request again, up to 10 times and
+// unseen by its caller, when the answer is a 429 or 5xx with a Retry-After
+// header (API Priority and Fairness throttling, a budget "still being
+// processed", a server timeout). Each request sent is then one attempt
+// the tracker counts (ATTEMPTS), and each throttled answer one the drain
+// shows and waits out itself (the library's 429 retry, Evict's wait).
+func (e *observedEvictions) send(ctx context.Context, ev *policyv1.Eviction) error {
+	if e.rest == nil {
+		return e.EvictionInterface.Evict(ctx, ev)
+	}
+	return e.rest.Post().AbsPath("/api/v1").Namespace(ev.Namespace).Resource("pods").Name(ev.Name).
+		SubResource("eviction").MaxRetries(0).Body(ev).Do(ctx).Error()
 }
 
 // Evict waits out the backoff for a pod refused before (or the server's
@@ -159,7 +179,7 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (e
 			return err
 		}
 		o.tracker.attempt(ev.Namespace, ev.Name)
-		err := e.EvictionInterface.Evict(ctx, preconditioned(ev, pod, conflicts < maxConflicts))
+		err := e.send(ctx, preconditioned(ev, pod, conflicts < maxConflicts))
 		kind := eviction.Read(err).Kind
 		o.pacer.done(o.pdbOf[key], ev.Name, kind == eviction.Accepted || kind == eviction.Lost)
 		if apierrors.IsConflict(err) && conflicts < maxConflicts {
@@ -258,6 +278,8 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 		o.tracker.set(namespace, name, StateFailed, admissionRefusedPrefix+a.Cause)
 	case a.Kind == eviction.NamespaceTerminating:
 		o.tracker.set(namespace, name, StateNamespaceTerminating, a.Cause)
+	case a.Kind == eviction.Throttled:
+		o.tracker.set(namespace, name, StateBlocked, throttledCause(a, o.nextWait(key)))
 	case a.Retryable():
 		o.tracker.set(namespace, name, StateBlocked, a.Cause+o.disruptedNote(key, name))
 	case ctx.Err() != nil:
@@ -265,6 +287,26 @@ func (o *evictionRecorder) record(ctx context.Context, namespace, name string, e
 	default:
 		o.tracker.set(namespace, name, StateFailed, a.Cause)
 	}
+}
+
+// nextWait is the wait before the next eviction of pod key, as Evict
+// computes it: the backoff of its refusals so far, or the server's
+// Retry-After when longer.
+func (o *evictionRecorder) nextWait(key string) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return max(o.backoff.delay(max(o.refused[key], 1)), o.retryAfter[key])
+}
+
+// throttledCause says that the API server throttled an eviction (a 429
+// without a budget cause: API Priority and Fairness, or a proxy), with the
+// wait asked for and the one before the next attempt.
+func throttledCause(a eviction.Answer, next time.Duration) string {
+	asked := "no Retry-After"
+	if a.RetryAfter > 0 {
+		asked = "Retry-After " + a.RetryAfter.String()
+	}
+	return fmt.Sprintf("throttled by the API server (HTTP 429, %s): next attempt in %s", asked, next)
 }
 
 // waitRetry waits up to max before retrying pod key, less if its PDB allows
