@@ -2,24 +2,32 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // clientLimits are a client's rate limits: QPS in requests per second,
-// Burst in requests; zero keeps client-go's defaults (5 and 10).
+// Burst in requests; zero keeps client-go's defaults (5 and 10); and what
+// wraps its transport, if anything.
 type clientLimits struct {
 	QPS   float32
 	Burst int
+	// wrap, when set, wraps the client's transport.
+	wrap func(http.RoundTripper) http.RoundTripper
 }
 
 // drainClientLimits let a drain poll each evicted pod every second (the
 // library does) and re-read refused pods before a retry without waiting on
 // the client: with client-go's defaults a drain of more than a few pods
 // waits on the client, not on the cluster. The API server's priority and
-// fairness still applies.
-var drainClientLimits = clientLimits{QPS: 50, Burst: 100}
+// fairness still applies: the transport hands each of its throttling
+// answers to the drain (drain.ThrottlingSeen), which shows it and waits it
+// out itself.
+var drainClientLimits = clientLimits{QPS: 50, Burst: 100, wrap: drain.ThrottlingSeen}
 
 // newClient builds the clientset of kubectl's flags (--kubeconfig,
 // --context, --as, --request-timeout, ...) with limits. It does not call
@@ -31,6 +39,9 @@ func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kuber
 	}
 	if limits.QPS > 0 {
 		cfg.QPS, cfg.Burst = limits.QPS, limits.Burst
+	}
+	if limits.wrap != nil {
+		cfg.Wrap(limits.wrap)
 	}
 	return kubernetes.NewForConfig(cfg)
 }

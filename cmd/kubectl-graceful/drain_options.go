@@ -28,7 +28,7 @@ func (o *DrainNodeOptions) Complete(args []string) error {
 func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 	b := drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}
 	if o.Selector != "" {
-		list, err := drain.ThroughOutage(ctx, b, func(ctx context.Context) (*corev1.NodeList, error) {
+		list, err := drain.ThroughOutage(ctx, b, o.Timeout, func(ctx context.Context) (*corev1.NodeList, error) {
 			return o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
 		})
 		if err != nil {
@@ -46,7 +46,7 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 			continue // a node named twice is drained once
 		}
 		seen[name] = true
-		n, err := drain.ThroughOutage(ctx, b, func(ctx context.Context) (*corev1.Node, error) {
+		n, err := drain.ThroughOutage(ctx, b, o.Timeout, func(ctx context.Context) (*corev1.Node, error) {
 			return o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		})
 		if apierrors.IsNotFound(err) {

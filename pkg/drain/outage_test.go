@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
@@ -82,5 +83,43 @@ func TestPreflightOutageInterrupted(t *testing.T) {
 	res, err := d.Drain(ctx, node)
 	if err != nil || res.Outcome != OutcomeInterrupted || time.Since(start) > 5*time.Second {
 		t.Errorf("outcome %s, err %v after %s: want interrupted at once", res.Outcome, err, time.Since(start))
+	}
+}
+
+// throttledThen answers the first call with a 429 asking for a 1 s wait
+// (Retry-After), then succeeds.
+func throttledThen() (func(context.Context) (int, error), *int) {
+	calls := 0
+	return func(context.Context) (int, error) {
+		calls++
+		if calls == 1 {
+			return 0, apierrors.NewTooManyRequests("Too many requests, please try again later.", 1)
+		}
+		return 42, nil
+	}, &calls
+}
+
+// A Retry-After past the outage window is waited for when --timeout
+// allows it (none, here), and the call after it succeeds.
+func TestThroughOutageWaitsAThrottlingRetryAfter(t *testing.T) {
+	defer func(w time.Duration) { outageWait = w }(outageWait)
+	outageWait = 50 * time.Millisecond
+	read, calls := throttledThen()
+	start := time.Now()
+	v, err := ThroughOutage(context.Background(), Backoff{Base: time.Millisecond, Cap: time.Millisecond}, 0, read)
+	if err != nil || v != 42 || *calls != 2 || time.Since(start) < time.Second {
+		t.Errorf("got %d, %v after %d calls in %s; want 42 after 2 calls, 1 s apart", v, err, *calls, time.Since(start))
+	}
+}
+
+// A Retry-After past --timeout ends the wait at once, named as
+// throttling, not as an API server that did not answer.
+func TestThroughOutageThrottledPastTimeout(t *testing.T) {
+	read, calls := throttledThen()
+	start := time.Now()
+	_, err := ThroughOutage(context.Background(), Backoff{Base: time.Millisecond, Cap: time.Millisecond}, 500*time.Millisecond, read)
+	want := "throttled by the API server (HTTP 429): it asked to wait 1s (Retry-After) before the next request, past --timeout 500ms"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || *calls != 1 || time.Since(start) > 400*time.Millisecond {
+		t.Errorf("error %v after %d call(s) in %s; want %q at once", err, *calls, time.Since(start), want)
 	}
 }

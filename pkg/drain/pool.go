@@ -33,7 +33,7 @@ func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResu
 }
 
 func (d *Drainer) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResult) error {
-	in, err := ThroughOutage(ctx, d.Backoff, func(ctx context.Context) (PoolInput, error) {
+	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (PoolInput, error) {
 		return GatherPool(ctx, d.Client, nodes, d.PodSelector, d.Flags)
 	})
 	if err != nil {

@@ -97,12 +97,13 @@ func (n *retryingNodes) Patch(ctx context.Context, name string, pt types.PatchTy
 }
 
 // retryTransient calls fn until it succeeds or fails for a reason that is not
-// transient, waiting b.delay(n) between calls; when ctx ends it returns
-// fn's last error. A final error while ctx is live goes to f (note).
+// transient, waiting b.delay(n) between calls, or a throttling answer's
+// Retry-After when longer; when ctx ends it returns fn's last error. A
+// final error while ctx is live goes to f (note).
 func retryTransient[T any](ctx context.Context, b Backoff, f *apiFailures, fn func() (T, error)) (T, error) {
 	for n := 1; ; n++ {
 		v, err := fn()
-		if !eviction.Transient(err) || !sleep(ctx, b.delay(n)) {
+		if !eviction.Transient(err) || !sleep(ctx, max(b.delay(n), eviction.Read(err).RetryAfter)) {
 			if ctx.Err() == nil {
 				f.note(err)
 			}

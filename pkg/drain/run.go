@@ -117,7 +117,7 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 
 func (d *Drainer) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
-	in, err := ThroughOutage(ctx, d.Backoff, func(ctx context.Context) (PreflightInput, error) {
+	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (PreflightInput, error) {
 		return Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
 	})
 	if err != nil && ctx.Err() != nil {

@@ -6,9 +6,23 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
+
+// throttledDrain runs `kubectl graceful drain node ARGS` through a proxy
+// that throttles what throttle says, and returns what it printed and how
+// long it took.
+func throttledDrain(t *testing.T, f *fixture, throttle func(*http.Request) (int, bool), args ...string) (e2e.Result, time.Duration) {
+	t.Helper()
+	kc := f.env.ThrottlingProxy(t, throttle)
+	start := time.Now()
+	res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + kc}, append([]string{"graceful", "drain", "node"}, args...)...)
+	took := time.Since(start)
+	t.Logf("drain node %s: exit %d after %s\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), res.ExitCode, took, res.Stdout, res.Stderr)
+	return res, took
+}
 
 // evictionPosts counts the eviction requests that reached the proxy, per
 // pod name, and throttles the first of each.
@@ -39,10 +53,7 @@ func TestDrainCountsThrottledEvictions(t *testing.T) {
 	a, _ := f.onOneOfTwo("web", "web", 2)
 	pods := f.pods("app=web", onNode(a))
 	posts := &evictionPosts{seen: map[string]int{}}
-	kc := f.env.ThrottlingProxy(t, posts.throttle)
-
-	res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + kc}, "graceful", "drain", "node", a, "--timeout", "60s")
-	t.Logf("exit %d\n--- stdout\n%s--- stderr\n%s", res.ExitCode, res.Stdout, res.Stderr)
+	res, _ := throttledDrain(t, f, posts.throttle, a, "--timeout", "60s")
 	expect(t, res, 0, "throttled by the API server (HTTP 429, Retry-After 1s): next attempt in", "drained: 2 pod(s) evicted")
 	for _, p := range pods {
 		row := regexp.MustCompile(regexp.QuoteMeta(f.ns+"/"+p.Name) + `\s*│\s*evicted\s*│\s*(\d+)\s*│`).FindStringSubmatch(res.Stdout)
@@ -52,5 +63,58 @@ func TestDrainCountsThrottledEvictions(t *testing.T) {
 		if row == nil || row[1] != "2" || sent != 2 {
 			t.Errorf("pod %s: ATTEMPTS %v, the proxy saw %d eviction requests; want 2 and 2", p.Name, row, sent)
 		}
+	}
+}
+
+// oneReplicaOnANode makes a fixture with one pod of web on a fresh node,
+// and room for its replacement on another.
+func oneReplicaOnANode(t *testing.T) (*fixture, string) {
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 1)
+	return f, a
+}
+
+// nodeGets throttles the first n reads of node with Retry-After seconds.
+func nodeGets(node string, n, seconds int) func(r *http.Request) (int, bool) {
+	var mu sync.Mutex
+	seen := 0
+	return func(r *http.Request) (int, bool) {
+		if r.Method != http.MethodGet || r.URL.Path != "/api/v1/nodes/"+node {
+			return 0, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		seen++
+		return seconds, seen <= n
+	}
+}
+
+// The node lookup answered 429 with a Retry-After (35 s) longer than the
+// 30 s the drain waits for an answer before changing anything, and longer
+// than --timeout: it ends at once, named as throttling (client-go used to
+// sleep in it until the 30 s passed, and the drain said the API server did
+// not answer), exit 1, nothing changed.
+func TestDrainThrottledPastTimeout(t *testing.T) {
+	t.Parallel()
+	f, a := oneReplicaOnANode(t)
+	res, took := throttledDrain(t, f, nodeGets(a, 1<<30, 35), a, "--timeout", "10s")
+	want := "throttled by the API server (HTTP 429): it asked to wait 35s (Retry-After) before the next request, past --timeout 10s"
+	if res.ExitCode != 1 || !strings.Contains(res.Stderr, want) || strings.Contains(res.Stderr, "did not answer") || took > 8*time.Second {
+		t.Errorf("exit %d after %s, want 1 at once with %q", res.ExitCode, took, want)
+	}
+	if f.unschedulable(a) {
+		t.Errorf("node %s was cordoned", a)
+	}
+}
+
+// The same Retry-After (31 s, past the 30 s) once, with no --timeout: the
+// drain waits it out and drains.
+func TestDrainWaitsOutALongRetryAfter(t *testing.T) {
+	t.Parallel()
+	f, a := oneReplicaOnANode(t)
+	res, took := throttledDrain(t, f, nodeGets(a, 1, 31), a)
+	expect(t, res, 0, "drained: 1 pod(s) evicted")
+	if took < 31*time.Second {
+		t.Errorf("drained after %s, before the 31 s the server asked for", took)
 	}
 }

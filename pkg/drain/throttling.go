@@ -1,0 +1,56 @@
+package drain
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ThrottlingSeen wraps rt, the transport of the drain's client (for
+// rest.Config.Wrap), so that every throttling answer comes back to the
+// drain at once: client-go's rest.Request otherwise sends a request answered
+// 429 with a Retry-After header again itself, up to 10 times, sleeping the
+// Retry-After each time, unseen by its caller, whose own deadline (the 30 s
+// of ThroughOutage) then ends in that sleep and reads as an API server that
+// did not answer. It drops the header of a 429 and keeps the wait in the
+// body, as a Status' details.retryAfterSeconds (where the API server puts
+// it too, and where the error client-go returns carries it): API Priority
+// and Fairness answers in plain text (k8s.io/apiserver
+// pkg/server/filters/priority-and-fairness.go, tooManyRequests), which it
+// rewrites as that Status. The drain then waits the Retry-After itself
+// (ThroughOutage, the retries of its reads, the eviction's retry), shows
+// it and counts each request. Other answers pass as they are.
+func ThrottlingSeen(rt http.RoundTripper) http.RoundTripper {
+	return throttlingSeen{next: rt}
+}
+
+type throttlingSeen struct{ next http.RoundTripper }
+
+func (t throttlingSeen) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		return resp, err
+	}
+	seconds, perr := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	resp.Header.Del("Retry-After")
+	if perr != nil || strings.HasPrefix(resp.Header.Get("Content-Type"), "application/") {
+		// A Status of the API server's own: details.retryAfterSeconds
+		// holds the wait already.
+		return resp, nil
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+		Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
+		Message: strings.TrimSpace(string(body)), Details: &metav1.StatusDetails{RetryAfterSeconds: int32(seconds)}}
+	data, _ := json.Marshal(st)
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
+	resp.Header.Set("Content-Type", "application/json")
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
