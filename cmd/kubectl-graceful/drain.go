@@ -41,6 +41,10 @@ type DrainNodeOptions struct {
 	// MaxConcurrentNodes is how many nodes of a pool are drained at a time
 	// (--max-concurrent-nodes, >= 1).
 	MaxConcurrentNodes int
+	// Watch follows the terminations the drain causes (watch node) and
+	// judges them; Propagation is its --propagation.
+	Watch       bool
+	Propagation time.Duration
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -83,7 +87,9 @@ Exit status: 0 drained, every node of a pool (with --dry-run: no blocker), 2
 blocked, refused, timed out, interrupted, undone by another client
 (uncordoned, new pods), or a node of the pool not drained or deleted (with
 --dry-run: a blocker), 1 error (no such node, no node matching -l, an API
-error, or the cluster unreachable to the end).`,
+error, or the cluster unreachable to the end). With --watch, a drained node
+exits 2 when the watch saw a risk (a race, a SIGKILL, a failed preStop, a
+Service below its budget).`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
   kubectl graceful drain node -l pool=old --ignore-daemonsets --max-concurrent-nodes 3`,
@@ -116,6 +122,8 @@ error, or the cluster unreachable to the end).`,
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
 	// drain never slower than kubectl's while the first retries come sooner.
 	f.DurationVar(&o.RetryMax, "eviction-retry-max", o.RetryMax, "Longest wait between two eviction requests for one pod")
+	f.BoolVar(&o.Watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
+	addPropagationFlag(f, &o.Propagation)
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	return cmd
 }

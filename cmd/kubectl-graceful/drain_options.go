@@ -87,6 +87,16 @@ func (o *DrainNodeOptions) Validate() error {
 			return fmt.Errorf("%s must be a valid label selector: %v", flag, err)
 		}
 	}
+	switch {
+	case o.Watch && o.DryRun != "none":
+		return errors.New("--watch follows the evictions, and --dry-run evicts nothing: use one or the other")
+	case o.Watch && o.Output == "json":
+		return errors.New("--watch prints the watch's lines and verdict as text: -o json is not supported with it (use watch node -o json beside the drain)")
+	case o.Watch:
+		if err := validatePropagation(o.Propagation); err != nil {
+			return err
+		}
+	}
 	if o.MaxConcurrentNodes < 1 {
 		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.MaxConcurrentNodes)
 	}

@@ -14,6 +14,9 @@ import (
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *DrainNodeOptions) Run(ctx context.Context) error {
+	if o.Watch {
+		o.Out = &syncWriter{w: o.Out}
+	}
 	watcher := &drainWatcher{next: o.view()}
 	onInterrupt(ctx, watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
@@ -23,10 +26,23 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
+	var watch *drainWatch
+	if o.Watch {
+		watch = o.startWatch(ctx)
+	}
 	d := o.drainer(watcher)
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
+	err := o.drainAll(ctx, d)
+	if watch != nil {
+		return watch.finish(err)
+	}
+	return err
+}
+
+// drainAll drains one node, or several as a pool (runPool).
+func (o *DrainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error {
 	if len(o.nodes) > 1 {
 		return o.runPool(ctx, d)
 	}

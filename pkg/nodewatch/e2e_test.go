@@ -139,19 +139,28 @@ func workload(t *testing.T, s render.NodeJSONSummary, name string) (raced, termi
 	return 0, 0, false
 }
 
+// naiveAndHardened places two Deployments on a pool of two nodes: naive
+// (no preStop) and hardened (a 6 s preStop, a budget of maxUnavailable 1),
+// with a spare node outside the pool for their replacements.
+func naiveAndHardened(t *testing.T, env *e2e.Env) (ns, sel string, nodes []string) {
+	t.Helper()
+	ns = env.Namespace(t)
+	sel, nodes = pool(t, env, 2)
+	extra, open := spare(t, env)
+	served(t, env, ns, "naive", append(nodes, extra), 2, 0)
+	served(t, env, ns, "hardened", append(nodes, extra), 2, 6)
+	budget(t, env, ns, "hardened", 1)
+	open()
+	return ns, sel, nodes
+}
+
 // TestWatchNodeFollowsKubectlDrain: kubectl drain empties a pool of two
 // nodes while `watch node -l` follows it; the naive workload (no preStop)
 // is named as racing, the hardened one (a preStop delay longer than the
 // default --propagation of 5 s, a budget) is not.
 func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
 	env := e2e.Cluster(t)
-	ns := env.Namespace(t)
-	sel, nodes := pool(t, env, 2)
-	extra, open := spare(t, env)
-	served(t, env, ns, "naive", append(nodes, extra), 2, 0)
-	served(t, env, ns, "hardened", append(nodes, extra), 2, 6)
-	budget(t, env, ns, "hardened", 1)
-	open()
+	ns, sel, nodes := naiveAndHardened(t, env)
 
 	w := env.StartKubectl(t, 3*time.Minute, "graceful", "watch", "node", "-l", sel, "-o", "json", "--settle", "1s", "--timeout", "150s")
 	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
@@ -260,5 +269,36 @@ func TestWatchNodeBadInput(t *testing.T) {
 		if res.ExitCode != 1 || len(lines) != 1 || !strings.Contains(lines[0], c.want) || res.Stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 1 and one line with %q", c.args, res.ExitCode, res.Stdout, res.Stderr, c.want)
 		}
+	}
+}
+
+// TestDrainWatchJudgesItsOwnEvictions: drain node --watch drains a pool
+// and judges the terminations it caused: the drain's outcome first, then
+// exit 2 for the naive workload's race.
+func TestDrainWatchJudgesItsOwnEvictions(t *testing.T) {
+	env := e2e.Cluster(t)
+	ns, sel, _ := naiveAndHardened(t, env)
+	res := env.Kubectl(t, "graceful", "drain", "node", "-l", sel, "--ignore-daemonsets", "--watch", "--timeout", "100s")
+	out := res.Stdout
+	if res.ExitCode != 2 || !strings.Contains(out, "Pool summary: 2 node(s), 2 drained") {
+		t.Fatalf("exit %d, want 2 after a drain that succeeded:\n%s\n%s", res.ExitCode, out, res.Stderr)
+	}
+	verdict := out[strings.Index(out, "Drain verdict for"):]
+	if !strings.Contains(verdict, "RISK") || !strings.Contains(verdict, ns+"/deployment/naive (") || strings.Contains(verdict, ns+"/deployment/hardened (") {
+		t.Errorf("verdict names naive and not hardened:\n%s", verdict)
+	}
+	if !strings.Contains(out, "Killing") {
+		t.Errorf("no kubelet line of the watch in:\n%s", out)
+	}
+}
+
+// TestDrainWatchRefusesDryRun: --watch follows evictions; a dry run has
+// none: one line, exit 1.
+func TestDrainWatchRefusesDryRun(t *testing.T) {
+	env := e2e.Cluster(t)
+	node := env.Node(t)
+	res := env.Kubectl(t, "graceful", "drain", "node", node, "--watch", "--dry-run")
+	if res.ExitCode != 1 || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 || !strings.Contains(res.Stderr, "--dry-run evicts nothing") {
+		t.Errorf("exit %d, stderr %q", res.ExitCode, res.Stderr)
 	}
 }

@@ -42,10 +42,17 @@ type Config struct {
 	// on the nodes, for late Events and EndpointSlice updates.
 	Settle  time.Duration
 	Printer Printer
+	// Ready, when set, is called once every watch has its first List: from
+	// then on every termination is seen from its start.
+	Ready func()
 }
 
 // ErrNoNodes is returned when the selector matches no node.
 var ErrNoNodes = errors.New("no node matches")
+
+// ErrStopped, as the cause of Follow's context (context.WithCancelCause),
+// says the drain the watch followed stopped: Watch.Ended is "stopped".
+var ErrStopped = errors.New("the drain stopped")
 
 // Follow follows the pods on the nodes until none is left that a drain
 // evicts (DaemonSet and mirror pods stay), every node is deleted, or ctx
@@ -185,6 +192,10 @@ func (f *follower) loop(ctx context.Context) error {
 			if err := f.handle(ctx, n); err != nil {
 				return err
 			}
+			if f.pending == 0 && f.cfg.Ready != nil {
+				f.cfg.Ready()
+				f.cfg.Ready = nil
+			}
 			switch done := f.pending == 0 && f.finished(); {
 			case done && !f.done:
 				f.done, settle = true, time.After(f.cfg.Settle)
@@ -199,6 +210,9 @@ func (f *follower) loop(ctx context.Context) error {
 			return nil
 		case <-ctx.Done():
 			f.w.Ended = timeline.EndReason(ctx, f.done, "empty")
+			if !f.done && errors.Is(context.Cause(ctx), ErrStopped) {
+				f.w.Ended = "stopped"
+			}
 			return nil
 		}
 	}

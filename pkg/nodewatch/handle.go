@@ -217,8 +217,7 @@ func (f *follower) nodeDeleted(node string) {
 }
 
 // emitted starts the watch's clock at the first deletion seen and prints
-// the event with its pod's node and workload. The endpoints found by the
-// first List are the state at start, not changes: recorded, not printed.
+// the event with its pod's node and workload.
 func (f *follower) emitted(rec *timeline.Recorder, e timeline.Event) {
 	tl := rec.TL
 	node, r := f.nodeOf[types.UID(tl.UID)], f.rolloutOf[types.UID(tl.UID)]
@@ -228,7 +227,10 @@ func (f *follower) emitted(rec *timeline.Recorder, e timeline.Event) {
 			f.w.T0 = f.w.Start
 		}
 	}
-	if e.Initial && e.Kind == timeline.KindEndpointAdded {
+	// The state at start (endpoints, readiness, conditions) is recorded,
+	// not printed: one line a pod of a pool says nothing about a drain. A
+	// pod already terminating at start is.
+	if e.Initial && e.Kind != timeline.KindDeletionSeen {
 		return
 	}
 	if f.cfg.Printer.PodEvent != nil {

@@ -26,7 +26,8 @@ type Watch struct {
 	// NodesDeleted are the followed nodes deleted while watched.
 	NodesDeleted []string
 	// Ended says why the watch stopped: "empty" (no evictable pod left on
-	// the nodes), "nodes-deleted", "timeout" or "interrupted".
+	// the nodes), "nodes-deleted", "timeout", "interrupted" or "stopped"
+	// (the drain it followed stopped first: ErrStopped).
 	Ended string
 	// EndpointsUnseen, EventsUnseen and ServicesUnseen are set when those
 	// could not be watched or listed (RBAC): the verdict says what it lacks.

@@ -102,11 +102,8 @@ func findings(w *Watch, v *Verdict) {
 		fact("no evictable pod is left on the nodes (DaemonSet and mirror pods stay)")
 	case "nodes-deleted":
 		fact("every node was deleted")
-	case "timeout", "interrupted":
-		how := "reached --timeout"
-		if w.Ended == "interrupted" {
-			how = "was interrupted"
-		}
+	case "timeout", "interrupted", "stopped":
+		how := map[string]string{"timeout": "reached --timeout", "interrupted": "was interrupted", "stopped": "ended with the drain"}[w.Ended]
 		if len(v.Remaining) > 0 {
 			risk("the watch %s with %d evictable pod(s) still on the nodes: %s; their terminations were not seen to the end, cannot tell", how, len(v.Remaining), strings.Join(v.Remaining, ", "))
 		} else {

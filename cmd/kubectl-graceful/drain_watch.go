@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// syncWriter serialises the lines of the drain's progress and of the
+// watch, written from two goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// drainWatch is `drain node --watch`: the node watch over the drain's own
+// evictions, in the same process.
+type drainWatch struct {
+	o    *DrainNodeOptions
+	stop context.CancelCauseFunc
+	done chan struct{}
+	w    *nodewatch.Watch
+	err  error
+}
+
+// watchSetup bounds the wait for the watch's first Lists before the
+// drain starts, and watchTail the wait for its end after the drain.
+const (
+	watchSetup = 30 * time.Second
+	watchTail  = 30 * time.Second
+)
+
+// startWatch starts the node watch and waits until it sees every
+// termination from its start (or watchSetup passed, said so).
+func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
+	wctx, stop := context.WithCancelCause(ctx)
+	dw := &drainWatch{o: o, stop: stop, done: make(chan struct{})}
+	names := make([]string, 0, len(o.nodes))
+	for _, n := range o.nodes {
+		names = append(names, n.Name)
+	}
+	ready := make(chan struct{})
+	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
+		Printer: render.NodeLinePrinter(o.Out), Ready: func() { close(ready) }}
+	go func() {
+		defer close(dw.done)
+		dw.w, dw.err = nodewatch.Follow(wctx, cfg)
+	}()
+	select {
+	case <-ready:
+	case <-dw.done:
+	case <-time.After(watchSetup):
+		fmt.Fprintf(o.ErrOut, "warning: --watch: the watches did not list within %s; the drain goes on, the first terminations may be seen late\n", watchSetup)
+	}
+	return dw
+}
+
+// finish ends the watch (at once when the drain failed, else once the
+// nodes are empty, within watchTail), prints its table and verdict, and
+// returns the drain's own outcome first, then cliutil.Risk() for a risk.
+func (dw *drainWatch) finish(drainErr error) error {
+	o := dw.o
+	if drainErr != nil {
+		dw.stop(nodewatch.ErrStopped)
+	}
+	select {
+	case <-dw.done:
+	case <-time.After(watchTail):
+		dw.stop(nodewatch.ErrStopped)
+		<-dw.done
+	}
+	if dw.w == nil {
+		fmt.Fprintf(o.ErrOut, "warning: --watch: %s; no verdict on the terminations\n", termsafe.Escape(fmt.Sprint(dw.err)))
+		return drainErr
+	}
+	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.Propagation})
+	if err := render.WriteNodeTable(o.Out, v); err != nil {
+		return err
+	}
+	if err := render.WriteNodeVerdict(o.Out, dw.w, v); err != nil {
+		return err
+	}
+	switch {
+	case drainErr != nil:
+		return drainErr
+	case v.Risk:
+		return cliutil.Risk()
+	}
+	return nil
+}
