@@ -23,8 +23,9 @@ import (
 func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSlice, []corev1.Pod) {
 	sel, _ := labels.Parse("app=web")
 	f := &workloadFollower{cfg: Config{Client: fake.NewClientset(), Workload: Workload{Kind: KindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
-		st: workloadState{selector: sel, desired: int32(n)}, recs: map[types.UID]*timeline.Recorder{}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
+		st: workloadState{selector: sel, desired: int32(n)}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	f.r = &Rollout{Workload: f.cfg.Workload, Services: []string{"web"}, Start: time.Now(), T0: time.Now()}
+	f.set = timeline.PodSet{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
 	f.capacity = NewCapacityTracker(f.r.Services, int32(n))
 	pods := make([]corev1.Pod, n)
 	eps := map[string]timeline.EndpointState{}
@@ -85,8 +86,8 @@ func BenchmarkRolloutOf200Pods(b *testing.B) {
 func TestWorkloadWatchesIndependentOfReplicas(t *testing.T) {
 	for _, n := range []int{1, 200} {
 		f, _, _ := followerOf(n, rolloutSignal{lines: make(chan time.Time, 4*n+64)})
-		if got := len(f.streams()); got != 4 || len(f.order) != n {
-			t.Errorf("%d pods: %d watches, %d pods followed; want 4 watches", n, got, len(f.order))
+		if got := len(f.streams()); got != 4 || len(f.set.Recorders()) != n {
+			t.Errorf("%d pods: %d watches, %d pods followed; want 4 watches", n, got, len(f.set.Recorders()))
 		}
 	}
 }

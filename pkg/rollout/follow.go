@@ -77,7 +77,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w, err)
 	}
-	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation, recs: map[types.UID]*timeline.Recorder{},
+	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation,
 		everReady: map[types.UID]bool{}, notices: make(chan timeline.Notice), listed: map[string]bool{}}
 	if cfg.Action == Restart {
 		if f.patch, err = restartPatch(obj); err != nil {
@@ -88,6 +88,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 		return nil, err
 	}
 	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now(), ProbeURL: cfg.ProbeURL}
+	f.set = timeline.PodSet{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -111,16 +112,12 @@ type workloadFollower struct {
 	// gen0 is the generation at start; minGen the one the status must
 	// reach after this command's restart or scale.
 	gen0, minGen int64
-	recs         map[types.UID]*timeline.Recorder
-	order        []*timeline.Recorder
+	set          timeline.PodSet
 	everReady    map[types.UID]bool
 	capacity     *CapacityTracker
 	notices      chan timeline.Notice
 	pending      int
 	listed       map[string]bool
-	// heldEvents is the Events' first List when it came before the pods'.
-	heldEvents                    *timeline.Notice
-	endpointsUnseen, eventsUnseen bool
 	acted, started, statusDone    bool
 	done                          bool
 	noRolloutStatus               bool
@@ -232,7 +229,7 @@ func (f *workloadFollower) finished() bool {
 	if !f.acted || !f.started || !f.statusDone {
 		return false
 	}
-	for _, rec := range f.order {
+	for _, rec := range f.set.Recorders() {
 		if !rec.TL.T0.IsZero() && !rec.Gone() {
 			return false
 		}
@@ -243,7 +240,7 @@ func (f *workloadFollower) finished() bool {
 // act sends the restart or the scale, once every watch is listening.
 func (f *workloadFollower) act(ctx context.Context) error {
 	w, r := f.cfg.Workload, f.r
-	if len(f.recs) == 0 {
+	if len(f.set.Recorders()) == 0 {
 		return fmt.Errorf("%s selects no pods (selector %s): there is nothing to follow", w, r.Selector)
 	}
 	switch f.cfg.Action {
@@ -294,7 +291,8 @@ func (f *workloadFollower) finish() {
 		r.CompleteAt = time.Time{}
 	}
 	r.Pods = r.Pods[:0]
-	for _, rec := range f.order {
+	r.Gaps = f.set.Gaps
+	for _, rec := range f.set.Recorders() {
 		r.Pods = append(r.Pods, rec.TL)
 		p := rec.Pod()
 		if !rec.Gone() && p.DeletionTimestamp == nil && !f.everReady[p.UID] {

@@ -37,17 +37,12 @@ func (f *workloadFollower) streamFailed(n timeline.Notice) error {
 		return fmt.Errorf("watching the pods of %s: %w", w, n.Err)
 	case "workload":
 		return fmt.Errorf("watching %s: %w", w, n.Err)
-	case "EndpointSlices":
-		f.endpointsUnseen, f.r.EndpointsUnseen = true, true
-		for _, rec := range f.order {
-			rec.TL.EndpointsUnseen = true
-		}
+	case timeline.StreamEndpointSlices:
+		f.set.Unseen(n.Stream)
+		f.r.EndpointsUnseen = true
 		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err))
-	case "Events":
-		f.eventsUnseen = true
-		for _, rec := range f.order {
-			rec.TL.EventsUnseen = true
-		}
+	case timeline.StreamEvents:
+		f.set.Unseen(n.Stream)
 		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err))
 	}
 	if !f.listed[n.Stream] {
@@ -60,30 +55,16 @@ func (f *workloadFollower) streamFailed(n timeline.Notice) error {
 // gapOpened marks a stream's lost watch on the rollout and on every pod
 // being followed, whose verdicts then say their times may be late.
 func (f *workloadFollower) gapOpened(n timeline.Notice) {
-	for _, g := range f.r.Gaps {
-		if g.Stream == n.Stream && g.To.IsZero() {
-			return
-		}
+	if g, ok := f.set.OpenGap(n); ok {
+		f.r.Gaps = f.set.Gaps
+		f.cfg.Printer.Gap(f.r, g)
 	}
-	g := timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
-	f.r.Gaps = append(f.r.Gaps, g)
-	for _, rec := range f.order {
-		rec.Gap(g)
-	}
-	f.cfg.Printer.Gap(f.r, g)
 }
 
 func (f *workloadFollower) gapClosed(n timeline.Notice) {
-	for i := len(f.r.Gaps) - 1; i >= 0; i-- {
-		g := &f.r.Gaps[i]
-		if g.Stream == n.Stream && g.To.IsZero() {
-			g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
-			for _, rec := range f.order {
-				rec.CloseGap(n.Stream, n.Recv, n.Relisted)
-			}
-			f.cfg.Printer.Gap(f.r, *g)
-			return
-		}
+	if g, ok := f.set.CloseGap(n); ok {
+		f.r.Gaps = f.set.Gaps
+		f.cfg.Printer.Gap(f.r, g)
 	}
 }
 
@@ -91,27 +72,16 @@ func (f *workloadFollower) listedNotice(n timeline.Notice) {
 	first := !f.listed[n.Stream]
 	f.listed[n.Stream] = true
 	switch n.Stream {
-	case "pod":
+	case timeline.StreamPods:
 		f.podsListed(n.Recv, n.List, n.Initial)
-		if n.Initial {
+		if n.Initial && first {
 			f.announce()
-			if f.heldEvents != nil {
-				f.eventsListed(*f.heldEvents)
-				f.heldEvents = nil
-			}
 		}
-	case "EndpointSlices":
-		items := slicesOf(n.List)
-		f.printSamples(f.capacity.List(n.Recv, items, n.Initial))
-		for _, rec := range f.order {
-			rec.SliceList(n.Recv, derefSlices(items), n.Initial)
-		}
-	case "Events":
-		if n.Initial && !f.listed["pod"] {
-			f.heldEvents = &n
-		} else {
-			f.eventsListed(n)
-		}
+	case timeline.StreamEndpointSlices:
+		f.printSamples(f.capacity.List(n.Recv, slicesOf(n.List), n.Initial))
+		f.set.SliceList(n.Recv, n.List, n.Initial)
+	case timeline.StreamEvents:
+		f.set.EventList(n)
 	case "workload":
 		f.workloadListed(n.Recv, n.List)
 	}
@@ -123,7 +93,7 @@ func (f *workloadFollower) listedNotice(n timeline.Notice) {
 // announce says what is followed, once the pods are listed.
 func (f *workloadFollower) announce() {
 	r := f.r
-	msg := fmt.Sprintf("following %s in %s: %d pods (selector %s)", r.Workload, r.Workload.Namespace, len(f.order), r.Selector)
+	msg := fmt.Sprintf("following %s in %s: %d pods (selector %s)", r.Workload, r.Workload.Namespace, len(f.set.Recorders()), r.Selector)
 	switch {
 	case r.ServicesUnseen:
 	case len(r.Services) == 0:
@@ -140,53 +110,22 @@ func (f *workloadFollower) announce() {
 // podsListed records a List of the workload's pods: new pods get a
 // recorder, known ones absent from it were deleted during a gap.
 func (f *workloadFollower) podsListed(recv time.Time, list []runtime.Object, initial bool) {
-	pods := make([]corev1.Pod, 0, len(list))
+	for _, rec := range f.set.PodList(recv, list, initial) {
+		f.added(recv, rec, initial)
+	}
 	for _, o := range list {
 		if p, ok := o.(*corev1.Pod); ok {
-			pods = append(pods, *p)
+			f.readiness(p)
 		}
-	}
-	for i := range pods {
-		if f.recs[pods[i].UID] == nil {
-			f.addPod(recv, &pods[i], initial)
-		}
-		f.readiness(&pods[i])
-	}
-	for _, rec := range f.order {
-		rec.PodList(recv, pods)
 	}
 }
 
-// addPod starts a recorder for a pod seen for the first time.
-func (f *workloadFollower) addPod(recv time.Time, pod *corev1.Pod, initial bool) {
-	start := recv
-	if initial {
-		start = f.r.Start
-	}
-	rec := timeline.NewRecorder(pod, f.r.Services, start)
-	rec.TL.EndpointsUnseen, rec.TL.EventsUnseen = f.endpointsUnseen, f.eventsUnseen
-	rec.TL.Gaps = append(rec.TL.Gaps, f.openGaps()...)
-	rec.Emit = func(e timeline.Event) { f.emitted(rec, e) }
-	f.recs[pod.UID] = rec
-	f.order = append(f.order, rec)
-	for _, e := range rec.TL.Events { // a deletion found at start
-		f.emitted(rec, e)
-	}
+// added notes a pod seen for the first time.
+func (f *workloadFollower) added(recv time.Time, rec *timeline.Recorder, initial bool) {
 	if !initial {
-		f.status(recv, pod.Name, "pod created")
+		f.status(recv, rec.Pod().Name, "pod created")
 	}
-	rec.SliceList(recv, f.currentSlices(), initial)
-	f.readiness(pod)
-}
-
-func (f *workloadFollower) openGaps() []timeline.Gap {
-	var out []timeline.Gap
-	for _, g := range f.r.Gaps {
-		if g.To.IsZero() {
-			out = append(out, g)
-		}
-	}
-	return out
+	f.readiness(rec.Pod())
 }
 
 // emitted prints a pod's event and starts the rollout's clock at the first
@@ -213,38 +152,18 @@ func (f *workloadFollower) readiness(pod *corev1.Pod) {
 	}
 }
 
-func (f *workloadFollower) eventsListed(n timeline.Notice) {
-	for _, o := range n.List {
-		ev, ok := o.(*corev1.Event)
-		if !ok {
-			continue
-		}
-		if rec := f.recs[ev.InvolvedObject.UID]; rec != nil {
-			timeline.ListedEvent(rec, n.Recv, ev, n.Initial)
-		}
-	}
-}
-
 func (f *workloadFollower) watched(recv time.Time, ev *watch.Event) {
 	switch o := ev.Object.(type) {
 	case *corev1.Pod:
-		rec := f.recs[o.UID]
-		switch {
-		case rec != nil:
-			rec.PodEvent(recv, ev.Type, o)
-		case ev.Type != watch.Deleted:
-			f.addPod(recv, o, false)
+		if rec, added := f.set.PodEvent(recv, ev.Type, o); added {
+			f.added(recv, rec, false)
 		}
 		f.readiness(o)
 	case *discoveryv1.EndpointSlice:
-		for _, rec := range f.order {
-			rec.SliceEvent(recv, ev.Type, o)
-		}
+		f.set.SliceEvent(recv, ev.Type, o)
 		f.printSamples(f.capacity.Slice(recv, ev.Type, o))
 	case *corev1.Event:
-		if rec := f.recs[o.InvolvedObject.UID]; rec != nil && ev.Type != watch.Deleted {
-			rec.KubeEvent(recv, o, false)
-		}
+		f.set.KubeEvent(recv, ev.Type, o)
 	default:
 		if ev.Type == watch.Deleted {
 			f.r.Stalled = fmt.Sprintf("%s was deleted", f.cfg.Workload)
@@ -302,29 +221,12 @@ func (f *workloadFollower) printSamples(samples []ServiceSample) {
 	}
 }
 
-// currentSlices returns the last state of every EndpointSlice watched.
-func (f *workloadFollower) currentSlices() []discoveryv1.EndpointSlice {
-	out := make([]discoveryv1.EndpointSlice, 0, len(f.capacity.slices))
-	for _, s := range f.capacity.slices {
-		out = append(out, *s)
-	}
-	return out
-}
-
 func slicesOf(list []runtime.Object) []*discoveryv1.EndpointSlice {
 	out := make([]*discoveryv1.EndpointSlice, 0, len(list))
 	for _, o := range list {
 		if s, ok := o.(*discoveryv1.EndpointSlice); ok {
 			out = append(out, s)
 		}
-	}
-	return out
-}
-
-func derefSlices(in []*discoveryv1.EndpointSlice) []discoveryv1.EndpointSlice {
-	out := make([]discoveryv1.EndpointSlice, len(in))
-	for i, s := range in {
-		out[i] = *s
 	}
 	return out
 }
