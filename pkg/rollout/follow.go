@@ -111,17 +111,17 @@ type workloadFollower struct {
 	patch []byte
 	// gen0 is the generation at start; minGen the one the status must
 	// reach after this command's restart or scale.
-	gen0, minGen int64
-	set          timeline.PodSet
-	everReady    map[types.UID]bool
-	capacity     *CapacityTracker
-	notices      chan timeline.Notice
-	pending      int
-	listed       map[string]bool
-	acted, started, statusDone    bool
-	done                          bool
-	noRolloutStatus               bool
-	reqLog                        timeline.RequestLog
+	gen0, minGen               int64
+	set                        timeline.PodSet
+	everReady                  map[types.UID]bool
+	capacity                   *CapacityTracker
+	notices                    chan timeline.Notice
+	pending                    int
+	listed                     map[string]bool
+	acted, started, statusDone bool
+	done                       bool
+	noRolloutStatus            bool
+	reqLog                     timeline.RequestLog
 }
 
 // prepare reads the Services and PodDisruptionBudgets that select the pod
