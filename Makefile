@@ -6,7 +6,7 @@ BIN      := bin/kubectl-graceful
 # The plugin is found by kubectl on PATH, as krew installs it.
 export PATH := $(CURDIR)/bin:$(PATH)
 
-.PHONY: build cluster-up cluster-down demo docs real-node-deps test test-faults test-unit vet
+.PHONY: build cluster-up cluster-down demo docs lint real-node-deps test test-faults test-unit vet
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kubectl-graceful
@@ -36,10 +36,11 @@ real-node-deps:
 demo: build cluster-up
 	@hack/demo.sh
 
-# Every test: unit tests and the e2e tests against the local cluster (started
-# first, so the one-time control-plane build shows its progress here), each
-# control-plane fault scenario once. GRACEFUL_E2E=1 asks for the e2e tests.
-test: build vet cluster-up
+# Every test: gofmt, go vet and golangci-lint, then the unit tests and the
+# e2e tests against the local cluster (started first, so the one-time
+# control-plane build shows its progress here), each control-plane fault
+# scenario once. GRACEFUL_E2E=1 asks for the e2e tests.
+test: build vet lint cluster-up
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m ./...
 
 # The control-plane fault scenarios (docs/reliability.md), five runs in a
@@ -56,6 +57,11 @@ test-unit:
 vet:
 	@test -z "$$(gofmt -l cmd pkg internal hack)" || { echo "gofmt needed:"; gofmt -l cmd pkg internal hack; exit 1; }
 	$(GO) vet ./...
+
+# golangci-lint with .golangci.yml. The version pinned in internal/tools is
+# built from the module proxy into the per-user tool cache on first use.
+lint:
+	@lint=$$($(GO) run ./hack/tool golangci-lint) && "$$lint" run ./...
 
 # The check tables of README.md and docs/audit.md, from pkg/inspect's
 # catalogue (a test fails while they are stale).

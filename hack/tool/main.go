@@ -1,10 +1,11 @@
-// Command tool runs or locates a pinned release tool, building it into the
-// per-user cache first if needed (see internal/tools).
+// Command tool runs or locates a pinned tool, building it into the per-user
+// cache first if needed (see internal/tools).
 //
 //	go run ./hack/tool NAME            prints the tool's path
 //	go run ./hack/tool goreleaser ARGS runs GoReleaser in the current repository
 //
-// dist.mk uses the second form: `go run ./hack/tool goreleaser release --snapshot --clean`.
+// The Makefile's lint target uses the first form (golangci-lint); dist.mk
+// the second: `go run ./hack/tool goreleaser release --snapshot --clean`.
 package main
 
 import (
@@ -37,6 +38,11 @@ func run(args []string) error {
 	for _, t := range tools.All {
 		if t.Name != args[0] {
 			continue
+		}
+		if cache, err := tools.CacheDir(); err == nil {
+			if _, err := os.Stat(t.Path(cache)); err != nil {
+				fmt.Fprintf(os.Stderr, "building %s %s from the Go module proxy into %s (once; minutes)...\n", t.Name, t.Version, cache)
+			}
 		}
 		path, err := t.Ensure(ctx)
 		if err != nil {

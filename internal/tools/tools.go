@@ -1,7 +1,8 @@
-// Package tools builds the release tools the project uses (GoReleaser, krew,
-// krew's manifest validator) from the Go module proxy into a per-user cache,
-// once per version, so that `make dist` and the install test need neither a
-// preinstalled tool nor a network beyond the module proxy.
+// Package tools builds the tools the project uses (GoReleaser, krew, krew's
+// manifest validator, golangci-lint) from the Go module proxy into a
+// per-user cache, once per version, so that `make dist`, `make lint` and the
+// install test need neither a preinstalled tool nor a network beyond the
+// module proxy.
 package tools
 
 import (
@@ -30,10 +31,12 @@ var (
 	GoReleaser           = Tool{Name: "goreleaser", Package: "github.com/goreleaser/goreleaser/v2", Version: "v2.15.1"}
 	Krew                 = Tool{Name: "krew", Package: "sigs.k8s.io/krew/cmd/krew", Version: "v0.4.3"}
 	ValidateKrewManifest = Tool{Name: "validate-krew-manifest", Package: "sigs.k8s.io/krew/cmd/validate-krew-manifest", Version: "v0.4.3"}
+	// GolangCILint is the linter `make lint` runs with .golangci.yml.
+	GolangCILint = Tool{Name: "golangci-lint", Package: "github.com/golangci/golangci-lint/v2/cmd/golangci-lint", Version: "v2.15.0"}
 )
 
 // All lists the pinned tools by name, for the hack/tool command.
-var All = []Tool{GoReleaser, Krew, ValidateKrewManifest}
+var All = []Tool{GoReleaser, Krew, ValidateKrewManifest, GolangCILint}
 
 // CacheDir returns ${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-graceful/tools
 // (os.UserCacheDir's rule; ~/Library/Caches on macOS).
