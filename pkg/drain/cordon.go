@@ -115,7 +115,7 @@ func unschedulableManagers(n *corev1.Node) []string {
 		var fields struct {
 			Spec map[string]json.RawMessage `json:"f:spec"`
 		}
-		if json.Unmarshal(e.FieldsV1.Raw, &fields) == nil && fields.Spec["f:unschedulable"] != nil {
+		if json.Unmarshal(e.FieldsV1.GetRawBytes(), &fields) == nil && fields.Spec["f:unschedulable"] != nil {
 			out = append(out, e.Manager)
 		}
 	}

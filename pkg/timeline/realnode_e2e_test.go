@@ -332,10 +332,3 @@ func bounded(t *testing.T, what string, v timeline.Verdict, real int64) {
 		t.Errorf("%s: the app logged SIGTERM at %+d ms, outside the bounds %+d..%+d ms", what, real, *v.SigtermEarliestMs, *v.SigtermLatestMs)
 	}
 }
-
-func abs(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}

@@ -154,8 +154,7 @@ type gapWatcher struct {
 func (g *gapWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	w, err := g.lw.WatchWithContext(ctx, opts)
 	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-		st := apierrors.NewGone(err.Error()).ErrStatus
-		st.Code = http.StatusGone
+		st := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: err.Error()}
 		fw := watch.NewFakeWithChanSize(1, false)
 		fw.Error(&st)
 		fw.Stop()

@@ -230,13 +230,6 @@ func signedWindow(w int64, out string) string {
 	return fmt.Sprintf("%d ms after %s", w, out)
 }
 
-func abs64(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
 type order int
 
 const (
