@@ -63,7 +63,7 @@ vet:
 lint:
 	@lint=$$($(GO) run ./hack/tool golangci-lint) && "$$lint" run ./...
 
-# The check tables of README.md and docs/audit.md, from pkg/inspect's
+# The check table and sections of docs/audit.md, from pkg/inspect's
 # catalogue (a test fails while they are stale).
 docs:
 	$(GO) run ./hack/checkdocs

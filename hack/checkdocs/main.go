@@ -1,5 +1,5 @@
-// Command checkdocs rewrites the generated check lists of README.md and
-// docs/audit.md from the catalogue in pkg/inspect (`make docs`).
+// Command checkdocs rewrites the generated check list of docs/audit.md from
+// the catalogue in pkg/inspect (`make docs`).
 package main
 
 import (

@@ -1,6 +1,6 @@
-// Package checkdocs writes the parts of README.md and docs/audit.md that
-// list the audit's checks, from the catalogue in pkg/inspect, so that a new
-// check needs no hand edit of the docs. `make docs` (hack/checkdocs) applies
+// Package checkdocs writes the part of docs/audit.md that lists the audit's
+// checks, from the catalogue in pkg/inspect, so that a new check needs no
+// hand edit of the docs (README.md links to that list, it does not repeat it). `make docs` (hack/checkdocs) applies
 // it; a test fails while the committed files differ from its output.
 package checkdocs
 
@@ -27,7 +27,6 @@ type block struct {
 
 // blocks are every generated region, by file relative to the repository root.
 var blocks = []block{
-	{"README.md", "check-table", func() string { return Table("docs/audit.md#") }},
 	{filepath.Join("docs", "audit.md"), "checks", func() string { return Table("#") + "\n" + Sections() }},
 }
 

@@ -9,9 +9,9 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// TestCommittedDocsAreCurrent fails while README.md or docs/audit.md differ
-// from what `make docs` makes of the catalogue: a check was added or
-// changed without regenerating them.
+// TestCommittedDocsAreCurrent fails while docs/audit.md differs from what
+// `make docs` makes of the catalogue: a check was added or changed without
+// regenerating it.
 func TestCommittedDocsAreCurrent(t *testing.T) {
 	root := filepath.Join("..", "..")
 	files, err := Render(root)

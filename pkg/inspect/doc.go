@@ -26,8 +26,8 @@
 // Services and PDBs apply to a workload are in match.go.
 //
 // Nothing else lists checks: the catalogue (catalogue.go) orders them,
-// `audit explain`, SARIF rules and the check tables of README.md and
-// docs/audit.md are made from it. After adding or changing a check run
+// `audit explain`, SARIF rules and the check table of docs/audit.md are
+// made from it. After adding or changing a check run
 // `make docs` (or `go generate ./pkg/inspect`); a test fails while the
 // committed docs differ from the catalogue. The Kubernetes facts behind the
 // checks are written up in docs/audit.md.
