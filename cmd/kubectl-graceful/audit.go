@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/report"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 )
 
 // AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/fix"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/fix"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
@@ -22,7 +22,7 @@ const stdinFile = "STDIN"
 
 // fixOptions are the flags of `audit -f PATH --fix`.
 type fixOptions struct {
-	// Fix rewrites the manifests with the plan of pkg/fix.
+	// Fix rewrites the manifests with the plan of internal/fix.
 	Fix bool
 	// Diff prints the change as a unified diff instead of writing it.
 	Diff bool

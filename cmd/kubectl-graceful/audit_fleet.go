@@ -13,10 +13,10 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/report"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 )
 
 // fleetOptions are the flags of a fleet audit: several clusters, each

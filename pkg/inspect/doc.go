@@ -2,7 +2,7 @@
 // rollout or a node drain drop requests, read from workload specs, Services,
 // PodDisruptionBudgets, HorizontalPodAutoscalers, Ingresses and load
 // balancer objects. It does no I/O: callers fill an Inventory (from
-// manifests or a live cluster, see pkg/inspect/load) and call Audit, or
+// manifests or a live cluster, see internal/inspect/load) and call Audit, or
 // PodFindings for one pod's own spec.
 //
 // # Where a check goes

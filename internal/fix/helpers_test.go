@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 )
 
 // auditText audits src as the manifest loader reads -f - (file "STDIN").

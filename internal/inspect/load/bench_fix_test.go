@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/fix"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/fix"
 )
 
 // BenchmarkManifestFixDiff2000 is `audit -f FILE --fix --diff` over the

@@ -68,7 +68,7 @@ func compareGolden(t *testing.T, file, got string) {
 	}
 	want, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/fix -run TestGolden -update)", err)
+		t.Fatalf("%v (run go test ./internal/fix -run TestGolden -update)", err)
 	}
 	if string(want) != got {
 		t.Errorf("%s differs (-want +got):\n%s", file, lineDiff(string(want), got))

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/load"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect/load"
 )
 
 // corpusCopy copies ../shared/corpus (beside the repository) into a
