@@ -78,14 +78,16 @@ func (o *AuditOptions) validateFix() error {
 }
 
 // fixHook runs between the audit and its report: with --fix it does the
-// fix instead of the report (done is true); with -o yaml it gives every
-// finding of the combined plan its object's one command, so that the
-// patch lines agree with each other and with what --fix writes.
+// fix instead of the report (done is true); with -o json, yaml or sarif it
+// gives every finding of the combined plan its object's one command, so
+// that the patch lines agree with each other and with what --fix writes,
+// and so that every machine format carries the same fix (the table shows
+// none).
 func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) (done bool, err error) {
 	if o.fix.Fix {
 		return true, o.runFix(inv, r, opts)
 	}
-	if o.Output == "yaml" {
+	if o.Output != "table" {
 		cmds := fix.NewPlan(inv, r.Findings, o.planOptions(inv, opts)).Commands()
 		for i, f := range r.Findings {
 			if c, ok := cmds[fix.FindingKey(f)]; ok {
