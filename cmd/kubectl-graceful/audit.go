@@ -51,7 +51,6 @@ type AuditOptions struct {
 	Skip        []string
 	Color       string
 	KubeVersion string
-	Explain     string
 
 	// ShutdownSeconds (seconds; -1 means not set), PreStopFloor and
 	// MaxGrace (seconds) tune the checks.
@@ -60,6 +59,9 @@ type AuditOptions struct {
 	MaxGrace        int64
 
 	fix fixOptions
+	// explainFlag is the removed --explain ID, kept hidden so that its
+	// users are told the one spelling, `audit explain ID`.
+	explainFlag string
 
 	failOn    inspect.Severity
 	namespace string
@@ -112,7 +114,8 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.StringSliceVar(&o.Skip, "skip", nil, "Check IDs not to run (comma-separated)")
 	f.StringVar(&o.Color, "color", "auto", "Colour severities: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Target Kubernetes version for manifests (e.g. 1.29; default: current)")
-	f.StringVar(&o.Explain, "explain", "", "Explain a check ID and exit")
+	f.StringVar(&o.explainFlag, "explain", "", "Removed: use kubectl graceful audit explain ID")
+	_ = f.MarkHidden("explain")
 	f.StringVar(&o.ConfigFile, "config", "", "YAML file with defaults: skip, failOn, shutdownSeconds, prestopFloor, maxGrace, kubeVersion")
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
@@ -138,8 +141,8 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 }
 
-// explainCheck is `audit explain ID` and `audit --explain ID`: the check's
-// explanation, or with no ID the list of checks.
+// explainCheck is `audit explain ID`: the check's explanation, or with no
+// ID the list of checks.
 func explainCheck(out io.Writer, id string) error {
 	if id == "" {
 		for _, c := range inspect.Checks() {
@@ -170,7 +173,7 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.namespace = *o.configFlags.Namespace
 	}
 	// A fleet audit takes each context's own namespace (auditContext).
-	if !o.fleet.enabled() && o.Explain == "" && o.namespace == "" {
+	if !o.fleet.enabled() && o.explainFlag == "" && o.namespace == "" {
 		ns, err := o.defaultNamespace()
 		if err != nil {
 			return err
@@ -210,6 +213,9 @@ func (o *AuditOptions) useColor() bool {
 
 // Validate checks flag values and their combinations.
 func (o *AuditOptions) Validate() error {
+	if o.explainFlag != "" {
+		return fmt.Errorf("audit --explain was removed: use kubectl graceful audit explain %s", o.explainFlag)
+	}
 	sev, err := inspect.ParseFailOn(o.FailOn)
 	if err != nil {
 		return err
@@ -217,9 +223,6 @@ func (o *AuditOptions) Validate() error {
 	o.failOn = sev
 	if err := inspect.ValidateIDs(o.Skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
-	}
-	if o.Explain != "" {
-		return inspect.ValidateIDs([]string{o.Explain})
 	}
 	switch o.Color {
 	case "auto", "always", "never":
@@ -253,9 +256,6 @@ func (o *AuditOptions) Validate() error {
 // Run loads the inventory, audits it and prints the report. It returns
 // cliutil.Risk() when a finding is at or above --fail-on.
 func (o *AuditOptions) Run(ctx context.Context) error {
-	if o.Explain != "" {
-		return explainCheck(o.Out, o.Explain)
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -85,23 +85,25 @@ func TestAuditConfigFile(t *testing.T) {
 	}
 }
 
-// `audit --explain ID` and `audit explain ID` print the same text, through
-// the cobra commands a user runs.
-func TestAuditExplainFlagAndSubcommandAgree(t *testing.T) {
-	run := func(args ...string) string {
-		var out bytes.Buffer
-		cmd := NewCmdAudit(genericclioptions.NewConfigFlags(false), genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &bytes.Buffer{}})
-		cmd.SetArgs(args)
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("audit %v: %v", args, err)
-		}
-		return out.String()
+// `audit explain ID` is the one spelling (kubectl's explain is a
+// subcommand too): it prints the check's text, and with no ID the list.
+func TestAuditExplainSubcommand(t *testing.T) {
+	res := run(t, pluginBin, "audit", "explain", "missing-prestop")
+	if res.code != 0 || !strings.HasPrefix(res.stdout, "missing-prestop ") || !strings.Contains(res.stdout, "Why it matters:") {
+		t.Errorf("audit explain missing-prestop: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
 	}
-	flag, sub := run("--explain", "missing-prestop"), run("explain", "missing-prestop")
-	if flag != sub || !strings.Contains(flag, "Why it matters:") || !strings.HasPrefix(flag, "missing-prestop ") {
-		t.Errorf("--explain printed %q, explain printed %q", flag, sub)
+	if list := run(t, pluginBin, "audit", "explain"); list.code != 0 || !strings.Contains(list.stdout, "pdb-overlap") {
+		t.Errorf("audit explain without ID lists no checks: exit %d, %q", list.code, list.stdout)
 	}
-	if list := run("explain"); !strings.Contains(list, "pdb-overlap") {
-		t.Errorf("explain without ID lists no checks: %q", list)
+}
+
+// The removed `audit --explain ID` says, in one line and with exit 1, to
+// use the subcommand; it audits nothing and needs no kubeconfig.
+func TestAuditExplainFlagPointsToSubcommand(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	res := run(t, pluginBin, "audit", "--explain", "missing-prestop")
+	want := "error: audit --explain was removed: use kubectl graceful audit explain missing-prestop\n"
+	if res.code != 1 || res.stderr != want || res.stdout != "" {
+		t.Errorf("audit --explain missing-prestop: exit %d, stdout %q, stderr %q; want exit 1 and stderr %q", res.code, res.stdout, res.stderr, want)
 	}
 }
