@@ -58,14 +58,19 @@ func NewCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericioop
 		Short: "Drain nodes without breaking PodDisruptionBudgets, saying what blocks",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdDrainNode(configFlags, streams))
+	cmd.AddCommand(newCmdDrainNode(newDrainNodeOptions(configFlags, streams)))
 	return cmd
 }
 
-func newCmdDrainNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
+// newDrainNodeOptions are the options with the flags' defaults.
+func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *DrainNodeOptions {
+	return &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
 		Flags: drain.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
 		MaxConcurrentNodes: 1}
+}
+
+// newCmdDrainNode builds `drain node` around o, binding every flag to it.
+func newCmdDrainNode(o *DrainNodeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "node NAME... | -l SELECTOR",
 		Short: "Cordon a node and evict its pods, after a preflight that says what would block",
@@ -114,8 +119,8 @@ Service below its budget).`,
 	f.BoolVar(&o.Flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
 	f.BoolVar(&o.YesBypassPDB, "yes-bypass-pdb", false, "Confirm --disable-eviction: PodDisruptionBudgets will not be checked.")
 	f.BoolVar(&o.Flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
-	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker.`)
-	f.Lookup("dry-run").NoOptDefVal = "client"
+	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker. Without a value: client, with a warning.`)
+	f.Lookup("dry-run").NoOptDefVal = bareDryRun
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (preflight, per-pod results and durations)")
 	f.BoolVar(&o.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
 	f.DurationVar(&o.RetryDelay, "eviction-retry-delay", o.RetryDelay, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,13 +14,37 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// Complete takes the node names and builds the client; it does not call
-// the API server.
+// Complete takes the node names, resolves a bare --dry-run and builds the
+// client; it does not call the API server.
 func (o *DrainNodeOptions) Complete(args []string) error {
 	o.NodeNames = args
+	o.completeDryRun()
 	var err error
 	o.client, err = newClient(o.configFlags, drainClientLimits)
 	return err
+}
+
+// bareDryRun is --dry-run's value when it is given without one, as
+// kubectl's AddDryRunFlag marks it (NoOptDefVal "unchanged").
+const bareDryRun = "unchanged"
+
+// completeDryRun takes a bare --dry-run as --dry-run=client and says so on
+// stderr, in one line, as kubectl's GetDryRunStrategy does
+// (k8s.io/kubectl/pkg/cmd/util: "--dry-run is deprecated and can be
+// replaced with --dry-run=client."). A mode written after a space is a
+// node name to the flag parser: the line names that trap too.
+func (o *DrainNodeOptions) completeDryRun() {
+	if o.DryRun != bareDryRun {
+		return
+	}
+	o.DryRun = "client"
+	line := "warning: --dry-run without a value is taken as --dry-run=client, as kubectl does: write --dry-run=client (or --dry-run=server)"
+	for _, mode := range []string{"client", "server", "none"} {
+		if slices.Contains(o.NodeNames, mode) {
+			line += fmt.Sprintf("; %q after it is read as a node name, not as the mode: write --dry-run=%s", mode, mode)
+		}
+	}
+	fmt.Fprintln(o.ErrOut, line)
 }
 
 // lookupNodes finds the nodes to drain, retrying through a short outage

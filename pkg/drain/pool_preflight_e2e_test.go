@@ -151,7 +151,7 @@ func TestPoolPreflightEveryNode(t *testing.T) {
 func TestPoolSelectorMatchesNoNode(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	res := f.drain("-l", oldPoolLabel+"=none-"+f.ns, "--dry-run")
+	res := f.drain("-l", oldPoolLabel+"=none-"+f.ns, "--dry-run=client")
 	if res.ExitCode != 1 || !strings.Contains(res.Stderr, "no node matches -l") || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {
 		t.Errorf("exit %d stderr %q, want exit 1 and one line saying no node matches", res.ExitCode, res.Stderr)
 	}

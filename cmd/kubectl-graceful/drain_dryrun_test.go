@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+const bareDryRunWarning = "warning: --dry-run without a value is taken as --dry-run=client, as kubectl does: write --dry-run=client (or --dry-run=server)"
+
+// A bare --dry-run is --dry-run=client with one warning line on stderr, as
+// kubectl's GetDryRunStrategy warns; --dry-run=client says nothing. The
+// commands fail in Validate, before any cluster is needed.
+func TestDrainBareDryRunWarns(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dry-run"}, bareDryRunWarning + "\nerror: name a node, or select nodes with -l SELECTOR\n"},
+		{[]string{"--dry-run=client"}, "error: name a node, or select nodes with -l SELECTOR\n"},
+		{[]string{"--dry-run", "server", "-l", "pool=old"}, bareDryRunWarning +
+			`; "server" after it is read as a node name, not as the mode: write --dry-run=server` +
+			"\nerror: name nodes or use -l SELECTOR, not both\n"},
+	} {
+		res := run(t, pluginBin, append([]string{"drain", "node"}, tc.args...)...)
+		if res.code != 1 || res.stderr != tc.want || res.stdout != "" {
+			t.Errorf("drain node %v: exit %d, stdout %q, stderr %q; want exit 1, stderr %q", tc.args, res.code, res.stdout, res.stderr, tc.want)
+		}
+	}
+}
+
+// The bare flag keeps its meaning: the client dry run, the preflight only.
+func TestDrainBareDryRunIsClient(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	for flag, want := range map[string]string{"--dry-run": "client", "--dry-run=server": "server", "--dry-run=client": "client", "--force": "none"} {
+		var errOut bytes.Buffer
+		o := newDrainNodeOptions(genericclioptions.NewConfigFlags(false), genericiooptions.IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut})
+		cmd := newCmdDrainNode(o)
+		if err := cmd.Flags().Parse([]string{flag, "n1"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Complete(cmd.Flags().Args()); err != nil {
+			t.Fatal(err)
+		}
+		if o.DryRun != want || o.Validate() != nil {
+			t.Errorf("%s: DryRun %q (Validate: %v), want %q", flag, o.DryRun, o.Validate(), want)
+		}
+		if warned := errOut.Len() > 0; warned != (flag == "--dry-run") {
+			t.Errorf("%s: stderr %q", flag, errOut.String())
+		}
+	}
+}
