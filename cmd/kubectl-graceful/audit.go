@@ -160,8 +160,9 @@ func explainCheck(out io.Writer, id string) error {
 	return err
 }
 
-// Complete reads the namespace from the kubeconfig flags, resolves colour
-// and the target version.
+// Complete reads the --config file and the namespace from the kubeconfig
+// flags, resolves colour, the target version, --fail-on and the fleet's
+// contexts, and tees stdin for --fix -f -. Validate changes nothing.
 func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Resources = args
 	if o.ConfigFile != "" {
@@ -188,7 +189,12 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 		o.version = v
 	}
 	o.color = o.useColor()
-	return nil
+	// A bad value is Validate's to name; only a good one is kept.
+	if sev, err := inspect.ParseFailOn(o.FailOn); err == nil {
+		o.failOn = sev
+	}
+	o.completeFix()
+	return o.completeFleet()
 }
 
 func (o *AuditOptions) manifestMode() bool {
@@ -211,16 +217,15 @@ func (o *AuditOptions) useColor() bool {
 	return tty
 }
 
-// Validate checks flag values and their combinations.
+// Validate checks flag values and their combinations; it sets nothing
+// and reads nothing.
 func (o *AuditOptions) Validate() error {
 	if o.explainFlag != "" {
 		return fmt.Errorf("audit --explain was removed: use kubectl graceful audit explain %s", o.explainFlag)
 	}
-	sev, err := inspect.ParseFailOn(o.FailOn)
-	if err != nil {
+	if _, err := inspect.ParseFailOn(o.FailOn); err != nil {
 		return err
 	}
-	o.failOn = sev
 	if err := inspect.ValidateIDs(o.Skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
 	}

@@ -50,8 +50,15 @@ func (f *fixOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.Only, "fix-only", nil, "With --fix: fix only the findings of these check IDs (comma-separated)")
 }
 
-// validateFix checks the --fix flags against the mode. For -f - it keeps a
-// copy of what the loader reads from stdin, to edit it.
+// completeFix keeps, for --fix -f -, a copy of what the loader reads from
+// stdin, to edit it.
+func (o *AuditOptions) completeFix() {
+	if o.fix.Fix && slices.Contains(o.Filenames, "-") && o.In != nil {
+		o.In = io.TeeReader(o.In, &o.fix.stdin)
+	}
+}
+
+// validateFix checks the --fix flags against the mode.
 func (o *AuditOptions) validateFix() error {
 	f := &o.fix
 	if !f.Fix {
@@ -70,9 +77,6 @@ func (o *AuditOptions) validateFix() error {
 	}
 	if err := inspect.ValidateIDs(f.Only); err != nil {
 		return fmt.Errorf("--fix-only: %v", err)
-	}
-	if slices.Contains(o.Filenames, "-") && o.In != nil {
-		o.In = io.TeeReader(o.In, &f.stdin)
 	}
 	return nil
 }

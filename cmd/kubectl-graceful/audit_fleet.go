@@ -40,9 +40,8 @@ func (f *fleetOptions) addFlags(fs *pflag.FlagSet) {
 
 func (f *fleetOptions) enabled() bool { return len(f.Contexts) > 0 || f.AllContexts }
 
-// validateFleet checks the fleet flags against the others and resolves the
-// context names from the kubeconfig: an unknown name, or a kubeconfig with
-// no context, is an error.
+// validateFleet checks the fleet flags against the others. It reads
+// nothing: completeFleet resolves the names.
 func (o *AuditOptions) validateFleet() error {
 	f := &o.fleet
 	if !f.enabled() {
@@ -57,6 +56,18 @@ func (o *AuditOptions) validateFleet() error {
 		return fmt.Errorf("--context, --cluster, --user and --server pick one cluster: use --contexts/--all-contexts without them")
 	case f.Parallel < 1:
 		return fmt.Errorf("--parallel must be at least 1")
+	}
+	return nil
+}
+
+// completeFleet resolves the context names from the kubeconfig: an unknown
+// name, or a kubeconfig with no context, is an error. With fleet flags
+// that conflict it reads nothing, so that Validate names the conflict
+// rather than a kubeconfig the audit would not use.
+func (o *AuditOptions) completeFleet() error {
+	f := &o.fleet
+	if !f.enabled() || o.validateFleet() != nil {
+		return nil
 	}
 	raw, err := o.configFlags.ToRawKubeConfigLoader().RawConfig()
 	if err != nil {

@@ -113,9 +113,11 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	return cmd
 }
 
-// Complete reads the namespace from the kubeconfig/-n and builds the client.
+// Complete reads the namespace from the kubeconfig/-n, builds the probe's
+// configuration and the client.
 func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = args[0]
+	o.probe.complete()
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return err

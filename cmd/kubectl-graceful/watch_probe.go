@@ -43,8 +43,16 @@ func (p *probeFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&p.Insecure, "probe-insecure", false, "Do not verify the probe URL's TLS certificate (self-signed certificates)")
 }
 
-// validate checks the flags and builds the probe's configuration. The
-// --probe-* flags without --probe are refused: they would do nothing.
+// complete builds the probe's configuration from the flags. A value that
+// does not parse is validate's to name: only a good configuration is kept.
+func (p *probeFlags) complete() {
+	if cfg, err := p.config(); err == nil {
+		p.cfg = cfg
+	}
+}
+
+// validate checks the flags; it sets nothing. The --probe-* flags without
+// --probe are refused: they would do nothing.
 func (p *probeFlags) validate(cmd string) error {
 	if p.URL == "" {
 		changed := p.Rate != 0 && p.Rate != probe.DefaultRate || p.Timeout != 0 && p.Timeout != probe.DefaultTimeout
@@ -53,19 +61,31 @@ func (p *probeFlags) validate(cmd string) error {
 		}
 		return nil
 	}
-	u, err := probe.ParseURL(p.URL)
+	cfg, err := p.config()
 	if err != nil {
 		return err
 	}
-	p.cfg = probe.Config{URL: u, Rate: p.Rate, Timeout: p.Timeout, KeepAlive: p.KeepAlive, Insecure: p.Insecure, Header: http.Header{}}
+	return cfg.Validate()
+}
+
+// config is the probe's configuration from the flags (--probe set).
+func (p *probeFlags) config() (probe.Config, error) {
+	if p.URL == "" {
+		return probe.Config{}, nil
+	}
+	u, err := probe.ParseURL(p.URL)
+	if err != nil {
+		return probe.Config{}, err
+	}
+	cfg := probe.Config{URL: u, Rate: p.Rate, Timeout: p.Timeout, KeepAlive: p.KeepAlive, Insecure: p.Insecure, Header: http.Header{}}
 	for _, h := range p.Headers {
 		name, value, err := probe.ParseHeader(h)
 		if err != nil {
-			return err
+			return probe.Config{}, err
 		}
-		p.cfg.Header.Add(name, value)
+		cfg.Header.Add(name, value)
 	}
-	return p.cfg.Validate()
+	return cfg, nil
 }
 
 func (p *probeFlags) enabled() bool { return p.cfg.URL != nil }

@@ -68,6 +68,7 @@ func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	p := probeFlags{URL: "http://" + addr + "/", Rate: 20, Timeout: time.Second}
+	p.complete()
 	if err := p.validate("watch pod"); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
 	p = probeFlags{URL: srv.URL, Rate: 50, Timeout: time.Second}
-	_ = p.validate("watch pod")
+	p.complete()
 	pr, err = p.start(context.Background(), "https://127.0.0.1:6443", &errOut, false)
 	if err != nil {
 		t.Fatal(err)

@@ -104,9 +104,10 @@ pods, RBAC).`,
 }
 
 // Complete resolves the workload's kind as kubectl does (short names,
-// TYPE/NAME or TYPE NAME) and builds the client.
+// TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Args = args
+	o.probe.complete()
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
 		return err
