@@ -123,8 +123,8 @@ fi
 # the node is made schedulable again.
 node=$(kubectl -n graceful-demo get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' |
 	sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
-step "kubectl graceful drain node $node --dry-run"
-kubectl graceful drain node "$node" --ignore-daemonsets --dry-run || true
+step "kubectl graceful drain node $node --dry-run=client"
+kubectl graceful drain node "$node" --ignore-daemonsets --dry-run=client || true
 step "kubectl graceful drain node $node --timeout 30s"
 kubectl graceful drain node "$node" --ignore-daemonsets --timeout 30s || true
 kubectl uncordon "$node" >/dev/null

@@ -95,7 +95,7 @@ blocked, refused, timed out, interrupted, undone by another client
 error, or the cluster unreachable to the end). With --watch, a drained node
 exits 2 when the watch saw a risk (a race, a SIGKILL, a failed preStop, a
 Service below its budget).`,
-		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run
+		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run=client
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
   kubectl graceful drain node -l pool=old --ignore-daemonsets --max-concurrent-nodes 3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
