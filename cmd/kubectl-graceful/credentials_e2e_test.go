@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
@@ -34,6 +39,7 @@ current-context: ctx
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	e2e.Binary(t) // built before the clock starts
 	for _, args := range [][]string{
 		{"graceful", "drain", "node", "n1", "--dry-run"},
 		{"graceful", "audit"},
@@ -54,4 +60,77 @@ current-context: ctx
 			}
 		})
 	}
+}
+
+// A kubeconfig of the local cluster whose user runs an exec credential
+// plugin that hangs: client-go runs it with no timeout of its own, so
+// every command ends at --request-timeout or --timeout, naming the plugin,
+// exit 1, and the drain changes nothing (the node is not cordoned). The
+// plugin closes its output as it hangs: a plugin left running keeps the
+// stderr it inherited open, which this test's pipe would wait for.
+func TestHangingCredentialPluginIsBounded(t *testing.T) {
+	env := e2e.Cluster(t)
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "login")
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\nexec sleep 120 >/dev/null 2>&1 </dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kc := hangingPluginKubeconfig(t, env.Kubeconfig, plugin)
+	node := firstNode(t, env)
+	e2e.Binary(t) // built before the clock starts
+	for _, args := range [][]string{
+		{"graceful", "audit", "--request-timeout", "3s"},
+		{"graceful", "watch", "pod", "web-0", "--request-timeout", "3s"},
+		{"graceful", "watch", "pod", "web-0", "--timeout", "3s"},
+		{"graceful", "drain", "node", node, "--timeout", "3s"},
+		{"graceful", "drain", "node", node, "--dry-run", "--request-timeout", "3s"},
+	} {
+		t.Run(strings.Join(args[1:], "_"), func(t *testing.T) {
+			start := time.Now()
+			res := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + kc, "HOME=" + dir}, args...)
+			took := time.Since(start)
+			if res.ExitCode != 1 || took > 15*time.Second {
+				t.Errorf("exit %d after %s; want 1 within about 3 s\nstderr:\n%s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
+			}
+			want := "the credential plugin " + plugin + " did not answer within 3s"
+			if !strings.Contains(res.Stderr, want) || strings.Contains(res.Stderr, "API server did not answer") {
+				t.Errorf("stderr does not say %q:\n%s", want, res.Stderr)
+			}
+		})
+	}
+	if out := env.Kubectl(t, "get", "node", node, "-o", "jsonpath={.spec.unschedulable}"); strings.TrimSpace(out.Stdout) == "true" {
+		t.Errorf("node %s was cordoned by a drain that never got credentials", node)
+	}
+}
+
+// hangingPluginKubeconfig writes a copy of kubeconfig whose users run
+// plugin instead of their own credentials.
+func hangingPluginKubeconfig(t *testing.T, kubeconfig, plugin string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clientcmd.ResolveLocalPaths(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for name := range cfg.AuthInfos {
+		cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+			APIVersion: "client.authentication.k8s.io/v1", Command: plugin, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}}
+	}
+	path := filepath.Join(t.TempDir(), "config")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// firstNode returns the name of a node of the local cluster.
+func firstNode(t *testing.T, env *e2e.Env) string {
+	t.Helper()
+	nodes, err := env.Client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{Limit: 1})
+	if err != nil || len(nodes.Items) == 0 {
+		t.Fatalf("listing nodes: %v (%d)", err, len(nodes.Items))
+	}
+	return nodes.Items[0].Name
 }

@@ -17,6 +17,7 @@ import (
 // the root, and shared by every subcommand through configFlags.
 func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true)
+	configFlags.WrapConfigFn = boundedConfig
 	root := &cobra.Command{
 		Use:   "graceful",
 		Short: "Find and prevent the requests dropped when pods terminate",

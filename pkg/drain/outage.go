@@ -18,8 +18,10 @@ var outageWait = 30 * time.Second
 // ThroughOutage calls read until it succeeds or fails for a reason that is
 // not transient (eviction.Transient: a transport error, a 5xx, a 429
 // without a budget cause), waiting b's delays between calls, for at most
-// 30 s: a short outage before the cordon delays the drain instead of
-// failing it. b with no Base retries every 200 ms up to every 2 s.
+// 30 s (timeout, when shorter): a short outage before the cordon delays the
+// drain instead of failing it. Failing credentials (eviction.Credentials,
+// a credential plugin that did not answer included) end it at once with
+// their own error, never "did not answer". b with no Base retries every 200 ms up to every 2 s.
 //
 // A throttling answer (429 without a budget cause, from API Priority and
 // Fairness) is an answer, not an outage: the next call waits at least its
@@ -40,7 +42,7 @@ func ThroughOutage[T any](ctx context.Context, b Backoff, timeout time.Duration,
 		v, err := read(octx)
 		expired := octx.Err() != nil
 		cancel()
-		if err == nil || ctx.Err() != nil || !expired && !eviction.Transient(err) {
+		if err == nil || ctx.Err() != nil || eviction.Credentials(err) || !expired && !eviction.Transient(err) {
 			return v, err
 		}
 		wait, gerr := w.next(err, b.delay(n), expired)
@@ -58,6 +60,9 @@ type outageWindow struct {
 	// deadline ends the retries through an outage: 30 s after the start
 	// or after the end of the last Retry-After waited for.
 	deadline time.Time
+	// window is how long the first call may go without an answer: 30 s,
+	// or timeout when shorter.
+	window time.Duration
 	// limit is the start plus timeout; zero when there is no limit.
 	limit   time.Time
 	timeout time.Duration
@@ -68,9 +73,15 @@ type outageWindow struct {
 
 func newOutageWindow(timeout time.Duration) *outageWindow {
 	now := time.Now()
-	w := &outageWindow{deadline: now.Add(outageWait), timeout: timeout}
+	w := &outageWindow{deadline: now.Add(outageWait), window: outageWait, timeout: timeout}
 	if timeout > 0 {
 		w.limit = now.Add(timeout)
+		// --timeout bounds the whole drain, these reads included: a
+		// credential plugin or an API server that never answers ends
+		// the drain at --timeout, not 30 s later.
+		if timeout < outageWait {
+			w.deadline, w.window = w.limit, timeout
+		}
 	}
 	return w
 }
@@ -98,9 +109,9 @@ func (w *outageWindow) next(err error, delay time.Duration, expired bool) (time.
 	}
 	if expired || !now.Before(w.deadline) {
 		if a.Kind == eviction.Throttled {
-			return 0, fmt.Errorf("throttled by the API server (HTTP 429), then no answer for %s: %w", outageWait, w.last)
+			return 0, fmt.Errorf("throttled by the API server (HTTP 429), then no answer for %s: %w", w.window, w.last)
 		}
-		return 0, fmt.Errorf("the API server did not answer for %s: %w", outageWait, w.last)
+		return 0, fmt.Errorf("the API server did not answer for %s: %w", w.window, w.last)
 	}
 	return min(delay, time.Until(w.deadline)), nil
 }
