@@ -77,9 +77,10 @@ func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		resp, err := b.next.RoundTrip(req.WithContext(context.WithValue(ctx, reachedKey{}, reached)))
 		done <- roundTripResult{resp, err}
 	}()
+	var r roundTripResult
 	select {
-	case r := <-done:
-		return r.resp, r.err
+	case r = <-done:
+		return named(ctx, r, start)
 	case <-ctx.Done():
 	}
 	if !reached.Load() && b.plugin != "" {
@@ -93,8 +94,17 @@ func (b *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, &pluginStalled{plugin: b.plugin, waited: time.Since(start), cause: context.Cause(ctx)}
 	}
 	// The transport to the server stops on the context itself.
-	r := <-done
-	if r.err != nil && r.resp == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	return named(ctx, <-done, start)
+}
+
+// named returns the result of a round trip that reached the server's
+// connection, its failure named a stall when the deadline ended it.
+func named(ctx context.Context, r roundTripResult, start time.Time) (*http.Response, error) {
+	// By the clock, not ctx.Err(): http.Client's own timer for
+	// --request-timeout may cancel the request a moment before the
+	// context's timer, set for the same instant, marks it expired.
+	dl, ok := ctx.Deadline()
+	if r.err != nil && r.resp == nil && ok && !time.Now().Before(dl) {
 		return nil, &serverStalled{waited: time.Since(start), cause: r.err}
 	}
 	return r.resp, r.err

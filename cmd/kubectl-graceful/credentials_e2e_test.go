@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
@@ -76,7 +74,7 @@ func TestHangingCredentialPluginIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	kc := hangingPluginKubeconfig(t, env.Kubeconfig, plugin)
-	node := firstNode(t, env)
+	node := env.Node(t)
 	e2e.Binary(t) // built before the clock starts
 	for _, args := range [][]string{
 		{"graceful", "audit", "--request-timeout", "3s"},
@@ -89,6 +87,7 @@ func TestHangingCredentialPluginIsBounded(t *testing.T) {
 			start := time.Now()
 			res := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + kc, "HOME=" + dir}, args...)
 			took := time.Since(start)
+			t.Logf("exit %d after %s: %s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
 			if res.ExitCode != 1 || took > 15*time.Second {
 				t.Errorf("exit %d after %s; want 1 within about 3 s\nstderr:\n%s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
 			}
@@ -125,12 +124,36 @@ func hangingPluginKubeconfig(t *testing.T, kubeconfig, plugin string) string {
 	return path
 }
 
-// firstNode returns the name of a node of the local cluster.
-func firstNode(t *testing.T, env *e2e.Env) string {
-	t.Helper()
-	nodes, err := env.Client.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{Limit: 1})
-	if err != nil || len(nodes.Items) == 0 {
-		t.Fatalf("listing nodes: %v (%d)", err, len(nodes.Items))
+// An API server whose connections stall (a loopback proxy of the test's
+// own holds back everything the server sends, the TLS handshake
+// included): drain and watch end at --timeout or --request-timeout, say
+// the API server stalled, exit 1, and the drain changes nothing.
+func TestStalledAPIServerIsBounded(t *testing.T) {
+	env := e2e.Cluster(t)
+	node, ns := env.Node(t), env.Namespace(t)
+	proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
+	e2e.Binary(t) // built before the clock starts
+	proxy.Pause(10 * time.Minute)
+	for _, args := range [][]string{
+		{"graceful", "drain", "node", node, "--timeout", "4s"},
+		{"graceful", "drain", "node", node, "--dry-run", "--request-timeout", "4s"},
+		{"graceful", "watch", "pod", "web-0", "-n", ns, "--timeout", "4s"},
+		{"graceful", "watch", "pod", "web-0", "-n", ns, "--request-timeout", "4s"},
+	} {
+		t.Run(strings.Join(args[1:], "_"), func(t *testing.T) {
+			start := time.Now()
+			res := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + kc}, args...)
+			took := time.Since(start)
+			t.Logf("exit %d after %s: %s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
+			if res.ExitCode != 1 || took > 15*time.Second {
+				t.Errorf("exit %d after %s; want 1 within about 4 s\nstderr:\n%s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
+			}
+			if !strings.Contains(res.Stderr, "the API server stalled: no answer within 4s") {
+				t.Errorf("stderr does not say the API server stalled:\n%s", res.Stderr)
+			}
+		})
 	}
-	return nodes.Items[0].Name
+	if out := env.Kubectl(t, "get", "node", node, "-o", "jsonpath={.spec.unschedulable}"); strings.TrimSpace(out.Stdout) == "true" {
+		t.Errorf("node %s was cordoned by a drain that never got an answer", node)
+	}
 }
