@@ -83,6 +83,7 @@ kube-proxy and the load balancers and shows nothing (see docs/probe.md).
 
 Exit status: 0 safe, 2 a risk was seen (race window, a window shorter than
 --propagation, a sidecar stopped before the app, SIGKILL, FailedPreStopHook,
+a watch cut or stalled while the race was decided: cannot tell,
 a failed probe request),
 1 no verdict: an error (pod not found, cluster unreachable, the delete or
 eviction refused) or no termination before --timeout or Ctrl-C.`,

@@ -107,7 +107,7 @@ func podResult(r *Rollout, tl *timeline.Timeline, o timeline.Options) PodResult 
 		res.Killed = res.Killed || x.Code == 137
 	}
 	res.Killed = res.Killed || pv.KilledInPreStop || tl.HasKind(timeline.KindExceededGrace)
-	res.Raced = pv.Risk && pv.BehindService && pv.WindowMs != nil && !res.Killed
+	res.Raced = pv.Risk && !pv.CannotTell && pv.BehindService && pv.WindowMs != nil && !res.Killed
 	return res
 }
 

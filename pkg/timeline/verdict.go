@@ -82,6 +82,11 @@ type Verdict struct {
 	Exits      []Exit          `json:"exits"`
 	// Requests is what the probe's requests showed; nil without a probe.
 	Requests *RequestsVerdict `json:"requests,omitempty"`
+	// PartialStreams are the watches cut or stalled while the race was
+	// being decided (partialStreams). CannotTell is set when that is the
+	// only risk: what arrived showed none, but the verdict cannot say SAFE.
+	PartialStreams []string `json:"partialStreams"`
+	CannotTell     bool     `json:"cannotTell"`
 	// Findings are the sentences of the verdict, risks first.
 	Findings []string `json:"findings"`
 }
@@ -120,7 +125,7 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 		o.Propagation = DefaultPropagation
 	}
 	v := Verdict{BehindService: len(tl.Services) > 0, DeadlineMs: tl.Deadline(), PropagationMs: o.Propagation.Milliseconds(),
-		NoReadyEndpoint: []string{}, Containers: []ContainerStop{}, Exits: []Exit{}, Findings: []string{}}
+		NoReadyEndpoint: []string{}, Containers: []ContainerStop{}, Exits: []Exit{}, Findings: []string{}, PartialStreams: []string{}}
 	evs := sortedEvents(tl)
 	rt := routingOf(tl, evs)
 	v.EndpointOutMs, v.ReadyOutMs = rt.out, rt.readyOut
@@ -143,6 +148,9 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 		}
 	}
 	v.Requests = requestsVerdict(tl, evs, &v)
+	if p := partialStreams(tl, &v); p != nil {
+		v.PartialStreams = p
+	}
 	findings(tl, evs, rt, &v)
 	return v
 }

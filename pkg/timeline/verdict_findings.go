@@ -36,6 +36,9 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 	windowFindings(tl, rt, v, &l)
 	requestFindings(v, &l)
 	gapFindings(tl, &l)
+	if len(l.risks) == 0 {
+		partialFinding(v, &l)
+	}
 	v.Risk = len(l.risks) > 0
 	v.Findings = append(append(v.Findings, l.risks...), l.facts...)
 }

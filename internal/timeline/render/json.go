@@ -119,5 +119,8 @@ func nonNilLists(v timeline.Verdict) timeline.Verdict {
 	if v.Findings == nil {
 		v.Findings = []string{}
 	}
+	if v.PartialStreams == nil {
+		v.PartialStreams = []string{}
+	}
 	return v
 }

@@ -79,6 +79,8 @@ func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
 func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	head := "SAFE: the pod stopped receiving traffic before it stopped serving"
 	switch {
+	case v.CannotTell:
+		head = "CANNOT TELL: a watch was cut or stalled while the race was decided (no risk seen in what arrived)"
 	case v.Risk && v.Requests != nil && v.Requests.Failed > 0:
 		head = fmt.Sprintf("RISK: %d of %d requests failed while this pod terminated", v.Requests.Failed, v.Requests.Total)
 	case v.Risk:

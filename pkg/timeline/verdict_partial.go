@@ -1,0 +1,92 @@
+package timeline
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// partialStreams returns the watches (pod, EndpointSlices, Events) that
+// were cut or stalled over the stretch that decides the race: from the
+// first sign of the termination to the later of the endpoint leaving and
+// the latest SIGTERM could have come (the grace deadline when either is
+// unknown). Inside a gap, changes are seen late or only as their net
+// result, so the order of the two tracks there cannot be told: a verdict
+// that saw no risk must not say SAFE (issue 25: a watch whose stream
+// stalled gives no SAFE verdict on a timeline it knows to be partial).
+func partialStreams(tl *Timeline, v *Verdict) []string {
+	if tl.T0.IsZero() {
+		return nil
+	}
+	from := tl.T0.Add(time.Duration(terminationStart(v)) * time.Millisecond)
+	to := tl.T0.Add(time.Duration(decidedBy(v)) * time.Millisecond)
+	var out []string
+	for _, g := range tl.Gaps {
+		end := g.To
+		if end.IsZero() {
+			end = to.Add(time.Millisecond) // still open: covers the rest
+		}
+		if g.From.Before(to) && end.After(from) && gapHid(tl, g) && !slices.Contains(out, g.Stream) {
+			out = append(out, g.Stream)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gapSlack is how soon after a resumed watch a change delivered late
+// arrives: RetryWatcher replays what it missed at once.
+const gapSlack = 250 * time.Millisecond
+
+// gapHid reports whether a gap can have hidden or moved a change: it is
+// still open, ended with a re-list (changes seen only as their net
+// result) or is a stall (a change arrived late), or a change of its
+// stream arrived inside it or just after it resumed (stamped late). A
+// watch that resumed from its resourceVersion with nothing to deliver
+// lost nothing.
+func gapHid(tl *Timeline, g Gap) bool {
+	if g.To.IsZero() || g.Relisted || g.Stalled {
+		return true
+	}
+	for _, e := range tl.Events {
+		if streamOf(e) == g.Stream && !e.Recv.Before(g.From) && !e.Recv.After(g.To.Add(gapSlack)) {
+			return true
+		}
+	}
+	return false
+}
+
+// streamOf names the watch that delivered e.
+func streamOf(e Event) string {
+	switch {
+	case e.Slice != "" || e.Kind == KindServiceEndpoints:
+		return StreamEndpointSlices
+	case e.Kind == KindKilling, e.Kind == KindPreStopFailed, e.Kind == KindUnhealthy, e.Kind == KindExceededGrace, e.Kind == KindOtherEvent:
+		return StreamEvents
+	}
+	return StreamPods
+}
+
+// decidedBy is when, in ms since T0, both sides of the race are known: the
+// later of the endpoint leaving and SIGTERM's latest bound, else the grace
+// deadline.
+func decidedBy(v *Verdict) int64 {
+	endpoint, stop := v.EndpointOutMs, v.SigtermLatestMs
+	if stop == nil {
+		stop = v.StopMs
+	}
+	if endpoint == nil || stop == nil {
+		return v.DeadlineMs
+	}
+	return max(*endpoint, *stop)
+}
+
+// partialFinding says what was not seen, when nothing else was a risk:
+// that is a risk of its own ("cannot tell", exit 2), never SAFE.
+func partialFinding(v *Verdict, l *findingList) {
+	if len(v.PartialStreams) == 0 {
+		return
+	}
+	v.CannotTell = true
+	l.risk("%s", fmt.Sprintf("cannot tell: the %s watch(es) were cut or stalled between the start of the termination and +%d ms, when the race was decided; what happened there was seen late or only as its net result, so whether the pod stopped receiving traffic before it stopped serving is not known", joinNames(v.PartialStreams), decidedBy(v)))
+}
