@@ -154,7 +154,7 @@ spec: {replicas: 2}
 	}
 	for _, want := range []string{"prod/Rollout/shop", "grace-period-zero", "pdb-missing",
 		"note: Rollout prod/shop (argoproj.io/v1alpha1) is not a kind the audit reads: audited as a generic workload through spec.template and spec.replicas (3)",
-		"in 1 workloads of 2 objects", "1 generic workloads", "1 not audited: custom resources without a pod template"} {
+		"in 1 workload of 2 objects", "1 generic workloads", "1 not audited: custom resources without a pod template"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -83,10 +83,11 @@ func paint(s inspect.Severity, color bool) string {
 // Summary is the one-line summary closing the table output.
 func Summary(r *inspect.Report) string {
 	s := r.Summary
-	line := fmt.Sprintf("%d findings (%d errors, %d warnings, %d info) in %d workloads of %d objects",
-		s.Findings, s.Errors, s.Warnings, s.Infos, s.Workloads, s.Objects)
+	line := fmt.Sprintf("%s (%s, %s, %d info) in %s of %s",
+		count(s.Findings, "finding"), count(s.Errors, "error"), count(s.Warnings, "warning"), s.Infos,
+		count(s.Workloads, "workload"), count(s.Objects, "object"))
 	if s.Skipped > 0 {
-		line += fmt.Sprintf("; %d checks skipped", s.Skipped)
+		line += fmt.Sprintf("; %s skipped", count(s.Skipped, "check"))
 	}
 	if s.Suppressed > 0 {
 		line += fmt.Sprintf("; %d suppressed", s.Suppressed)
@@ -98,4 +99,13 @@ func Summary(r *inspect.Report) string {
 		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Reason))
 	}
 	return line
+}
+
+// count writes n with its noun, plural unless n is 1: "1 workload",
+// "2 workloads".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
