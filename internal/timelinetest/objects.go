@@ -108,3 +108,13 @@ func KubeEvent(uid, typ, reason, msg string, when time.Time) *corev1.Event {
 		Type:           typ, Reason: reason, Message: msg, Count: 1, Source: corev1.EventSource{Component: "kubelet"},
 		LastTimestamp: metav1.NewTime(when)}
 }
+
+// ExecHook is a preStop exec action running command.
+func ExecHook(command ...string) *corev1.LifecycleHandler {
+	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: command}}
+}
+
+// HTTPGetHook is a preStop httpGet action on path.
+func HTTPGetHook(path string) *corev1.LifecycleHandler {
+	return &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: path}}
+}

@@ -89,6 +89,9 @@ type Verdict struct {
 	CannotTell     bool     `json:"cannotTell"`
 	// Findings are the sentences of the verdict, risks first.
 	Findings []string `json:"findings"`
+	// unknownHooks are the regular containers whose preStop hook of
+	// unknown length bounds SIGTERM (boundUnknownHooks), hookBases how.
+	unknownHooks, hookBases []string
 }
 
 // Options tune the verdict.

@@ -195,6 +195,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		}
 		v.Containers = append(v.Containers, cs)
 	}
+	boundUnknownHooks(tl, killing, failed, exits, v)
 	markStoppedBeforeApp(tl, v)
 	for _, c := range tl.NativeSidecars {
 		_, hookFailed := failed[c]

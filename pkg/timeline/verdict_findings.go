@@ -16,7 +16,11 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 	endpointFindings(tl, rt, v, &l)
 	switch {
 	case v.SigtermMs != nil:
-		l.fact("SIGTERM estimated at +%d ms (%s) for container %s, the first told to stop", *v.SigtermMs, v.SigtermBasis, v.StopContainer)
+		first := "the first told to stop"
+		if len(v.unknownHooks) > 0 {
+			first = "the first of the containers whose preStop length is known"
+		}
+		l.fact("SIGTERM estimated at +%d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasis, v.StopContainer, first)
 	case v.StopMs == nil:
 		var unknown []string
 		for _, cs := range v.Containers {
@@ -24,7 +28,11 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 				unknown = append(unknown, cs.Name)
 			}
 		}
-		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s", joinNames(unknown))
+		bound := ""
+		if v.SigtermEarliestMs != nil {
+			bound = fmt.Sprintf("; bounded by what was observed: between +%d and +%d ms (%s)", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis)
+		}
+		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s%s", joinNames(unknown), bound)
 	}
 	containerFindings(tl, v, &l)
 	for _, e := range evs {
@@ -139,6 +147,9 @@ func outText(rt routing) string {
 // it being told to stop: a race when negative, a risk when the pod was
 // told to stop sooner than the propagation time after the request.
 func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
+	if v.BehindService && !tl.AlreadyTerminating && sigkilledAfterSigterm(v) == nil && boundFindings(tl, rt, v, l) {
+		return
+	}
 	if !v.BehindService || tl.AlreadyTerminating || v.WindowMs == nil {
 		v.ShortByMs = nil
 		return

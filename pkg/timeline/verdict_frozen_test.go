@@ -12,12 +12,7 @@ import (
 // pod: a risk, not "never in an EndpointSlice".
 func TestVerdictEndpointStillReadyWhenPodGone(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
-	r := NewRecorder(pod, []string{"web"}, at(-1000))
-	r.SliceList(at(-900), nil, true)
-	r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
-	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
+	r, del := deletedPod(pod)
 	r.KubeEvent(at(15000), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.PodEvent(at(21000), watch.Modified, exited(del, 0, at(21000)))
 	r.PodEvent(at(21500), watch.Deleted, exited(del, 0, at(21000)))

@@ -19,12 +19,7 @@ import (
 func realTermination(t *testing.T, grace int64, hook *corev1.LifecycleHandler, endpointOut, killing, hookFailed, exitMs int64, code int32) *Timeline {
 	t.Helper()
 	pod := testPod(grace, hook)
-	r := NewRecorder(pod, []string{"web"}, at(-1000))
-	r.SliceList(at(-900), nil, true)
-	r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
-	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
+	r, del := deletedPod(pod)
 	steps := []struct {
 		ms int64
 		do func()
@@ -209,14 +204,7 @@ func TestNativeSidecarHookThatMayEndIt(t *testing.T) {
 			proxy.Lifecycle = &corev1.Lifecycle{PreStop: hook}
 		}
 		pod.Spec.InitContainers = []corev1.Container{proxy}
-		r := NewRecorder(pod, []string{"web"}, at(-1000))
-		r.SliceList(at(-900), nil, true)
-		r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
-		r.MarkT0(at(0), "delete sent", "DELETE sent")
-		del := deleting(pod, at(0))
-		r.PodEvent(at(5), watch.Modified, del)
-		r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
-		r.KubeEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+		r, del := killedPod(pod)
 		r.PodEvent(at(5200), watch.Modified, exited(del, 0, at(5100)))
 		return r.TL
 	}

@@ -1,0 +1,113 @@
+package timeline
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// hookBound bounds when regular container c, whose preStop hook's length
+// the spec does not tell (an exec that is not a plain sleep, an httpGet),
+// got SIGTERM, from what was observed: the kubelet starts the hook at
+// Killing and sends SIGTERM when it returns, and the process ends after
+// SIGTERM, so SIGTERM lies between the request (the Killing Event can
+// arrive late, so it is no lower bound) and the container's reported exit,
+// or the grace deadline when no exit was seen (SIGKILL then, kuberuntime
+// killContainer). ok is false when neither bound exists.
+func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earliest, latest int64, basis string, ok bool) {
+	kind := "httpGet"
+	if tl.ExecPreStop[c] {
+		kind = "exec"
+	}
+	from := "the delete request (no Killing event seen)"
+	if k, seen := killing[c]; seen {
+		from = fmt.Sprintf("Killing at +%d ms", k)
+		if k < 0 {
+			earliest = k - EventLead.Milliseconds()
+		}
+	}
+	x, exited := exitAt[c]
+	switch {
+	case exited && (tl.GracePeriodSeconds <= 0 || x < tl.Deadline()):
+		latest, basis = x, fmt.Sprintf("the exit reported at +%d ms", x)
+	case tl.GracePeriodSeconds > 0:
+		latest, basis = tl.Deadline(), fmt.Sprintf("the grace deadline at +%d ms", tl.Deadline())
+	default:
+		return 0, 0, "", false
+	}
+	latest = max(latest, earliest)
+	return earliest, latest, fmt.Sprintf("%s, then the %s hook; SIGTERM came when it returned, no later than %s", from, kind, basis), true
+}
+
+// boundUnknownHooks widens SIGTERM's bounds with the regular containers
+// whose hook length is unknown: the pod's first SIGTERM is the earliest of
+// its containers', so it lies between the least of their earliest bounds
+// and the least of their latest. A container whose latest bound comes
+// before every other container's earliest was surely told to stop first,
+// and the verdict rests on it with bounds but no estimate.
+func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v *Verdict) {
+	for _, c := range tl.Containers {
+		ps := tl.PreStop[c]
+		if _, hookFailed := failed[c]; hookFailed || !ps.Has || ps.Known {
+			continue
+		}
+		e, l, basis, ok := hookBound(tl, c, killing, exits)
+		if !ok {
+			continue
+		}
+		if v.StopMs != nil && v.SigtermEarliestMs == nil { // killed inside preStop: told to stop at the deadline
+			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(*v.StopMs), ptr(*v.StopMs)
+		}
+		switch {
+		case v.SigtermLatestMs == nil || l < *v.SigtermEarliestMs:
+			v.StopMs, v.SigtermMs, v.StopContainer, v.PreStopDelayMs, v.SigtermBasis = nil, nil, c, 0, basis
+			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(min(e, valueOr(v.SigtermEarliestMs, e))), ptr(l)
+		case e < *v.SigtermEarliestMs || l < *v.SigtermLatestMs:
+			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(min(e, *v.SigtermEarliestMs)), ptr(min(l, *v.SigtermLatestMs))
+		default:
+			continue
+		}
+		v.unknownHooks, v.hookBases = append(v.unknownHooks, c), append(v.hookBases, c+": "+basis)
+	}
+}
+
+func valueOr(p *int64, d int64) int64 {
+	if p == nil {
+		return d
+	}
+	return *p
+}
+
+// boundFindings rates the window when a hook of unknown length bounds
+// SIGTERM: a race when the latest bound comes before the pod left the
+// traffic, a risk when it comes sooner than --propagation after the
+// request, safe only when the earliest bound is past both, and otherwise
+// "cannot tell", a risk too: the API shows no SIGTERM and the spec no
+// length. It returns false when no such hook bounds SIGTERM.
+func boundFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) bool {
+	if len(v.unknownHooks) == 0 || v.SigtermEarliestMs == nil || v.EndpointOutMs == nil {
+		return false
+	}
+	e, lt, out, at := *v.SigtermEarliestMs, *v.SigtermLatestMs, *v.EndpointOutMs, outText(rt)
+	p := time.Duration(v.PropagationMs) * time.Millisecond
+	start := terminationStart(v)
+	who := fmt.Sprintf("the preStop hook of container %s has a length the spec does not tell (%s)", joinNames(v.unknownHooks), strings.Join(v.hookBases, "; "))
+	if v.SigtermMs != nil {
+		who += fmt.Sprintf(", so container %s, estimated at +%d ms (%s), may not be the first told to stop", v.StopContainer, *v.SigtermMs, v.SigtermBasis)
+	}
+	v.ShortByMs = nil
+	switch {
+	case lt < out:
+		l.risk("race window: %s: the pod was told to stop by +%d ms at the latest, before %s at +%d ms; requests routed to it meanwhile fail", who, lt, at, out)
+	case lt-start < v.PropagationMs:
+		v.ShortByMs = ptr(v.PropagationMs - (lt - start))
+		l.risk("window too short: %s: SIGTERM came between +%d and +%d ms, at most %d ms after %s at +%d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
+			who, e, lt, lt-out, at, out, *v.ShortByMs, p)
+	case e >= out && e-start >= v.PropagationMs:
+		l.fact("window: %s: SIGTERM came between +%d and +%d ms, at least %d ms after %s (--propagation %s met)", who, e, lt, e-out, at, p)
+	default:
+		l.risk("cannot tell whether the pod had the %s (--propagation) after it left the traffic: %s: SIGTERM came between +%d and +%d ms and %s at +%d ms; the API shows no SIGTERM and the spec no length, so it may have come before that or well after. Make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N), or measure it with --probe",
+			p, who, e, lt, at, out)
+	}
+	return true
+}
