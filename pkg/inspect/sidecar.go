@@ -22,15 +22,16 @@ var sidecarStopsFirst = register(&Check{
 	ID:       "sidecar-stops-first",
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
-	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, or any container without a preStop) gets SIGTERM at once: the app works through a proxy that is draining or gone",
+	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, or any container without a preStop) gets SIGTERM at once, or a proxy's own preStop shuts it down at once (quitquitquit, kill 1): the app works through a proxy that is draining or gone",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkSidecarStopsFirst(c, w) })
 	},
 	Explanation: Doc{
 		Why: "The kubelet stops a pod's ordinary containers (spec.containers) in parallel, each after its own preStop hook. An app with a preStop delay keeps serving (or finishing work) for that long, but a proxy container beside it with no preStop (istio-proxy, linkerd-proxy, envoy, cloud-sql-proxy, or any container without one) gets SIGTERM at once and starts draining or exits: " +
-			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported. " +
+			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +
+			"But every container's preStop hook runs at the start of termination, a native sidecar's included: a proxy whose hook ends it (pilot-agent request POST quitquitquit, curl .../quitquitquit, kill 1, linkerd-await --shutdown, an httpGet on /quitquitquit or /shutdown) rather than delaying is gone while the app still serves; the finding quotes what the hook runs. " +
 			"Istio's own drain setting counts as a fix: proxy.istio.io/config terminationDrainDuration at least as long as the app's preStop, or EXIT_ON_ZERO_ACTIVE_CONNECTIONS.",
-		Fix: "Run the proxy as a native sidecar (initContainers with restartPolicy: Always; Istio: ENABLE_NATIVE_SIDECARS; Kubernetes 1.29+), or give it a preStop that outlasts the app's (sleep a few seconds longer, within the grace period), " +
+		Fix: "Replace a preStop that quits the proxy with a delay that outlasts the app's, or drop it on a native sidecar. Run the proxy as a native sidecar (initContainers with restartPolicy: Always; Istio: ENABLE_NATIVE_SIDECARS; Kubernetes 1.29+), or give it a preStop that outlasts the app's (sleep a few seconds longer, within the grace period), " +
 			"or use the mesh's drain setting (Istio: proxy.istio.io/config with terminationDrainDuration longer than the app's preStop, or proxyMetadata EXIT_ON_ZERO_ACTIVE_CONNECTIONS: \"true\"; Linkerd: config.alpha.linkerd.io/proxy-wait-before-exit-seconds).",
 		Source: "kubelet killContainersWithSyncResult (pkg/kubelet/kuberuntime/kuberuntime_container.go): ordinary containers in parallel, sidecars after them (KEP-753); Pod Lifecycle docs, \"Termination of Pods\"; Istio ProxyConfig terminationDrainDuration and EXIT_ON_ZERO_ACTIVE_CONNECTIONS",
 	},
@@ -60,7 +61,7 @@ func longestPreStop(ctrs []corev1.Container) *appDelay {
 	var best *appDelay
 	for _, c := range ctrs {
 		d, known, how := prestop.Duration(c)
-		if how == prestop.HowNone || how == prestop.HowTCPSocket || (known && d == 0) {
+		if _, quits := shutdownHook(c); quits || how == prestop.HowNone || how == prestop.HowTCPSocket || (known && d == 0) {
 			continue
 		}
 		if best == nil || (known && (!best.known || d > best.seconds)) {
@@ -73,13 +74,13 @@ func longestPreStop(ctrs []corev1.Container) *appDelay {
 func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 	ctrs := w.Template.Spec.Containers
 	app := longestPreStop(ctrs)
+	out := proxiesThatQuit(c, w, app)
 	if app == nil {
-		return nil
+		return out
 	}
 	grace := gracePeriod(w.Template.Spec)
-	var out []Finding
 	for _, ctr := range ctrs {
-		if ctr.Name == app.container {
+		if _, quits := shutdownHook(ctr); ctr.Name == app.container || (quits && isProxy(ctr.Name)) {
 			continue
 		}
 		why, stopsFirst := stopsBefore(ctr, app, w.Template.Annotations)
