@@ -142,6 +142,7 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 			v.Exits = append(v.Exits, Exit{Container: e.Container, Ms: ms, Code: *e.ExitCode, Server: e.Server, Meaning: ExitMeaning(*e.ExitCode)})
 		}
 	}
+	attachExits(&v)
 	if v.StopMs != nil && v.EndpointOutMs != nil {
 		v.WindowMs = ptr(*v.StopMs - *v.EndpointOutMs)
 	}

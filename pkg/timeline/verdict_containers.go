@@ -26,6 +26,8 @@ type ContainerStop struct {
 	// SIGTERM at once while another container still slept in its preStop
 	// (a proxy such as istio-proxy in front of the app).
 	StoppedBeforeApp bool `json:"stoppedBeforeApp,omitempty"`
+	// Exit is its first reported exit; nil when none was seen.
+	Exit *Exit `json:"exit,omitempty"`
 }
 
 // killingFacts returns, per container, the first Killing (ms since T0; an

@@ -99,6 +99,7 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	}
 	sidecarFindings(tl, v, l)
 	nativeSidecarHookFindings(tl, v, l)
+	exitOrderFindings(v, l)
 	for _, x := range v.Exits {
 		l.fact("container %s exited %d at +%d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
 		if x.Code == 137 && !killedInPreStop[x.Container] {

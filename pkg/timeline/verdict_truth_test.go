@@ -127,16 +127,7 @@ func TestVerdictPropagation(t *testing.T) {
 // istio-proxy without preStop, as an ordinary container or, when native,
 // as an initContainer with restartPolicy Always.
 func sidecarPod(native bool) *corev1.Pod {
-	pod := testPod(40, sleepHook(15))
-	proxy := corev1.Container{Name: "istio-proxy", Image: "istio/proxyv2"}
-	if native {
-		always := corev1.ContainerRestartPolicyAlways
-		proxy.RestartPolicy = &always
-		pod.Spec.InitContainers = append(pod.Spec.InitContainers, proxy)
-	} else {
-		pod.Spec.Containers = append(pod.Spec.Containers, proxy)
-	}
-	return pod
+	return withSidecar(testPod(40, sleepHook(15)), "istio-proxy", nil, native)
 }
 
 func killingOf(container string, uid string) *corev1.Event {

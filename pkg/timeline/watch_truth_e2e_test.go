@@ -119,6 +119,17 @@ func TestWatchPodTruthE2E(t *testing.T) {
 			t.Errorf("exit %d stop container %q findings %v", r.code, v.StopContainer, v.Findings)
 		}
 		near(t, "the proxy's SIGTERM (Killing)", v.SigtermMs, msOf(t, r.first(t, timeline.KindKilling, "")), 0)
+		// The simulated kubelet ends both containers in one status
+		// update; finishedAt comes back in whole seconds, so the order
+		// is not claimed.
+		for _, c := range v.Containers {
+			if c.Exit == nil || c.Exit.Server.Nanosecond() != 0 {
+				t.Errorf("container %s: exit %+v, want its own exit with a whole-second finishedAt", c.Name, c.Exit)
+			}
+		}
+		if !findingWith(v, "which of app, istio-proxy stopped first cannot be told (finishedAt is whole seconds") {
+			t.Errorf("exit order: findings %v", v.Findings)
+		}
 	})
 
 	t.Run("native sidecar is stopped after the app", func(t *testing.T) {
