@@ -45,6 +45,8 @@ type podOpts struct {
 	// nativeSidecar makes it an initContainer with restartPolicy Always.
 	sidecar       string
 	nativeSidecar bool
+	// hook, when set, is app's preStop instead of the sleep of preStop.
+	hook *corev1.LifecycleHandler
 }
 
 func podSpec(node string, o podOpts) corev1.PodSpec {
@@ -59,6 +61,9 @@ func podSpec(node string, o podOpts) corev1.PodSpec {
 			h = &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", arg}}}
 		}
 		c.Lifecycle = &corev1.Lifecycle{PreStop: h}
+	}
+	if o.hook != nil {
+		c.Lifecycle = &corev1.Lifecycle{PreStop: o.hook}
 	}
 	g := o.grace
 	spec := corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &g, Containers: []corev1.Container{c}}

@@ -132,6 +132,22 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("a hook of unknown length is judged from the exit", func(t *testing.T) {
+		t.Parallel()
+		drain := &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"/app/drain", "--wait"}}}
+		for exitAfter, want := range map[string]string{"2s": "window too short: the preStop hook of container app has a length the spec does not tell",
+			"12s": "cannot tell whether the pod had the 5s (--propagation) after it left the traffic"} {
+			ns, node := env.Namespace(t), env.Node(t)
+			createServedPods(t, env, ns, node, podOpts{grace: 30, hook: drain, exitAfter: exitAfter})
+			stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete", "--propagation", "5s")...)
+			r := parseRun(t, stdout, stderr, code)
+			v := r.summary.Verdict
+			if r.code != 2 || !v.Risk || v.SigtermMs != nil || v.SigtermLatestMs == nil || !findingWith(v, want) {
+				t.Errorf("exit after %s: exit %d risk %v estimate %v latest %v, want %q in %v", exitAfter, r.code, v.Risk, v.SigtermMs, v.SigtermLatestMs, want, v.Findings)
+			}
+		}
+	})
+
 	t.Run("native sidecar is stopped after the app", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
