@@ -21,7 +21,7 @@ func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earlie
 	}
 	from := "the delete request (no Killing event seen)"
 	if k, seen := killing[c]; seen {
-		from = fmt.Sprintf("Killing at +%d ms", k)
+		from = fmt.Sprintf("Killing at %+d ms", k)
 		if k < 0 {
 			earliest = k - EventLead.Milliseconds()
 		}
@@ -29,9 +29,9 @@ func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earlie
 	x, exited := exitAt[c]
 	switch {
 	case exited && (tl.GracePeriodSeconds <= 0 || x < tl.Deadline()):
-		latest, basis = x, fmt.Sprintf("the exit reported at +%d ms", x)
+		latest, basis = x, fmt.Sprintf("the exit reported at %+d ms", x)
 	case tl.GracePeriodSeconds > 0:
-		latest, basis = tl.Deadline(), fmt.Sprintf("the grace deadline at +%d ms", tl.Deadline())
+		latest, basis = tl.Deadline(), fmt.Sprintf("the grace deadline at %+d ms", tl.Deadline())
 	default:
 		return 0, 0, "", false
 	}
@@ -93,20 +93,20 @@ func boundFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) bool {
 	start := terminationStart(v)
 	who := fmt.Sprintf("the preStop hook of container %s has a length the spec does not tell (%s)", joinNames(v.unknownHooks), strings.Join(v.hookBases, "; "))
 	if v.SigtermMs != nil {
-		who += fmt.Sprintf(", so container %s, estimated at +%d ms (%s), may not be the first told to stop", v.StopContainer, *v.SigtermMs, v.SigtermBasis)
+		who += fmt.Sprintf(", so container %s, estimated at %+d ms (%s), may not be the first told to stop", v.StopContainer, *v.SigtermMs, v.SigtermBasis)
 	}
 	v.ShortByMs = nil
 	switch {
 	case lt < out:
-		l.risk("race window: %s: the pod was told to stop by +%d ms at the latest, before %s at +%d ms; requests routed to it meanwhile fail", who, lt, at, out)
+		l.risk("race window: %s: the pod was told to stop by %+d ms at the latest, before %s at %+d ms; requests routed to it meanwhile fail", who, lt, at, out)
 	case lt-start < v.PropagationMs:
 		v.ShortByMs = ptr(v.PropagationMs - (lt - start))
-		l.risk("window too short: %s: SIGTERM came between +%d and +%d ms, at most %d ms after %s at +%d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
+		l.risk("window too short: %s: SIGTERM came between +%d and %+d ms, at most %d ms after %s at %+d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
 			who, e, lt, lt-out, at, out, *v.ShortByMs, p)
 	case e >= out && e-start >= v.PropagationMs:
-		l.fact("window: %s: SIGTERM came between +%d and +%d ms, at least %d ms after %s (--propagation %s met)", who, e, lt, e-out, at, p)
+		l.fact("window: %s: SIGTERM came between +%d and %+d ms, at least %d ms after %s (--propagation %s met)", who, e, lt, e-out, at, p)
 	default:
-		l.risk("cannot tell whether the pod had the %s (--propagation) after it left the traffic: %s: SIGTERM came between +%d and +%d ms and %s at +%d ms; the API shows no SIGTERM and the spec no length, so it may have come before that or well after. Make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N), or measure it with --probe",
+		l.risk("cannot tell whether the pod had the %s (--propagation) after it left the traffic: %s: SIGTERM came between +%d and %+d ms and %s at %+d ms; the API shows no SIGTERM and the spec no length, so it may have come before that or well after. Make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N), or measure it with --probe",
 			p, who, e, lt, at, out)
 	}
 	return true

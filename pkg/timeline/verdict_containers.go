@@ -99,7 +99,7 @@ const ExecHookSlack = 250 * time.Millisecond
 func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, basis string, ok bool) {
 	base, basis := int64(0), "the delete request (no Killing event seen)"
 	if k, seen := killing[c]; seen {
-		base, basis = k, fmt.Sprintf("Killing at +%d ms", k)
+		base, basis = k, fmt.Sprintf("Killing at %+d ms", k)
 	}
 	// SIGTERM follows the request; a Killing seen before T0 (T0 being
 	// when this watch saw the deletion) moves that floor earlier.
@@ -112,9 +112,9 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		// The Event and the signal go out together (the Event arrived up
 		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
 		// EventLead after it, or the reported exit, whichever is first.
-		upper, by := f+EventLead.Milliseconds(), fmt.Sprintf("FailedPreStopHook at +%d ms", f)
+		upper, by := f+EventLead.Milliseconds(), fmt.Sprintf("FailedPreStopHook at %+d ms", f)
 		if x, exited := exitAt[c]; exited && x < upper {
-			upper, by = x, fmt.Sprintf("the exit reported at +%d ms, before FailedPreStopHook at +%d ms", x, f)
+			upper, by = x, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)
 		}
 		upper = max(upper, base)
 		at = min(f, upper)

@@ -20,7 +20,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 		if len(v.unknownHooks) > 0 {
 			first = "the first of the containers whose preStop length is known"
 		}
-		l.fact("SIGTERM estimated at +%d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasis, v.StopContainer, first)
+		l.fact("SIGTERM estimated at %+d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasis, v.StopContainer, first)
 	case v.StopMs == nil:
 		var unknown []string
 		for _, cs := range v.Containers {
@@ -30,7 +30,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 		}
 		bound := ""
 		if v.SigtermEarliestMs != nil {
-			bound = fmt.Sprintf("; bounded by what was observed: between +%d and +%d ms (%s)", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis)
+			bound = fmt.Sprintf("; bounded by what was observed: between +%d and %+d ms (%s)", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis)
 		}
 		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s%s", joinNames(unknown), bound)
 	}
@@ -70,17 +70,17 @@ func endpointFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	case v.ReadyOutMs == nil && v.EndpointOutMs == nil && len(rt.fallback) == 0:
 		l.fact("the endpoint was never seen leaving a ready set (it was not in any EndpointSlice while watched)")
 	case v.ReadyOutMs != nil && len(rt.fallback) == 0:
-		l.fact("endpoint out of every ready set at +%d ms (Services: %s)", *v.ReadyOutMs, joinNames(tl.Services))
+		l.fact("endpoint out of every ready set at %+d ms (Services: %s)", *v.ReadyOutMs, joinNames(tl.Services))
 	}
 	for _, f := range rt.fallback {
 		until := "until the end of the watch"
 		switch {
 		case v.EndpointOutMs != nil && rt.outByOthers:
-			until = fmt.Sprintf("until another pod's endpoint turned ready at +%d ms", *v.EndpointOutMs)
+			until = fmt.Sprintf("until another pod's endpoint turned ready at %+d ms", *v.EndpointOutMs)
 		case v.EndpointOutMs != nil:
-			until = fmt.Sprintf("until it stopped serving at +%d ms", *v.EndpointOutMs)
+			until = fmt.Sprintf("until it stopped serving at %+d ms", *v.EndpointOutMs)
 		}
-		l.fact("Service %s had no ready endpoint left from +%d ms: kube-proxy then sends traffic to endpoints that are serving and terminating, so the pod did not stop receiving traffic when it left the ready set; it kept receiving traffic %s", f.service, f.fromMs, until)
+		l.fact("Service %s had no ready endpoint left from %+d ms: kube-proxy then sends traffic to endpoints that are serving and terminating, so the pod did not stop receiving traffic when it left the ready set; it kept receiving traffic %s", f.service, f.fromMs, until)
 	}
 }
 
@@ -91,7 +91,7 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	for _, cs := range v.Containers {
 		if cs.KilledInPreStop {
 			killedInPreStop[cs.Name] = true
-			l.risk("the preStop of container %s is longer than the grace period (%d s): it was killed inside preStop at +%d ms, SIGTERM was never sent", cs.Name, tl.GracePeriodSeconds, v.DeadlineMs)
+			l.risk("the preStop of container %s is longer than the grace period (%d s): it was killed inside preStop at %+d ms, SIGTERM was never sent", cs.Name, tl.GracePeriodSeconds, v.DeadlineMs)
 		}
 	}
 	if v.PreStopFailed {
@@ -101,9 +101,9 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	nativeSidecarHookFindings(tl, v, l)
 	exitOrderFindings(v, l)
 	for _, x := range v.Exits {
-		l.fact("container %s exited %d at +%d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
+		l.fact("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
 		if x.Code == 137 && !killedInPreStop[x.Container] {
-			l.risk("container %s was SIGKILLed (exit 137) at +%d ms, grace deadline +%d ms: the app ignored SIGTERM or shut down too slowly", x.Container, x.Ms, v.DeadlineMs)
+			l.risk("container %s was SIGKILLed (exit 137) at %+d ms, grace deadline %+d ms: the app ignored SIGTERM or shut down too slowly", x.Container, x.Ms, v.DeadlineMs)
 		}
 	}
 }
@@ -117,14 +117,14 @@ func sidecarFindings(tl *Timeline, v *Verdict, l *findingList) {
 	}
 	appUntil := "its preStop ended (duration unknown)"
 	if app.SigtermMs != nil {
-		appUntil = fmt.Sprintf("+%d ms", *app.SigtermMs)
+		appUntil = fmt.Sprintf("%+d ms", *app.SigtermMs)
 	} else if app.KilledInPreStop {
-		appUntil = fmt.Sprintf("it was killed at +%d ms", v.DeadlineMs)
+		appUntil = fmt.Sprintf("it was killed at %+d ms", v.DeadlineMs)
 	}
 	for _, cs := range stoppedBeforeApp(v) {
 		at := "at once"
 		if cs.SigtermMs != nil {
-			at = fmt.Sprintf("at +%d ms", *cs.SigtermMs)
+			at = fmt.Sprintf("at %+d ms", *cs.SigtermMs)
 		}
 		msg := fmt.Sprintf("container %s has no preStop: it got SIGTERM %s while container %s still slept in its preStop (%s) until %s, so the app kept serving through a container that was draining or gone. Fix: run %s as a native sidecar (an initContainer with restartPolicy: Always, stopped after the app), give it a preStop that outlasts the app's, or use the mesh's own drain setting (Istio: terminationDrainDuration or EXIT_ON_ZERO_ACTIVE_CONNECTIONS)",
 			cs.Name, at, app.Name, app.PreStop, appUntil, cs.Name)
@@ -167,7 +167,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	switch {
 	case sigkilledAfterSigterm(v) != nil:
 		x := sigkilledAfterSigterm(v)
-		l.fact("container %s did not stop on SIGTERM (estimated %s): it went on running until the kubelet SIGKILLed it at the grace deadline (exit reported at +%d ms), so the SIGTERM time does not bound when it stopped serving; requests routed to it meanwhile were answered for as long as the app served, and those in flight at the SIGKILL were cut", v.StopContainer, signedWindow(w, out), x.Ms)
+		l.fact("container %s did not stop on SIGTERM (estimated %s): it went on running until the kubelet SIGKILLed it at the grace deadline (exit reported at %+d ms), so the SIGTERM time does not bound when it stopped serving; requests routed to it meanwhile were answered for as long as the app served, and those in flight at the SIGKILL were cut", v.StopContainer, signedWindow(w, out), x.Ms)
 	case sidecarFirst:
 		l.fact("window: container %s got SIGTERM %d ms after %s%s", v.StopContainer, w, out, short)
 	case sigtermOrder(v) == orderUnknown:
@@ -177,7 +177,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		} else if v.PreStopDelayMs > 0 {
 			why = "a preStop delay"
 		}
-		l.risk("%s: SIGTERM came between +%d and +%d ms (estimated from %s) and %s at +%d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis, out, *v.EndpointOutMs, short)
+		l.risk("%s: SIGTERM came between +%d and %+d ms (estimated from %s) and %s at %+d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis, out, *v.EndpointOutMs, short)
 	case w < 0:
 		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
 	case v.PreStopDelayMs == 0:
@@ -185,7 +185,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	case v.KilledInPreStop && v.SigtermMs == nil:
 		l.fact("window: container %s was killed %d ms after %s", v.StopContainer, w, out)
 	case v.ShortByMs != nil:
-		l.risk("window too short: SIGTERM came %d ms after %s, +%d ms after the delete request%s; raise the preStop delay by at least that much", w, out, *v.StopMs, short)
+		l.risk("window too short: SIGTERM came %d ms after %s, %+d ms after the delete request%s; raise the preStop delay by at least that much", w, out, *v.StopMs, short)
 	default:
 		l.fact("window: SIGTERM came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", w, out, time.Duration(v.PropagationMs)*time.Millisecond)
 	}

@@ -88,5 +88,5 @@ func partialFinding(v *Verdict, l *findingList) {
 		return
 	}
 	v.CannotTell = true
-	l.risk("%s", fmt.Sprintf("cannot tell: the %s watch(es) were cut or stalled between the start of the termination and +%d ms, when the race was decided; what happened there was seen late or only as its net result, so whether the pod stopped receiving traffic before it stopped serving is not known", joinNames(v.PartialStreams), decidedBy(v)))
+	l.risk("%s", fmt.Sprintf("cannot tell: the %s watch(es) were cut or stalled between the start of the termination and %+d ms, when the race was decided; what happened there was seen late or only as its net result, so whether the pod stopped receiving traffic before it stopped serving is not known", joinNames(v.PartialStreams), decidedBy(v)))
 }

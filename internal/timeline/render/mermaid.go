@@ -33,7 +33,7 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	b.WriteString("    delete requested :milestone, 0, 0ms\n")
 	if v.BehindService && v.EndpointOutMs != nil {
 		fmt.Fprintf(&b, "    endpoint ready :active, 0, %dms\n", max(*v.EndpointOutMs, 1))
-		fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", trafficEndLabel(v), *v.EndpointOutMs, *v.EndpointOutMs)
+		fmt.Fprintf(&b, "    %s %+d ms :milestone, %d, 0ms\n", trafficEndLabel(v), *v.EndpointOutMs, *v.EndpointOutMs)
 	}
 	for _, e := range timeline.SortedEvents(tl) {
 		ms, ok := tl.Ms(e.Recv)
@@ -42,9 +42,9 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 		}
 		switch e.Kind {
 		case timeline.KindEndpointRemoved:
-			fmt.Fprintf(&b, "    %s +%d ms :milestone, %d, 0ms\n", mermaidText("removed from "+e.Slice), ms, ms)
+			fmt.Fprintf(&b, "    %s %+d ms :milestone, %d, 0ms\n", mermaidText("removed from "+e.Slice), ms, ms)
 		case timeline.KindPodGone:
-			fmt.Fprintf(&b, "    object gone +%d ms :milestone, %d, 0ms\n", ms, ms)
+			fmt.Fprintf(&b, "    object gone %+d ms :milestone, %d, 0ms\n", ms, ms)
 		}
 	}
 	b.WriteString("    section kubelet\n")
@@ -65,13 +65,13 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 
 func writeMermaidKubelet(b *strings.Builder, v timeline.Verdict) {
 	if v.KillingMs != nil {
-		fmt.Fprintf(b, "    Killing +%d ms :milestone, %d, 0ms\n", *v.KillingMs, *v.KillingMs)
+		fmt.Fprintf(b, "    Killing %+d ms :milestone, %d, 0ms\n", *v.KillingMs, *v.KillingMs)
 		if v.StopMs != nil && *v.StopMs > *v.KillingMs {
 			fmt.Fprintf(b, "    preStop :%d, %dms\n", *v.KillingMs, *v.StopMs-*v.KillingMs)
 		}
 	}
 	if v.SigtermMs != nil {
-		fmt.Fprintf(b, "    SIGTERM (estimated) +%d ms :milestone, %d, 0ms\n", *v.SigtermMs, *v.SigtermMs)
+		fmt.Fprintf(b, "    SIGTERM (estimated) %+d ms :milestone, %d, 0ms\n", *v.SigtermMs, *v.SigtermMs)
 	}
 	for _, x := range v.Exits {
 		tag := ""
@@ -81,7 +81,7 @@ func writeMermaidKubelet(b *strings.Builder, v timeline.Verdict) {
 		if v.StopMs != nil && x.Ms > *v.StopMs {
 			fmt.Fprintf(b, "    %s shutting down :%s%d, %dms\n", mermaidText(x.Container), tag, *v.StopMs, x.Ms-*v.StopMs)
 		}
-		fmt.Fprintf(b, "    %s exit %d +%d ms :%smilestone, %d, 0ms\n", mermaidText(x.Container), x.Code, x.Ms, tag, x.Ms)
+		fmt.Fprintf(b, "    %s exit %d %+d ms :%smilestone, %d, 0ms\n", mermaidText(x.Container), x.Code, x.Ms, tag, x.Ms)
 	}
 }
 

@@ -24,9 +24,9 @@ func WriteRolloutMermaid(w io.Writer, r *rollout.Rollout, v rollout.Verdict) err
 	for _, p := range v.Pods {
 		sv := shifted(p.Verdict, p.DeletedMs)
 		fmt.Fprintf(&b, "    section %s\n", mermaidText(p.Pod))
-		fmt.Fprintf(&b, "    deletion seen +%d ms :milestone, %d, 0ms\n", p.DeletedMs, p.DeletedMs)
+		fmt.Fprintf(&b, "    deletion seen %+d ms :milestone, %d, 0ms\n", p.DeletedMs, p.DeletedMs)
 		if sv.BehindService && sv.EndpointOutMs != nil {
-			fmt.Fprintf(&b, "    out of every ready set +%d ms :milestone, %d, 0ms\n", *sv.EndpointOutMs, *sv.EndpointOutMs)
+			fmt.Fprintf(&b, "    out of every ready set %+d ms :milestone, %d, 0ms\n", *sv.EndpointOutMs, *sv.EndpointOutMs)
 		}
 		writeMermaidKubelet(&b, sv)
 		if sv.WindowMs != nil && sv.BehindService && sv.EndpointOutMs != nil && sv.StopMs != nil {
