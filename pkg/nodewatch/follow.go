@@ -124,10 +124,14 @@ type follower struct {
 	nodeOf     map[types.UID]string
 	rolloutOf  map[types.UID]*rollout.Rollout
 	deleted    map[string]bool
-	notices    chan timeline.Notice
-	pending    int
-	listed     map[string]bool
-	done       bool
+	// nodeGaps are the gaps of the nodes' pods' watches; nodeGapOpen the
+	// index of each node's last one.
+	nodeGaps    []timeline.Gap
+	nodeGapOpen map[string]int
+	notices     chan timeline.Notice
+	pending     int
+	listed      map[string]bool
+	done        bool
 }
 
 // prepare lists the Services and PodDisruptionBudgets once: the pods'
@@ -236,7 +240,7 @@ func (f *follower) remaining() []string {
 func (f *follower) finish() {
 	w := f.w
 	w.End, w.Remaining = time.Now(), f.remaining()
-	w.Gaps = f.set.Gaps
+	w.Gaps = append(append([]timeline.Gap(nil), f.set.Gaps...), f.nodeGaps...)
 	w.EndpointsUnseen, w.EventsUnseen = f.set.EndpointsUnseen, f.set.EventsUnseen
 	for _, r := range w.Workloads {
 		r.T0, r.T0Source, r.Start, r.End, r.Gaps = w.T0, "first pod deletion seen on the nodes", w.Start, w.End, w.Gaps

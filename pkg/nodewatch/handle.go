@@ -62,37 +62,57 @@ func (f *follower) firstList(stream string) {
 }
 
 // gap marks a stream's lost (open) or regained watch. A pods' stream is
-// one node's: its gap is marked on that node's pods only.
+// one node's: its gap is marked on that node's pods only, and kept apart
+// (nodeGaps) from the shared streams' gaps the PodSet keeps.
 func (f *follower) gap(n timeline.Notice, open bool) {
 	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
-	if !isPods {
-		g, ok := f.set.CloseGap(n)
-		if open {
-			g, ok = f.set.OpenGap(n)
-		}
-		if ok && f.cfg.Printer.Gap != nil {
-			f.cfg.Printer.Gap(f.w, g)
-		}
-		return
+	var g timeline.Gap
+	var ok bool
+	switch {
+	case !isPods && open:
+		g, ok = f.set.OpenGap(n)
+	case !isPods:
+		g, ok = f.set.CloseGap(n)
+	case open:
+		g, ok = f.openNodeGap(node, n)
+	default:
+		g, ok = f.closeNodeGap(node, n)
 	}
-	g := timeline.Gap{Stream: timeline.StreamPods, From: n.Recv, Reason: "pods on " + node + ": " + n.Reason}
-	for _, rec := range f.set.Recorders() {
-		if f.nodeOf[types.UID(rec.TL.UID)] != node {
-			continue
-		}
-		if open {
-			rec.Gap(g)
-		} else if closed, ok := rec.CloseGap(timeline.StreamPods, n.Recv, n.Relisted); ok {
-			g = closed
-		}
-	}
-	if !open {
-		g.To, g.Relisted = n.Recv, n.Relisted
-	}
-	f.w.Gaps = append(f.w.Gaps, g)
-	if f.cfg.Printer.Gap != nil {
+	if ok && f.cfg.Printer.Gap != nil {
 		f.cfg.Printer.Gap(f.w, g)
 	}
+}
+
+// openNodeGap opens the gap of one node's pods' watch on its pods.
+func (f *follower) openNodeGap(node string, n timeline.Notice) (timeline.Gap, bool) {
+	if i, open := f.nodeGapOpen[node]; open && f.nodeGaps[i].To.IsZero() {
+		return timeline.Gap{}, false
+	}
+	g := timeline.Gap{Stream: timeline.StreamPods, From: n.Recv, Reason: "pods on " + node + ": " + n.Reason}
+	f.nodeGapOpen[node] = len(f.nodeGaps)
+	f.nodeGaps = append(f.nodeGaps, g)
+	for _, rec := range f.set.Recorders() {
+		if f.nodeOf[types.UID(rec.TL.UID)] == node {
+			rec.Gap(g)
+		}
+	}
+	return g, true
+}
+
+// closeNodeGap closes it, on the pods that have it open.
+func (f *follower) closeNodeGap(node string, n timeline.Notice) (timeline.Gap, bool) {
+	i, open := f.nodeGapOpen[node]
+	if !open || !f.nodeGaps[i].To.IsZero() {
+		return timeline.Gap{}, false
+	}
+	g := &f.nodeGaps[i]
+	g.To, g.Relisted = n.Recv, n.Relisted
+	for _, rec := range f.set.Recorders() {
+		if f.nodeOf[types.UID(rec.TL.UID)] == node {
+			rec.CloseGap(timeline.StreamPods, n.Recv, n.Relisted)
+		}
+	}
+	return *g, true
 }
 
 func (f *follower) listedNotice(ctx context.Context, n timeline.Notice) {

@@ -1,0 +1,45 @@
+package nodewatch
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// A node's pods' watch cut and resumed is one gap, from the cut to the
+// resumption, marked on that node's pods only and kept in the summary
+// beside the shared streams' gaps.
+func TestNodeGapOnThatNodesPodsOnly(t *testing.T) {
+	f := &follower{w: &Watch{Nodes: []string{"n1", "n2"}}, nodeOf: map[types.UID]string{}, nodeGapOpen: map[string]int{},
+		rolloutOf: nil, deleted: map[string]bool{}}
+	on1 := f.set.Add(timelinetest.At(0), timelinetest.Pod(30, nil), true)
+	other := timelinetest.Pod(30, nil)
+	other.UID, other.Name = "uid-web-2", "web-2"
+	on2 := f.set.Add(timelinetest.At(0), other, true)
+	f.nodeOf[types.UID(on1.TL.UID)], f.nodeOf[other.UID] = "n1", "n2"
+
+	f.gap(timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), GapOpen: true, Reason: "watch connection closed"}, true)
+	f.gap(timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), GapOpen: true}, true) // repeated: one gap
+	f.gap(timeline.Notice{Stream: timeline.StreamEvents, Recv: timelinetest.At(150), GapOpen: true}, true)
+	f.gap(timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(900), GapClose: true, Relisted: true}, false)
+	f.finish()
+
+	if len(f.w.Gaps) != 2 {
+		t.Fatalf("gaps %+v, want the Events gap and one gap of n1's pods", f.w.Gaps)
+	}
+	g := f.w.Gaps[1]
+	if g.Stream != timeline.StreamPods || !g.From.Equal(timelinetest.At(100)) || !g.To.Equal(timelinetest.At(900)) || !g.Relisted {
+		t.Errorf("n1's gap %+v, want pod from +100 to +900 ms, re-listed", g)
+	}
+	if n := len(on1.TL.Gaps); n != 2 {
+		t.Errorf("the pod on n1 has %d gaps, want its node's and the Events'", n)
+	}
+	for _, g := range on2.TL.Gaps {
+		if g.Stream == timeline.StreamPods {
+			t.Errorf("the pod on n2 got n1's gap %+v", g)
+		}
+	}
+}
