@@ -80,7 +80,7 @@ func TestHangingCredentialPluginIsBounded(t *testing.T) {
 		{"graceful", "audit", "--request-timeout", "3s"},
 		{"graceful", "watch", "pod", "web-0", "--request-timeout", "3s"},
 		{"graceful", "watch", "pod", "web-0", "--timeout", "3s"},
-		{"graceful", "drain", "node", node, "--timeout", "3s"},
+		{"graceful", "drain", "node", node, "--timeout", "3s", "--request-timeout", "3s"},
 		{"graceful", "drain", "node", node, "--dry-run", "--request-timeout", "3s"},
 	} {
 		t.Run(strings.Join(args[1:], "_"), func(t *testing.T) {
@@ -135,7 +135,7 @@ func TestStalledAPIServerIsBounded(t *testing.T) {
 	e2e.Binary(t) // built before the clock starts
 	proxy.Pause(10 * time.Minute)
 	for _, args := range [][]string{
-		{"graceful", "drain", "node", node, "--timeout", "4s"},
+		{"graceful", "drain", "node", node, "--timeout", "4s", "--request-timeout", "4s"},
 		{"graceful", "drain", "node", node, "--dry-run", "--request-timeout", "4s"},
 		{"graceful", "watch", "pod", "web-0", "-n", ns, "--timeout", "4s"},
 		{"graceful", "watch", "pod", "web-0", "-n", ns, "--request-timeout", "4s"},

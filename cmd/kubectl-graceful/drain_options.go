@@ -49,7 +49,10 @@ func (o *DrainNodeOptions) completeDryRun() {
 
 // lookupNodes finds the nodes to drain, retrying through a short outage
 // (drain.ThroughOutage). It returns an error naming a node that does not
-// exist, or the API error (RBAC, unreachable).
+// exist, or the API error (RBAC, unreachable). --timeout is each node's
+// (kubectl's meaning): it bounds the lookup's throttling waits, not its
+// 30 s outage window (--request-timeout bounds each read), so that a node
+// whose turn a short --timeout ends is still summarised as timed out.
 func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 	b := drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}
 	if o.Selector != "" {

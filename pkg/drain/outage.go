@@ -18,7 +18,7 @@ var outageWait = 30 * time.Second
 // ThroughOutage calls read until it succeeds or fails for a reason that is
 // not transient (eviction.Transient: a transport error, a 5xx, a 429
 // without a budget cause), waiting b's delays between calls, for at most
-// 30 s (timeout, when shorter): a short outage before the cordon delays the
+// 30 s: a short outage before the cordon delays the
 // drain instead of failing it. Failing credentials (eviction.Credentials,
 // a credential plugin that did not answer included) end it at once with
 // their own error, never "did not answer". b with no Base retries every 200 ms up to every 2 s.
@@ -60,8 +60,7 @@ type outageWindow struct {
 	// deadline ends the retries through an outage: 30 s after the start
 	// or after the end of the last Retry-After waited for.
 	deadline time.Time
-	// window is how long the first call may go without an answer: 30 s,
-	// or timeout when shorter.
+	// window is how long the first call may go without an answer: 30 s.
 	window time.Duration
 	// limit is the start plus timeout; zero when there is no limit.
 	limit   time.Time
@@ -75,13 +74,12 @@ func newOutageWindow(timeout time.Duration) *outageWindow {
 	now := time.Now()
 	w := &outageWindow{deadline: now.Add(outageWait), window: outageWait, timeout: timeout}
 	if timeout > 0 {
+		// --timeout is each node's turn (kubectl's meaning): it bounds
+		// the throttling waits here, not the 30 s window for an outage,
+		// so that a turn a short --timeout ends is summarised as timed
+		// out by the drain, not failed as an outage; --request-timeout
+		// bounds each read.
 		w.limit = now.Add(timeout)
-		// --timeout bounds the whole drain, these reads included: a
-		// credential plugin or an API server that never answers ends
-		// the drain at --timeout, not 30 s later.
-		if timeout < outageWait {
-			w.deadline, w.window = w.limit, timeout
-		}
 	}
 	return w
 }

@@ -297,7 +297,7 @@ func TestDrainWatchJudgesItsOwnEvictions(t *testing.T) {
 func TestDrainWatchRefusesDryRun(t *testing.T) {
 	env := e2e.Cluster(t)
 	node := env.Node(t)
-	res := env.Kubectl(t, "graceful", "drain", "node", node, "--watch", "--dry-run")
+	res := env.Kubectl(t, "graceful", "drain", "node", node, "--watch", "--dry-run=client")
 	if res.ExitCode != 1 || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 || !strings.Contains(res.Stderr, "--dry-run evicts nothing") {
 		t.Errorf("exit %d, stderr %q", res.ExitCode, res.Stderr)
 	}
