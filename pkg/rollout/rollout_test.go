@@ -71,3 +71,15 @@ func TestRolloutPodVerdictsUseThePropagation(t *testing.T) {
 		t.Errorf("default: short by %v; --propagation 2s: short by %v, propagation %d ms", short.ShortByMs, met.ShortByMs, met.PropagationMs)
 	}
 }
+
+// A pod whose watch was cut while its race was decided is counted as one
+// that cannot be judged, not as one that raced.
+func TestComputeRolloutCountsPodsThatCannotBeJudged(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	hardened := r.Pods[0]
+	hardened.Gaps = append(hardened.Gaps, timeline.Gap{Stream: timeline.StreamEvents, From: timelinetest.At(2010), To: timelinetest.At(2300)})
+	v := rollout.Compute(r)
+	if v.Raced != 1 || !hasRolloutFinding(v, "1 pod(s) cannot be judged: a watch was cut or stalled while their race was decided") {
+		t.Errorf("raced %d, findings %q", v.Raced, v.Findings)
+	}
+}

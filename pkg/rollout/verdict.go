@@ -184,7 +184,16 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 	if v.Killed > 0 {
 		risk("%d pod(s) SIGKILLed: still running at the grace deadline", v.Killed)
 	}
-	if other := atRisk - v.Raced - v.Killed; other > 0 {
+	cannotTell := 0
+	for _, p := range v.Pods {
+		if p.Verdict.CannotTell && !p.Killed {
+			cannotTell++
+		}
+	}
+	if cannotTell > 0 {
+		risk("%d pod(s) cannot be judged: a watch was cut or stalled while their race was decided (see their findings)", cannotTell)
+	}
+	if other := atRisk - v.Raced - v.Killed - cannotTell; other > 0 {
 		risk("%d other pod(s) at risk (see their findings)", other)
 	}
 	for _, c := range v.Capacity {
