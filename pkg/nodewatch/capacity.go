@@ -17,7 +17,6 @@ type serviceCapacity struct {
 	namespace, name string
 	tracker         *rollout.CapacityTracker
 	track           *rollout.CapacityTrack
-	baseline        bool
 }
 
 // trackService returns the Service's tracker, starting it from the
@@ -27,7 +26,7 @@ func (f *follower) trackService(ns, name string) *serviceCapacity {
 	if c := f.capacity[key]; c != nil {
 		return c
 	}
-	c := &serviceCapacity{namespace: ns, name: name, tracker: rollout.NewCapacityTracker([]string{name}, 0)}
+	c := &serviceCapacity{namespace: ns, name: name, tracker: rollout.NewCapacityTracker([]string{name}, rollout.DesiredReadyAtStart)}
 	c.track = c.tracker.Tracks([]string{name})[0]
 	f.capacity[key] = c
 	if f.listed[timeline.StreamEndpointSlices] {
@@ -47,20 +46,9 @@ func (f *follower) slicesOf(c *serviceCapacity) []*discoveryv1.EndpointSlice {
 	return out
 }
 
-// samples prints a Service's new counts; its first count sets the
-// baseline the later ones are held against.
+// samples prints a Service's new counts.
 func (f *follower) samples(ss []rollout.ServiceSample, c *serviceCapacity) {
 	for _, s := range ss {
-		if !c.baseline {
-			c.baseline = true
-			// The sample against no target is replaced by the one against
-			// the baseline, the track's first.
-			if more := c.tracker.SetDesired(s.Sample.Recv, s.Sample.Ready); len(more) > 0 {
-				s = more[len(more)-1]
-				s.Sample.Initial = true
-				c.track.Samples = []rollout.CapacitySample{s.Sample}
-			}
-		}
 		if f.cfg.Printer.Capacity != nil {
 			f.cfg.Printer.Capacity(f.w, c.namespace+"/"+c.name, s.Sample)
 		}

@@ -65,21 +65,12 @@ func Follow(ctx context.Context, cfg Config) (*Watch, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}}
-	f := &follower{cfg: cfg, w: w, owners: owners{client: cfg.Client, rs: map[string]rollout.Workload{}},
-		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
-		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
-		rolloutOf: map[types.UID]*rollout.Rollout{},
-		deleted:   map[string]bool{}, notices: make(chan timeline.Notice)}
-	f.set = timeline.PodSet{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
+	f := newFollower(cfg, nodes)
+	w := f.w
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	streams := f.streams()
-	for _, s := range streams {
-		go s.Run(streamCtx, f.notices)
-	}
-	f.pending = len(streams)
+	f.pending = timeline.RunStreams(streamCtx, f.streams(), f.notices)
 	err = f.loop(ctx)
 	f.finish()
 	return w, err
@@ -108,6 +99,18 @@ func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
 		out = append(out, n.Name)
 	}
 	return out, nil
+}
+
+// newFollower returns Follow's state for the nodes, every map made.
+func newFollower(cfg Config, nodes []string) *follower {
+	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}}
+	f := &follower{cfg: cfg, w: w, owners: owners{client: cfg.Client, rs: map[string]rollout.Workload{}},
+		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
+		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
+		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
+		listed: map[string]bool{}, notices: make(chan timeline.Notice)}
+	f.set = timeline.PodSet{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
+	return f
 }
 
 // follower is Follow's state.
@@ -147,6 +150,7 @@ func (f *follower) prepare(ctx context.Context) {
 	}
 	pdbs, err := c.PolicyV1().PodDisruptionBudgets("").List(ctx, metav1.ListOptions{})
 	if err != nil {
+		f.w.BudgetsUnseen = true
 		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
 	} else {
 		f.budgets = pdbs.Items
@@ -188,7 +192,6 @@ func (f *follower) streams() []*timeline.Stream {
 // loop handles notices until no evictable pod is left (plus the settle
 // time), every node is gone, or ctx ends.
 func (f *follower) loop(ctx context.Context) error {
-	f.listed = map[string]bool{}
 	var settle <-chan time.Time
 	for {
 		select {

@@ -13,8 +13,7 @@ import (
 // resumption, marked on that node's pods only and kept in the summary
 // beside the shared streams' gaps.
 func TestNodeGapOnThatNodesPodsOnly(t *testing.T) {
-	f := &follower{w: &Watch{Nodes: []string{"n1", "n2"}}, nodeOf: map[types.UID]string{}, nodeGapOpen: map[string]int{},
-		rolloutOf: nil, deleted: map[string]bool{}}
+	f := newFollower(Config{}, []string{"n1", "n2"})
 	on1 := f.set.Add(timelinetest.At(0), timelinetest.Pod(30, nil), true)
 	other := timelinetest.Pod(30, nil)
 	other.UID, other.Name = "uid-web-2", "web-2"

@@ -32,8 +32,11 @@ type Watch struct {
 	// EndpointsUnseen, EventsUnseen and ServicesUnseen are set when those
 	// could not be watched or listed (RBAC): the verdict says what it lacks.
 	EndpointsUnseen, EventsUnseen, ServicesUnseen bool
-	Gaps                                          []timeline.Gap
-	Notes                                         []string
+	// BudgetsUnseen is set when the PodDisruptionBudgets could not be
+	// listed: capacity is not compared with a budget.
+	BudgetsUnseen bool
+	Gaps          []timeline.Gap
+	Notes         []string
 
 	pods map[*timeline.Timeline]podPlace
 }
@@ -49,12 +52,4 @@ type podPlace struct {
 func (w *Watch) Place(tl *timeline.Timeline) (node string, r *rollout.Rollout) {
 	p := w.pods[tl]
 	return p.node, p.workload
-}
-
-// Ms returns t in milliseconds since T0, false before any deletion.
-func (w *Watch) Ms(t time.Time) (int64, bool) {
-	if w.T0.IsZero() {
-		return 0, false
-	}
-	return t.Sub(w.T0).Milliseconds(), true
 }

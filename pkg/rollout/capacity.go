@@ -18,6 +18,12 @@ type CapacityTracker struct {
 	tracks map[string]*CapacityTrack
 }
 
+// DesiredReadyAtStart, given to NewCapacityTracker as desired, holds the
+// counts against the ready endpoints of the first count (a watch whose
+// target is the state it found, as a node drain's: no workload's desired
+// replicas change).
+const DesiredReadyAtStart int32 = -1
+
 // NewCapacityTracker tracks services against desired endpoints.
 func NewCapacityTracker(services []string, desired int32) *CapacityTracker {
 	c := &CapacityTracker{desired: desired, slices: map[string]*discoveryv1.EndpointSlice{}, tracks: map[string]*CapacityTrack{}}
@@ -87,6 +93,9 @@ func (c *CapacityTracker) recount(recv time.Time, initial bool, services ...stri
 			continue
 		}
 		s := c.count(svc)
+		if c.desired == DesiredReadyAtStart {
+			c.desired = s.Ready
+		}
 		s.Recv, s.Desired, s.Initial = recv, c.desired, initial
 		if n := len(tr.Samples); n > 0 {
 			last := tr.Samples[n-1]

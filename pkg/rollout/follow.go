@@ -92,11 +92,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	streams := f.streams()
-	for _, s := range streams {
-		go s.Run(streamCtx, f.notices)
-	}
-	f.pending = len(streams)
+	f.pending = timeline.RunStreams(streamCtx, f.streams(), f.notices)
 	err = f.loop(ctx)
 	f.finish()
 	return f.r, err

@@ -220,3 +220,13 @@ func EndReason(ctx context.Context, settling bool, done string) string {
 	}
 	return "interrupted"
 }
+
+// RunStreams runs each stream in its own goroutine until ctx ends, all
+// reporting to out, and returns how many were started (the first Lists to
+// wait for).
+func RunStreams(ctx context.Context, streams []*Stream, out chan<- Notice) int {
+	for _, s := range streams {
+		go s.Run(ctx, out)
+	}
+	return len(streams)
+}

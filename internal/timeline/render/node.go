@@ -93,6 +93,8 @@ func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 		head = "RISK: requests can fail during this drain"
 	case w.T0.IsZero():
 		head = "NO DRAIN SEEN: no pod terminated on the nodes while watched"
+	case w.ServicesUnseen || w.BudgetsUnseen:
+		head = "SAFE on the races seen: no pod raced its endpoints, was SIGKILLed or failed its preStop; the Services' capacity against their budgets was not judged (Services or PodDisruptionBudgets could not be listed, see the notes)"
 	}
 	if _, err := fmt.Fprintf(out, "\nDrain verdict for %s: %s\n", termsafe.Escape(strings.Join(w.Nodes, ", ")), head); err != nil {
 		return err
