@@ -150,7 +150,10 @@ func (f *follower) podsListed(ctx context.Context, node string, n timeline.Notic
 			keep = append(keep, p)
 		}
 	}
-	for _, rec := range f.set.PodList(n.Recv, keep, n.Initial) {
+	// The List is of this node's pods only: another node's are not gone
+	// for being absent from it.
+	onNode := func(rec *timeline.Recorder) bool { return f.nodeOf[types.UID(rec.TL.UID)] == node }
+	for _, rec := range f.set.PodList(n.Recv, keep, n.Initial, onNode) {
 		f.register(rec)
 	}
 }

@@ -110,7 +110,7 @@ func (f *workloadFollower) announce() {
 // podsListed records a List of the workload's pods: new pods get a
 // recorder, known ones absent from it were deleted during a gap.
 func (f *workloadFollower) podsListed(recv time.Time, list []runtime.Object, initial bool) {
-	for _, rec := range f.set.PodList(recv, list, initial) {
+	for _, rec := range f.set.PodList(recv, list, initial, nil) {
 		f.added(recv, rec, initial)
 	}
 	for _, o := range list {

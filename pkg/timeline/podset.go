@@ -97,9 +97,11 @@ func (s *PodSet) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) 
 }
 
 // PodList records a List of the pods: new pods get a Recorder (returned),
-// known ones absent from it were deleted during a gap. The Events held
-// until the first pods' List are recorded after it.
-func (s *PodSet) PodList(recv time.Time, list []runtime.Object, initial bool) []*Recorder {
+// known ones absent from it were deleted during a gap. covers, when not
+// nil, says which known pods the List is of (a List of one node's pods
+// says nothing of another node's): only those can be missing from it. The
+// Events held until the first pods' List are recorded after it.
+func (s *PodSet) PodList(recv time.Time, list []runtime.Object, initial bool, covers func(*Recorder) bool) []*Recorder {
 	pods := make([]corev1.Pod, 0, len(list))
 	for _, o := range list {
 		if p, ok := o.(*corev1.Pod); ok {
@@ -113,7 +115,9 @@ func (s *PodSet) PodList(recv time.Time, list []runtime.Object, initial bool) []
 		}
 	}
 	for _, rec := range s.order {
-		rec.PodList(recv, pods)
+		if covers == nil || covers(rec) {
+			rec.PodList(recv, pods)
+		}
 	}
 	if initial && !s.podsListed {
 		s.podsListed = true
