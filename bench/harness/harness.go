@@ -38,7 +38,8 @@ type BenchConfig struct {
 	// Keep leaves the fixture in the cluster after the run.
 	Keep bool
 	// Only, when not empty, names the benchmarks to run among "audit",
-	// "fleet", "manifests", "drain", "pool", "watch" and "rollout"; the others' rows
+	// "fleet", "manifests", "drain", "pool", "drainwatch", "watch" and
+	// "rollout"; the others' rows
 	// say they were not selected. The live fixture is filled only for
 	// "audit" (whole) and "fleet" (to Scale.FleetPods).
 	Only []string
@@ -129,6 +130,7 @@ func Run(ctx context.Context, cfg BenchConfig) (*BenchReport, error) {
 	rows = append(rows, h.fixManifests(ctx, docs)...)
 	rows = append(rows, h.drain(ctx)...)
 	rows = append(rows, h.pool(ctx)...)
+	rows = append(rows, h.drainWatch(ctx)...)
 	rows = append(rows, h.watch(ctx)...)
 	rows = append(rows, h.rollout(ctx)...)
 	rows = append(rows, h.realNode(ctx)...)

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -41,21 +43,112 @@ func namespacedWatches(ctx context.Context, cs kubernetes.Interface) (int64, err
 
 // sumReadRequests parses Prometheus text exposition and sums the
 // apiserver_request_total samples resourceRequests counts.
-func sumReadRequests(raw []byte) int64 {
-	return sumRequests(raw, func(l map[string]string) bool {
-		switch l["verb"] {
-		case "GET", "LIST", "WATCH":
-		default:
-			return false
+func sumReadRequests(raw []byte) int64 { return sumRequests(raw, readRequest) }
+
+// readRequest keeps the samples resourceRequests counts.
+func readRequest(l map[string]string) bool {
+	switch l["verb"] {
+	case "GET", "LIST", "WATCH":
+	default:
+		return false
+	}
+	return l["resource"] != "" && l["resource"] != "leases" && l["subresource"] == ""
+}
+
+// drainRequests returns the apiserver's count so far of the requests a
+// node drain makes, reads and writes: the reads resourceRequests counts,
+// evictions (verb POST on the pods/eviction subresource, which no
+// controller calls) and writes to Node objects themselves (PATCH or
+// PUT with no subresource: the cordon; kwok's heartbeats write
+// nodes/status and Leases). The controllers' own writes that follow an
+// eviction (the replacement pods, their binding and status, the
+// EndpointSlices, kwok's pod deletion) are left out: they are the same
+// whoever evicts. The node lifecycle controller's unschedulable taint
+// (one PATCH per cordoned node) is counted for every tool alike.
+func drainRequests(ctx context.Context, cs kubernetes.Interface) (requestCounts, error) {
+	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return drainRequestCounts(raw), nil
+}
+
+// requestCounts are apiserver_request_total sums by "VERB resource" (or
+// "VERB resource/subresource").
+type requestCounts map[string]int64
+
+// total is the sum over every kind.
+func (c requestCounts) total() int64 {
+	var n int64
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// since returns the n kinds that grew most since before, "LIST pods 12,
+// POST pods/eviction 5", for the log.
+func (c requestCounts) since(before requestCounts, n int) string {
+	type kv struct {
+		k string
+		v int64
+	}
+	var d []kv
+	for k, v := range c {
+		if v > before[k] {
+			d = append(d, kv{k, v - before[k]})
 		}
-		return l["resource"] != "" && l["resource"] != "leases" && l["subresource"] == ""
+	}
+	sort.Slice(d, func(i, j int) bool { return d[i].v > d[j].v || d[i].v == d[j].v && d[i].k < d[j].k })
+	var parts []string
+	for i := 0; i < len(d) && i < n; i++ {
+		parts = append(parts, fmt.Sprintf("%s %d", d[i].k, d[i].v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// drainRequestCounts sums, by kind, the apiserver_request_total samples
+// drainRequests counts.
+func drainRequestCounts(raw []byte) requestCounts {
+	c := requestCounts{}
+	eachRequest(raw, func(l map[string]string, v int64) {
+		if drainRequest(l) {
+			kind := l["verb"] + " " + l["resource"]
+			if l["subresource"] != "" {
+				kind += "/" + l["subresource"]
+			}
+			c[kind] += v
+		}
 	})
+	return c
+}
+
+// drainRequest keeps the samples drainRequests counts.
+func drainRequest(l map[string]string) bool {
+	switch l["verb"] {
+	case "POST":
+		return l["resource"] == "pods" && l["subresource"] == "eviction"
+	case "PATCH", "PUT":
+		return l["resource"] == "nodes" && l["subresource"] == ""
+	}
+	return readRequest(l)
 }
 
 // sumRequests sums the apiserver_request_total samples whose labels keep
 // accepts.
 func sumRequests(raw []byte, keep func(map[string]string) bool) int64 {
 	var total int64
+	eachRequest(raw, func(l map[string]string, v int64) {
+		if keep(l) {
+			total += v
+		}
+	})
+	return total
+}
+
+// eachRequest calls f with the labels and value of every
+// apiserver_request_total sample in raw (Prometheus text exposition).
+func eachRequest(raw []byte, f func(map[string]string, int64)) {
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -64,15 +157,14 @@ func sumRequests(raw []byte, keep func(map[string]string) bool) int64 {
 			continue
 		}
 		end := strings.LastIndexByte(line, '}')
-		if end < 0 || !keep(parseLabels(line[len("apiserver_request_total{"):end])) {
+		if end < 0 {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(line[end+1:]), 64)
 		if err == nil {
-			total += int64(v)
+			f(parseLabels(line[len("apiserver_request_total{"):end]), int64(v))
 		}
 	}
-	return total
 }
 
 // parseLabels splits `a="x",b="y"` (label values here hold no quotes or commas).

@@ -1,6 +1,9 @@
 package harness
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestSumReadRequests(t *testing.T) {
 	raw := []byte(`# HELP apiserver_request_total [STABLE] Counter of apiserver requests
@@ -16,5 +19,29 @@ apiserver_request_duration_seconds_count{verb="LIST",resource="pods"} 77
 `)
 	if got := sumReadRequests(raw); got != 17 {
 		t.Errorf("sumReadRequests = %d, want 17 (LIST 12 + GET 3 + WATCH 2; leases, subresources, non-resource and POST left out)", got)
+	}
+}
+
+func TestSumDrainRequests(t *testing.T) {
+	// verb, resource, subresource, count
+	samples := [][4]string{
+		{"GET", "pods", "", "3"}, {"POST", "pods", "eviction", "20"}, {"POST", "pods", "eviction", "4"},
+		{"POST", "pods", "", "5000"}, {"PATCH", "nodes", "", "6"}, {"PATCH", "nodes", "status", "800"},
+		{"DELETE", "pods", "", "20"}, {"PUT", "leases", "", "900"},
+	}
+	var raw []byte
+	for _, s := range samples {
+		raw = fmt.Appendf(raw, "apiserver_request_total{code=\"200\",group=\"\",resource=%q,scope=\"namespace\",subresource=%q,verb=%q,version=\"v1\"} %s\n", s[1], s[2], s[0], s[3])
+	}
+	if got := drainRequestCounts(raw).total(); got != 33 {
+		t.Errorf("drain requests = %d, want 33 (GET 3 + evictions 24, refused ones included + node PATCH 6; pod creates and deletes, node status, leases left out)", got)
+	}
+}
+
+func TestRequestCountsSince(t *testing.T) {
+	before := requestCounts{"GET pods": 3, "POST pods/eviction": 1}
+	after := requestCounts{"GET pods": 10, "POST pods/eviction": 6, "LIST nodes": 2, "WATCH pods": 1}
+	if got, want := after.since(before, 3), "GET pods 7, POST pods/eviction 5, LIST nodes 2"; got != want {
+		t.Errorf("since = %q, want %q", got, want)
 	}
 }

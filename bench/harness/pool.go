@@ -21,6 +21,11 @@ const maxConcurrentNodesFlag = "--max-concurrent-nodes"
 type poolRun struct {
 	wall  time.Duration
 	tally evictionTally
+	// m is the drain's measurement (peak RSS, exit code).
+	m Measurement
+	// requests is the apiserver's count of the drain's requests
+	// (drainRequests), when asked for.
+	requests int64
 }
 
 // poolResult is everything the pool rows report.
@@ -140,7 +145,7 @@ func (h *harness) poolLive(ctx context.Context, spec fixture.PoolSpec, concurren
 			return res, err
 		}
 		res.resets += reset
-		if *run.out, err = h.poolDrain(ctx, p, run.argv); err != nil {
+		if *run.out, err = h.poolDrain(ctx, p, command{argv: run.argv}, false); err != nil {
 			return res, err
 		}
 		h.logf("node pool drain by %s: %s, %s (reset took %s)", run.argv[0], secs(run.out.wall), tallyCell(run.out.tally), secs(reset))
@@ -148,14 +153,30 @@ func (h *harness) poolLive(ctx context.Context, spec fixture.PoolSpec, concurren
 	return res, nil
 }
 
-// poolDrain runs argv on the reset pool under a pod watch and checks that
-// it left no pod on the pool.
-func (h *harness) poolDrain(ctx context.Context, p *fixture.NodePool, argv []string) (poolRun, error) {
+// poolDrain runs c on the reset pool under a pod watch and checks that
+// it left no pod on the pool; with requests, it also counts the drain's
+// API requests (drainRequests, read before and after, settled).
+func (h *harness) poolDrain(ctx context.Context, p *fixture.NodePool, c command, requests bool) (poolRun, error) {
+	argv := c.argv
 	pw, err := startPoolWatch(ctx, h.cs, p.Namespace)
 	if err != nil {
 		return poolRun{}, err
 	}
-	m, err := measure(ctx, command{argv: argv})
+	var before, after requestCounts
+	if requests {
+		if before, err = drainRequests(ctx, h.cs); err != nil {
+			pw.stop()
+			return poolRun{}, err
+		}
+	}
+	m, err := measure(ctx, c)
+	if requests && err == nil {
+		_, err = settledCount(ctx, func(ctx context.Context) (int64, error) {
+			after, err = drainRequests(ctx, h.cs)
+			return after.total(), err
+		})
+		h.logf("%s: API requests %s", argv[0], after.since(before, 6))
+	}
 	pool := map[string]bool{}
 	left := 0
 	for _, n := range p.Nodes {
@@ -173,7 +194,7 @@ func (h *harness) poolDrain(ctx context.Context, p *fixture.NodePool, argv []str
 	if err = errors.Join(err, werr); err != nil {
 		return poolRun{}, err
 	}
-	return poolRun{wall: m.Wall, tally: tally}, nil
+	return poolRun{wall: m.Wall, tally: tally, m: m, requests: after.total() - before.total()}, nil
 }
 
 // poolBudgets reads, on the settled pool, each PDB's pods on the pool's

@@ -79,13 +79,7 @@ func (pw *poolWatch) follow() {
 // returned with the pool empty, so every deletion is on its way), stops
 // the watch and returns the tally.
 func (pw *poolWatch) finish(ctx context.Context, pool map[string]bool, timeout time.Duration) (evictionTally, error) {
-	defer func() {
-		pw.mu.Lock()
-		pw.stopped = true
-		pw.mu.Unlock()
-		pw.w.Stop()
-		<-pw.done
-	}()
+	defer pw.stop()
 	seen, quietSince := -1, time.Now()
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		pw.mu.Lock()
@@ -107,4 +101,14 @@ func (pw *poolWatch) finish(ctx context.Context, pool map[string]bool, timeout t
 		return evictionTally{}, fmt.Errorf("pod watch: pool pods not all seen gone after %s", timeout)
 	}
 	return tallyEvictions(pw.start, pool, pw.events), nil
+}
+
+// stop ends the watch (finish calls it; a caller giving up before the
+// drain calls it alone).
+func (pw *poolWatch) stop() {
+	pw.mu.Lock()
+	pw.stopped = true
+	pw.mu.Unlock()
+	pw.w.Stop()
+	<-pw.done
 }

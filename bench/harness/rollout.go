@@ -123,9 +123,17 @@ func (h *harness) rolloutOne(ctx context.Context, ns, node string, n int) (rollo
 // (a watch is counted when it ends, when the server sees the connection
 // close) and returns how many were opened since before.
 func settledWatches(ctx context.Context, h *harness, before int64) (int64, error) {
+	now, err := settledCount(ctx, func(ctx context.Context) (int64, error) { return namespacedWatches(ctx, h.cs) })
+	return now - before, err
+}
+
+// settledCount reads count until two readings half a second apart agree
+// (at most 10 readings): the apiserver counts a request when it ends, a
+// watch when it sees the connection close.
+func settledCount(ctx context.Context, count func(context.Context) (int64, error)) (int64, error) {
 	last := int64(-1)
 	for range 10 {
-		now, err := namespacedWatches(ctx, h.cs)
+		now, err := count(ctx)
 		if err != nil {
 			return 0, err
 		}
@@ -135,7 +143,7 @@ func settledWatches(ctx context.Context, h *harness, before int64) (int64, error
 		last = now
 		time.Sleep(500 * time.Millisecond)
 	}
-	return last - before, nil
+	return last, nil
 }
 
 // forceDeletePods removes the pods left on node (kwok stops playing them

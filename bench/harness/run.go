@@ -39,6 +39,9 @@ type command struct {
 	// stdout receives the child's output; nil means /dev/null, as in the
 	// floor's `>/dev/null`.
 	stdout io.Writer
+	// stderr, when not nil, receives all of the child's stderr too
+	// (Measurement.Stderr keeps its end).
+	stderr io.Writer
 }
 
 // measure runs c to completion and returns its wall time and peak RSS. An
@@ -59,6 +62,9 @@ func measure(ctx context.Context, c command) (Measurement, error) {
 	cmd.Env = append(os.Environ(), c.env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	if c.stderr != nil {
+		cmd.Stderr = io.MultiWriter(&stderr, c.stderr)
+	}
 	if c.stdout != nil {
 		cmd.Stdout = c.stdout
 	} else {

@@ -27,6 +27,11 @@ type Scale struct {
 	// cluster for its ideal.
 	Pool                                  fixture.PoolSpec
 	PoolConcurrentNodes, PoolCalibrations int
+	// WatchPool is the pool `drain node --watch` is measured on (issue
+	// 23), WatchPoolConcurrentNodes nodes at a time; a zero pool leaves
+	// its rows unmeasured.
+	WatchPool                fixture.PoolSpec
+	WatchPoolConcurrentNodes int
 	// WatchSlices is how many EndpointSlices share the watched pod's
 	// namespace; WatchRuns how many pods are watched while they terminate.
 	WatchSlices, WatchRuns int
@@ -63,6 +68,20 @@ var pool120 = fixture.PoolSpec{Nodes: 6, Spares: 3, Pods: 120, PDBs: 20, ExitAft
 // pods of 6 Deployments under 6 PDBs, 2 spares, drained 3 at a time.
 var pool36 = fixture.PoolSpec{Nodes: 3, Spares: 2, Pods: 36, PDBs: 6, ExitAfter: time.Second}
 
+// watchPool2000 is the `drain --watch` pool of the default and large
+// scales (issue 23): 50 nodes holding 2,000 pods of 200 Deployments of 10
+// replicas, at most one per node (the hard spread), each behind a Service
+// and under a PDB of maxUnavailable 1, so that each Deployment's pods go
+// in ten waves, a replacement Ready before the next; 25 spares take the
+// replacements (80 pods each).
+var watchPool2000 = fixture.PoolSpec{Nodes: 50, Spares: 25, Pods: 2000, PDBs: 200, ExitAfter: time.Second, MaxUnavailable: 1, Services: true}
+
+// watchPool20 is the small scale's `drain --watch` pool, cut to fit the
+// small run's 3 minutes (5 nodes of 50 pods took 95 s on a shared
+// machine): 2 nodes holding 20 pods of 10 Deployments of 2 replicas, the
+// same budgets (two waves) and Services, 2 spares.
+var watchPool20 = fixture.PoolSpec{Nodes: 2, Spares: 2, Pods: 20, PDBs: 10, ExitAfter: time.Second, MaxUnavailable: 1, Services: true}
+
 // ScaleByName returns the preset called name: "default" (the full scale,
 // under 20 minutes on 2 cores), "small" (under 3 minutes), "tiny" (the
 // smoke test's) or "large" (20,000 pods, the default's proportions times
@@ -73,6 +92,7 @@ func ScaleByName(name string) (Scale, error) {
 		return Scale{Name: "default", Fixture: fixture.Default(), AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
 			Pool: pool120, PoolConcurrentNodes: 3, PoolCalibrations: 2,
+			WatchPool: watchPool2000, WatchPoolConcurrentNodes: 10,
 			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 20 * time.Minute,
 			ScalingPods: []int{1000}, FleetClusters: 4, FleetPods: 1000}, nil
 	case "large":
@@ -80,6 +100,7 @@ func ScaleByName(name string) (Scale, error) {
 			Services: 4000, PDBs: 1200, HPAs: 400, Nodes: 200}, AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 3, DrainExitAfter: 2 * time.Second,
 			Pool: pool120, PoolConcurrentNodes: 3, PoolCalibrations: 2,
+			WatchPool: watchPool2000, WatchPoolConcurrentNodes: 10,
 			WatchSlices: 5000, WatchRuns: 5, RolloutReplicas: 200, Budget: 30 * time.Minute, AuditRSSTarget: 150e6,
 			ScalingPods: []int{1000, 5000}, FleetClusters: 4, FleetPods: 1000, SkipKubectlFloor: true}, nil
 	case "small":
@@ -87,6 +108,7 @@ func ScaleByName(name string) (Scale, error) {
 			Services: 100, PDBs: 30, HPAs: 10, Nodes: 5}, AuditRuns: 3, ManifestDocs: 2000,
 			DrainPods: 60, DrainPDBs: 12, DrainRuns: 1, DrainExitAfter: 2 * time.Second,
 			Pool: pool36, PoolConcurrentNodes: 3, PoolCalibrations: 1,
+			WatchPool: watchPool20, WatchPoolConcurrentNodes: 10,
 			WatchSlices: 500, WatchRuns: 3, RolloutReplicas: 50, Budget: 3 * time.Minute}, nil
 	case "tiny":
 		return Scale{Name: "tiny", Fixture: fixture.Spec{Name: "bench", Namespaces: 2, Deployments: 10, Pods: 20,

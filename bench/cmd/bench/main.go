@@ -35,7 +35,7 @@ func run() error {
 	binary := flag.String("binary", "bin/kubectl-graceful", "kubectl-graceful binary to measure")
 	out := flag.String("out", "_output/bench", "folder for manifests and results.md")
 	keep := flag.Bool("keep", false, "leave the fixture in the cluster afterwards")
-	only := flag.String("only", "", "comma-separated benchmarks to run: audit, fleet, manifests, drain, pool, watch, rollout, realnode (default all)")
+	only := flag.String("only", "", "comma-separated benchmarks to run: audit, fleet, manifests, drain, pool, drainwatch, watch, rollout, realnode (default all)")
 	flag.Parse()
 	scale, err := harness.ScaleByName(*scaleName)
 	if err != nil {
