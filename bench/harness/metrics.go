@@ -86,18 +86,36 @@ func (c requestCounts) total() int64 {
 	return n
 }
 
-// since returns the n kinds that grew most since before, "LIST pods 12,
-// POST pods/eviction 5", for the log.
-func (c requestCounts) since(before requestCounts, n int) string {
+// minus returns the growth of each kind since before.
+func (c requestCounts) minus(before requestCounts) requestCounts {
+	d := requestCounts{}
+	for k, v := range c {
+		if v > before[k] {
+			d[k] = v - before[k]
+		}
+	}
+	return d
+}
+
+// clients is total less the API server's own requests: for each eviction
+// it handles, refused ones included, it lists the pod's namespace's PDBs
+// through its loopback client (pkg/registry/core/pod/storage/eviction.go),
+// counted in apiserver_request_total as a LIST. Call it on a difference
+// (minus), not on counts since the server started.
+func (c requestCounts) clients() int64 {
+	return c.total() - min(c["LIST poddisruptionbudgets"], c["POST pods/eviction"])
+}
+
+// top returns the n largest kinds, "GET pods 12, POST pods/eviction 5",
+// for the log.
+func (c requestCounts) top(n int) string {
 	type kv struct {
 		k string
 		v int64
 	}
 	var d []kv
 	for k, v := range c {
-		if v > before[k] {
-			d = append(d, kv{k, v - before[k]})
-		}
+		d = append(d, kv{k, v})
 	}
 	sort.Slice(d, func(i, j int) bool { return d[i].v > d[j].v || d[i].v == d[j].v && d[i].k < d[j].k })
 	var parts []string

@@ -38,10 +38,15 @@ func TestSumDrainRequests(t *testing.T) {
 	}
 }
 
-func TestRequestCountsSince(t *testing.T) {
-	before := requestCounts{"GET pods": 3, "POST pods/eviction": 1}
-	after := requestCounts{"GET pods": 10, "POST pods/eviction": 6, "LIST nodes": 2, "WATCH pods": 1}
-	if got, want := after.since(before, 3), "GET pods 7, POST pods/eviction 5, LIST nodes 2"; got != want {
-		t.Errorf("since = %q, want %q", got, want)
+func TestRequestCountsDelta(t *testing.T) {
+	before := requestCounts{"GET pods": 3, "POST pods/eviction": 1, "LIST poddisruptionbudgets": 50}
+	after := requestCounts{"GET pods": 10, "POST pods/eviction": 6, "LIST poddisruptionbudgets": 57, "LIST nodes": 2}
+	d := after.minus(before)
+	if got, want := d.top(3), "GET pods 7, LIST poddisruptionbudgets 7, POST pods/eviction 5"; got != want {
+		t.Errorf("top = %q, want %q", got, want)
+	}
+	// 7 + 7 + 5 + 2, less the server's own LIST of PDBs for each of the 5 evictions.
+	if got := d.clients(); got != 16 {
+		t.Errorf("clients = %d, want 16", got)
 	}
 }

@@ -175,7 +175,7 @@ func (h *harness) poolDrain(ctx context.Context, p *fixture.NodePool, c command,
 			after, err = drainRequests(ctx, h.cs)
 			return after.total(), err
 		})
-		h.logf("%s: API requests %s", argv[0], after.since(before, 6))
+		h.logf("%s: API requests %s", argv[0], after.minus(before).top(6))
 	}
 	pool := map[string]bool{}
 	left := 0
@@ -194,7 +194,7 @@ func (h *harness) poolDrain(ctx context.Context, p *fixture.NodePool, c command,
 	if err = errors.Join(err, werr); err != nil {
 		return poolRun{}, err
 	}
-	return poolRun{wall: m.Wall, tally: tally, m: m, requests: after.total() - before.total()}, nil
+	return poolRun{wall: m.Wall, tally: tally, m: m, requests: after.minus(before).clients()}, nil
 }
 
 // poolBudgets reads, on the settled pool, each PDB's pods on the pool's

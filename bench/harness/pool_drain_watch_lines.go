@@ -39,6 +39,21 @@ func (l *lineClock) textLatencies() []time.Duration {
 	return out
 }
 
+// beforeClock counts the watch lines printed "before" the watch's clock
+// started (its first pod deletion seen): delivered, but with no offset to
+// measure them by.
+func (l *lineClock) beforeClock() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, ln := range l.lines {
+		if f := strings.Fields(string(ln.text)); len(f) > 1 && f[0] == "before" {
+			n++
+		}
+	}
+	return n
+}
+
 // watchLineMs parses a node watch text line, "   +512 ms  15:04:05  NODE
 // ...", into its offset in milliseconds; gap lines ("--------" in the
 // server column) are not deliveries.

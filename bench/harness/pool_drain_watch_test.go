@@ -18,6 +18,7 @@ func TestTextLatencies(t *testing.T) {
 	}
 	at(1, "     start  12:00:00  n1  ns/Deployment/a  a-1  pod  Running")
 	at(2, "node n1 cordoned")
+	at(2, "    before  --:--:--  n1  ns/Deployment/a  a-1  control-plane  pod object deleted (seen by re-list)")
 	at(3, "     +0 ms  12:00:00  n1  ns/Deployment/a  a-1  control-plane  deletionTimestamp set") // delay 3 ms: the fastest
 	at(510, "   +500 ms  --:--:--  -  -  Service ns/a  capacity  ready endpoints 1 of 2")         // 10 ms after 500
 	at(1050, "  +1000 ms  --------  watch  pods of node n1: watch lost, re-listing (gap)")        // a gap line
@@ -31,6 +32,9 @@ func TestTextLatencies(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("line %d: delay %s, want %s", i, got[i], want[i])
 		}
+	}
+	if n := l.beforeClock(); n != 1 {
+		t.Errorf("%d lines before the clock, want 1", n)
 	}
 	if (&lineClock{}).textLatencies() != nil {
 		t.Error("no lines: want no delays")
