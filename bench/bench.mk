@@ -6,11 +6,15 @@
 # cluster-up.
 
 BENCH_SCALE ?= default
+# BENCH_ONLY, when set, names the benchmarks to run (the bench command's
+# -only: audit, fleet, manifests, drain, pool, drainwatch, watch, rollout,
+# realnode), e.g. `make bench BENCH_ONLY=drainwatch`.
+BENCH_ONLY ?=
 
 .PHONY: bench bench-fixture
 
 bench: build cluster-up
-	$(GO) run ./bench/cmd/bench -scale $(BENCH_SCALE) -binary $(CURDIR)/$(BIN)
+	$(GO) run ./bench/cmd/bench -scale $(BENCH_SCALE) -binary $(CURDIR)/$(BIN) $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
 
 # Only the manifest files of the fixture, for offline runs (no cluster).
 bench-fixture:

@@ -120,7 +120,11 @@ func (r watchPoolResult) rows(what, targets []string, ideal poolIdeal, took time
 
 // tenth is spec with a tenth of the Deployments (at least one), on the
 // same number of nodes: the pool at which the watches are counted again.
+// A spec without Deployments (no pool at this scale) is returned as is.
 func tenth(spec fixture.PoolSpec) fixture.PoolSpec {
+	if spec.PDBs < 1 {
+		return spec
+	}
 	f := spec
 	f.PDBs = max(spec.PDBs/10, 1)
 	f.Pods = f.PDBs * spec.Replicas()

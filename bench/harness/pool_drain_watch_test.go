@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +71,24 @@ func TestTenth(t *testing.T) {
 	for _, s := range []fixture.PoolSpec{watchPool2000, watchPool20} {
 		if err := s.Validate(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// At tiny scale (the smoke test's, beside the tests) the rows are left
+// out with the reason the smoke test accepts, before any cluster access.
+func TestDrainWatchSkippedAtTiny(t *testing.T) {
+	tiny, err := ScaleByName("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := (&harness{cfg: BenchConfig{Scale: tiny}}).drainWatch(context.Background())
+	if len(rows) != 10 {
+		t.Fatalf("%d rows, want 10", len(rows))
+	}
+	for _, r := range rows {
+		if !strings.HasPrefix(r.Ours, NotMeasuredPrefix+"skipped at tiny scale") || r.Target == "" {
+			t.Errorf("row %q: ours %q, target %q", r.What, r.Ours, r.Target)
 		}
 	}
 }
