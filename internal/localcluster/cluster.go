@@ -137,12 +137,8 @@ func current(ctx context.Context, o ClusterOptions, kubeconfig string) error {
 	if err := patchesCurrent(o); err != nil {
 		return err
 	}
-	for _, c := range Components {
-		if pid, alive, err := o.ComponentPID(c); err != nil {
-			return err
-		} else if !alive {
-			return fmt.Errorf("%s (pid %d) is not running", c, pid)
-		}
+	if err := o.Running(); err != nil {
+		return err
 	}
 	return serviceCIDRCurrent(ctx, kubeconfig)
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // TestComponentsPatches: the Service range on kube-apiserver and
-// kube-controller-manager, the client rates on the controller manager and
-// the scheduler, and a cluster made with other patches is not current.
+// kube-controller-manager, the client rates and no leader election on the
+// controller manager and the scheduler, and a cluster made with other
+// patches is not current.
 func TestComponentsPatches(t *testing.T) {
 	p := componentsPatches()
 	for _, want := range []string{
@@ -19,6 +20,17 @@ func TestComponentsPatches(t *testing.T) {
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("patches lack\n%s\nin\n%s", want, p)
+		}
+	}
+	// Each runs as the only instance: with leader election a lease renewal
+	// late on a loaded machine makes it exit, and nothing restarts it.
+	for _, c := range []string{"kube-controller-manager", "kube-scheduler"} {
+		block := p[strings.Index(p, "- name: "+c+"\n"):]
+		if next := strings.Index(block[1:], "- name: "); next >= 0 {
+			block = block[:next+1]
+		}
+		if !strings.Contains(block, "  - key: leader-elect\n    value: \"false\"\n") {
+			t.Errorf("%s runs with leader election:\n%s", c, block)
 		}
 	}
 	o := ClusterOptions{OutputDir: t.TempDir()}

@@ -52,17 +52,48 @@ func (o ClusterOptions) ComponentPID(component string) (pid int, alive bool, err
 	return pid, processAlive(pid), nil
 }
 
+// Running returns nil when every component's process runs, and otherwise
+// an error naming the first that is dead or stopped (SIGSTOP, as the fault
+// tests leave one when killed mid-pause): such a cluster may answer /readyz
+// while nothing schedules its pods (no kube-scheduler), nothing creates
+// them (no kube-controller-manager) or no node turns Ready (no
+// kwok-controller), so a wait on any of these can never succeed.
+func (o ClusterOptions) Running() error {
+	for _, c := range Components {
+		pid, alive, err := o.ComponentPID(c)
+		switch {
+		case err != nil:
+			return err
+		case !alive:
+			return fmt.Errorf("%s (pid %d) is not running", c, pid)
+		case processState(pid) == 'T':
+			return fmt.Errorf("%s (pid %d) is stopped", c, pid)
+		}
+	}
+	return nil
+}
+
 // processAlive reports whether pid runs or is stopped; a zombie (dead, not
 // yet reaped by its parent) is not alive.
 func processAlive(pid int) bool {
+	s := processState(pid)
+	return s != 0 && s != 'Z' && s != 'X'
+}
+
+// processState returns the state letter of /proc/<pid>/stat (R, S, D, T,
+// Z, ...), or 0 when there is no such process.
+func processState(pid int) byte {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return 0
 	}
 	// The state is the first field after the command name in parentheses,
 	// which may itself hold spaces and parentheses.
 	i := bytes.LastIndexByte(stat, ')')
-	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
+	if i < 0 || i+2 >= len(stat) {
+		return 0
+	}
+	return stat[i+2]
 }
 
 // SignalComponent sends sig to component's process: SIGSTOP freezes it
