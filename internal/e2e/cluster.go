@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +28,10 @@ type Env struct {
 	RESTConfig *rest.Config
 	// Client is an admin clientset for the cluster.
 	Client kubernetes.Interface
+
+	// opts is how the cluster was started, for naming a component that
+	// is not running (missingComponents).
+	opts localcluster.ClusterOptions
 }
 
 // lazyEnv is a cluster started on first use, once per test process.
@@ -33,14 +39,39 @@ type lazyEnv struct {
 	once sync.Once
 	env  *Env
 	err  error
+	// up is the cluster once it has started, read without waiting on once.
+	up atomic.Pointer[Env]
 }
 
 func (l *lazyEnv) get(start func() (*Env, error)) (*Env, error) {
-	l.once.Do(func() { l.env, l.err = start() })
+	l.once.Do(func() {
+		if l.env, l.err = start(); l.err == nil {
+			l.up.Store(l.env)
+		}
+	})
 	return l.env, l.err
 }
 
 var shared lazyEnv
+
+// missingComponents names, for the failure of a setup wait, each cluster of
+// this test process whose control plane lacks a running component (a dead
+// kube-scheduler leaves every pod Pending, a dead kube-controller-manager
+// creates none): a wait that can never succeed says why. It is "" when
+// every component runs.
+func missingComponents() string {
+	var b strings.Builder
+	for _, l := range []*lazyEnv{&shared, &second, &faults} {
+		env := l.up.Load()
+		if env == nil {
+			continue
+		}
+		if err := env.opts.Running(); err != nil {
+			fmt.Fprintf(&b, "; cluster %s: %v", env.opts.Name, err)
+		}
+	}
+	return b.String()
+}
 
 // EnvVar, set to 1, asks for the end-to-end tests: `make test` sets it. A
 // plain `go test ./...` runs the unit tests alone, without a cluster.
@@ -72,8 +103,9 @@ func startCluster() (*Env, error) {
 	return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions { return o })
 }
 
-// newEnv connects to the cluster behind kubeconfig.
-func newEnv(kubeconfig string) (*Env, error) {
+// newEnv connects to the cluster of o.
+func newEnv(o localcluster.ClusterOptions) (*Env, error) {
+	kubeconfig := o.KubeconfigPath()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, err
@@ -85,7 +117,7 @@ func newEnv(kubeconfig string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Env{Kubeconfig: kubeconfig, RESTConfig: cfg, Client: cs}, nil
+	return &Env{Kubeconfig: kubeconfig, RESTConfig: cfg, Client: cs, opts: o}, nil
 }
 
 // RepoRoot returns the folder holding the module's go.mod, found by walking

@@ -44,8 +44,9 @@ var faults lazyEnv
 // their own with Env.Node), starting it on first use, and holds it for the
 // test: a lock shared by every test process of the checkout makes fault
 // tests run one at a time, and at cleanup the control plane is whole and
-// answering again. Do not call it from parallel tests expecting them to
-// overlap: each waits for the previous one to end.
+// answering again. Fault tests call t.Parallel so that the rest of their
+// package runs meanwhile; they never overlap one another: each waits for
+// the previous one to end (holding one of the -parallel slots).
 func FaultCluster(t *testing.T) *FaultEnv {
 	t.Helper()
 	Require(t, "breaks a control plane of its own")

@@ -63,7 +63,7 @@ func (e *Env) NodeWith(t testing.TB, allocatable corev1.ResourceList) string {
 	}
 	t.Cleanup(func() { e.deleteNode(name) })
 	if err := localcluster.WaitNodeReady(ctx, e.Client, name, SetupWait); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v%s", err, missingComponents())
 	}
 	// The node lifecycle controller lifts the node.kubernetes.io/not-ready
 	// taint on its next pass after Ready (seconds later); until then the
@@ -116,7 +116,8 @@ func (e *Env) deleteNode(name string) {
 const SetupWait = 2 * time.Minute
 
 // WaitFor polls cond every 100 ms until it returns true or timeout passes;
-// then it fails the test with what.
+// then it fails the test with what, and with the control-plane components
+// of the test's clusters that are not running, if any.
 func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -126,10 +127,23 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	t.Fatalf("timed out after %s waiting for %s%s", timeout, what, missingComponents())
 }
 
 // Describe is a short form of a pod's state for failure messages.
 func Describe(p *corev1.Pod) string {
 	return fmt.Sprintf("%s phase=%s deletion=%v", p.Name, p.Status.Phase, p.DeletionTimestamp)
+}
+
+// WaitReadyPods waits up to timeout until ns has at least n Ready pods
+// that are not terminating, and returns them; otherwise it fails the test
+// with how many there were and the control-plane components that are not
+// running, if any.
+func (e *Env) WaitReadyPods(t testing.TB, ns string, n int, timeout time.Duration) []corev1.Pod {
+	t.Helper()
+	ready, err := localcluster.WaitReadyPods(context.Background(), e.Client, ns, n, timeout)
+	if err != nil {
+		t.Fatalf("%v%s", err, missingComponents())
+	}
+	return ready
 }

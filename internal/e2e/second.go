@@ -49,9 +49,9 @@ func startNamed(adjust func(localcluster.ClusterOptions) localcluster.ClusterOpt
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	c, err := localcluster.Up(ctx, adjust(opts))
-	if err != nil {
+	opts = adjust(opts)
+	if _, err := localcluster.Up(ctx, opts); err != nil {
 		return nil, err
 	}
-	return newEnv(c.Kubeconfig)
+	return newEnv(opts)
 }

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -217,11 +216,7 @@ func createDeployment(t *testing.T, env *e2e.Env, ns, node, name string, replica
 
 func waitReadyPods(t *testing.T, env *e2e.Env, ns string, n int) []corev1.Pod {
 	t.Helper()
-	ready, err := localcluster.WaitReadyPods(context.Background(), env.Client, ns, n, 60*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ready
+	return env.WaitReadyPods(t, ns, n, 60*time.Second)
 }
 
 // run is a finished plugin run: its JSON lines (for -o json), its text and
