@@ -126,6 +126,7 @@ func drainUnderFault(t *testing.T, fe *e2e.FaultEnv, fault func()) string {
 // The API server frozen (SIGSTOP) for 15 s while a drain waits on a PDB:
 // the drain rides it out and ends drained, the budget held.
 func TestDrainAPIServerPaused(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		return drainUnderFault(t, fe, func() { fe.PauseAPIServer(15 * time.Second) })
 	})
@@ -135,6 +136,7 @@ func TestDrainAPIServerPaused(t *testing.T) {
 // drain waits on a PDB: evictions in flight lose their answers, the drain
 // reads the pods again and ends drained, the budget held.
 func TestDrainAPIServerRestarted(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		var down time.Duration
 		out := drainUnderFault(t, fe, func() { down = fe.RestartAPIServer(5 * time.Second) })
@@ -146,6 +148,7 @@ func TestDrainAPIServerRestarted(t *testing.T) {
 // starts: the node lookup and the preflight wait it out, then the drain
 // cordons and drains as usual.
 func TestDrainAPIServerDownAtStart(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		f := faultFixture(t, fe)
 		a, _ := f.onOneOfTwo("web", "web", 2)

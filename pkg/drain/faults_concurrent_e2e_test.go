@@ -37,6 +37,7 @@ func twoNodesOneBudget(t *testing.T, f *fixture) (a, b, c string) {
 // budget holds (Ready pods watched), the nodes are empty and cordoned
 // when read afterwards, and no pod is claimed evicted by both.
 func TestDrainConcurrentOverlappingDrains(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		f := faultFixture(t, fe)
 		a, b, _ := twoNodesOneBudget(t, f)
@@ -93,6 +94,7 @@ func TestDrainConcurrentOverlappingDrains(t *testing.T) {
 // budget allows, but the drain reads the node again at the end, says it was
 // uncordoned and exits 2 instead of claiming "drained".
 func TestDrainNodeUncordonedMidDrain(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		f := faultFixture(t, fe)
 		a := frozenNode(t, f)

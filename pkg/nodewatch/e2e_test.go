@@ -159,6 +159,7 @@ func naiveAndHardened(t *testing.T, env *e2e.Env) (ns, sel string, nodes []strin
 // is named as racing, the hardened one (a preStop delay longer than the
 // default --propagation of 5 s, a budget) is not.
 func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns, sel, nodes := naiveAndHardened(t, env)
 
@@ -190,6 +191,7 @@ func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
 // TestWatchNodeEmptyNodeEndsAtOnce: a node without evictable pods has
 // nothing to watch: the command says so and ends, exit 0.
 func TestWatchNodeEmptyNodeEndsAtOnce(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	node := env.Node(t)
 	start := time.Now()
@@ -205,6 +207,7 @@ func TestWatchNodeEmptyNodeEndsAtOnce(t *testing.T) {
 // TestWatchNodeInterruptedMidTermination: Ctrl-C while a pod is in its
 // preStop: the verdict names the pod still on the node and cannot tell.
 func TestWatchNodeInterruptedMidTermination(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns := env.Namespace(t)
 	_, nodes := pool(t, env, 1)
@@ -234,6 +237,7 @@ func TestWatchNodeInterruptedMidTermination(t *testing.T) {
 // TestWatchNodeDeletedMidWatch: a node deleted while watched is said and
 // no longer waited for.
 func TestWatchNodeDeletedMidWatch(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns := env.Namespace(t)
 	_, nodes := pool(t, env, 1)
@@ -252,6 +256,7 @@ func TestWatchNodeDeletedMidWatch(t *testing.T) {
 
 // TestWatchNodeBadInput: one line, exit 1, before anything is watched.
 func TestWatchNodeBadInput(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	node := env.Node(t)
 	for _, c := range []struct {
@@ -276,6 +281,7 @@ func TestWatchNodeBadInput(t *testing.T) {
 // and judges the terminations it caused: the drain's outcome first, then
 // exit 2 for the naive workload's race.
 func TestDrainWatchJudgesItsOwnEvictions(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns, sel, _ := naiveAndHardened(t, env)
 	res := env.Kubectl(t, "graceful", "drain", "node", "-l", sel, "--ignore-daemonsets", "--watch", "--timeout", "100s")
@@ -295,6 +301,7 @@ func TestDrainWatchJudgesItsOwnEvictions(t *testing.T) {
 // TestDrainWatchRefusesDryRun: --watch follows evictions; a dry run has
 // none: one line, exit 1.
 func TestDrainWatchRefusesDryRun(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	node := env.Node(t)
 	res := env.Kubectl(t, "graceful", "drain", "node", node, "--watch", "--dry-run=client")

@@ -74,6 +74,7 @@ func watchUnderFault(t *testing.T, fe *e2e.FaultEnv, cut bool, fault func()) str
 // run sees the termination resume 15 s later, and any stall it sees is
 // marked and named.
 func TestWatchPodAPIServerPaused(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		return watchUnderFault(t, fe, false, func() { fe.PauseAPIServer(15 * time.Second) })
 	})
@@ -83,6 +84,7 @@ func TestWatchPodAPIServerPaused(t *testing.T) {
 // --delete` follows the termination: the watches are cut, the gap is
 // marked and the verdict says so.
 func TestWatchPodAPIServerRestarted(t *testing.T) {
+	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		var down time.Duration
 		out := watchUnderFault(t, fe, true, func() { down = fe.RestartAPIServer(5 * time.Second) })

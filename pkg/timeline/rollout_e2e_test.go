@@ -140,6 +140,7 @@ func watchArgs(ns, target string, extra ...string) []string {
 // real kubectl, asserting per-pod verdicts, the capacity minimum and the exit
 // code.
 func TestWatchWorkloadE2E(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ctx := context.Background()
 
@@ -427,6 +428,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 
 // RBAC without list and watch on pods: one line, exit 1, and no restart sent.
 func TestWatchWorkloadE2EForbiddenPods(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns, node := env.Namespace(t), env.Node(t)
 	createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 1}, podOpts{grace: 10})
@@ -522,6 +524,7 @@ func podsOn(t *testing.T, env *e2e.Env, ns, node string) []string {
 // RBAC that allows only the workload and its pods: the watch follows the
 // rollout with what it can see and says what is missing.
 func TestWatchWorkloadE2EDegradesUnderRBAC(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns, node := env.Namespace(t), env.Node(t)
 	createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 2, maxSurge: intOrStr("1"), maxUnavailable: intOrStr("0")},

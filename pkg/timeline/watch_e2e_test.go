@@ -32,6 +32,7 @@ const tol = 1500
 // simulation (sim.graceful.test annotations) as known ground truth, each
 // running the plugin through the real kubectl.
 func TestWatchPodE2E(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ctx := context.Background()
 
@@ -337,6 +338,7 @@ func scale(t *testing.T, env *e2e.Env, ns, name string, replicas int32) {
 // RBAC that forbids Services, EndpointSlices and Events: the watch goes on
 // with the pod alone and says what it could not see.
 func TestWatchPodE2EDegradesUnderRBAC(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	ns, node := env.Namespace(t), env.Node(t)
 	pod := createPod(t, env, ns, node, "web-0", podOpts{grace: 10, preStop: 1})
@@ -399,6 +401,7 @@ func restrictedKubeconfig(t *testing.T, env *e2e.Env, ns string, rules []rbacv1.
 
 // An unreachable cluster is one error line and exit 1, never a hang.
 func TestWatchPodUnreachableCluster(t *testing.T) {
+	t.Parallel()
 	e2e.Require(t, "runs the built plugin through kubectl")
 	cfg := clientcmdapi.NewConfig()
 	cluster := clientcmdapi.NewCluster()

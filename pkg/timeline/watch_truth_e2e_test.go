@@ -20,6 +20,7 @@ import (
 // kubectl: a Service with no other ready endpoint, a window shorter than
 // --propagation, a sidecar stopped before the app.
 func TestWatchPodTruthE2E(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 
 	t.Run("last replica: 1-replica Deployment, --delete", func(t *testing.T) {
@@ -214,6 +215,7 @@ func trafficEndsAt(r run, ms int64, replacement bool) bool {
 // A delete or eviction that is refused, or a watch that sees no
 // termination, prints one line on stderr, exits 1 and gives no verdict.
 func TestWatchPodNoVerdictE2E(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	noVerdict := func(t *testing.T, res e2e.Result, want string) {
 		t.Helper()
