@@ -43,6 +43,10 @@ type BenchConfig struct {
 	// say they were not selected. The live fixture is filled only for
 	// "audit" (whole) and "fleet" (to Scale.FleetPods).
 	Only []string
+	// NoSettle measures without waiting for the machine to settle (the
+	// smoke test's: it checks the table's shape, never its figures, and
+	// runs beside the e2e suites, where the machine is rarely half idle).
+	NoSettle bool
 	// Log receives progress lines.
 	Log io.Writer
 }
