@@ -18,6 +18,7 @@ import (
 // appears once, never a 30 s wait ending in "the API server did not
 // answer". No request reaches a server: the plugin fails first.
 func TestFailingCredentialPluginIsNamedAtOnce(t *testing.T) {
+	t.Parallel()
 	e2e.Require(t, "runs the plugin through kubectl")
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "login")
@@ -67,6 +68,7 @@ current-context: ctx
 // plugin closes its output as it hangs: a plugin left running keeps the
 // stderr it inherited open, which this test's pipe would wait for.
 func TestHangingCredentialPluginIsBounded(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "login")
@@ -129,6 +131,7 @@ func hangingPluginKubeconfig(t *testing.T, kubeconfig, plugin string) string {
 // included): drain and watch end at --timeout or --request-timeout, say
 // the API server stalled, exit 1, and the drain changes nothing.
 func TestStalledAPIServerIsBounded(t *testing.T) {
+	t.Parallel()
 	env := e2e.Cluster(t)
 	node, ns := env.Node(t), env.Namespace(t)
 	proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
