@@ -1,15 +1,8 @@
 package table
 
 import (
-	"bytes"
 	"fmt"
-	"strings"
 	"testing"
-	"text/tabwriter"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 )
 
 // benchFindings are the rows of a 1,000-pod cluster's audit (about 650
@@ -30,81 +23,18 @@ func benchFindings() ([]string, [][]string) {
 	return header, rows
 }
 
-// tabwriterPlain draws the Plain layout with text/tabwriter, the
-// alternative to renderPlain (kubectl's printers use it): each cell's
-// lines on lines of their own, every line given all its cells so the
-// columns stay one block, a blank before the first column, two between
-// columns. tabwriter counts runes, not display columns.
-func tabwriterPlain(header []string, rows [][]string) string {
-	var b bytes.Buffer
-	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	for _, r := range append([][]string{header}, rows...) {
-		cells := make([][]string, len(header))
-		height := 1
-		for c := range header {
-			if c < len(r) {
-				cells[c] = strings.Split(r[c], "\n")
-			}
-			height = max(height, len(cells[c]))
-		}
-		for i := range height {
-			w.Write([]byte{' '})
-			for c := range header {
-				if i < len(cells[c]) {
-					w.Write([]byte(cells[c][i]))
-				}
-				if c < len(header)-1 {
-					w.Write([]byte{'\t'})
-				}
-			}
-			w.Write([]byte{'\n'})
-		}
-	}
-	w.Flush()
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// tablewriterPlainBench is tablewriterPlain without a *testing.T.
-func tablewriterPlainBench(header []string, rows [][]string) string {
-	var b bytes.Buffer
-	tbl := tablewriter.NewTable(&b, append(cellOptions(),
-		tablewriter.WithTrimSpace(tw.Off),
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders:  tw.BorderNone,
-			Symbols:  tw.NewSymbols(tw.StyleNone),
-			Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off}, Lines: tw.Lines{ShowHeaderLine: tw.Off}},
-		})))...)
-	tbl.Header(header)
-	_ = tbl.Bulk(rows)
-	_ = tbl.Render()
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
-
 var benchSink string
 
+// BenchmarkPlain is the cost of a finding table (bench/RESULTS.md,
+// 2026-12-01, holds it beside the renderers measured against it).
 func BenchmarkPlain(b *testing.B) {
 	header, rows := benchFindings()
-	for _, v := range []struct {
-		name string
-		draw func([]string, [][]string) string
-	}{
-		{"renderPlain", renderPlain},
-		{"tabwriter", tabwriterPlain},
-		{"tablewriter", tablewriterPlainBench},
-	} {
-		b.Run(v.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				benchSink = v.draw(header, rows)
-			}
-		})
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := render(header, rows, Plain)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchSink = out
 	}
 }

@@ -1,7 +1,6 @@
 // Package table draws the tables people read (the audit's findings, the
-// drain's preflight and summary) in tablewriter's layouts (boxed tables
-// through tablewriter itself, plain ones padded by renderPlain), fitted
-// to the width the command gives: on a terminal the last column, where the long text is (a
+// drain's preflight and summary) with tablewriter, fitted to the width
+// the command gives: on a terminal the last column, where the long text is (a
 // finding's message, an eviction's cause), wraps so that no line is wider
 // than the terminal; elsewhere nothing wraps. No line ends in blanks. It
 // never looks at the terminal itself.
@@ -14,6 +13,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -111,15 +111,16 @@ func waterFill(widths, floors, cols []int, over int, limits map[int]int) int {
 	return 0
 }
 
-// render draws the table: Boxed with tablewriter, Plain with renderPlain
-// (tablewriter's own layout for it, drawn without its cost); every line is
-// trimmed of trailing blanks.
+// render draws the table with tablewriter; every line is trimmed of
+// trailing blanks. Plain was drawn by a hand-written copy of this layout
+// until issue 24's benchmark (bench/RESULTS.md, 2026-12-01): the copy saved
+// 4-8 % of the CPU of a 3,250-finding `audit -f` (medians of two batches
+// of 10 runs), under the 10 % a special case must pay. text/tabwriter, kubectl's, is not used: it counts
+// runes, not display columns, so a coloured SEVERITY column or an East
+// Asian name would misalign the table.
 func render(header []string, rows [][]string, style Style) (string, error) {
-	if style == Plain {
-		return renderPlain(header, rows), nil
-	}
 	var b bytes.Buffer
-	t := tablewriter.NewTable(&b, cellOptions()...)
+	t := tablewriter.NewTable(&b, append(cellOptions(), styleOptions(style)...)...)
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return "", err
@@ -143,6 +144,26 @@ func cellOptions() []tablewriter.Option {
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+	}
+}
+
+// styleOptions are the style's borders and separators: tablewriter's
+// default box for Boxed; for Plain none, only blanks between the columns
+// (one of padding on each side of every cell).
+func styleOptions(style Style) []tablewriter.Option {
+	if style != Plain {
+		return nil
+	}
+	return []tablewriter.Option{
+		tablewriter.WithTrimSpace(tw.Off),
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: tw.NewSymbols(tw.StyleNone),
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.Off},
+				Lines:      tw.Lines{ShowHeaderLine: tw.Off},
+			},
+		})),
 	}
 }
 
