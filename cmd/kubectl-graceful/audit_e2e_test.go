@@ -223,7 +223,7 @@ func TestAuditRestrictedUser(t *testing.T) {
 	r := auditJSON(t, kubectl, 2, "-n", ns, "--as", "system:serviceaccount:"+ns+":auditor")
 	skipped := map[string]string{}
 	for _, s := range r.Skipped {
-		skipped[s.Check] = s.Reason
+		skipped[s.Check] = s.Message
 	}
 	for _, id := range []string{"pdb-missing", "pdb-blocks-eviction", "pdb-overlap", "pdb-selects-nothing", "pdb-no-disruptions-now", "pdb-unhealthy-eviction-policy"} {
 		if !strings.Contains(skipped[id], "forbidden") || !strings.Contains(skipped[id], "poddisruptionbudgets") {

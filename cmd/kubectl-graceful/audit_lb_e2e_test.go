@@ -57,7 +57,7 @@ func TestAuditTargetGroupBindingLive(t *testing.T) {
 	reason := ""
 	for _, s := range r.Skipped {
 		if s.Check == "lb-deregistration-exceeds-grace" {
-			reason = s.Reason
+			reason = s.Message
 		}
 	}
 	if !strings.Contains(reason, "targetgroupbindings.elbv2.k8s.aws") || !strings.Contains(reason, "forbidden") {

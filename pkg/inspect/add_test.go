@@ -48,7 +48,7 @@ func TestControlledObjectsAreReportedOrCounted(t *testing.T) {
 			}
 			var reasons []string
 			for r := range inv.NotAudited {
-				reasons = append(reasons, r)
+				reasons = append(reasons, r.Message)
 			}
 			switch {
 			case c.notAudited == "" && len(reasons) > 0:

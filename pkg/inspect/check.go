@@ -119,8 +119,8 @@ func Audit(inv *Inventory, opts Options) *Report {
 		if skip[c.ID] {
 			continue
 		}
-		if reason := s.cannotRun(c); reason != "" {
-			r.Skipped = append(r.Skipped, Skipped{Check: c.ID, Reason: reason})
+		if reason, msg := s.cannotRun(c); reason != "" {
+			r.Skipped = append(r.Skipped, Skipped{Check: c.ID, Reason: reason, Message: msg})
 			continue
 		}
 		for _, f := range c.run(s, c) {
@@ -185,16 +185,18 @@ type scope struct {
 	idx *index
 }
 
-func (s *scope) cannotRun(c *Check) string {
+// cannotRun says why check c cannot run on this inventory, as a reason
+// and in words; "" when it can.
+func (s *scope) cannotRun(c *Check) (SkipReason, string) {
 	if c.LiveOnly && !s.inv.Live {
-		return "needs a live cluster (it reads object status)"
+		return SkipNeedsLiveCluster, "needs a live cluster (it reads object status)"
 	}
 	for _, in := range c.Needs {
 		if reason, ok := s.inv.Unavailable[in]; ok {
-			return fmt.Sprintf("cannot read %s: %s", in, reason)
+			return SkipInputUnavailable, fmt.Sprintf("cannot read %s: %s", in, reason)
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // suppressed reports whether the finding's object lists its check (or

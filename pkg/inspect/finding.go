@@ -75,9 +75,23 @@ type Finding struct {
 // Skipped is a check that did not run, and why (RBAC forbids reading what it
 // needs, an API is missing, it needs a live cluster).
 type Skipped struct {
-	Check  string `json:"check"`
-	Reason string `json:"reason"`
+	Check  string     `json:"check"`
+	Reason SkipReason `json:"reason"`
+	// Message says why in words: the input and the API server's answer.
+	Message string `json:"message"`
 }
+
+// SkipReason is why a check did not run, a stable kebab-case value.
+type SkipReason string
+
+// Skip reasons.
+const (
+	// SkipNeedsLiveCluster: the check reads object status (a manifest audit).
+	SkipNeedsLiveCluster SkipReason = "needs-live-cluster"
+	// SkipInputUnavailable: an input could not be read (RBAC, an API the
+	// server does not serve); Message quotes the API server.
+	SkipInputUnavailable SkipReason = "input-unavailable"
+)
 
 // Summary counts what an audit looked at and found.
 type Summary struct {
@@ -100,9 +114,28 @@ type Summary struct {
 
 // NotAudited is a count of objects read but not audited, and why.
 type NotAudited struct {
-	Reason string `json:"reason"`
-	Count  int    `json:"count"`
+	Reason NotAuditedReason `json:"reason"`
+	// Message says why in words (the kind and its controller, where one).
+	Message string `json:"message"`
+	Count   int    `json:"count"`
 }
+
+// NotAuditedReason is why objects were read but not audited, a stable
+// kebab-case value.
+type NotAuditedReason string
+
+// Reasons objects are not audited.
+const (
+	// NotAuditedCustomResource: a custom resource without a pod template
+	// (an operator may create pods from it; they are not seen).
+	NotAuditedCustomResource NotAuditedReason = "custom-resource-without-pod-template"
+	// NotAuditedUnparseable: a document that does not parse, of a kind the
+	// audit does not read.
+	NotAuditedUnparseable NotAuditedReason = "unparseable-document"
+	// NotAuditedUnreadController: an object controlled by a controller the
+	// audit does not read (audit the controller by name, or its manifests).
+	NotAuditedUnreadController NotAuditedReason = "controller-not-read"
+)
 
 // Report is the result of an audit, in the shape of `-o json` and `-o yaml`.
 type Report struct {

@@ -156,19 +156,20 @@ type Inventory struct {
 	// NotAudited counts, per reason, objects that may make pods but were
 	// not audited (a custom resource without a pod template, a document
 	// that does not parse); the summary line says so.
-	NotAudited map[string]int
+	// The keys' Count is 0.
+	NotAudited map[NotAudited]int
 	// Notes are said once beside the findings (a custom resource audited
 	// as a generic workload).
 	Notes []string
 }
 
-// AddNotAudited counts an object that was read but not audited, and why
-// (it does not count it in Objects).
-func (inv *Inventory) AddNotAudited(reason string) {
+// AddNotAudited counts an object that was read but not audited, and why:
+// reason, and message in words (it does not count it in Objects).
+func (inv *Inventory) AddNotAudited(reason NotAuditedReason, message string) {
 	if inv.NotAudited == nil {
-		inv.NotAudited = map[string]int{}
+		inv.NotAudited = map[NotAudited]int{}
 	}
-	inv.NotAudited[reason]++
+	inv.NotAudited[NotAudited{Reason: reason, Message: message}]++
 }
 
 // PodLabels is what the checks read of a live pod: its namespace and
@@ -241,7 +242,7 @@ func (inv *Inventory) Merge(other *Inventory) {
 	}
 	for k, n := range other.NotAudited {
 		if inv.NotAudited == nil {
-			inv.NotAudited = map[string]int{}
+			inv.NotAudited = map[NotAudited]int{}
 		}
 		inv.NotAudited[k] += n
 	}

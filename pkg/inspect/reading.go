@@ -17,10 +17,14 @@ func summarizeReading(inv *Inventory, s *Summary) {
 		}
 	}
 	s.NotAudited = []NotAudited{}
-	for reason, n := range inv.NotAudited {
-		s.NotAudited = append(s.NotAudited, NotAudited{Reason: reason, Count: n})
+	for k, n := range inv.NotAudited {
+		k.Count = n
+		s.NotAudited = append(s.NotAudited, k)
 	}
-	sort.Slice(s.NotAudited, func(i, j int) bool { return s.NotAudited[i].Reason < s.NotAudited[j].Reason })
+	sort.Slice(s.NotAudited, func(i, j int) bool {
+		a, b := s.NotAudited[i], s.NotAudited[j]
+		return a.Reason < b.Reason || a.Reason == b.Reason && a.Message < b.Message
+	})
 }
 
 // AddGenericWorkload files an object of a kind the checks do not read (Argo

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -26,8 +27,8 @@ func TestGenericWorkloadsAreCountedAndNoted(t *testing.T) {
 	tpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &zero,
 		Containers: []corev1.Container{{Name: "app", Image: "x"}}}}
 	inv.AddGenericWorkload("apps.kruise.io/v1alpha1", "CloneSet", "", "web", nil, tpl, nil, nil)
-	inv.AddNotAudited("custom resources without a pod template")
-	inv.AddNotAudited("custom resources without a pod template")
+	inv.AddNotAudited(NotAuditedCustomResource, "custom resources without a pod template")
+	inv.AddNotAudited(NotAuditedCustomResource, "custom resources without a pod template")
 	r := Audit(inv, DefaultOptions())
 	if r.Summary.Generic != 1 || len(r.Summary.NotAudited) != 1 || r.Summary.NotAudited[0].Count != 2 {
 		t.Errorf("summary %+v", r.Summary)
@@ -43,5 +44,31 @@ func TestGenericWorkloadsAreCountedAndNoted(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("grace-period-zero not reported on the CloneSet: %+v", r.Findings)
+	}
+}
+
+// A JSON consumer tells why by a stable kebab-case value, and reads the
+// words beside it: a manifest audit skips the live-only checks, and
+// counts objects it did not audit per reason and message.
+func TestReasonsAreKebabCaseWithMessages(t *testing.T) {
+	inv := &Inventory{}
+	inv.AddNotAudited(NotAuditedUnparseable, "documents that do not parse")
+	inv.AddNotAudited(NotAuditedCustomResource, "custom resources without a pod template")
+	inv.AddNotAudited(NotAuditedUnparseable, "documents that do not parse")
+	r := Audit(inv, DefaultOptions())
+	want := []NotAudited{
+		{Reason: "custom-resource-without-pod-template", Message: "custom resources without a pod template", Count: 1},
+		{Reason: "unparseable-document", Message: "documents that do not parse", Count: 2},
+	}
+	if !reflect.DeepEqual(r.Summary.NotAudited, want) {
+		t.Errorf("not audited %+v, want %+v", r.Summary.NotAudited, want)
+	}
+	for _, s := range r.Skipped {
+		if s.Check == "pdb-split" && (s.Reason != "needs-live-cluster" || !strings.Contains(s.Message, "live cluster")) {
+			t.Errorf("pdb-split skipped as %q: %q", s.Reason, s.Message)
+		}
+	}
+	if len(r.Skipped) == 0 {
+		t.Errorf("a manifest audit skipped no live-only check")
 	}
 }

@@ -93,7 +93,7 @@ stringData:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(inv.Workloads) != 1 || inv.Objects != 2 || inv.NotAudited[notAuditedUnparseable] != 1 {
+	if len(inv.Workloads) != 1 || inv.Objects != 2 || inv.NotAudited[inspect.NotAudited{Reason: inspect.NotAuditedUnparseable, Message: notAuditedUnparseable}] != 1 {
 		t.Errorf("workloads %d, objects %d, not audited %v", len(inv.Workloads), inv.Objects, inv.NotAudited)
 	}
 	want := "skipped " + p + `:8: Secret "broken" does not parse and is not a kind the audit reads`

@@ -27,7 +27,8 @@ var audited = map[schema.GroupKind]bool{
 	{Group: "networking.k8s.io", Kind: "Ingress"}:           true,
 }
 
-// Reasons an object is counted as not audited (inspect.Inventory.NotAudited).
+// Messages of the reasons an object is counted as not audited
+// (inspect.Inventory.NotAudited).
 const (
 	notAuditedCustom      = "custom resources without a pod template (an operator may create pods from them; they are not seen)"
 	notAuditedUnparseable = "documents that do not parse, of kinds the audit does not read"
@@ -43,7 +44,7 @@ func addForeign(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspe
 		return err
 	}
 	inv.AddCustomResource(u.GetNamespace())
-	inv.AddNotAudited(notAuditedCustom)
+	inv.AddNotAudited(inspect.NotAuditedCustomResource, notAuditedCustom)
 	return nil
 }
 

@@ -275,7 +275,7 @@ func checkedDocuments(file string, data []byte, inv *inspect.Inventory, skipped 
 		if kind == "" || readsKind(kind) {
 			return nil, err
 		}
-		inv.AddNotAudited(notAuditedUnparseable)
+		inv.AddNotAudited(inspect.NotAuditedUnparseable, notAuditedUnparseable)
 		if skipped != nil {
 			skipped(fmt.Sprintf("skipped %s:%d: %s %q does not parse and is not a kind the audit reads%s",
 				file, d.firstLine, kind, name, parseDetail(kind, err)))

@@ -143,7 +143,7 @@ func FleetTableWidth(w io.Writer, f *Fleet, color bool, width int) error {
 		}
 	}
 	for _, s := range f.Skipped {
-		if _, err := fmt.Fprintf(w, "skipped %s in %s: %s\n", s.Check, termsafe.Escape(s.Cluster), termsafe.Escape(s.Reason)); err != nil {
+		if _, err := fmt.Fprintf(w, "skipped %s in %s: %s\n", s.Check, termsafe.Escape(s.Cluster), termsafe.Escape(s.Message)); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,7 @@ func sample() *inspect.Report {
 			{Check: "pdb-no-disruptions-now", Severity: inspect.SeverityWarning, Object: inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: "shop", Name: "web\x1b[2J"},
 				Message: "0 allowed"},
 		},
-		Skipped: []inspect.Skipped{{Check: "pdb-overlap", Reason: "forbidden"}},
+		Skipped: []inspect.Skipped{{Check: "pdb-overlap", Reason: inspect.SkipInputUnavailable, Message: "forbidden"}},
 		Summary: inspect.Summary{Workloads: 1, Objects: 3, Findings: 2, Warnings: 2, Skipped: 1},
 	}
 }
@@ -111,14 +111,14 @@ func TestJSONAndYAMLShape(t *testing.T) {
 					Line int
 				}
 			}
-			Skipped []struct{ Check, Reason string }
+			Skipped []struct{ Check, Reason, Message string }
 			Summary struct{ Findings, Warnings int }
 		}
 		if err := yaml.Unmarshal(buf.Bytes(), &got); err != nil {
 			t.Fatalf("%s: %v", format, err)
 		}
 		if len(got.Findings) != 2 || got.Findings[0].Object.Name != "web" || got.Findings[0].Source.Line != 12 ||
-			got.Skipped[0].Reason != "forbidden" || got.Summary.Warnings != 2 {
+			got.Skipped[0].Message != "forbidden" || got.Skipped[0].Reason != "input-unavailable" || got.Summary.Warnings != 2 {
 			t.Errorf("%s output = %+v", format, got)
 		}
 	}
@@ -155,7 +155,7 @@ func TestEveryFormatEscapesHostileText(t *testing.T) {
 	r.Findings[0].Message = "image " + hostile + " has no sleep"
 	r.Findings[0].Object.Name = "web" + hostile
 	r.Findings[0].Container = hostile
-	r.Skipped[0].Reason = hostile
+	r.Skipped[0].Message = hostile
 	for _, format := range Formats {
 		var buf bytes.Buffer
 		if err := Write(&buf, r, format, false); err != nil {

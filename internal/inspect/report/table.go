@@ -45,7 +45,7 @@ func TableWidth(w io.Writer, r *inspect.Report, color bool, width int) error {
 		}
 	}
 	for _, s := range r.Skipped {
-		if _, err := fmt.Fprintf(w, "skipped %s: %s\n", s.Check, termsafe.Escape(s.Reason)); err != nil {
+		if _, err := fmt.Fprintf(w, "skipped %s: %s\n", s.Check, termsafe.Escape(s.Message)); err != nil {
 			return err
 		}
 	}
@@ -96,7 +96,7 @@ func Summary(r *inspect.Report) string {
 		line += fmt.Sprintf("; %d generic workloads (read through their pod template)", s.Generic)
 	}
 	for _, n := range s.NotAudited {
-		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Reason))
+		line += fmt.Sprintf("; %d not audited: %s", n.Count, termsafe.Escape(n.Message))
 	}
 	return line
 }
