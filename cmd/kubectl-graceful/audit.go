@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"os"
 	"strings"
@@ -124,40 +123,6 @@ Explain a check: kubectl graceful audit explain ID`,
 	o.fix.addFlags(f)
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
-}
-
-func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "explain [ID]",
-		Short: "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id := ""
-			if len(args) == 1 {
-				id = args[0]
-			}
-			return explainCheck(streams.Out, id)
-		},
-	}
-}
-
-// explainCheck is `audit explain ID`: the check's explanation, or with no
-// ID the list of checks.
-func explainCheck(out io.Writer, id string) error {
-	if id == "" {
-		for _, c := range inspect.Checks() {
-			if _, err := fmt.Fprintf(out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	text, err := inspect.ExplainText(id)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprint(out, text)
-	return err
 }
 
 // Complete reads the --config file and the namespace from the kubeconfig

@@ -51,7 +51,7 @@ func Sections() string {
 			topic = c.Topic
 			fmt.Fprintf(&b, "## %s\n\n", topic)
 		}
-		d := c.Explain()
+		d := c.Explanation
 		fmt.Fprintf(&b, "### %s\n\nSeverity: %s. %s.\n\n- Why: %s\n- Fix: %s\n- Source: %s\n\n",
 			c.ID, c.Severity, c.Summary, d.Why, d.Fix, d.Source)
 	}

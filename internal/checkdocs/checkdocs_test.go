@@ -36,7 +36,7 @@ func TestBlocksListEveryCheck(t *testing.T) {
 		if !strings.Contains(table, "| [`"+c.ID+"`](#"+c.ID+") | "+string(c.Severity)+" |") {
 			t.Errorf("table lacks %s", c.ID)
 		}
-		if !strings.Contains(sections, "### "+c.ID+"\n") || !strings.Contains(sections, c.Explain().Why) {
+		if !strings.Contains(sections, "### "+c.ID+"\n") || !strings.Contains(sections, c.Explanation.Why) {
 			t.Errorf("sections lack %s or its explanation", c.ID)
 		}
 	}

@@ -10,7 +10,7 @@ func explainedFix(check string) string {
 	if c == nil {
 		return ""
 	}
-	return c.Explain().Fix
+	return c.Explanation.Fix
 }
 
 // The checks whose findings a plan fixes mechanically. Every other check

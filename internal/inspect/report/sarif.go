@@ -120,7 +120,7 @@ func SARIF(r *inspect.Report) *SarifLog {
 	index := map[string]int{}
 	for i, c := range inspect.Checks() {
 		index[c.ID] = i
-		d := c.Explain()
+		d := c.Explanation
 		driver.Rules = append(driver.Rules, SarifRule{
 			ID: c.ID, Name: c.ID,
 			ShortDescription:     SarifMessage{Text: c.Summary},
