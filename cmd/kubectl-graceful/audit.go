@@ -155,7 +155,7 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.color = o.useColor()
 	// A bad value is Validate's to name; only a good one is kept.
-	if sev, err := inspect.ParseFailOn(o.FailOn); err == nil {
+	if sev, err := parseFailOn(o.FailOn); err == nil {
 		o.failOn = sev
 	}
 	o.completeFix()
@@ -188,10 +188,10 @@ func (o *AuditOptions) Validate() error {
 	if o.explainFlag != "" {
 		return fmt.Errorf("audit --explain was removed: use kubectl graceful audit explain %s", o.explainFlag)
 	}
-	if _, err := inspect.ParseFailOn(o.FailOn); err != nil {
+	if _, err := parseFailOn(o.FailOn); err != nil {
 		return err
 	}
-	if err := inspect.ValidateIDs(o.Skip); err != nil {
+	if err := validateIDs(o.Skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
 	}
 	switch o.Color {

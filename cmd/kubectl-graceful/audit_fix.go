@@ -75,7 +75,7 @@ func (o *AuditOptions) validateFix() error {
 	case o.Output != "table":
 		return fmt.Errorf("--fix prints its own report: leave out -o %s", o.Output)
 	}
-	if err := inspect.ValidateIDs(f.Only); err != nil {
+	if err := validateIDs(f.Only); err != nil {
 		return fmt.Errorf("--fix-only: %v", err)
 	}
 	return nil

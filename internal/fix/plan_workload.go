@@ -212,7 +212,7 @@ func terminatingContainers(spec corev1.PodSpec) []podContainer {
 // default (30 s) applied.
 func gracePeriod(spec corev1.PodSpec) int64 {
 	if spec.TerminationGracePeriodSeconds == nil {
-		return inspect.DefaultGracePeriodSeconds
+		return corev1.DefaultTerminationGracePeriodSeconds
 	}
 	return *spec.TerminationGracePeriodSeconds
 }

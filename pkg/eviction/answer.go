@@ -55,10 +55,10 @@ const (
 // The messages the eviction subresource puts in its Status
 // (pkg/registry/core/pod/storage/eviction.go).
 const (
-	// BudgetRefusedMessage is the Status message of its 429.
-	BudgetRefusedMessage = "Cannot evict pod as it would violate the pod's disruption budget."
-	// MultipleBudgetsMessage is the Status message of its 500.
-	MultipleBudgetsMessage = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+	// budgetRefusedMessage is the Status message of its 429.
+	budgetRefusedMessage = "Cannot evict pod as it would violate the pod's disruption budget."
+	// multipleBudgetsMessage is the Status message of its 500.
+	multipleBudgetsMessage = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 )
 
 // Answer is what one eviction request got.
@@ -162,7 +162,7 @@ func admissionDenial(msg string) bool {
 // with "; ", and whether st is a budget refusal at all: it has such a
 // cause (with or without a message) or the subresource's own message.
 func budgetCauses(st metav1.Status) (string, bool) {
-	found := st.Message == BudgetRefusedMessage
+	found := st.Message == budgetRefusedMessage
 	var msgs []string
 	if st.Details != nil {
 		for _, c := range st.Details.Causes {

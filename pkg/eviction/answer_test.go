@@ -103,7 +103,7 @@ func TestRead(t *testing.T) {
 		{"429 without details", &apierrors.StatusError{ErrStatus: metav1.Status{Code: 429, Message: "too many requests"}},
 			Throttled, "too many requests", 0, true},
 		{"429 from priority and fairness", throttled, Throttled, throttled.Error(), time.Second, true},
-		{"pod under two budgets", statusError(t, twoBudgetsBody), MultipleBudgets, MultipleBudgetsMessage, 0, false},
+		{"pod under two budgets", statusError(t, twoBudgetsBody), MultipleBudgets, multipleBudgetsMessage, 0, false},
 		{"namespace terminating", statusError(t, terminatingBody), NamespaceTerminating,
 			"namespace shop is being terminated", 0, true},
 		{"pod gone", statusError(t, notFoundBody), NotFound, `pods "web-a" not found`, 0, false},

@@ -66,10 +66,10 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 	case *policyv1.PodDisruptionBudget:
 		inv.PDBs = append(inv.PDBs, PDB{PodDisruptionBudget: *o, Source: src})
 	case *autoscalingv2.HorizontalPodAutoscaler:
-		inv.HPAs = append(inv.HPAs, HPA{Namespace: o.Namespace, Name: o.Name,
+		inv.HPAs = append(inv.HPAs, hpaObject{Namespace: o.Namespace, Name: o.Name,
 			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
 	case *autoscalingv1.HorizontalPodAutoscaler:
-		inv.HPAs = append(inv.HPAs, HPA{Namespace: o.Namespace, Name: o.Name,
+		inv.HPAs = append(inv.HPAs, hpaObject{Namespace: o.Namespace, Name: o.Name,
 			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
 	case *networkingv1.Ingress:
 		inv.Ingresses = append(inv.Ingresses, *o)
@@ -80,9 +80,9 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 	return true
 }
 
-// AddBackendConfig records a GKE BackendConfig's connection draining timeout
+// addBackendConfig records a GKE BackendConfig's connection draining timeout
 // (spec.connectionDraining.drainingTimeoutSec, seconds).
-func (inv *Inventory) AddBackendConfig(namespace, name string, drainingTimeoutSec int64) {
+func (inv *Inventory) addBackendConfig(namespace, name string, drainingTimeoutSec int64) {
 	if inv.BackendConfigs == nil {
 		inv.BackendConfigs = map[string]int64{}
 	}
@@ -146,7 +146,7 @@ func (inv *Inventory) controlled(meta metav1.ObjectMeta, kind string, readBy ...
 	if slices.Contains(readBy, gv.Group+"/"+c.Kind) {
 		return true
 	}
-	inv.AddNotAudited(NotAuditedUnreadController, fmt.Sprintf("%s controlled by %s (%s), a controller the audit does not read: audit it by name (kubectl graceful audit %s/NAME) or from its manifests",
+	inv.AddNotAudited(notAuditedUnreadController, fmt.Sprintf("%s controlled by %s (%s), a controller the audit does not read: audit it by name (kubectl graceful audit %s/NAME) or from its manifests",
 		kind, c.Kind, c.APIVersion, strings.ToLower(c.Kind)))
 	return true
 }

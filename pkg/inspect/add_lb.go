@@ -22,9 +22,9 @@ type TargetGroupBinding struct {
 	Managed bool
 }
 
-// LoadBalancerResource is a custom resource the audit reads for load
+// loadBalancerResource is a custom resource the audit reads for load
 // balancer draining, and the input it fills.
-type LoadBalancerResource struct {
+type loadBalancerResource struct {
 	Resource schema.GroupVersionResource
 	Input    Input
 }
@@ -32,9 +32,9 @@ type LoadBalancerResource struct {
 // LoadBalancerResources are read by a live audit where the cluster serves
 // them (GKE, EKS with the AWS Load Balancer Controller); elsewhere they are
 // absent and nothing is reported.
-var LoadBalancerResources = []LoadBalancerResource{
-	{schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, InputBackendConfigs},
-	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, InputTargetGroupBindings},
+var LoadBalancerResources = []loadBalancerResource{
+	{schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, inputBackendConfigs},
+	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, inputTargetGroupBindings},
 }
 
 // AddLoadBalancerObject files a load balancer custom resource (a GKE
@@ -45,7 +45,7 @@ func (inv *Inventory) AddLoadBalancerObject(u *unstructured.Unstructured) bool {
 	switch {
 	case gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig":
 		secs, _, _ := unstructured.NestedInt64(u.Object, "spec", "connectionDraining", "drainingTimeoutSec")
-		inv.AddBackendConfig(u.GetNamespace(), u.GetName(), secs)
+		inv.addBackendConfig(u.GetNamespace(), u.GetName(), secs)
 	case gvk.Group == "elbv2.k8s.aws" && gvk.Kind == "TargetGroupBinding":
 		svc, _, _ := unstructured.NestedString(u.Object, "spec", "serviceRef", "name")
 		typ, _, _ := unstructured.NestedString(u.Object, "spec", "targetType")

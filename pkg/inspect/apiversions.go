@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// RemovedAPI is an apiVersion of a workload or PodDisruptionBudget kind
+// removedAPI is an apiVersion of a workload or PodDisruptionBudget kind
 // that API servers no longer serve, and what replaces it.
-type RemovedAPI struct {
+type removedAPI struct {
 	// RemovedIn is the first Kubernetes minor release that does not serve it.
 	RemovedIn Version
 	// Replacement is the apiVersion to write instead (apps/v1).
@@ -20,7 +20,7 @@ type RemovedAPI struct {
 // (kubernetes.io/docs/reference/using-api/deprecation-guide): extensions/v1beta1
 // and apps/v1beta1, apps/v1beta2 workloads were removed in 1.16;
 // batch/v1beta1 CronJob and policy/v1beta1 PodDisruptionBudget in 1.25.
-var RemovedAPIs = map[string]RemovedAPI{
+var RemovedAPIs = map[string]removedAPI{
 	"extensions/v1beta1 Deployment":      {Version{1, 16}, "apps/v1"},
 	"extensions/v1beta1 DaemonSet":       {Version{1, 16}, "apps/v1"},
 	"extensions/v1beta1 ReplicaSet":      {Version{1, 16}, "apps/v1"},
@@ -36,7 +36,7 @@ var RemovedAPIs = map[string]RemovedAPI{
 
 var removedAPIVersion = register(&Check{
 	ID:       "removed-api-version",
-	Topic:    TopicAPIVersions,
+	Topic:    topicAPIVersions,
 	Severity: SeverityWarning,
 	Summary:  "manifest in an apiVersion the target server no longer serves (extensions/v1beta1, apps/v1beta1 and v1beta2 workloads: 1.16; policy/v1beta1 PDBs: 1.25): the apply fails; audited as the current version",
 	run: func(s *scope, c *Check) []Finding {
@@ -53,7 +53,7 @@ var removedAPIVersion = register(&Check{
 		}
 		return out
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "API servers stop serving an apiVersion in the release that removes it; applying a manifest written in it fails (\"no matches for kind\"), so the workload is never updated or created. Removed: " + removedAPIList() + ". The fields the checks read kept their meaning, so the audit reads the object as the current version.",
 		Fix:    "Change apiVersion to the replacement (apps/v1, batch/v1, policy/v1); apps/v1 requires spec.selector, and a policy/v1 PDB's empty selector selects every pod. kubectl convert can rewrite the manifest.",
 		Source: "Kubernetes deprecated API migration guide (kubernetes.io/docs/reference/using-api/deprecation-guide)",

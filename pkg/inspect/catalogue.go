@@ -8,34 +8,34 @@ type Topic int
 
 // Topics, in the order the docs list them.
 const (
-	// TopicTermination: grace period, preStop, SIGTERM and the load
+	// topicTermination: grace period, preStop, SIGTERM and the load
 	// balancers' draining, the timing of one pod's termination.
-	TopicTermination Topic = iota
-	// TopicProbes: readiness, which decides when a pod gets traffic.
-	TopicProbes
-	// TopicBudgets: PodDisruptionBudgets, which decide whether an eviction
+	topicTermination Topic = iota
+	// topicProbes: readiness, which decides when a pod gets traffic.
+	topicProbes
+	// topicBudgets: PodDisruptionBudgets, which decide whether an eviction
 	// is allowed.
-	TopicBudgets
-	// TopicRollouts: replicas and rollout strategy, how many pods serve
+	topicBudgets
+	// topicRollouts: replicas and rollout strategy, how many pods serve
 	// while others are replaced.
-	TopicRollouts
-	// TopicAPIVersions: manifests written for API versions a server no
+	topicRollouts
+	// topicAPIVersions: manifests written for API versions a server no
 	// longer serves.
-	TopicAPIVersions
+	topicAPIVersions
 )
 
 // String returns the topic's heading in docs/audit.md.
 func (t Topic) String() string {
 	switch t {
-	case TopicTermination:
+	case topicTermination:
 		return "Termination timing"
-	case TopicProbes:
+	case topicProbes:
 		return "Probes"
-	case TopicBudgets:
+	case topicBudgets:
 		return "Disruption budgets"
-	case TopicRollouts:
+	case topicRollouts:
 		return "Rollouts and replicas"
-	case TopicAPIVersions:
+	case topicAPIVersions:
 		return "API versions"
 	}
 	return "Other"
@@ -56,7 +56,7 @@ func register(c *Check) *Check {
 			return a.Topic < b.Topic
 		}
 		if a.Severity != b.Severity {
-			return a.Severity.Rank() > b.Severity.Rank()
+			return a.Severity.rank() > b.Severity.rank()
 		}
 		return a.ID < b.ID
 	})

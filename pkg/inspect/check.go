@@ -17,10 +17,6 @@ const SkipAnnotation = "kubectl-graceful.dev/skip-checks"
 // the application needs after SIGTERM to finish in-flight work.
 const ShutdownSecondsAnnotation = "kubectl-graceful.dev/shutdown-seconds"
 
-// DefaultGracePeriodSeconds is the API default of
-// terminationGracePeriodSeconds (k8s.io/api/core/v1 PodSpec).
-const DefaultGracePeriodSeconds = 30
-
 // Check is one entry of the catalogue: a stable ID, a default severity, its
 // summary and explanation, the inputs it needs, and the function that finds
 // problems. Everything the docs, SARIF rules and `audit explain` say about
@@ -36,7 +32,7 @@ type Check struct {
 	Summary string
 	// Explanation says why the check matters, how to fix what it finds, and
 	// the Kubernetes source of the rule.
-	Explanation Doc
+	Explanation checkDoc
 	// Needs lists inputs without which the check cannot run.
 	Needs []Input
 	// LiveOnly marks checks that read object status (live clusters only).
@@ -44,9 +40,9 @@ type Check struct {
 	run      func(s *scope, c *Check) []Finding
 }
 
-// Doc is the explanation of a check (`kubectl graceful audit explain ID`):
+// checkDoc is the explanation of a check (`kubectl graceful audit explain ID`):
 // plain sentences, no markdown.
-type Doc struct {
+type checkDoc struct {
 	// Why the problem drops requests or blocks drains.
 	Why string
 	// Fix is the change that removes the finding.
@@ -59,7 +55,7 @@ type Doc struct {
 type Options struct {
 	// ShutdownSeconds (seconds) is the app's shutdown time after SIGTERM
 	// for workloads without ShutdownSecondsAnnotation; nil means assume
-	// AssumedShutdownSeconds and say so.
+	// assumedShutdownSeconds and say so.
 	ShutdownSeconds *int64
 	// PreStopFloorSeconds is the shortest preStop delay (seconds) that
 	// covers endpoint removal for a pod behind a Service (default 5).
@@ -71,9 +67,9 @@ type Options struct {
 	Skip []string
 }
 
-// AssumedShutdownSeconds is the app shutdown time (seconds) assumed when
+// assumedShutdownSeconds is the app shutdown time (seconds) assumed when
 // neither the annotation nor --shutdown-seconds declares one.
-const AssumedShutdownSeconds = 5
+const assumedShutdownSeconds = 5
 
 // DefaultOptions returns the documented defaults.
 func DefaultOptions() Options {
@@ -88,16 +84,6 @@ func Lookup(id string) *Check {
 	for _, c := range catalogue {
 		if c.ID == id {
 			return c
-		}
-	}
-	return nil
-}
-
-// ValidateIDs returns an error naming the first unknown check ID.
-func ValidateIDs(ids []string) error {
-	for _, id := range ids {
-		if Lookup(id) == nil {
-			return fmt.Errorf("unknown check %q (see `kubectl graceful audit explain` for the list)", id)
 		}
 	}
 	return nil
@@ -163,7 +149,7 @@ func sortFindings(fs []Finding) {
 			return a.Object.Name < b.Object.Name
 		}
 		if a.Severity != b.Severity {
-			return a.Severity.Rank() > b.Severity.Rank()
+			return a.Severity.rank() > b.Severity.rank()
 		}
 		if a.Check != b.Check {
 			return a.Check < b.Check
@@ -189,7 +175,7 @@ type scope struct {
 // and in words; "" when it can.
 func (s *scope) cannotRun(c *Check) (SkipReason, string) {
 	if c.LiveOnly && !s.inv.Live {
-		return SkipNeedsLiveCluster, "needs a live cluster (it reads object status)"
+		return skipNeedsLiveCluster, "needs a live cluster (it reads object status)"
 	}
 	for _, in := range c.Needs {
 		if reason, ok := s.inv.Unavailable[in]; ok {
@@ -232,7 +218,7 @@ func (c *Check) finding(w *Workload, container, msg, fix string) Finding {
 // the API default (30) applied.
 func gracePeriod(spec corev1.PodSpec) int64 {
 	if spec.TerminationGracePeriodSeconds == nil {
-		return DefaultGracePeriodSeconds
+		return corev1.DefaultTerminationGracePeriodSeconds
 	}
 	return *spec.TerminationGracePeriodSeconds
 }

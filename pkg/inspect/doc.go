@@ -11,10 +11,10 @@
 //
 //	var myCheck = register(&Check{
 //		ID:          "my-check",          // stable kebab-case, used by --skip and annotations
-//		Topic:       TopicTermination,    // where the docs list it
+//		Topic:       topicTermination,    // where the docs list it
 //		Severity:    SeverityWarning,     // default severity
 //		Summary:     "one line: what it finds and what that breaks",
-//		Explanation: Doc{Why: "...", Fix: "...", Source: "Kubernetes source of the rule"},
+//		Explanation: checkDoc{Why: "...", Fix: "...", Source: "Kubernetes source of the rule"},
 //		Needs:       []Input{InputServices}, // inputs without which it is skipped
 //		run:         func(s *scope, c *Check) []Finding { ... },
 //	})

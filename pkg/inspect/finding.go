@@ -1,7 +1,5 @@
 package inspect
 
-import "fmt"
-
 // Severity of a finding: error, warning or info (highest first).
 type Severity string
 
@@ -12,8 +10,8 @@ const (
 	SeverityInfo    Severity = "info"
 )
 
-// Rank orders severities: error 3, warning 2, info 1, anything else 0.
-func (s Severity) Rank() int {
+// rank orders severities: error 3, warning 2, info 1, anything else 0.
+func (s Severity) rank() int {
 	switch s {
 	case SeverityError:
 		return 3
@@ -23,18 +21,6 @@ func (s Severity) Rank() int {
 		return 1
 	}
 	return 0
-}
-
-// ParseFailOn parses a --fail-on value: error, warning, info or none. It
-// returns the lowest severity that fails the audit ("" for none).
-func ParseFailOn(s string) (Severity, error) {
-	switch s {
-	case "error", "warning", "info":
-		return Severity(s), nil
-	case "none":
-		return "", nil
-	}
-	return "", fmt.Errorf("--fail-on %q is not one of error, warning, info, none", s)
 }
 
 // ObjectRef names a Kubernetes object.
@@ -86,8 +72,8 @@ type SkipReason string
 
 // Skip reasons.
 const (
-	// SkipNeedsLiveCluster: the check reads object status (a manifest audit).
-	SkipNeedsLiveCluster SkipReason = "needs-live-cluster"
+	// skipNeedsLiveCluster: the check reads object status (a manifest audit).
+	skipNeedsLiveCluster SkipReason = "needs-live-cluster"
 	// SkipInputUnavailable: an input could not be read (RBAC, an API the
 	// server does not serve); Message quotes the API server.
 	SkipInputUnavailable SkipReason = "input-unavailable"
@@ -132,9 +118,9 @@ const (
 	// NotAuditedUnparseable: a document that does not parse, of a kind the
 	// audit does not read.
 	NotAuditedUnparseable NotAuditedReason = "unparseable-document"
-	// NotAuditedUnreadController: an object controlled by a controller the
+	// notAuditedUnreadController: an object controlled by a controller the
 	// audit does not read (audit the controller by name, or its manifests).
-	NotAuditedUnreadController NotAuditedReason = "controller-not-read"
+	notAuditedUnreadController NotAuditedReason = "controller-not-read"
 )
 
 // Report is the result of an audit, in the shape of `-o json` and `-o yaml`.
@@ -154,7 +140,7 @@ func (r *Report) AtOrAbove(min Severity) bool {
 		return false
 	}
 	for _, f := range r.Findings {
-		if f.Severity.Rank() >= min.Rank() {
+		if f.Severity.rank() >= min.rank() {
 			return true
 		}
 	}

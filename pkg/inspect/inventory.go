@@ -25,11 +25,11 @@ const (
 	InputHPAs      Input = "horizontalpodautoscalers.autoscaling"
 	InputIngresses Input = "ingresses.networking.k8s.io"
 	InputPods      Input = "pods"
-	// InputBackendConfigs is GKE's backendconfigs.cloud.google.com.
-	InputBackendConfigs Input = "backendconfigs.cloud.google.com"
-	// InputTargetGroupBindings is the AWS Load Balancer Controller's
+	// inputBackendConfigs is GKE's backendconfigs.cloud.google.com.
+	inputBackendConfigs Input = "backendconfigs.cloud.google.com"
+	// inputTargetGroupBindings is the AWS Load Balancer Controller's
 	// targetgroupbindings.elbv2.k8s.aws.
-	InputTargetGroupBindings Input = "targetgroupbindings.elbv2.k8s.aws"
+	inputTargetGroupBindings Input = "targetgroupbindings.elbv2.k8s.aws"
 )
 
 // Version is a Kubernetes minor version (1.37). The zero Version means
@@ -115,8 +115,8 @@ type PDB struct {
 	NamespaceDefaulted bool
 }
 
-// HPA is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
-type HPA struct {
+// hpaObject is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
+type hpaObject struct {
 	Namespace, Name string
 	// TargetKind and TargetName are spec.scaleTargetRef's kind and name.
 	TargetKind, TargetName string
@@ -134,7 +134,7 @@ type Inventory struct {
 	Workloads []*Workload
 	Services  []corev1.Service
 	PDBs      []PDB
-	HPAs      []HPA
+	HPAs      []hpaObject
 	Ingresses []networkingv1.Ingress
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
@@ -144,7 +144,7 @@ type Inventory struct {
 	TargetGroupBindings []TargetGroupBinding
 	// Pods are the labels of the live pods in scope (live mode only), used
 	// to tell whether a PDB selects any pod right now.
-	Pods []PodLabels
+	Pods []podLabels
 	// Unavailable gives, for each input that could not be read, the reason.
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
@@ -172,12 +172,12 @@ func (inv *Inventory) AddNotAudited(reason NotAuditedReason, message string) {
 	inv.NotAudited[NotAudited{Reason: reason, Message: message}]++
 }
 
-// PodLabels is what the checks read of a live pod: its namespace and
+// podLabels is what the checks read of a live pod: its namespace and
 // labels, which PDB selectors are matched against, and its controller,
 // which tells the workload it belongs to. The labels are the pod's own:
 // operators and meshes add labels to running pods that the workload's
 // template does not have.
-type PodLabels struct {
+type podLabels struct {
 	Namespace string
 	Labels    map[string]string
 	// ControllerKind and ControllerName are the pod's controller
@@ -190,7 +190,7 @@ type PodLabels struct {
 // reference (nil for none). Pods a workload owns are not counted in
 // Objects: the workload stands for them.
 func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string, controller *metav1.OwnerReference) {
-	p := PodLabels{Namespace: namespace, Labels: labels}
+	p := podLabels{Namespace: namespace, Labels: labels}
 	if controller != nil {
 		p.ControllerKind, p.ControllerName = controller.Kind, controller.Name
 	}

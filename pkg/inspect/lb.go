@@ -10,14 +10,14 @@ import (
 
 var lbDeregistrationExceedsGrace = register(&Check{
 	ID:       "lb-deregistration-exceeds-grace",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
-	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs, InputTargetGroupBindings},
+	Needs:    []Input{InputServices, InputIngresses, inputBackendConfigs, inputTargetGroupBindings},
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkLBDeregistration(s, c, w) })
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why: "Cloud load balancers keep a deregistered target draining for a delay: an AWS target group's deregistration_delay.timeout_seconds (AWS default 300 s when nothing sets it), a Classic ELB's connection draining timeout, GKE's BackendConfig connectionDraining.drainingTimeoutSec. " +
 			"With pod targets (AWS ip mode, GKE NEGs) a terminating pod is deregistered and the load balancer keeps its connections that long: a pod killed sooner cuts them, and a preStop shorter than the delay lets requests arrive after SIGTERM. " +
 			"With node targets (instance mode) the delay applies when a node leaves the group in a drain or scale-down. docs/audit.md lists every load balancer form the audit recognises and where each rule comes from.",
@@ -26,10 +26,10 @@ var lbDeregistrationExceedsGrace = register(&Check{
 	},
 })
 
-// AWSDefaultDeregistrationDelay is the deregistration delay (seconds) of an
+// awsDefaultDeregistrationDelay is the deregistration delay (seconds) of an
 // AWS target group whose deregistration_delay.timeout_seconds attribute is
 // not set (Elastic Load Balancing target group attributes).
-const AWSDefaultDeregistrationDelay = 300
+const awsDefaultDeregistrationDelay = 300
 
 // Target types: what a load balancer sends traffic to.
 const (

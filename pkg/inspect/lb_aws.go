@@ -55,7 +55,7 @@ func serviceLBDelays(svc corev1.Service) []lbDelay {
 	case typ == "nlb":
 		// The in-tree cloud provider registers nodes and sets no target
 		// group attributes: the AWS default applies.
-		return []lbDelay{{AWSDefaultDeregistrationDelay, "AWS NLB target group (in-tree cloud provider, instance targets, AWS default)",
+		return []lbDelay{{awsDefaultDeregistrationDelay, "AWS NLB target group (in-tree cloud provider, instance targets, AWS default)",
 			targetsNodes, "the in-tree provider cannot set it: move to the AWS Load Balancer Controller and set " + nlbTargetGroupAttributes}}
 	case hasAWSAnnotation(svc):
 		return classicELB(svc)
@@ -72,7 +72,7 @@ func targetGroup(attrs, name, where, targets, annotation string) lbDelay {
 	if v, ok := targetGroupDelay(attrs); ok {
 		return lbDelay{v, from + ")", targets, fix}
 	}
-	return lbDelay{AWSDefaultDeregistrationDelay, from + ", AWS default: no deregistration_delay.timeout_seconds)", targets, fix}
+	return lbDelay{awsDefaultDeregistrationDelay, from + ", AWS default: no deregistration_delay.timeout_seconds)", targets, fix}
 }
 
 // classicELB is the in-tree cloud provider's default for a LoadBalancer
@@ -82,7 +82,7 @@ func classicELB(svc corev1.Service) []lbDelay {
 	if svc.Annotations[clbDrainingEnabled] != "true" {
 		return nil
 	}
-	secs := int64(AWSDefaultDeregistrationDelay)
+	secs := int64(awsDefaultDeregistrationDelay)
 	if n, err := strconv.ParseInt(svc.Annotations[clbDrainingTimeout], 10, 64); err == nil {
 		secs = n
 	}
@@ -217,7 +217,7 @@ func (s *scope) targetGroupBindingDelays(svc corev1.Service) []lbDelay {
 			targets = ""
 		}
 		from := fmt.Sprintf("AWS target group of TargetGroupBinding %s (set outside the cluster; AWS default assumed)", b.Name)
-		out = append(out, lbDelay{AWSDefaultDeregistrationDelay, from, targets,
+		out = append(out, lbDelay{awsDefaultDeregistrationDelay, from, targets,
 			"the target group's deregistration_delay.timeout_seconds, where it is created (Terraform, CloudFormation, console)"})
 	}
 	return out

@@ -176,7 +176,7 @@ func pdbRef(p PDB) ObjectRef {
 }
 
 // hpaFor returns the HPA whose scaleTargetRef names w, or nil.
-func (s *scope) hpaFor(w *Workload) *HPA {
+func (s *scope) hpaFor(w *Workload) *hpaObject {
 	for _, i := range s.index().hpas[w.Object.Namespace] {
 		if h := s.inv.HPAs[i]; h.TargetKind == w.Object.Kind && h.TargetName == w.Object.Name {
 			return &s.inv.HPAs[i]

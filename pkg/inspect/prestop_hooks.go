@@ -16,7 +16,7 @@ const suggestedPreStopSeconds = 10
 
 var missingPreStop = register(&Check{
 	ID:       "missing-prestop",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
 	Needs:    []Input{InputServices},
@@ -32,7 +32,7 @@ var missingPreStop = register(&Check{
 			return &f
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "When a pod is deleted, kubelet sends SIGTERM while the EndpointSlice controller, kube-proxy on every node, ingress controllers and cloud load balancers are still removing the pod's endpoint. Requests keep arriving at a process that is shutting down: a few 502s/connection resets on every deploy or drain.",
 		Fix:    "Add a preStop delay so the endpoint is gone before SIGTERM: lifecycle.preStop.sleep.seconds: 10 (Kubernetes 1.30+) or exec [\"sleep\",\"10\"], and keep terminationGracePeriodSeconds above the delay plus the app's shutdown time.",
 		Source: srcEndpoints,
@@ -56,7 +56,7 @@ func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace int64) strin
 
 var preStopTooShort = register(&Check{
 	ID:       "prestop-too-short",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityInfo,
 	Summary:  "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
 	Needs:    []Input{InputServices},
@@ -72,7 +72,7 @@ var preStopTooShort = register(&Check{
 			return &f
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",
 		Fix:    "Raise the preStop sleep to at least the floor (default 5 s, --prestop-floor), within the grace period.",
 		Source: srcEndpoints,
@@ -116,7 +116,7 @@ func noShellImage(image string) bool {
 
 var preStopSleepBinaryMissing = register(&Check{
 	ID:       "prestop-sleep-binary-missing",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
 	run: func(s *scope, c *Check) []Finding {
@@ -138,7 +138,7 @@ var preStopSleepBinaryMissing = register(&Check{
 			return &f
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "Distroless, scratch and static images have no shell and no sleep binary. An exec preStop calling them fails at once; the only trace is a FailedPreStopHook event, and the container gets SIGTERM without the intended delay.",
 		Fix:    "Use the native lifecycle.preStop.sleep action (1.30+), ship a static sleep binary, or use a :debug variant that has busybox.",
 		Source: "KEP-3960 (PodLifecycleSleepAction); kubelet lifecycle handlers (pkg/kubelet/lifecycle/handlers.go)",
@@ -147,7 +147,7 @@ var preStopSleepBinaryMissing = register(&Check{
 
 var preferNativeSleep = register(&Check{
 	ID:       "prefer-native-sleep",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityInfo,
 	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
 	run: func(s *scope, c *Check) []Finding {
@@ -167,7 +167,7 @@ var preferNativeSleep = register(&Check{
 			return &f
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "lifecycle.preStop.sleep needs no binary in the image and is not subject to exec failures. It is beta and on by default from 1.30 and GA in 1.34; sleep seconds: 0 is allowed from 1.33.",
 		Fix:    "Replace exec [\"sleep\",\"N\"] with sleep: {seconds: N}.",
 		Source: "KEP-3960 (PodLifecycleSleepAction), KEP-4818 (zero-second sleep)",

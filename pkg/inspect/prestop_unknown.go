@@ -18,7 +18,7 @@ import (
 // sees a hook, prestop-too-short sees no number to compare with the floor.
 var preStopDelayUnknown = register(&Check{
 	ID:       "prestop-delay-unknown",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityInfo,
 	Summary:  "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
 	Needs:    []Input{InputServices},
@@ -39,7 +39,7 @@ var preStopDelayUnknown = register(&Check{
 			return &f
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why: "The delay a preStop hook buys is what covers endpoint removal. A native sleep or an exec `sleep N` says how long it is; any other exec command (a script, a binary) and an httpGet hook last as long as they take, which only running them shows. " +
 			"The audit then cannot say whether the delay reaches --prestop-floor, nor whether the hook ends inside the grace period, so it says so (info) instead of counting it as enough. " +
 			"A tcpSocket hook is deprecated and not supported as a lifecycle handler: kubelet fails it at once, the container gets SIGTERM with no delay, as if it had no hook (warning).",

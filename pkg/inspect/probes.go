@@ -10,7 +10,7 @@ import (
 
 var missingReadinessProbe = register(&Check{
 	ID:       "missing-readiness-probe",
-	Topic:    TopicProbes,
+	Topic:    topicProbes,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
 	Needs:    []Input{InputServices},
@@ -24,7 +24,7 @@ var missingReadinessProbe = register(&Check{
 			return &f
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "Without a readinessProbe a pod is Ready as soon as its containers start, so it receives traffic before the app listens, and rollouts move on before new pods can serve.",
 		Fix:    "Add a readinessProbe (httpGet on a health endpoint, tcpSocket or grpc) to each serving container.",
 		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice ready condition",
@@ -43,7 +43,7 @@ func readinessFix(w *Workload, ctr corev1.Container) string {
 
 var readinessProbePortUnknown = register(&Check{
 	ID:       "readiness-probe-port-unknown",
-	Topic:    TopicProbes,
+	Topic:    topicProbes,
 	Severity: SeverityWarning,
 	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
 	run: func(s *scope, c *Check) []Finding {
@@ -62,7 +62,7 @@ var readinessProbePortUnknown = register(&Check{
 			return out
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "kubelet resolves a named probe port in the container's own ports; an undeclared name makes the probe fail forever and the pod never turns Ready. Numbered ports are not flagged: declaring ports is informational and kubelet probes any number.",
 		Fix:    "Point the probe at a declared port (by name or number) or declare the port in containers[].ports.",
 		Source: "kubelet prober (pkg/kubelet/prober, findPortByName)",

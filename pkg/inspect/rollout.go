@@ -14,7 +14,7 @@ import (
 
 var singleReplica = register(&Check{
 	ID:       "single-replica",
-	Topic:    TopicRollouts,
+	Topic:    topicRollouts,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
 	Needs:    []Input{InputServices, InputHPAs},
@@ -35,7 +35,7 @@ var singleReplica = register(&Check{
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "With one replica behind a Service, every rollout (with maxSurge 0), eviction, node drain or crash leaves the Service with no ready endpoint.",
 		Fix:    "Run at least 2 replicas (or an HPA with minReplicas >= 2), with a PDB.",
 		Source: srcDeployment,
@@ -44,7 +44,7 @@ var singleReplica = register(&Check{
 
 var rolloutDowntime = register(&Check{
 	ID:       "rollout-downtime",
-	Topic:    TopicRollouts,
+	Topic:    topicRollouts,
 	Severity: SeverityError,
 	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
 	Needs:    []Input{InputServices, InputHPAs},
@@ -59,7 +59,7 @@ var rolloutDowntime = register(&Check{
 			return nil
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "Strategy Recreate stops all pods before starting new ones; a RollingUpdate whose maxUnavailable resolves (rounding down) to all replicas may do the same. Either way the Service has no ready endpoint during the rollout.",
 		Fix:    "Use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (or percentages that keep at least one pod).",
 		Source: srcDeployment,
@@ -113,7 +113,7 @@ func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surg
 
 var minReadySecondsZero = register(&Check{
 	ID:       "min-ready-seconds-zero",
-	Topic:    TopicRollouts,
+	Topic:    topicRollouts,
 	Severity: SeverityInfo,
 	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
 	Needs:    []Input{InputServices},
@@ -138,7 +138,7 @@ var minReadySecondsZero = register(&Check{
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "With minReadySeconds 0 a rollout replaces the next old pod as soon as a new one first reports Ready, even if it crashes a second later; a short minReadySeconds lets new pods prove they stay Ready.",
 		Fix:    "Set spec.minReadySeconds to a few seconds (e.g. 10).",
 		Source: srcDeployment,

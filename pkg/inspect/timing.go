@@ -16,13 +16,13 @@ import (
 
 var prestopExceedsGrace = register(&Check{
 	ID:       "prestop-exceeds-grace",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop takes as long as the grace period or longer: the app gets no time after SIGTERM, or is killed inside preStop",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. When preStop lasts as long as the grace period, the app gets SIGTERM with no time left (or only kubelet's one-off 2 s extension) and is SIGKILLed with in-flight requests (exit 137).",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
 		Source: srcKubelet,
@@ -54,14 +54,14 @@ func afterOrNever(d, grace int64) string {
 
 var shutdownBudgetExceedsGrace = register(&Check{
 	ID:       "shutdown-budget-exceeds-grace",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkShutdownBudget(s, c, w) })
 	},
-	Explanation: Doc{
-		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(AssumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
+	Explanation: checkDoc{
+		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(assumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
 		Fix:    "Raise terminationGracePeriodSeconds to preStop + shutdown + a few seconds.",
 		Source: srcKubelet,
 	},
@@ -78,7 +78,7 @@ func (s *scope) shutdownSeconds(w *Workload) (int64, string, bool) {
 	if s.opts.ShutdownSeconds != nil {
 		return *s.opts.ShutdownSeconds, "from --shutdown-seconds", true
 	}
-	return AssumedShutdownSeconds, fmt.Sprintf("assumed: set %s to declare it", ShutdownSecondsAnnotation), false
+	return assumedShutdownSeconds, fmt.Sprintf("assumed: set %s to declare it", ShutdownSecondsAnnotation), false
 }
 
 func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
@@ -113,7 +113,7 @@ func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
 
 var gracePeriodZero = register(&Check{
 	ID:       "grace-period-zero",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityError,
 	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
 	run: func(s *scope, c *Check) []Finding {
@@ -123,10 +123,10 @@ var gracePeriodZero = register(&Check{
 			}
 			return []Finding{c.finding(w, "",
 				"terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
-				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": DefaultGracePeriodSeconds}))}
+				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds}))}
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "terminationGracePeriodSeconds: 0 means immediate SIGKILL: no preStop hook, no SIGTERM handler, every in-flight request is cut.",
 		Fix:    "Remove the field (default 30 s) or set it to the preStop delay plus the shutdown time.",
 		Source: srcKubelet,
@@ -135,7 +135,7 @@ var gracePeriodZero = register(&Check{
 
 var gracePeriodLong = register(&Check{
 	ID:       "grace-period-long",
-	Topic:    TopicTermination,
+	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
 	run: func(s *scope, c *Check) []Finding {
@@ -149,7 +149,7 @@ var gracePeriodLong = register(&Check{
 				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
 		})
 	},
-	Explanation: Doc{
+	Explanation: checkDoc{
 		Why:    "kubectl drain and rollouts wait for each pod's termination; a very long grace period stalls node maintenance and deploys that long per pod when the app does not exit by itself.",
 		Fix:    "Lower terminationGracePeriodSeconds to what shutdown really needs, or raise the threshold with --max-grace if the long drain is intended.",
 		Source: srcKubelet,
