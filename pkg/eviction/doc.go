@@ -11,4 +11,9 @@
 // response without a Status body (a throttling 429 with a Retry-After
 // header) into a StatusError itself. answer_test.go holds each body as the
 // API server sends it.
+//
+// What it offers other programs: Read (an error to an Answer, its Kind a
+// stable kebab-case value), Transient and Credentials (which failures a
+// retry may cure), and the --timeout error (WithTimeout, TimedOut). What pkg/
+// offers as a whole is stated once in ARCHITECTURE.md ("Layout").
 package eviction

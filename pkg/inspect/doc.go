@@ -5,6 +5,12 @@
 // manifests or a live cluster, see internal/inspect/load) and call Audit, or
 // PodFindings for one pod's own spec.
 //
+// What it offers other programs is what it exports: the Inventory and its
+// Add methods, Audit and its Options, the Report (the object of
+// `audit -o json`) and the catalogue (Checks, Lookup). What pkg/ offers as
+// a whole, and what stays internal, is stated once in ARCHITECTURE.md
+// ("Layout").
+//
 // # Where a check goes
 //
 // A check is one declaration in the file of its topic:

@@ -94,8 +94,12 @@ var noShellImagePatterns = []string{
 	"gcr.io/distroless/",
 }
 
-// noShellImage reports whether image matches noShellImagePatterns.
-func noShellImage(image string) bool {
+// LacksShell reports whether the audit rates image as shipping neither a
+// shell nor a sleep binary (distroless, scratch, static images; :debug
+// variants excepted: noShellImagePatterns), the rule of
+// prestop-sleep-binary-missing. Fixes must not add an exec sleep to such
+// an image.
+func LacksShell(image string) bool {
 	img := strings.ToLower(image)
 	if strings.Contains(img, ":debug") {
 		return false
@@ -125,7 +129,7 @@ var preStopSleepBinaryMissing = register(&Check{
 				return nil
 			}
 			cmd := ctr.Lifecycle.PreStop.Exec.Command
-			if !prestop.IsShellOrSleep(cmd) || !noShellImage(ctr.Image) {
+			if !prestop.IsShellOrSleep(cmd) || !LacksShell(ctr.Image) {
 				return nil
 			}
 			msg := fmt.Sprintf("preStop runs %q but image %s likely has no shell or sleep: the hook fails (only a FailedPreStopHook event shows it) and SIGTERM comes at once",
