@@ -88,10 +88,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 		return drainErr
 	}
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.Propagation})
-	if err := render.WriteNodeTable(o.Out, v); err != nil {
-		return err
-	}
-	if err := render.WriteNodeVerdict(o.Out, dw.w, v); err != nil {
+	if err := writeNodeSummary(o.Out, dw.w, v); err != nil {
 		return err
 	}
 	switch {

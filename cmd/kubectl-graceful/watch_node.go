@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ type WatchNodeOptions struct {
 	Settle time.Duration
 	// Timeout bounds the whole command; 0 means no limit.
 	Timeout time.Duration
-	// Output is "" (lines, table, verdict) or "json".
+	// Output is "" (lines, chart, table, verdict), "json" or "mermaid".
 	Output string
 	// Propagation is --propagation, passed to every pod's verdict.
 	Propagation time.Duration
@@ -73,7 +74,7 @@ matches the selector, the pods cannot be watched).`,
 	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes); 0 means no limit")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary)")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
 	addPropagationFlag(f, &o.Propagation)
 	return cmd
 }
@@ -98,8 +99,9 @@ func (o *WatchNodeOptions) Validate() error {
 		return errors.New("name the nodes or give -l, not both")
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
-	case o.Output != "" && o.Output != "json":
-		return fmt.Errorf("--output %q is not supported for watch node: use json, or leave it out", o.Output)
+	}
+	if err := validateOutput("watch node", o.Output, "", "json", "mermaid"); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, n := range o.Nodes {
@@ -124,8 +126,11 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	pr := render.NodeLinePrinter(o.Out)
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		pr = render.NodeJSONPrinter(o.Out)
+	case "mermaid":
+		pr = render.NodeLinePrinter(o.ErrOut)
 	}
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
 	if w == nil {
@@ -136,11 +141,29 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 }
 
 func (o *WatchNodeOptions) render(w *nodewatch.Watch, v nodewatch.Verdict) error {
-	if o.Output == "json" {
+	switch o.Output {
+	case "json":
 		return render.WriteNodeJSONSummary(o.Out, w, v)
+	case "mermaid":
+		if err := render.WriteNodeVerdict(o.ErrOut, w, v); err != nil {
+			return err
+		}
+		return render.WriteNodeMermaid(o.Out, w, v)
 	}
-	if err := render.WriteNodeTable(o.Out, v); err != nil {
-		return err
+	return writeNodeSummary(o.Out, w, v)
+}
+
+// writeNodeSummary writes the chart, the table per workload and the
+// verdict, after the live lines.
+func writeNodeSummary(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
+	for _, write := range []func() error{
+		func() error { return render.WriteNodeChart(out, w, v) },
+		func() error { return render.WriteNodeTable(out, v) },
+		func() error { return render.WriteNodeVerdict(out, w, v) },
+	} {
+		if err := write(); err != nil {
+			return err
+		}
 	}
-	return render.WriteNodeVerdict(o.Out, w, v)
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 )
 
 // pool makes n fresh kwok nodes that carry one pool label, and returns
@@ -130,19 +131,62 @@ func summary(t *testing.T, res e2e.Result) render.NodeJSONSummary {
 
 func workload(t *testing.T, s render.NodeJSONSummary, name string) (raced, terminated int, risk bool) {
 	t.Helper()
+	w := workloadResult(t, s, name)
+	return w.Verdict.Raced, w.Verdict.Terminated, w.Risk
+}
+
+func workloadResult(t *testing.T, s render.NodeJSONSummary, name string) nodewatch.WorkloadResult {
+	t.Helper()
 	for _, w := range s.Verdict.Workloads {
 		if w.Workload.Name == name {
-			return w.Verdict.Raced, w.Verdict.Terminated, w.Risk
+			return w
 		}
 	}
 	t.Fatalf("workload %s not in the summary: %+v", name, s.Verdict.Workloads)
-	return 0, 0, false
+	return nodewatch.WorkloadResult{}
+}
+
+// setReady sets the Ready condition of every pod of app, as a failing
+// (false) or recovered (true) readiness probe would: kwok leaves a
+// running pod's conditions alone.
+func setReady(t *testing.T, env *e2e.Env, ns, app string, ready bool) {
+	t.Helper()
+	ctx := context.Background()
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[bool]string{true: "True", false: "False"}[ready]
+	patch := []byte(`{"status":{"conditions":[{"type":"Ready","status":"` + status + `"},{"type":"ContainersReady","status":"` + status + `"}]}}`)
+	for _, p := range pods.Items {
+		if _, err := env.Client.CoreV1().Pods(ns).Patch(ctx, p.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// blockedBudget places "blocked": two pods on the pool, both turned
+// unready, under a budget of maxUnavailable 1: its currentHealthy (0) is
+// below its desiredHealthy (1), and under IfHealthyBudget the API refuses
+// every eviction of it (429) until its pods recover (setReady true):
+// then one at a time, each once the last one's replacement is ready.
+func blockedBudget(t *testing.T, env *e2e.Env, ns string, nodes []string) {
+	t.Helper()
+	served(t, env, ns, "blocked", nodes, 2, 0)
+	budget(t, env, ns, "blocked", 1)
+	setReady(t, env, ns, "blocked", false)
+	e2e.WaitFor(t, e2e.SetupWait, "budget blocked below its desiredHealthy", func() bool {
+		got, err := env.Client.PolicyV1().PodDisruptionBudgets(ns).Get(context.Background(), "blocked", metav1.GetOptions{})
+		return err == nil && got.Status.CurrentHealthy == 0 && got.Status.DesiredHealthy == 1
+	})
 }
 
 // naiveAndHardened places two Deployments on a pool of two nodes: naive
 // (no preStop) and hardened (a 6 s preStop, a budget of maxUnavailable 1),
-// with a spare node outside the pool for their replacements.
-func naiveAndHardened(t *testing.T, env *e2e.Env) (ns, sel string, nodes []string) {
+// with a spare node outside the pool for their replacements; with
+// blocked, a third whose budget blocks until a pod recovers
+// (blockedBudget).
+func naiveAndHardened(t *testing.T, env *e2e.Env, blocked bool) (ns, sel string, nodes []string) {
 	t.Helper()
 	ns = env.Namespace(t)
 	sel, nodes = pool(t, env, 2)
@@ -150,6 +194,9 @@ func naiveAndHardened(t *testing.T, env *e2e.Env) (ns, sel string, nodes []strin
 	served(t, env, ns, "naive", append(nodes, extra), 2, 0)
 	served(t, env, ns, "hardened", append(nodes, extra), 2, 6)
 	budget(t, env, ns, "hardened", 1)
+	if blocked {
+		blockedBudget(t, env, ns, append(nodes, extra))
+	}
 	open()
 	return ns, sel, nodes
 }
@@ -157,17 +204,23 @@ func naiveAndHardened(t *testing.T, env *e2e.Env) (ns, sel string, nodes []strin
 // TestWatchNodeFollowsKubectlDrain: kubectl drain empties a pool of two
 // nodes while `watch node -l` follows it; the naive workload (no preStop)
 // is named as racing, the hardened one (a preStop delay longer than the
-// default --propagation of 5 s, a budget) is not.
+// default --propagation of 5 s, a budget) is not; the blocked one (its
+// budget below desiredHealthy until a pod recovers, 4 s after the first
+// deletion) shows its time below desiredHealthy from the budget's status,
+// the hardened one none.
 func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
 	t.Parallel()
 	env := e2e.Cluster(t)
-	ns, sel, nodes := naiveAndHardened(t, env)
+	ns, sel, nodes := naiveAndHardened(t, env, true)
 
 	w := env.StartKubectl(t, 3*time.Minute, "graceful", "watch", "node", "-l", sel, "-o", "json", "--settle", "1s", "--timeout", "150s")
 	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
-	drain := env.Kubectl(t, "drain", "-l", sel, "--ignore-daemonsets", "--timeout", "100s")
-	if drain.ExitCode != 0 {
-		t.Fatalf("kubectl drain: exit %d\n%s\n%s", drain.ExitCode, drain.Stdout, drain.Stderr)
+	drain := env.StartKubectl(t, 2*time.Minute, "drain", "-l", sel, "--ignore-daemonsets", "--timeout", "100s")
+	w.WaitOutput(t, time.Minute, `"kind":"DeletionSeen"`)
+	time.Sleep(4 * time.Second)
+	setReady(t, env, ns, "blocked", true)
+	if d := drain.Wait(); d.ExitCode != 0 {
+		t.Fatalf("kubectl drain: exit %d\n%s\n%s", d.ExitCode, d.Stdout, d.Stderr)
 	}
 	res := w.Wait()
 	s := summary(t, res)
@@ -185,6 +238,12 @@ func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(s.Verdict.Findings, "\n"), ns+"/deployment/naive (") {
 		t.Errorf("findings %q do not name the naive workload", s.Verdict.Findings)
+	}
+	if b := workloadResult(t, s, "blocked").Budgets; len(b) != 1 || b[0].BelowMs == nil || *b[0].BelowMs < 3000 || b[0].MinCurrentHealthy != 0 || b[0].MinDesiredHealthy != 1 {
+		t.Errorf("blocked's budget %+v: want at least 3 s below desiredHealthy, fewest currentHealthy 0 of 1", b)
+	}
+	if b := workloadResult(t, s, "hardened").Budgets; len(b) != 1 || b[0].BelowMs == nil || *b[0].BelowMs != 0 || b[0].Unknown != "" {
+		t.Errorf("hardened's budget %+v: want 0 ms below desiredHealthy, observed throughout", b)
 	}
 }
 
@@ -283,7 +342,7 @@ func TestWatchNodeBadInput(t *testing.T) {
 func TestDrainWatchJudgesItsOwnEvictions(t *testing.T) {
 	t.Parallel()
 	env := e2e.Cluster(t)
-	ns, sel, _ := naiveAndHardened(t, env)
+	ns, sel, _ := naiveAndHardened(t, env, false)
 	res := env.Kubectl(t, "graceful", "drain", "node", "-l", sel, "--ignore-daemonsets", "--watch", "--timeout", "100s")
 	out := res.Stdout
 	if res.ExitCode != 2 || !strings.Contains(out, "Pool summary: 2 node(s), 2 drained") {

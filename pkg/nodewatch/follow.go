@@ -8,9 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -103,30 +103,35 @@ func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
 
 // newFollower returns Follow's state for the nodes, every map made.
 func newFollower(cfg Config, nodes []string) *follower {
-	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}}
+	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}, budgets: map[*rollout.Rollout][]*budgetTrack{}}
 	f := &follower{cfg: cfg, w: w, owners: owners{client: cfg.Client, rs: map[string]rollout.Workload{}},
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
 		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
-		listed: map[string]bool{}, notices: make(chan timeline.Notice)}
+		listed: map[string]bool{}, notices: make(chan timeline.Notice),
+		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{}}
 	f.set = timeline.PodSet{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
 	return f
 }
 
 // follower is Follow's state.
 type follower struct {
-	cfg        Config
-	w          *Watch
-	set        timeline.PodSet
-	owners     owners
-	services   []corev1.Service
-	budgets    []policyv1.PodDisruptionBudget
-	byWorkload map[rollout.Workload]*rollout.Rollout
-	capacity   map[string]*serviceCapacity
-	slices     map[types.UID]*discoveryv1.EndpointSlice
-	nodeOf     map[types.UID]string
-	rolloutOf  map[types.UID]*rollout.Rollout
-	deleted    map[string]bool
+	cfg      Config
+	w        *Watch
+	set      timeline.PodSet
+	owners   owners
+	services []corev1.Service
+	// budgetTracks are the budgets seen, by UID; workloadLabels the
+	// labels of each workload's first pod, which the budgets select.
+	budgetTracks   map[types.UID]*budgetTrack
+	workloadLabels map[*rollout.Rollout]labels.Set
+	budgetGaps     []timeline.Gap
+	byWorkload     map[rollout.Workload]*rollout.Rollout
+	capacity       map[string]*serviceCapacity
+	slices         map[types.UID]*discoveryv1.EndpointSlice
+	nodeOf         map[types.UID]string
+	rolloutOf      map[types.UID]*rollout.Rollout
+	deleted        map[string]bool
 	// nodeGaps are the gaps of the nodes' pods' watches; nodeGapOpen the
 	// index of each node's last one.
 	nodeGaps    []timeline.Gap
@@ -137,23 +142,15 @@ type follower struct {
 	done        bool
 }
 
-// prepare lists the Services and PodDisruptionBudgets once: the pods'
-// Services and budgets are matched from them as the pods are seen.
+// prepare lists the Services once: the pods' Services are matched from
+// them as the pods are seen. The budgets are watched (budgetStream).
 func (f *follower) prepare(ctx context.Context) {
-	c := f.cfg.Client
-	svcs, err := c.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	svcs, err := f.cfg.Client.CoreV1().Services("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		f.w.ServicesUnseen = true
 		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; the pods' Services are found from their EndpointSlices", err))
 	} else {
 		f.services = svcs.Items
-	}
-	pdbs, err := c.PolicyV1().PodDisruptionBudgets("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		f.w.BudgetsUnseen = true
-		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
-	} else {
-		f.budgets = pdbs.Items
 	}
 }
 
@@ -168,7 +165,8 @@ func (f *follower) note(msg string) {
 func podStream(node string) string { return timeline.StreamPods + " on " + node }
 
 // streams builds one pods' watch a node (field spec.nodeName), and one
-// watch each of the nodes, the EndpointSlices and the pod Events.
+// watch each of the nodes, the EndpointSlices, the pod Events and the
+// PodDisruptionBudgets.
 func (f *follower) streams() []*timeline.Stream {
 	c := f.cfg.Client
 	var out []*timeline.Stream
@@ -186,6 +184,7 @@ func (f *follower) streams() []*timeline.Stream {
 			func(*metav1.ListOptions) {})},
 		&timeline.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+		f.budgetStream(),
 	)
 }
 
@@ -243,7 +242,8 @@ func (f *follower) remaining() []string {
 func (f *follower) finish() {
 	w := f.w
 	w.End, w.Remaining = time.Now(), f.remaining()
-	w.Gaps = append(append([]timeline.Gap(nil), f.set.Gaps...), f.nodeGaps...)
+	w.budgetGaps = f.budgetGaps
+	w.Gaps = append(append(append([]timeline.Gap(nil), f.set.Gaps...), f.nodeGaps...), f.budgetGaps...)
 	w.EndpointsUnseen, w.EventsUnseen = f.set.EndpointsUnseen, f.set.EventsUnseen
 	for _, r := range w.Workloads {
 		r.T0, r.T0Source, r.Start, r.End, r.Gaps = w.T0, "first pod deletion seen on the nodes", w.Start, w.End, w.Gaps

@@ -9,7 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -45,6 +45,9 @@ func (f *follower) streamFailed(n timeline.Notice) error {
 	case timeline.StreamEvents:
 		f.set.Unseen(n.Stream)
 		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err))
+	case streamBudgets:
+		f.w.BudgetsUnseen = true
+		f.note(fmt.Sprintf("cannot watch PodDisruptionBudgets (%v): no workload's time below its budget's desiredHealthy can be told", n.Err))
 	case "nodes":
 		f.note(fmt.Sprintf("cannot watch the nodes (%v): a node deleted while watched is not seen", n.Err))
 	default:
@@ -69,6 +72,8 @@ func (f *follower) gap(n timeline.Notice, open bool) {
 	var g timeline.Gap
 	var ok bool
 	switch {
+	case n.Stream == streamBudgets:
+		g, ok = f.budgetGap(n, open)
 	case !isPods && open:
 		g, ok = f.set.OpenGap(n)
 	case !isPods:
@@ -134,6 +139,8 @@ func (f *follower) listedNotice(ctx context.Context, n timeline.Notice) {
 		f.set.EventList(n)
 	case n.Stream == "nodes":
 		f.nodesListed(n.Recv, n.List)
+	case n.Stream == streamBudgets:
+		f.budgetsListed(n.Recv, n.List, n.Initial)
 	}
 	if n.Initial {
 		f.firstList(n.Stream)
@@ -178,9 +185,12 @@ func (f *follower) place(ctx context.Context, node string, pod *corev1.Pod) {
 	r := f.byWorkload[w]
 	if r == nil {
 		r = &rollout.Rollout{Workload: w, Selector: "spec.nodeName", Services: []string{}}
-		r.Budgets = f.budgetsOf(pod)
 		f.byWorkload[w] = r
 		f.w.Workloads = append(f.w.Workloads, r)
+		f.workloadLabels[r] = labels.Set(pod.Labels)
+		for _, tr := range f.budgetTracks {
+			f.matchBudget(r, tr)
+		}
 	}
 	for _, svc := range f.servicesOf(pod) {
 		if !slices.Contains(r.Services, svc) {
@@ -212,6 +222,8 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 		}
 	case *corev1.Event:
 		f.set.KubeEvent(recv, ev.Type, o)
+	case *policyv1.PodDisruptionBudget:
+		f.budgetEvent(recv, ev.Type, o)
 	case *corev1.Node:
 		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
 			f.nodeDeleted(o.Name)
@@ -273,25 +285,6 @@ func (f *follower) servicesOf(pod *corev1.Pod) []string {
 		if labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pod.Labels)) {
 			out = append(out, s.Name)
 		}
-	}
-	return out
-}
-
-// budgetsOf returns the PodDisruptionBudgets of the pod's namespace whose
-// selector matches the pod's own labels (the disruption controller
-// matches running pods, not templates), with their desiredHealthy now.
-func (f *follower) budgetsOf(pod *corev1.Pod) []rollout.Budget {
-	var out []rollout.Budget
-	for i := range f.budgets {
-		b := &f.budgets[i]
-		if b.Namespace != pod.Namespace {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-			continue
-		}
-		out = append(out, rollout.Budget{Name: b.Name, DesiredHealthy: b.Status.DesiredHealthy})
 	}
 	return out
 }

@@ -33,12 +33,16 @@ type Watch struct {
 	// could not be watched or listed (RBAC): the verdict says what it lacks.
 	EndpointsUnseen, EventsUnseen, ServicesUnseen bool
 	// BudgetsUnseen is set when the PodDisruptionBudgets could not be
-	// listed: capacity is not compared with a budget.
+	// watched: no workload's time below its budget can be told.
 	BudgetsUnseen bool
 	Gaps          []timeline.Gap
 	Notes         []string
 
 	pods map[*timeline.Timeline]podPlace
+	// budgets are the PodDisruptionBudgets that cover each workload,
+	// budgetGaps the gaps of their watch.
+	budgets    map[*rollout.Rollout][]*budgetTrack
+	budgetGaps []timeline.Gap
 }
 
 // podPlace is where a followed pod runs and what owns it.

@@ -18,8 +18,14 @@ type WorkloadResult struct {
 	// FailedPreStop counts the pods whose preStop hook failed.
 	FailedPreStop int `json:"failedPreStop"`
 	// Risk is true when a pod raced its endpoints, was SIGKILLed or is at
-	// risk by its own verdict, or a Service ran below its budget.
+	// risk by its own verdict, or a PodDisruptionBudget covering it was
+	// seen below its desiredHealthy.
 	Risk bool `json:"risk"`
+	// Budgets are the PodDisruptionBudgets that select its pods, each
+	// followed over the watch. BudgetsUnknown, when set, says why they
+	// could not be told at all (the budgets could not be watched).
+	Budgets        []BudgetResult `json:"budgets"`
+	BudgetsUnknown string         `json:"budgetsUnknown,omitempty"`
 	// Verdict is the rollout verdict of its pods (rollout.ComputeWith):
 	// pods, capacity of its Services, findings.
 	Verdict rollout.Verdict `json:"verdict"`
@@ -29,7 +35,10 @@ type WorkloadResult struct {
 type Verdict struct {
 	// Risk is true when any workload is at risk, or the watch ended before
 	// the nodes were empty: the command exits 2.
-	Risk       bool   `json:"risk"`
+	Risk bool `json:"risk"`
+	// CannotTell is true when a fact the verdict needs was not seen (a
+	// stream forbidden, a budget's status not observed): never SAFE then.
+	CannotTell bool   `json:"cannotTell"`
 	Ended      string `json:"ended"`
 	Terminated int    `json:"terminated"`
 	Raced      int    `json:"raced"`
@@ -62,7 +71,10 @@ func ComputeWith(w *Watch, o timeline.Options) Verdict {
 
 func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadResult {
 	rv := rollout.ComputeWith(r, o)
-	res := WorkloadResult{Workload: r.Workload, Nodes: []string{}, Verdict: rv}
+	res := WorkloadResult{Workload: r.Workload, Nodes: []string{}, Verdict: rv, Budgets: budgetResults(w, w.budgets[r])}
+	if w.BudgetsUnseen {
+		res.BudgetsUnknown = "the PodDisruptionBudgets could not be watched"
+	}
 	for _, tl := range r.Pods {
 		if n, _ := w.Place(tl); n != "" && !slices.Contains(res.Nodes, n) {
 			res.Nodes = append(res.Nodes, n)
@@ -74,8 +86,8 @@ func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadRe
 		}
 		res.Risk = res.Risk || p.Raced || p.Killed || p.Verdict.Risk
 	}
-	for _, c := range rv.Capacity {
-		res.Risk = res.Risk || c.BelowBudgetMs > 0
+	for _, b := range res.Budgets {
+		res.Risk = res.Risk || b.BelowMs != nil && *b.BelowMs > 0
 	}
 	return res
 }
@@ -113,9 +125,7 @@ func findings(w *Watch, v *Verdict) {
 	if w.T0.IsZero() && len(v.Workloads) == 0 {
 		fact("no evictable pod was on the nodes: nothing to watch")
 	}
-	if w.EndpointsUnseen {
-		risk("the EndpointSlices could not be watched: no pod's race can be judged")
-	}
+	missingFindings(w, v, risk)
 	if n := len(w.Gaps); n > 0 {
 		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
 	}
@@ -136,9 +146,9 @@ func why(wr WorkloadResult) string {
 	if wr.FailedPreStop > 0 {
 		out = append(out, fmt.Sprintf("%d failed their preStop", wr.FailedPreStop))
 	}
-	for _, c := range rv.Capacity {
-		if c.BelowBudgetMs > 0 {
-			out = append(out, fmt.Sprintf("Service %s below budget %s for %d ms", c.Service, c.Budget, c.BelowBudgetMs))
+	for _, b := range wr.Budgets {
+		if b.BelowMs != nil && *b.BelowMs > 0 {
+			out = append(out, fmt.Sprintf("PodDisruptionBudget %s below its desiredHealthy for %d ms, fewest currentHealthy %d of %d", b.Name, *b.BelowMs, b.MinCurrentHealthy, b.MinDesiredHealthy))
 		}
 	}
 	if len(out) == 0 {

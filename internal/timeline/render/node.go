@@ -63,22 +63,19 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 		for _, c := range rv.Capacity {
 			fewest = fmt.Sprintf("%d of %d (%s)", c.MinReady, c.MinDesired, c.Service)
 			below = strconv.FormatInt(c.BelowDesiredMs, 10)
-			if c.DesiredHealthy != nil {
-				below += fmt.Sprintf(" (%d below budget)", c.BelowBudgetMs)
-			}
 		}
 		word := "safe"
 		if wr.Risk {
 			word = "RISK"
 		}
 		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace + "/" + wr.Workload.String()), termsafe.Escape(strings.Join(wr.Nodes, ",")),
-			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, word})
+			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
 	}
 	if _, err := io.WriteString(out, "\n"); err != nil {
 		return err
 	}
 	t := tablewriter.NewTable(out, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "VERDICT"})
+	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
@@ -87,17 +84,50 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 
 // WriteNodeVerdict writes the drain's headline and its findings.
 func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
-	head := "SAFE: no pod raced its endpoints, was SIGKILLed or failed its preStop, no Service ran below its budget, the nodes were emptied"
+	head := "SAFE: no pod raced its endpoints, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
 	switch {
+	case v.Risk && v.CannotTell && !workloadAtRisk(v):
+		head = "CANNOT TELL: facts the verdict needs were not seen (below)"
 	case v.Risk:
 		head = "RISK: requests can fail during this drain"
 	case w.T0.IsZero():
 		head = "NO DRAIN SEEN: no pod terminated on the nodes while watched"
-	case w.ServicesUnseen || w.BudgetsUnseen:
-		head = "SAFE on the races seen: no pod raced its endpoints, was SIGKILLed or failed its preStop; the Services' capacity against their budgets was not judged (Services or PodDisruptionBudgets could not be listed, see the notes)"
 	}
 	if _, err := fmt.Fprintf(out, "\nDrain verdict for %s: %s\n", termsafe.Escape(strings.Join(w.Nodes, ", ")), head); err != nil {
 		return err
 	}
 	return writeFindings(out, v.Findings, w.Notes)
+}
+
+func workloadAtRisk(v nodewatch.Verdict) bool {
+	for _, wr := range v.Workloads {
+		if wr.Risk {
+			return true
+		}
+	}
+	return len(v.Remaining) > 0
+}
+
+// budgetCell says, per PodDisruptionBudget of the workload, the time its
+// currentHealthy was below its desiredHealthy and the fewest it had;
+// "unknown" where its status was not observed (the findings say why).
+func budgetCell(wr nodewatch.WorkloadResult) string {
+	if wr.BudgetsUnknown != "" {
+		return "unknown (" + wr.BudgetsUnknown + ")"
+	}
+	if len(wr.Budgets) == 0 {
+		return "-"
+	}
+	var out []string
+	for _, b := range wr.Budgets {
+		switch {
+		case b.BelowMs == nil:
+			out = append(out, b.Name+": unknown (see the findings)")
+		case b.Unknown != "":
+			out = append(out, fmt.Sprintf("%s: at least %d ms, fewest %d of %d (see the findings)", b.Name, *b.BelowMs, b.MinCurrentHealthy, b.MinDesiredHealthy))
+		default:
+			out = append(out, fmt.Sprintf("%s: %d ms, fewest %d of %d", b.Name, *b.BelowMs, b.MinCurrentHealthy, b.MinDesiredHealthy))
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 
@@ -102,13 +103,15 @@ func WriteRolloutChart(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error
 	return err
 }
 
-// chartLabel keeps the end of a long pod name, where its unique suffix is.
+// chartLabel keeps the end of a long pod name, where its unique suffix is,
+// escaped for the terminal after the cut (a cut inside a rune leaves bytes
+// that Escape then shows).
 func chartLabel(name string) string {
 	const maxLen = 32
 	if len(name) > maxLen {
-		return "..." + name[len(name)-maxLen+3:]
+		name = "..." + name[len(name)-maxLen+3:]
 	}
-	return name
+	return termsafe.Escape(name)
 }
 
 func podRow(r *rollout.Rollout, tl *timeline.Timeline, p rollout.PodResult, col func(int64) int) lane {

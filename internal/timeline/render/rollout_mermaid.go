@@ -13,32 +13,45 @@ import (
 // its start, drawn as dates from the Unix epoch with dateFormat x).
 func WriteRolloutMermaid(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	var b strings.Builder
+	writeMermaidHead(&b, fmt.Sprintf("rollout.Rollout of %s in %s", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace)), rolloutSpan(r, v))
+	writeMermaidPods(&b, "", v)
+	writeMermaidRequests(&b, v.Requests)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeMermaidPods writes one section per terminated pod of v, named
+// prefix and the pod's name, on the rollout's clock.
+func writeMermaidPods(b *strings.Builder, prefix string, v rollout.Verdict) {
+	for _, p := range v.Pods {
+		sv := shifted(p.Verdict, p.DeletedMs)
+		fmt.Fprintf(b, "    section %s\n", mermaidText(prefix+p.Pod))
+		fmt.Fprintf(b, "    deletion seen %+d ms :milestone, %d, 0ms\n", p.DeletedMs, p.DeletedMs)
+		if sv.BehindService && sv.EndpointOutMs != nil {
+			fmt.Fprintf(b, "    out of every ready set %+d ms :milestone, %d, 0ms\n", *sv.EndpointOutMs, *sv.EndpointOutMs)
+		}
+		writeMermaidKubelet(b, sv)
+		if sv.WindowMs != nil && sv.BehindService && sv.EndpointOutMs != nil && sv.StopMs != nil {
+			from, to := min(*sv.EndpointOutMs, *sv.StopMs), max(*sv.EndpointOutMs, *sv.StopMs)
+			if p.Raced {
+				fmt.Fprintf(b, "    race window %d ms :crit, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
+			} else {
+				fmt.Fprintf(b, "    margin %d ms :done, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
+			}
+		}
+	}
+}
+
+// writeMermaidHead starts a gantt chart of title (already made safe) whose
+// times are ms drawn as dates from the Unix epoch (dateFormat x), its axis
+// in minutes past a minute of span.
+func writeMermaidHead(b *strings.Builder, title string, span int64) {
 	b.WriteString("gantt\n")
-	fmt.Fprintf(&b, "    title rollout.Rollout of %s in %s\n", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace))
+	fmt.Fprintf(b, "    title %s\n", title)
 	b.WriteString("    dateFormat x\n")
-	if rolloutSpan(r, v) > 60000 {
+	if span > 60000 {
 		b.WriteString("    axisFormat %M:%S\n")
 	} else {
 		b.WriteString("    axisFormat %S.%L s\n")
 	}
-	for _, p := range v.Pods {
-		sv := shifted(p.Verdict, p.DeletedMs)
-		fmt.Fprintf(&b, "    section %s\n", mermaidText(p.Pod))
-		fmt.Fprintf(&b, "    deletion seen %+d ms :milestone, %d, 0ms\n", p.DeletedMs, p.DeletedMs)
-		if sv.BehindService && sv.EndpointOutMs != nil {
-			fmt.Fprintf(&b, "    out of every ready set %+d ms :milestone, %d, 0ms\n", *sv.EndpointOutMs, *sv.EndpointOutMs)
-		}
-		writeMermaidKubelet(&b, sv)
-		if sv.WindowMs != nil && sv.BehindService && sv.EndpointOutMs != nil && sv.StopMs != nil {
-			from, to := min(*sv.EndpointOutMs, *sv.StopMs), max(*sv.EndpointOutMs, *sv.StopMs)
-			if p.Raced {
-				fmt.Fprintf(&b, "    race window %d ms :crit, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
-			} else {
-				fmt.Fprintf(&b, "    margin %d ms :done, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
-			}
-		}
-	}
-	writeMermaidRequests(&b, v.Requests)
-	_, err := io.WriteString(w, b.String())
-	return err
 }

@@ -1,0 +1,78 @@
+package render_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// drainOf is a drain watch of the rollout's pods, on its clock.
+func drainOf(r *rollout.Rollout) (*nodewatch.Watch, nodewatch.Verdict) {
+	w := &nodewatch.Watch{Nodes: []string{"n1"}, T0: r.T0, Start: r.Start, End: r.End, Ended: "empty", Workloads: []*rollout.Rollout{r}}
+	return w, nodewatch.ComputeWith(w, timeline.Options{})
+}
+
+// The chart has one row per workload, its pods laid over each other on
+// the drain's axis, then its Services' ready lines (the rollout chart's).
+func TestNodeChartOneRowPerWorkload(t *testing.T) {
+	w, v := drainOf(rollouttest.Rollout(t))
+	var b bytes.Buffer
+	if err := render.WriteNodeChart(&b, w, v); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "shop/deployment/web ") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 1 || strings.Count(rows[0], "X") != 2 || !strings.Contains(rows[0], "~") || !strings.Contains(b.String(), "ready web") {
+		t.Errorf("chart:\n%s\nwant one row for the workload with both pods' exits and its Service's ready line", b.String())
+	}
+	b.Reset()
+	if err := render.WriteNodeMermaid(&b, w, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "gantt\n    title Drain of node(s) n1\n") || strings.Count(b.String(), "    section shop/deployment/web web-") != 2 {
+		t.Errorf("mermaid:\n%s", b.String())
+	}
+}
+
+// Every name from the cluster reaches the terminal escaped, in the
+// chart, the table, the verdict and the Mermaid chart (where ':', '#' and
+// ';' would also end or comment a task name).
+func TestNodeRenderersEscapeHostileNames(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	r.Workload.Name, r.Workload.Namespace = "web\x1b[2J;evil", "shop\u202e"
+	r.Pods[0].Pod = "web-2\x1b]0;title\x07:x#y"
+	r.Capacity[0].Service = "web\x1b[31m"
+	w, v := drainOf(r)
+	w.Nodes = []string{"n1\x1b[K"}
+	var b bytes.Buffer
+	for _, write := range []func() error{
+		func() error { return render.WriteNodeChart(&b, w, v) },
+		func() error { return render.WriteNodeTable(&b, v) },
+		func() error { return render.WriteNodeVerdict(&b, w, v) },
+		func() error { return render.WriteNodeMermaid(&b, w, v) },
+	} {
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := b.String()
+	for _, r := range strings.ReplaceAll(out, "\n", "") {
+		if termsafe.Unsafe(r) {
+			t.Fatalf("unsafe rune %q reached the output:\n%s", r, out)
+		}
+	}
+	if !strings.Contains(out, `web\x1b[2J`) || !strings.Contains(out, `section shop\u202e/deployment/web\x1b[2J,evil web-2\x1b]0,title\a x y`) {
+		t.Errorf("names not shown escaped:\n%s", out)
+	}
+}
