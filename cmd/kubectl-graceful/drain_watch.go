@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"sync"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
@@ -13,19 +11,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
-
-// syncWriter serialises the lines of the drain's progress and of the
-// watch, written from two goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
 
 // drainWatch is `drain node --watch`: the node watch over the drain's own
 // evictions, in the same process.
@@ -47,6 +32,9 @@ const (
 // startWatch starts the node watch and waits until it sees every
 // termination from its start (or watchSetup passed, said so).
 func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
+	if sw, ok := o.Out.(*syncWriter); ok {
+		sw.stamp(time.Now())
+	}
 	wctx, stop := context.WithCancelCause(ctx)
 	dw := &drainWatch{o: o, stop: stop, done: make(chan struct{})}
 	names := make([]string, 0, len(o.nodes))
@@ -86,6 +74,9 @@ func (dw *drainWatch) finish(drainErr error) error {
 	if dw.w == nil {
 		fmt.Fprintf(o.ErrOut, "warning: --watch: %s; no verdict on the terminations\n", termsafe.Escape(fmt.Sprint(dw.err)))
 		return drainErr
+	}
+	if sw, ok := o.Out.(*syncWriter); ok {
+		sw.unstamp()
 	}
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.Propagation})
 	if err := writeNodeSummary(o.Out, dw.w, v); err != nil {

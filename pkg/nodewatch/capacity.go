@@ -29,7 +29,9 @@ func (f *follower) trackService(ns, name string) *serviceCapacity {
 	c := &serviceCapacity{namespace: ns, name: name, tracker: rollout.NewCapacityTracker([]string{name}, rollout.DesiredReadyAtStart)}
 	c.track = c.tracker.Tracks([]string{name})[0]
 	f.capacity[key] = c
-	if f.listed[timeline.StreamEndpointSlices] {
+	// Without the EndpointSlices (forbidden) there is no count to start
+	// from: no sample, rather than a "0 of 0" never read.
+	if f.listed[timeline.StreamEndpointSlices] && !f.set.EndpointsUnseen {
 		f.samples(c.tracker.List(time.Now(), f.slicesOf(c), true), c)
 	}
 	return c

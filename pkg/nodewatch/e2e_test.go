@@ -288,8 +288,9 @@ func TestWatchNodeInterruptedMidTermination(t *testing.T) {
 	w.Interrupt()
 	res := w.Wait()
 	want := "was interrupted with 1 evictable pod(s) still on the nodes: " + ns + "/" + pods.Items[0].Name
-	if res.ExitCode != 2 || !strings.Contains(res.Stdout, want) || !strings.Contains(res.Stdout, "cannot tell") {
-		t.Fatalf("exit %d, want 2 and %q:\n%s\n%s", res.ExitCode, want, res.Stdout, res.Stderr)
+	terminating := "still terminating: 1 (" + ns + "/" + pods.Items[0].Name + "), not deleted yet: 0 (none)"
+	if res.ExitCode != 2 || !strings.Contains(res.Stdout, want) || !strings.Contains(res.Stdout, "cannot tell") || !strings.Contains(res.Stdout, terminating) {
+		t.Fatalf("exit %d, want 2, %q and %q:\n%s\n%s", res.ExitCode, want, terminating, res.Stdout, res.Stderr)
 	}
 }
 

@@ -229,19 +229,30 @@ func (f *follower) loop(ctx context.Context) error {
 func (f *follower) finished() bool { return len(f.remaining()) == 0 }
 
 func (f *follower) remaining() []string {
-	var out []string
+	out, _ := f.left()
+	return out
+}
+
+// left returns the evictable pods still on the nodes that exist, and of
+// them those whose deletion was seen (still terminating).
+func (f *follower) left() (remaining, terminating []string) {
 	for _, rec := range f.set.Recorders() {
 		if !rec.Gone() && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]] {
-			out = append(out, rec.Pod().Namespace+"/"+rec.Pod().Name)
+			name := rec.Pod().Namespace + "/" + rec.Pod().Name
+			remaining = append(remaining, name)
+			if !rec.TL.T0.IsZero() {
+				terminating = append(terminating, name)
+			}
 		}
 	}
-	return out
+	return remaining, terminating
 }
 
 // finish closes the records: the shared clock, the end, what is left.
 func (f *follower) finish() {
 	w := f.w
-	w.End, w.Remaining = time.Now(), f.remaining()
+	w.End = time.Now()
+	w.Remaining, w.Terminating = f.left()
 	w.budgetGaps = f.budgetGaps
 	w.Gaps = append(append(append([]timeline.Gap(nil), f.set.Gaps...), f.nodeGaps...), f.budgetGaps...)
 	w.EndpointsUnseen, w.EventsUnseen = f.set.EndpointsUnseen, f.set.EventsUnseen

@@ -1,8 +1,10 @@
 package nodewatch
 
 import (
+	"context"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
@@ -39,6 +41,27 @@ func TestNodeGapOnThatNodesPodsOnly(t *testing.T) {
 	for _, g := range on2.TL.Gaps {
 		if g.Stream == timeline.StreamPods {
 			t.Errorf("the pod on n2 got n1's gap %+v", g)
+		}
+	}
+}
+
+// Each node's pods are listed by their own watch: one node's List says
+// nothing of another node's pods, which stay followed (they were marked
+// deleted, "seen by re-list", when the lists of a pool arrived in turn).
+func TestNodeListLeavesOtherNodesPods(t *testing.T) {
+	f := newFollower(Config{}, []string{"n1", "n2"})
+	p1 := timelinetest.Pod(30, nil)
+	p1.Spec.NodeName = "n1"
+	p2 := timelinetest.Pod(30, nil)
+	p2.UID, p2.Name, p2.Spec.NodeName = "uid-web-2", "web-2", "n2"
+	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Listed: true, Initial: true})
+	f.podsListed(context.Background(), "n2", timeline.Notice{Stream: podStream("n2"), Recv: timelinetest.At(10), List: []runtime.Object{p2}, Listed: true, Initial: true})
+	if got := f.remaining(); len(got) != 2 {
+		t.Errorf("pods still followed after both nodes' Lists: %v, want both", got)
+	}
+	for _, rec := range f.set.Recorders() {
+		if rec.TL.HasKind(timeline.KindPodGone) {
+			t.Errorf("pod %s marked gone by the other node's List", rec.TL.Pod)
 		}
 	}
 }

@@ -23,6 +23,9 @@ type Watch struct {
 	// Remaining are the evictable pods still on the nodes at the end
 	// (DaemonSet and mirror pods are not followed), as namespace/name.
 	Remaining []string
+	// Terminating are those of Remaining whose deletion was seen: still
+	// terminating at the end.
+	Terminating []string
 	// NodesDeleted are the followed nodes deleted while watched.
 	NodesDeleted []string
 	// Ended says why the watch stopped: "empty" (no evictable pod left on

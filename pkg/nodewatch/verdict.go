@@ -26,6 +26,9 @@ type WorkloadResult struct {
 	// could not be told at all (the budgets could not be watched).
 	Budgets        []BudgetResult `json:"budgets"`
 	BudgetsUnknown string         `json:"budgetsUnknown,omitempty"`
+	// CapacityUnknown, when set, says why its Services' ready endpoints
+	// were not tracked (Verdict.Capacity is then empty, not zero).
+	CapacityUnknown string `json:"capacityUnknown,omitempty"`
 	// Verdict is the rollout verdict of its pods (rollout.ComputeWith):
 	// pods, capacity of its Services, findings.
 	Verdict rollout.Verdict `json:"verdict"`
@@ -75,6 +78,15 @@ func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadRe
 	if w.BudgetsUnseen {
 		res.BudgetsUnknown = "the PodDisruptionBudgets could not be watched"
 	}
+	switch {
+	case w.EndpointsUnseen:
+		res.CapacityUnknown = "the EndpointSlices could not be watched"
+	case w.ServicesUnseen:
+		res.CapacityUnknown = "the Services could not be listed"
+	}
+	if res.CapacityUnknown != "" {
+		res.Verdict.Capacity = []rollout.CapacityResult{}
+	}
 	for _, tl := range r.Pods {
 		if n, _ := w.Place(tl); n != "" && !slices.Contains(res.Nodes, n) {
 			res.Nodes = append(res.Nodes, n)
@@ -117,7 +129,8 @@ func findings(w *Watch, v *Verdict) {
 	case "timeout", "interrupted", "stopped":
 		how := map[string]string{"timeout": "reached --timeout", "interrupted": "was interrupted", "stopped": "ended with the drain"}[w.Ended]
 		if len(v.Remaining) > 0 {
-			risk("the watch %s with %d evictable pod(s) still on the nodes: %s; their terminations were not seen to the end, cannot tell", how, len(v.Remaining), strings.Join(v.Remaining, ", "))
+			risk("the watch %s with %d evictable pod(s) still on the nodes: %s; %s; their terminations were not seen to the end, cannot tell",
+				how, len(v.Remaining), strings.Join(v.Remaining, ", "), stillTerminating(w))
 		} else {
 			fact("the watch %s", how)
 		}
@@ -155,4 +168,24 @@ func why(wr WorkloadResult) string {
 		out = append(out, "see its pods' findings")
 	}
 	return strings.Join(out, ", ")
+}
+
+// stillTerminating says which of the pods left were still terminating
+// (their deletion seen) and which were not deleted yet.
+func stillTerminating(w *Watch) string {
+	var waiting []string
+	for _, p := range w.Remaining {
+		if !slices.Contains(w.Terminating, p) {
+			waiting = append(waiting, p)
+		}
+	}
+	out := fmt.Sprintf("still terminating: %d (%s)", len(w.Terminating), orNone(w.Terminating))
+	return out + fmt.Sprintf(", not deleted yet: %d (%s)", len(waiting), orNone(waiting))
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }

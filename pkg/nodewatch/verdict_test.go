@@ -53,9 +53,10 @@ func TestNodeVerdictNamesTheWorkloadThatRaced(t *testing.T) {
 func TestNodeVerdictCannotTellWhatWasStillTerminating(t *testing.T) {
 	w := drained(t)
 	w.Workloads = w.Workloads[1:]
-	w.Ended, w.Remaining = "interrupted", []string{"shop/api-1"}
+	w.Ended, w.Remaining, w.Terminating = "interrupted", []string{"shop/api-1", "shop/api-2"}, []string{"shop/api-1"}
 	v := ComputeWith(w, timeline.Options{})
-	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 1 evictable pod(s) still on the nodes: shop/api-1") || !strings.Contains(v.Findings[0], "cannot tell") {
+	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 2 evictable pod(s) still on the nodes: shop/api-1") || !strings.Contains(v.Findings[0], "cannot tell") ||
+		!strings.Contains(v.Findings[0], "still terminating: 1 (shop/api-1), not deleted yet: 1 (shop/api-2)") {
 		t.Errorf("risk %v, findings %q", v.Risk, v.Findings)
 	}
 }

@@ -64,6 +64,9 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 			fewest = fmt.Sprintf("%d of %d (%s)", c.MinReady, c.MinDesired, c.Service)
 			below = strconv.FormatInt(c.BelowDesiredMs, 10)
 		}
+		if wr.CapacityUnknown != "" {
+			fewest, below = "unknown ("+wr.CapacityUnknown+")", "unknown"
+		}
 		word := "safe"
 		if wr.Risk {
 			word = "RISK"
