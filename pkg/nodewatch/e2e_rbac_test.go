@@ -136,6 +136,11 @@ func TestWatchNodeDrainPoolMaxConcurrent(t *testing.T) {
 	}
 	res := env.Kubectl(t, "graceful", "drain", "node", "-l", sel, "--ignore-daemonsets", "--watch", "--max-concurrent-nodes", "2", "--timeout", "100s")
 	out := res.Stdout
+	defer func() {
+		if t.Failed() {
+			t.Logf("output:\n%s\n%s", out, res.Stderr)
+		}
+	}()
 	if !strings.Contains(out, "Pool summary: 3 node(s), 3 drained") || !strings.Contains(out, "6 pod(s) of 1 workload(s) terminated on 3 node(s)") {
 		t.Fatalf("exit %d, want the 3 nodes drained and 6 pods judged:\n%s\n%s", res.ExitCode, out, res.Stderr)
 	}
@@ -144,10 +149,7 @@ func TestWatchNodeDrainPoolMaxConcurrent(t *testing.T) {
 			t.Errorf("pod %s: %d deletion lines, want 1", p.Name, n)
 		}
 	}
-	if t.Failed() {
-		t.Logf("output:\n%s\n%s", out, res.Stderr)
-	}
-	row := regexp.MustCompile(ns + `/deployment/web\s+(?:\S+\s+)(\d+)\s`).FindStringSubmatch(out)
+	row := regexp.MustCompile(ns + `/deployment/web\s*│[^│]*│\s*(\d+)\s`).FindStringSubmatch(out)
 	if row == nil || row[1] != "6" {
 		t.Errorf("table row %q: want 6 terminated", row)
 	}
