@@ -21,24 +21,26 @@ type NodeAfter struct {
 	// NewPods are the pods ("namespace/name") the drain would evict that
 	// it did not start with or saw go: they came after it.
 	NewPods []string `json:"newPods"`
+	// cause is the API error behind Unknown.
+	cause error
 }
 
 // readAfter reads the node and its evictable pods (the library's
 // GetPodsForDeletion, with the drain's filters) once the drain ended.
-func (d *Drainer) readAfter(ctx context.Context, h *kdrain.Helper, node string, tracker *Tracker) *NodeAfter {
-	n, err := d.client().CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+func (d *nodeRun) readAfter(ctx context.Context, h *kdrain.Helper, node string, tracker *Tracker) *NodeAfter {
+	n, err := d.client(ctx).CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
-		return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}}
+		return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}, cause: err}
 	}
 	after := &NodeAfter{Known: true, Unschedulable: n.Spec.Unschedulable, NewPods: []string{}}
 	h.Ctx = ctx
 	list, errs := h.GetPodsForDeletion(node)
 	if list == nil {
-		why := "listing failed"
+		why, cause := "listing failed", error(nil)
 		if len(errs) > 0 {
-			why = errs[0].Error()
+			why, cause = errs[0].Error(), errs[0]
 		}
-		return &NodeAfter{Unknown: "the node's pods could not be read: " + why, NewPods: []string{}}
+		return &NodeAfter{Unknown: "the node's pods could not be read: " + why, NewPods: []string{}, cause: cause}
 	}
 	known := map[string]string{}
 	for _, p := range tracker.Snapshot() {

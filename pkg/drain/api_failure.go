@@ -60,3 +60,19 @@ func isAPIFailure(err error) bool {
 	}
 	return eviction.Transient(err)
 }
+
+// causedError is an error whose message is msg, as the user reads it, and
+// whose chain holds cause, the API error the client saw: the library
+// formats its errors with %v, so without it a caller could no longer ask
+// apierrors.IsForbidden of what Drain or DrainPool returns.
+type causedError struct {
+	msg   string
+	cause error
+}
+
+func (e *causedError) Error() string { return e.msg }
+func (e *causedError) Unwrap() error { return e.cause }
+
+// withCause returns an error saying msg whose chain holds cause (nil:
+// none).
+func withCause(msg string, cause error) error { return &causedError{msg: msg, cause: cause} }

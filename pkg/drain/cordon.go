@@ -23,7 +23,8 @@ import (
 // on one node only the one whose patch turned spec.unschedulable from false
 // to true cordoned it.
 //
-// manager is the field manager of our patches, unique per Drainer, so that
+// manager is the field manager of our patches, unique per run (one call of
+// Drain or DrainPool, whose nodes share it), so that
 // the node's managedFields tell whether spec.unschedulable is still set by
 // this drain (the API server gives a field to the manager of the last
 // request that changed its value) or was set again by another client after

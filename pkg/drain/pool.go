@@ -2,7 +2,7 @@ package drain
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -22,7 +22,7 @@ import (
 // as); stopping (ctx cancelled, --timeout) is an outcome, not an error.
 func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResult, error) {
 	res := &PoolResult{Nodes: []*PoolNode{}, EvictedAgain: []string{}, start: time.Now()}
-	err := d.drainPool(ctx, nodes, res)
+	err := d.newRun().drainPool(ctx, nodes, res)
 	if err != nil {
 		res.Error = err.Error()
 	}
@@ -32,7 +32,7 @@ func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResu
 	return res, err
 }
 
-func (d *Drainer) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResult) error {
+func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResult) error {
 	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (PoolInput, error) {
 		return GatherPool(ctx, d.Client, nodes, d.PodSelector, d.Flags)
 	})
@@ -85,7 +85,7 @@ func setOutcome(results []*NodeResult, outcome string) {
 
 // cordonAndDrain cordons every node, then drains them; a node left
 // unstarted (Ctrl-C, a cordon that failed) is summarised as it stands.
-func (d *Drainer) cordonAndDrain(ctx context.Context, results []*NodeResult, res *PoolResult) error {
+func (d *run) cordonAndDrain(ctx context.Context, results []*NodeResult, res *PoolResult) error {
 	cordonedAt := time.Now()
 	err := d.cordonAll(ctx, results)
 	var started []bool
@@ -106,17 +106,17 @@ func (d *Drainer) cordonAndDrain(ctx context.Context, results []*NodeResult, res
 
 // cordonAll cordons each node in turn, recording whether our patch did; a
 // node not found is gone. It stops at the first API error or when ctx ends.
-func (d *Drainer) cordonAll(ctx context.Context, results []*NodeResult) error {
+func (d *run) cordonAll(ctx context.Context, results []*NodeResult) error {
 	for _, r := range results {
 		if ctx.Err() != nil {
 			return nil
 		}
-		byUs, err := d.cordoner().cordon(ctx, r.Node)
+		byUs, err := d.cordons.cordon(ctx, r.Node)
 		switch {
 		case apierrors.IsNotFound(err):
 			d.nodeGone(r)
 		case err != nil && ctx.Err() == nil:
-			return errors.New("cordoning node " + r.Node + ": " + err.Error())
+			return fmt.Errorf("cordoning node %s: %w", r.Node, err)
 		case err == nil:
 			r.CordonedByUs = byUs
 			d.cordonObserver().NodeCordoned(r.Node, byUs)

@@ -8,7 +8,7 @@ import "time"
 // evictedAgain returns the pods of this node's drain whose eviction was
 // accepted and that were created after cordonedAt and not among initial:
 // replacements that landed on a pool node.
-func (d *Drainer) evictedAgain(cordonedAt time.Time, initial map[string]bool) []string {
+func (d *nodeRun) evictedAgain(cordonedAt time.Time, initial map[string]bool) []string {
 	if d.tracker == nil {
 		return nil
 	}

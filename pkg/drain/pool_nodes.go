@@ -2,7 +2,7 @@ package drain
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -23,7 +23,7 @@ const budgetSyncTimeout = 10 * time.Second
 // order, sharing one watch of the budgets and one pacer. It returns which
 // nodes it started, the pods evicted again (created after cordonedAt, not
 // among initial) and the first API error.
-func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordonedAt time.Time, initial map[string]bool) ([]bool, []string, error) {
+func (d *run) drainNodes(ctx context.Context, results []*NodeResult, cordonedAt time.Time, initial map[string]bool) ([]bool, []string, error) {
 	poolCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pdbOf, namespaces := poolBudgetIndex(results)
@@ -31,7 +31,7 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 	// Paced from the first eviction on: evictions sent from several nodes
 	// before the budgets are known would be judged by 429s alone.
 	budgets.waitSynced(ctx, budgetSyncTimeout)
-	pacer := newBudgetPacer(budgets)
+	d.pacer = newBudgetPacer(budgets)
 	started := make([]bool, len(results))
 	slots := make(chan struct{}, max(d.MaxConcurrentNodes, 1))
 	var wg sync.WaitGroup
@@ -53,14 +53,13 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			nd := *d
-			nd.pacer, nd.cordons = pacer, d.cordoner()
+			nd := d.node()
 			err := nd.drainPoolNode(ctx, r, budgets, pdbOf)
 			mu.Lock()
 			defer mu.Unlock()
 			again = append(again, nd.evictedAgain(cordonedAt, initial)...)
 			if err != nil && firstErr == nil {
-				firstErr = errors.New("node " + r.Node + ": " + err.Error())
+				firstErr = fmt.Errorf("node %s: %w", r.Node, err)
 			}
 		}()
 	}
@@ -71,12 +70,9 @@ func (d *Drainer) drainNodes(ctx context.Context, results []*NodeResult, cordone
 // drainPoolNode evicts the pods of one cordoned node of the pool, its
 // --timeout counted from its turn, and tells NodeDone. A node deleted
 // before its turn or during it ends as OutcomeNodeGone without an error.
-func (d *Drainer) drainPoolNode(ctx context.Context, r *NodeResult, budgets *budgetWatch, pdbOf map[string]string) error {
+func (d *nodeRun) drainPoolNode(ctx context.Context, r *NodeResult, budgets *budgetWatch, pdbOf map[string]string) error {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	// Each node keeps its own API failures (RBAC, the cluster unreachable
-	// to the end): its outcome is then an error, not a refusal.
-	d.evictCtx, d.failures = nodeCtx, &apiFailures{}
 	r.start = time.Now()
 	obs := d.poolObserver()
 	if d.deleted(r.Node) {
@@ -111,17 +107,18 @@ func (d *Drainer) deleted(node string) bool {
 // leaveUnstarted summarises a cordoned node whose drain never started (the
 // pool drain was interrupted, or a cordon failed): its pods are listed as
 // not evicted and, with --uncordon-on-failure, our cordon is undone.
-func (d *Drainer) leaveUnstarted(ctx context.Context, r *NodeResult, cause error) {
+func (d *run) leaveUnstarted(ctx context.Context, r *NodeResult, cause error) {
 	if r.Outcome != "" {
 		return
 	}
-	h, tracker, cancel := d.listLeft(r.Node)
+	n := d.node()
+	h, tracker, cancel := n.listLeft(r.Node)
 	defer cancel()
 	outcome := OutcomeInterrupted
 	if ctx.Err() == nil {
 		outcome = OutcomeError
 	}
-	_, _ = d.stop(r, h, tracker, outcome, cause)
+	_, _ = n.stop(r, h, tracker, outcome, cause)
 	if r.After != nil && !r.After.Known && d.deleted(r.Node) {
 		d.nodeGone(r)
 	}

@@ -43,11 +43,12 @@ func recreated(t *testing.T) (*Drainer, *Tracker, *fake.Clientset) {
 func TestRecreatedPodIsNotTheSamePod(t *testing.T) {
 	d, tracker, _ := recreated(t)
 	ctx := context.Background()
-	d.refreshGone(ctx, tracker)
+	n := d.newRun().node()
+	n.refreshGone(ctx, tracker)
 	if got := tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByEviction {
 		t.Errorf("web-0 (old uid) %s by %q, want gone by %q: a new pod holds its name", got.State, got.GoneBy, GoneByEviction)
 	}
-	after := d.readAfter(ctx, d.helper(ctx, tracker, nil, nil), "n1", tracker)
+	after := n.readAfter(ctx, n.helper(ctx, tracker, nil, nil), "n1", tracker)
 	if !after.Known || len(after.NewPods) != 1 || after.NewPods[0] != "shop/web-0" {
 		t.Errorf("after %+v, want web-0 (new uid) as a new pod on the node", after)
 	}

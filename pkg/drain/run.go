@@ -57,20 +57,40 @@ type Drainer struct {
 	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
 	// drained at a time; below 1 means 1.
 	MaxConcurrentNodes int
+}
 
+// run is the state that one call of Drain or DrainPool shares across its
+// nodes; the Drainer itself is configuration only, so that several
+// goroutines may drain with one Drainer at once.
+type run struct {
+	*Drainer
+	// cordons cordons every node of the call under one field manager.
 	cordons *nodeCordon
-	// tracker is the pods of the node being evicted, kept for the pool's
-	// count of pods evicted again.
-	tracker *Tracker
 	// pacer holds back a pool drain's evictions its budgets cannot admit
 	// (nil for one node).
 	pacer *budgetPacer
-	// evictCtx is the context of the node's evictions (--timeout), which
-	// bounds the retries of calls that take none.
-	evictCtx context.Context
-	// failures keeps the node's API failures (RBAC, unreachable).
-	failures *apiFailures
 }
+
+// newRun starts the state of one call of Drain or DrainPool.
+func (d *Drainer) newRun() *run {
+	return &run{Drainer: d, cordons: newNodeCordon(&retryingClient{Interface: d.Client, backoff: d.Backoff})}
+}
+
+// nodeRun is the state of one node's drain within a run; each goroutine of
+// a pool drain has its own.
+type nodeRun struct {
+	*run
+	// failures keeps the node's own API failures (RBAC, the cluster
+	// unreachable to the end): its outcome is then an error, not a
+	// refusal.
+	failures *apiFailures
+	// tracker is the pods of the node being evicted, kept for the pool's
+	// count of pods evicted again; nil until the evictions start.
+	tracker *Tracker
+}
+
+// node starts the state of one node's drain.
+func (r *run) node() *nodeRun { return &nodeRun{run: r, failures: &apiFailures{}} }
 
 // NodeResult is what happened to one node.
 type NodeResult struct {
@@ -109,13 +129,13 @@ func (r *NodeResult) clock() { r.DurationSeconds = time.Since(r.start).Seconds()
 // then has OutcomeError); stopping (ctx cancelled, --timeout) is an
 // outcome, not an error.
 func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
-	res, err := d.drain(ctx, node)
+	res, err := d.newRun().node().drain(ctx, node)
 	res.clock()
 	d.observer().NodeDone(res)
 	return res, err
 }
 
-func (d *Drainer) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
+func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
 	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (PreflightInput, error) {
 		return Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
@@ -152,10 +172,9 @@ func (d *Drainer) observer() Observer {
 }
 
 // evict cordons the node and evicts its pods, then summarises.
-func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
+func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	d.evictCtx, d.failures = nodeCtx, &apiFailures{}
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	list, errs := h.GetPodsForDeletion(node.Name)
@@ -170,7 +189,7 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	} else if list == nil {
 		return d.failed(res, errors.New("listing pods failed"))
 	}
-	byUs, err := d.cordoner().cordon(ctx, node.Name)
+	byUs, err := d.cordons.cordon(ctx, node.Name)
 	if err != nil {
 		return d.failed(res, err)
 	}
@@ -185,7 +204,7 @@ func (d *Drainer) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 // new can be scheduled there now) and evicts them, their budgets followed
 // by the watch budgets returns and pdbOf, each pod's change told to
 // onChange; then summarises.
-func (d *Drainer) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
+func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
 	pdbOf map[string]string, onChange func(PodProgress)) (*NodeResult, error) {
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
@@ -208,23 +227,15 @@ func (d *Drainer) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	return d.finish(nodeCtx, res, h, tracker, err)
 }
 
-// client returns the Drainer's client for the evictions: reads of pods and
-// nodes and node patches retried through a short outage.
-func (d *Drainer) client() kubernetes.Interface {
-	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: d.evictCtx, failures: d.failures}
-}
-
-// cordoner returns the Drainer's nodeCordon, made once so that every node
-// of one run is cordoned under the same field manager.
-func (d *Drainer) cordoner() *nodeCordon {
-	if d.cordons == nil {
-		d.cordons = newNodeCordon(d.client())
-	}
-	return d.cordons
+// client returns the node's client for the evictions: reads of pods and
+// nodes and node patches retried through a short outage, those calls that
+// take no context (discovery) for as long as ctx lasts.
+func (d *nodeRun) client(ctx context.Context) kubernetes.Interface {
+	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: ctx, failures: d.failures}
 }
 
 // finish decides the outcome once the library returned.
-func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Helper, tracker *Tracker, err error) (*NodeResult, error) {
+func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Helper, tracker *Tracker, err error) (*NodeResult, error) {
 	node := res.Node
 	switch {
 	case err == nil:
@@ -236,7 +247,7 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 		switch {
 		case !res.After.Known:
 			res.Outcome, res.Error = OutcomeError, "its pods were evicted, but "+res.After.Unknown
-			return res, errors.New(res.Error)
+			return res, withCause(res.Error, res.After.cause)
 		case res.After.disturbed(false):
 			res.Outcome = OutcomeUndone
 		}
@@ -246,6 +257,7 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 	case nodeCtx.Err() != nil:
 		return d.stop(res, h, tracker, OutcomeInterrupted, nil)
 	case d.failures.first() != nil:
+		err = withCause(err.Error(), d.failures.first())
 		r, serr := d.stop(res, h, tracker, OutcomeError, err)
 		if serr != nil {
 			return r, serr
@@ -258,7 +270,7 @@ func (d *Drainer) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 
 // stop records an unfinished drain: marks the pods still there and
 // uncordons when asked and allowed.
-func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
+func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
 	res.Outcome = outcome
 	if err != nil {
 		res.Error = err.Error()
@@ -272,7 +284,7 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 	d.refreshGone(ctx, tracker)
 	res.Pods = tracker.Snapshot()
 	if d.UncordonOnFailure && res.CordonedByUs {
-		why, uerr := d.cordoner().uncordon(ctx, res.Node)
+		why, uerr := d.cordons.uncordon(ctx, res.Node)
 		switch {
 		case uerr != nil:
 			res.Error = strings.TrimPrefix(res.Error+"; ", "; ") + "uncordon failed: " + uerr.Error()
@@ -286,7 +298,7 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 	res.After = d.readAfter(ctx, h, res.Node, tracker)
 	if !res.After.Known {
 		// The cluster stayed unreachable: the summary says what is known.
-		return res, errors.New(res.After.Unknown)
+		return res, withCause(res.After.Unknown, res.After.cause)
 	}
 	return res, nil
 }
@@ -294,12 +306,12 @@ func (d *Drainer) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 // refreshGone marks as gone the pods that left while the drain stopped,
 // including one whose name a new pod holds now (by UID), and as
 // terminating those found deleted since.
-func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
+func (d *nodeRun) refreshGone(ctx context.Context, tracker *Tracker) {
 	for _, p := range tracker.Snapshot() {
 		if p.State == StateGone {
 			continue
 		}
-		pod, err := d.client().CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		pod, err := d.client(ctx).CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err) || err == nil && !tracker.sameAsListed(pod):
 			tracker.set(p.Namespace, p.Name, StateGone, "")
@@ -314,7 +326,7 @@ func (d *Drainer) refreshGone(ctx context.Context, tracker *Tracker) {
 }
 
 // failed records an API failure before anything was changed.
-func (d *Drainer) failed(res *NodeResult, err error) (*NodeResult, error) {
+func (d *nodeRun) failed(res *NodeResult, err error) (*NodeResult, error) {
 	res.Outcome, res.Error = OutcomeError, err.Error()
 	return res, err
 }
@@ -323,10 +335,10 @@ func (d *Drainer) failed(res *NodeResult, err error) (*NodeResult, error) {
 // -1 keeps each pod's own grace period unless --grace-period says
 // otherwise; EvictErrorRetryDelay is short and non-zero, the observed client adds
 // the backoff; the library's output is replaced by ours.
-func (d *Drainer) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
+func (d *nodeRun) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
 	return &kdrain.Helper{
 		Ctx:                  ctx,
-		Client:               newObservedClient(d.client(), tracker, d.Backoff, budgets, pdbOf, d.pacer),
+		Client:               newObservedClient(d.client(ctx), tracker, d.Backoff, budgets, pdbOf, d.pacer),
 		Force:                d.Flags.Force,
 		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,

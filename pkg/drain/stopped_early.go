@@ -23,7 +23,7 @@ func stoppedOutcome(nodeCtx context.Context) string {
 // listed: the list that the stop cut short says nothing of what is on the
 // node, so the pods are listed again with a fresh context and reported as
 // not evicted, never as none left.
-func (d *Drainer) stopBeforeEvictions(res *NodeResult, outcome string) (*NodeResult, error) {
+func (d *nodeRun) stopBeforeEvictions(res *NodeResult, outcome string) (*NodeResult, error) {
 	h, tracker, cancel := d.listLeft(res.Node)
 	defer cancel()
 	return d.stop(res, h, tracker, outcome, nil)
@@ -32,10 +32,9 @@ func (d *Drainer) stopBeforeEvictions(res *NodeResult, outcome string) (*NodeRes
 // listLeft lists the pods node's drain would evict, with a context of its
 // own (the drain's may have ended), for a summary of what is left. The
 // tracker is empty when the list fails; cancel ends the context of the
-// helper and of the Drainer's reads once the summary is made.
-func (d *Drainer) listLeft(node string) (*kdrain.Helper, *Tracker, context.CancelFunc) {
+// helper and of its client's reads once the summary is made.
+func (d *nodeRun) listLeft(node string) (*kdrain.Helper, *Tracker, context.CancelFunc) {
 	listCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	d.evictCtx = listCtx
 	tracker := NewTracker(nil, nil)
 	h := d.helper(listCtx, tracker, nil, nil)
 	if list, _ := h.GetPodsForDeletion(node); list != nil {
