@@ -10,24 +10,24 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// drainWatcher passes what the drain reports on to next (nil with -o json)
-// and keeps the trackers of the nodes being evicted (several in a pool
-// drain), so that a Ctrl-C can say how many evictions the drain still
-// waits for.
+// drainWatcher keeps, as the drain's Events tell it (events), the trackers
+// of the nodes being evicted (several in a pool drain), so that a Ctrl-C
+// can say how many evictions the drain still waits for, and the nodes
+// cordoned.
 type drainWatcher struct {
-	next     drain.Observer
 	mu       sync.Mutex
 	trackers map[string]*drain.Tracker
 	// cordoned are the nodes this drain cordoned or found cordoned, less
-	// those it uncordoned after a failure (drain.CordonObserver): what a
+	// those it uncordoned after a failure (Events.NodeCordoned and
+	// NodeUncordoned): what a
 	// second Ctrl-C leaves cordoned without a summary saying so.
 	cordoned map[string]bool
 }
 
-// NodeCordoned implements drain.CordonObserver.
+// NodeCordoned records node as cordoned (drain.Events.NodeCordoned).
 func (w *drainWatcher) NodeCordoned(node string, _ bool) { w.markCordoned(node, true) }
 
-// NodeUncordoned implements drain.CordonObserver.
+// NodeUncordoned records node as uncordoned (drain.Events.NodeUncordoned).
 func (w *drainWatcher) NodeUncordoned(node string) { w.markCordoned(node, false) }
 
 // markCordoned records node as cordoned (true) or uncordoned (false).
@@ -44,74 +44,51 @@ func (w *drainWatcher) markCordoned(node string, cordoned bool) {
 	}
 }
 
-// PreflightReady implements drain.Observer.
-func (w *drainWatcher) PreflightReady(r *drain.PreflightReport) {
-	if w.next != nil {
-		w.next.PreflightReady(r)
-	}
-}
-
-// EvictionsStarted implements drain.Observer, keeping pods.
+// EvictionsStarted keeps pods, the tracker of node's evictions.
 func (w *drainWatcher) EvictionsStarted(node string, pods *drain.Tracker) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.trackers == nil {
 		w.trackers = map[string]*drain.Tracker{}
 	}
 	w.trackers[node] = pods
-	w.mu.Unlock()
-	if w.next != nil {
-		w.next.EvictionsStarted(node, pods)
-	}
 }
 
-// PodChanged implements drain.Observer.
-func (w *drainWatcher) PodChanged(p drain.PodProgress) {
-	if w.next != nil {
-		w.next.PodChanged(p)
-	}
-}
-
-// NodeDone implements drain.Observer.
+// NodeDone forgets the tracker of the node res is of.
 func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	delete(w.trackers, res.Node)
-	w.mu.Unlock()
-	if w.next != nil {
-		w.next.NodeDone(res)
+}
+
+// events returns view with w told, before view, of each node cordoned,
+// uncordoned, being evicted and done.
+func (w *drainWatcher) events(view drain.Events) drain.Events {
+	ev := view
+	ev.NodeCordoned = then2(w.NodeCordoned, view.NodeCordoned)
+	ev.NodeUncordoned = then(w.NodeUncordoned, view.NodeUncordoned)
+	ev.EvictionsStarted = then2(w.EvictionsStarted, view.EvictionsStarted)
+	ev.NodeDone = then(w.NodeDone, view.NodeDone)
+	return ev
+}
+
+// then returns a callback calling first, then next unless it is nil.
+func then[T any](first, next func(T)) func(T) {
+	return func(v T) {
+		first(v)
+		if next != nil {
+			next(v)
+		}
 	}
 }
 
-// pool returns next as a PoolObserver, nil when it is none.
-func (w *drainWatcher) pool() drain.PoolObserver {
-	po, _ := w.next.(drain.PoolObserver)
-	return po
-}
-
-// PoolPreflightReady implements drain.PoolObserver.
-func (w *drainWatcher) PoolPreflightReady(r *drain.PoolPreflightReport) {
-	if po := w.pool(); po != nil {
-		po.PoolPreflightReady(r)
-	}
-}
-
-// NodesCordoned implements drain.PoolObserver.
-func (w *drainWatcher) NodesCordoned(nodes []*drain.NodeResult) {
-	if po := w.pool(); po != nil {
-		po.NodesCordoned(nodes)
-	}
-}
-
-// NodePodChanged implements drain.PoolObserver.
-func (w *drainWatcher) NodePodChanged(node string, p drain.PodProgress) {
-	if po := w.pool(); po != nil {
-		po.NodePodChanged(node, p)
-	}
-}
-
-// PoolDone implements drain.PoolObserver.
-func (w *drainWatcher) PoolDone(res *drain.PoolResult) {
-	if po := w.pool(); po != nil {
-		po.PoolDone(res)
+// then2 is then for callbacks of two arguments.
+func then2[T, U any](first, next func(T, U)) func(T, U) {
+	return func(v T, u U) {
+		first(v, u)
+		if next != nil {
+			next(v, u)
+		}
 	}
 }
 

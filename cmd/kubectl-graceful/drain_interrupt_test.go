@@ -9,11 +9,11 @@ import (
 
 // A second Ctrl-C exits without the summary; what it leaves cordoned is
 // named on stderr: the nodes this drain cordoned or found cordoned (as the
-// drain tells them, drain.CordonObserver), not one it uncordoned after a
+// drain tells them, drain.Events.NodeCordoned), not one it uncordoned after a
 // failure, not one never cordoned, and a hostile node name escaped.
 func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	w := &drainWatcher{}
-	var co drain.CordonObserver = w
+	co := w.events(drain.Events{})
 	co.NodeCordoned("pool-a", true)
 	co.NodeCordoned("pool-b", false) // cordoned before the drain
 	co.NodeCordoned("pool-d", true)

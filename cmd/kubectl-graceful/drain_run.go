@@ -17,7 +17,7 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		o.Out = &syncWriter{w: o.Out}
 	}
-	watcher := &drainWatcher{next: o.view()}
+	watcher := &drainWatcher{}
 	onInterrupt(ctx, watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -30,7 +30,7 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		watch = o.startWatch(ctx)
 	}
-	d := o.drainer(watcher)
+	d := o.drainer(watcher.events(o.view()))
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
@@ -85,23 +85,23 @@ func exitFor(results []*drain.NodeResult, want int) error {
 	return nil
 }
 
-// drainer builds the Drainer for the options, telling obs what happens.
-func (o *DrainNodeOptions) drainer(obs drain.Observer) *drain.Drainer {
+// drainer builds the Drainer for the options, telling events what happens.
+func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings,
-		Observer: obs, MaxConcurrentNodes: o.MaxConcurrentNodes}
+		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes}
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout
 // (its progress redrawn in place when stdout is a terminal), or nothing
 // with -o json, whose document is written once at the end.
-func (o *DrainNodeOptions) view() drain.Observer {
+func (o *DrainNodeOptions) view() drain.Events {
 	if o.Output == "json" {
-		return nil
+		return drain.Events{}
 	}
 	tty, width := terminal(o.Out)
 	t := render.NewText(o.Out, tty, width)
 	t.SetConcurrentNodes(o.MaxConcurrentNodes)
-	return t
+	return t.Events()
 }

@@ -7,8 +7,9 @@
 //
 // The preflight (Preflight) is pure: it reads objects gathered beforehand
 // (Gather) and never calls the API server, so it is tested with plain objects.
-// The Drainer prints nothing: it tells an Observer what happens (preflight
-// ready, pod changed, node done) and returns each node's NodeResult. The
+// The Drainer prints nothing: it tells its Events, a struct of optional
+// callbacks, what happens (preflight ready, pod changed, node done) and
+// returns each node's NodeResult. The
 // text and JSON renderers are in internal/drain/render; the command, its flags and
 // its terminal handling in cmd/kubectl-graceful.
 package drain

@@ -93,12 +93,9 @@ func (f *fixture) node(name string) *corev1.Node {
 }
 
 // onStart calls fn when the evictions start.
-type onStart struct{ fn func() }
-
-func (onStart) PreflightReady(*drain.PreflightReport)     {}
-func (o onStart) EvictionsStarted(string, *drain.Tracker) { o.fn() }
-func (onStart) PodChanged(drain.PodProgress)              {}
-func (onStart) NodeDone(*drain.NodeResult)                {}
+func onStart(fn func()) drain.Events {
+	return drain.Events{EvictionsStarted: func(string, *drain.Tracker) { fn() }}
+}
 
 // Eviction answers lost after the server evicted the pods, and pod reads
 // refused: the drain reads each pod again instead of assuming, sends no
@@ -109,7 +106,7 @@ func TestDrainThroughLostEvictionAnswers(t *testing.T) {
 	f := newFixture(t)
 	a, _ := f.onOneOfTwo("web", "web", 2)
 	d, flaky := flakyDrainer(t, f, 60*time.Second)
-	d.Observer = onStart{func() { flaky.set(func(f *flakyTransport) { f.loseEvictions, f.failReads = 2, 3 }) }}
+	d.Events = onStart(func() { flaky.set(func(f *flakyTransport) { f.loseEvictions, f.failReads = 2, 3 }) })
 	res, err := d.Drain(f.ctx, f.node(a))
 	if err != nil || res.Outcome != drain.OutcomeDrained {
 		t.Fatalf("outcome %s, err %v, want drained: %+v", res.Outcome, err, res)
@@ -134,10 +131,10 @@ func TestDrainThroughShortOutage(t *testing.T) {
 	f := newFixture(t)
 	a, _ := f.onOneOfTwo("web", "web", 2)
 	d, flaky := flakyDrainer(t, f, 60*time.Second)
-	d.Observer = onStart{func() {
+	d.Events = onStart(func() {
 		flaky.set(func(f *flakyTransport) { f.down = true })
 		time.AfterFunc(4*time.Second, func() { flaky.set(func(f *flakyTransport) { f.down = false }) })
-	}}
+	})
 	res, err := d.Drain(f.ctx, f.node(a))
 	if err != nil || res.Outcome != drain.OutcomeDrained || res.After == nil || !res.After.Known {
 		t.Fatalf("outcome %s, err %v, want drained after a fresh read: %+v", res.Outcome, err, res)
@@ -160,7 +157,7 @@ func TestDrainClusterStaysUnreachable(t *testing.T) {
 	f := newFixture(t)
 	a, _ := f.onOneOfTwo("web", "web", 2)
 	d, flaky := flakyDrainer(t, f, 3*time.Second)
-	d.Observer = onStart{func() { flaky.set(func(f *flakyTransport) { f.down = true }) }}
+	d.Events = onStart(func() { flaky.set(func(f *flakyTransport) { f.down = true }) })
 	ctx, cancel := context.WithTimeout(f.ctx, 2*time.Minute)
 	defer cancel()
 	res, err := d.Drain(ctx, f.node(a))

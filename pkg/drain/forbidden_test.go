@@ -148,3 +148,36 @@ func TestOneDrainerSeveralGoroutines(t *testing.T) {
 		t.Errorf("pool: outcome %s, %d nodes: want 3 drained", pool.Outcome, len(pool.Nodes))
 	}
 }
+
+// Events with only some fields set, or none: the drain calls those set and
+// skips the others, a single node's and a pool's drain alike.
+func TestEventsNilFieldsAreSafe(t *testing.T) {
+	cs, nodes := fakeCluster(t, 3)
+	var mu sync.Mutex
+	var done, changed []string
+	d := testDrainer(cs)
+	d.Events = Events{
+		NodeDone: func(r *NodeResult) { mu.Lock(); defer mu.Unlock(); done = append(done, r.Node) },
+		PodChanged: func(node string, p PodProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if p.State == StateGone {
+				changed = append(changed, node+" "+p.Name)
+			}
+		},
+	}
+	if res, err := d.Drain(context.Background(), &nodes[0]); err != nil || res.Outcome != OutcomeDrained {
+		t.Fatalf("Drain: outcome %s, err %v", res.Outcome, err)
+	}
+	if res, err := d.DrainPool(context.Background(), nodes[1:]); err != nil || res.Outcome != OutcomeDrained {
+		t.Fatalf("DrainPool: outcome %s, err %v", res.Outcome, err)
+	}
+	if len(done) != 3 || len(changed) != 3 {
+		t.Errorf("NodeDone for %v, a pod gone on %v: want each of the 3 nodes once", done, changed)
+	}
+	for _, c := range changed {
+		if c != "n1 web-1" && c != "n2 web-2" && c != "n3 web-3" {
+			t.Errorf("PodChanged %q: the pod is not named with its node", c)
+		}
+	}
+}

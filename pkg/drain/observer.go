@@ -1,57 +1,58 @@
 package drain
 
-// Observer is told what a Drainer does as it happens, the way
+// Events is told what a Drainer does as it happens, the way
 // k8s.io/kubectl/pkg/drain's Helper reports through
-// OnPodDeletionOrEvictionStarted and OnPodDeletionOrEvictionFinished. The
-// library itself prints nothing: a renderer (text, live progress) or the
-// command (the Ctrl-C message, JSON) implements Observer.
+// OnPodDeletionOrEvictionStarted and OnPodDeletionOrEvictionFinished: every
+// field is optional, a nil one tells nobody, and the zero Events tells
+// nobody anything. The library itself prints nothing: a renderer (text,
+// live progress) or the command (the Ctrl-C message, JSON) sets the fields
+// it needs.
 //
-// PodChanged is called from the library's eviction goroutines, several at a
-// time; the other methods from the goroutine that called Drain.
-type Observer interface {
-	// PreflightReady is called with each node's preflight before anything
-	// is changed, dry runs included.
-	PreflightReady(r *PreflightReport)
-	// EvictionsStarted is called once the node is cordoned and its pods are
-	// about to be evicted; pods records their progress until NodeDone.
-	EvictionsStarted(node string, pods *Tracker)
-	// PodChanged is called with a copy of a pod's progress each time its
-	// state or cause changes.
-	PodChanged(p PodProgress)
-	// NodeDone is called once per node with its final result, whatever the
-	// outcome (an API failure too: Drain then also returns the error).
-	NodeDone(res *NodeResult)
-}
-
-// CordonObserver is an Observer that is also told, as it happens, of each
-// node this drain cordoned or found cordoned, and of each it uncordoned
-// after a failure: the command names the nodes left cordoned when a second
-// Ctrl-C exits without the summary. Its methods are called from the
-// goroutines draining the nodes, several at a time in a pool.
-type CordonObserver interface {
+// With more than one node drained at a time (DrainPool), NodeCordoned,
+// NodeUncordoned, EvictionsStarted, PodChanged and NodeDone come from
+// several goroutines at once; PodChanged from the library's eviction
+// goroutines in any case.
+type Events struct {
+	// PreflightReady is called with the preflight of a node that Drain
+	// drains, before anything is changed, dry runs included.
+	PreflightReady func(r *PreflightReport)
+	// PoolPreflightReady is called with the preflight of DrainPool's
+	// nodes, before anything is changed, dry runs included (PreflightReady
+	// is not called in a pool drain).
+	PoolPreflightReady func(r *PoolPreflightReport)
 	// NodeCordoned is called once node's cordon succeeded: byUs when this
 	// drain's patch set spec.unschedulable, false when it was set already.
-	NodeCordoned(node string, byUs bool)
+	NodeCordoned func(node string, byUs bool)
+	// NodesCordoned is called once every node of a pool was cordoned (or
+	// found cordoned, or gone), before the first eviction; each result
+	// says CordonedByUs.
+	NodesCordoned func(nodes []*NodeResult)
+	// EvictionsStarted is called once the node is cordoned and its pods are
+	// about to be evicted; pods records their progress until NodeDone.
+	EvictionsStarted func(node string, pods *Tracker)
+	// PodChanged is called with a copy of the progress of a pod on node
+	// each time its state or cause changes.
+	PodChanged func(node string, p PodProgress)
 	// NodeUncordoned is called once this drain set node schedulable again
 	// (--uncordon-on-failure).
-	NodeUncordoned(node string)
+	NodeUncordoned func(node string)
+	// NodeDone is called once per node with its final result, whatever the
+	// outcome (an API failure too: Drain then also returns the error).
+	NodeDone func(res *NodeResult)
+	// PoolDone is called once with a pool's result, whatever the outcome.
+	PoolDone func(res *PoolResult)
 }
 
-// cordonObserver returns the Drainer's Observer as a CordonObserver, a
-// no-op when it is none.
-func (d *Drainer) cordonObserver() CordonObserver {
-	if co, ok := d.Observer.(CordonObserver); ok {
-		return co
+// call calls f with v unless f, an Events field, is nil.
+func call[T any](f func(T), v T) {
+	if f != nil {
+		f(v)
 	}
-	return nopObserver{}
 }
 
-// nopObserver is the Observer of a Drainer that has none.
-type nopObserver struct{}
-
-func (nopObserver) PreflightReady(*PreflightReport)   {}
-func (nopObserver) EvictionsStarted(string, *Tracker) {}
-func (nopObserver) PodChanged(PodProgress)            {}
-func (nopObserver) NodeDone(*NodeResult)              {}
-func (nopObserver) NodeCordoned(string, bool)         {}
-func (nopObserver) NodeUncordoned(string)             {}
+// call2 is call for the Events fields of two arguments.
+func call2[T, U any](f func(T, U), v T, u U) {
+	if f != nil {
+		f(v, u)
+	}
+}

@@ -16,8 +16,8 @@ import (
 // about to be drained and is evicted again, then drains MaxConcurrentNodes
 // nodes at a time, holding back the evictions a PodDisruptionBudget cannot
 // admit now, across all nodes (budgetPacer). A node deleted meanwhile is
-// summarised as gone and the rest go on. It tells the Drainer's Observer
-// (a PoolObserver when it is one) as it goes and returns the pool's result
+// summarised as gone and the rest go on. It tells the Drainer's Events as
+// it goes and returns the pool's result
 // with the first API error (the result then says what each node is left
 // as); stopping (ctx cancelled, --timeout) is an outcome, not an error.
 func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResult, error) {
@@ -28,7 +28,7 @@ func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResu
 	}
 	res.tally(ctx.Err() != nil)
 	res.DurationSeconds = time.Since(res.start).Seconds()
-	d.poolObserver().PoolDone(res)
+	call(d.Events.PoolDone, res)
 	return res, err
 }
 
@@ -53,7 +53,7 @@ func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResul
 			ServerDryRun(ctx, d.Client, r, d.Flags)
 		}
 	}
-	d.poolObserver().PoolPreflightReady(res.Preflight)
+	call(d.Events.PoolPreflightReady, res.Preflight)
 	results := make([]*NodeResult, len(nodes))
 	for i := range nodes {
 		results[i] = &NodeResult{Node: nodes[i].Name, Preflight: res.Preflight.Nodes[i], Pods: []PodProgress{}, start: time.Now()}
@@ -90,7 +90,7 @@ func (d *run) cordonAndDrain(ctx context.Context, results []*NodeResult, res *Po
 	err := d.cordonAll(ctx, results)
 	var started []bool
 	if err == nil && ctx.Err() == nil {
-		d.poolObserver().NodesCordoned(results)
+		call(d.Events.NodesCordoned, results)
 		var again []string
 		started, again, err = d.drainNodes(ctx, results, cordonedAt, initialPods(res.Preflight))
 		res.EvictedAgain = append(res.EvictedAgain, again...)
@@ -119,7 +119,7 @@ func (d *run) cordonAll(ctx context.Context, results []*NodeResult) error {
 			return fmt.Errorf("cordoning node %s: %w", r.Node, err)
 		case err == nil:
 			r.CordonedByUs = byUs
-			d.cordonObserver().NodeCordoned(r.Node, byUs)
+			call2(d.Events.NodeCordoned, r.Node, byUs)
 		}
 	}
 	return nil

@@ -74,17 +74,15 @@ func (d *nodeRun) drainPoolNode(ctx context.Context, r *NodeResult, budgets *bud
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
 	r.start = time.Now()
-	obs := d.poolObserver()
 	if d.deleted(r.Node) {
 		// Deleted since the cordon: its pods go with it (pod garbage
 		// collection), not through evictions of ours.
 		d.nodeGone(r)
-		obs.NodeDone(r)
+		call(d.Events.NodeDone, r)
 		return nil
 	}
 	r.EvictionsStarted = true
-	_, err := d.evictCordoned(nodeCtx, r, func() *budgetWatch { return budgets }, pdbOf,
-		func(p PodProgress) { obs.NodePodChanged(r.Node, p) })
+	_, err := d.evictCordoned(nodeCtx, r, func() *budgetWatch { return budgets }, pdbOf)
 	if (err != nil || r.After != nil && !r.After.Known) && d.deleted(r.Node) {
 		err = nil
 		pods := r.Pods
@@ -92,7 +90,7 @@ func (d *nodeRun) drainPoolNode(ctx context.Context, r *NodeResult, budgets *bud
 		r.Pods = pods
 	}
 	r.clock()
-	obs.NodeDone(r)
+	call(d.Events.NodeDone, r)
 	return err
 }
 
@@ -123,5 +121,5 @@ func (d *run) leaveUnstarted(ctx context.Context, r *NodeResult, cause error) {
 		d.nodeGone(r)
 	}
 	r.clock()
-	d.poolObserver().NodeDone(r)
+	call(d.Events.NodeDone, r)
 }

@@ -50,9 +50,9 @@ type Drainer struct {
 	Backoff Backoff
 	// PodWarnings, when set, adds the audit's error-level findings to the preflight.
 	PodWarnings func(pod *corev1.Pod) []string
-	// Observer is told of the preflight, each pod's progress and each
-	// node's result; nil tells nobody.
-	Observer Observer
+	// Events is told of the preflight, each pod's progress and each
+	// node's result; a nil field tells nobody.
+	Events Events
 
 	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
 	// drained at a time; below 1 means 1.
@@ -124,14 +124,14 @@ type NodeResult struct {
 func (r *NodeResult) clock() { r.DurationSeconds = time.Since(r.start).Seconds() }
 
 // Drain runs the preflight of node and, unless DryRun or a refusing
-// blocker, cordons the node and evicts its pods, telling the Observer as
+// blocker, cordons the node and evicts its pods, telling Events as
 // it goes. It returns an error only when the API failed (the node result
 // then has OutcomeError); stopping (ctx cancelled, --timeout) is an
 // outcome, not an error.
 func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res, err := d.newRun().node().drain(ctx, node)
 	res.clock()
-	d.observer().NodeDone(res)
+	call(d.Events.NodeDone, res)
 	return res, err
 }
 
@@ -151,7 +151,7 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	if d.DryRun && d.ServerDryRun {
 		ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
 	}
-	d.observer().PreflightReady(res.Preflight)
+	call(d.Events.PreflightReady, res.Preflight)
 	switch {
 	case d.DryRun:
 		res.Outcome = OutcomeDryRun
@@ -161,14 +161,6 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 		return res, nil
 	}
 	return d.evict(ctx, node, res)
-}
-
-// observer returns the Observer, a silent one when there is none.
-func (d *Drainer) observer() Observer {
-	if d.Observer == nil {
-		return nopObserver{}
-	}
-	return d.Observer
 }
 
 // evict cordons the node and evicts its pods, then summarises.
@@ -193,19 +185,19 @@ func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	if err != nil {
 		return d.failed(res, err)
 	}
-	d.cordonObserver().NodeCordoned(node.Name, byUs)
+	call2(d.Events.NodeCordoned, node.Name, byUs)
 	res.CordonedByUs, res.EvictionsStarted = byUs, true
 	pdbOf, namespaces := budgetIndex(res.Preflight)
 	budgets := func() *budgetWatch { return watchBudgets(nodeCtx, d.Client, namespaces) }
-	return d.evictCordoned(nodeCtx, res, budgets, pdbOf, d.observer().PodChanged)
+	return d.evictCordoned(nodeCtx, res, budgets, pdbOf)
 }
 
 // evictCordoned lists the pods of the cordoned node res.Node again (nothing
 // new can be scheduled there now) and evicts them, their budgets followed
 // by the watch budgets returns and pdbOf, each pod's change told to
-// onChange; then summarises.
+// Events.PodChanged; then summarises.
 func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
-	pdbOf map[string]string, onChange func(PodProgress)) (*NodeResult, error) {
+	pdbOf map[string]string) (*NodeResult, error) {
 	tracker := NewTracker(nil, nil)
 	h := d.helper(nodeCtx, tracker, nil, nil)
 	list, errs := h.GetPodsForDeletion(res.Node)
@@ -219,10 +211,10 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 		return d.stop(res, h, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
 	}
 	pods := list.Pods()
-	tracker = NewTracker(pods, onChange)
+	tracker = NewTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
 	d.tracker = tracker
 	h = d.helper(nodeCtx, tracker, budgets(), pdbOf)
-	d.observer().EvictionsStarted(res.Node, tracker)
+	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := h.DeleteOrEvictPods(pods)
 	return d.finish(nodeCtx, res, h, tracker, err)
 }
@@ -292,7 +284,7 @@ func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 			res.UncordonSkipped = why
 		default:
 			res.Uncordoned = true
-			d.cordonObserver().NodeUncordoned(res.Node)
+			call(d.Events.NodeUncordoned, res.Node)
 		}
 	}
 	res.After = d.readAfter(ctx, h, res.Node, tracker)

@@ -20,6 +20,7 @@ func (t *Text) SetConcurrentNodes(n int) { t.concurrent = n }
 func (t *Text) PoolPreflightReady(r *drain.PoolPreflightReport) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.pool = true
 	PoolPreflight(t.out, r, t.width)
 }
 

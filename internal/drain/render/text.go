@@ -8,7 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// Text is the drain's output for a person, as a drain.Observer: each
+// Text is the drain's output for a person, as drain.Events (Events): each
 // node's preflight, the live progress while its pods are evicted, then the
 // node's summary. It never looks at the terminal itself: the command says
 // whether out is one and how wide.
@@ -23,6 +23,29 @@ type Text struct {
 	mu sync.Mutex
 	// trackers are the nodes being evicted when several run at once.
 	trackers map[string]*drain.Tracker
+	// pool is set once a pool's preflight was shown: its pods' changes
+	// are shown as NodePodChanged, those of one node as PodChanged.
+	pool bool
+}
+
+// Events returns the drain.Events that show the drain on t.
+func (t *Text) Events() drain.Events {
+	return drain.Events{PreflightReady: t.PreflightReady, PoolPreflightReady: t.PoolPreflightReady,
+		NodesCordoned: t.NodesCordoned, EvictionsStarted: t.EvictionsStarted, PodChanged: t.podChanged,
+		NodeDone: t.NodeDone, PoolDone: t.PoolDone}
+}
+
+// podChanged shows a pod's change as a pool's (NodePodChanged) or as one
+// node's (PodChanged).
+func (t *Text) podChanged(node string, p drain.PodProgress) {
+	t.mu.Lock()
+	pool := t.pool
+	t.mu.Unlock()
+	if pool {
+		t.NodePodChanged(node, p)
+		return
+	}
+	t.PodChanged(p)
 }
 
 // NewText writes to out; tty selects the progress view redrawn in place,
