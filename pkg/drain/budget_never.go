@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// BlockerPDBNeverAllows: the budget's own status says it cannot allow a
+// blockerPDBNeverAllows: the budget's own status says it cannot allow a
 // disruption by itself, whatever the drain waits for.
-const BlockerPDBNeverAllows = "pdb-never-allows"
+const blockerPDBNeverAllows = "pdb-never-allows"
 
 // neverAllows returns why b's PDB, which allows no disruption now, will
 // never allow one without someone changing it or its workload, in the
@@ -27,7 +27,7 @@ const BlockerPDBNeverAllows = "pdb-never-allows"
 //   - it selects too few pods: maxUnavailable and percentages count the
 //     controllers' whole scale in expectedPods, so a budget over part of a
 //     StatefulSet can need more healthy pods than it will ever select.
-func neverAllows(b *budgetBucket, in PreflightInput) string {
+func neverAllows(b *budgetBucket, in preflightInput) string {
 	pdb, st := b.pdb, b.pdb.Status
 	if st.DisruptionsAllowed > 0 {
 		return ""

@@ -24,7 +24,7 @@ type budgetBucket struct {
 // budgets fills r.Budgets and the PDB blockers and warnings for the pods the
 // drain evicts, and returns the longest wait the PDBs force (evictions run
 // concurrently, so the waits of different PDBs overlap).
-func budgets(r *PreflightReport, evict []*corev1.Pod, in PreflightInput) time.Duration {
+func budgets(r *PreflightReport, evict []*corev1.Pod, in preflightInput) time.Duration {
 	buckets := map[string]*budgetBucket{}
 	for _, pod := range evict {
 		if bypassesBudget(pod) {
@@ -36,7 +36,7 @@ func budgets(r *PreflightReport, evict []*corev1.Pod, in PreflightInput) time.Du
 			for i, p := range pdbs {
 				names[i] = p.Name
 			}
-			r.Blockers = append(r.Blockers, Issue{Kind: BlockerMultiplePDBs, Pod: podKey(pod), Message: fmt.Sprintf(
+			r.Blockers = append(r.Blockers, Issue{Kind: blockerMultiplePDBs, Pod: podKey(pod), Message: fmt.Sprintf(
 				"pod %s is covered by %d PodDisruptionBudgets (%v): the eviction API refuses it with 500 "+
 					"(more than one PodDisruptionBudget) whatever they allow: waiting will not help; make their selectors disjoint", podKey(pod), len(pdbs), names)})
 		}
@@ -71,7 +71,7 @@ func budgets(r *PreflightReport, evict []*corev1.Pod, in PreflightInput) time.Du
 
 // planBudget decides how the pods of one PDB leave the node, adds its
 // blockers and warnings to r, and returns the wait it forces.
-func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget, time.Duration) {
+func planBudget(r *PreflightReport, b *budgetBucket, in preflightInput) (Budget, time.Duration) {
 	pdb, st := b.pdb, b.pdb.Status
 	out := Budget{Namespace: pdb.Namespace, Name: pdb.Name,
 		HealthyOnNode: int32(len(b.healthy)), DisruptionsAllowed: st.DisruptionsAllowed,
@@ -86,7 +86,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 		return out, 0
 	}
 	if pdb.Status.ObservedGeneration < pdb.Generation && !syncFailed(pdb) {
-		r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		r.Warnings = append(r.Warnings, Issue{Kind: warningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s is still being processed by the disruption controller: evictions answer 429 until it catches up", pdbName(pdb))})
 	}
 	if unreadyBlockers(r, b) || b.shared {
@@ -106,7 +106,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 	}
 	if why := neverAllows(b, in); why != "" {
 		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption and cannot by itself: %s. Its %d Ready pod(s) on this node can never be evicted; "+
 				"waiting does not help: change the PDB or its workload", pdbName(pdb), why, h)})
 		return out, 0
@@ -121,7 +121,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 	}
 	if pod := podWithoutRoom(b.healthy, in); pod != nil {
 		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
 			"PDB %s allows %d disruption(s) now (currentHealthy %d, desiredHealthy %d) and %d of its Ready pods are on this node; "+
 				"the rest can go only once replacements are Ready elsewhere, and no other node can take %s "+
 				"(Ready, schedulable, matching its node selector/affinity and tolerations): waiting helps only if such a node appears "+
@@ -135,7 +135,7 @@ func planBudget(r *PreflightReport, b *budgetBucket, in PreflightInput) (Budget,
 	if perWave == 1 {
 		out.Plan = "one after another"
 	}
-	r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBSequential, PDB: pdbName(pdb), Message: fmt.Sprintf(
+	r.Warnings = append(r.Warnings, Issue{Kind: warningPDBSequential, PDB: pdbName(pdb), Message: fmt.Sprintf(
 		"PDB %s allows %d disruption(s) now and %d of its Ready pods are on this node: they go %s, "+
 			"each wave once the replacements are Ready elsewhere%s", pdbName(pdb), st.DisruptionsAllowed, h, out.Plan, gatesWait(b.healthy))})
 	return out, time.Duration(waves-1) * (in.RetryDelay + readyDelay(b.healthy))
@@ -165,7 +165,7 @@ func unreadyBlockers(r *PreflightReport, b *budgetBucket) bool {
 	st := b.pdb.Status
 	for _, pod := range b.unhealthy {
 		why := whyUnready(pod)
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerUnreadyPod, PDB: pdbName(b.pdb), Pod: podKey(pod), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: blockerUnreadyPod, PDB: pdbName(b.pdb), Pod: podKey(pod), Message: fmt.Sprintf(
 			"pod %s is not Ready%s and PDB %s (unhealthyPodEvictionPolicy IfHealthyBudget) has currentHealthy %d < desiredHealthy %d: "+
 				"its eviction is refused until it turns Ready; %s; unhealthyPodEvictionPolicy: AlwaysAllow lets it go",
 			podKey(pod), why.paren(), pdbName(b.pdb), st.CurrentHealthy, st.DesiredHealthy, why.wait)})
@@ -175,7 +175,7 @@ func unreadyBlockers(r *PreflightReport, b *budgetBucket) bool {
 
 // podWithoutRoom returns the first pod whose replacement can run nowhere
 // but on the drained node (or that nothing replaces), or nil.
-func podWithoutRoom(pods []*corev1.Pod, in PreflightInput) *corev1.Pod {
+func podWithoutRoom(pods []*corev1.Pod, in preflightInput) *corev1.Pod {
 	for _, pod := range pods {
 		if !ownerOf(pod, in.RSOwners).replicated() || len(roomElsewhere(pod, in.Node.Name, in.Nodes)) == 0 {
 			return pod

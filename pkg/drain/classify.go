@@ -12,8 +12,8 @@ import (
 // (cluster-autoscaler and Karpenter). A drain reports such pods and refuses
 // to evict them unless told to (--evict-do-not-disrupt).
 const (
-	SafeToEvictAnnotation  = "cluster-autoscaler.kubernetes.io/safe-to-evict"
-	DoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
+	safeToEvictAnnotation  = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	doNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
 )
 
 // Flags are the user's choices that decide which pods a drain may remove.
@@ -47,7 +47,7 @@ const (
 // classification is the outcome for one pod and, unless evicted, why.
 type classification struct {
 	action podAction
-	// kind is the blocker kind for actionRefuse (BlockerNeedsForce, ...) or
+	// kind is the blocker kind for actionRefuse (blockerNeedsForce, ...) or
 	// a short reason for actionSkip.
 	kind   string
 	reason string
@@ -64,7 +64,7 @@ func classify(pod *corev1.Pod, f Flags) classification {
 	ref := metav1.GetControllerOf(pod)
 	if ref != nil && isDaemonSet(ref) && !finished {
 		if !f.IgnoreDaemonSets {
-			return classification{actionRefuse, BlockerNeedsIgnoreDaemonSets,
+			return classification{actionRefuse, blockerNeedsIgnoreDaemonSets,
 				"DaemonSet-managed pod: needs --ignore-daemonsets (it is then left in place)"}
 		}
 		return classification{actionSkip, "daemonset", "DaemonSet-managed: ignored (--ignore-daemonsets)"}
@@ -73,11 +73,11 @@ func classify(pod *corev1.Pod, f Flags) classification {
 		return classification{actionSkip, "mirror", "static (mirror) pod: managed by the kubelet, not evicted"}
 	}
 	if hasEmptyDir(pod) && !finished && !f.DeleteEmptyDirData {
-		return classification{actionRefuse, BlockerNeedsDeleteEmptyDirData,
+		return classification{actionRefuse, blockerNeedsDeleteEmptyDirData,
 			"uses emptyDir: needs --delete-emptydir-data (its local data is lost)"}
 	}
 	if ref == nil && !finished && !f.Force {
-		return classification{actionRefuse, BlockerNeedsForce,
+		return classification{actionRefuse, blockerNeedsForce,
 			"declares no controller: needs --force (nothing recreates it)"}
 	}
 	if why := doNotDisrupt(pod); why != "" && !f.EvictDoNotDisrupt {
@@ -90,11 +90,11 @@ func classify(pod *corev1.Pod, f Flags) classification {
 // doNotDisrupt returns the annotation that asks not to disrupt pod, as
 // `key=value`, or "" when there is none.
 func doNotDisrupt(pod *corev1.Pod) string {
-	if v, ok := pod.Annotations[SafeToEvictAnnotation]; ok && v == "false" {
-		return fmt.Sprintf("%s=%q", SafeToEvictAnnotation, v)
+	if v, ok := pod.Annotations[safeToEvictAnnotation]; ok && v == "false" {
+		return fmt.Sprintf("%s=%q", safeToEvictAnnotation, v)
 	}
-	if v, ok := pod.Annotations[DoNotDisruptAnnotation]; ok && v == "true" {
-		return fmt.Sprintf("%s=%q", DoNotDisruptAnnotation, v)
+	if v, ok := pod.Annotations[doNotDisruptAnnotation]; ok && v == "true" {
+		return fmt.Sprintf("%s=%q", doNotDisruptAnnotation, v)
 	}
 	return ""
 }

@@ -19,7 +19,7 @@ import (
 // their ReplicaSets, and the caller's permissions for what the drain does
 // (SelfSubjectAccessReviews). It returns the API error (Forbidden, unreachable) of the
 // first list that fails; a ReplicaSet it may not read is shown as itself.
-func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (PreflightInput, error) {
+func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (preflightInput, error) {
 	return gather(ctx, client, node, podSelector, flags, &clusterReads{})
 }
 
@@ -39,8 +39,8 @@ type namespaceReads struct {
 }
 
 // gather is Gather reading shared lists through reads.
-func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (PreflightInput, error) {
-	in := PreflightInput{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
+func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (preflightInput, error) {
+	in := preflightInput{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
 	if reads.nodes == nil {
 		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {

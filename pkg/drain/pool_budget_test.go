@@ -69,7 +69,7 @@ func TestPoolBudgetAllowingNoneNow(t *testing.T) {
 	}
 }
 
-// The estimate and the ideal follow the model of IdealPoolSeconds.
+// The estimate and the ideal follow the model of idealPoolSeconds.
 func TestPoolEstimate(t *testing.T) {
 	for _, c := range []struct {
 		maxConcurrent int
@@ -89,7 +89,7 @@ func TestPoolEstimate(t *testing.T) {
 		if r.EstimatedSeconds == nil || *r.EstimatedSeconds != c.est {
 			t.Errorf("%d at a time: estimate = %v, want %d", c.maxConcurrent, r.EstimatedSeconds, c.est)
 		}
-		if got := IdealPoolSeconds(r, c.maxConcurrent); got != c.ideal || r.IdealSeconds == nil || *r.IdealSeconds != c.ideal {
+		if got := idealPoolSeconds(r, c.maxConcurrent); got != c.ideal || r.IdealSeconds == nil || *r.IdealSeconds != c.ideal {
 			t.Errorf("%d at a time: ideal = %v (report %v), want %v", c.maxConcurrent, got, r.IdealSeconds, c.ideal)
 		}
 		if want := "at a time, in about"; !strings.Contains(r.Verdict, want) {
@@ -120,11 +120,11 @@ func TestPoolPodsOfTheModel(t *testing.T) {
 // time: web evicts web-a at 0, web-b at 5, web-c (p2) at 10, gone at 11.
 func TestIdealPoolSecondsWithMeasuredTimes(t *testing.T) {
 	r := poolPreflightOf(t, threeNodePool(3))
-	if got := IdealPoolSecondsWith(r, 3, PoolTimes{ExitSeconds: 1, WaveSeconds: 5}); got != 11 {
+	if got := idealPoolSecondsWith(r, 3, poolTimes{ExitSeconds: 1, WaveSeconds: 5}); got != 11 {
 		t.Errorf("ideal = %v, want 11", got)
 	}
-	if got := IdealPoolSecondsWith(r, 3, PoolTimes{}); got != IdealPoolSeconds(r, 3) {
-		t.Errorf("zero PoolTimes: %v, want the model's %v", got, IdealPoolSeconds(r, 3))
+	if got := idealPoolSecondsWith(r, 3, poolTimes{}); got != idealPoolSeconds(r, 3) {
+		t.Errorf("zero poolTimes: %v, want the model's %v", got, idealPoolSeconds(r, 3))
 	}
 }
 

@@ -9,12 +9,12 @@ import (
 func capacityIssues(r *PoolPreflightReport) {
 	c := r.Capacity
 	if n := len(c.NotReplaced); n > 0 {
-		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolNotReplaced, Message: fmt.Sprintf(
+		r.Warnings = append(r.Warnings, Issue{Kind: warningPoolNotReplaced, Message: fmt.Sprintf(
 			"%d evicted pod(s) have no controller (%s): they are deleted, and nothing recreates them elsewhere",
 			n, firstFew(c.NotReplaced))})
 	}
 	if !c.UsageKnown {
-		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolCapacityUnknown, Message: fmt.Sprintf(
+		r.Warnings = append(r.Warnings, Issue{Kind: warningPoolCapacityUnknown, Message: fmt.Sprintf(
 			"the requests of the pods already on the nodes outside the pool are unknown (%s): "+
 				"the free room counted is their whole allocatable, so the pods may not fit even where this says they do",
 			c.UsageError)})

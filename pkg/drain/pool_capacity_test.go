@@ -40,7 +40,7 @@ func poolInput(pool []string, nodes []corev1.Node, pods []corev1.Pod, pdbs []pol
 	}
 	view := cordonedView(nodes, in.Pool)
 	for i := range in.Pool {
-		one := PreflightInput{Node: &in.Pool[i], Nodes: view, NamespacePods: pods, PDBs: pdbs,
+		one := preflightInput{Node: &in.Pool[i], Nodes: view, NamespacePods: pods, PDBs: pdbs,
 			RSOwners: map[string]Owner{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 			Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, Now: time.Unix(1e9, 0)}
 		for _, p := range pods {
@@ -170,10 +170,10 @@ func TestPoolCapacityBarePodAndUnknownUsage(t *testing.T) {
 	in.PerNode[0].Flags.Force = true
 	in.OutsidePods, in.OutsidePodsError = nil, errors.New("the server is on fire")
 	r := poolPreflightOf(t, in)
-	if len(r.Capacity.Unplaced) != 0 || len(r.Capacity.NotReplaced) != 1 || has(r.Warnings, WarningPoolNotReplaced) == nil {
+	if len(r.Capacity.Unplaced) != 0 || len(r.Capacity.NotReplaced) != 1 || has(r.Warnings, warningPoolNotReplaced) == nil {
 		t.Errorf("capacity = %+v warnings %v: want the bare pod not replaced, not unplaced", r.Capacity, kinds(r.Warnings))
 	}
-	w := has(r.Warnings, WarningPoolCapacityUnknown)
+	w := has(r.Warnings, warningPoolCapacityUnknown)
 	if r.Capacity.UsageKnown || w == nil || !strings.Contains(w.Message, "the server is on fire") {
 		t.Errorf("usage known %v, warnings %+v: want unknown with the reason", r.Capacity.UsageKnown, r.Warnings)
 	}

@@ -68,7 +68,7 @@ func exitSeconds(pod *corev1.Pod) int64 {
 	return m
 }
 
-// IdealPoolSeconds returns the wall time in seconds of the ideal drain of
+// idealPoolSeconds returns the wall time in seconds of the ideal drain of
 // the pool r describes, maxConcurrent nodes at a time (at least 1): the
 // nodes start in drain order as soon as one of maxConcurrent slots is
 // free; every eviction is sent the moment its budget allows it (no retry
@@ -81,13 +81,13 @@ func exitSeconds(pod *corev1.Pod) int64 {
 // run out). Pods without a budget go at once. Capacity, the API's latency
 // and pods slower than their preStop are not modelled, so a real drain
 // takes longer; what blocks a blocked pool is ignored.
-func IdealPoolSeconds(r *PoolPreflightReport, maxConcurrent int) float64 {
-	return IdealPoolSecondsWith(r, maxConcurrent, PoolTimes{})
+func idealPoolSeconds(r *PoolPreflightReport, maxConcurrent int) float64 {
+	return idealPoolSecondsWith(r, maxConcurrent, poolTimes{})
 }
 
-// PoolTimes replaces times of the model of IdealPoolSeconds with measured
+// poolTimes replaces times of the model of idealPoolSeconds with measured
 // ones, in seconds; a zero field keeps the model's.
-type PoolTimes struct {
+type poolTimes struct {
 	// ExitSeconds is, for every pod, the time from its eviction until it
 	// is gone.
 	ExitSeconds float64
@@ -96,9 +96,9 @@ type PoolTimes struct {
 	WaveSeconds float64
 }
 
-// IdealPoolSecondsWith is IdealPoolSeconds with the times of measured in
+// idealPoolSecondsWith is idealPoolSeconds with the times of measured in
 // place of the model's, for a benchmark that measured them on its cluster.
-func IdealPoolSecondsWith(r *PoolPreflightReport, maxConcurrent int, measured PoolTimes) float64 {
+func idealPoolSecondsWith(r *PoolPreflightReport, maxConcurrent int, measured poolTimes) float64 {
 	exit := func(p PoolPod) float64 { return float64(p.ExitSeconds) }
 	if measured.ExitSeconds > 0 {
 		exit = func(PoolPod) float64 { return measured.ExitSeconds }
@@ -110,7 +110,7 @@ func IdealPoolSecondsWith(r *PoolPreflightReport, maxConcurrent int, measured Po
 	return poolSeconds(r, maxConcurrent, wave, exit)
 }
 
-// estimatedPoolSeconds is the model of IdealPoolSeconds with the drain's
+// estimatedPoolSeconds is the model of idealPoolSeconds with the drain's
 // retry delay after each refused eviction added to every wave and each pod
 // taking its whole grace period: a rough upper estimate.
 func estimatedPoolSeconds(r *PoolPreflightReport, maxConcurrent int) int64 {
@@ -120,7 +120,7 @@ func estimatedPoolSeconds(r *PoolPreflightReport, maxConcurrent int) int64 {
 	return int64(math.Ceil(s))
 }
 
-// poolSeconds runs the model of IdealPoolSeconds with wave giving each
+// poolSeconds runs the model of idealPoolSeconds with wave giving each
 // budget's time from an eviction to its next place and term each pod's
 // time from eviction to gone.
 func poolSeconds(r *PoolPreflightReport, maxConcurrent int, wave func(PoolBudget) float64, term func(PoolPod) float64) float64 {

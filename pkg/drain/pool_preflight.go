@@ -21,12 +21,12 @@ const (
 
 // Pool-level warning kinds.
 const (
-	// WarningPoolNotReplaced: evicted pods no controller recreates; they
+	// warningPoolNotReplaced: evicted pods no controller recreates; they
 	// are deleted, not moved.
-	WarningPoolNotReplaced = "pool-pod-not-replaced"
-	// WarningPoolCapacityUnknown: the pods outside the pool could not be
+	warningPoolNotReplaced = "pool-pod-not-replaced"
+	// warningPoolCapacityUnknown: the pods outside the pool could not be
 	// listed, so their requests are not counted.
-	WarningPoolCapacityUnknown = "pool-capacity-unknown"
+	warningPoolCapacityUnknown = "pool-capacity-unknown"
 )
 
 // PoolInput is everything the pool preflight reads, gathered beforehand
@@ -39,7 +39,7 @@ type PoolInput struct {
 	// PerNode is the preflight input of each node of Pool, same order. Its
 	// Nodes show every node of the pool as cordoned, as it will be before
 	// the first eviction: a replacement never counts on a pool node.
-	PerNode []PreflightInput
+	PerNode []preflightInput
 	// OutsidePods are the pods bound to nodes outside the pool, whose
 	// requests already use those nodes' allocatable; nil when not read.
 	OutsidePods []corev1.Pod
@@ -79,7 +79,7 @@ type PoolPreflightReport struct {
 	// EstimatedSeconds is the rough wall time of the whole pool in seconds;
 	// nil when a blocker stops the drain or makes it wait until --timeout.
 	EstimatedSeconds *int64 `json:"estimatedSeconds,omitempty"`
-	// IdealSeconds is IdealPoolSeconds for MaxConcurrentNodes: the least
+	// IdealSeconds is idealPoolSeconds for MaxConcurrentNodes: the least
 	// wall time the budgets allow, in seconds; nil when blocked.
 	IdealSeconds *float64 `json:"idealSeconds,omitempty"`
 	// Verdict is the one-line answer for the pool.
@@ -211,7 +211,7 @@ func PoolPreflight(in PoolInput) *PoolPreflightReport {
 	capacityIssues(r)
 	if !r.Blocked() {
 		est := estimatedPoolSeconds(r, r.MaxConcurrentNodes)
-		ideal := IdealPoolSeconds(r, r.MaxConcurrentNodes)
+		ideal := idealPoolSeconds(r, r.MaxConcurrentNodes)
 		r.EstimatedSeconds, r.IdealSeconds = &est, &ideal
 	}
 	r.Verdict = poolVerdict(r)
@@ -219,7 +219,7 @@ func PoolPreflight(in PoolInput) *PoolPreflightReport {
 }
 
 // evictedPods returns the pods of one's node that nr evicts.
-func evictedPods(nr *PreflightReport, one PreflightInput) []poolPod {
+func evictedPods(nr *PreflightReport, one preflightInput) []poolPod {
 	evict := map[string]bool{}
 	for _, g := range nr.Evict {
 		for _, p := range g.Pods {

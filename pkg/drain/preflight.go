@@ -10,9 +10,9 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 )
 
-// PreflightInput is everything the preflight reads, gathered beforehand (Gather) or
+// preflightInput is everything the preflight reads, gathered beforehand (Gather) or
 // built by hand in tests.
-type PreflightInput struct {
+type preflightInput struct {
 	// Node is the node to drain.
 	Node *corev1.Node
 	// Nodes are all nodes of the cluster, to tell whether replacements have
@@ -44,7 +44,7 @@ type PreflightInput struct {
 }
 
 // now returns in.Now, or the current time when it is unset.
-func (in PreflightInput) now() time.Time {
+func (in preflightInput) now() time.Time {
 	if in.Now.IsZero() {
 		return time.Now()
 	}
@@ -55,7 +55,7 @@ func (in PreflightInput) now() time.Time {
 // without calling the API server. The rules it encodes are those of the
 // eviction subresource (pkg/registry/core/pod/storage/eviction.go) and of
 // the filters of k8s.io/kubectl/pkg/drain.
-func Preflight(in PreflightInput) *PreflightReport {
+func Preflight(in preflightInput) *PreflightReport {
 	r := &PreflightReport{
 		Node:            in.Node.Name,
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
@@ -91,14 +91,14 @@ func Preflight(in PreflightInput) *PreflightReport {
 	maxWait := budgets(r, evict, in)
 	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {
-		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
+		r.Warnings = append(r.Warnings, Issue{Kind: warningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
 	}
 	accessIssues(r, in.Access)
 	if in.PodWarnings != nil {
 		for _, pod := range evict {
 			for _, msg := range in.PodWarnings(pod) {
-				r.Warnings = append(r.Warnings, Issue{Kind: WarningTerminationAudit, Pod: podKey(pod),
+				r.Warnings = append(r.Warnings, Issue{Kind: warningTerminationAudit, Pod: podKey(pod),
 					Message: "loses requests when evicted: " + msg})
 			}
 		}
@@ -151,7 +151,7 @@ func longestGrace(pods []*corev1.Pod, f Flags) int64 {
 
 // groupByOwner groups the evicted pods by namespace and workload, sorted,
 // with each workload's replica count taken from in.NamespacePods.
-func groupByOwner(pods []*corev1.Pod, in PreflightInput) []OwnerGroup {
+func groupByOwner(pods []*corev1.Pod, in preflightInput) []OwnerGroup {
 	idx := map[string]int{}
 	groups := []OwnerGroup{}
 	for _, pod := range pods {
@@ -182,7 +182,7 @@ func groupByOwner(pods []*corev1.Pod, in PreflightInput) []OwnerGroup {
 
 // replicas counts the live (not terminating, not finished) pods of owner in
 // namespace; 0 for a bare pod.
-func replicas(namespace string, owner Owner, in PreflightInput) int {
+func replicas(namespace string, owner Owner, in preflightInput) int {
 	if owner.Kind == "" {
 		return 0
 	}
@@ -220,10 +220,10 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 		name := g.Namespace + "/" + g.Owner.String()
 		switch {
 		case g.Replicas == 1:
-			out = append(out, Issue{Kind: WarningSingleReplica, Message: fmt.Sprintf(
+			out = append(out, Issue{Kind: warningSingleReplica, Message: fmt.Sprintf(
 				"%s has a single replica: it serves nothing until its replacement is Ready elsewhere", name)})
 		case g.Replicas > 1 && len(g.Pods) >= g.Replicas:
-			out = append(out, Issue{Kind: WarningAllReplicas, Message: fmt.Sprintf(
+			out = append(out, Issue{Kind: warningAllReplicas, Message: fmt.Sprintf(
 				"all %d replicas of %s are on this node: without a PodDisruptionBudget they all go at once", g.Replicas, name)})
 		}
 	}
@@ -232,7 +232,7 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 
 // terminating records pod, already terminating: the drain does not evict
 // it again but waits until it is gone.
-func terminating(r *PreflightReport, pod *corev1.Pod, in PreflightInput) {
+func terminating(r *PreflightReport, pod *corev1.Pod, in preflightInput) {
 	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
 	r.Terminating = append(r.Terminating, t)
 	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {

@@ -13,16 +13,16 @@ import (
 
 // Kinds of the issues about the caller's permissions.
 const (
-	// BlockerForbidden: the caller may not do something the drain does.
-	BlockerForbidden = "forbidden"
-	// WarningAccessUnknown: a permission could not be checked.
-	WarningAccessUnknown = "access-unknown"
-	// WarningBudgetWatchForbidden: the caller may list but not watch the
+	// blockerForbidden: the caller may not do something the drain does.
+	blockerForbidden = "forbidden"
+	// warningAccessUnknown: a permission could not be checked.
+	warningAccessUnknown = "access-unknown"
+	// warningBudgetWatchForbidden: the caller may list but not watch the
 	// PodDisruptionBudgets of a namespace where one covers a pod to
 	// evict, so the drain's informer sees their
 	// status.disruptionsAllowed only at each relist (after a backoff);
 	// it still drains, leaning on the Eviction API's 429 answers.
-	WarningBudgetWatchForbidden = "budget-watch-forbidden"
+	warningBudgetWatchForbidden = "budget-watch-forbidden"
 )
 
 // AccessCheck is one request the drain will make and the API server's
@@ -128,10 +128,10 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 		}
 		switch {
 		case c.Error != "":
-			r.Warnings = append(r.Warnings, Issue{Kind: WarningAccessUnknown, Message: fmt.Sprintf(
+			r.Warnings = append(r.Warnings, Issue{Kind: warningAccessUnknown, Message: fmt.Sprintf(
 				"could not check whether you may %s: %s", c.What(), c.Error)})
 		case !c.Allowed && c.Optional:
-			r.Warnings = append(r.Warnings, Issue{Kind: WarningBudgetWatchForbidden, Message: fmt.Sprintf(
+			r.Warnings = append(r.Warnings, Issue{Kind: warningBudgetWatchForbidden, Message: fmt.Sprintf(
 				"you may not %s: the drain sees the budgets' disruptionsAllowed only when it lists them again after a "+
 					"backoff, late, so it leans on the Eviction API's 429 answers: the same result, more requests, "+
 					"possibly a slower drain", c.What())})
@@ -140,7 +140,7 @@ func accessIssues(r *PreflightReport, checks []AccessCheck) {
 			if c.Reason != "" {
 				why = " (" + c.Reason + ")"
 			}
-			r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
+			r.Blockers = append(r.Blockers, Issue{Kind: blockerForbidden, Refuses: true, Message: fmt.Sprintf(
 				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
 					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.What(), why)})
 		}

@@ -45,20 +45,20 @@ func TestPreflightAccess(t *testing.T) {
 			in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", false))
 			in.Access = c.access
 			r := preflightOf(t, in)
-			b := has(r.Blockers, BlockerForbidden)
+			b := has(r.Blockers, blockerForbidden)
 			switch {
 			case c.want == "" && b != nil:
 				t.Errorf("blockers %+v, want none", r.Blockers)
 			case c.want != "" && (b == nil || !strings.Contains(b.Message, c.want) || !b.Refuses || !r.Refused()):
 				t.Errorf("blockers %+v, want a refusing %q", r.Blockers, c.want)
 			}
-			if w := has(r.Warnings, WarningAccessUnknown); (c.warn == "") != (w == nil) || w != nil && w.Message != c.warn {
+			if w := has(r.Warnings, warningAccessUnknown); (c.warn == "") != (w == nil) || w != nil && w.Message != c.warn {
 				t.Errorf("warnings %+v, want %q", r.Warnings, c.warn)
 			}
-			w := has(r.Warnings, WarningBudgetWatchForbidden)
+			w := has(r.Warnings, warningBudgetWatchForbidden)
 			if wantWatch := c.name == "no watch on budgets in shop"; wantWatch != (w != nil) ||
 				w != nil && !strings.HasPrefix(w.Message, "you may not watch poddisruptionbudgets in namespace shop: ") {
-				t.Errorf("warnings %+v, want a %s warning: %v", r.Warnings, WarningBudgetWatchForbidden, wantWatch)
+				t.Errorf("warnings %+v, want a %s warning: %v", r.Warnings, warningBudgetWatchForbidden, wantWatch)
 			}
 		})
 	}
@@ -71,7 +71,7 @@ func TestPreflightAccess(t *testing.T) {
 			noBudget.Access[i].Allowed = false
 		}
 	}
-	if w := has(preflightOf(t, noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
+	if w := has(preflightOf(t, noBudget).Warnings, warningBudgetWatchForbidden); w != nil {
 		t.Errorf("no budget covers the pods, yet %+v", w)
 	}
 	if d := accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {

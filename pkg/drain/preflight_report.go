@@ -4,30 +4,31 @@ package drain
 // five make the drain refuse to start (Issue.Refuses); the PDB ones make it
 // wait, until --timeout or Ctrl-C.
 const (
-	BlockerNeedsForce              = "needs-force"
-	BlockerNeedsDeleteEmptyDirData = "needs-delete-emptydir-data"
-	BlockerNeedsIgnoreDaemonSets   = "needs-ignore-daemonsets"
+	blockerNeedsForce              = "needs-force"
+	blockerNeedsDeleteEmptyDirData = "needs-delete-emptydir-data"
+	blockerNeedsIgnoreDaemonSets   = "needs-ignore-daemonsets"
 	BlockerDoNotDisrupt            = "do-not-disrupt"
 	BlockerPDBAllowsNone           = "pdb-allows-none"
-	BlockerPDBNoRoom               = "pdb-no-room-elsewhere"
-	BlockerMultiplePDBs            = "multiple-pdbs"
-	BlockerUnreadyPod              = "unready-pod-if-healthy-budget"
-	BlockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
+	blockerPDBNoRoom               = "pdb-no-room-elsewhere"
+	blockerMultiplePDBs            = "multiple-pdbs"
+	blockerUnreadyPod              = "unready-pod-if-healthy-budget"
+	blockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
 )
 
 // Warning kinds: the drain can finish, but something will hurt.
 const (
-	WarningSingleReplica    = "single-replica"
-	WarningAllReplicas      = "all-replicas-on-node"
-	WarningPDBSequential    = "pdb-sequential"
-	WarningPDBNotObserved   = "pdb-not-observed"
-	WarningDisableEviction  = "disable-eviction"
-	WarningTerminationAudit = "termination-audit"
+	warningSingleReplica    = "single-replica"
+	warningAllReplicas      = "all-replicas-on-node"
+	warningPDBSequential    = "pdb-sequential"
+	warningPDBNotObserved   = "pdb-not-observed"
+	warningDisableEviction  = "disable-eviction"
+	warningTerminationAudit = "termination-audit"
 )
 
 // Issue is one blocker or warning of a preflight.
 type Issue struct {
-	// Kind is one of the Blocker* or Warning* constants.
+	// Kind is one of the blocker* or warning* constants (their values are
+	// the JSON "kind", stable for programs).
 	Kind string `json:"kind"`
 	// Pod is "namespace/name" when the issue is about one pod.
 	Pod string `json:"pod,omitempty"`

@@ -13,8 +13,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
-// BlockerServerRefused: the API server refused a dry-run eviction.
-const BlockerServerRefused = "server-dry-run-refused"
+// blockerServerRefused: the API server refused a dry-run eviction.
+const blockerServerRefused = "server-dry-run-refused"
 
 // ServerAnswer is what the API server answered one eviction (a delete with
 // --disable-eviction) sent with dryRun=All: it runs authorization,
@@ -56,7 +56,7 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Preflight
 	}
 	for _, a := range r.ServerDryRun {
 		if a.Answer != string(eviction.Accepted) {
-			r.Blockers = append(r.Blockers, Issue{Kind: BlockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
+			r.Blockers = append(r.Blockers, Issue{Kind: blockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
 				"the API server refused the dry-run eviction of %s/%s: %d %s: %s; %s", a.Namespace, a.Name, a.Code, a.Answer, a.Cause,
 				waitingOn(eviction.AnswerKind(a.Answer)))})
 		}

@@ -13,9 +13,9 @@ import (
 const (
 	// BlockerTerminatingStuck: a pod past its grace deadline is still there.
 	BlockerTerminatingStuck = "terminating-pod-stuck"
-	// WarningTerminatingFinalizer: a pod within its grace period will wait
+	// warningTerminatingFinalizer: a pod within its grace period will wait
 	// on finalizers after it.
-	WarningTerminatingFinalizer = "terminating-pod-finalizer"
+	warningTerminatingFinalizer = "terminating-pod-finalizer"
 )
 
 // stuckSlack is how long past its grace deadline a pod may still be there
@@ -119,7 +119,7 @@ func terminatingIssue(t TerminatingPod) *Issue {
 			"pod %s (last delete request %s ago) is still there %s: it waits on %s; %s",
 			key, time.Duration(t.DeletedSecondsAgo)*time.Second, t.since(), t.WaitsOn, t.remedy())}
 	case len(t.Finalizers) > 0:
-		return &Issue{Kind: WarningTerminatingFinalizer, Pod: key, Message: fmt.Sprintf(
+		return &Issue{Kind: warningTerminatingFinalizer, Pod: key, Message: fmt.Sprintf(
 			"pod %s is terminating and waits on %s: it stays after its grace period until they are removed",
 			key, t.WaitsOn)}
 	}

@@ -51,8 +51,8 @@ func pdb(name, app string, allowed, current, desired, expected int32) policyv1.P
 	}
 }
 
-// input builds an PreflightInput draining node-a with node-b as the other node.
-func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...corev1.Node) PreflightInput {
+// input builds an preflightInput draining node-a with node-b as the other node.
+func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...corev1.Node) preflightInput {
 	a := node("node-a", false)
 	nodes := append([]corev1.Node{a}, others...)
 	var onA []corev1.Pod
@@ -61,7 +61,7 @@ func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...cor
 			onA = append(onA, p)
 		}
 	}
-	return PreflightInput{Node: &a, Nodes: nodes, Pods: onA, NamespacePods: pods, PDBs: pdbs,
+	return preflightInput{Node: &a, Nodes: nodes, Pods: onA, NamespacePods: pods, PDBs: pdbs,
 		RSOwners: map[string]Owner{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 		Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second}
 }
@@ -103,7 +103,7 @@ func TestPreflightPDBRoomElsewhereGoesOneAfterAnother(t *testing.T) {
 	if b := r.Budgets[0]; b.HealthyOnNode != 3 || b.DisruptionsAllowed != 1 || b.UnhealthyPodEvictionPolicy != "IfHealthyBudget" {
 		t.Errorf("budget = %+v", b)
 	}
-	if has(r.Warnings, WarningPDBSequential) == nil || has(r.Warnings, WarningAllReplicas) != nil {
+	if has(r.Warnings, warningPDBSequential) == nil || has(r.Warnings, warningAllReplicas) != nil {
 		t.Errorf("warnings = %v, want pdb-sequential and no all-replicas-on-node (the PDB paces them)", kinds(r.Warnings))
 	}
 	if len(r.Evict) != 1 || r.Evict[0].Owner.String() != "Deployment/web" || len(r.Evict[0].Pods) != 3 || r.Evict[0].Replicas != 3 {
@@ -133,7 +133,7 @@ func TestPreflightPDBNoRoomElsewhereBlocks(t *testing.T) {
 				}
 			}
 			r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, others...))
-			b := has(r.Blockers, BlockerPDBNoRoom)
+			b := has(r.Blockers, blockerPDBNoRoom)
 			if b == nil || b.PDB != ns+"/web" || b.Refuses {
 				t.Fatalf("blockers = %+v, want a non-refusing pdb-no-room-elsewhere on shop/web", r.Blockers)
 			}
@@ -153,7 +153,7 @@ func TestPreflightPDBWithinBudgetGoesAtOnce(t *testing.T) {
 	pods := threeWebPods(true)
 	pods[2].Spec.NodeName = "node-b"
 	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 2, 3, 1, 3)}))
-	if len(r.Blockers) != 0 || r.Budgets[0].Plan != "all at once" || has(r.Warnings, WarningAllReplicas) != nil {
+	if len(r.Blockers) != 0 || r.Budgets[0].Plan != "all at once" || has(r.Warnings, warningAllReplicas) != nil {
 		t.Fatalf("blockers %v budgets %+v warnings %v", r.Blockers, r.Budgets, kinds(r.Warnings))
 	}
 }
@@ -181,7 +181,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 func TestPreflightPodUnderTwoPDBs(t *testing.T) {
 	other := pdb("web-too", "web", 1, 3, 2, 3)
 	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3), other}, node("node-b", false)))
-	b := has(r.Blockers, BlockerMultiplePDBs)
+	b := has(r.Blockers, blockerMultiplePDBs)
 	if b == nil || !strings.Contains(b.Message, "500") {
 		t.Fatalf("blockers = %+v, want multiple-pdbs mentioning the 500", r.Blockers)
 	}
@@ -196,7 +196,7 @@ func TestPreflightUnreadyPod(t *testing.T) {
 	budget := pdb("web", "web", 0, 2, 3, 3)
 	budget.Spec.MinAvailable = ptr.To(intstr.FromString("90%"))
 	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{budget}, node("node-b", false)))
-	b := has(r.Blockers, BlockerUnreadyPod)
+	b := has(r.Blockers, blockerUnreadyPod)
 	if b == nil || b.Pod != "shop/web-1-a" {
 		t.Fatalf("IfHealthyBudget: blockers = %+v, want unready-pod-if-healthy-budget for shop/web-1-a", r.Blockers)
 	}
@@ -210,7 +210,7 @@ func TestPreflightUnreadyPod(t *testing.T) {
 	// IfHealthyBudget with the budget met: the unready pod may go.
 	met := pdb("web", "web", 0, 2, 2, 3)
 	r = preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{met}, node("node-b", false)))
-	if has(r.Blockers, BlockerUnreadyPod) != nil {
+	if has(r.Blockers, blockerUnreadyPod) != nil {
 		t.Errorf("budget met: blockers = %+v, want none", r.Blockers)
 	}
 }
@@ -239,7 +239,7 @@ func special() []corev1.Pod {
 
 func TestPreflightPodsNeedingFlags(t *testing.T) {
 	r := preflightOf(t, input(special(), nil))
-	want := map[string]string{BlockerNeedsForce: "shop/bare", BlockerNeedsDeleteEmptyDirData: "shop/scratch", BlockerNeedsIgnoreDaemonSets: "shop/agent"}
+	want := map[string]string{blockerNeedsForce: "shop/bare", blockerNeedsDeleteEmptyDirData: "shop/scratch", blockerNeedsIgnoreDaemonSets: "shop/agent"}
 	for kind, pod := range want {
 		b := has(r.Blockers, kind)
 		if b == nil || b.Pod != pod || !b.Refuses {
@@ -261,9 +261,9 @@ func TestPreflightPodsNeedingFlags(t *testing.T) {
 
 func TestPreflightDoNotDisruptAnnotations(t *testing.T) {
 	pods := threeWebPods(true)
-	pods[0].Annotations = map[string]string{SafeToEvictAnnotation: "false"}
-	pods[1].Annotations = map[string]string{DoNotDisruptAnnotation: "true"}
-	pods[2].Annotations = map[string]string{SafeToEvictAnnotation: "true"}
+	pods[0].Annotations = map[string]string{safeToEvictAnnotation: "false"}
+	pods[1].Annotations = map[string]string{doNotDisruptAnnotation: "true"}
+	pods[2].Annotations = map[string]string{safeToEvictAnnotation: "true"}
 	r := preflightOf(t, input(pods, nil, node("node-b", false)))
 	var got []string
 	for _, b := range r.Blockers {
@@ -287,7 +287,7 @@ func TestPreflightSingleReplicaAndCordoned(t *testing.T) {
 	in.Node.Spec.Unschedulable = true
 	in.Flags.GracePeriodSeconds = 5
 	r := preflightOf(t, in)
-	if w := has(r.Warnings, WarningSingleReplica); w == nil || !strings.Contains(w.Message, "shop/Deployment/web") {
+	if w := has(r.Warnings, warningSingleReplica); w == nil || !strings.Contains(w.Message, "shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want single-replica for Deployment/web", r.Warnings)
 	}
 	if !r.AlreadyCordoned || r.EstimatedSeconds == nil || *r.EstimatedSeconds != 5 {
@@ -300,7 +300,7 @@ func TestPreflightDisableEvictionBypassesBudgets(t *testing.T) {
 	in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{p})
 	in.Flags.DisableEviction = true
 	r := preflightOf(t, in)
-	if len(r.Blockers) != 0 || has(r.Warnings, WarningDisableEviction) == nil {
+	if len(r.Blockers) != 0 || has(r.Warnings, warningDisableEviction) == nil {
 		t.Errorf("blockers %v warnings %v", r.Blockers, kinds(r.Warnings))
 	}
 }
@@ -314,7 +314,7 @@ func TestPreflightAuditWarnings(t *testing.T) {
 		return nil
 	}
 	r := preflightOf(t, in)
-	w := has(r.Warnings, WarningTerminationAudit)
+	w := has(r.Warnings, warningTerminationAudit)
 	if w == nil || w.Pod != "shop/web-1-b" || !strings.Contains(w.Message, "no preStop hook") {
 		t.Errorf("warnings = %+v", r.Warnings)
 	}
@@ -322,7 +322,7 @@ func TestPreflightAuditWarnings(t *testing.T) {
 
 func TestPreflightAllReplicasOnNodeWithoutPDB(t *testing.T) {
 	r := preflightOf(t, input(threeWebPods(true), nil, node("node-b", false)))
-	w := has(r.Warnings, WarningAllReplicas)
+	w := has(r.Warnings, warningAllReplicas)
 	if w == nil || !strings.Contains(w.Message, "all 3 replicas of shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want all-replicas-on-node", r.Warnings)
 	}
@@ -338,7 +338,7 @@ func TestPreflightWarnsOfPodsTheAuditRatesError(t *testing.T) {
 	r := preflightOf(t, in)
 	var got []string
 	for _, w := range r.Warnings {
-		if w.Kind == WarningTerminationAudit {
+		if w.Kind == warningTerminationAudit {
 			got = append(got, w.Pod)
 		}
 	}
@@ -364,7 +364,7 @@ func TestPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
 	r := preflightOf(t, in)
 	var got []Issue
 	for _, w := range r.Warnings {
-		if w.Kind == WarningTerminationAudit {
+		if w.Kind == warningTerminationAudit {
 			got = append(got, w)
 		}
 	}

@@ -137,7 +137,7 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 
 func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
-	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (PreflightInput, error) {
+	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflightInput, error) {
 		return Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
 	})
 	if err != nil && ctx.Err() != nil {

@@ -12,7 +12,7 @@ var waitingPhrases = []string{"waiting will not help", "waiting does not help", 
 
 // preflightOf is Preflight, failing t when a blocker does not say whether
 // waiting can help.
-func preflightOf(t testing.TB, in PreflightInput) *PreflightReport {
+func preflightOf(t testing.TB, in preflightInput) *PreflightReport {
 	t.Helper()
 	r := Preflight(in)
 	saysWhetherWaitingHelps(t, r.Blockers)
