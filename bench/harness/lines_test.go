@@ -11,9 +11,9 @@ func TestLineClockLatencies(t *testing.T) {
 	// A line split over two writes, a replayed event, a command-made event,
 	// a gap and the summary count for nothing; the one live event counts.
 	for _, w := range []string{
-		`{"type":"event","kind":"DeletionSeen","localTime":"` + recv,
-		`"}` + "\n" + `{"type":"event","kind":"Phase","localTime":"` + recv + `","beforeWatch":true}` + "\n",
-		`{"type":"event","kind":"DeleteSent","localTime":"` + recv + `"}` + "\n",
+		`{"type":"event","kind":"deletion-seen","localTime":"` + recv,
+		`"}` + "\n" + `{"type":"event","kind":"phase","localTime":"` + recv + `","beforeWatch":true}` + "\n",
+		`{"type":"event","kind":"delete-sent","localTime":"` + recv + `"}` + "\n",
 		`{"type":"gap","localTime":"` + recv + `"}` + "\n" + `{"type":"summary","pod":"web"}` + "\n",
 	} {
 		if _, err := l.Write([]byte(w)); err != nil {

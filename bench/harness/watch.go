@@ -203,7 +203,7 @@ func (l *lineClock) latencies() ([]time.Duration, error) {
 		}
 		// DeleteSent and SIGTERMEstimated are written by the command
 		// itself, not delivered by a watch.
-		if e.Type != "event" || e.Initial || e.Local.IsZero() || e.Kind == "DeleteSent" || e.Kind == "SIGTERMEstimated" {
+		if e.Type != "event" || e.Initial || e.Local.IsZero() || e.Kind == "delete-sent" || e.Kind == "sigterm-estimated" {
 			continue
 		}
 		out = append(out, ln.at.Sub(e.Local))

@@ -39,7 +39,7 @@ func Terminate[R Recorder](t testing.TB, newRecorder func(*corev1.Pod, []string,
 		r.SliceList(At(-900), nil, true)
 		r.SliceEvent(At(-800), watch.Added, ReadySlice(svc+"-abc", svc))
 	}
-	r.MarkT0(At(0), "delete sent", "DELETE sent")
+	r.MarkT0(At(0), "delete-sent", "DELETE sent")
 	del := Deleting(pod, At(0))
 	r.PodEvent(At(5), watch.Modified, del)
 	for _, svc := range services {

@@ -7,18 +7,20 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 )
 
-// Kind classifies one request's outcome.
+// Kind classifies one request's outcome. The values appear in -o json, in
+// kebab-case; Label gives the words the text output prints.
 type Kind string
 
 // The kinds of outcome. A request is OK when it got a 2xx or 3xx answer.
 const (
 	OK      Kind = "ok"
 	Status  Kind = "status"             // an HTTP answer outside 2xx/3xx; Result.Status has it
-	Refused Kind = "connection refused" // nothing accepted the connection (ECONNREFUSED)
+	Refused Kind = "connection-refused" // nothing accepted the connection (ECONNREFUSED)
 	Reset   Kind = "reset"              // the connection was reset or closed before an answer
 	Timeout Kind = "timeout"            // no answer within Config.Timeout
 	Other   Kind = "other"              // DNS, TLS or any other error
@@ -44,11 +46,15 @@ func (r Result) Failed() bool { return r.Kind != OK }
 
 // Label names the outcome for people: "ok", "502", "connection refused",
 // "reset", "timeout", "other".
-func (r Result) Label() string {
-	if r.Kind == Status {
-		return fmt.Sprint(r.Status)
+func (r Result) Label() string { return Label(r.Kind, r.Status) }
+
+// Label names an outcome of kind k for people; status is the HTTP status
+// code, used for Status.
+func Label(k Kind, status int) string {
+	if k == Status {
+		return fmt.Sprint(status)
 	}
-	return string(r.Kind)
+	return strings.ReplaceAll(string(k), "-", " ")
 }
 
 // classify maps a transport error to its Kind.

@@ -246,7 +246,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		f.startAt(at, "restart sent")
+		f.startAt(at, t0RestartSent)
 		f.minGen, f.statusDone = gen, false
 		f.status(at, "", "restart sent: pod template annotation kubectl.kubernetes.io/restartedAt set (as kubectl rollout restart)")
 	case Scale:
@@ -259,7 +259,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 		if err := scaleTo(ctx, f.cfg.Client, w, f.cfg.Replicas); err != nil {
 			return err
 		}
-		f.startAt(at, "scale sent")
+		f.startAt(at, t0ScaleSent)
 		f.minGen, f.statusDone = f.gen0+1, false
 		f.status(at, "", fmt.Sprintf("scale sent: replicas %d -> %d (scale subresource)", f.st.desired, f.cfg.Replicas))
 	default:
@@ -271,7 +271,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 }
 
 // startAt marks the rollout as started, its T0 at when first known.
-func (f *workloadFollower) startAt(at time.Time, source string) {
+func (f *workloadFollower) startAt(at time.Time, source timeline.T0Source) {
 	f.started = true
 	if f.r.T0.IsZero() {
 		f.r.T0, f.r.T0Source = at, source

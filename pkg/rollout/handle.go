@@ -135,9 +135,9 @@ func (f *workloadFollower) added(recv time.Time, rec *timeline.Recorder, initial
 func (f *workloadFollower) emitted(rec *timeline.Recorder, e timeline.Event) {
 	if e.Kind == timeline.KindDeletionSeen {
 		if e.Initial {
-			f.startAt(f.r.Start, "watch start (a pod already terminating)")
+			f.startAt(f.r.Start, t0WatchStart)
 		} else {
-			f.startAt(e.Recv, "first pod deletion seen")
+			f.startAt(e.Recv, t0PodDeletionSeen)
 		}
 	}
 	if e.Initial && e.Kind == timeline.KindEndpointAdded {
@@ -192,7 +192,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 		return
 	}
 	if st.generation > f.gen0 {
-		f.startAt(recv, "new generation of the workload seen")
+		f.startAt(recv, t0GenerationSeen)
 	}
 	f.printSamples(f.capacity.SetDesired(recv, st.desired))
 	f.st = st

@@ -84,7 +84,7 @@ type Rollout struct {
 	// sent the restart or scale (T0Source says which), else when the first
 	// change was seen (a new generation of the workload, a pod deletion).
 	T0       time.Time
-	T0Source string
+	T0Source timeline.T0Source
 	// Start and End are when the watch started and stopped.
 	Start, End time.Time
 	// Pods are every pod of the workload seen, in the order first seen;
@@ -136,4 +136,31 @@ func (r *Rollout) Terminated() []*timeline.Timeline {
 	}
 	slices.SortStableFunc(out, func(a, b *timeline.Timeline) int { return a.T0.Compare(b.T0) })
 	return out
+}
+
+// The sources of a rollout's T0 (Rollout.T0Source).
+const (
+	t0RestartSent     timeline.T0Source = "restart-sent"      // this command patched the restartedAt annotation
+	t0ScaleSent       timeline.T0Source = "scale-sent"        // this command changed the replicas
+	t0WatchStart      timeline.T0Source = "watch-start"       // a pod was already terminating when the watch started
+	t0PodDeletionSeen timeline.T0Source = "pod-deletion-seen" // the first pod deletion seen
+	t0GenerationSeen  timeline.T0Source = "generation-seen"   // a new generation of the workload seen
+	// t0NodesPodDeletion is pkg/nodewatch's: the first pod deletion seen
+	// on the nodes it watches.
+	t0NodesPodDeletion timeline.T0Source = "nodes-pod-deletion-seen"
+)
+
+// t0Texts are the T0 sources in the words of the findings.
+var t0Texts = map[timeline.T0Source]string{
+	t0RestartSent: "restart sent", t0ScaleSent: "scale sent", t0WatchStart: "watch start (a pod already terminating)",
+	t0PodDeletionSeen: "first pod deletion seen", t0GenerationSeen: "new generation of the workload seen",
+	t0NodesPodDeletion: "first pod deletion seen on the nodes",
+}
+
+// t0Text is s in the words of the findings.
+func t0Text(s timeline.T0Source) string {
+	if t, ok := t0Texts[s]; ok {
+		return t
+	}
+	return string(s)
 }

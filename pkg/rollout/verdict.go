@@ -235,7 +235,7 @@ func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 	switch r.Ended {
 	case "complete":
 		if v.DurationMs != nil {
-			fact("rollout complete %d ms after its start (%s)", *v.DurationMs, r.T0Source)
+			fact("rollout complete %d ms after its start (%s)", *v.DurationMs, t0Text(r.T0Source))
 		}
 	case "stalled":
 		risk("rollout stalled: %s", r.Stalled)

@@ -54,7 +54,7 @@ func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Durati
 	f := &follower{cfg: Config{Printer: signalPrinter{w: lines}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
 	f.rec = NewRecorder(pod, nil, time.Now())
 	f.rec.Emit = func(e Event) { f.cfg.Printer.Event(f.rec.TL, e) }
-	f.rec.MarkT0(time.Now(), "delete sent", "DELETE sent")
+	f.rec.MarkT0(time.Now(), "delete-sent", "DELETE sent")
 	<-lines
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -22,7 +22,7 @@ func watchUnderFault(t *testing.T, fe *e2e.FaultEnv, cut bool, fault func()) str
 	ns, node := fe.Namespace(t), fe.Node(t)
 	createServedPods(t, fe.Env, ns, node, podOpts{grace: 30, preStop: 5})
 	l := startLive(t, fe.Kubeconfig, watchJSON(ns, "web-0", "--delete")...)
-	l.waitFor(`"kind":"DeletionSeen"`, time.Minute)
+	l.waitFor(`"kind":"deletion-seen"`, time.Minute)
 	fault()
 	r := l.wait()
 	cuts, stalls := 0, 0

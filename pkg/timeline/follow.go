@@ -270,7 +270,7 @@ func (f *follower) delete(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("deleting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
 	}
-	f.rec.MarkT0(at, "delete sent", "DELETE sent by this command ("+graceText(f.cfg.GracePeriodSeconds)+")")
+	f.rec.MarkT0(at, string(t0DeleteSent), "DELETE sent by this command ("+graceText(f.cfg.GracePeriodSeconds)+")")
 	return nil
 }
 
@@ -287,7 +287,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	err := f.cfg.Client.PolicyV1().Evictions(f.cfg.Namespace).Evict(ctx, ev)
 	a := eviction.Read(err)
 	if a.Kind == eviction.Accepted {
-		f.rec.MarkT0(at, "eviction accepted", "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
+		f.rec.MarkT0(at, string(t0EvictionAccepted), "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
 		return 0, nil
 	}
 	if !a.Retryable() {

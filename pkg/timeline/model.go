@@ -6,43 +6,76 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
-// Track is the side of a termination an event belongs to.
+// Track is the side of a termination an event belongs to. The values
+// appear in -o json as "track"; the text output prints them with spaces
+// ("control plane").
 type Track string
 
 const (
 	// ControlPlane is the API server and its controllers: the delete or
 	// eviction, the DisruptionTarget condition, EndpointSlice changes, the
 	// object's removal.
-	ControlPlane Track = "control plane"
+	ControlPlane Track = "control-plane"
 	// Kubelet is the node: Killing (preStop starts), SIGTERM, probe
 	// failures, container exits, the terminal phase.
 	Kubelet Track = "kubelet"
 )
 
-// Kind names what changed. The values appear in -o json as "kind".
+// Kind names what changed. The values appear in -o json as "kind", in
+// kebab-case; those of Events are the Event's reason in kebab-case.
 type Kind string
 
 // The kinds of events on a timeline.
 const (
-	KindDeleteSent       Kind = "DeleteSent"        // this command sent the delete or the accepted eviction
-	KindEvictionRefused  Kind = "EvictionRefused"   // 429 from the Eviction API (PodDisruptionBudget)
-	KindDeletionSeen     Kind = "DeletionSeen"      // deletionTimestamp appeared on the pod
-	KindGraceShortened   Kind = "GraceShortened"    // a later delete shortened deletionGracePeriodSeconds
-	KindCondition        Kind = "Condition"         // a pod condition changed (DisruptionTarget, Ready, ...)
-	KindContainerReady   Kind = "ContainerReady"    // containerStatuses[].ready flipped
-	KindContainerExit    Kind = "ContainerExit"     // containerStatuses[].state.terminated appeared
-	KindPhase            Kind = "Phase"             // status.phase changed
-	KindPodGone          Kind = "PodGone"           // the pod object was deleted
-	KindEndpointAdded    Kind = "EndpointAdded"     // the pod's endpoint appeared in a slice
-	KindEndpointChanged  Kind = "EndpointChanged"   // ready/serving/terminating changed
-	KindEndpointRemoved  Kind = "EndpointRemoved"   // the pod's endpoint left a slice
-	KindServiceEndpoints Kind = "ServiceEndpoints"  // a Service's count of other pods' ready endpoints reached or left zero
-	KindKilling          Kind = "Killing"           // Event: kubelet starts stopping a container (preStop first)
-	KindPreStopFailed    Kind = "FailedPreStopHook" // Event: the preStop hook failed, its delay never happened
-	KindUnhealthy        Kind = "Unhealthy"         // Event: a probe failed
-	KindExceededGrace    Kind = "ExceededGracePeriod"
-	KindOtherEvent       Kind = "Event"            // any other Event about the pod
-	KindSigtermEstimated Kind = "SIGTERMEstimated" // Killing + preStop duration; never observed directly
+	KindDeleteSent       Kind = "delete-sent"           // this command sent the delete or the accepted eviction
+	KindEvictionRefused  Kind = "eviction-refused"      // 429 from the Eviction API (PodDisruptionBudget)
+	KindDeletionSeen     Kind = "deletion-seen"         // deletionTimestamp appeared on the pod
+	KindGraceShortened   Kind = "grace-shortened"       // a later delete shortened deletionGracePeriodSeconds
+	KindCondition        Kind = "condition"             // a pod condition changed (DisruptionTarget, Ready, ...)
+	KindContainerReady   Kind = "container-ready"       // containerStatuses[].ready flipped
+	KindContainerExit    Kind = "container-exit"        // containerStatuses[].state.terminated appeared
+	KindPhase            Kind = "phase"                 // status.phase changed
+	KindPodGone          Kind = "pod-gone"              // the pod object was deleted
+	KindEndpointAdded    Kind = "endpoint-added"        // the pod's endpoint appeared in a slice
+	KindEndpointChanged  Kind = "endpoint-changed"      // ready/serving/terminating changed
+	KindEndpointRemoved  Kind = "endpoint-removed"      // the pod's endpoint left a slice
+	KindServiceEndpoints Kind = "service-endpoints"     // a Service's count of other pods' ready endpoints reached or left zero
+	KindKilling          Kind = "killing"               // Event Killing: kubelet starts stopping a container (preStop first)
+	KindPreStopFailed    Kind = "failed-pre-stop-hook"  // Event FailedPreStopHook: the preStop hook failed, its delay never happened
+	KindUnhealthy        Kind = "unhealthy"             // Event Unhealthy: a probe failed
+	KindExceededGrace    Kind = "exceeded-grace-period" // Event ExceededGracePeriod
+	KindOtherEvent       Kind = "event"                 // any other Event about the pod
+	KindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
+)
+
+// kindNames are the words the text output uses for a kind: the Event's
+// own reason for the kinds that are Events.
+var kindNames = map[Kind]string{
+	KindDeleteSent: "DeleteSent", KindEvictionRefused: "EvictionRefused", KindDeletionSeen: "DeletionSeen",
+	KindGraceShortened: "GraceShortened", KindCondition: "Condition", KindContainerReady: "ContainerReady",
+	KindContainerExit: "ContainerExit", KindPhase: "Phase", KindPodGone: "PodGone", KindEndpointAdded: "EndpointAdded",
+	KindEndpointChanged: "EndpointChanged", KindEndpointRemoved: "EndpointRemoved", KindServiceEndpoints: "ServiceEndpoints",
+	KindKilling: "Killing", KindPreStopFailed: "FailedPreStopHook", KindUnhealthy: "Unhealthy",
+	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", KindSigtermEstimated: "SIGTERMEstimated",
+}
+
+// name is k in the words of the text output.
+func (k Kind) name() string {
+	if n, ok := kindNames[k]; ok {
+		return n
+	}
+	return string(k)
+}
+
+// T0Source says what T0 is. The values appear in -o json as "t0Source".
+type T0Source string
+
+// The sources of a pod's T0; pkg/rollout and pkg/nodewatch add their own.
+const (
+	t0DeleteSent       T0Source = "delete-sent"       // this command sent the delete
+	t0EvictionAccepted T0Source = "eviction-accepted" // this command's eviction was accepted
+	t0DeletionSeen     T0Source = "deletion-seen"     // the first notification showing deletionTimestamp
+	t0WatchStart       T0Source = "watch-start"       // the pod was already terminating when the watch started
 )
 
 // EndpointState is the pod's endpoint conditions in one EndpointSlice, with
@@ -129,11 +162,12 @@ type PreStop struct {
 type Timeline struct {
 	Namespace, Pod, UID string
 	// T0 is the local monotonic time of the delete request: when this
-	// command sent it (T0Source "delete sent" / "eviction accepted"), or the
+	// command sent it (T0Source "delete-sent" / "eviction-accepted"), or the
 	// receive time of the first notification showing deletionTimestamp
-	// ("deletion seen", an upper bound on the request).
+	// ("deletion-seen", an upper bound on the request), or the watch's start
+	// for a pod already terminating ("watch-start").
 	T0       time.Time
-	T0Source string
+	T0Source T0Source
 	// Start is when the watch started; End when it stopped.
 	Start, End time.Time
 	// RequestServer is the server's request time (deletionTimestamp minus

@@ -62,7 +62,7 @@ func TestWatchProbeE2E(t *testing.T) {
 		if !findingWith(v, "requests failed between") || !strings.Contains(r.stderr, "probing "+d.URL) {
 			t.Errorf("findings %q; stderr %s", v.Findings, r.stderr)
 		}
-		if rv.Kinds[0].Label != "502" {
+		if rv.Kinds[0].Status != 502 {
 			t.Errorf("failure kinds %v, want 502 from the balancer", rv.Kinds)
 		}
 	})
@@ -77,7 +77,7 @@ func TestWatchProbeE2E(t *testing.T) {
 		if r.code != 0 || rv == nil || rv.Failed != 0 || rv.Total < 50 {
 			t.Fatalf("exit %d, requests %+v, findings %q; stderr: %s", r.code, rv, r.summary.Verdict.Findings, r.stderr)
 		}
-		if rv.BeforeP50Ms == nil || rv.DuringP99Ms == nil || !findingWith(r.summary.Verdict, "request latency p50/p99") {
+		if rv.BeforeP50Seconds == nil || rv.DuringP99Seconds == nil || !findingWith(r.summary.Verdict, "request latency p50/p99") {
 			t.Errorf("latency missing: %+v", rv)
 		}
 	})

@@ -97,8 +97,8 @@ func TestRealNodeMatrix(t *testing.T) {
 		}},
 		{name: "exec sleep in the shell-less image (FailedPreStopHook)", pods: twoOf(realPod(realnode.PodOpts{PreStop: execSleepHook(5)})), check: func(t *testing.T, r run, sigterm map[string]int64) {
 			v := r.summary.Verdict
-			if !v.PreStopFailed || !strings.HasPrefix(v.SigtermBasis, "FailedPreStopHook") {
-				t.Errorf("preStop failed %v, SIGTERM basis %q: want it placed at FailedPreStopHook", v.PreStopFailed, v.SigtermBasis)
+			if !v.PreStopFailed || !strings.HasPrefix(v.SigtermBasisText, "FailedPreStopHook") {
+				t.Errorf("preStop failed %v, SIGTERM basis %q: want it placed at FailedPreStopHook", v.PreStopFailed, v.SigtermBasisText)
 			}
 			bounded(t, "SIGTERM (FailedPreStopHook)", v, sigterm["app"])
 			if real := sigterm["app"]; v.EndpointOutMs != nil && real > *v.EndpointOutMs && findingWith(v, "race window: container") {

@@ -116,7 +116,7 @@ func TestRealNodeOneReplicaTimeouts(t *testing.T) {
 	}
 	late := 0
 	for _, k := range v.Requests.AfterEndpointOutKinds {
-		if k.Label == string(probe.Timeout) {
+		if k.Kind == probe.Timeout {
 			late += k.Count
 		}
 	}

@@ -72,7 +72,7 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		others: map[string]sliceOthers{}, othersReady: map[string]int{}}
 	if pod.DeletionTimestamp != nil {
 		tl.AlreadyTerminating = true
-		tl.T0, tl.T0Source = start, "watch start (pod already terminating)"
+		tl.T0, tl.T0Source = start, t0WatchStart
 		r.deletionSeen(start, pod, true)
 	}
 	return r
@@ -93,10 +93,12 @@ func (r *Recorder) add(e Event) {
 }
 
 // MarkT0 sets the delete request's local time when this command sent it and
-// records it as an event.
+// records it as an event; source is a T0Source ("delete-sent",
+// "eviction-accepted"), a string so that internal/timelinetest can name
+// the method without importing this package.
 func (r *Recorder) MarkT0(at time.Time, source, message string) {
 	if r.TL.T0.IsZero() {
-		r.TL.T0, r.TL.T0Source = at, source
+		r.TL.T0, r.TL.T0Source = at, T0Source(source)
 	}
 	r.add(Event{Recv: at, Track: ControlPlane, Kind: KindDeleteSent, Message: message})
 }
@@ -141,7 +143,7 @@ func (r *Recorder) markGone(recv time.Time, msg string) {
 func (r *Recorder) deletionSeen(recv time.Time, pod *corev1.Pod, initial bool) {
 	tl := r.TL
 	if tl.T0.IsZero() {
-		tl.T0, tl.T0Source = recv, "deletion seen"
+		tl.T0, tl.T0Source = recv, t0DeletionSeen
 	}
 	grace := int64(0)
 	if pod.DeletionGracePeriodSeconds != nil {
@@ -368,7 +370,7 @@ func (r *Recorder) sliceState(recv time.Time, slice, service string, st *Endpoin
 		// terminating before the deletion itself. That is the first sign of
 		// the deletion, so the clock starts there.
 		if st.Terminating && !initial && r.TL.T0.IsZero() {
-			r.TL.T0, r.TL.T0Source = recv, "deletion seen"
+			r.TL.T0, r.TL.T0Source = recv, t0DeletionSeen
 		}
 		r.slices[slice] = sliceEndpoint{service: service, state: *st}
 		e.Kind, e.Endpoint = KindEndpointChanged, st

@@ -17,7 +17,7 @@ func TestRecorderEndpointTerminatingBeforeDeletionSeen(t *testing.T) {
 	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*readySlice("web-abc", "web")}, true)
 	r.SliceEvent(at(10), watch.Modified, terminatingSlice("web-abc", "web"))
 	r.PodEvent(at(12), watch.Modified, deleting(pod, at(0)))
-	if !r.TL.T0.Equal(at(10)) || r.TL.T0Source != "deletion seen" {
+	if !r.TL.T0.Equal(at(10)) || r.TL.T0Source != "deletion-seen" {
 		t.Fatalf("T0 %v (%q), want the terminating endpoint's +10 ms, deletion seen", r.TL.T0.Sub(at(0)), r.TL.T0Source)
 	}
 	for _, e := range r.TL.Events {
@@ -37,7 +37,7 @@ func TestVerdictReplacementReadyInTheSameUpdate(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
 	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
 	r.SliceEvent(at(47), watch.Modified, terminatingSlice("web-abc", "web"))
 	v := Compute(r.TL)

@@ -40,7 +40,7 @@ func stallStream(k Kind) string {
 // second of each other.
 func (r *Recorder) lateness(e Event) time.Duration {
 	tl := r.TL
-	if e.Kind == KindDeletionSeen && (tl.T0Source == "delete sent" || tl.T0Source == "eviction accepted") {
+	if e.Kind == KindDeletionSeen && (tl.T0Source == t0DeleteSent || tl.T0Source == t0EvictionAccepted) {
 		return e.Recv.Sub(tl.T0)
 	}
 	ref := e.Server
@@ -62,7 +62,7 @@ func (r *Recorder) checkStall(e Event) {
 	late := r.lateness(e)
 	if late < -skewTolerance {
 		r.clockSkewed = true
-		r.Note(fmt.Sprintf("%s arrived %d ms before the server's time for it: this machine's clock and the cluster's disagree, stalls in the watch are not judged", e.Kind, -late.Milliseconds()))
+		r.Note(fmt.Sprintf("%s arrived %d ms before the server's time for it: this machine's clock and the cluster's disagree, stalls in the watch are not judged", e.Kind.name(), -late.Milliseconds()))
 		return
 	}
 	if late <= StallThreshold {
@@ -73,7 +73,7 @@ func (r *Recorder) checkStall(e Event) {
 		return
 	}
 	g := Gap{Stream: stream, From: from, To: e.Recv, Stalled: true,
-		Reason: fmt.Sprintf("%s arrived %d ms after the server's time for it", e.Kind, late.Milliseconds())}
+		Reason: fmt.Sprintf("%s arrived %d ms after the server's time for it", e.Kind.name(), late.Milliseconds())}
 	if last := r.lastStall(stream); last != nil && !last.To.Before(from) {
 		last.To = e.Recv
 		return

@@ -23,7 +23,7 @@ func TestRecorderDeletionGivesRequestTimeAndGrace(t *testing.T) {
 	req := time.Date(2026, 11, 29, 7, 0, 3, 0, time.UTC)
 	r.PodEvent(at(100), watch.Modified, deleting(pod, req))
 	tl := r.TL
-	if tl.T0 != at(100) || tl.T0Source != "deletion seen" {
+	if tl.T0 != at(100) || tl.T0Source != "deletion-seen" {
 		t.Errorf("T0 = %v (%s), want the deletion's receive time", tl.T0, tl.T0Source)
 	}
 	if !tl.RequestServer.Equal(req) || tl.GracePeriodSeconds != 45 {
@@ -125,7 +125,7 @@ func TestRecorderAlreadyTerminating(t *testing.T) {
 	if !r.TL.AlreadyTerminating || r.TL.T0 != at(0) {
 		t.Fatalf("already terminating pod: AlreadyTerminating=%v T0=%v", r.TL.AlreadyTerminating, r.TL.T0)
 	}
-	r.MarkT0(at(50), "delete sent", "DELETE sent")
+	r.MarkT0(at(50), "delete-sent", "DELETE sent")
 	if r.TL.T0 != at(0) {
 		t.Error("a second delete moved T0 of an already terminating pod")
 	}

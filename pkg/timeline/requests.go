@@ -9,12 +9,17 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
-// LabelCount is how many requests ended one way ("502", "connection
-// refused", "reset", "timeout", "other").
+// LabelCount is how many requests ended one way: Kind, and for
+// probe.Status the HTTP status code.
 type LabelCount struct {
-	Label string `json:"kind"`
-	Count int    `json:"count"`
+	Kind   probe.Kind `json:"kind"`
+	Status int        `json:"status,omitempty"`
+	Count  int        `json:"count"`
 }
+
+// label is the outcome in the words of the text output: "502",
+// "connection refused", "reset", "timeout", "other".
+func (k LabelCount) label() string { return probe.Label(k.Kind, k.Status) }
 
 // RequestLine is one 100 ms bucket of probe requests, as the live lines
 // show it: those started in [From, From+probe.BucketWidth).
@@ -34,21 +39,29 @@ type RequestPrinter interface {
 // failureKinds counts the failed results by label, most frequent first,
 // then by label.
 func failureKinds(rs []probe.Result) []LabelCount {
-	counts := map[string]int{}
+	type outcome struct {
+		kind   probe.Kind
+		status int
+	}
+	counts := map[outcome]int{}
 	for _, r := range rs {
 		if r.Failed() {
-			counts[r.Label()]++
+			o := outcome{kind: r.Kind}
+			if r.Kind == probe.Status {
+				o.status = r.Status
+			}
+			counts[o]++
 		}
 	}
 	out := make([]LabelCount, 0, len(counts))
-	for l, n := range counts {
-		out = append(out, LabelCount{l, n})
+	for o, n := range counts {
+		out = append(out, LabelCount{Kind: o.kind, Status: o.status, Count: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {
 			return out[i].Count > out[j].Count
 		}
-		return out[i].Label < out[j].Label
+		return out[i].label() < out[j].label()
 	})
 	return out
 }
@@ -57,7 +70,7 @@ func failureKinds(rs []probe.Result) []LabelCount {
 func KindsText(ks []LabelCount) string {
 	parts := make([]string, 0, len(ks))
 	for _, k := range ks {
-		parts = append(parts, fmt.Sprintf("%s x%d", k.Label, k.Count))
+		parts = append(parts, fmt.Sprintf("%s x%d", k.label(), k.Count))
 	}
 	return strings.Join(parts, ", ")
 }

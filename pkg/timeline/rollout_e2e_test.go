@@ -158,7 +158,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 				t.Errorf("pod %s: %+v, want a race without preStop", p.Pod, p.Verdict.Findings)
 			}
 		}
-		if w.summary.T0Source != "restart sent" || len(v.Capacity) != 1 || v.Capacity[0].Desired != 4 {
+		if w.summary.T0Source != "restart-sent" || len(v.Capacity) != 1 || v.Capacity[0].Desired != 4 {
 			t.Errorf("t0 %q capacity %+v", w.summary.T0Source, v.Capacity)
 		}
 		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
@@ -355,7 +355,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 			podOpts{grace: 30, preStop: 5})
 		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchArgs(ns, "deployment/web", "--restart")...)
-		l.waitFor(`"kind":"DeletionSeen"`, 60*time.Second)
+		l.waitFor(`"kind":"deletion-seen"`, 60*time.Second)
 		proxy.Cut(2 * time.Second)
 		w := parseWorkloadRun(t, l.wait())
 		v := w.verdict()

@@ -14,6 +14,33 @@ type Exit struct {
 	Meaning   string    `json:"meaning,omitempty"`
 }
 
+// SigtermBasis is what an estimate of SIGTERM rests on. The values appear
+// in -o json as "sigtermBasis".
+type SigtermBasis string
+
+// The bases of a SIGTERM estimate.
+const (
+	// sigtermFromKilling: the container's Killing Event plus its preStop
+	// delay from the spec.
+	sigtermFromKilling SigtermBasis = "killing-event"
+	// sigtermFromRequest: no Killing Event was seen; the delete request
+	// plus the preStop delay.
+	sigtermFromRequest SigtermBasis = "delete-request"
+	// sigtermFromFailedHook: the FailedPreStopHook Event.
+	sigtermFromFailedHook SigtermBasis = "failed-pre-stop-hook"
+	// sigtermFromExit: bounded by the container's reported exit.
+	sigtermFromExit SigtermBasis = "container-exit"
+	// sigtermFromDeadline: a hook of unknown length, bounded by the grace
+	// deadline.
+	sigtermFromDeadline SigtermBasis = "grace-deadline"
+)
+
+// basis is a SigtermBasis with its sentence.
+type basis struct {
+	from SigtermBasis
+	text string
+}
+
 // Verdict is the answer to "did the pod stop receiving traffic before it
 // stopped serving?", with the numbers behind it. Times are milliseconds
 // since the delete request on the local monotonic clock (Timeline.T0).
@@ -44,8 +71,12 @@ type Verdict struct {
 	// or Killing alone when the hook failed) of StopContainer; nil when it
 	// was killed inside preStop or the hook's duration is unknown.
 	SigtermMs *int64 `json:"sigtermEstimatedMs,omitempty"`
-	// SigtermBasis says how SigtermMs was estimated.
-	SigtermBasis string `json:"sigtermBasis,omitempty"`
+	// SigtermBasis says what SigtermMs (or, for a hook of unknown
+	// length, SigtermLatestMs) rests on; SigtermBasisText says it in a
+	// sentence with the numbers, as the findings and the rollout's table
+	// print it.
+	SigtermBasis     SigtermBasis `json:"sigtermBasis,omitempty"`
+	SigtermBasisText string       `json:"sigtermBasisText,omitempty"`
 	// SigtermEarliestMs and SigtermLatestMs bound when SIGTERM really came
 	// (ms since the request; set with SigtermMs): the API shows neither
 	// SIGTERM nor exactly when its Events were written, so the estimate is
@@ -161,7 +192,7 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 
 // terminationStart is the first sign of the termination in milliseconds
 // since T0: T0 itself, or an earlier Killing or endpoint change when the
-// deletion was seen (T0 "deletion seen" is only an upper bound on the
+// deletion was seen (T0 "deletion-seen" is only an upper bound on the
 // request, and each watch delivers on its own).
 func terminationStart(v *Verdict) int64 {
 	start := int64(0)

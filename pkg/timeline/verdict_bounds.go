@@ -14,7 +14,7 @@ import (
 // arrive late, so it is no lower bound) and the container's reported exit,
 // or the grace deadline when no exit was seen (SIGKILL then, kuberuntime
 // killContainer). ok is false when neither bound exists.
-func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earliest, latest int64, basis string, ok bool) {
+func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earliest, latest int64, b basis, ok bool) {
 	kind := "httpGet"
 	if tl.ExecPreStop[c] {
 		kind = "exec"
@@ -29,14 +29,14 @@ func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earlie
 	x, exited := exitAt[c]
 	switch {
 	case exited && (tl.GracePeriodSeconds <= 0 || x < tl.Deadline()):
-		latest, basis = x, fmt.Sprintf("the exit reported at %+d ms", x)
+		latest, b = x, basis{sigtermFromExit, fmt.Sprintf("the exit reported at %+d ms", x)}
 	case tl.GracePeriodSeconds > 0:
-		latest, basis = tl.Deadline(), fmt.Sprintf("the grace deadline at %+d ms", tl.Deadline())
+		latest, b = tl.Deadline(), basis{sigtermFromDeadline, fmt.Sprintf("the grace deadline at %+d ms", tl.Deadline())}
 	default:
-		return 0, 0, "", false
+		return 0, 0, basis{}, false
 	}
 	latest = max(latest, earliest)
-	return earliest, latest, fmt.Sprintf("%s, then the %s hook; SIGTERM came when it returned, no later than %s", from, kind, basis), true
+	return earliest, latest, basis{b.from, fmt.Sprintf("%s, then the %s hook; SIGTERM came when it returned, no later than %s", from, kind, b.text)}, true
 }
 
 // boundUnknownHooks widens SIGTERM's bounds with the regular containers
@@ -51,7 +51,7 @@ func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v 
 		if _, hookFailed := failed[c]; hookFailed || !ps.Has || ps.Known {
 			continue
 		}
-		e, l, basis, ok := hookBound(tl, c, killing, exits)
+		e, l, b, ok := hookBound(tl, c, killing, exits)
 		if !ok {
 			continue
 		}
@@ -60,14 +60,14 @@ func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v 
 		}
 		switch {
 		case v.SigtermLatestMs == nil || l < *v.SigtermEarliestMs:
-			v.StopMs, v.SigtermMs, v.StopContainer, v.PreStopDelayMs, v.SigtermBasis = nil, nil, c, 0, basis
+			v.StopMs, v.SigtermMs, v.StopContainer, v.PreStopDelayMs, v.SigtermBasis, v.SigtermBasisText = nil, nil, c, 0, b.from, b.text
 			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(min(e, valueOr(v.SigtermEarliestMs, e))), ptr(l)
 		case e < *v.SigtermEarliestMs || l < *v.SigtermLatestMs:
 			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(min(e, *v.SigtermEarliestMs)), ptr(min(l, *v.SigtermLatestMs))
 		default:
 			continue
 		}
-		v.unknownHooks, v.hookBases = append(v.unknownHooks, c), append(v.hookBases, c+": "+basis)
+		v.unknownHooks, v.hookBases = append(v.unknownHooks, c), append(v.hookBases, c+": "+b.text)
 	}
 }
 
@@ -93,7 +93,7 @@ func boundFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) bool {
 	start := terminationStart(v)
 	who := fmt.Sprintf("the preStop hook of container %s has a length the spec does not tell (%s)", joinNames(v.unknownHooks), strings.Join(v.hookBases, "; "))
 	if v.SigtermMs != nil {
-		who += fmt.Sprintf(", so container %s, estimated at %+d ms (%s), may not be the first told to stop", v.StopContainer, *v.SigtermMs, v.SigtermBasis)
+		who += fmt.Sprintf(", so container %s, estimated at %+d ms (%s), may not be the first told to stop", v.StopContainer, *v.SigtermMs, v.SigtermBasisText)
 	}
 	v.ShortByMs = nil
 	switch {

@@ -12,9 +12,13 @@ type ContainerStop struct {
 	// kubelet stops it after every regular container has exited, so it
 	// never stops before the app.
 	NativeSidecar bool `json:"nativeSidecar,omitempty"`
-	// PreStop is the hook as the spec and the Events show it: "none", its
-	// delay ("5s"), "unknown duration" or "failed".
-	PreStop string `json:"preStop"`
+	// PreStop is the hook as the spec and the Events show it: "none",
+	// "delay" (PreStopDelayMs says how long), "unknown-duration" or
+	// "failed".
+	PreStop PreStopHook `json:"preStop"`
+	// PreStopDelayMs is the hook's delay from the spec when PreStop is
+	// "delay".
+	PreStopDelayMs *int64 `json:"preStopDelayMs,omitempty"`
 	// KillingMs is its first Killing event; nil when none was seen.
 	KillingMs *int64 `json:"killingMs,omitempty"`
 	// SigtermMs is its estimated SIGTERM; nil when it was killed inside
@@ -96,10 +100,10 @@ const ExecHookSlack = 250 * time.Millisecond
 // latest bound EventLead after it or the reported exit, the earlier. A FailedPreStopHook at or
 // after the grace deadline is the kill ending a long hook, not a failure
 // that skipped it. ok is false when the hook's duration cannot be read.
-func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, basis string, ok bool) {
-	base, basis := int64(0), "the delete request (no Killing event seen)"
+func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, b basis, ok bool) {
+	base, b := int64(0), basis{sigtermFromRequest, "the delete request (no Killing event seen)"}
 	if k, seen := killing[c]; seen {
-		base, basis = k, fmt.Sprintf("Killing at %+d ms", k)
+		base, b = k, basis{sigtermFromKilling, fmt.Sprintf("Killing at %+d ms", k)}
 	}
 	// SIGTERM follows the request; a Killing seen before T0 (T0 being
 	// when this watch saw the deletion) moves that floor earlier.
@@ -112,26 +116,26 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		// The Event and the signal go out together (the Event arrived up
 		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
 		// EventLead after it, or the reported exit, whichever is first.
-		upper, by := f+EventLead.Milliseconds(), fmt.Sprintf("FailedPreStopHook at %+d ms", f)
+		upper, by := f+EventLead.Milliseconds(), basis{sigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
 		if x, exited := exitAt[c]; exited && x < upper {
-			upper, by = x, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)
+			upper, by = x, basis{sigtermFromExit, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)}
 		}
 		upper = max(upper, base)
 		at = min(f, upper)
-		return at, 0, floor, upper, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and %+d ms", by, upper), true
+		return at, 0, floor, upper, basis{by.from, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and %+d ms", by.text, upper)}, true
 	}
 	switch {
 	case !ps.Known:
-		return 0, 0, 0, 0, "", false
+		return 0, 0, 0, 0, basis{}, false
 	case ps.Has:
 		d := ps.Delay.Milliseconds()
 		slack := EventLead.Milliseconds()
 		if tl.ExecPreStop[c] {
 			slack += ExecHookSlack.Milliseconds()
 		}
-		return base + d, d, floor + d, base + d + slack, fmt.Sprintf("%s + preStop %s", basis, ps.Delay), true
+		return base + d, d, floor + d, base + d + slack, basis{b.from, fmt.Sprintf("%s + preStop %s", b.text, ps.Delay)}, true
 	}
-	return base, 0, floor, base + EventLead.Milliseconds(), basis + ", no preStop", true
+	return base, 0, floor, base + EventLead.Milliseconds(), basis{b.from, b.text + ", no preStop"}, true
 }
 
 // exitsOf returns, per container, the first reported exit in ms since T0.
@@ -148,6 +152,34 @@ func exitsOf(tl *Timeline, evs []Event) map[string]int64 {
 	return out
 }
 
+// PreStopHook is what a container's preStop hook did, as the spec and the
+// Events show it. The values appear in -o json as "preStop".
+type PreStopHook string
+
+// The states of a preStop hook.
+const (
+	preStopNone    PreStopHook = "none"             // no hook
+	preStopDelay   PreStopHook = "delay"            // a hook whose delay the spec tells
+	preStopUnknown PreStopHook = "unknown-duration" // a hook whose length the spec does not tell
+	preStopFailed  PreStopHook = "failed"           // FailedPreStopHook was seen
+)
+
+// preStopHook fills cs's PreStop and PreStopDelayMs.
+func preStopHook(cs *ContainerStop, ps PreStop, failed bool) {
+	switch {
+	case failed:
+		cs.PreStop = preStopFailed
+	case !ps.Has:
+		cs.PreStop = preStopNone
+	case !ps.Known:
+		cs.PreStop = preStopUnknown
+	default:
+		cs.PreStop, cs.PreStopDelayMs = preStopDelay, ptr(ps.Delay.Milliseconds())
+	}
+}
+
+// preStopText is the hook in the words of the findings: "none", its delay
+// ("5s"), "unknown duration" or "failed".
 func preStopText(ps PreStop, failed bool) string {
 	switch {
 	case failed:
@@ -171,11 +203,12 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
 	for _, c := range tl.Containers {
 		_, hookFailed := failed[c]
-		cs := ContainerStop{Name: c, PreStop: preStopText(tl.PreStop[c], hookFailed)}
+		cs := ContainerStop{Name: c}
+		preStopHook(&cs, tl.PreStop[c], hookFailed)
 		if k, seen := killing[c]; seen {
 			cs.KillingMs = ptr(k)
 		}
-		at, delay, earliest, latest, basis, ok := stopOf(tl, c, killing, failed, exits)
+		at, delay, earliest, latest, b, ok := stopOf(tl, c, killing, failed, exits)
 		if ok {
 			killed := tl.GracePeriodSeconds > 0 && at >= v.DeadlineMs
 			if killed {
@@ -185,13 +218,13 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 			}
 			if v.StopMs == nil || at < *v.StopMs {
 				v.StopMs, v.StopContainer, v.PreStopDelayMs = ptr(at), c, delay
-				v.SigtermMs, v.SigtermBasis = cs.SigtermMs, basis
+				v.SigtermMs, v.SigtermBasis, v.SigtermBasisText = cs.SigtermMs, b.from, b.text
 				v.SigtermEarliestMs, v.SigtermLatestMs = ptr(earliest), ptr(latest)
 				if killed {
 					v.SigtermEarliestMs, v.SigtermLatestMs = nil, nil
 				}
 				if killed {
-					v.SigtermBasis = ""
+					v.SigtermBasis, v.SigtermBasisText = "", ""
 				}
 			}
 		}
@@ -201,7 +234,8 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	markStoppedBeforeApp(tl, v)
 	for _, c := range tl.NativeSidecars {
 		_, hookFailed := failed[c]
-		cs := ContainerStop{Name: c, NativeSidecar: true, PreStop: preStopText(tl.PreStop[c], hookFailed)}
+		cs := ContainerStop{Name: c, NativeSidecar: true}
+		preStopHook(&cs, tl.PreStop[c], hookFailed)
 		if k, seen := killing[c]; seen {
 			cs.KillingMs = ptr(k)
 		}
@@ -215,7 +249,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 func appInPreStop(tl *Timeline, v *Verdict) (app ContainerStop, ok bool) {
 	for _, cs := range v.Containers {
 		ps := tl.PreStop[cs.Name]
-		if cs.NativeSidecar || !ps.Has || cs.PreStop == "failed" || (ps.Known && ps.Delay == 0) {
+		if cs.NativeSidecar || !ps.Has || cs.PreStop == preStopFailed || (ps.Known && ps.Delay == 0) {
 			continue
 		}
 		if !ok || !ps.Known || (tl.PreStop[app.Name].Known && ps.Delay > tl.PreStop[app.Name].Delay) {
@@ -236,7 +270,7 @@ func markStoppedBeforeApp(tl *Timeline, v *Verdict) {
 	}
 	for i := range v.Containers {
 		cs := &v.Containers[i]
-		if !cs.NativeSidecar && cs.Name != app.Name && cs.PreStop == "none" {
+		if !cs.NativeSidecar && cs.Name != app.Name && cs.PreStop == preStopNone {
 			cs.StoppedBeforeApp = true
 		}
 	}

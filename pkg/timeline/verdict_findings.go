@@ -20,17 +20,17 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 		if len(v.unknownHooks) > 0 {
 			first = "the first of the containers whose preStop length is known"
 		}
-		l.fact("SIGTERM estimated at %+d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasis, v.StopContainer, first)
+		l.fact("SIGTERM estimated at %+d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasisText, v.StopContainer, first)
 	case v.StopMs == nil:
 		var unknown []string
 		for _, cs := range v.Containers {
-			if cs.PreStop == "unknown duration" {
+			if cs.PreStop == preStopUnknown {
 				unknown = append(unknown, cs.Name)
 			}
 		}
 		bound := ""
 		if v.SigtermEarliestMs != nil {
-			bound = fmt.Sprintf("; bounded by what was observed: between +%d and %+d ms (%s)", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis)
+			bound = fmt.Sprintf("; bounded by what was observed: between +%d and %+d ms (%s)", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText)
 		}
 		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s%s", joinNames(unknown), bound)
 	}
@@ -127,7 +127,7 @@ func sidecarFindings(tl *Timeline, v *Verdict, l *findingList) {
 			at = fmt.Sprintf("at %+d ms", *cs.SigtermMs)
 		}
 		msg := fmt.Sprintf("container %s has no preStop: it got SIGTERM %s while container %s still slept in its preStop (%s) until %s, so the app kept serving through a container that was draining or gone. Fix: run %s as a native sidecar (an initContainer with restartPolicy: Always, stopped after the app), give it a preStop that outlasts the app's, or use the mesh's own drain setting (Istio: terminationDrainDuration or EXIT_ON_ZERO_ACTIVE_CONNECTIONS)",
-			cs.Name, at, app.Name, app.PreStop, appUntil, cs.Name)
+			cs.Name, at, app.Name, preStopText(tl.PreStop[app.Name], app.PreStop == preStopFailed), appUntil, cs.Name)
 		if v.BehindService || tl.EndpointsUnseen {
 			l.risk("%s", msg)
 		} else {
@@ -177,7 +177,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		} else if v.PreStopDelayMs > 0 {
 			why = "a preStop delay"
 		}
-		l.risk("%s: SIGTERM came between +%d and %+d ms (estimated from %s) and %s at %+d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasis, out, *v.EndpointOutMs, short)
+		l.risk("%s: SIGTERM came between +%d and %+d ms (estimated from %s) and %s at %+d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText, out, *v.EndpointOutMs, short)
 	case w < 0:
 		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
 	case v.PreStopDelayMs == 0:
@@ -290,6 +290,6 @@ func nativeSidecarHookFindings(tl *Timeline, v *Verdict, l *findingList) {
 			continue
 		}
 		l.risk("native sidecar %s has a preStop hook (%s) that the kubelet runs at the start of termination, beside container %s's preStop (%s): cannot tell from the spec whether it stops %s while %s still serves; if it does, requests through %s fail. Give %s no preStop (native sidecars are stopped after the app) or one that outlasts the app's",
-			c, preStopText(ps, false), app.Name, app.PreStop, c, app.Name, c, c)
+			c, preStopText(ps, false), app.Name, preStopText(appPS, app.PreStop == preStopFailed), c, app.Name, c, c)
 	}
 }

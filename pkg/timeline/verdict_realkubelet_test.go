@@ -97,8 +97,8 @@ func TestSigtermBoundsWithoutPreStop(t *testing.T) {
 func TestFailedPreStopHookPlacesSigterm(t *testing.T) {
 	v := Compute(realTermination(t, 30, execHook("sleep", "5"), 60, 10, 105, 300, 0))
 	all := strings.Join(v.Findings, "\n")
-	if v.SigtermMs == nil || *v.SigtermMs != 105 || !strings.HasPrefix(v.SigtermBasis, "FailedPreStopHook at +105 ms") {
-		t.Fatalf("SIGTERM %v (%s), want +105 ms at FailedPreStopHook", v.SigtermMs, v.SigtermBasis)
+	if v.SigtermMs == nil || *v.SigtermMs != 105 || !strings.HasPrefix(v.SigtermBasisText, "FailedPreStopHook at +105 ms") {
+		t.Fatalf("SIGTERM %v (%s), want +105 ms at FailedPreStopHook", v.SigtermMs, v.SigtermBasisText)
 	}
 	if strings.Contains(all, "race window") || !v.Risk || !strings.Contains(all, "FailedPreStopHook") {
 		t.Errorf("want the failed hook as the risk and no race window:\n%s", all)
@@ -128,7 +128,7 @@ func TestReasonOnlyConditionChangeHasNoServerTime(t *testing.T) {
 	old := metav1.NewTime(at(-3_600_000))
 	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: old})
 	r := NewRecorder(pod, nil, at(-1000))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	del := deleting(pod, at(0))
 	r.PodEvent(at(5), watch.Modified, del)
 	done := del.DeepCopy()
@@ -149,11 +149,11 @@ func TestReasonOnlyConditionChangeHasNoServerTime(t *testing.T) {
 // rules still sent to an address where nothing answered, not one that
 // reached the pod.
 func TestLateRequestsSayWhatTheyMean(t *testing.T) {
-	timeouts := lateRequestsText([]LabelCount{{string(probe.Timeout), 11}})
+	timeouts := lateRequestsText([]LabelCount{{Kind: probe.Timeout, Count: 11}})
 	if strings.Contains(timeouts, "reached the pod") || !strings.Contains(timeouts, "11 got no answer at all") {
 		t.Errorf("timeouts: %q", timeouts)
 	}
-	mixed := lateRequestsText([]LabelCount{{string(probe.Refused), 3}, {string(probe.Timeout), 2}})
+	mixed := lateRequestsText([]LabelCount{{Kind: probe.Refused, Count: 3}, {Kind: probe.Timeout, Count: 2}})
 	if !strings.Contains(mixed, "3 were refused") || !strings.Contains(mixed, "2 got no answer") {
 		t.Errorf("mixed: %q", mixed)
 	}
@@ -180,8 +180,8 @@ func TestFailuresInsideTheUncertaintyArePlacedThere(t *testing.T) {
 func TestFailedPreStopHookEventLateUnderLoad(t *testing.T) {
 	v := Compute(realTermination(t, 30, execHook("sleep", "5"), 455, 80, 511, 477, 0))
 	all := strings.Join(v.Findings, "\n")
-	if v.SigtermMs == nil || *v.SigtermMs != 477 || !strings.HasPrefix(v.SigtermBasis, "the exit reported at +477 ms, before FailedPreStopHook at +511 ms") {
-		t.Fatalf("SIGTERM %v (%s), want +477 ms, bounded by the exit report", v.SigtermMs, v.SigtermBasis)
+	if v.SigtermMs == nil || *v.SigtermMs != 477 || !strings.HasPrefix(v.SigtermBasisText, "the exit reported at +477 ms, before FailedPreStopHook at +511 ms") {
+		t.Fatalf("SIGTERM %v (%s), want +477 ms, bounded by the exit report", v.SigtermMs, v.SigtermBasisText)
 	}
 	if *v.SigtermEarliestMs != 0 || *v.SigtermLatestMs != 477 {
 		t.Errorf("bounds %d..%d ms, want 0..477", *v.SigtermEarliestMs, *v.SigtermLatestMs)

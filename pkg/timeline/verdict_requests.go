@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -33,15 +34,15 @@ type RequestsVerdict struct {
 	// still sent to the pod's address after nothing answered on it
 	// (docs/probe.md, "What each failure means").
 	AfterEndpointOutKinds []LabelCount `json:"afterEndpointOutKinds"`
-	// Latency percentiles in milliseconds of the requests started before
+	// Latency percentiles in seconds (whole microseconds) of the requests started before
 	// the delete request and of those started during the termination (from
 	// the request to the pod object's removal, or the end of the watch);
 	// nil when there were none. Failed requests count with the time they
 	// took to fail.
-	BeforeP50Ms *float64 `json:"latencyBeforeP50Ms,omitempty"`
-	BeforeP99Ms *float64 `json:"latencyBeforeP99Ms,omitempty"`
-	DuringP50Ms *float64 `json:"latencyDuringP50Ms,omitempty"`
-	DuringP99Ms *float64 `json:"latencyDuringP99Ms,omitempty"`
+	BeforeP50Seconds *float64 `json:"latencyBeforeP50Seconds,omitempty"`
+	BeforeP99Seconds *float64 `json:"latencyBeforeP99Seconds,omitempty"`
+	DuringP50Seconds *float64 `json:"latencyDuringP50Seconds,omitempty"`
+	DuringP99Seconds *float64 `json:"latencyDuringP99Seconds,omitempty"`
 }
 
 // RequestSpan is what a set of requests is judged against, in
@@ -93,8 +94,8 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 		}
 	}
 	rv.AfterEndpointOutKinds = failureKinds(after)
-	rv.BeforeP50Ms, rv.BeforeP99Ms = percentiles(before)
-	rv.DuringP50Ms, rv.DuringP99Ms = percentiles(during)
+	rv.BeforeP50Seconds, rv.BeforeP99Seconds = percentiles(before)
+	rv.DuringP50Seconds, rv.DuringP99Seconds = percentiles(during)
 	return rv
 }
 
@@ -145,8 +146,8 @@ func percentiles(ds []time.Duration) (p50, p99 *float64) {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	at := func(q float64) *float64 {
 		i := int(q*float64(len(s))+0.999999) - 1
-		ms := float64(s[min(max(i, 0), len(s)-1)].Microseconds()) / 1000
-		return &ms
+		sec := float64(s[min(max(i, 0), len(s)-1)].Microseconds()) / 1e6
+		return &sec
 	}
 	return at(0.50), at(0.99)
 }
@@ -210,15 +211,15 @@ func lateRequestsText(kinds []LabelCount) string {
 	}
 	var parts []string
 	for _, k := range kinds {
-		switch k.Label {
-		case string(probe.Timeout):
+		switch k.Kind {
+		case probe.Timeout:
 			parts = append(parts, fmt.Sprintf("%d got no answer at all (timeouts: rules still sending to the pod's address, where nothing answered)", k.Count))
-		case string(probe.Refused):
+		case probe.Refused:
 			parts = append(parts, fmt.Sprintf("%d were refused (the app's port closed, or kube-proxy rejecting a Service left with no endpoint)", k.Count))
-		case string(probe.Reset):
+		case probe.Reset:
 			parts = append(parts, fmt.Sprintf("%d were reset (connections cut as the app stopped)", k.Count))
 		default:
-			parts = append(parts, fmt.Sprintf("%d got %s", k.Count, k.Label))
+			parts = append(parts, fmt.Sprintf("%d got %s", k.Count, k.label()))
 		}
 	}
 	return "requests kept failing: " + strings.Join(parts, ", ") + ","
@@ -231,9 +232,9 @@ func LatencyText(rv *RequestsVerdict, start, what string) string {
 		if p50 == nil {
 			return ""
 		}
-		return fmt.Sprintf("%.1f/%.1f ms %s", *p50, *p99, when)
+		return fmt.Sprintf("%.1f/%.1f ms %s", msOf(*p50), msOf(*p99), when)
 	}
-	b, d := f(rv.BeforeP50Ms, rv.BeforeP99Ms, "before "+start), f(rv.DuringP50Ms, rv.DuringP99Ms, "during "+what)
+	b, d := f(rv.BeforeP50Seconds, rv.BeforeP99Seconds, "before "+start), f(rv.DuringP50Seconds, rv.DuringP99Seconds, "during "+what)
 	switch {
 	case b != "" && d != "":
 		return b + ", " + d
@@ -242,3 +243,8 @@ func LatencyText(rv *RequestsVerdict, start, what string) string {
 	}
 	return d
 }
+
+// msOf turns a latency in seconds (whole microseconds) back into
+// milliseconds, rounded to the microsecond so that the text prints what it
+// printed when the latency was kept in milliseconds.
+func msOf(sec float64) float64 { return math.Round(sec*1e6) / 1000 }

@@ -98,7 +98,7 @@ func TestPercentiles(t *testing.T) {
 		ds = append(ds, time.Duration(i)*time.Millisecond)
 	}
 	p50, p99 := percentiles(ds)
-	if *p50 != 50 || *p99 != 99 {
+	if *p50 != 0.05 || *p99 != 0.099 {
 		t.Errorf("p50 %v p99 %v", *p50, *p99)
 	}
 	if a, b := percentiles(nil); a != nil || b != nil {

@@ -68,7 +68,7 @@ func TestVerdictRaceWindowWhenEndpointLate(t *testing.T) {
 	pod := testPod(30, sleepHook(1))
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
 	r.KubeEvent(at(10), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.SliceEvent(at(2500), watch.Modified, terminatingSlice("web-abc", "web"))
@@ -86,7 +86,7 @@ func TestEndpointOutWaitsForEverySlice(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
 	r := NewRecorder(pod, []string{"a", "b"}, at(-100))
 	r.SliceList(at(-90), []discoveryv1.EndpointSlice{*readySlice("a-1", "a"), *readySlice("b-1", "b")}, true)
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.SliceEvent(at(12), watch.Modified, terminatingSlice("a-1", "a"))
 	r.SliceEvent(at(480), watch.Modified, terminatingSlice("b-1", "b"))
 	v := Compute(r.TL)
@@ -100,7 +100,7 @@ func TestEndpointBackInIsNotOut(t *testing.T) {
 	r.SliceEvent(at(-90), watch.Added, readySlice("a-1", "a"))
 	r.SliceEvent(at(-50), watch.Modified, slice("a-1", "a", boolp(false), boolp(false), boolp(false)))
 	r.SliceEvent(at(-20), watch.Modified, readySlice("a-1", "a"))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	v := Compute(r.TL)
 	checkMs(t, "endpoint out", v.EndpointOutMs, -1)
 }
@@ -110,11 +110,11 @@ func TestSigtermWithoutKillingUsesRequest(t *testing.T) {
 	pod := testPod(30, sleepHook(3))
 	r := NewRecorder(pod, nil, at(-100))
 	r.TL.EventsUnseen = true
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	v := Compute(r.TL)
 	checkMs(t, "SIGTERM", v.SigtermMs, 3000)
-	if !strings.Contains(v.SigtermBasis, "no Killing event") {
-		t.Errorf("basis %q does not say Killing was not seen", v.SigtermBasis)
+	if !strings.Contains(v.SigtermBasisText, "no Killing event") {
+		t.Errorf("basis %q does not say Killing was not seen", v.SigtermBasisText)
 	}
 }
 
@@ -125,7 +125,7 @@ func TestVerdictEarliestContainerDecides(t *testing.T) {
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy"})
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
 	app := kubeEvent("k1", "Normal", "Killing", "Stopping container app", at(0))
 	proxy := kubeEvent("k2", "Normal", "Killing", "Stopping container proxy", at(0))

@@ -22,7 +22,7 @@ func lonelyTermination(t *testing.T, preStop int64, exitMs int64, extra func(r *
 	}
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
 	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	del := deleting(pod, at(0))
 	r.PodEvent(at(5), watch.Modified, del)
 	r.SliceEvent(at(15), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(true), boolp(true)))
@@ -139,7 +139,7 @@ func killingOf(container string, uid string) *corev1.Event {
 func sidecarTimeline(pod *corev1.Pod, perContainer bool) *Timeline {
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
 	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
 	if perContainer { // the kubelet: one Killing per container
@@ -198,14 +198,14 @@ func TestVerdictKilledInPreStopDidNotIgnoreSIGTERM(t *testing.T) {
 func TestVerdictUnknownHookNamesContainer(t *testing.T) {
 	pod := testPod(30, &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/drain"}})
 	r := NewRecorder(pod, []string{"web"}, at(-100))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	v := Compute(r.TL)
 	if v.StopMs != nil || !hasFinding(v, "for container(s) app") {
 		t.Errorf("stop %v findings %v", v.StopMs, v.Findings)
 	}
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "envoy"})
 	r = NewRecorder(pod, []string{"web"}, at(-100))
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(0)), false)
 	if v := Compute(r.TL); v.StopContainer != "envoy" || !hasFinding(v, "container envoy has no preStop") || !hasFinding(v, "(unknown duration) until its preStop ended") {
 		t.Errorf("stop container %q findings %v", v.StopContainer, v.Findings)
@@ -237,7 +237,7 @@ func TestVerdictEveryPodDeletedAtOnce(t *testing.T) {
 	}
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.SliceList(at(-90), []discoveryv1.EndpointSlice{*both(true)}, true)
-	r.MarkT0(at(0), "delete sent", "DELETE sent")
+	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.SliceEvent(at(15), watch.Modified, both(false))
 	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.SliceEvent(at(6010), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))

@@ -140,7 +140,7 @@ func TestWatchPodE2E(t *testing.T) {
 		if r.code != 0 {
 			t.Errorf("exit %d, want 0; findings %v; stderr %s", r.code, r.summary.Verdict.Findings, r.stderr)
 		}
-		if r.summary.T0Source != "deletion seen" || strings.Join(r.summary.Services, ",") != "web,web-canary" {
+		if r.summary.T0Source != "deletion-seen" || strings.Join(r.summary.Services, ",") != "web,web-canary" {
 			t.Errorf("t0 %q services %v", r.summary.T0Source, r.summary.Services)
 		}
 		seen := map[string]render.JSONEvent{}
@@ -198,7 +198,7 @@ func TestWatchPodE2E(t *testing.T) {
 		createService(t, env, ns, "web", nil, &pods[0])
 		createPDB(t, env, ns, 1)
 		l := startLive(t, env.Kubeconfig, append(watchJSON(ns, pods[0].Name, "--evict"), "--timeout", "120s")...)
-		l.waitFor(`"kind":"EvictionRefused"`, 30*time.Second)
+		l.waitFor(`"kind":"eviction-refused"`, 30*time.Second)
 		scale(t, env, ns, "web", 2)
 		r := l.wait()
 		refused := r.first(t, timeline.KindEvictionRefused, "The disruption budget web-pdb needs 1 healthy pods")
@@ -208,7 +208,7 @@ func TestWatchPodE2E(t *testing.T) {
 		}
 		disruption := r.first(t, timeline.KindCondition, "DisruptionTarget=True")
 		ordered(t, "eviction", accepted, disruption, r.first(t, timeline.KindContainerExit, "exited 0"), r.first(t, timeline.KindPodGone, ""))
-		if r.code != 0 || r.summary.T0Source != "eviction accepted" {
+		if r.code != 0 || r.summary.T0Source != "eviction-accepted" {
 			t.Errorf("exit %d t0 %q findings %v", r.code, r.summary.T0Source, r.summary.Verdict.Findings)
 		}
 	})
@@ -219,7 +219,7 @@ func TestWatchPodE2E(t *testing.T) {
 		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
 		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
 		l := startLive(t, kc, watchJSON(ns, "web-0", "--delete")...)
-		l.waitFor(`"kind":"Killing"`, 30*time.Second)
+		l.waitFor(`"kind":"killing"`, 30*time.Second)
 		time.Sleep(500 * time.Millisecond)
 		proxy.Cut(2 * time.Second)
 		r := l.wait()

@@ -43,16 +43,16 @@ type JSONGap struct {
 
 // JSONSummary is the last line of -o json.
 type JSONSummary struct {
-	Type               string           `json:"type"`
-	Namespace          string           `json:"namespace"`
-	Pod                string           `json:"pod"`
-	UID                string           `json:"uid"`
-	T0Source           string           `json:"t0Source"`
-	GracePeriodSeconds int64            `json:"gracePeriodSeconds"`
-	Services           []string         `json:"services"`
-	Verdict            timeline.Verdict `json:"verdict"`
-	Gaps               []JSONGap        `json:"gaps"`
-	Notes              []string         `json:"notes"`
+	Type               string            `json:"type"`
+	Namespace          string            `json:"namespace"`
+	Pod                string            `json:"pod"`
+	UID                string            `json:"uid"`
+	T0Source           timeline.T0Source `json:"t0Source"`
+	GracePeriodSeconds int64             `json:"gracePeriodSeconds"`
+	Services           []string          `json:"services"`
+	Verdict            timeline.Verdict  `json:"verdict"`
+	Gaps               []JSONGap         `json:"gaps"`
+	Notes              []string          `json:"notes"`
 }
 
 func msPtr(tl *timeline.Timeline, t time.Time) *int64 {

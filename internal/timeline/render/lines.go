@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
@@ -34,7 +35,7 @@ func serverColumn(t time.Time) string {
 // request, the server's whole-second time (or dashes when the API records
 // none), the track and what changed, escaped for the terminal.
 func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), e.Track, termsafe.Escape(CutMessage(e.Message)))
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), trackText(e.Track), termsafe.Escape(CutMessage(e.Message)))
 	return err
 }
 
@@ -107,3 +108,7 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	}
 	return nil
 }
+
+// trackText is a track as the text output prints it: "control plane" for
+// the JSON's "control-plane".
+func trackText(t timeline.Track) string { return strings.ReplaceAll(string(t), "-", " ") }

@@ -36,7 +36,7 @@ func NodeLinePrinter(out io.Writer) nodewatch.Printer {
 	}
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Pod, string(e.Track), e.Message)
+			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Pod, trackText(e.Track), e.Message)
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
 			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", nodeCapacityText(s))

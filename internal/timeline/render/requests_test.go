@@ -60,7 +60,7 @@ func TestRequestsTrackInChartVerdictAndMermaid(t *testing.T) {
 
 func TestRequestsLinesAndJSON(t *testing.T) {
 	tl, v := probedTermination(t)
-	l := timeline.RequestLine{From: timelinetest.At(100), OK: 1, Failed: 2, Kinds: []timeline.LabelCount{{Label: "502", Count: 1}, {Label: "reset\x1b[2J", Count: 1}}}
+	l := timeline.RequestLine{From: timelinetest.At(100), OK: 1, Failed: 2, Kinds: []timeline.LabelCount{{Kind: probe.Status, Status: 502, Count: 1}, {Kind: "reset\x1b[2J", Count: 1}}}
 	var b bytes.Buffer
 	render.LinePrinter{W: &b}.Requests(tl, l)
 	if got := b.String(); !strings.Contains(got, "+100 ms  --------  requests       1 ok, 2 failed (502 x1, reset\\x1b[2J x1)") {
@@ -80,7 +80,7 @@ func TestRequestsLinesAndJSON(t *testing.T) {
 			Requests timeline.RequestsVerdict
 		}
 	}
-	if err := json.Unmarshal(b.Bytes(), &s); err != nil || !s.Verdict.Risk || s.Verdict.Requests.Failed != 17 || s.Verdict.Requests.Kinds[0].Label != "502" {
+	if err := json.Unmarshal(b.Bytes(), &s); err != nil || !s.Verdict.Risk || s.Verdict.Requests.Failed != 17 || s.Verdict.Requests.Kinds[0].Status != 502 {
 		t.Errorf("summary %s: %v", b.String(), err)
 	}
 }

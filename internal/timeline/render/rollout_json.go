@@ -28,12 +28,12 @@ type JSONCapacity struct {
 
 // WorkloadJSONSummary is the last line of `watch deployment/NAME -o json`.
 type WorkloadJSONSummary struct {
-	Type     string           `json:"type"`
-	Workload rollout.Workload `json:"workload"`
-	Selector string           `json:"selector"`
-	T0Source string           `json:"t0Source"`
-	Services []string         `json:"services"`
-	Budgets  []rollout.Budget `json:"budgets"`
+	Type     string            `json:"type"`
+	Workload rollout.Workload  `json:"workload"`
+	Selector string            `json:"selector"`
+	T0Source timeline.T0Source `json:"t0Source"`
+	Services []string          `json:"services"`
+	Budgets  []rollout.Budget  `json:"budgets"`
 	// EndpointsUnseen is true when the EndpointSlices could not be watched:
 	// no pod's race was judged.
 	EndpointsUnseen bool            `json:"endpointsUnseen"`

@@ -30,7 +30,7 @@ func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string) error
 
 // WriteWorkloadLine writes one pod's event as a live line, the pod named.
 func WriteWorkloadLine(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) error {
-	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, string(e.Track), e.Message)
+	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, trackText(e.Track), e.Message)
 }
 
 // WriteCapacityLine writes a Service's new endpoint count as a live line.
@@ -71,7 +71,7 @@ func WriteRolloutTable(w io.Writer, v rollout.Verdict) error {
 			exits = append(exits, strconv.Itoa(int(x.Code)))
 		}
 		rows = append(rows, []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
-			termsafe.Escape(orDash(pv.SigtermBasis)), orDash(strings.Join(exits, ",")), podVerdictWord(p)})
+			termsafe.Escape(orDash(pv.SigtermBasisText)), orDash(strings.Join(exits, ",")), podVerdictWord(p)})
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
