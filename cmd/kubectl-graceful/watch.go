@@ -198,11 +198,11 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 func (o *WatchPodOptions) printer() timeline.Printer {
 	switch o.Output {
 	case "json":
-		return render.JSONPrinter{W: o.Out}
+		return render.PodJSONPrinter(o.Out)
 	case "mermaid":
-		return &render.LinePrinter{W: o.ErrOut}
+		return render.PodLinePrinter(o.ErrOut)
 	}
-	return &render.LinePrinter{W: o.Out}
+	return render.PodLinePrinter(o.Out)
 }
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {

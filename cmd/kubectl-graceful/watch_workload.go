@@ -213,11 +213,11 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 func (o *WatchWorkloadOptions) printer() rollout.Printer {
 	switch o.Output {
 	case "json":
-		return render.WorkloadJSONPrinter{W: o.Out}
+		return render.RolloutJSONPrinter(o.Out)
 	case "mermaid":
-		return render.WorkloadLinePrinter{W: o.ErrOut}
+		return render.RolloutLinePrinter(o.ErrOut)
 	}
-	return render.WorkloadLinePrinter{W: o.Out}
+	return render.RolloutLinePrinter(o.Out)
 }
 
 func (o *WatchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {

@@ -51,6 +51,10 @@ func (s rolloutSignal) Status(*Rollout, StatusChange)                         {}
 func (s rolloutSignal) Gap(*Rollout, timeline.Gap)                            {}
 func (s rolloutSignal) Note(*Rollout, string)                                 {}
 
+func (s rolloutSignal) printer() Printer {
+	return Printer{PodEvent: s.PodEvent, Capacity: s.Capacity, Status: s.Status, Gap: s.Gap, Note: s.Note}
+}
+
 // BenchmarkRolloutOf200Pods measures the time from a notification reaching
 // the follower of a 200-pod workload to its line: each iteration is an
 // EndpointSlice update (200 endpoints, one of them flipping between ready
@@ -58,7 +62,7 @@ func (s rolloutSignal) Note(*Rollout, string)                                 {}
 // read. The p99-ms metric is the processing part of delivery-to-line.
 func BenchmarkRolloutOf200Pods(b *testing.B) {
 	lines := make(chan time.Time, 1024)
-	f, slice, _ := followerOf(200, rolloutSignal{lines: lines})
+	f, slice, _ := followerOf(200, rolloutSignal{lines: lines}.printer())
 	for len(lines) > 0 {
 		<-lines
 	}
@@ -85,7 +89,7 @@ func BenchmarkRolloutOf200Pods(b *testing.B) {
 // object, none per pod.
 func TestWorkloadWatchesIndependentOfReplicas(t *testing.T) {
 	for _, n := range []int{1, 200} {
-		f, _, _ := followerOf(n, rolloutSignal{lines: make(chan time.Time, 4*n+64)})
+		f, _, _ := followerOf(n, rolloutSignal{lines: make(chan time.Time, 4*n+64)}.printer())
 		if got := len(f.streams()); got != 4 || len(f.set.Recorders()) != n {
 			t.Errorf("%d pods: %d watches, %d pods followed; want 4 watches", n, got, len(f.set.Recorders()))
 		}

@@ -18,16 +18,32 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
-// Printer receives what Follow sees, as it sees it.
-type Printer interface {
+// Printer receives what Follow sees, as it sees it. Every func is
+// optional: a nil one, or the zero Printer, is told nothing.
+type Printer struct {
 	// PodEvent is a change of one pod, recorded on its own Timeline.
-	PodEvent(r *Rollout, tl *timeline.Timeline, e timeline.Event)
+	PodEvent func(r *Rollout, tl *timeline.Timeline, e timeline.Event)
 	// Capacity is a new endpoint count of one Service.
-	Capacity(r *Rollout, service string, s CapacitySample)
+	Capacity func(r *Rollout, service string, s CapacitySample)
 	// Status is a rollout-level change.
-	Status(r *Rollout, s StatusChange)
-	Gap(r *Rollout, g timeline.Gap)
-	Note(r *Rollout, msg string)
+	Status func(r *Rollout, s StatusChange)
+	Gap    func(r *Rollout, g timeline.Gap)
+	Note   func(r *Rollout, msg string)
+	// Requests is a bucket of the probe's requests worth a line (the
+	// "requests" track).
+	Requests func(r *Rollout, l timeline.RequestLine)
+}
+
+func (p Printer) gap(r *Rollout, g timeline.Gap) {
+	if p.Gap != nil {
+		p.Gap(r, g)
+	}
+}
+
+func (p Printer) note(r *Rollout, msg string) {
+	if p.Note != nil {
+		p.Note(r, msg)
+	}
 }
 
 // Config is what Follow needs.
@@ -141,15 +157,17 @@ func (f *workloadFollower) prepare(ctx context.Context) {
 
 func (f *workloadFollower) note(msg string) {
 	f.r.Notes = append(f.r.Notes, msg)
-	f.cfg.Printer.Note(f.r, msg)
+	f.cfg.Printer.note(f.r, msg)
 }
 
-func (f *workloadFollower) say(msg string) { f.cfg.Printer.Note(f.r, msg) }
+func (f *workloadFollower) say(msg string) { f.cfg.Printer.note(f.r, msg) }
 
 func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 	s := StatusChange{Recv: recv, Pod: pod, Message: msg}
 	f.r.Status = append(f.r.Status, s)
-	f.cfg.Printer.Status(f.r, s)
+	if f.cfg.Printer.Status != nil {
+		f.cfg.Printer.Status(f.r, s)
+	}
 }
 
 // workloadResource is the API resource of each kind, for its watch.

@@ -57,14 +57,14 @@ func (f *workloadFollower) streamFailed(n timeline.Notice) error {
 func (f *workloadFollower) gapOpened(n timeline.Notice) {
 	if g, ok := f.set.OpenGap(n); ok {
 		f.r.Gaps = f.set.Gaps
-		f.cfg.Printer.Gap(f.r, g)
+		f.cfg.Printer.gap(f.r, g)
 	}
 }
 
 func (f *workloadFollower) gapClosed(n timeline.Notice) {
 	if g, ok := f.set.CloseGap(n); ok {
 		f.r.Gaps = f.set.Gaps
-		f.cfg.Printer.Gap(f.r, g)
+		f.cfg.Printer.gap(f.r, g)
 	}
 }
 
@@ -143,7 +143,9 @@ func (f *workloadFollower) emitted(rec *timeline.Recorder, e timeline.Event) {
 	if e.Initial && e.Kind == timeline.KindEndpointAdded {
 		return
 	}
-	f.cfg.Printer.PodEvent(f.r, rec.TL, e)
+	if f.cfg.Printer.PodEvent != nil {
+		f.cfg.Printer.PodEvent(f.r, rec.TL, e)
+	}
 }
 
 func (f *workloadFollower) readiness(pod *corev1.Pod) {
@@ -217,7 +219,9 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 
 func (f *workloadFollower) printSamples(samples []ServiceSample) {
 	for _, s := range samples {
-		f.cfg.Printer.Capacity(f.r, s.Service, s.Sample)
+		if f.cfg.Printer.Capacity != nil {
+			f.cfg.Printer.Capacity(f.r, s.Service, s.Sample)
+		}
 	}
 }
 

@@ -5,19 +5,13 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// RequestPrinter is implemented by a Printer that shows the
-// requests track.
-type RequestPrinter interface {
-	Requests(r *Rollout, l timeline.RequestLine)
-}
-
 // requests records a bucket of probe results and prints its line when the
 // RequestLog says so.
 func (f *workloadFollower) requests(b probe.Bucket) {
 	f.r.Requests = append(f.r.Requests, b.Results...)
 	l := timeline.RequestLineOf(b)
-	if p, ok := f.cfg.Printer.(RequestPrinter); ok && f.reqLog.Shows(l) {
-		p.Requests(f.r, l)
+	if p := f.cfg.Printer.Requests; p != nil && f.reqLog.Shows(l) {
+		p(f.r, l)
 	}
 }
 

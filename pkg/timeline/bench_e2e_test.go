@@ -57,7 +57,7 @@ func BenchmarkFollowNamespaceOf5000Slices(b *testing.B) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = Follow(fctx, Config{Client: c, Namespace: ns, Name: "web-0", Printer: p})
+		_, _ = Follow(fctx, Config{Client: c, Namespace: ns, Name: "web-0", Printer: Printer{Event: p.Event}})
 	}()
 	time.Sleep(2 * time.Second) // the initial Lists
 	before := heapInUse()

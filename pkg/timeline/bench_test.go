@@ -51,9 +51,9 @@ func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Durati
 	s := &scriptedLW{lists: lists, watches: make(chan any, 1), opts: make(chan metav1.ListOptions, 1)}
 	s.watches <- fw
 	lines := make(lineSignal, 1)
-	f := &follower{cfg: Config{Printer: signalPrinter{w: lines}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
+	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
 	f.rec = NewRecorder(pod, nil, time.Now())
-	f.rec.Emit = func(e Event) { f.cfg.Printer.Event(f.rec.TL, e) }
+	f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
 	f.rec.MarkT0(time.Now(), "delete-sent", "DELETE sent")
 	<-lines
 	ctx, cancel := context.WithCancel(context.Background())

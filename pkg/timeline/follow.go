@@ -35,11 +35,35 @@ const (
 	Evict
 )
 
-// Printer receives what Follow sees, as it sees it.
-type Printer interface {
-	Event(tl *Timeline, e Event)
-	Gap(tl *Timeline, g Gap)
-	Note(tl *Timeline, msg string)
+// Printer receives what Follow sees, as it sees it. Every func is
+// optional: a nil one, or the zero Printer, is told nothing.
+type Printer struct {
+	Event func(tl *Timeline, e Event)
+	// Gap is a watch gap's opening or closing, or a stall.
+	Gap  func(tl *Timeline, g Gap)
+	Note func(tl *Timeline, msg string)
+	// Requests is a bucket of the probe's requests worth a line (the
+	// "requests" track): those with failures, and those whose failure mix
+	// changed.
+	Requests func(tl *Timeline, l RequestLine)
+}
+
+func (p Printer) event(tl *Timeline, e Event) {
+	if p.Event != nil {
+		p.Event(tl, e)
+	}
+}
+
+func (p Printer) gap(tl *Timeline, g Gap) {
+	if p.Gap != nil {
+		p.Gap(tl, g)
+	}
+}
+
+func (p Printer) note(tl *Timeline, msg string) {
+	if p.Note != nil {
+		p.Note(tl, msg)
+	}
 }
 
 // Config is what Follow needs.
@@ -87,8 +111,8 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	services, svcErr := SelectingServices(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.TL.ProbeURL = cfg.ProbeURL
-	f.rec.Emit = func(e Event) { cfg.Printer.Event(f.rec.TL, e) }
-	f.rec.Stall = func(g Gap) { cfg.Printer.Gap(f.rec.TL, g) }
+	f.rec.Emit = func(e Event) { cfg.Printer.event(f.rec.TL, e) }
+	f.rec.Stall = func(g Gap) { cfg.Printer.gap(f.rec.TL, g) }
 	for _, e := range f.rec.TL.Events { // a deletion found at start
 		f.rec.Emit(e)
 	}
@@ -130,7 +154,7 @@ func (f *follower) note(msg string) {
 }
 
 // say prints msg as it happens only (what is being followed, waiting).
-func (f *follower) say(msg string) { f.cfg.Printer.Note(f.rec.TL, msg) }
+func (f *follower) say(msg string) { f.cfg.Printer.note(f.rec.TL, msg) }
 
 // SelectingServices returns the names of the Services in the pod's namespace
 // whose selector matches its labels (Services without a selector have

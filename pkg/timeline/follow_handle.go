@@ -23,10 +23,10 @@ func (f *follower) handle(n Notice) error {
 		}
 		g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 		f.rec.Gap(g)
-		f.cfg.Printer.Gap(tl, g)
+		f.cfg.Printer.gap(tl, g)
 	case n.GapClose:
 		if g, ok := f.rec.CloseGap(n.Stream, n.Recv, n.Relisted); ok {
-			f.cfg.Printer.Gap(tl, g)
+			f.cfg.Printer.gap(tl, g)
 		}
 	case n.Listed:
 		f.listed(n)

@@ -31,11 +31,6 @@ type RequestLine struct {
 	Kinds []LabelCount
 }
 
-// RequestPrinter is implemented by a Printer that shows the requests track.
-type RequestPrinter interface {
-	Requests(tl *Timeline, l RequestLine)
-}
-
 // failureKinds counts the failed results by label, most frequent first,
 // then by label.
 func failureKinds(rs []probe.Result) []LabelCount {
@@ -107,7 +102,7 @@ func (f *follower) requests(b probe.Bucket) {
 	tl := f.rec.TL
 	tl.Requests = append(tl.Requests, b.Results...)
 	l := RequestLineOf(b)
-	if p, ok := f.cfg.Printer.(RequestPrinter); ok && f.reqLog.Shows(l) {
-		p.Requests(tl, l)
+	if p := f.cfg.Printer.Requests; p != nil && f.reqLog.Shows(l) {
+		p(tl, l)
 	}
 }

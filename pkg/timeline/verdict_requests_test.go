@@ -115,7 +115,7 @@ func (p *requestLines) Requests(_ *Timeline, l RequestLine) { p.lines = append(p
 
 func TestRequestLinesOnlyOnFailuresOrChange(t *testing.T) {
 	p := &requestLines{}
-	f := &follower{cfg: Config{Printer: p}, rec: NewRecorder(testPod(30, nil), nil, at(0))}
+	f := &follower{cfg: Config{Printer: Printer{Requests: p.Requests}}, rec: NewRecorder(testPod(30, nil), nil, at(0))}
 	ok := probe.Result{Kind: probe.OK, Status: 200}
 	bad := probe.Result{Kind: probe.Status, Status: 503}
 	for i, rs := range [][]probe.Result{{ok, ok}, {ok, ok}, {ok, bad}, {bad, bad}, {ok}, {ok}} {

@@ -10,6 +10,20 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
+// PodLinePrinter returns the timeline.Printer of the text output: a
+// LinePrinter on out.
+func PodLinePrinter(out io.Writer) timeline.Printer {
+	p := &LinePrinter{W: out}
+	return timeline.Printer{Event: p.Event, Gap: p.Gap, Note: p.Note, Requests: p.Requests}
+}
+
+// PodJSONPrinter returns the timeline.Printer of -o json: a JSONPrinter on
+// out.
+func PodJSONPrinter(out io.Writer) timeline.Printer {
+	p := JSONPrinter{W: out}
+	return timeline.Printer{Event: p.Event, Gap: p.Gap, Note: p.Note, Requests: p.Requests}
+}
+
 // LinePrinter prints each event, gap and note as a line as it happens. An
 // Event repeated (the same reason and message, from one Event object's
 // count or from many objects) is folded: its lines after the third are
@@ -21,7 +35,7 @@ type LinePrinter struct {
 	times map[string]int
 }
 
-// Event implements Printer.
+// Event prints a change.
 func (p *LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) {
 	if e.Kind != timeline.KindOtherEvent && e.Kind != timeline.KindUnhealthy {
 		_ = WriteLine(p.W, tl, e)
@@ -59,10 +73,10 @@ func shownRepeat(n int) bool {
 	return false
 }
 
-// Gap implements Printer.
+// Gap prints a gap's opening or closing.
 func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteGapLine(p.W, tl, g) }
 
-// Note implements Printer.
+// Note prints a remark.
 func (p LinePrinter) Note(_ *timeline.Timeline, msg string) {
 	_, _ = io.WriteString(p.W, "note: "+termsafe.Escape(msg)+"\n")
 }
@@ -70,13 +84,13 @@ func (p LinePrinter) Note(_ *timeline.Timeline, msg string) {
 // JSONPrinter prints one JSON object per line as things happen.
 type JSONPrinter struct{ W io.Writer }
 
-// Event implements Printer.
+// Event prints a change.
 func (p JSONPrinter) Event(tl *timeline.Timeline, e timeline.Event) { _ = WriteJSONEvent(p.W, tl, e) }
 
-// Gap implements Printer.
+// Gap prints a gap's opening or closing.
 func (p JSONPrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteJSONGap(p.W, tl, g) }
 
-// Note implements Printer.
+// Note prints a remark.
 func (p JSONPrinter) Note(_ *timeline.Timeline, msg string) {
 	_ = termsafe.NewJSONEncoder(p.W).Encode(struct {
 		Type    string    `json:"type"`

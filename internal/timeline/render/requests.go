@@ -25,7 +25,7 @@ func WriteRequestsLine(w io.Writer, tl *timeline.Timeline, l timeline.RequestLin
 	return err
 }
 
-// Requests implements timeline.RequestPrinter.
+// Requests prints a bucket of the probe's requests.
 func (p LinePrinter) Requests(tl *timeline.Timeline, l timeline.RequestLine) {
 	_ = WriteRequestsLine(p.W, tl, l)
 }
@@ -40,7 +40,7 @@ type JSONRequests struct {
 	Kinds  []timeline.LabelCount `json:"kinds"`
 }
 
-// Requests implements timeline.RequestPrinter.
+// Requests prints a bucket of the probe's requests.
 func (p JSONPrinter) Requests(tl *timeline.Timeline, l timeline.RequestLine) {
 	kinds := l.Kinds
 	if kinds == nil {
