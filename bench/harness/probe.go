@@ -51,9 +51,9 @@ func (h *harness) probeGoBench(ctx context.Context) []Row {
 		return []Row{notMeasured(probeAddedRow, probeAddedTarget, "skipped at tiny scale (compiles the tests)"),
 			notMeasured(probeStampRow, probeStampTarget, "skipped at tiny scale (compiles the tests)")}
 	}
-	if _, err := os.Stat(filepath.Join(h.cfg.RepoRoot, "pkg", "probe")); err != nil {
-		return []Row{notMeasured(probeAddedRow, probeAddedTarget, "pkg/probe not on this branch"),
-			notMeasured(probeStampRow, probeStampTarget, "pkg/probe not on this branch")}
+	if _, err := os.Stat(filepath.Join(h.cfg.RepoRoot, "internal", "probe")); err != nil {
+		return []Row{notMeasured(probeAddedRow, probeAddedTarget, "internal/probe not on this branch"),
+			notMeasured(probeStampRow, probeStampTarget, "internal/probe not on this branch")}
 	}
 	run := func(bench, pkg string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", bench, "-benchtime", "2000x", pkg)
@@ -70,7 +70,7 @@ func (h *harness) probeGoBench(ctx context.Context) []Row {
 		b, _ := strconv.ParseFloat(string(base[1]), 64)
 		out = append(out, Row{What: probeAddedRow, Ours: fmt.Sprintf("%+.2f ms (%.2f vs %.2f)", u-b, u, b), Target: probeAddedTarget, Met: met(u-b <= 5)})
 	}
-	st, err := run("^BenchmarkStampToArrival$", "./pkg/probe/")
+	st, err := run("^BenchmarkStampToArrival$", "./internal/probe/")
 	if m := stampP99.FindSubmatch(st); err != nil || m == nil {
 		out = append(out, notMeasured(probeStampRow, probeStampTarget, "go test -bench failed: "+tail(string(st), 1)))
 	} else {

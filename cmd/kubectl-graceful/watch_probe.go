@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // probeBaseline is how long the probe runs before this command deletes or

@@ -32,10 +32,10 @@ const (
 	// (`sh -c "nginx -s quit && sleep 5"`); the duration is the sum of its
 	// sleeps, a lower bound of the real time.
 	HowExecScript = "exec-script"
-	// HowExec: an exec hook whose duration cannot be read from the spec.
-	HowExec = "exec"
-	// HowHTTPGet: an httpGet hook, duration unknown.
-	HowHTTPGet = "httpGet"
+	// howExec: an exec hook whose duration cannot be read from the spec.
+	howExec = "exec"
+	// howHTTPGet: an httpGet hook, duration unknown.
+	howHTTPGet = "httpGet"
 	// HowTCPSocket: the deprecated tcpSocket handler, which kubelet does not run.
 	HowTCPSocket = "tcpSocket"
 )
@@ -58,7 +58,7 @@ func Duration(c corev1.Container) (seconds int64, known bool, how string) {
 	case h.Exec != nil:
 		return execDuration(h.Exec.Command)
 	case h.HTTPGet != nil:
-		return 0, false, HowHTTPGet
+		return 0, false, howHTTPGet
 	case h.TCPSocket != nil:
 		return 0, true, HowTCPSocket
 	}
@@ -81,27 +81,27 @@ func IsShellOrSleep(command []string) bool {
 
 func execDuration(cmd []string) (int64, bool, string) {
 	if len(cmd) == 0 {
-		return 0, false, HowExec
+		return 0, false, howExec
 	}
 	args := cmd
 	if base(args[0]) == "busybox" {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return 0, false, HowExec
+		return 0, false, howExec
 	}
 	switch base(args[0]) {
 	case "sleep":
 		if s, ok := sleepArgs(args[1:]); ok {
 			return s, true, HowExecSleep
 		}
-		return 0, false, HowExec
+		return 0, false, howExec
 	case "sh", "bash", "ash", "dash", "zsh":
 		if script, ok := shellScript(args[1:]); ok {
 			return scriptDuration(script)
 		}
 	}
-	return 0, false, HowExec
+	return 0, false, howExec
 }
 
 // shellScript returns the script of `sh -c SCRIPT` (also `-ec`, `-xc`).
@@ -134,7 +134,7 @@ func scriptDuration(script string) (int64, bool, string) {
 		if base(f[0]) == "sleep" {
 			s, ok := sleepArgs(f[1:])
 			if !ok {
-				return 0, false, HowExec
+				return 0, false, howExec
 			}
 			total += s
 			sleeps++
@@ -144,7 +144,7 @@ func scriptDuration(script string) (int64, bool, string) {
 	}
 	switch {
 	case sleeps == 0:
-		return 0, false, HowExec
+		return 0, false, howExec
 	case others == 0:
 		return total, true, HowExecSleep
 	}

@@ -35,12 +35,12 @@ func TestDuration(t *testing.T) {
 		{"/bin/sh -c sleep and more", execHook("/bin/sh", "-c", "sleep 5 && nginx -s quit"), 5, true, HowExecScript},
 		{"sh -c more then sleep", execHook("sh", "-c", "echo bye; kill -TERM 1 && sleep 12"), 12, true, HowExecScript},
 		{"bash -ec sleep", execHook("bash", "-ec", "sleep 3; sleep 4"), 7, true, HowExecSleep},
-		{"sh -c without sleep", execHook("sh", "-c", "nginx -s quit"), 0, false, HowExec},
-		{"sleep infinity", execHook("sleep", "infinity"), 0, false, HowExec},
-		{"sleep without argument", execHook("sleep"), 0, false, HowExec},
-		{"custom binary", execHook("/wait-shutdown"), 0, false, HowExec},
-		{"empty exec", execHook(), 0, false, HowExec},
-		{"httpGet", &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quit", Port: intstr.FromInt32(8080)}}}, 0, false, HowHTTPGet},
+		{"sh -c without sleep", execHook("sh", "-c", "nginx -s quit"), 0, false, howExec},
+		{"sleep infinity", execHook("sleep", "infinity"), 0, false, howExec},
+		{"sleep without argument", execHook("sleep"), 0, false, howExec},
+		{"custom binary", execHook("/wait-shutdown"), 0, false, howExec},
+		{"empty exec", execHook(), 0, false, howExec},
+		{"httpGet", &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quit", Port: intstr.FromInt32(8080)}}}, 0, false, howHTTPGet},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,9 +57,9 @@ func restart(ctx context.Context, c kubernetes.Interface, w Workload, patch []by
 	switch w.Kind {
 	case KindDeployment:
 		got, err = apps.Deployments(w.Namespace).Patch(ctx, w.Name, types.StrategicMergePatchType, patch, opts)
-	case KindStatefulSet:
+	case kindStatefulSet:
 		got, err = apps.StatefulSets(w.Namespace).Patch(ctx, w.Name, types.StrategicMergePatchType, patch, opts)
-	case KindDaemonSet:
+	case kindDaemonSet:
 		got, err = apps.DaemonSets(w.Namespace).Patch(ctx, w.Name, types.StrategicMergePatchType, patch, opts)
 	default:
 		return 0, CheckKind(w.Kind)
@@ -85,7 +85,7 @@ func scaleTo(ctx context.Context, c kubernetes.Interface, w Workload, replicas i
 		put = func(sc *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
 			return apps.Deployments(w.Namespace).UpdateScale(ctx, w.Name, sc, metav1.UpdateOptions{})
 		}
-	case KindStatefulSet:
+	case kindStatefulSet:
 		get = func() (*autoscalingv1.Scale, error) {
 			return apps.StatefulSets(w.Namespace).GetScale(ctx, w.Name, metav1.GetOptions{})
 		}

@@ -63,8 +63,8 @@ func (c *CapacityTracker) List(recv time.Time, items []*discoveryv1.EndpointSlic
 	return c.recount(recv, initial)
 }
 
-// SetDesired records a new desired replica count for every Service.
-func (c *CapacityTracker) SetDesired(recv time.Time, desired int32) []ServiceSample {
+// setDesired records a new desired replica count for every Service.
+func (c *CapacityTracker) setDesired(recv time.Time, desired int32) []ServiceSample {
 	if desired == c.desired {
 		return nil
 	}

@@ -56,7 +56,7 @@ func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
 	if again := c.Slice(timelinetest.At(20), watch.Modified, endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epGoing})); len(again) != 0 {
 		t.Errorf("an unchanged count gave samples %+v", again)
 	}
-	if d := c.SetDesired(timelinetest.At(30), 1); len(d) != 2 || d[0].Sample.Desired != 1 {
+	if d := c.setDesired(timelinetest.At(30), 1); len(d) != 2 || d[0].Sample.Desired != 1 {
 		t.Errorf("desired change: %+v", d)
 	}
 }

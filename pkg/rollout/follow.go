@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // Printer receives what Follow sees, as it sees it. Every func is
@@ -82,7 +82,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	if err := CheckKind(w.Kind); err != nil {
 		return nil, err
 	}
-	if cfg.Action == Scale && w.Kind == KindDaemonSet {
+	if cfg.Action == Scale && w.Kind == kindDaemonSet {
 		return nil, fmt.Errorf("%s has no scale subresource: --scale works on deployments and statefulsets", w)
 	}
 	obj, err := getWorkload(ctx, cfg.Client, w)
@@ -171,7 +171,7 @@ func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 }
 
 // workloadResource is the API resource of each kind, for its watch.
-var workloadResource = map[string]string{KindDeployment: "deployments", KindStatefulSet: "statefulsets", KindDaemonSet: "daemonsets"}
+var workloadResource = map[string]string{KindDeployment: "deployments", kindStatefulSet: "statefulsets", kindDaemonSet: "daemonsets"}
 
 // streams builds the four watches, each filtered server-side.
 func (f *workloadFollower) streams() []*timeline.Stream {

@@ -196,7 +196,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 	if st.generation > f.gen0 {
 		f.startAt(recv, t0GenerationSeen)
 	}
-	f.printSamples(f.capacity.SetDesired(recv, st.desired))
+	f.printSamples(f.capacity.setDesired(recv, st.desired))
 	f.st = st
 	msg, done, err := rolloutStatus(obj)
 	switch {

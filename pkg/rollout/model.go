@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // The workload kinds `watch` follows: the apps/v1 kinds that own pods
@@ -14,12 +14,12 @@ import (
 // k8s.io/kubectl/pkg/polymorphichelpers has a StatusViewer for).
 const (
 	KindDeployment  = "Deployment"
-	KindStatefulSet = "StatefulSet"
-	KindDaemonSet   = "DaemonSet"
+	kindStatefulSet = "StatefulSet"
+	kindDaemonSet   = "DaemonSet"
 )
 
-// Workload names one workload: Kind is KindDeployment, KindStatefulSet or
-// KindDaemonSet.
+// Workload names one workload: Kind is KindDeployment, kindStatefulSet or
+// kindDaemonSet.
 type Workload struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`

@@ -32,7 +32,7 @@ type workloadState struct {
 // DaemonSet).
 func CheckKind(kind string) error {
 	switch kind {
-	case KindDeployment, KindStatefulSet, KindDaemonSet:
+	case KindDeployment, kindStatefulSet, kindDaemonSet:
 		return nil
 	}
 	return fmt.Errorf("%s has no pod template with a rollout to follow: use a deployment, statefulset or daemonset", kind)
@@ -46,9 +46,9 @@ func getWorkload(ctx context.Context, c kubernetes.Interface, w Workload) (runti
 	switch w.Kind {
 	case KindDeployment:
 		obj, err = apps.Deployments(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
-	case KindStatefulSet:
+	case kindStatefulSet:
 		obj, err = apps.StatefulSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
-	case KindDaemonSet:
+	case kindDaemonSet:
 		obj, err = apps.DaemonSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
 	default:
 		return nil, CheckKind(w.Kind)
@@ -108,9 +108,9 @@ func rolloutStatus(obj runtime.Object) (string, bool, error) {
 	case *appsv1.Deployment:
 		kind = KindDeployment
 	case *appsv1.StatefulSet:
-		kind = KindStatefulSet
+		kind = kindStatefulSet
 	case *appsv1.DaemonSet:
-		kind = KindDaemonSet
+		kind = kindDaemonSet
 	}
 	viewer, err := polymorphichelpers.StatusViewerFor(appsv1.SchemeGroupVersion.WithKind(kind).GroupKind())
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // BenchmarkDeliveryToLineUnderProbe is BenchmarkDeliveryToLine while a probe

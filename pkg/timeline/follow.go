@@ -18,16 +18,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // Action is what Follow does to start the termination.
 type Action int
 
 const (
-	// WaitForDelete only watches until someone else deletes the pod.
-	WaitForDelete Action = iota
+	// waitForDelete only watches until someone else deletes the pod.
+	waitForDelete Action = iota
 	// Delete sends a DELETE for the pod (with its UID as precondition).
 	Delete
 	// Evict posts a policy/v1 Eviction, retrying while a

@@ -89,17 +89,17 @@ func (f *follower) listed(n Notice) {
 	case "Events":
 		for _, o := range n.List {
 			if ev, ok := o.(*corev1.Event); ok {
-				ListedEvent(f.rec, n.Recv, ev, n.Initial)
+				listedEvent(f.rec, n.Recv, ev, n.Initial)
 			}
 		}
 	}
 }
 
-// ListedEvent records an Event found by a List. A re-list after a gap
+// listedEvent records an Event found by a List. A re-list after a gap
 // records it (the recorder drops repeats by count). The first List only
 // remembers it, unless the pod was already terminating and the Event is
 // from its termination: then it is shown, marked as before the watch.
-func ListedEvent(rec *Recorder, recv time.Time, ev *corev1.Event, initial bool) {
+func listedEvent(rec *Recorder, recv time.Time, ev *corev1.Event, initial bool) {
 	tl := rec.TL
 	switch {
 	case !initial:
@@ -107,7 +107,7 @@ func ListedEvent(rec *Recorder, recv time.Time, ev *corev1.Event, initial bool) 
 	case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
 		rec.KubeEvent(recv, ev, true)
 	default:
-		rec.SeedEvent(ev)
+		rec.seedEvent(ev)
 	}
 }
 

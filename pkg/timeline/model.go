@@ -3,7 +3,7 @@ package timeline
 import (
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // Track is the side of a termination an event belongs to. The values
@@ -30,11 +30,11 @@ const (
 	KindDeleteSent       Kind = "delete-sent"           // this command sent the delete or the accepted eviction
 	KindEvictionRefused  Kind = "eviction-refused"      // 429 from the Eviction API (PodDisruptionBudget)
 	KindDeletionSeen     Kind = "deletion-seen"         // deletionTimestamp appeared on the pod
-	KindGraceShortened   Kind = "grace-shortened"       // a later delete shortened deletionGracePeriodSeconds
+	kindGraceShortened   Kind = "grace-shortened"       // a later delete shortened deletionGracePeriodSeconds
 	KindCondition        Kind = "condition"             // a pod condition changed (DisruptionTarget, Ready, ...)
-	KindContainerReady   Kind = "container-ready"       // containerStatuses[].ready flipped
+	kindContainerReady   Kind = "container-ready"       // containerStatuses[].ready flipped
 	KindContainerExit    Kind = "container-exit"        // containerStatuses[].state.terminated appeared
-	KindPhase            Kind = "phase"                 // status.phase changed
+	kindPhase            Kind = "phase"                 // status.phase changed
 	KindPodGone          Kind = "pod-gone"              // the pod object was deleted
 	KindEndpointAdded    Kind = "endpoint-added"        // the pod's endpoint appeared in a slice
 	KindEndpointChanged  Kind = "endpoint-changed"      // ready/serving/terminating changed
@@ -45,18 +45,18 @@ const (
 	KindUnhealthy        Kind = "unhealthy"             // Event Unhealthy: a probe failed
 	KindExceededGrace    Kind = "exceeded-grace-period" // Event ExceededGracePeriod
 	KindOtherEvent       Kind = "event"                 // any other Event about the pod
-	KindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
+	kindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
 )
 
 // kindNames are the words the text output uses for a kind: the Event's
 // own reason for the kinds that are Events.
 var kindNames = map[Kind]string{
 	KindDeleteSent: "DeleteSent", KindEvictionRefused: "EvictionRefused", KindDeletionSeen: "DeletionSeen",
-	KindGraceShortened: "GraceShortened", KindCondition: "Condition", KindContainerReady: "ContainerReady",
-	KindContainerExit: "ContainerExit", KindPhase: "Phase", KindPodGone: "PodGone", KindEndpointAdded: "EndpointAdded",
+	kindGraceShortened: "GraceShortened", KindCondition: "Condition", kindContainerReady: "ContainerReady",
+	KindContainerExit: "ContainerExit", kindPhase: "Phase", KindPodGone: "PodGone", KindEndpointAdded: "EndpointAdded",
 	KindEndpointChanged: "EndpointChanged", KindEndpointRemoved: "EndpointRemoved", KindServiceEndpoints: "ServiceEndpoints",
 	KindKilling: "Killing", KindPreStopFailed: "FailedPreStopHook", KindUnhealthy: "Unhealthy",
-	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", KindSigtermEstimated: "SIGTERMEstimated",
+	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", kindSigtermEstimated: "SIGTERMEstimated",
 }
 
 // name is k in the words of the text output.
@@ -141,7 +141,7 @@ type Gap struct {
 	// arrived late.
 	Reason string
 	// Stalled marks a stall rather than a cut: the watch stayed connected
-	// but delivered a change more than StallThreshold after the server's
+	// but delivered a change more than stallThreshold after the server's
 	// own time for it; From is that server time on the local clock.
 	Stalled bool
 }

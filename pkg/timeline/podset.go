@@ -195,7 +195,7 @@ func (s *PodSet) EventList(n Notice) {
 	for _, o := range n.List {
 		if ev, ok := o.(*corev1.Event); ok {
 			if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
-				ListedEvent(rec, n.Recv, ev, n.Initial)
+				listedEvent(rec, n.Recv, ev, n.Initial)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ func preStopOf(c *corev1.Container) PreStop {
 }
 
 // execPreStop reports whether a container's preStop hook is an exec: the
-// exec itself adds to its delay (ExecHookSlack).
+// exec itself adds to its delay (execHookSlack).
 func execPreStop(c *corev1.Container) bool {
 	return c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Exec != nil
 }

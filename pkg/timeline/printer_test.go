@@ -3,7 +3,7 @@ package timeline
 import (
 	"testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // TestZeroPrinterIsSafe records a termination's changes through a follower

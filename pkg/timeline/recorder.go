@@ -169,7 +169,7 @@ func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
 	r.conditionsChanged(recv, old, pod)
 	r.containersChanged(recv, old, pod)
 	if old.Status.Phase != pod.Status.Phase {
-		r.add(Event{Recv: recv, Track: Kubelet, Kind: KindPhase, Message: "phase " + string(pod.Status.Phase)})
+		r.add(Event{Recv: recv, Track: Kubelet, Kind: kindPhase, Message: "phase " + string(pod.Status.Phase)})
 	}
 }
 
@@ -181,12 +181,12 @@ func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
 func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
 	g := *pod.DeletionGracePeriodSeconds
 	if g == 0 && (pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed) {
-		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
+		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: kindGraceShortened,
 			Message: "final delete (grace period 0) after the pod turned " + string(pod.Status.Phase)})
 		return
 	}
 	r.TL.GracePeriodSeconds = g
-	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
+	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: kindGraceShortened,
 		Message: fmt.Sprintf("grace period shortened to %d s, SIGKILL deadline %s", g, pod.DeletionTimestamp.UTC().Format("15:04:05"))})
 }
 
@@ -258,7 +258,7 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 			if t.Reason != "" {
 				msg += " (" + t.Reason + ")"
 			}
-			if m := ExitMeaning(code); m != "" {
+			if m := exitMeaning(code); m != "" {
 				msg += ": " + m
 			}
 			msg += " (as reported by the kubelet, after the process ended)"
@@ -267,15 +267,15 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 			continue
 		}
 		if prev != nil && prev.Ready != cs.Ready {
-			r.add(Event{Recv: recv, Track: Kubelet, Kind: KindContainerReady, Container: cs.Name,
+			r.add(Event{Recv: recv, Track: Kubelet, Kind: kindContainerReady, Container: cs.Name,
 				Message: fmt.Sprintf("container %s ready=%t", cs.Name, cs.Ready)})
 		}
 	}
 }
 
-// ExitMeaning explains an exit code the way the kubelet's runtimes produce
+// exitMeaning explains an exit code the way the kubelet's runtimes produce
 // them: 128+N means killed by signal N (143 SIGTERM, 137 SIGKILL).
-func ExitMeaning(code int32) string {
+func exitMeaning(code int32) string {
 	switch code {
 	case 0:
 		return "clean exit"
@@ -433,9 +433,9 @@ func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
 	r.add(e)
 }
 
-// SeedEvent remembers an Event that existed before the watch started, so
+// seedEvent remembers an Event that existed before the watch started, so
 // that only its later repeats are recorded.
-func (r *Recorder) SeedEvent(ev *corev1.Event) {
+func (r *Recorder) seedEvent(ev *corev1.Event) {
 	if ev.Count > r.events[ev.UID] {
 		r.events[ev.UID] = ev.Count
 	} else if _, ok := r.events[ev.UID]; !ok {

@@ -5,12 +5,12 @@ import (
 	"time"
 )
 
-// StallThreshold is how much later than the server's own time for a change
+// stallThreshold is how much later than the server's own time for a change
 // its notification may arrive before the watch counts as stalled. The
 // server's times are whole seconds (deletionTimestamp, an Event's
 // lastTimestamp) and so up to 1 s earlier than the change: 2 s leaves at
 // least 1 s of real delay.
-const StallThreshold = 2 * time.Second
+const stallThreshold = 2 * time.Second
 
 // skewTolerance is how far a server time may lie after the receive time
 // before the clocks are taken to disagree (network and rounding aside, a
@@ -50,7 +50,7 @@ func (r *Recorder) lateness(e Event) time.Duration {
 	return e.Recv.Sub(ref)
 }
 
-// checkStall marks a stall when e arrived more than StallThreshold after
+// checkStall marks a stall when e arrived more than stallThreshold after
 // the server's time for it while its watch was connected: the watch was
 // slow, not cut, and the times of the changes around it are late too. A
 // change inside a gap is already explained by the gap.
@@ -65,7 +65,7 @@ func (r *Recorder) checkStall(e Event) {
 		r.Note(fmt.Sprintf("%s arrived %d ms before the server's time for it: this machine's clock and the cluster's disagree, stalls in the watch are not judged", e.Kind.name(), -late.Milliseconds()))
 		return
 	}
-	if late <= StallThreshold {
+	if late <= stallThreshold {
 		return
 	}
 	from := e.Recv.Add(-late)

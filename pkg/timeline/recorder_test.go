@@ -58,7 +58,7 @@ func TestRecorderIgnoresOtherPodsAndRepeats(t *testing.T) {
 func TestRecorderSeededEventsAreNotRepeated(t *testing.T) {
 	r := NewRecorder(testPod(30, nil), nil, at(0))
 	ev := kubeEvent("old", "Warning", "Unhealthy", "probe failed", at(-60000))
-	r.SeedEvent(ev)
+	r.seedEvent(ev)
 	r.KubeEvent(at(5), ev, false)
 	if len(r.TL.Events) != 0 {
 		t.Errorf("an Event that existed before the watch was recorded: %v", kinds(r.TL))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // LabelCount is how many requests ended one way: Kind, and for

@@ -170,7 +170,7 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 	for _, e := range evs {
 		if e.Kind == KindContainerExit && e.ExitCode != nil {
 			ms, _ := tl.Ms(e.Recv)
-			v.Exits = append(v.Exits, Exit{Container: e.Container, Ms: ms, Code: *e.ExitCode, Server: e.Server, Meaning: ExitMeaning(*e.ExitCode)})
+			v.Exits = append(v.Exits, Exit{Container: e.Container, Ms: ms, Code: *e.ExitCode, Server: e.Server, Meaning: exitMeaning(*e.ExitCode)})
 		}
 	}
 	attachExits(&v)

@@ -23,7 +23,7 @@ func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earlie
 	if k, seen := killing[c]; seen {
 		from = fmt.Sprintf("Killing at %+d ms", k)
 		if k < 0 {
-			earliest = k - EventLead.Milliseconds()
+			earliest = k - eventLead.Milliseconds()
 		}
 	}
 	x, exited := exitAt[c]

@@ -75,29 +75,29 @@ func containersOf(tl *Timeline, name string) []string {
 	return tl.Containers
 }
 
-// EventLead is how long before the real SIGTERM the Event that dates it
+// eventLead is how long before the real SIGTERM the Event that dates it
 // can arrive: the kubelet records Killing, then signals, and the Event's
 // write and watch delivery take a few ms at least (measured on a real
 // kubelet: 22 ms early at most). It arrives late by more the busier the API
 // server is (148 ms in a CI run), so the estimate's lower bound is the
 // request itself, not the Event (docs/real-node.md).
-const EventLead = 50 * time.Millisecond
+const eventLead = 50 * time.Millisecond
 
-// ExecHookSlack is how much longer than its sleep an exec preStop hook can
+// execHookSlack is how much longer than its sleep an exec preStop hook can
 // keep SIGTERM back: the exec into the container itself (23-31 ms on an
 // idle real node), bounded generously for a busy one.
-const ExecHookSlack = 250 * time.Millisecond
+const execHookSlack = 250 * time.Millisecond
 
 // stopOf estimates when regular container c gets SIGTERM, with bounds on
 // the real moment (ms since the request): its Killing (or the request when
 // none was seen) plus its preStop delay from the spec. SIGTERM cannot come
-// before the request plus that delay, nor more than EventLead after the
-// Killing Event arrived plus the delay (ExecHookSlack more for an exec
+// before the request plus that delay, nor more than eventLead after the
+// Killing Event arrived plus the delay (execHookSlack more for an exec
 // hook). When its hook failed, SIGTERM came after Killing and before the
 // FailedPreStopHook Event arrived (the kubelet reports the failure after
 // it signals; on a loaded node the Event came 378 ms after the real
 // SIGTERM, later even than the exit): the estimate is that Event, and the
-// latest bound EventLead after it or the reported exit, the earlier. A FailedPreStopHook at or
+// latest bound eventLead after it or the reported exit, the earlier. A FailedPreStopHook at or
 // after the grace deadline is the kill ending a long hook, not a failure
 // that skipped it. ok is false when the hook's duration cannot be read.
 func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, b basis, ok bool) {
@@ -109,14 +109,14 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 	// when this watch saw the deletion) moves that floor earlier.
 	floor := int64(0)
 	if base < 0 {
-		floor = base - EventLead.Milliseconds()
+		floor = base - eventLead.Milliseconds()
 	}
 	ps := tl.PreStop[c]
 	if f, failed := failedAt[c]; failed && (tl.GracePeriodSeconds <= 0 || f < tl.Deadline()) {
 		// The Event and the signal go out together (the Event arrived up
 		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
-		// EventLead after it, or the reported exit, whichever is first.
-		upper, by := f+EventLead.Milliseconds(), basis{sigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
+		// eventLead after it, or the reported exit, whichever is first.
+		upper, by := f+eventLead.Milliseconds(), basis{sigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
 		if x, exited := exitAt[c]; exited && x < upper {
 			upper, by = x, basis{sigtermFromExit, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)}
 		}
@@ -129,13 +129,13 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		return 0, 0, 0, 0, basis{}, false
 	case ps.Has:
 		d := ps.Delay.Milliseconds()
-		slack := EventLead.Milliseconds()
+		slack := eventLead.Milliseconds()
 		if tl.ExecPreStop[c] {
-			slack += ExecHookSlack.Milliseconds()
+			slack += execHookSlack.Milliseconds()
 		}
 		return base + d, d, floor + d, base + d + slack, basis{b.from, fmt.Sprintf("%s + preStop %s", b.text, ps.Delay)}, true
 	}
-	return base, 0, floor, base + EventLead.Milliseconds(), basis{b.from, b.text + ", no preStop"}, true
+	return base, 0, floor, base + eventLead.Milliseconds(), basis{b.from, b.text + ", no preStop"}, true
 }
 
 // exitsOf returns, per container, the first reported exit in ms since T0.

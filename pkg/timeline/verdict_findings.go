@@ -215,7 +215,7 @@ func gapFindings(tl *Timeline, l *findingList) {
 		l.fact("the watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived, not when they happened", cuts)
 	}
 	if stalls > 0 {
-		l.fact("the watch stalled %d time(s) (marked above): a change arrived more than %s after the server's time for it, so the times around it are late", stalls, StallThreshold)
+		l.fact("the watch stalled %d time(s) (marked above): a change arrived more than %s after the server's time for it, so the times around it are late", stalls, stallThreshold)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // realTermination plays a termination as a real kubelet reports it, with
@@ -58,7 +58,7 @@ func execHook(cmd ...string) *corev1.LifecycleHandler {
 }
 
 // Without a preStop SIGTERM is known only to lie between the request and
-// EventLead after the Killing Event arrived (on a busy API server the Event
+// eventLead after the Killing Event arrived (on a busy API server the Event
 // arrives late: 148 ms in a CI run): an endpoint leaving inside that gets
 // no sign, and a race is claimed only when it left after the latest bound.
 func TestSigtermBoundsWithoutPreStop(t *testing.T) {
@@ -78,8 +78,8 @@ func TestSigtermBoundsWithoutPreStop(t *testing.T) {
 			if !v.Risk || !strings.Contains(all, c.want) || strings.Contains(all, c.notWant) {
 				t.Errorf("risk %v; want %q and not %q in:\n%s", v.Risk, c.want, c.notWant, all)
 			}
-			if v.SigtermEarliestMs == nil || *v.SigtermEarliestMs != 0 || v.SigtermLatestMs == nil || *v.SigtermLatestMs != c.kill+EventLead.Milliseconds() {
-				t.Errorf("bounds %v..%v, want 0..%d", v.SigtermEarliestMs, v.SigtermLatestMs, c.kill+EventLead.Milliseconds())
+			if v.SigtermEarliestMs == nil || *v.SigtermEarliestMs != 0 || v.SigtermLatestMs == nil || *v.SigtermLatestMs != c.kill+eventLead.Milliseconds() {
+				t.Errorf("bounds %v..%v, want 0..%d", v.SigtermEarliestMs, v.SigtermLatestMs, c.kill+eventLead.Milliseconds())
 			}
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 // RequestsVerdict is what the probe's requests showed. Times are
