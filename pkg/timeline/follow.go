@@ -270,6 +270,7 @@ func (f *follower) act(ctx context.Context) (time.Duration, error) {
 			return 0, nil
 		}
 		return f.evict(ctx)
+	case waitForDelete:
 	}
 	if !tl.AlreadyTerminating {
 		f.say(fmt.Sprintf("waiting for pod %s/%s to be deleted (use --delete or --evict to start it now)", tl.Namespace, tl.Pod))
