@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 // Describe says what the change does, in one line: each preStop change

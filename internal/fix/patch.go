@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
 )
 
 // Commands returns, for each finding the plan fixes (keyed by check,

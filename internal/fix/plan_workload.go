@@ -5,8 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
 )
 
 // WorkloadPlan is the change to one workload's pod template: the preStop

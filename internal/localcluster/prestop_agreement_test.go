@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 // kwokJQ runs a kwok Stage expression on obj the way kwok v0.8.0 does

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 var lbDeregistrationExceedsGrace = register(&Check{

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 // Container order at termination (Kubernetes docs, "Pod Lifecycle:

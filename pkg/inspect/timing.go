@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/prestop"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 // The timing budget. Facts (kubelet killContainer, pkg/kubelet/kuberuntime):
