@@ -75,6 +75,9 @@ type evictionRecorder struct {
 	// failures keeps the final eviction errors that are the cluster
 	// failing us (the retrying client's, when client is one).
 	failures *apiFailures
+	// pods answers reads of the node's pods from one watch; nil reads
+	// the API server.
+	pods *nodePods
 }
 
 // newObservedClient wraps client so that evictions feed tracker and back
@@ -153,7 +156,7 @@ func (e *observedEvictions) Evict(ctx context.Context, ev *policyv1.Eviction) (e
 			// The pod may have changed while we waited, our eviction's
 			// answer was lost, or another client evicted it: read it
 			// again rather than assume.
-			fresh, err := o.client.CoreV1().Pods(ev.Namespace).Get(ctx, ev.Name, metav1.GetOptions{})
+			fresh, err := o.reread(ctx, ev.Namespace, ev.Name, conflicts > 0)
 			if apierrors.IsNotFound(err) {
 				o.tracker.set(ev.Namespace, ev.Name, StateGone, "")
 				return err // the library takes a 404 as the pod gone

@@ -87,6 +87,9 @@ type nodeRun struct {
 	// tracker is the pods of the node being evicted, kept for the pool's
 	// count of pods evicted again; nil until the evictions start.
 	tracker *Tracker
+	// pods follows the node's pods from its evictions on, answering the
+	// library's wait for each pod's deletion; nil before.
+	pods *nodePods
 }
 
 // node starts the state of one node's drain.
@@ -213,6 +216,9 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	pods := list.Pods()
 	tracker = NewTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
 	d.tracker = tracker
+	// Started after the list above: a pod it never held is read from the
+	// API server, so a pod listed there is never taken for gone.
+	d.pods = watchNodePods(nodeCtx, d.Client, res.Node)
 	h = d.helper(nodeCtx, tracker, budgets(), pdbOf)
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := h.DeleteOrEvictPods(pods)
@@ -328,9 +334,11 @@ func (d *nodeRun) failed(res *NodeResult, err error) (*NodeResult, error) {
 // otherwise; EvictErrorRetryDelay is short and non-zero, the observed client adds
 // the backoff; the library's output is replaced by ours.
 func (d *nodeRun) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
+	client := newObservedClient(d.client(ctx), tracker, d.Backoff, budgets, pdbOf, d.pacer).(*observedClient)
+	client.obs.pods = d.pods
 	return &kdrain.Helper{
 		Ctx:                  ctx,
-		Client:               newObservedClient(d.client(ctx), tracker, d.Backoff, budgets, pdbOf, d.pacer),
+		Client:               client,
 		Force:                d.Flags.Force,
 		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
 		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,
