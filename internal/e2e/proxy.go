@@ -24,6 +24,8 @@ type CutProxy struct {
 	conns       []net.Conn
 	downUntil   time.Time
 	pausedUntil time.Time
+	// accepted counts the connections accepted, refused ones included.
+	accepted int
 }
 
 func newCutProxy(t *testing.T, target string) *CutProxy {
@@ -45,6 +47,7 @@ func (p *CutProxy) serve() {
 			return
 		}
 		p.mu.Lock()
+		p.accepted++
 		down := time.Now().Before(p.downUntil)
 		p.mu.Unlock()
 		if down {
@@ -100,6 +103,15 @@ func pipe(dst, src net.Conn) {
 	_, _ = io.Copy(dst, src)
 	dst.Close()
 	src.Close()
+}
+
+// Accepted returns how many connections the proxy accepted, those it
+// closed at once while cut included: a client's first one says it has
+// started talking to the API server.
+func (p *CutProxy) Accepted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.accepted
 }
 
 // Cut closes every connection and refuses new ones for d.

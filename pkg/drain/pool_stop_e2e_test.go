@@ -80,7 +80,20 @@ func TestDrainInterruptedWhileLookingUpNodes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	// Signal once the binary is looking the nodes up (its first connection
+	// to the API server): main listens for SIGINT by then. A signal sent
+	// earlier is lost when the test runs in a background job (a
+	// non-interactive shell's `&` starts it with SIGINT ignored, which the
+	// binary inherits until it installs its handler); the drain then rode
+	// out the cut and cordoned the nodes, exit 0.
+	for deadline := time.Now().Add(30 * time.Second); proxy.Accepted() == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if proxy.Accepted() == 0 {
+		_ = cmd.Process.Kill()
+		t.Fatal("the binary did not try the API server within 30 s")
+	}
+	time.Sleep(time.Second) // inside the lookup, riding out the cut
 	_ = cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
 	t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
