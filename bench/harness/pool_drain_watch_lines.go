@@ -47,18 +47,29 @@ func (l *lineClock) beforeClock() int {
 	defer l.mu.Unlock()
 	n := 0
 	for _, ln := range l.lines {
-		if f := strings.Fields(string(ln.text)); len(f) > 1 && f[0] == "before" {
+		if f := watchFields(string(ln.text)); len(f) > 1 && f[0] == "before" {
 			n++
 		}
 	}
 	return n
 }
 
-// watchLineMs parses a node watch text line, "   +512 ms  15:04:05  NODE
-// ...", into its offset in milliseconds; gap lines ("--------" in the
-// server column) are not deliveries.
-func watchLineMs(line string) (int64, bool) {
+// watchFields splits a live line into fields, without the drain's clock
+// ("[+1.234s]") that drain --watch starts every line with.
+func watchFields(line string) []string {
 	f := strings.Fields(line)
+	if len(f) > 0 && strings.HasPrefix(f[0], "[+") {
+		f = f[1:]
+	}
+	return f
+}
+
+// watchLineMs parses a node watch text line, "   +512 ms  15:04:05  NODE
+// ...", with or without the drain's clock before it, into its offset in
+// milliseconds; gap lines ("--------" in the server column) are not
+// deliveries.
+func watchLineMs(line string) (int64, bool) {
+	f := watchFields(line)
 	if len(f) < 3 || f[1] != "ms" || f[2] == "--------" || !strings.HasPrefix(f[0], "+") {
 		return 0, false
 	}

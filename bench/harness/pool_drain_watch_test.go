@@ -92,3 +92,24 @@ func TestDrainWatchSkippedAtTiny(t *testing.T) {
 		}
 	}
 }
+
+// drain --watch starts every live line with its clock ("[+3.108s]"): the
+// watch lines behind it are still measured, and still counted "before".
+func TestTextLatenciesWithDrainClock(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	l := &lineClock{}
+	at := func(ms int, text string) {
+		l.lines = append(l.lines, timedLine{at: t0.Add(time.Duration(ms) * time.Millisecond), text: []byte(text)})
+	}
+	at(2, "[+0.002s] n1: evicting 1 pod(s)")
+	at(3, "[+0.003s]     before  --:--:--  n1  ns/Deployment/a  a-1  control-plane  pod object deleted (seen by re-list)")
+	at(5, "[+0.005s]      +0 ms  12:00:00  n1  ns/Deployment/a  a-1  control-plane  deletionTimestamp set")
+	at(1012, "[+1.012s]  +1000 ms  12:00:01  n1  ns/Deployment/a  a-1  kubelet  Killing") // 7 ms after the first
+	got := l.textLatencies()
+	if len(got) != 2 || got[0] != 0 || got[1] != 7*time.Millisecond {
+		t.Errorf("got %v, want [0s 7ms]", got)
+	}
+	if n := l.beforeClock(); n != 1 {
+		t.Errorf("%d lines before the clock, want 1", n)
+	}
+}
