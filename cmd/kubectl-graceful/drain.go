@@ -9,7 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // DrainNodeOptions are the flags and state of `kubectl graceful drain node`.
@@ -22,7 +22,7 @@ type DrainNodeOptions struct {
 	Selector string
 	// PodSelector limits the drain to pods matching it (--pod-selector).
 	PodSelector string
-	Flags       drain.Flags
+	Flags       preflight.Flags
 	// Timeout bounds each node's evictions; 0 waits forever (--timeout).
 	Timeout time.Duration
 	// DryRun is "none", "client" or "server"; anything but none stops after
@@ -65,7 +65,7 @@ func NewCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericioop
 // newDrainNodeOptions are the options with the flags' defaults.
 func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *DrainNodeOptions {
 	return &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
-		Flags: drain.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
+		Flags: preflight.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
 		MaxConcurrentNodes: 1}
 }
 

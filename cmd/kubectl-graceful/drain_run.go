@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // Run drains one node, or several as a pool (runPool), and prints the JSON report when
@@ -89,7 +90,7 @@ func exitFor(results []*drain.NodeResult, want int) error {
 func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
-		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: drain.AuditWarnings,
+		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: preflight.AuditWarnings,
 		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
@@ -44,8 +45,8 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 }
 
 func TestExitFor(t *testing.T) {
-	clean := &drain.PreflightReport{}
-	blocked := &drain.PreflightReport{Blockers: []drain.Issue{{Kind: drain.BlockerPDBAllowsNone}}}
+	clean := &preflight.Report{}
+	blocked := &preflight.Report{Blockers: []preflight.Issue{{Kind: preflight.BlockerPDBAllowsNone}}}
 	cases := []struct {
 		name    string
 		results []*drain.NodeResult
@@ -69,8 +70,8 @@ func TestExitFor(t *testing.T) {
 }
 
 func TestPoolExit(t *testing.T) {
-	clean := &drain.PoolPreflightReport{}
-	blocked := &drain.PoolPreflightReport{Blockers: []drain.Issue{{Kind: drain.BlockerPoolNoCapacity}}}
+	clean := &preflight.PoolReport{}
+	blocked := &preflight.PoolReport{Blockers: []preflight.Issue{{Kind: preflight.BlockerPoolNoCapacity}}}
 	for _, c := range []struct {
 		res  *drain.PoolResult
 		want int

@@ -5,8 +5,8 @@
 // that records, per pod, why an eviction is waiting (the 429's DisruptionBudget
 // causes) and what is left when it stops early.
 //
-// The preflight (Preflight) is pure: it reads objects gathered beforehand
-// (Gather) and never calls the API server, so it is tested with plain objects.
+// The preflight is pure and has its own package, pkg/drain/preflight: it
+// reads objects gathered beforehand and never changes the cluster.
 // The Drainer prints nothing: it tells its Events, a struct of optional
 // callbacks, what happens (preflight ready, pod changed, node done) and
 // returns each node's NodeResult. The

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // flakyTransport wraps the client's transport and fails requests on demand:
@@ -79,7 +80,7 @@ func flakyDrainer(t *testing.T, f *fixture, timeout time.Duration) (*drain.Drain
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &drain.Drainer{Client: client, Timeout: timeout, Flags: drain.Flags{GracePeriodSeconds: -1},
+	return &drain.Drainer{Client: client, Timeout: timeout, Flags: preflight.Flags{GracePeriodSeconds: -1},
 		Backoff: drain.Backoff{Base: 300 * time.Millisecond, Cap: time.Second}}, flaky
 }
 

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // fakeCluster is a fake clientset holding nodes n1..nN, each with one bare
@@ -81,7 +83,7 @@ func forbid(cs *fake.Clientset, verb, resource, subresource string) {
 }
 
 func testDrainer(cs *fake.Clientset) *Drainer {
-	return &Drainer{Client: cs, Flags: Flags{GracePeriodSeconds: -1, Force: true}, Timeout: 20 * time.Second,
+	return &Drainer{Client: cs, Flags: preflight.Flags{GracePeriodSeconds: -1, Force: true}, Timeout: 20 * time.Second,
 		Backoff: Backoff{Base: time.Millisecond, Cap: time.Millisecond}, MaxConcurrentNodes: 3}
 }
 

@@ -1,5 +1,7 @@
 package drain
 
+import "github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+
 // Events is told what a Drainer does as it happens, the way
 // k8s.io/kubectl/pkg/drain's Helper reports through
 // OnPodDeletionOrEvictionStarted and OnPodDeletionOrEvictionFinished: every
@@ -15,11 +17,11 @@ package drain
 type Events struct {
 	// PreflightReady is called with the preflight of a node that Drain
 	// drains, before anything is changed, dry runs included.
-	PreflightReady func(r *PreflightReport)
+	PreflightReady func(r *preflight.Report)
 	// PoolPreflightReady is called with the preflight of DrainPool's
 	// nodes, before anything is changed, dry runs included (PreflightReady
 	// is not called in a pool drain).
-	PoolPreflightReady func(r *PoolPreflightReport)
+	PoolPreflightReady func(r *preflight.PoolReport)
 	// NodeCordoned is called once node's cordon succeeded: byUs when this
 	// drain's patch set spec.unschedulable, false when it was set already.
 	NodeCordoned func(node string, byUs bool)

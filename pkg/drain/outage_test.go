@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // refuseLists makes the first n lists of resource fail as a refused
@@ -37,7 +39,7 @@ func TestPreflightRetriedThroughShortOutage(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	cs := fake.NewClientset(node)
 	calls := refuseLists(cs, "nodes", 3)
-	d := &Drainer{Client: cs, DryRun: true, Flags: Flags{GracePeriodSeconds: -1}, Backoff: Backoff{Base: time.Millisecond, Cap: time.Millisecond}}
+	d := &Drainer{Client: cs, DryRun: true, Flags: preflight.Flags{GracePeriodSeconds: -1}, Backoff: Backoff{Base: time.Millisecond, Cap: time.Millisecond}}
 	res, err := d.Drain(context.Background(), node)
 	if err != nil || res.Outcome != OutcomeDryRun {
 		t.Fatalf("outcome %s, err %v: want the dry run after the outage", res.Outcome, err)
@@ -55,7 +57,7 @@ func TestPreflightOutageTooLong(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}
 	cs := fake.NewClientset(node)
 	refuseLists(cs, "nodes", 1<<30)
-	d := &Drainer{Client: cs, Flags: Flags{GracePeriodSeconds: -1}, Backoff: Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond}}
+	d := &Drainer{Client: cs, Flags: preflight.Flags{GracePeriodSeconds: -1}, Backoff: Backoff{Base: time.Millisecond, Cap: 5 * time.Millisecond}}
 	res, err := d.Drain(context.Background(), node)
 	if err == nil || res.Outcome != OutcomeError || !strings.Contains(err.Error(), "did not answer for 50ms") {
 		t.Fatalf("outcome %s, err %v: want an error naming the wait", res.Outcome, err)
@@ -78,7 +80,7 @@ func TestPreflightOutageInterrupted(t *testing.T) {
 	refuseLists(cs, "nodes", 1<<30)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	d := &Drainer{Client: cs, Flags: Flags{GracePeriodSeconds: -1}, Backoff: Backoff{Base: 10 * time.Millisecond, Cap: 10 * time.Millisecond}}
+	d := &Drainer{Client: cs, Flags: preflight.Flags{GracePeriodSeconds: -1}, Backoff: Backoff{Base: 10 * time.Millisecond, Cap: 10 * time.Millisecond}}
 	start := time.Now()
 	res, err := d.Drain(ctx, node)
 	if err != nil || res.Outcome != OutcomeInterrupted || time.Since(start) > 5*time.Second {

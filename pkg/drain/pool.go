@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // DrainPool drains nodes as one pool: one preflight for the whole set
@@ -33,8 +35,8 @@ func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResu
 }
 
 func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResult) error {
-	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (PoolInput, error) {
-		return GatherPool(ctx, d.Client, nodes, d.PodSelector, d.Flags)
+	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflight.PoolInput, error) {
+		return preflight.GatherPool(ctx, d.Client, nodes, d.PodSelector, d.Flags)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -46,11 +48,11 @@ func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResul
 	for i := range in.PerNode {
 		in.PerNode[i].RetryDelay, in.PerNode[i].PodWarnings = d.Backoff.Base, d.PodWarnings
 	}
-	res.Preflight = PoolPreflight(in)
+	res.Preflight = preflight.CheckPool(in)
 	res.InitialPods = res.Preflight.PodCount()
 	if d.DryRun && d.ServerDryRun {
 		for _, r := range res.Preflight.Nodes {
-			ServerDryRun(ctx, d.Client, r, d.Flags)
+			preflight.ServerDryRun(ctx, d.Client, r, d.Flags)
 		}
 	}
 	call(d.Events.PoolPreflightReady, res.Preflight)

@@ -1,6 +1,10 @@
 package drain
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+)
 
 // What the pool's summary counts across nodes: the pods evicted again, the
 // pods it started with, the budgets of all its nodes.
@@ -25,7 +29,7 @@ func (d *nodeRun) evictedAgain(cordonedAt time.Time, initial map[string]bool) []
 
 // initialPods returns the pods ("namespace/name") the pool's preflight
 // found on its nodes: to evict, skipped or terminating.
-func initialPods(r *PoolPreflightReport) map[string]bool {
+func initialPods(r *preflight.PoolReport) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range r.Nodes {
 		for _, g := range n.Evict {

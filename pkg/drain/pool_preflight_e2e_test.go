@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/render"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // oldPoolLabel marks the nodes of a pool to drain, apart from poolLabel,
@@ -53,17 +53,17 @@ func (f *fixture) deployRequesting(name string, replicas int32, nodeSelector map
 
 // poolPreflight runs the pool preflight of the nodes selector matches
 // against the cluster, as the command does.
-func (f *fixture) poolPreflight(selector string) *drain.PoolPreflightReport {
+func (f *fixture) poolPreflight(selector string) *preflight.PoolReport {
 	f.t.Helper()
 	nodes, err := f.env.Client.CoreV1().Nodes().List(f.ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	in, err := drain.GatherPool(f.ctx, f.env.Client, nodes.Items, "", drain.Flags{GracePeriodSeconds: -1})
+	in, err := preflight.GatherPool(f.ctx, f.env.Client, nodes.Items, "", preflight.Flags{GracePeriodSeconds: -1})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	r := drain.PoolPreflight(in)
+	r := preflight.CheckPool(in)
 	var out bytes.Buffer
 	render.PoolPreflight(&out, r, 0)
 	f.t.Logf("pool preflight of -l %s:\n%s", selector, out.String())
@@ -82,14 +82,14 @@ func TestPoolPreflightNoCapacityOutside(t *testing.T) {
 	if len(r.Nodes) != 2 || r.PodCount() != 4 {
 		t.Fatalf("pool of %d nodes, %d pods; want 2 nodes, 4 pods", len(r.Nodes), r.PodCount())
 	}
-	var blocker *drain.Issue
+	var blocker *preflight.Issue
 	for i := range r.Blockers {
-		if r.Blockers[i].Kind == drain.BlockerPoolNoCapacity {
+		if r.Blockers[i].Kind == preflight.BlockerPoolNoCapacity {
 			blocker = &r.Blockers[i]
 		}
 	}
 	if blocker == nil || !blocker.Refuses || !r.Refused() {
-		t.Fatalf("blockers = %+v, want %s refusing the drain", r.Blockers, drain.BlockerPoolNoCapacity)
+		t.Fatalf("blockers = %+v, want %s refusing the drain", r.Blockers, preflight.BlockerPoolNoCapacity)
 	}
 	for _, want := range []string{"the pods the pool evicts request 4 CPU / 4 GiB / 4 pods",
 		"the 2 schedulable node(s) outside it they may use have 2 CPU / 4 GiB / 220 pods free", "2 pod(s) would fit nowhere"} {
@@ -97,7 +97,7 @@ func TestPoolPreflightNoCapacityOutside(t *testing.T) {
 			t.Errorf("blocker %q lacks %q", blocker.Message, want)
 		}
 	}
-	if r.EstimatedSeconds != nil || !strings.HasPrefix(r.Verdict, "would not start: "+drain.BlockerPoolNoCapacity) {
+	if r.EstimatedSeconds != nil || !strings.HasPrefix(r.Verdict, "would not start: "+preflight.BlockerPoolNoCapacity) {
 		t.Errorf("estimate %v, verdict %q; want none and would not start", r.EstimatedSeconds, r.Verdict)
 	}
 	dry := f.drain("-l", selector, "--dry-run")
@@ -137,10 +137,10 @@ func TestPoolPreflightEveryNode(t *testing.T) {
 	}
 	found := false
 	for _, b := range r.Blockers {
-		found = found || b.Kind == drain.BlockerPoolNoCapacity && b.Refuses && strings.Contains(b.Message, "nowhere")
+		found = found || b.Kind == preflight.BlockerPoolNoCapacity && b.Refuses && strings.Contains(b.Message, "nowhere")
 	}
 	if !found || !r.Refused() {
-		t.Errorf("blockers = %+v, want %s: nowhere for the pods to go", r.Blockers, drain.BlockerPoolNoCapacity)
+		t.Errorf("blockers = %+v, want %s: nowhere for the pods to go", r.Blockers, preflight.BlockerPoolNoCapacity)
 	}
 	if f.unschedulable(a) {
 		t.Errorf("node %s cordoned by a preflight", a)

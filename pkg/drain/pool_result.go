@@ -2,6 +2,8 @@ package drain
 
 import (
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // Outcomes of a pool drain (PoolResult.Outcome) beyond a node's.
@@ -24,7 +26,7 @@ const (
 // PoolResult is what a pool drain did: its preflight, each node, and the
 // count that matters across nodes, evictions per pod.
 type PoolResult struct {
-	Preflight *PoolPreflightReport `json:"preflight"`
+	Preflight *preflight.PoolReport `json:"preflight"`
 	// Outcome is OutcomeDrained (every node drained), OutcomeDryRun,
 	// OutcomeRefused (nothing changed), OutcomeInterrupted, OutcomeError
 	// (the API failed us) or OutcomeNotDrained.

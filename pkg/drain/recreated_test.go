@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // statefulPod is pod web-0 of StatefulSet web on node n1 with uid.
@@ -34,7 +36,7 @@ func recreated(t *testing.T) (*Drainer, *Tracker, *fake.Clientset) {
 	tracker.accept("shop", "web-0", "")
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Spec: corev1.NodeSpec{Unschedulable: true}}
 	cs := fake.NewClientset(node, statefulPod("new"))
-	return &Drainer{Client: cs, Flags: Flags{GracePeriodSeconds: -1}}, tracker, cs
+	return &Drainer{Client: cs, Flags: preflight.Flags{GracePeriodSeconds: -1}}, tracker, cs
 }
 
 // A pod recreated under the name of one the drain started with is another

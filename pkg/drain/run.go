@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	kdrain "k8s.io/kubectl/pkg/drain"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
@@ -34,7 +35,7 @@ const (
 // Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
 type Drainer struct {
 	Client kubernetes.Interface
-	Flags  Flags
+	Flags  preflight.Flags
 	// PodSelector limits the drain to pods matching it (--pod-selector).
 	PodSelector string
 	// Timeout bounds each node's evictions, 0 = no limit (--timeout, as kubectl).
@@ -97,10 +98,10 @@ func (r *run) node() *nodeRun { return &nodeRun{run: r, failures: &apiFailures{}
 
 // NodeResult is what happened to one node.
 type NodeResult struct {
-	Node      string           `json:"node"`
-	Preflight *PreflightReport `json:"preflight"`
-	Outcome   string           `json:"outcome"`
-	Pods      []PodProgress    `json:"pods"`
+	Node      string            `json:"node"`
+	Preflight *preflight.Report `json:"preflight"`
+	Outcome   string            `json:"outcome"`
+	Pods      []PodProgress     `json:"pods"`
 	// CordonedByUs is true when this drain's own patch cordoned the node
 	// (preconditioned on a resourceVersion at which it was schedulable);
 	// Uncordoned when it undid that after a failure.
@@ -140,8 +141,8 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 
 func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
-	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflightInput, error) {
-		return Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
+	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflight.Input, error) {
+		return preflight.Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
 	})
 	if err != nil && ctx.Err() != nil {
 		res.Outcome = OutcomeInterrupted
@@ -150,9 +151,9 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 		return d.failed(res, err)
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
-	res.Preflight = Preflight(in)
+	res.Preflight = preflight.Check(in)
 	if d.DryRun && d.ServerDryRun {
-		ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
+		preflight.ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
 	}
 	call(d.Events.PreflightReady, res.Preflight)
 	switch {
@@ -369,7 +370,7 @@ func (d *nodeRun) helper(ctx context.Context, tracker *Tracker, budgets *budgetW
 // doNotDisruptFilter is a library filter refusing pods annotated not to be
 // disrupted, unless --evict-do-not-disrupt.
 func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
-	if why := doNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {
+	if why := preflight.DoNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {
 		return kdrain.MakePodDeleteStatusWithError("Pods annotated " + why + " (use --evict-do-not-disrupt to override)")
 	}
 	return kdrain.MakePodDeleteStatusOkay()
@@ -377,7 +378,7 @@ func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
 
 // budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to
 // its PDB ("namespace/name") and lists the namespaces to watch.
-func budgetIndex(r *PreflightReport) (map[string]string, []string) {
+func budgetIndex(r *preflight.Report) (map[string]string, []string) {
 	pdbOf := map[string]string{}
 	seen := map[string]bool{}
 	var namespaces []string

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 )
 
 // Pod states shown while draining and in the summary.
@@ -258,3 +259,10 @@ func (t *Tracker) InFlight() int {
 	}
 	return n
 }
+
+// podKey is the "namespace/name" the tracker and the preflight key pods by.
+func podKey(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
+
+// pdbName is the "namespace/name" the preflight's Budgets and the budget
+// watch key PodDisruptionBudgets by.
+func pdbName(pdb *policyv1.PodDisruptionBudget) string { return pdb.Namespace + "/" + pdb.Name }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // SetConcurrentNodes tells Text how many nodes of a pool drain run at
@@ -17,7 +18,7 @@ import (
 func (t *Text) SetConcurrentNodes(n int) { t.concurrent = n }
 
 // PoolPreflightReady prints the pool's preflight.
-func (t *Text) PoolPreflightReady(r *drain.PoolPreflightReport) {
+func (t *Text) PoolPreflightReady(r *preflight.PoolReport) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pool = true

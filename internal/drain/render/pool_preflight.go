@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // PoolPreflight writes r for a person: each node's preflight (as Preflight
@@ -16,7 +16,7 @@ import (
 // drain together, the pool's blockers and warnings, the estimate and the
 // verdict. width is the terminal's width in columns (0 when w is not a
 // terminal).
-func PoolPreflight(w io.Writer, r *drain.PoolPreflightReport, width int) {
+func PoolPreflight(w io.Writer, r *preflight.PoolReport, width int) {
 	for _, n := range r.Nodes {
 		Preflight(w, n, width)
 		fmt.Fprintln(w)
@@ -52,7 +52,7 @@ func PoolPreflight(w io.Writer, r *drain.PoolPreflightReport, width int) {
 
 // capacityTable writes what the replacements request against what the
 // nodes outside the pool have free, and the pods that fit nowhere.
-func capacityTable(w io.Writer, c *drain.CapacityReport, width int) {
+func capacityTable(w io.Writer, c *preflight.CapacityReport, width int) {
 	free := "FREE OUTSIDE POOL"
 	if !c.UsageKnown {
 		free += " (ALLOCATABLE, USAGE UNKNOWN)"
@@ -67,8 +67,8 @@ func capacityTable(w io.Writer, c *drain.CapacityReport, width int) {
 	fmt.Fprintln(w, "Capacity outside the pool (requests of the pods to replace; first-fit packing, pod anti-affinity and topology spread not counted):")
 	rows := [][]string{}
 	for _, rc := range c.Resources {
-		rows = append(rows, []string{escape(rc.Name), escape(drain.FormatAmount(rc.Name, rc.Needed)),
-			escape(drain.FormatAmount(rc.Name, rc.FreeOutside)), nodes})
+		rows = append(rows, []string{escape(rc.Name), escape(preflight.FormatAmount(rc.Name, rc.Needed)),
+			escape(preflight.FormatAmount(rc.Name, rc.FreeOutside)), nodes})
 	}
 	drawTable(w, []string{"RESOURCE", "NEEDED", free, "NODES OUTSIDE"}, rows, width)
 	if len(c.Unplaced) == 0 {
@@ -83,7 +83,7 @@ func capacityTable(w io.Writer, c *drain.CapacityReport, width int) {
 }
 
 // poolBudgetTable writes each PodDisruptionBudget counted across the pool.
-func poolBudgetTable(w io.Writer, budgets []drain.PoolBudget, width int) {
+func poolBudgetTable(w io.Writer, budgets []preflight.PoolBudget, width int) {
 	if len(budgets) == 0 {
 		return
 	}

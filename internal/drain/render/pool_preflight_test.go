@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // The pool preflight prints each node's preflight, then the capacity, the
@@ -13,17 +13,17 @@ import (
 // blockers and the verdict, escaping every name read from the cluster.
 func TestPoolPreflightTables(t *testing.T) {
 	evil := "p\x1b[2J\u202e"
-	r := &drain.PoolPreflightReport{
-		Nodes:              []*drain.PreflightReport{{Node: "node-" + evil, Verdict: "would succeed"}, {Node: "n2", Verdict: "would succeed"}},
+	r := &preflight.PoolReport{
+		Nodes:              []*preflight.Report{{Node: "node-" + evil, Verdict: "would succeed"}, {Node: "n2", Verdict: "would succeed"}},
 		MaxConcurrentNodes: 2,
-		Capacity: &drain.CapacityReport{NodesOutside: 1, NodesOutsideUnschedulable: 2, UsageKnown: true,
-			Resources: []drain.ResourceCapacity{{Name: "cpu", Unit: drain.UnitMillicores, Needed: 12000, FreeOutside: 4000},
-				{Name: "memory", Unit: drain.UnitBytes, Needed: 24 << 30, FreeOutside: 8 << 30}},
-			Unplaced: []drain.UnplacedPod{{Pod: "shop/web-" + evil, Node: "n2", Reason: "not enough cpu"}}},
-		Budgets: []drain.PoolBudget{{Namespace: "shop", Name: "pdb-" + evil, Nodes: []string{"node-" + evil, "n2"},
+		Capacity: &preflight.CapacityReport{NodesOutside: 1, NodesOutsideUnschedulable: 2, UsageKnown: true,
+			Resources: []preflight.ResourceCapacity{{Name: "cpu", Unit: preflight.UnitMillicores, Needed: 12000, FreeOutside: 4000},
+				{Name: "memory", Unit: preflight.UnitBytes, Needed: 24 << 30, FreeOutside: 8 << 30}},
+			Unplaced: []preflight.UnplacedPod{{Pod: "shop/web-" + evil, Node: "n2", Reason: "not enough cpu"}}},
+		Budgets: []preflight.PoolBudget{{Namespace: "shop", Name: "pdb-" + evil, Nodes: []string{"node-" + evil, "n2"},
 			PodsInPool: 5, HealthyInPool: 4, DisruptionsAllowed: 1, PerWave: 1, Waves: 4, WaveSeconds: 2}},
 		DrainTogether: [][]string{{"node-" + evil}, {"n2"}},
-		Blockers:      []drain.Issue{{Kind: drain.BlockerPoolNoCapacity, Message: "no room for " + evil, Refuses: true}},
+		Blockers:      []preflight.Issue{{Kind: preflight.BlockerPoolNoCapacity, Message: "no room for " + evil, Refuses: true}},
 		Verdict:       "would not start: " + evil,
 	}
 	var b bytes.Buffer
@@ -52,8 +52,8 @@ func TestPoolPreflightTables(t *testing.T) {
 func TestPoolPreflightEstimate(t *testing.T) {
 	est, ideal := int64(36), 14.0
 	var b bytes.Buffer
-	PoolPreflight(&b, &drain.PoolPreflightReport{MaxConcurrentNodes: 3, EstimatedSeconds: &est, IdealSeconds: &ideal,
-		Capacity: &drain.CapacityReport{UsageKnown: false}, Verdict: "would succeed"}, 0)
+	PoolPreflight(&b, &preflight.PoolReport{MaxConcurrentNodes: 3, EstimatedSeconds: &est, IdealSeconds: &ideal,
+		Capacity: &preflight.CapacityReport{UsageKnown: false}, Verdict: "would succeed"}, 0)
 	out := b.String()
 	for _, want := range []string{"Pool estimated time: 36s, 3 node(s) at a time", "ideal under the budgets 14s",
 		"FREE OUTSIDE POOL (ALLOCATABLE, USAGE UNKNOWN)"} {

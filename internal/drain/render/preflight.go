@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // Preflight writes r for a person: pods to evict grouped by workload,
 // pods left in place, the PDBs involved, blockers, warnings, the estimate
 // and the verdict. width is the terminal's width in columns (0 when w is
 // not a terminal): each table's last column wraps to fit it.
-func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
+func Preflight(w io.Writer, r *preflight.Report, width int) {
 	cordoned := "schedulable"
 	if r.AlreadyCordoned {
 		cordoned = "already cordoned"
@@ -70,7 +70,7 @@ func Preflight(w io.Writer, r *drain.PreflightReport, width int) {
 	fmt.Fprintf(w, "Verdict: %s\n", escape(r.Verdict))
 }
 
-func printIssues(w io.Writer, title string, issues []drain.Issue) {
+func printIssues(w io.Writer, title string, issues []preflight.Issue) {
 	if len(issues) == 0 {
 		return
 	}
@@ -82,7 +82,7 @@ func printIssues(w io.Writer, title string, issues []drain.Issue) {
 
 // terminatingTable lists the pods already terminating: when their last
 // delete request was, their grace deadline, their finalizers and what they wait on.
-func terminatingTable(w io.Writer, pods []drain.TerminatingPod, width int) {
+func terminatingTable(w io.Writer, pods []preflight.TerminatingPod, width int) {
 	if len(pods) == 0 {
 		return
 	}
@@ -106,7 +106,7 @@ func terminatingTable(w io.Writer, pods []drain.TerminatingPod, width int) {
 
 // serverTable lists the API server's answer to each eviction sent with
 // dryRun=All.
-func serverTable(w io.Writer, answers []drain.ServerAnswer, width int) {
+func serverTable(w io.Writer, answers []preflight.ServerAnswer, width int) {
 	if len(answers) == 0 {
 		return
 	}

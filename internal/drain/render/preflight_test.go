@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // The tables of pods already terminating and of the server's dry-run
@@ -14,13 +14,13 @@ import (
 func TestPreflightTerminatingAndServerTables(t *testing.T) {
 	evil := "hold\x1b[2J\u202e"
 	var b bytes.Buffer
-	Preflight(&b, &drain.PreflightReport{Node: "n1", Verdict: "would block",
-		Blockers: []drain.Issue{{Kind: drain.BlockerTerminatingStuck, Message: "m"}},
-		Terminating: []drain.TerminatingPod{
+	Preflight(&b, &preflight.Report{Node: "n1", Verdict: "would block",
+		Blockers: []preflight.Issue{{Kind: preflight.BlockerTerminatingStuck, Message: "m"}},
+		Terminating: []preflight.TerminatingPod{
 			{Namespace: "shop", Name: "a", DeletedSecondsAgo: 70, SecondsPastDeadline: 40, Finalizers: []string{"example.com/" + evil}, WaitsOn: "finalizer example.com/" + evil},
 			{Namespace: "shop", Name: "b", DeletedSecondsAgo: 10, SecondsPastDeadline: -20, WaitsOn: "its grace period (ends in 20s)"},
 		},
-		ServerDryRun: []drain.ServerAnswer{{Namespace: "shop", Name: "c", Answer: "forbidden", Code: 403, Cause: "denied " + evil}},
+		ServerDryRun: []preflight.ServerAnswer{{Namespace: "shop", Name: "c", Answer: "forbidden", Code: 403, Cause: "denied " + evil}},
 	}, 0)
 	out := b.String()
 	if strings.ContainsAny(out, "\x1b\u202e") {

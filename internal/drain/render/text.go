@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // Text is the drain's output for a person, as drain.Events (Events): each
@@ -59,7 +60,7 @@ func NewText(out io.Writer, tty bool, width int) *Text {
 }
 
 // PreflightReady prints the preflight.
-func (t *Text) PreflightReady(r *drain.PreflightReport) { Preflight(t.out, r, t.width) }
+func (t *Text) PreflightReady(r *preflight.Report) { Preflight(t.out, r, t.width) }
 
 // EvictionsStarted starts the progress view; with several nodes at once,
 // it says so in a line instead.

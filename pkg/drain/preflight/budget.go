@@ -1,0 +1,83 @@
+package preflight
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// matchingPDBs returns the PodDisruptionBudgets of pod's namespace whose
+// selector matches it. policy/v1 semantics: a nil selector matches nothing,
+// an empty one every pod of the namespace (the eviction subresource's
+// getPodDisruptionBudgets). An invalid selector matches nothing.
+func matchingPDBs(pod *corev1.Pod, pdbs []policyv1.PodDisruptionBudget) []*policyv1.PodDisruptionBudget {
+	var out []*policyv1.PodDisruptionBudget
+	for i := range pdbs {
+		pdb := &pdbs[i]
+		if pdb.Namespace != pod.Namespace {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || sel.Empty() && pdb.Spec.Selector == nil {
+			continue
+		}
+		if sel.Matches(labels.Set(pod.Labels)) {
+			out = append(out, pdb)
+		}
+	}
+	return out
+}
+
+// zeroBySpec returns why pdb can never allow a voluntary disruption, or ""
+// when it can: maxUnavailable 0 or "0%", minAvailable "100%", or a
+// minAvailable at least as large as the pods it expects (desiredHealthy >=
+// expectedPods as the disruption controller computed it).
+func zeroBySpec(pdb *policyv1.PodDisruptionBudget) string {
+	if mu := pdb.Spec.MaxUnavailable; mu != nil && isZero(*mu) {
+		return "maxUnavailable: " + mu.String()
+	}
+	if ma := pdb.Spec.MinAvailable; ma != nil {
+		if ma.Type == intstr.String && ma.StrVal == "100%" {
+			return "minAvailable: 100%"
+		}
+		st := pdb.Status
+		if st.ExpectedPods > 0 && st.DesiredHealthy >= st.ExpectedPods {
+			return "minAvailable: " + ma.String() + " with " + itoa(int(st.ExpectedPods)) + " expected pods"
+		}
+	}
+	return ""
+}
+
+func isZero(v intstr.IntOrString) bool {
+	if v.Type == intstr.Int {
+		return v.IntVal == 0
+	}
+	return v.StrVal == "0%" || v.StrVal == "0"
+}
+
+// unhealthyPolicy returns the PDB's unhealthyPodEvictionPolicy, defaulting
+// to IfHealthyBudget as the API does when it is unset.
+func unhealthyPolicy(pdb *policyv1.PodDisruptionBudget) policyv1.UnhealthyPodEvictionPolicyType {
+	if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil {
+		return *p
+	}
+	return policyv1.IfHealthyBudget
+}
+
+// unhealthyEvictable reports whether the eviction API lets an unready
+// (Running, not Ready) pod under pdb go: always under AlwaysAllow; under
+// IfHealthyBudget only while currentHealthy >= desiredHealthy > 0
+// (pkg/registry/core/pod/storage/eviction.go), or while the budget still
+// allows a disruption.
+func unhealthyEvictable(pdb *policyv1.PodDisruptionBudget) bool {
+	if unhealthyPolicy(pdb) == policyv1.AlwaysAllow {
+		return true
+	}
+	st := pdb.Status
+	return (st.CurrentHealthy >= st.DesiredHealthy && st.DesiredHealthy > 0) || st.DisruptionsAllowed > 0
+}
+
+// pdbName returns "namespace/name".
+func pdbName(pdb *policyv1.PodDisruptionBudget) string { return pdb.Namespace + "/" + pdb.Name }

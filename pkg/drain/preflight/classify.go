@@ -1,0 +1,114 @@
+package preflight
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Annotations other tools honour to keep a pod from being disrupted
+// (cluster-autoscaler and Karpenter). A drain reports such pods and refuses
+// to evict them unless told to (--evict-do-not-disrupt).
+const (
+	safeToEvictAnnotation  = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	doNotDisruptAnnotation = "karpenter.sh/do-not-disrupt"
+)
+
+// Flags are the user's choices that decide which pods a drain may remove.
+// Their names and meanings are those of `kubectl drain`.
+type Flags struct {
+	// Force deletes pods that declare no controller (--force).
+	Force bool
+	// DeleteEmptyDirData deletes pods with emptyDir volumes (--delete-emptydir-data).
+	DeleteEmptyDirData bool
+	// IgnoreDaemonSets leaves DaemonSet-managed pods in place (--ignore-daemonsets).
+	IgnoreDaemonSets bool
+	// DisableEviction deletes pods instead of evicting them, bypassing
+	// PodDisruptionBudgets (--disable-eviction).
+	DisableEviction bool
+	// EvictDoNotDisrupt evicts pods annotated not to be disrupted (--evict-do-not-disrupt).
+	EvictDoNotDisrupt bool
+	// GracePeriodSeconds overrides each pod's terminationGracePeriodSeconds
+	// when >= 0 (--grace-period); -1 keeps each pod's own.
+	GracePeriodSeconds int
+}
+
+// podAction says what a drain does with one pod on the node.
+type podAction int
+
+const (
+	actionEvict  podAction = iota // evicted (or deleted with --disable-eviction)
+	actionSkip                    // left in place: mirror pod, ignored DaemonSet pod
+	actionRefuse                  // the drain refuses to start: a flag is needed
+)
+
+// classification is the outcome for one pod and, unless evicted, why.
+type classification struct {
+	action podAction
+	// kind is the blocker kind for actionRefuse (blockerNeedsForce, ...) or
+	// a short reason for actionSkip.
+	kind   string
+	reason string
+}
+
+// classify decides what the drain does with pod, in the order and with the
+// rules of the filters of k8s.io/kubectl/pkg/drain (filters.go: DaemonSet,
+// mirror pod, local storage, unreplicated), plus the do-not-disrupt
+// annotations. At drain time the library's own filters decide; this copy
+// only explains, per pod, which flag a refused pod needs (the library
+// reports refusals as one joined message).
+func classify(pod *corev1.Pod, f Flags) classification {
+	finished := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+	ref := metav1.GetControllerOf(pod)
+	if ref != nil && isDaemonSet(ref) && !finished {
+		if !f.IgnoreDaemonSets {
+			return classification{actionRefuse, blockerNeedsIgnoreDaemonSets,
+				"DaemonSet-managed pod: needs --ignore-daemonsets (it is then left in place)"}
+		}
+		return classification{actionSkip, "daemonset", "DaemonSet-managed: ignored (--ignore-daemonsets)"}
+	}
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return classification{actionSkip, "mirror", "static (mirror) pod: managed by the kubelet, not evicted"}
+	}
+	if hasEmptyDir(pod) && !finished && !f.DeleteEmptyDirData {
+		return classification{actionRefuse, blockerNeedsDeleteEmptyDirData,
+			"uses emptyDir: needs --delete-emptydir-data (its local data is lost)"}
+	}
+	if ref == nil && !finished && !f.Force {
+		return classification{actionRefuse, blockerNeedsForce,
+			"declares no controller: needs --force (nothing recreates it)"}
+	}
+	if why := DoNotDisrupt(pod); why != "" && !f.EvictDoNotDisrupt {
+		return classification{actionRefuse, BlockerDoNotDisrupt,
+			why + ": an operator asked not to disrupt it (--evict-do-not-disrupt overrides)"}
+	}
+	return classification{action: actionEvict}
+}
+
+// DoNotDisrupt returns the annotation that asks not to disrupt pod, as
+// `key=value`, or "" when there is none.
+func DoNotDisrupt(pod *corev1.Pod) string {
+	if v, ok := pod.Annotations[safeToEvictAnnotation]; ok && v == "false" {
+		return fmt.Sprintf("%s=%q", safeToEvictAnnotation, v)
+	}
+	if v, ok := pod.Annotations[doNotDisruptAnnotation]; ok && v == "true" {
+		return fmt.Sprintf("%s=%q", doNotDisruptAnnotation, v)
+	}
+	return ""
+}
+
+func isDaemonSet(ref *metav1.OwnerReference) bool {
+	apiVersion, kind := appsv1.SchemeGroupVersion.WithKind("DaemonSet").ToAPIVersionAndKind()
+	return ref.Kind == kind && ref.APIVersion == apiVersion
+}
+
+func hasEmptyDir(pod *corev1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.EmptyDir != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,114 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Gather lists what Check reads for node: all nodes, the pods bound to
+// node matching podSelector (a label selector, "" for all), every pod and
+// PodDisruptionBudget of their namespaces, and the Deployments controlling
+// their ReplicaSets, and the caller's permissions for what the drain does
+// (SelfSubjectAccessReviews). It returns the API error (Forbidden, unreachable) of the
+// first list that fails; a ReplicaSet it may not read is shown as itself.
+func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (Input, error) {
+	return gather(ctx, client, node, podSelector, flags, &clusterReads{})
+}
+
+// clusterReads keeps the lists that the preflights of several nodes share
+// (all nodes; each namespace's pods, PDBs and ReplicaSet owners), so that
+// a pool's preflight makes each of them once rather than once per node.
+type clusterReads struct {
+	nodes      []corev1.Node
+	namespaces map[string]*namespaceReads
+}
+
+// namespaceReads is what clusterReads.namespace lists in one namespace.
+type namespaceReads struct {
+	pods   []corev1.Pod
+	pdbs   []policyv1.PodDisruptionBudget
+	owners map[string]Owner // "namespace/replicaSet" -> its controller
+}
+
+// gather is Gather reading shared lists through reads.
+func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (Input, error) {
+	in := Input{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
+	if reads.nodes == nil {
+		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return in, fmt.Errorf("listing nodes: %w", err)
+		}
+		reads.nodes = nodes.Items
+	}
+	in.Nodes = reads.nodes
+	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		LabelSelector: podSelector,
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node.Name).String(),
+	})
+	if err != nil {
+		return in, fmt.Errorf("listing pods on node %s: %w", node.Name, err)
+	}
+	in.Pods = pods.Items
+	seen, budgeted := map[string]bool{}, map[string]bool{}
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		if seen[p.Namespace] {
+			continue
+		}
+		seen[p.Namespace] = true
+		ns, err := reads.namespace(ctx, client, p.Namespace)
+		if err != nil {
+			return in, err
+		}
+		in.NamespacePods = append(in.NamespacePods, ns.pods...)
+		in.PDBs = append(in.PDBs, ns.pdbs...)
+		budgeted[p.Namespace] = len(ns.pdbs) > 0
+		maps.Copy(in.RSOwners, ns.owners)
+	}
+	namespaces := make([]string, 0, len(seen))
+	for ns := range seen {
+		namespaces = append(namespaces, ns)
+	}
+	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags)
+	in.Now = time.Now()
+	return in, nil
+}
+
+// namespace returns the pods, PDBs and ReplicaSet owners of namespace,
+// listing them on first use.
+func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interface, namespace string) (*namespaceReads, error) {
+	if ns, ok := r.namespaces[namespace]; ok {
+		return ns, nil
+	}
+	pods, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing pods in namespace %s: %w", namespace, err)
+	}
+	pdbs, err := client.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing PodDisruptionBudgets in namespace %s: %w", namespace, err)
+	}
+	ns := &namespaceReads{pods: pods.Items, pdbs: pdbs.Items, owners: map[string]Owner{}}
+	// A ReplicaSet we may not read stands for its Deployment.
+	if rss, err := client.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{}); err == nil {
+		for i := range rss.Items {
+			rs := &rss.Items[i]
+			if ref := metav1.GetControllerOf(rs); ref != nil {
+				ns.owners[namespace+"/"+rs.Name] = Owner{Kind: ref.Kind, Name: ref.Name}
+			}
+		}
+	}
+	if r.namespaces == nil {
+		r.namespaces = map[string]*namespaceReads{}
+	}
+	r.namespaces[namespace] = ns
+	return ns, nil
+}

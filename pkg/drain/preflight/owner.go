@@ -1,0 +1,73 @@
+package preflight
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Owner names the workload a pod belongs to: its controller, or, for a
+// ReplicaSet that a Deployment controls, the Deployment.
+type Owner struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+// String returns "Kind/name", or "(no controller)" for a bare pod.
+func (o Owner) String() string {
+	if o.Kind == "" {
+		return "(no controller)"
+	}
+	return o.Kind + "/" + o.Name
+}
+
+// replicated reports whether the owner recreates an evicted pod (and so
+// can make room elsewhere): everything but a bare pod and a DaemonSet.
+func (o Owner) replicated() bool {
+	return o.Kind != "" && o.Kind != "DaemonSet"
+}
+
+// ownerOf returns the workload of pod. rsOwners maps "namespace/replicaSet"
+// to the ReplicaSet's own controller (a Deployment), as Gather resolved it;
+// a ReplicaSet missing from it is its own workload.
+func ownerOf(pod *corev1.Pod, rsOwners map[string]Owner) Owner {
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil {
+		return Owner{}
+	}
+	if ref.Kind == "ReplicaSet" {
+		if o, ok := rsOwners[pod.Namespace+"/"+ref.Name]; ok {
+			return o
+		}
+	}
+	return Owner{Kind: ref.Kind, Name: ref.Name}
+}
+
+// podKey returns "namespace/name".
+func podKey(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
+
+// isReady reports whether the pod's Ready condition is True, as the
+// disruption controller counts a healthy pod (pkg/controller/disruption:
+// countHealthyPods uses podutil.IsPodReady and skips terminating pods).
+func isReady(pod *corev1.Pod) bool {
+	if pod.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// bypassesBudget reports whether the eviction API deletes pod without
+// checking any PodDisruptionBudget: Pending, Succeeded and Failed pods and
+// pods already terminating (pkg/registry/core/pod/storage/eviction.go:
+// canIgnorePDB).
+func bypassesBudget(pod *corev1.Pod) bool {
+	switch pod.Status.Phase {
+	case corev1.PodPending, corev1.PodSucceeded, corev1.PodFailed:
+		return true
+	}
+	return pod.DeletionTimestamp != nil
+}

@@ -1,0 +1,70 @@
+package preflight
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+)
+
+// roomElsewhere returns the names of the nodes other than drained where a
+// replacement of pod could be scheduled: Ready, schedulable, matching the
+// pod's nodeSelector and required node affinity, and with no NoSchedule or
+// NoExecute taint the pod does not tolerate. Resources, pod (anti-)affinity
+// and topology spread are not checked, so a node listed here may still turn
+// out to be full; an empty answer is certain.
+func roomElsewhere(pod *corev1.Pod, drained string, nodes []corev1.Node) []string {
+	var out []string
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	for i := range nodes {
+		n := &nodes[i]
+		if n.Name != drained && schedulableFor(pod, affinity, n) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// schedulableFor reports whether the scheduler may place pod on n, leaving
+// resources aside: n is Ready and schedulable, matches affinity (the pod's
+// nodeSelector and required node affinity) and has no NoSchedule or
+// NoExecute taint the pod does not tolerate.
+func schedulableFor(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *corev1.Node) bool {
+	if n.Spec.Unschedulable || !nodeReady(n) {
+		return false
+	}
+	if ok, err := affinity.Match(n); err != nil || !ok {
+		return false
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), liveTaints(n), pod.Spec.Tolerations,
+		func(t *corev1.Taint) bool {
+			return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+		}, false)
+	return !untolerated
+}
+
+// liveTaints returns n's taints without node.kubernetes.io/unschedulable
+// and node.kubernetes.io/not-ready: the node lifecycle controller mirrors
+// spec.unschedulable and the Ready condition into them a few seconds after
+// the fact, and the callers check those two themselves. A node uncordoned
+// or Ready again a moment ago still carries the taint, but a replacement
+// created now is scheduled there once the controller's next pass lifts it.
+func liveTaints(n *corev1.Node) []corev1.Taint {
+	out := make([]corev1.Taint, 0, len(n.Spec.Taints))
+	for _, t := range n.Spec.Taints {
+		if t.Key == corev1.TaintNodeUnschedulable || t.Key == corev1.TaintNodeNotReady {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -1,0 +1,258 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Pool-level blocker kinds: reasons the drain of the whole set cannot
+// finish, beyond those of its nodes.
+const (
+	// BlockerPoolNoCapacity: the pods of the pool do not fit on the
+	// schedulable nodes outside it (requests against allocatable, node
+	// selector/affinity, taints).
+	BlockerPoolNoCapacity = "pool-no-capacity"
+)
+
+// Pool-level warning kinds.
+const (
+	// warningPoolNotReplaced: evicted pods no controller recreates; they
+	// are deleted, not moved.
+	warningPoolNotReplaced = "pool-pod-not-replaced"
+	// warningPoolCapacityUnknown: the pods outside the pool could not be
+	// listed, so their requests are not counted.
+	warningPoolCapacityUnknown = "pool-capacity-unknown"
+)
+
+// PoolInput is everything the pool preflight reads, gathered beforehand
+// (GatherPool) or built by hand in tests.
+type PoolInput struct {
+	// Pool are the nodes to drain, in the order they are drained.
+	Pool []corev1.Node
+	// Nodes are all nodes of the cluster, as read.
+	Nodes []corev1.Node
+	// PerNode is the preflight input of each node of Pool, same order. Its
+	// Nodes show every node of the pool as cordoned, as it will be before
+	// the first eviction: a replacement never counts on a pool node.
+	PerNode []Input
+	// OutsidePods are the pods bound to nodes outside the pool, whose
+	// requests already use those nodes' allocatable; nil when not read.
+	OutsidePods []corev1.Pod
+	// OutsidePodsError is why OutsidePods could not be read, nil when read.
+	OutsidePodsError error
+	// MaxConcurrentNodes is how many nodes are drained at a time (>= 1).
+	MaxConcurrentNodes int
+}
+
+// PoolReport is the preflight of a set of nodes drained as one
+// pool: each node's own preflight, computed as if every node of the pool
+// were already cordoned, plus what only the whole set shows.
+type PoolReport struct {
+	// Nodes are the per-node preflights, in drain order.
+	Nodes []*Report `json:"nodes"`
+	// Blockers are the pool-level blockers (BlockerPool*); a node's own are
+	// in its report.
+	Blockers []Issue `json:"blockers"`
+	// Warnings are the pool-level warnings.
+	Warnings []Issue `json:"warnings"`
+	// Capacity says whether the evicted pods fit on the schedulable nodes
+	// outside the pool (requests against allocatable, node filters).
+	Capacity *CapacityReport `json:"capacity"`
+	// Budgets are the PodDisruptionBudgets of the evicted pods counted
+	// across the pool, in drain order of their first node.
+	Budgets []PoolBudget `json:"budgets"`
+	// DrainTogether groups the pool's nodes, in drain order, into sets that
+	// can drain at the same time without waiting on each other's budgets.
+	DrainTogether [][]string `json:"drainTogether"`
+	// Pods are the evicted pods with what the wall-time model reads.
+	Pods []PoolPod `json:"pods"`
+	// MaxConcurrentNodes is how many nodes the estimate drains at a time.
+	MaxConcurrentNodes int `json:"maxConcurrentNodes"`
+	// RetryDelaySeconds is the drain's first wait after a refused
+	// eviction, in seconds, added to each budget wave of the estimate.
+	RetryDelaySeconds float64 `json:"retryDelaySeconds"`
+	// EstimatedSeconds is the rough wall time of the whole pool in seconds;
+	// nil when a blocker stops the drain or makes it wait until --timeout.
+	EstimatedSeconds *int64 `json:"estimatedSeconds,omitempty"`
+	// IdealSeconds is idealPoolSeconds for MaxConcurrentNodes: the least
+	// wall time the budgets allow, in seconds; nil when blocked.
+	IdealSeconds *float64 `json:"idealSeconds,omitempty"`
+	// Verdict is the one-line answer for the pool.
+	Verdict string `json:"verdict"`
+}
+
+// Refused reports whether the pool drain will not start at all: a node's
+// preflight refuses, or a pool-level blocker does.
+func (r *PoolReport) Refused() bool {
+	for _, b := range r.Blockers {
+		if b.Refuses {
+			return true
+		}
+	}
+	for _, n := range r.Nodes {
+		if n.Refused() {
+			return true
+		}
+	}
+	return false
+}
+
+// Blocked reports whether any blocker was found, at pool or node level.
+func (r *PoolReport) Blocked() bool {
+	if len(r.Blockers) > 0 {
+		return true
+	}
+	for _, n := range r.Nodes {
+		if len(n.Blockers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// PodCount returns how many pods the pool drain evicts.
+func (r *PoolReport) PodCount() int {
+	n := 0
+	for _, nr := range r.Nodes {
+		n += nr.PodCount()
+	}
+	return n
+}
+
+// GatherPool reads what CheckPool needs for the nodes of pool (Gather
+// for each, the lists they share read once, then the pool seen as
+// cordoned). It returns the first API
+// error (Forbidden, unreachable).
+func GatherPool(ctx context.Context, client kubernetes.Interface, pool []corev1.Node, podSelector string, flags Flags) (PoolInput, error) {
+	in := PoolInput{Pool: pool, MaxConcurrentNodes: 1}
+	reads := &clusterReads{}
+	for i := range pool {
+		one, err := gather(ctx, client, &pool[i], podSelector, flags, reads)
+		if err != nil {
+			return in, err
+		}
+		if in.Nodes == nil {
+			in.Nodes = one.Nodes
+		}
+		one.Nodes = cordonedView(one.Nodes, pool)
+		in.PerNode = append(in.PerNode, one)
+	}
+	in.OutsidePods, in.OutsidePodsError = outsidePods(ctx, client, pool)
+	return in, nil
+}
+
+// outsidePods lists the pods not finished and bound to nodes outside
+// pool, with one list of every pod of the cluster (one request, where a
+// list per node outside the pool would be one each). A failure is
+// returned as the reason the usage is unknown, not as the gather's error:
+// the capacity is then counted from allocatable alone.
+func outsidePods(ctx context.Context, client kubernetes.Interface, pool []corev1.Node) ([]corev1.Pod, error) {
+	list, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of the nodes outside the pool: %w", err)
+	}
+	inPool := map[string]bool{}
+	for _, n := range pool {
+		inPool[n.Name] = true
+	}
+	out := []corev1.Pod{}
+	for _, p := range list.Items {
+		if p.Spec.NodeName != "" && !inPool[p.Spec.NodeName] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// cordonedView returns a copy of nodes in which every node of pool is
+// unschedulable.
+func cordonedView(nodes, pool []corev1.Node) []corev1.Node {
+	inPool := map[string]bool{}
+	for _, n := range pool {
+		inPool[n.Name] = true
+	}
+	out := make([]corev1.Node, len(nodes))
+	for i := range nodes {
+		out[i] = nodes[i]
+		if inPool[nodes[i].Name] {
+			out[i].Spec.Unschedulable = true
+		}
+	}
+	return out
+}
+
+// CheckPool says what draining every node of in.Pool would do and what
+// would block it, without calling the API server: each node's preflight
+// with the pool cordoned, the capacity outside the pool, the budgets
+// across it, the nodes that can drain together and the estimate for
+// in.MaxConcurrentNodes.
+func CheckPool(in PoolInput) *PoolReport {
+	r := &PoolReport{Nodes: []*Report{}, Blockers: []Issue{}, Warnings: []Issue{},
+		MaxConcurrentNodes: max(in.MaxConcurrentNodes, 1)}
+	var pods []poolPod
+	var flags Flags
+	for _, one := range in.PerNode {
+		nr := Check(one)
+		r.Nodes = append(r.Nodes, nr)
+		pods = append(pods, evictedPods(nr, one)...)
+		flags = one.Flags
+		r.RetryDelaySeconds = one.RetryDelay.Seconds()
+	}
+	r.Capacity = capacity(in, pods)
+	r.Budgets = poolBudgets(r.Nodes, pods)
+	r.DrainTogether = drainTogether(r.Nodes, r.Budgets)
+	r.Pods = poolPods(r.Nodes, pods, flags)
+	capacityIssues(r)
+	if !r.Blocked() {
+		est := estimatedPoolSeconds(r, r.MaxConcurrentNodes)
+		ideal := idealPoolSeconds(r, r.MaxConcurrentNodes)
+		r.EstimatedSeconds, r.IdealSeconds = &est, &ideal
+	}
+	r.Verdict = poolVerdict(r)
+	return r
+}
+
+// evictedPods returns the pods of one's node that nr evicts.
+func evictedPods(nr *Report, one Input) []poolPod {
+	evict := map[string]bool{}
+	for _, g := range nr.Evict {
+		for _, p := range g.Pods {
+			evict[p.Namespace+"/"+p.Name] = true
+		}
+	}
+	var out []poolPod
+	for i := range one.Pods {
+		p := &one.Pods[i]
+		if evict[podKey(p)] {
+			out = append(out, poolPod{pod: p, node: nr.Node, replicated: ownerOf(p, one.RSOwners).replicated()})
+		}
+	}
+	return out
+}
+
+// poolVerdict is the one-line answer for the pool.
+func poolVerdict(r *PoolReport) string {
+	if !r.Blocked() {
+		return fmt.Sprintf("would succeed: %d pod(s) evicted from %d node(s), %d at a time, in about %ds",
+			r.PodCount(), len(r.Nodes), r.MaxConcurrentNodes, *r.EstimatedSeconds)
+	}
+	var why []string
+	for _, b := range r.Blockers {
+		why = append(why, b.Kind)
+	}
+	for _, n := range r.Nodes {
+		if len(n.Blockers) > 0 {
+			why = append(why, "node "+n.Node+": "+n.Verdict)
+		}
+	}
+	if r.Refused() {
+		return "would not start: " + strings.Join(why, "; ")
+	}
+	return "would block: " + strings.Join(why, "; ")
+}

@@ -1,0 +1,280 @@
+package preflight
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+)
+
+// Input is everything the preflight reads, gathered beforehand (Gather) or
+// built by hand in tests.
+type Input struct {
+	// Node is the node to drain.
+	Node *corev1.Node
+	// Nodes are all nodes of the cluster, to tell whether replacements have
+	// room elsewhere.
+	Nodes []corev1.Node
+	// Pods are the pods bound to Node (after --pod-selector).
+	Pods []corev1.Pod
+	// NamespacePods are all pods of the namespaces of Pods, to count the
+	// replicas of each workload.
+	NamespacePods []corev1.Pod
+	// PDBs are the PodDisruptionBudgets of those namespaces, with status.
+	PDBs []policyv1.PodDisruptionBudget
+	// RSOwners maps "namespace/replicaSet" to the Deployment controlling it.
+	RSOwners map[string]Owner
+	// Flags are the user's drain flags.
+	Flags Flags
+	// RetryDelay is the first wait after a 429, used for the estimate.
+	RetryDelay time.Duration
+	// PodWarnings, when set, returns termination problems of a pod that will
+	// drop requests when it is evicted (the audit's error-level findings),
+	// one message each.
+	PodWarnings func(pod *corev1.Pod) []string
+	// Access are the caller's permissions for the requests the drain
+	// makes, as the API server answered; nil when they were not checked.
+	Access []AccessCheck
+	// Now is the time the input was read, to date ages and deadlines; the
+	// zero value means time.Now().
+	Now time.Time
+}
+
+// now returns in.Now, or the current time when it is unset.
+func (in Input) now() time.Time {
+	if in.Now.IsZero() {
+		return time.Now()
+	}
+	return in.Now
+}
+
+// Check says what a drain of in.Node would do and what would block it,
+// without calling the API server. The rules it encodes are those of the
+// eviction subresource (pkg/registry/core/pod/storage/eviction.go) and of
+// the filters of k8s.io/kubectl/pkg/drain.
+func Check(in Input) *Report {
+	r := &Report{
+		Node:            in.Node.Name,
+		AlreadyCordoned: in.Node.Spec.Unschedulable,
+		Evict:           []OwnerGroup{},
+		Skipped:         []PodInfo{},
+		Terminating:     []TerminatingPod{},
+		Access:          append([]AccessCheck{}, in.Access...),
+		ServerDryRun:    []ServerAnswer{},
+		Budgets:         []Budget{},
+		Blockers:        []Issue{},
+		Warnings:        []Issue{},
+	}
+	var evict []*corev1.Pod
+	for i := range in.Pods {
+		pod := &in.Pods[i]
+		c := classify(pod, in.Flags)
+		switch c.action {
+		case actionEvict:
+			if pod.DeletionTimestamp != nil {
+				terminating(r, pod, in)
+				continue
+			}
+			evict = append(evict, pod)
+		case actionSkip:
+			r.Skipped = append(r.Skipped, podInfo(pod, in.Flags, c.reason))
+		case actionRefuse:
+			r.Skipped = append(r.Skipped, podInfo(pod, in.Flags, c.reason))
+			r.Blockers = append(r.Blockers, Issue{Kind: c.kind, Pod: podKey(pod), Refuses: true,
+				Message: c.reason + "; the drain does not start: waiting will not help"})
+		}
+	}
+	r.Evict = groupByOwner(evict, in)
+	maxWait := budgets(r, evict, in)
+	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
+	if in.Flags.DisableEviction {
+		r.Warnings = append(r.Warnings, Issue{Kind: warningDisableEviction,
+			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
+	}
+	accessIssues(r, in.Access)
+	if in.PodWarnings != nil {
+		for _, pod := range evict {
+			for _, msg := range in.PodWarnings(pod) {
+				r.Warnings = append(r.Warnings, Issue{Kind: warningTerminationAudit, Pod: podKey(pod),
+					Message: "loses requests when evicted: " + msg})
+			}
+		}
+	}
+	r.estimate(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
+	return r
+}
+
+// estimate sets EstimatedSeconds to the longest of seconds, none when r
+// has a blocker, and the verdict.
+func (r *Report) estimate(seconds ...int64) {
+	r.EstimatedSeconds = nil
+	if len(r.Blockers) == 0 {
+		// A blocked drain has no duration to estimate: it waits until
+		// --timeout or Ctrl-C.
+		var est int64
+		for _, s := range seconds {
+			est = max(est, s)
+		}
+		r.EstimatedSeconds = &est
+	}
+	r.Verdict = verdict(r)
+}
+
+func podInfo(pod *corev1.Pod, f Flags, note string) PodInfo {
+	return PodInfo{Namespace: pod.Namespace, Name: pod.Name, Phase: string(pod.Status.Phase),
+		Ready: isReady(pod), GracePeriodSeconds: gracePeriod(pod, f), Note: note}
+}
+
+// gracePeriod returns the grace period in seconds the drain gives pod:
+// --grace-period when >= 0, else the pod's terminationGracePeriodSeconds
+// (the API default, 30, when unset).
+func gracePeriod(pod *corev1.Pod, f Flags) int64 {
+	if f.GracePeriodSeconds >= 0 {
+		return int64(f.GracePeriodSeconds)
+	}
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		return *g
+	}
+	return corev1.DefaultTerminationGracePeriodSeconds
+}
+
+func longestGrace(pods []*corev1.Pod, f Flags) int64 {
+	var m int64
+	for _, p := range pods {
+		m = max(m, gracePeriod(p, f))
+	}
+	return m
+}
+
+// groupByOwner groups the evicted pods by namespace and workload, sorted,
+// with each workload's replica count taken from in.NamespacePods.
+func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
+	idx := map[string]int{}
+	groups := []OwnerGroup{}
+	for _, pod := range pods {
+		o := ownerOf(pod, in.RSOwners)
+		key := pod.Namespace + "/" + o.String()
+		if o.Kind == "" {
+			key += "/" + pod.Name
+		}
+		i, ok := idx[key]
+		if !ok {
+			i = len(groups)
+			idx[key] = i
+			groups = append(groups, OwnerGroup{Namespace: pod.Namespace, Owner: o, Replicas: replicas(pod.Namespace, o, in)})
+		}
+		groups[i].Pods = append(groups[i].Pods, podInfo(pod, in.Flags, ""))
+	}
+	sort.Slice(groups, func(a, b int) bool {
+		if groups[a].Namespace != groups[b].Namespace {
+			return groups[a].Namespace < groups[b].Namespace
+		}
+		return groups[a].Owner.String() < groups[b].Owner.String()
+	})
+	for _, g := range groups {
+		sort.Slice(g.Pods, func(a, b int) bool { return g.Pods[a].Name < g.Pods[b].Name })
+	}
+	return groups
+}
+
+// replicas counts the live (not terminating, not finished) pods of owner in
+// namespace; 0 for a bare pod.
+func replicas(namespace string, owner Owner, in Input) int {
+	if owner.Kind == "" {
+		return 0
+	}
+	n := 0
+	for i := range in.NamespacePods {
+		p := &in.NamespacePods[i]
+		if p.Namespace != namespace || p.DeletionTimestamp != nil ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if ownerOf(p, in.RSOwners) == owner {
+			n++
+		}
+	}
+	return n
+}
+
+// replicaWarnings warns of workloads that go down during the drain: a single
+// replica, or every replica on this node with no PDB to pace their eviction.
+func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
+	guarded := map[string]bool{}
+	for _, b := range budgets {
+		for _, p := range b.PodsOnNode {
+			guarded[b.Namespace+"/"+p] = true
+		}
+	}
+	var out []Issue
+	for _, g := range groups {
+		if !g.Owner.replicated() || g.Owner.Kind == "Job" {
+			continue
+		}
+		if g.Replicas > 1 && guarded[g.Namespace+"/"+g.Pods[0].Name] {
+			continue
+		}
+		name := g.Namespace + "/" + g.Owner.String()
+		switch {
+		case g.Replicas == 1:
+			out = append(out, Issue{Kind: warningSingleReplica, Message: fmt.Sprintf(
+				"%s has a single replica: it serves nothing until its replacement is Ready elsewhere", name)})
+		case g.Replicas > 1 && len(g.Pods) >= g.Replicas:
+			out = append(out, Issue{Kind: warningAllReplicas, Message: fmt.Sprintf(
+				"all %d replicas of %s are on this node: without a PodDisruptionBudget they all go at once", g.Replicas, name)})
+		}
+	}
+	return out
+}
+
+// terminating records pod, already terminating: the drain does not evict
+// it again but waits until it is gone.
+func terminating(r *Report, pod *corev1.Pod, in Input) {
+	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
+	r.Terminating = append(r.Terminating, t)
+	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {
+		r.Blockers = append(r.Blockers, *i)
+	} else if i != nil {
+		r.Warnings = append(r.Warnings, *i)
+	}
+}
+
+// longestRemainingGrace returns the longest time in seconds until the
+// grace deadline of a terminating pod, 0 when all have passed.
+func longestRemainingGrace(pods []TerminatingPod) int64 {
+	var m int64
+	for _, t := range pods {
+		m = max(m, -t.SecondsPastDeadline)
+	}
+	return m
+}
+
+// verdict returns the preflight's last line.
+func verdict(r *Report) string {
+	if len(r.Blockers) == 0 {
+		waited := ""
+		if n := len(r.Terminating); n > 0 {
+			waited = fmt.Sprintf(" (and %d already terminating waited for)", n)
+		}
+		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s%s in about %s",
+			r.PodCount(), r.Node, waited, time.Duration(*r.EstimatedSeconds)*time.Second)
+	}
+	var why []string
+	for _, b := range r.Blockers {
+		s := b.Kind
+		switch {
+		case b.PDB != "":
+			s += " (PDB " + b.PDB + ")"
+		case b.Pod != "":
+			s += " (pod " + b.Pod + ")"
+		}
+		why = append(why, s)
+	}
+	if r.Refused() {
+		return "would not start: " + strings.Join(why, ", ")
+	}
+	return "would block: " + strings.Join(why, ", ")
+}

@@ -1,0 +1,159 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Kinds of the issues about the caller's permissions.
+const (
+	// blockerForbidden: the caller may not do something the drain does.
+	blockerForbidden = "forbidden"
+	// warningAccessUnknown: a permission could not be checked.
+	warningAccessUnknown = "access-unknown"
+	// warningBudgetWatchForbidden: the caller may list but not watch the
+	// PodDisruptionBudgets of a namespace where one covers a pod to
+	// evict, so the drain's informer sees their
+	// status.disruptionsAllowed only at each relist (after a backoff);
+	// it still drains, leaning on the Eviction API's 429 answers.
+	warningBudgetWatchForbidden = "budget-watch-forbidden"
+)
+
+// AccessCheck is one request the drain will make and the API server's
+// answer, for the caller, to a SelfSubjectAccessReview
+// (authorization.k8s.io/v1) of it.
+type AccessCheck struct {
+	Verb        string `json:"verb"`
+	Resource    string `json:"resource"`
+	Subresource string `json:"subresource,omitempty"`
+	Namespace   string `json:"namespace,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Allowed     bool   `json:"allowed"`
+	// Reason is the authorizer's reason, often empty.
+	Reason string `json:"reason,omitempty"`
+	// Error is why the review itself failed: the answer is unknown.
+	Error string `json:"error,omitempty"`
+	// Optional is true for a request the drain can do without, at a cost
+	// (watching PodDisruptionBudgets): denied, it is a warning, not a
+	// blocker.
+	Optional bool `json:"optional,omitempty"`
+}
+
+// What says the request for a person: "create pods/eviction in namespace
+// shop", "patch nodes/worker-1".
+func (a AccessCheck) What() string {
+	res := a.Resource
+	if a.Subresource != "" {
+		res += "/" + a.Subresource
+	}
+	if a.Name != "" {
+		res += "/" + a.Name
+	}
+	if a.Namespace != "" {
+		return a.Verb + " " + res + " in namespace " + a.Namespace
+	}
+	return a.Verb + " " + res
+}
+
+// accessNeeded lists the requests a drain of node makes: patch the node
+// (the cordon, a strategic merge patch), and in each namespace create
+// pods/eviction (delete pods with --disable-eviction), get pods (the
+// library polls each pod until it is gone) and, optionally, in the
+// namespaces holding a PDB (budgeted), watch poddisruptionbudgets
+// (watchBudgets' informers; the preflight's own list of them fails the
+// preflight when forbidden).
+func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
+	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
+	for _, ns := range namespaces {
+		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
+		if f.DisableEviction {
+			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
+		}
+		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
+		if !f.DisableEviction && budgeted[ns] {
+			out = append(out, AccessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
+		}
+	}
+	return out
+}
+
+// reviewAccess asks the API server, one SelfSubjectAccessReview each,
+// whether the caller may make the requests of accessNeeded. A review that
+// fails is recorded with its Error, not returned: the answer is unknown.
+func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
+	sort.Strings(namespaces)
+	checks := accessNeeded(node, namespaces, budgeted, f)
+	for i := range checks {
+		c := &checks[i]
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.Verb, Group: apiGroup(c.Resource), Resource: c.Resource,
+				Subresource: c.Subresource, Namespace: c.Namespace, Name: c.Name}}}
+		got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			c.Error = err.Error()
+			continue
+		}
+		c.Allowed, c.Reason = got.Status.Allowed, got.Status.Reason
+		if got.Status.EvaluationError != "" && !c.Allowed {
+			c.Reason = got.Status.EvaluationError
+		}
+	}
+	return checks
+}
+
+// accessIssues turns the access checks that matter to r (the node, and
+// the namespaces of the pods it evicts or waits for) into blockers that
+// stop the drain before it changes anything, and unknown answers into
+// warnings.
+func accessIssues(r *Report, checks []AccessCheck) {
+	involved := map[string]bool{}
+	for _, g := range r.Evict {
+		involved[g.Namespace] = true
+	}
+	for _, t := range r.Terminating {
+		involved[t.Namespace] = true
+	}
+	// Budgets are watched only where one covers a pod to evict (the
+	// drain's budgetIndex): the namespaces of r.Budgets.
+	watched := map[string]bool{}
+	for _, b := range r.Budgets {
+		watched[b.Namespace] = true
+	}
+	for _, c := range checks {
+		if c.Namespace != "" && !involved[c.Namespace] || c.Optional && !watched[c.Namespace] {
+			continue
+		}
+		switch {
+		case c.Error != "":
+			r.Warnings = append(r.Warnings, Issue{Kind: warningAccessUnknown, Message: fmt.Sprintf(
+				"could not check whether you may %s: %s", c.What(), c.Error)})
+		case !c.Allowed && c.Optional:
+			r.Warnings = append(r.Warnings, Issue{Kind: warningBudgetWatchForbidden, Message: fmt.Sprintf(
+				"you may not %s: the drain sees the budgets' disruptionsAllowed only when it lists them again after a "+
+					"backoff, late, so it leans on the Eviction API's 429 answers: the same result, more requests, "+
+					"possibly a slower drain", c.What())})
+		case !c.Allowed:
+			why := ""
+			if c.Reason != "" {
+				why = " (" + c.Reason + ")"
+			}
+			r.Blockers = append(r.Blockers, Issue{Kind: blockerForbidden, Refuses: true, Message: fmt.Sprintf(
+				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
+					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.What(), why)})
+		}
+	}
+}
+
+// apiGroup is the API group of a resource accessNeeded names: policy for
+// poddisruptionbudgets, the core group ("") for nodes and pods.
+func apiGroup(resource string) string {
+	if resource == "poddisruptionbudgets" {
+		return "policy"
+	}
+	return ""
+}

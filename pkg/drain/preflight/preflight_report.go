@@ -1,0 +1,132 @@
+package preflight
+
+// Blocker kinds: each names one reason a drain cannot finish. The first
+// five make the drain refuse to start (Issue.Refuses); the PDB ones make it
+// wait, until --timeout or Ctrl-C.
+const (
+	blockerNeedsForce              = "needs-force"
+	blockerNeedsDeleteEmptyDirData = "needs-delete-emptydir-data"
+	blockerNeedsIgnoreDaemonSets   = "needs-ignore-daemonsets"
+	BlockerDoNotDisrupt            = "do-not-disrupt"
+	BlockerPDBAllowsNone           = "pdb-allows-none"
+	blockerPDBNoRoom               = "pdb-no-room-elsewhere"
+	blockerMultiplePDBs            = "multiple-pdbs"
+	blockerUnreadyPod              = "unready-pod-if-healthy-budget"
+	blockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
+)
+
+// Warning kinds: the drain can finish, but something will hurt.
+const (
+	warningSingleReplica    = "single-replica"
+	warningAllReplicas      = "all-replicas-on-node"
+	warningPDBSequential    = "pdb-sequential"
+	warningPDBNotObserved   = "pdb-not-observed"
+	warningDisableEviction  = "disable-eviction"
+	warningTerminationAudit = "termination-audit"
+)
+
+// Issue is one blocker or warning of a preflight.
+type Issue struct {
+	// Kind is one of the blocker* or warning* constants (their values are
+	// the JSON "kind", stable for programs).
+	Kind string `json:"kind"`
+	// Pod is "namespace/name" when the issue is about one pod.
+	Pod string `json:"pod,omitempty"`
+	// PDB is "namespace/name" when the issue is about a PodDisruptionBudget.
+	PDB string `json:"pdb,omitempty"`
+	// Message says what happens and what to do, for a person.
+	Message string `json:"message"`
+	// Refuses is true when the drain will not start at all because of it
+	// (a flag is needed, or an operator asked not to disrupt the pod).
+	Refuses bool `json:"refuses,omitempty"`
+}
+
+// PodInfo is one pod the preflight looked at.
+type PodInfo struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Phase     string `json:"phase"`
+	Ready     bool   `json:"ready"`
+	// GracePeriodSeconds is the grace period the drain gives it, in seconds.
+	GracePeriodSeconds int64 `json:"gracePeriodSeconds"`
+	// Note says why a skipped or refused pod is not evicted.
+	Note string `json:"note,omitempty"`
+}
+
+// OwnerGroup is the pods of one workload on the node.
+type OwnerGroup struct {
+	Namespace string    `json:"namespace"`
+	Owner     Owner     `json:"owner"`
+	Pods      []PodInfo `json:"pods"`
+	// Replicas is how many live pods the workload has in the cluster
+	// (counted from the namespace's pods), 0 for a bare pod.
+	Replicas int `json:"replicas"`
+}
+
+// Budget is one PodDisruptionBudget that covers pods the drain evicts, as
+// its status stands now.
+type Budget struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// PodsOnNode are the names of its pods the drain would evict.
+	PodsOnNode []string `json:"podsOnNode"`
+	// HealthyOnNode counts those of them that are Ready (the ones that use
+	// up disruptionsAllowed).
+	HealthyOnNode              int32  `json:"healthyOnNode"`
+	DisruptionsAllowed         int32  `json:"disruptionsAllowed"`
+	CurrentHealthy             int32  `json:"currentHealthy"`
+	DesiredHealthy             int32  `json:"desiredHealthy"`
+	ExpectedPods               int32  `json:"expectedPods"`
+	UnhealthyPodEvictionPolicy string `json:"unhealthyPodEvictionPolicy"`
+	// Plan says how its pods go: "all at once", "one after another",
+	// "in waves of N", or "blocked".
+	Plan string `json:"plan"`
+	// Waves is how many rounds of evictions the PDB forces (1 = no wait).
+	Waves int `json:"waves"`
+}
+
+// Report is the preflight of one node.
+type Report struct {
+	Node            string `json:"node"`
+	AlreadyCordoned bool   `json:"alreadyCordoned"`
+	// Evict are the pods the drain evicts, grouped by workload.
+	Evict []OwnerGroup `json:"evict"`
+	// Skipped are pods left in place (DaemonSet with --ignore-daemonsets,
+	// mirror pods) and pods the drain refuses to remove, with Note saying why.
+	Skipped []PodInfo `json:"skipped"`
+	// Terminating are pods already being deleted: not evicted again, waited for.
+	Terminating []TerminatingPod `json:"terminating"`
+	Budgets     []Budget         `json:"budgets"`
+	Blockers    []Issue          `json:"blockers"`
+	// Access are the permission checks of the drain's requests.
+	Access []AccessCheck `json:"access"`
+	// ServerDryRun are the API server's answers to each eviction sent with
+	// dryRun=All (--dry-run=server); empty otherwise.
+	ServerDryRun []ServerAnswer `json:"serverDryRun"`
+	Warnings     []Issue        `json:"warnings"`
+	// EstimatedSeconds is the rough duration of the drain in seconds: the
+	// longest grace period plus the waits the PDBs force. Nil (absent in
+	// JSON) when a blocker stops the drain or makes it wait until --timeout.
+	EstimatedSeconds *int64 `json:"estimatedSeconds,omitempty"`
+	// Verdict is the one-line answer: would succeed, or would block on what.
+	Verdict string `json:"verdict"`
+}
+
+// Refused reports whether the drain will not start at all.
+func (r *Report) Refused() bool {
+	for _, b := range r.Blockers {
+		if b.Refuses {
+			return true
+		}
+	}
+	return false
+}
+
+// PodCount returns how many pods the drain evicts.
+func (r *Report) PodCount() int {
+	n := 0
+	for _, g := range r.Evict {
+		n += len(g.Pods)
+	}
+	return n
+}

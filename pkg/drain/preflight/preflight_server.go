@@ -1,0 +1,104 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+)
+
+// blockerServerRefused: the API server refused a dry-run eviction.
+const blockerServerRefused = "server-dry-run-refused"
+
+// ServerAnswer is what the API server answered one eviction (a delete with
+// --disable-eviction) sent with dryRun=All: it runs authorization,
+// admission and the budget check, and changes nothing.
+type ServerAnswer struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Answer is an eviction.AnswerKind: accepted, budget-refused, failed, ...
+	Answer string `json:"answer"`
+	// Code is the HTTP status code of a refusal (429, 403, 500), 0 when accepted.
+	Code int32 `json:"code,omitempty"`
+	// Cause is the server's reason for a refusal, text from the cluster.
+	Cause string `json:"cause,omitempty"`
+}
+
+// ServerDryRun sends each eviction r's drain would send with dryRun=All,
+// as `kubectl drain --dry-run=server` does, records each answer in
+// r.ServerDryRun, makes each refusal a blocker and recomputes the verdict.
+// A server-side dry run checks each pod against its budget as it stands:
+// two pods of one budget may each pass although only one may go, which the
+// preflight's own plan says.
+func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f Flags) {
+	opts := metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
+	if f.GracePeriodSeconds >= 0 {
+		g := int64(f.GracePeriodSeconds)
+		opts.GracePeriodSeconds = &g
+	}
+	for _, g := range r.Evict {
+		for _, p := range g.Pods {
+			var err error
+			if f.DisableEviction {
+				err = client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, opts)
+			} else {
+				err = client.PolicyV1().Evictions(p.Namespace).Evict(ctx, &policyv1.Eviction{
+					ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}, DeleteOptions: &opts})
+			}
+			r.ServerDryRun = append(r.ServerDryRun, serverAnswer(p, err))
+		}
+	}
+	for _, a := range r.ServerDryRun {
+		if a.Answer != string(eviction.Accepted) {
+			r.Blockers = append(r.Blockers, Issue{Kind: blockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
+				"the API server refused the dry-run eviction of %s/%s: %d %s: %s; %s", a.Namespace, a.Name, a.Code, a.Answer, a.Cause,
+				waitingOn(eviction.AnswerKind(a.Answer)))})
+		}
+	}
+	r.estimate(derefOr(r.EstimatedSeconds))
+}
+
+// serverAnswer reads the answer to one dry-run request for p.
+func serverAnswer(p PodInfo, err error) ServerAnswer {
+	a := eviction.Read(err)
+	out := ServerAnswer{Namespace: p.Namespace, Name: p.Name, Answer: string(a.Kind), Cause: a.Cause}
+	var api apierrors.APIStatus
+	if errors.As(err, &api) {
+		out.Code = api.Status().Code
+	}
+	if a.Kind == eviction.Failed && apierrors.IsForbidden(err) {
+		// RBAC (admission's denials are eviction.AdmissionRefused).
+		out.Answer = "forbidden"
+	}
+	return out
+}
+
+func derefOr(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// retriedUntil names, for each answer the drain retries (the ones
+// kubectl's drain retries: eviction.Answer.Retryable), what it waits for.
+var retriedUntil = map[eviction.AnswerKind]string{
+	eviction.BudgetRefused:        "the budget to allow it",
+	eviction.Throttled:            "the API server to take it",
+	eviction.NamespaceTerminating: "the namespace's deletion to reach the pod",
+}
+
+// waitingOn says whether waiting can help an eviction that got an answer
+// of kind: the others do not change by themselves.
+func waitingOn(kind eviction.AnswerKind) string {
+	if what, ok := retriedUntil[kind]; ok {
+		return "the drain waits for " + what + ", retrying until --timeout"
+	}
+	return "waiting will not help: the same request gets the same answer"
+}
