@@ -46,7 +46,7 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 
 func TestExitFor(t *testing.T) {
 	clean := &preflight.Report{}
-	blocked := &preflight.Report{Blockers: []preflight.Issue{{Kind: preflight.BlockerPDBAllowsNone}}}
+	blocked := &preflight.Report{Blockers: []preflight.Issue{{Kind: "pdb-allows-none"}}}
 	cases := []struct {
 		name    string
 		results []*drain.NodeResult

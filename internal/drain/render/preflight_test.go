@@ -15,7 +15,7 @@ func TestPreflightTerminatingAndServerTables(t *testing.T) {
 	evil := "hold\x1b[2J\u202e"
 	var b bytes.Buffer
 	Preflight(&b, &preflight.Report{Node: "n1", Verdict: "would block",
-		Blockers: []preflight.Issue{{Kind: preflight.BlockerTerminatingStuck, Message: "m"}},
+		Blockers: []preflight.Issue{{Kind: "terminating-pod-stuck", Message: "m"}},
 		Terminating: []preflight.TerminatingPod{
 			{Namespace: "shop", Name: "a", DeletedSecondsAgo: 70, SecondsPastDeadline: 40, Finalizers: []string{"example.com/" + evil}, WaitsOn: "finalizer example.com/" + evil},
 			{Namespace: "shop", Name: "b", DeletedSecondsAgo: 10, SecondsPastDeadline: -20, WaitsOn: "its grace period (ends in 20s)"},

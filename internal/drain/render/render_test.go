@@ -16,7 +16,7 @@ func TestOutputEscapesClusterText(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, &drain.NodeResult{Node: evil, Outcome: drain.OutcomeInterrupted, CordonedByUs: true, EvictionsStarted: true,
 		Pods: []drain.PodProgress{{Namespace: "shop", Name: evil, State: drain.StateStopped, Cause: evil}}}, 0)
-	Preflight(&b, &preflight.Report{Node: evil, Verdict: evil, Blockers: []preflight.Issue{{Kind: preflight.BlockerDoNotDisrupt, Message: evil}}}, 0)
+	Preflight(&b, &preflight.Report{Node: evil, Verdict: evil, Blockers: []preflight.Issue{{Kind: "do-not-disrupt", Message: evil}}}, 0)
 	for name, out := range map[string]string{"progress": line, "summary and preflight": b.String()} {
 		if strings.ContainsAny(out, "\x1b\u202e") {
 			t.Errorf("%s output carries raw control characters: %q", name, out)

@@ -71,9 +71,9 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 
 // planBudget decides how the pods of one PDB leave the node, adds its
 // blockers and warnings to r, and returns the wait it forces.
-func planBudget(r *Report, b *budgetBucket, in Input) (Budget, time.Duration) {
+func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duration) {
 	pdb, st := b.pdb, b.pdb.Status
-	out := Budget{Namespace: pdb.Namespace, Name: pdb.Name,
+	out := budgetEntry{Namespace: pdb.Namespace, Name: pdb.Name,
 		HealthyOnNode: int32(len(b.healthy)), DisruptionsAllowed: st.DisruptionsAllowed,
 		CurrentHealthy: st.CurrentHealthy, DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods,
 		UnhealthyPodEvictionPolicy: string(unhealthyPolicy(pdb)), Plan: "all at once", Waves: 1}
@@ -99,7 +99,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (Budget, time.Duration) {
 	}
 	if why := zeroBySpec(pdb); why != "" {
 		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption by its spec (%s): its %d Ready pod(s) on this node can never be evicted; "+
 				"waiting will not help: change the PDB or scale the workload", pdbName(pdb), why, h)})
 		return out, 0

@@ -81,7 +81,7 @@ func classify(pod *corev1.Pod, f Flags) classification {
 			"declares no controller: needs --force (nothing recreates it)"}
 	}
 	if why := DoNotDisrupt(pod); why != "" && !f.EvictDoNotDisrupt {
-		return classification{actionRefuse, BlockerDoNotDisrupt,
+		return classification{actionRefuse, blockerDoNotDisrupt,
 			why + ": an operator asked not to disrupt it (--evict-do-not-disrupt overrides)"}
 	}
 	return classification{action: actionEvict}

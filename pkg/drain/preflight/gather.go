@@ -35,12 +35,12 @@ type clusterReads struct {
 type namespaceReads struct {
 	pods   []corev1.Pod
 	pdbs   []policyv1.PodDisruptionBudget
-	owners map[string]Owner // "namespace/replicaSet" -> its controller
+	owners map[string]ownerRef // "namespace/replicaSet" -> its controller
 }
 
 // gather is Gather reading shared lists through reads.
 func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (Input, error) {
-	in := Input{Node: node, Flags: flags, RSOwners: map[string]Owner{}}
+	in := Input{Node: node, Flags: flags, RSOwners: map[string]ownerRef{}}
 	if reads.nodes == nil {
 		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -96,13 +96,13 @@ func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interfac
 	if err != nil {
 		return nil, fmt.Errorf("listing PodDisruptionBudgets in namespace %s: %w", namespace, err)
 	}
-	ns := &namespaceReads{pods: pods.Items, pdbs: pdbs.Items, owners: map[string]Owner{}}
+	ns := &namespaceReads{pods: pods.Items, pdbs: pdbs.Items, owners: map[string]ownerRef{}}
 	// A ReplicaSet we may not read stands for its Deployment.
 	if rss, err := client.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{}); err == nil {
 		for i := range rss.Items {
 			rs := &rss.Items[i]
 			if ref := metav1.GetControllerOf(rs); ref != nil {
-				ns.owners[namespace+"/"+rs.Name] = Owner{Kind: ref.Kind, Name: ref.Name}
+				ns.owners[namespace+"/"+rs.Name] = ownerRef{Kind: ref.Kind, Name: ref.Name}
 			}
 		}
 	}

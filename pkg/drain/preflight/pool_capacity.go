@@ -54,7 +54,8 @@ type CapacityReport struct {
 type ResourceCapacity struct {
 	// Name is the resource name (cpu, memory, pods, nvidia.com/gpu, ...).
 	Name string `json:"name"`
-	// Unit is the unit of Needed and FreeOutside (Unit* constants).
+	// Unit is the unit of Needed and FreeOutside: "millicores", "bytes" or
+	// "count".
 	Unit string `json:"unit"`
 	// Needed is the sum of the effective requests of the pods to replace
 	// (for pods: how many), in Unit.

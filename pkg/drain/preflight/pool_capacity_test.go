@@ -41,7 +41,7 @@ func poolInput(pool []string, nodes []corev1.Node, pods []corev1.Pod, pdbs []pol
 	view := cordonedView(nodes, in.Pool)
 	for i := range in.Pool {
 		one := Input{Node: &in.Pool[i], Nodes: view, NamespacePods: pods, PDBs: pdbs,
-			RSOwners: map[string]Owner{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
+			RSOwners: map[string]ownerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 			Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, Now: time.Unix(1e9, 0)}
 		for _, p := range pods {
 			if p.Spec.NodeName == in.Pool[i].Name {
@@ -79,7 +79,7 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 	if c.NodesOutside != 1 || c.NodesOutsideUnmatched != 1 || len(c.Unplaced) != 3 {
 		t.Fatalf("capacity = %+v, want 1 node outside (and the tainted one unmatched), 3 pods unplaced", c)
 	}
-	want := []ResourceCapacity{{"cpu", UnitMillicores, 8000, 2000}, {"memory", UnitBytes, 16 << 30, 4 << 30}, {"pods", UnitCount, 4, 109}}
+	want := []ResourceCapacity{{"cpu", unitMillicores, 8000, 2000}, {"memory", unitBytes, 16 << 30, 4 << 30}, {"pods", unitCount, 4, 109}}
 	for i, w := range want {
 		if i >= len(c.Resources) || c.Resources[i] != w {
 			t.Errorf("resources = %+v, want %+v", c.Resources, want)

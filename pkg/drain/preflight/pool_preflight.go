@@ -70,7 +70,7 @@ type PoolReport struct {
 	// can drain at the same time without waiting on each other's budgets.
 	DrainTogether [][]string `json:"drainTogether"`
 	// Pods are the evicted pods with what the wall-time model reads.
-	Pods []PoolPod `json:"pods"`
+	Pods []poolEviction `json:"pods"`
 	// MaxConcurrentNodes is how many nodes the estimate drains at a time.
 	MaxConcurrentNodes int `json:"maxConcurrentNodes"`
 	// RetryDelaySeconds is the drain's first wait after a refused

@@ -13,12 +13,12 @@ import (
 
 // Units of ResourceCapacity amounts.
 const (
-	// UnitMillicores: cpu, 1000 = one CPU.
-	UnitMillicores = "millicores"
-	// UnitBytes: memory, ephemeral-storage, hugepages-*.
-	UnitBytes = "bytes"
-	// UnitCount: pods and extended resources (nvidia.com/gpu, ...).
-	UnitCount = "count"
+	// unitMillicores: cpu, 1000 = one CPU.
+	unitMillicores = "millicores"
+	// unitBytes: memory, ephemeral-storage, hugepages-*.
+	unitBytes = "bytes"
+	// unitCount: pods and extended resources (nvidia.com/gpu, ...).
+	unitCount = "count"
 )
 
 // amounts are quantities per resource in the Unit of each.
@@ -57,25 +57,25 @@ func resourceOrder(a amounts) []corev1.ResourceName {
 	return append(out, rest...)
 }
 
-// unitOf returns the Unit* of a resource's amounts.
+// unitOf returns the unit (unit* constants) of a resource's amounts.
 func unitOf(name corev1.ResourceName) string {
 	switch {
 	case name == corev1.ResourceCPU:
-		return UnitMillicores
+		return unitMillicores
 	case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage ||
 		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
-		return UnitBytes
+		return unitBytes
 	}
-	return UnitCount
+	return unitCount
 }
 
 // FormatAmount writes v, an amount of resource name in its Unit, for a
 // person: "1.5 CPU", "24 GiB", "40 pods", "2 nvidia.com/gpu".
 func FormatAmount(name string, v int64) string {
 	switch unitOf(corev1.ResourceName(name)) {
-	case UnitMillicores:
+	case unitMillicores:
 		return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64) + " CPU"
-	case UnitBytes:
+	case unitBytes:
 		const mi, gi = 1 << 20, 1 << 30
 		if v >= gi {
 			return strconv.FormatFloat(math.Round(float64(v)*10/gi)/10, 'f', -1, 64) + " GiB"

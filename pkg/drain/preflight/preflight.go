@@ -26,7 +26,7 @@ type Input struct {
 	// PDBs are the PodDisruptionBudgets of those namespaces, with status.
 	PDBs []policyv1.PodDisruptionBudget
 	// RSOwners maps "namespace/replicaSet" to the Deployment controlling it.
-	RSOwners map[string]Owner
+	RSOwners map[string]ownerRef
 	// Flags are the user's drain flags.
 	Flags Flags
 	// RetryDelay is the first wait after a 429, used for the estimate.
@@ -37,7 +37,7 @@ type Input struct {
 	PodWarnings func(pod *corev1.Pod) []string
 	// Access are the caller's permissions for the requests the drain
 	// makes, as the API server answered; nil when they were not checked.
-	Access []AccessCheck
+	Access []accessCheck
 	// Now is the time the input was read, to date ages and deadlines; the
 	// zero value means time.Now().
 	Now time.Time
@@ -59,12 +59,12 @@ func Check(in Input) *Report {
 	r := &Report{
 		Node:            in.Node.Name,
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
-		Evict:           []OwnerGroup{},
-		Skipped:         []PodInfo{},
+		Evict:           []ownerGroup{},
+		Skipped:         []podEntry{},
 		Terminating:     []TerminatingPod{},
-		Access:          append([]AccessCheck{}, in.Access...),
+		Access:          append([]accessCheck{}, in.Access...),
 		ServerDryRun:    []ServerAnswer{},
-		Budgets:         []Budget{},
+		Budgets:         []budgetEntry{},
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
 	}
@@ -123,8 +123,8 @@ func (r *Report) estimate(seconds ...int64) {
 	r.Verdict = verdict(r)
 }
 
-func podInfo(pod *corev1.Pod, f Flags, note string) PodInfo {
-	return PodInfo{Namespace: pod.Namespace, Name: pod.Name, Phase: string(pod.Status.Phase),
+func podInfo(pod *corev1.Pod, f Flags, note string) podEntry {
+	return podEntry{Namespace: pod.Namespace, Name: pod.Name, Phase: string(pod.Status.Phase),
 		Ready: isReady(pod), GracePeriodSeconds: gracePeriod(pod, f), Note: note}
 }
 
@@ -151,9 +151,9 @@ func longestGrace(pods []*corev1.Pod, f Flags) int64 {
 
 // groupByOwner groups the evicted pods by namespace and workload, sorted,
 // with each workload's replica count taken from in.NamespacePods.
-func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
+func groupByOwner(pods []*corev1.Pod, in Input) []ownerGroup {
 	idx := map[string]int{}
-	groups := []OwnerGroup{}
+	groups := []ownerGroup{}
 	for _, pod := range pods {
 		o := ownerOf(pod, in.RSOwners)
 		key := pod.Namespace + "/" + o.String()
@@ -164,7 +164,7 @@ func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
 		if !ok {
 			i = len(groups)
 			idx[key] = i
-			groups = append(groups, OwnerGroup{Namespace: pod.Namespace, Owner: o, Replicas: replicas(pod.Namespace, o, in)})
+			groups = append(groups, ownerGroup{Namespace: pod.Namespace, Owner: o, Replicas: replicas(pod.Namespace, o, in)})
 		}
 		groups[i].Pods = append(groups[i].Pods, podInfo(pod, in.Flags, ""))
 	}
@@ -182,7 +182,7 @@ func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
 
 // replicas counts the live (not terminating, not finished) pods of owner in
 // namespace; 0 for a bare pod.
-func replicas(namespace string, owner Owner, in Input) int {
+func replicas(namespace string, owner ownerRef, in Input) int {
 	if owner.Kind == "" {
 		return 0
 	}
@@ -202,7 +202,7 @@ func replicas(namespace string, owner Owner, in Input) int {
 
 // replicaWarnings warns of workloads that go down during the drain: a single
 // replica, or every replica on this node with no PDB to pace their eviction.
-func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
+func replicaWarnings(groups []ownerGroup, budgets []budgetEntry) []Issue {
 	guarded := map[string]bool{}
 	for _, b := range budgets {
 		for _, p := range b.PodsOnNode {
@@ -235,7 +235,7 @@ func replicaWarnings(groups []OwnerGroup, budgets []Budget) []Issue {
 func terminating(r *Report, pod *corev1.Pod, in Input) {
 	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
 	r.Terminating = append(r.Terminating, t)
-	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {
+	if i := terminatingIssue(t); i != nil && i.Kind == blockerTerminatingStuck {
 		r.Blockers = append(r.Blockers, *i)
 	} else if i != nil {
 		r.Warnings = append(r.Warnings, *i)

@@ -24,10 +24,10 @@ const (
 	warningBudgetWatchForbidden = "budget-watch-forbidden"
 )
 
-// AccessCheck is one request the drain will make and the API server's
+// accessCheck is one request the drain will make and the API server's
 // answer, for the caller, to a SelfSubjectAccessReview
 // (authorization.k8s.io/v1) of it.
-type AccessCheck struct {
+type accessCheck struct {
 	Verb        string `json:"verb"`
 	Resource    string `json:"resource"`
 	Subresource string `json:"subresource,omitempty"`
@@ -46,7 +46,7 @@ type AccessCheck struct {
 
 // What says the request for a person: "create pods/eviction in namespace
 // shop", "patch nodes/worker-1".
-func (a AccessCheck) What() string {
+func (a accessCheck) What() string {
 	res := a.Resource
 	if a.Subresource != "" {
 		res += "/" + a.Subresource
@@ -67,16 +67,16 @@ func (a AccessCheck) What() string {
 // namespaces holding a PDB (budgeted), watch poddisruptionbudgets
 // (watchBudgets' informers; the preflight's own list of them fails the
 // preflight when forbidden).
-func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
-	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
+func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []accessCheck {
+	out := []accessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
 	for _, ns := range namespaces {
-		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
+		remove := accessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
 		if f.DisableEviction {
-			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
+			remove = accessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
 		}
-		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
+		out = append(out, remove, accessCheck{Verb: "get", Resource: "pods", Namespace: ns})
 		if !f.DisableEviction && budgeted[ns] {
-			out = append(out, AccessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
+			out = append(out, accessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
 		}
 	}
 	return out
@@ -85,7 +85,7 @@ func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f 
 // reviewAccess asks the API server, one SelfSubjectAccessReview each,
 // whether the caller may make the requests of accessNeeded. A review that
 // fails is recorded with its Error, not returned: the answer is unknown.
-func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
+func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags) []accessCheck {
 	sort.Strings(namespaces)
 	checks := accessNeeded(node, namespaces, budgeted, f)
 	for i := range checks {
@@ -110,7 +110,7 @@ func reviewAccess(ctx context.Context, client kubernetes.Interface, node string,
 // the namespaces of the pods it evicts or waits for) into blockers that
 // stop the drain before it changes anything, and unknown answers into
 // warnings.
-func accessIssues(r *Report, checks []AccessCheck) {
+func accessIssues(r *Report, checks []accessCheck) {
 	involved := map[string]bool{}
 	for _, g := range r.Evict {
 		involved[g.Namespace] = true

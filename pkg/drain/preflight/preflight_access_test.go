@@ -16,8 +16,8 @@ func TestPreflightAccess(t *testing.T) {
 	for i := range checks {
 		checks[i].Allowed = true
 	}
-	deny := func(verb, namespace string) []AccessCheck {
-		out := append([]AccessCheck{}, checks...)
+	deny := func(verb, namespace string) []accessCheck {
+		out := append([]accessCheck{}, checks...)
 		for i := range out {
 			if out[i].Verb == verb && out[i].Namespace == namespace {
 				out[i].Allowed = false
@@ -27,7 +27,7 @@ func TestPreflightAccess(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		access []AccessCheck
+		access []accessCheck
 		want   string // message of the one blocker, "" for none
 		warn   string
 	}{
@@ -37,7 +37,7 @@ func TestPreflightAccess(t *testing.T) {
 		{"no get pods in shop", deny("get", ns), "you may not get pods in namespace shop", ""},
 		{"namespace without evicted pods", deny("create", "other"), "", ""},
 		{"no watch on budgets in shop", deny("watch", ns), "", ""},
-		{"review failed", append(append([]AccessCheck{}, checks...), AccessCheck{Verb: "create", Resource: "pods",
+		{"review failed", append(append([]accessCheck{}, checks...), accessCheck{Verb: "create", Resource: "pods",
 			Subresource: "eviction", Namespace: ns, Error: "the server is unreachable"}), "",
 			"could not check whether you may create pods/eviction in namespace shop: the server is unreachable"},
 	} {

@@ -7,8 +7,8 @@ const (
 	blockerNeedsForce              = "needs-force"
 	blockerNeedsDeleteEmptyDirData = "needs-delete-emptydir-data"
 	blockerNeedsIgnoreDaemonSets   = "needs-ignore-daemonsets"
-	BlockerDoNotDisrupt            = "do-not-disrupt"
-	BlockerPDBAllowsNone           = "pdb-allows-none"
+	blockerDoNotDisrupt            = "do-not-disrupt"
+	blockerPDBAllowsNone           = "pdb-allows-none"
 	blockerPDBNoRoom               = "pdb-no-room-elsewhere"
 	blockerMultiplePDBs            = "multiple-pdbs"
 	blockerUnreadyPod              = "unready-pod-if-healthy-budget"
@@ -41,8 +41,8 @@ type Issue struct {
 	Refuses bool `json:"refuses,omitempty"`
 }
 
-// PodInfo is one pod the preflight looked at.
-type PodInfo struct {
+// podEntry is one pod the preflight looked at.
+type podEntry struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	Phase     string `json:"phase"`
@@ -53,19 +53,19 @@ type PodInfo struct {
 	Note string `json:"note,omitempty"`
 }
 
-// OwnerGroup is the pods of one workload on the node.
-type OwnerGroup struct {
-	Namespace string    `json:"namespace"`
-	Owner     Owner     `json:"owner"`
-	Pods      []PodInfo `json:"pods"`
+// ownerGroup is the pods of one workload on the node.
+type ownerGroup struct {
+	Namespace string     `json:"namespace"`
+	Owner     ownerRef   `json:"owner"`
+	Pods      []podEntry `json:"pods"`
 	// Replicas is how many live pods the workload has in the cluster
 	// (counted from the namespace's pods), 0 for a bare pod.
 	Replicas int `json:"replicas"`
 }
 
-// Budget is one PodDisruptionBudget that covers pods the drain evicts, as
+// budgetEntry is one PodDisruptionBudget that covers pods the drain evicts, as
 // its status stands now.
-type Budget struct {
+type budgetEntry struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// PodsOnNode are the names of its pods the drain would evict.
@@ -90,16 +90,16 @@ type Report struct {
 	Node            string `json:"node"`
 	AlreadyCordoned bool   `json:"alreadyCordoned"`
 	// Evict are the pods the drain evicts, grouped by workload.
-	Evict []OwnerGroup `json:"evict"`
+	Evict []ownerGroup `json:"evict"`
 	// Skipped are pods left in place (DaemonSet with --ignore-daemonsets,
 	// mirror pods) and pods the drain refuses to remove, with Note saying why.
-	Skipped []PodInfo `json:"skipped"`
+	Skipped []podEntry `json:"skipped"`
 	// Terminating are pods already being deleted: not evicted again, waited for.
 	Terminating []TerminatingPod `json:"terminating"`
-	Budgets     []Budget         `json:"budgets"`
+	Budgets     []budgetEntry    `json:"budgets"`
 	Blockers    []Issue          `json:"blockers"`
 	// Access are the permission checks of the drain's requests.
-	Access []AccessCheck `json:"access"`
+	Access []accessCheck `json:"access"`
 	// ServerDryRun are the API server's answers to each eviction sent with
 	// dryRun=All (--dry-run=server); empty otherwise.
 	ServerDryRun []ServerAnswer `json:"serverDryRun"`

@@ -65,7 +65,7 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 }
 
 // serverAnswer reads the answer to one dry-run request for p.
-func serverAnswer(p PodInfo, err error) ServerAnswer {
+func serverAnswer(p podEntry, err error) ServerAnswer {
 	a := eviction.Read(err)
 	out := ServerAnswer{Namespace: p.Namespace, Name: p.Name, Answer: string(a.Kind), Cause: a.Cause}
 	var api apierrors.APIStatus

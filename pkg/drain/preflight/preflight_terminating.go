@@ -11,8 +11,8 @@ import (
 
 // Kinds of the issues about pods already terminating.
 const (
-	// BlockerTerminatingStuck: a pod past its grace deadline is still there.
-	BlockerTerminatingStuck = "terminating-pod-stuck"
+	// blockerTerminatingStuck: a pod past its grace deadline is still there.
+	blockerTerminatingStuck = "terminating-pod-stuck"
 	// warningTerminatingFinalizer: a pod within its grace period will wait
 	// on finalizers after it.
 	warningTerminatingFinalizer = "terminating-pod-finalizer"
@@ -115,7 +115,7 @@ func terminatingIssue(t TerminatingPod) *Issue {
 	key := t.Namespace + "/" + t.Name
 	switch {
 	case t.stuck():
-		return &Issue{Kind: BlockerTerminatingStuck, Pod: key, Message: fmt.Sprintf(
+		return &Issue{Kind: blockerTerminatingStuck, Pod: key, Message: fmt.Sprintf(
 			"pod %s (last delete request %s ago) is still there %s: it waits on %s; %s",
 			key, time.Duration(t.DeletedSecondsAgo)*time.Second, t.since(), t.WaitsOn, t.remedy())}
 	case len(t.Finalizers) > 0:

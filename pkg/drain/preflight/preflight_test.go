@@ -62,7 +62,7 @@ func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...cor
 		}
 	}
 	return Input{Node: &a, Nodes: nodes, Pods: onA, NamespacePods: pods, PDBs: pdbs,
-		RSOwners: map[string]Owner{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
+		RSOwners: map[string]ownerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 		Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second}
 }
 
@@ -163,7 +163,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 	p.Spec.MinAvailable = nil
 	p.Spec.MaxUnavailable = ptr.To(intstr.FromInt32(0))
 	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{p}, node("node-b", false)))
-	b := has(r.Blockers, BlockerPDBAllowsNone)
+	b := has(r.Blockers, blockerPDBAllowsNone)
 	if b == nil || !strings.Contains(b.Message, "maxUnavailable: 0") || b.PDB != "shop/web" {
 		t.Fatalf("blockers = %+v, want pdb-allows-none naming maxUnavailable: 0", r.Blockers)
 	}
@@ -173,7 +173,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 
 	minAll := pdb("web", "web", 0, 3, 3, 3) // minAvailable 3 of 3
 	r = preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{minAll}, node("node-b", false)))
-	if has(r.Blockers, BlockerPDBAllowsNone) == nil {
+	if has(r.Blockers, blockerPDBAllowsNone) == nil {
 		t.Errorf("minAvailable == expectedPods: blockers = %v, want pdb-allows-none", kinds(r.Blockers))
 	}
 }
@@ -267,7 +267,7 @@ func TestPreflightDoNotDisruptAnnotations(t *testing.T) {
 	r := preflightOf(t, input(pods, nil, node("node-b", false)))
 	var got []string
 	for _, b := range r.Blockers {
-		if b.Kind == BlockerDoNotDisrupt {
+		if b.Kind == blockerDoNotDisrupt {
 			got = append(got, b.Pod)
 		}
 	}
