@@ -42,7 +42,7 @@ func (d *nodeRun) readAfter(ctx context.Context, h *kdrain.Helper, node string, 
 		}
 		return &NodeAfter{Unknown: "the node's pods could not be read: " + why, NewPods: []string{}, cause: cause}
 	}
-	known := map[string]string{}
+	known := map[string]State{}
 	for _, p := range tracker.Snapshot() {
 		known[p.Namespace+"/"+p.Name] = p.State
 	}

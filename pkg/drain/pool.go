@@ -79,7 +79,7 @@ func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResul
 }
 
 // setOutcome gives every node the same outcome, nothing having been done.
-func setOutcome(results []*NodeResult, outcome string) {
+func setOutcome(results []*NodeResult, outcome Outcome) {
 	for _, r := range results {
 		r.Outcome = outcome
 	}

@@ -270,7 +270,7 @@ func TestDrainPoolTimeout(t *testing.T) {
 		t.Errorf("exit status %d, want 2", code)
 	}
 	r := parsePoolReport(t, stdout)
-	if r.Outcome != "not drained" || len(r.Nodes) != 3 {
+	if r.Outcome != "not-drained" || len(r.Nodes) != 3 {
 		t.Fatalf("pool outcome %q with %d nodes, want not drained with 3", r.Outcome, len(r.Nodes))
 	}
 	for _, n := range r.Nodes {

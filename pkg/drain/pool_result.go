@@ -6,21 +6,17 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// Outcomes of a pool drain (PoolResult.Outcome) beyond a node's.
-const (
-	// OutcomeNotDrained: the pool drain ran to its end, and at least one
-	// node was not drained (blocked, timed out, undone, gone).
-	OutcomeNotDrained = "not drained"
-	// OutcomeNodeGone: the node was deleted during the pool drain.
-	OutcomeNodeGone = "node gone"
-)
+// PoolNodeResult is what a pool drain did to one node (PoolNode.Result), a
+// stable kebab-case value in JSON; the text output shows it as words
+// ("partly drained").
+type PoolNodeResult string
 
 // What a pool drain did to one node (PoolNode.Result).
 const (
-	NodeDrained       = "drained"
-	NodePartlyDrained = "partly drained" // some pods evicted, some left
-	NodeUntouched     = "untouched"      // no eviction accepted nor unanswered (it may be cordoned)
-	NodeGone          = "gone"           // deleted during the drain
+	NodeDrained       PoolNodeResult = "drained"
+	NodePartlyDrained PoolNodeResult = "partly-drained" // some pods evicted, some left
+	NodeUntouched     PoolNodeResult = "untouched"      // no eviction accepted nor unanswered (it may be cordoned)
+	NodeGone          PoolNodeResult = "gone"           // deleted during the drain
 )
 
 // PoolResult is what a pool drain did: its preflight, each node, and the
@@ -30,7 +26,7 @@ type PoolResult struct {
 	// Outcome is OutcomeDrained (every node drained), OutcomeDryRun,
 	// OutcomeRefused (nothing changed), OutcomeInterrupted, OutcomeError
 	// (the API failed us) or OutcomeNotDrained.
-	Outcome string      `json:"outcome"`
+	Outcome Outcome     `json:"outcome"`
 	Nodes   []*PoolNode `json:"nodes"`
 	// InitialPods counts the pods the preflight found to evict on the pool.
 	InitialPods int `json:"initialPods"`
@@ -57,7 +53,7 @@ type PoolResult struct {
 type PoolNode struct {
 	*NodeResult
 	// Result is NodeDrained, NodePartlyDrained, NodeUntouched or NodeGone.
-	Result string `json:"result"`
+	Result PoolNodeResult `json:"result"`
 	// Evicted counts the node's pods whose eviction was accepted.
 	Evicted int `json:"evicted"`
 	// Left counts the node's pods still there at the end (terminating

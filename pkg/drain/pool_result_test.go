@@ -15,7 +15,7 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 	gone := newPoolNode(&NodeResult{Node: "e", Outcome: OutcomeNodeGone, After: yes})
 	for _, c := range []struct {
 		n             *PoolNode
-		result        string
+		result        PoolNodeResult
 		evicted, left int
 		cordoned      bool
 	}{

@@ -28,7 +28,7 @@ func TestDrainPoolTimeoutBeforeTheFirstList(t *testing.T) {
 		t.Errorf("exit status %d, want 2", code)
 	}
 	r := parsePoolReport(t, stdout)
-	if r.Outcome != "not drained" || len(r.Nodes) != 2 || r.Evictions != 0 {
+	if r.Outcome != "not-drained" || len(r.Nodes) != 2 || r.Evictions != 0 {
 		t.Fatalf("pool outcome %q, %d nodes, %d evictions; want not drained, 2, 0", r.Outcome, len(r.Nodes), r.Evictions)
 	}
 	left := 0

@@ -18,20 +18,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
-// Outcomes of a node's drain.
-const (
-	OutcomeDrained     = "drained"
-	OutcomeDryRun      = "dry-run"
-	OutcomeRefused     = "refused"     // a refusing blocker: nothing was changed
-	OutcomeBlocked     = "blocked"     // pods are left that the API refused to evict
-	OutcomeTimedOut    = "timed-out"   // --timeout ended it
-	OutcomeInterrupted = "interrupted" // Ctrl-C or SIGTERM ended it
-	OutcomeError       = "error"       // the API failed us (RBAC, unreachable)
-	// OutcomeUndone: the pods went, but read again at the end the node was
-	// uncordoned by another client or holds new evictable pods.
-	OutcomeUndone = "undone"
-)
-
 // Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
 type Drainer struct {
 	Client kubernetes.Interface
@@ -100,7 +86,7 @@ func (r *run) node() *nodeRun { return &nodeRun{run: r, failures: &apiFailures{}
 type NodeResult struct {
 	Node      string            `json:"node"`
 	Preflight *preflight.Report `json:"preflight"`
-	Outcome   string            `json:"outcome"`
+	Outcome   Outcome           `json:"outcome"`
 	Pods      []PodProgress     `json:"pods"`
 	// CordonedByUs is true when this drain's own patch cordoned the node
 	// (preconditioned on a resourceVersion at which it was schedulable);
@@ -269,7 +255,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 
 // stop records an unfinished drain: marks the pods still there and
 // uncordons when asked and allowed.
-func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outcome string, err error) (*NodeResult, error) {
+func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outcome Outcome, err error) (*NodeResult, error) {
 	res.Outcome = outcome
 	if err != nil {
 		res.Error = err.Error()

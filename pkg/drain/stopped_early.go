@@ -11,7 +11,7 @@ import (
 
 // stoppedOutcome is the outcome of a drain whose node context ended:
 // OutcomeTimedOut when --timeout ended it, else OutcomeInterrupted.
-func stoppedOutcome(nodeCtx context.Context) string {
+func stoppedOutcome(nodeCtx context.Context) Outcome {
 	if eviction.TimedOut(nodeCtx) != nil {
 		return OutcomeTimedOut
 	}
@@ -23,7 +23,7 @@ func stoppedOutcome(nodeCtx context.Context) string {
 // listed: the list that the stop cut short says nothing of what is on the
 // node, so the pods are listed again with a fresh context and reported as
 // not evicted, never as none left.
-func (d *nodeRun) stopBeforeEvictions(res *NodeResult, outcome string) (*NodeResult, error) {
+func (d *nodeRun) stopBeforeEvictions(res *NodeResult, outcome Outcome) (*NodeResult, error) {
 	h, tracker, cancel := d.listLeft(res.Node)
 	defer cancel()
 	return d.stop(res, h, tracker, outcome, nil)

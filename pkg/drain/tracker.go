@@ -9,30 +9,35 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 )
 
+// State is where one pod stands in the drain (PodProgress.State). Its JSON
+// values are stable kebab-case words; the text output shows them as
+// words ("answer lost", "not evicted").
+type State string
+
 // Pod states shown while draining and in the summary.
 const (
-	StatePending  = "pending"  // not tried yet
-	StateEvicting = "evicting" // eviction request sent
-	StateBlocked  = "blocked"  // 429: a PodDisruptionBudget refused it; retried
+	StatePending  State = "pending"  // not tried yet
+	StateEvicting State = "evicting" // eviction request sent
+	StateBlocked  State = "blocked"  // 429: a PodDisruptionBudget refused it; retried
 	// StateNamespaceTerminating: 403 with cause NamespaceTerminating; the
 	// namespace's deletion will delete the pod, retried with the backoff.
-	StateNamespaceTerminating = "namespace terminating"
+	StateNamespaceTerminating State = "namespace-terminating"
 	// StateAnswerLost: the eviction request failed on the way (the API
 	// server unreachable, a 5xx); the pod is read again before anything else.
-	StateAnswerLost = "answer lost"
+	StateAnswerLost State = "answer-lost"
 	// StateUnknown: the pod could not be read at the end.
-	StateUnknown     = "state unknown"
-	StateTerminating = "terminating" // eviction accepted (or pod deleted): waiting for it to go
-	StateGone        = "gone"        // the pod object is gone
-	StateFailed      = "failed"      // the eviction or the wait failed for good
-	StateStopped     = "not evicted" // the drain stopped (Ctrl-C, --timeout) before it went
+	StateUnknown     State = "state-unknown"
+	StateTerminating State = "terminating" // eviction accepted (or pod deleted): waiting for it to go
+	StateGone        State = "gone"        // the pod object is gone
+	StateFailed      State = "failed"      // the eviction or the wait failed for good
+	StateStopped     State = "not-evicted" // the drain stopped (Ctrl-C, --timeout) before it went
 )
 
 // PodProgress is what the drain knows of one pod.
 type PodProgress struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	State     string `json:"state"`
+	State     State  `json:"state"`
 	// Attempts counts the eviction requests sent.
 	Attempts int `json:"attempts"`
 	// Cause is the last reason it is not gone: the 429's DisruptionBudget
@@ -46,7 +51,7 @@ type PodProgress struct {
 	// GoneBy says who removed a gone pod: GoneByEviction (our eviction or,
 	// with --disable-eviction, our delete was accepted), GoneByNamespace or
 	// GoneByOther. Empty until the pod is gone.
-	GoneBy string `json:"goneBy,omitempty"`
+	GoneBy GoneBy `json:"goneBy,omitempty"`
 	// WaitsOn says, for a pod that was already terminating (its
 	// deletionTimestamp set by someone else), what its deletion waits on:
 	// "finalizer example.com/hold", or its grace deadline.
@@ -60,14 +65,19 @@ type PodProgress struct {
 	started time.Time
 }
 
+// GoneBy says who removed a gone pod (PodProgress.GoneBy), a stable
+// kebab-case value in JSON; the text output shows it as words ("deleted
+// by another client").
+type GoneBy string
+
 // Who removed a gone pod (PodProgress.GoneBy).
 const (
-	GoneByEviction  = "evicted"
-	GoneByNamespace = "deleted by the namespace"
-	GoneByOther     = "deleted by another client"
+	GoneByEviction  GoneBy = "evicted"
+	GoneByNamespace GoneBy = "deleted-by-namespace"
+	GoneByOther     GoneBy = "deleted-by-other-client"
 	// GoneByLostAnswer: our eviction's answer was lost and the pod was then
 	// found gone or terminating: most likely our eviction, not checked.
-	GoneByLostAnswer = "gone after an eviction whose answer was lost"
+	GoneByLostAnswer GoneBy = "evicted-answer-lost"
 )
 
 // Tracker records each pod's progress; the observed eviction client and the
@@ -114,13 +124,13 @@ func (t *Tracker) update(namespace, name string, fn func(p *PodProgress)) {
 		p = &PodProgress{Namespace: namespace, Name: name, State: StatePending}
 		t.pods[namespace+"/"+name] = p
 	}
-	before := p.State + "\x00" + p.Cause
+	before := string(p.State) + "\x00" + p.Cause
 	wasFinal := final(p.State)
 	fn(p)
 	if !wasFinal && !p.started.IsZero() {
 		p.DurationSeconds = time.Since(p.started).Seconds()
 	}
-	changed := p.State+"\x00"+p.Cause != before
+	changed := string(p.State)+"\x00"+p.Cause != before
 	snapshot := *p
 	t.mu.Unlock()
 	if changed && t.onChange != nil {
@@ -146,7 +156,7 @@ func (t *Tracker) attempt(namespace, name string) {
 }
 
 // set moves a pod to state with cause, unless it is already gone.
-func (t *Tracker) set(namespace, name, state, cause string) {
+func (t *Tracker) set(namespace, name string, state State, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StateGone {
 			return
@@ -188,7 +198,7 @@ func (t *Tracker) accept(namespace, name, cause string) {
 
 // goneBy says who removed p: us when our request was accepted, else the
 // namespace's deletion when it refused us for that, else another client.
-func goneBy(p *PodProgress) string {
+func goneBy(p *PodProgress) GoneBy {
 	switch {
 	case p.accepted:
 		return GoneByEviction
@@ -242,7 +252,7 @@ func (t *Tracker) stopped(namespace, name string) {
 }
 
 // final reports whether a pod's state no longer changes its duration.
-func final(state string) bool {
+func final(state State) bool {
 	return state == StateGone || state == StateFailed || state == StateStopped
 }
 

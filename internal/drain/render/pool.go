@@ -85,10 +85,10 @@ func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
 		return
 	}
 	var rows [][]string
-	counts := map[string]int{}
+	counts := map[drain.PoolNodeResult]int{}
 	for _, n := range res.Nodes {
 		counts[n.Result]++
-		rows = append(rows, []string{escape(n.Node), n.Result + outcomeNote(n), strconv.Itoa(n.Evicted),
+		rows = append(rows, []string{escape(n.Node), poolNodeText(n.Result) + outcomeNote(n), strconv.Itoa(n.Evicted),
 			strconv.Itoa(n.Left), cordonCell(n), seconds(n.DurationSeconds)})
 	}
 	fmt.Fprintf(w, "\nPool summary: %d node(s), %d drained, %d partly drained, %d untouched, %d gone, in %s\n",
@@ -114,7 +114,7 @@ func outcomeNote(n *drain.PoolNode) string {
 	case drain.OutcomeDrained, drain.OutcomeNodeGone, "":
 		return ""
 	}
-	return " (" + n.Outcome + ")"
+	return " (" + string(n.Outcome) + ")"
 }
 
 // cordonCell says whether the node stays cordoned, from the read at the end.

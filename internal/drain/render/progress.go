@@ -116,7 +116,7 @@ func (p *Progress) redraw() {
 
 // header counts pods per state.
 func header(node string, pods []drain.PodProgress, elapsed time.Duration) string {
-	counts := map[string]int{}
+	counts := map[drain.State]int{}
 	for _, pp := range pods {
 		counts[pp.State]++
 	}
@@ -129,9 +129,9 @@ func header(node string, pods []drain.PodProgress, elapsed time.Duration) string
 // plain lines, since the pod's first eviction when redrawn), pod, state, cause.
 func progressLine(pp drain.PodProgress, elapsed time.Duration) string {
 	line := fmt.Sprintf("%8s  %-40s %-12s", "+"+elapsed.Round(100*time.Millisecond).String(),
-		termsafe.Escape(pp.Namespace+"/"+pp.Name), pp.State)
+		termsafe.Escape(pp.Namespace+"/"+pp.Name), stateText(pp.State))
 	if pp.GoneBy != "" && pp.GoneBy != drain.GoneByEviction {
-		line += " (" + pp.GoneBy + ")"
+		line += " (" + goneByText(pp.GoneBy) + ")"
 	}
 	if pp.Attempts > 1 {
 		line += fmt.Sprintf(" (attempt %d)", pp.Attempts)

@@ -81,7 +81,7 @@ func TestSummaryOfANodeDeletedDuringItsDrain(t *testing.T) {
 // A drain stopped by Ctrl-C or --timeout before it cordoned the node says
 // so in one line, and that nothing was changed.
 func TestSummaryOfADrainStoppedBeforeTheCordon(t *testing.T) {
-	for outcome, want := range map[string]string{
+	for outcome, want := range map[drain.Outcome]string{
 		drain.OutcomeInterrupted: "not draining node n1: interrupted before the cordon; nothing was changed",
 		drain.OutcomeTimedOut:    "not draining node n1: --timeout reached before the cordon; nothing was changed",
 	} {

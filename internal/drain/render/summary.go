@@ -23,10 +23,10 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 		return
 	}
 	var rows [][]string
-	counts := map[string]int{}
+	counts, gone := map[drain.State]int{}, map[drain.GoneBy]int{}
 	for _, p := range res.Pods {
 		counts[p.State]++
-		counts[p.GoneBy]++
+		gone[p.GoneBy]++
 		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), result(p), strconv.Itoa(p.Attempts),
 			seconds(p.StartedSeconds), seconds(p.DurationSeconds), escape(p.Cause)})
 	}
@@ -36,7 +36,7 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	name := escape(res.Node)
 	switch res.Outcome {
 	case drain.OutcomeDrained:
-		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, counts[drain.GoneByEviction], byOthers(counts), seconds(res.DurationSeconds))
+		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, gone[drain.GoneByEviction], byOthers(gone), seconds(res.DurationSeconds))
 		return
 	case drain.OutcomeUndone:
 		fmt.Fprintf(w, "node %s NOT drained: its pods were evicted, but read again at the end %s\n", name, undone(res))
@@ -51,12 +51,12 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	}
 	left := len(res.Pods) - counts[drain.StateGone] - counts[drain.StateUnknown]
 	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)%s\n",
-		counts[drain.GoneByEviction], byOthers(counts), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
+		gone[drain.GoneByEviction], byOthers(gone), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
 	cordonLine(w, res, name)
 }
 
 // unknown counts the pods whose state could not be read at the end.
-func unknown(counts map[string]int) string {
+func unknown(counts map[drain.State]int) string {
 	if n := counts[drain.StateUnknown]; n > 0 {
 		return fmt.Sprintf("; %d pod(s) in a state unknown: they could not be read at the end", n)
 	}
@@ -66,19 +66,19 @@ func unknown(counts map[string]int) string {
 // result is a pod's RESULT cell: its state, and for a gone pod who removed it.
 func result(p drain.PodProgress) string {
 	if p.State == drain.StateGone && p.GoneBy != "" {
-		return p.GoneBy
+		return goneByText(p.GoneBy)
 	}
-	return p.State
+	return stateText(p.State)
 }
 
 // byOthers counts the gone pods that this drain cannot say it evicted,
 // ", 1 deleted by another client", or "": a pod gone after an eviction
 // whose answer was lost is counted apart, never dropped from the count.
-func byOthers(counts map[string]int) string {
+func byOthers(gone map[drain.GoneBy]int) string {
 	out := ""
-	for _, by := range []string{drain.GoneByLostAnswer, drain.GoneByNamespace, drain.GoneByOther} {
-		if counts[by] > 0 {
-			out += fmt.Sprintf(", %d %s", counts[by], by)
+	for _, by := range []drain.GoneBy{drain.GoneByLostAnswer, drain.GoneByNamespace, drain.GoneByOther} {
+		if gone[by] > 0 {
+			out += fmt.Sprintf(", %d %s", gone[by], goneByText(by))
 		}
 	}
 	return out
