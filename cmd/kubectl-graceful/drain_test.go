@@ -71,7 +71,7 @@ func TestExitFor(t *testing.T) {
 
 func TestPoolExit(t *testing.T) {
 	clean := &preflight.PoolReport{}
-	blocked := &preflight.PoolReport{Blockers: []preflight.Issue{{Kind: preflight.BlockerPoolNoCapacity}}}
+	blocked := &preflight.PoolReport{Blockers: []preflight.Issue{{Kind: "pool-no-capacity"}}}
 	for _, c := range []struct {
 		res  *drain.PoolResult
 		want int
@@ -80,7 +80,7 @@ func TestPoolExit(t *testing.T) {
 		{&drain.PoolResult{Outcome: drain.OutcomeDryRun, Preflight: clean}, cliutil.ExitOK},
 		{&drain.PoolResult{Outcome: drain.OutcomeDryRun, Preflight: blocked}, cliutil.ExitRisk},
 		{&drain.PoolResult{Outcome: drain.OutcomeRefused, Preflight: blocked}, cliutil.ExitRisk},
-		{&drain.PoolResult{Outcome: drain.OutcomeNotDrained, Preflight: clean}, cliutil.ExitRisk},
+		{&drain.PoolResult{Outcome: "not-drained", Preflight: clean}, cliutil.ExitRisk},
 		{&drain.PoolResult{Outcome: drain.OutcomeInterrupted, Preflight: clean}, cliutil.ExitRisk},
 	} {
 		if got := cliutil.CodeOf(poolExit(c.res)); got != c.want {

@@ -21,9 +21,9 @@ const (
 
 // Outcomes of a pool drain (PoolResult.Outcome) beyond a node's.
 const (
-	// OutcomeNotDrained: the pool drain ran to its end, and at least one
+	// outcomeNotDrained: the pool drain ran to its end, and at least one
 	// node was not drained (blocked, timed out, undone, gone).
-	OutcomeNotDrained Outcome = "not-drained"
+	outcomeNotDrained Outcome = "not-drained"
 	// OutcomeNodeGone: the node was deleted during the pool drain.
 	OutcomeNodeGone Outcome = "node-gone"
 )

@@ -84,12 +84,12 @@ func TestPoolPreflightNoCapacityOutside(t *testing.T) {
 	}
 	var blocker *preflight.Issue
 	for i := range r.Blockers {
-		if r.Blockers[i].Kind == preflight.BlockerPoolNoCapacity {
+		if r.Blockers[i].Kind == "pool-no-capacity" {
 			blocker = &r.Blockers[i]
 		}
 	}
 	if blocker == nil || !blocker.Refuses || !r.Refused() {
-		t.Fatalf("blockers = %+v, want %s refusing the drain", r.Blockers, preflight.BlockerPoolNoCapacity)
+		t.Fatalf("blockers = %+v, want %s refusing the drain", r.Blockers, "pool-no-capacity")
 	}
 	for _, want := range []string{"the pods the pool evicts request 4 CPU / 4 GiB / 4 pods",
 		"the 2 schedulable node(s) outside it they may use have 2 CPU / 4 GiB / 220 pods free", "2 pod(s) would fit nowhere"} {
@@ -97,7 +97,7 @@ func TestPoolPreflightNoCapacityOutside(t *testing.T) {
 			t.Errorf("blocker %q lacks %q", blocker.Message, want)
 		}
 	}
-	if r.EstimatedSeconds != nil || !strings.HasPrefix(r.Verdict, "would not start: "+preflight.BlockerPoolNoCapacity) {
+	if r.EstimatedSeconds != nil || !strings.HasPrefix(r.Verdict, "would not start: pool-no-capacity") {
 		t.Errorf("estimate %v, verdict %q; want none and would not start", r.EstimatedSeconds, r.Verdict)
 	}
 	dry := f.drain("-l", selector, "--dry-run")
@@ -137,10 +137,10 @@ func TestPoolPreflightEveryNode(t *testing.T) {
 	}
 	found := false
 	for _, b := range r.Blockers {
-		found = found || b.Kind == preflight.BlockerPoolNoCapacity && b.Refuses && strings.Contains(b.Message, "nowhere")
+		found = found || b.Kind == "pool-no-capacity" && b.Refuses && strings.Contains(b.Message, "nowhere")
 	}
 	if !found || !r.Refused() {
-		t.Errorf("blockers = %+v, want %s: nowhere for the pods to go", r.Blockers, preflight.BlockerPoolNoCapacity)
+		t.Errorf("blockers = %+v, want %s: nowhere for the pods to go", r.Blockers, "pool-no-capacity")
 	}
 	if f.unschedulable(a) {
 		t.Errorf("node %s cordoned by a preflight", a)

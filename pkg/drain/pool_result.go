@@ -25,7 +25,7 @@ type PoolResult struct {
 	Preflight *preflight.PoolReport `json:"preflight"`
 	// Outcome is OutcomeDrained (every node drained), OutcomeDryRun,
 	// OutcomeRefused (nothing changed), OutcomeInterrupted, OutcomeError
-	// (the API failed us) or OutcomeNotDrained.
+	// (the API failed us) or "not-drained" (a node not drained).
 	Outcome Outcome     `json:"outcome"`
 	Nodes   []*PoolNode `json:"nodes"`
 	// InitialPods counts the pods the preflight found to evict on the pool.
@@ -121,6 +121,6 @@ func (r *PoolResult) tally(interrupted bool) {
 	case interrupted:
 		r.Outcome = OutcomeInterrupted
 	default:
-		r.Outcome = OutcomeNotDrained
+		r.Outcome = outcomeNotDrained
 	}
 }

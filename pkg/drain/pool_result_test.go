@@ -40,8 +40,8 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 		t.Errorf("all drained: %s", r.Outcome)
 	}
 	r = &PoolResult{Nodes: []*PoolNode{drained, gone}}
-	if r.tally(false); r.Outcome != OutcomeNotDrained {
-		t.Errorf("a node gone: %s, want %s", r.Outcome, OutcomeNotDrained)
+	if r.tally(false); r.Outcome != outcomeNotDrained {
+		t.Errorf("a node gone: %s, want %s", r.Outcome, outcomeNotDrained)
 	}
 	r = &PoolResult{Outcome: OutcomeRefused, Nodes: []*PoolNode{untouched}}
 	if r.tally(false); r.Outcome != OutcomeRefused {

@@ -98,7 +98,7 @@ func poolBudgetTable(w io.Writer, budgets []preflight.PoolBudget, width int) {
 		for i, n := range b.Nodes {
 			nodes[i] = escape(n)
 		}
-		rows = append(rows, []string{escape(b.Key()), fmt.Sprintf("%d (%d Ready)", b.PodsInPool, b.HealthyInPool),
+		rows = append(rows, []string{escape(b.Namespace + "/" + b.Name), fmt.Sprintf("%d (%d Ready)", b.PodsInPool, b.HealthyInPool),
 			strconv.Itoa(int(b.DisruptionsAllowed)), waves, strings.Join(nodes, ", ")})
 	}
 	drawTable(w, []string{"PDB", "PODS IN POOL", "ALLOWED", "WAVES", "NODES"}, rows, width)

@@ -23,7 +23,7 @@ func TestPoolPreflightTables(t *testing.T) {
 		Budgets: []preflight.PoolBudget{{Namespace: "shop", Name: "pdb-" + evil, Nodes: []string{"node-" + evil, "n2"},
 			PodsInPool: 5, HealthyInPool: 4, DisruptionsAllowed: 1, PerWave: 1, Waves: 4, WaveSeconds: 2}},
 		DrainTogether: [][]string{{"node-" + evil}, {"n2"}},
-		Blockers:      []preflight.Issue{{Kind: preflight.BlockerPoolNoCapacity, Message: "no room for " + evil, Refuses: true}},
+		Blockers:      []preflight.Issue{{Kind: "pool-no-capacity", Message: "no room for " + evil, Refuses: true}},
 		Verdict:       "would not start: " + evil,
 	}
 	var b bytes.Buffer

@@ -37,8 +37,8 @@ type PoolBudget struct {
 	Blocked bool `json:"blocked"`
 }
 
-// Key returns "namespace/name".
-func (b PoolBudget) Key() string { return b.Namespace + "/" + b.Name }
+// key returns "namespace/name".
+func (b PoolBudget) key() string { return b.Namespace + "/" + b.Name }
 
 // poolBudgets sums each node's Budgets per PDB, in the order of first
 // appearance (drain order, then the node's own order). pods are the
@@ -89,7 +89,7 @@ func poolBudgets(nodes []*Report, pods []poolPod) []PoolBudget {
 		if out[i].Blocked {
 			out[i].Waves = 0
 		}
-		out[i].WaveSeconds = readyDelay(ready[out[i].Key()]).Seconds()
+		out[i].WaveSeconds = readyDelay(ready[out[i].key()]).Seconds()
 	}
 	return out
 }
@@ -103,7 +103,7 @@ func poolBudgets(nodes []*Report, pods []poolPod) []PoolBudget {
 func drainTogether(nodes []*Report, budgets []PoolBudget) [][]string {
 	perWave := map[string]int32{}
 	for _, b := range budgets {
-		perWave[b.Key()] = b.PerWave
+		perWave[b.key()] = b.PerWave
 	}
 	type group struct {
 		nodes   []string

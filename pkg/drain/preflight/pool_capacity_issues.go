@@ -36,7 +36,7 @@ func capacityIssues(r *PoolReport) {
 			"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
 			joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true), len(c.Unplaced), firstFew(why))
 	}
-	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Refuses: true,
+	r.Blockers = append(r.Blockers, Issue{Kind: blockerPoolNoCapacity, Refuses: true,
 		Message: msg + "; the drain does not start: waiting will not help"})
 }
 

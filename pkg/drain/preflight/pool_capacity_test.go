@@ -86,9 +86,9 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 			break
 		}
 	}
-	b := has(r.Blockers, BlockerPoolNoCapacity)
+	b := has(r.Blockers, blockerPoolNoCapacity)
 	if b == nil || !b.Refuses || !r.Refused() {
-		t.Fatalf("blockers = %+v, want %s refusing", r.Blockers, BlockerPoolNoCapacity)
+		t.Fatalf("blockers = %+v, want %s refusing", r.Blockers, blockerPoolNoCapacity)
 	}
 	for _, s := range []string{"request 8 CPU / 16 GiB / 4 pods", "1 schedulable node(s) outside it they may use have 2 CPU / 4 GiB / 109 pods free",
 		"3 pod(s) would fit nowhere", "not enough cpu: requests 2 CPU, at most 0 CPU free"} {
@@ -106,7 +106,7 @@ func TestPoolCapacityNoNodeOutside(t *testing.T) {
 	nodes := []corev1.Node{sized(node("p1", false), "8", "16Gi", "110"), sized(node("p2", false), "8", "16Gi", "110")}
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "100m", "64Mi")}
 	r := poolPreflightOf(t, poolInput([]string{"p1", "p2"}, nodes, pods, nil))
-	b := has(r.Blockers, BlockerPoolNoCapacity)
+	b := has(r.Blockers, blockerPoolNoCapacity)
 	if b == nil || !strings.Contains(b.Message, "nowhere for the 1 pod(s) to go, which request 0.1 CPU / 64 MiB / 1 pods") {
 		t.Fatalf("blockers = %+v, want nowhere for the pods to go with the requests", r.Blockers)
 	}

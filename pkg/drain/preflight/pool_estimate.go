@@ -136,7 +136,7 @@ func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64
 		for i := range p {
 			p[i] = first
 		}
-		places[b.Key()], waves[b.Key()] = p, wave(b)
+		places[b.key()], waves[b.key()] = p, wave(b)
 	}
 	byNode := map[string][]poolEviction{}
 	for _, p := range r.Pods {

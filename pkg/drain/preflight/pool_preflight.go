@@ -13,10 +13,10 @@ import (
 // Pool-level blocker kinds: reasons the drain of the whole set cannot
 // finish, beyond those of its nodes.
 const (
-	// BlockerPoolNoCapacity: the pods of the pool do not fit on the
+	// blockerPoolNoCapacity: the pods of the pool do not fit on the
 	// schedulable nodes outside it (requests against allocatable, node
 	// selector/affinity, taints).
-	BlockerPoolNoCapacity = "pool-no-capacity"
+	blockerPoolNoCapacity = "pool-no-capacity"
 )
 
 // Pool-level warning kinds.
