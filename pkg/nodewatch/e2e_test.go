@@ -216,7 +216,7 @@ func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
 	w := env.StartKubectl(t, 3*time.Minute, "graceful", "watch", "node", "-l", sel, "-o", "json", "--settle", "1s", "--timeout", "150s")
 	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
 	drain := env.StartKubectl(t, 2*time.Minute, "drain", "-l", sel, "--ignore-daemonsets", "--timeout", "100s")
-	w.WaitOutput(t, time.Minute, `"kind":"DeletionSeen"`)
+	w.WaitOutput(t, time.Minute, `"kind":"deletion-seen"`)
 	time.Sleep(4 * time.Second)
 	setReady(t, env, ns, "blocked", true)
 	if d := drain.Wait(); d.ExitCode != 0 {
