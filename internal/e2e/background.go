@@ -74,13 +74,29 @@ func (r *Running) Stdout() string {
 	return r.stdout.String()
 }
 
-// WaitOutput waits up to timeout for the command to print sub, failing
-// the test (with the output) otherwise.
+// WaitOutput waits up to timeout for the command to print sub on stdout,
+// failing the test (with the output) otherwise.
 func (r *Running) WaitOutput(t testing.TB, timeout time.Duration, sub string) {
+	t.Helper()
+	r.wait(t, timeout, sub, r.Stdout)
+}
+
+// WaitStderr is WaitOutput for stderr, where the commands print their live
+// lines when stdout carries a chart (-o mermaid).
+func (r *Running) WaitStderr(t testing.TB, timeout time.Duration, sub string) {
+	t.Helper()
+	r.wait(t, timeout, sub, func() string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.stderr.String()
+	})
+}
+
+func (r *Running) wait(t testing.TB, timeout time.Duration, sub string, out func() string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if strings.Contains(r.Stdout(), sub) {
+		if strings.Contains(out(), sub) {
 			return
 		}
 		select {
@@ -90,7 +106,7 @@ func (r *Running) WaitOutput(t testing.TB, timeout time.Duration, sub string) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	t.Fatalf("timed out after %s waiting for %q in:\n%s", timeout, sub, r.Stdout())
+	t.Fatalf("timed out after %s waiting for %q in:\n%s", timeout, sub, out())
 }
 
 // Interrupt sends SIGINT, as Ctrl-C does (kubectl execs the plugin, so the
