@@ -118,7 +118,7 @@ func TestHostileClusterTextIsEscapedEverywhere(t *testing.T) {
 		_, err := cs.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{})
 		return err
 	})
-	free := []string{"free-0", "free-1", "free-2"}
+	free := []string{"free-0", "free-1", "free-2", "free-3", "free-4", "free-5"}
 	for _, name := range free {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "free"}, Annotations: annotations}, Spec: podSpec}
 		mustCreate(t, func() error { _, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}); return err })
@@ -127,7 +127,7 @@ func TestHostileClusterTextIsEscapedEverywhere(t *testing.T) {
 	deadline := time.Now().Add(90 * time.Second)
 	for running := false; !running; time.Sleep(200 * time.Millisecond) {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		seen, running = nil, err == nil && len(pods.Items) == 4
+		seen, running = nil, err == nil && len(pods.Items) == 1+len(free)
 		for _, p := range pods.Items {
 			seen = append(seen, e2e.Describe(&p)+" node="+p.Spec.NodeName)
 			running = running && p.Status.Phase == corev1.PodRunning
@@ -208,6 +208,35 @@ func TestHostileClusterTextIsEscapedEverywhere(t *testing.T) {
 		<-done
 		if o != "mermaid" && !hasEscaped(res.Stdout+res.Stderr) {
 			t.Errorf("watch -o %s does not show the Event's message, escaped:\nstdout: %s\nstderr: %s", o, res.Stdout, res.Stderr)
+		}
+	}
+	// watch node: a hostile Event about a pod terminating on the watched
+	// node, in every format (the web pod, refused eviction, stays: the
+	// watch ends at --timeout).
+	for i, o := range []string{"", "json", "mermaid"} {
+		args := []string{"graceful", "watch", "node", node, "--settle", "1s", "--timeout", "15s"}
+		if o != "" {
+			args = append(args, "-o", o)
+		}
+		w := env.StartKubectl(t, 2*time.Minute, args...)
+		if o == "mermaid" {
+			w.WaitStderr(t, time.Minute, "capacity")
+		} else {
+			w.WaitOutput(t, time.Minute, "capacity")
+		}
+		pod := free[3+i]
+		done := eventWhenTerminating(t, env, ns, pod, "event "+hostileText)
+		if err := cs.CoreV1().Pods(ns).Delete(ctx, pod, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](3)}); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		res := w.Wait()
+		results = append(results, struct {
+			what string
+			res  e2e.Result
+		}{"watch node -o " + o, res})
+		if res.ExitCode != 2 || !hasEscaped(res.Stdout+res.Stderr) {
+			t.Errorf("watch node -o %s: exit %d (want 2: the web pod stays), or does not show the Event's message escaped:\nstdout: %s\nstderr: %s", o, res.ExitCode, res.Stdout, res.Stderr)
 		}
 	}
 	for _, r := range results {
