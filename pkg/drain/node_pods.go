@@ -3,124 +3,128 @@ package drain
 import (
 	"context"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// nodePods follows the pods of one node with one list and one watch
-// (fieldSelector spec.nodeName), so that the library's wait for each
-// evicted pod's deletion (waitForDelete reads every pod once a second) is
-// answered from what the watch delivered instead of one GET per pod per
-// second. It answers only what it saw: a pod it holds is returned as the
-// watch last delivered it, and a pod is gone only when it held that pod
-// and saw it leave (a DELETED event, or a list after a gap without it).
-// Before the first list, during a gap (the watch ended or failed, until
-// the next list) and for a pod it never held, it does not answer and the
-// caller reads the API server.
+// nodePods follows the pods of one node from the Notices of one
+// timeline.Stream (a list, then a watch with fieldSelector spec.nodeName),
+// so that the library's wait for each evicted pod's deletion
+// (waitForDelete reads every pod once a second) is answered from what the
+// watch delivered instead of one GET per pod per second. It answers only
+// what it saw: a pod it holds is returned as the watch last delivered it,
+// and a pod is gone only when it held that pod and saw it leave (a DELETED
+// event, or a list after a gap without it). Before the first list, during
+// a gap (GapOpen until GapClose: the watch resumed from its last
+// resourceVersion, or listed again), after the stream failed, and for a
+// pod it never held, it does not answer and the caller reads the API
+// server.
 type nodePods struct {
 	mu sync.Mutex
-	// ready is true while the store reflects a list and an unbroken
-	// watch after it.
-	ready bool
-	pods  map[string]*corev1.Pod // "namespace/name" -> last delivered
+	// listed is true once a list was taken; ready while the store
+	// reflects a list and the unbroken watch after it.
+	listed, ready bool
+	pods          map[string]*corev1.Pod // "namespace/name" -> last delivered
 	// gone holds the pods held once and seen to leave since.
 	gone map[string]bool
 }
 
-// nodePodsRetry bounds the wait before the list after a failed list or
-// watch; it doubles from one second.
-const nodePodsRetry = 30 * time.Second
+func newNodePods() *nodePods {
+	return &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}}
+}
 
-// watchNodePods starts following the pods of node until ctx ends.
-func watchNodePods(ctx context.Context, client kubernetes.Interface, node string) *nodePods {
-	c := &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}}
-	go c.run(ctx, client, fields.OneTermEqualSelector("spec.nodeName", node).String())
+// followPods follows the pods of node until ctx ends from a stream of its
+// own.
+func (d *nodeRun) followPods(ctx context.Context, node string) *nodePods {
+	c := newNodePods()
+	runStream(ctx, &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}, c.notice)
 	return c
 }
 
-// run lists and watches until ctx ends, marking a gap between a watch's
-// end and the next list.
-func (c *nodePods) run(ctx context.Context, client kubernetes.Interface, selector string) {
-	delay := time.Second
-	for ctx.Err() == nil {
-		if c.follow(ctx, client, selector) {
-			delay = time.Second
-		} else if !sleep(ctx, delay) {
-			return
-		} else {
-			delay = min(2*delay, nodePodsRetry)
-		}
+// podsOnNode lists and watches the pods of node through the typed client
+// (the fake clientset's too).
+func podsOnNode(client kubernetes.Interface, node string) *cache.ListWatch {
+	sel := fields.OneTermEqualSelector("spec.nodeName", node).String()
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = sel
+			return client.CoreV1().Pods("").List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = sel
+			return client.CoreV1().Pods("").Watch(ctx, o)
+		},
 	}
 }
 
-// follow lists the node's pods and watches from that list until the watch
-// ends; it reports whether the watch delivered any event (a healthy watch
-// that the server closed, relisted at once).
-func (c *nodePods) follow(ctx context.Context, client kubernetes.Interface, selector string) bool {
-	defer c.gap()
-	list, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: selector})
-	if err != nil {
-		return false
-	}
-	w, err := client.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{FieldSelector: selector,
-		ResourceVersion: list.ResourceVersion, AllowWatchBookmarks: true})
-	if err != nil {
-		return false
-	}
-	defer w.Stop()
-	c.replace(list.Items)
-	delivered := false
-	for ev := range w.ResultChan() {
-		if !c.apply(ev) {
-			return delivered
+// runStream runs s until ctx ends, handing each Notice to take in order.
+func runStream(ctx context.Context, s *timeline.Stream, take func(timeline.Notice)) {
+	ch := make(chan timeline.Notice)
+	go s.Run(ctx, ch)
+	go func() {
+		for {
+			select {
+			case n := <-ch:
+				take(n)
+			case <-ctx.Done():
+				return
+			}
 		}
-		delivered = true
-	}
-	return delivered
+	}()
 }
 
-// gap marks the store as not reflecting the server until the next list.
-func (c *nodePods) gap() {
+// notice takes one Notice of the node's pods' stream.
+func (c *nodePods) notice(n timeline.Notice) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ready = false
+	switch {
+	case n.Err != nil || n.GapOpen:
+		// Failed for good, or lost: stale until a list or a resume.
+		c.ready = false
+	case n.Listed:
+		c.replace(n.List)
+	case n.GapClose:
+		// Resumed from the last resourceVersion (no event lost) or
+		// relisted (the list came first).
+		c.ready = c.listed
+	case n.Event != nil:
+		c.apply(*n.Event)
+	}
 }
 
 // replace takes a list as the store: a pod held before and absent from the
-// list left during the gap.
-func (c *nodePods) replace(items []corev1.Pod) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// list left during the gap. Called with c.mu held.
+func (c *nodePods) replace(items []runtime.Object) {
 	fresh := make(map[string]*corev1.Pod, len(items))
-	for i := range items {
-		fresh[items[i].Namespace+"/"+items[i].Name] = &items[i]
+	for _, o := range items {
+		if p, ok := o.(*corev1.Pod); ok {
+			fresh[p.Namespace+"/"+p.Name] = p
+		}
 	}
 	for key := range c.pods {
 		if _, ok := fresh[key]; !ok {
 			c.gone[key] = true
 		}
 	}
-	c.pods, c.ready = fresh, true
+	c.pods, c.listed, c.ready = fresh, true, true
 }
 
-// apply takes one watch event; false means the watch failed (an ERROR
-// event, such as 410 Gone for a resourceVersion too old) and must relist.
-func (c *nodePods) apply(ev watch.Event) bool {
-	if ev.Type == watch.Error {
-		return false
-	}
+// apply takes one watch event (a bookmark carries no pod of ours). Called
+// with c.mu held.
+func (c *nodePods) apply(ev watch.Event) {
 	pod, ok := ev.Object.(*corev1.Pod)
 	if !ok {
-		return true // a bookmark carries no pod of ours
+		return
 	}
 	key := pod.Namespace + "/" + pod.Name
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	switch ev.Type {
 	case watch.Added, watch.Modified:
 		c.pods[key] = pod
@@ -130,7 +134,6 @@ func (c *nodePods) apply(ev watch.Event) bool {
 		}
 		delete(c.pods, key)
 	}
-	return true
 }
 
 // lookup answers a read of pod namespace/name when the store can: the pod

@@ -205,7 +205,7 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	d.tracker = tracker
 	// Started after the list above: a pod it never held is read from the
 	// API server, so a pod listed there is never taken for gone.
-	d.pods = watchNodePods(nodeCtx, d.Client, res.Node)
+	d.pods = d.followPods(nodeCtx, res.Node)
 	h = d.helper(nodeCtx, tracker, budgets(), pdbOf)
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := h.DeleteOrEvictPods(pods)
