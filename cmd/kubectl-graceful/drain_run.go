@@ -31,7 +31,12 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		watch = o.startWatch(ctx)
 	}
-	d := o.drainer(watcher.events(o.view()))
+	events := watcher.events(o.view())
+	if watch != nil {
+		// One watch of each node's pods and of the budgets, for both.
+		events.SharedWatch = watch.shared.subscribe
+	}
+	d := o.drainer(events)
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}

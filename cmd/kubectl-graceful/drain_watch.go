@@ -20,6 +20,8 @@ type drainWatch struct {
 	done chan struct{}
 	w    *nodewatch.Watch
 	err  error
+	// shared hands the watch's pods' and budgets' streams to the drain.
+	shared *sharedWatches
 }
 
 // watchSetup bounds the wait for the watch's first Lists before the
@@ -42,11 +44,13 @@ func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 		names = append(names, n.Name)
 	}
 	ready := make(chan struct{})
+	dw.shared = newSharedWatches(names)
 	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
-		Printer: render.NodeLinePrinter(o.Out), Ready: func() { close(ready) }}
+		Printer: render.NodeLinePrinter(o.Out), Ready: func() { close(ready) }, Tap: dw.shared.tap}
 	go func() {
 		defer close(dw.done)
 		dw.w, dw.err = nodewatch.Follow(wctx, cfg)
+		dw.shared.end()
 	}()
 	select {
 	case <-ready:

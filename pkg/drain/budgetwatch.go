@@ -3,17 +3,20 @@ package drain
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// budgetWatch follows the PodDisruptionBudgets of the drained pods with
-// client-go informers, so that a pod a budget refused is retried as soon as
+// budgetWatch follows the PodDisruptionBudgets of the drained pods, with
+// client-go informers or from a watch Events.SharedWatch hands over, so that a pod a budget refused is retried as soon as
 // the disruption controller raises disruptionsAllowed again, instead of
 // after a blind delay.
 type budgetWatch struct {
@@ -32,14 +35,20 @@ type budgetWatch struct {
 	synced []cache.InformerSynced
 }
 
-// watchBudgets starts one PDB informer per namespace until ctx ends. Until
-// an informer has listed, its budgets are unknown and retries fall back to
-// the backoff alone.
-func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces []string) *budgetWatch {
+// watchBudgets follows the budgets until ctx ends: from the cluster-wide
+// watch Events.SharedWatch hands over when it runs one, else with one PDB
+// informer per namespace. Until the first list, the budgets are unknown
+// and retries fall back to the backoff alone.
+func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
 		seen: map[string]bool{}, wake: make(chan struct{})}
+	var listed atomic.Bool
+	if r.Events.SharedWatch != nil && r.Events.SharedWatch(ctx, "", func(n timeline.Notice) { w.notice(n, &listed) }) {
+		w.synced = []cache.InformerSynced{listed.Load}
+		return w
+	}
 	for _, ns := range namespaces {
-		f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(ns))
+		f := informers.NewSharedInformerFactoryWithOptions(r.Client, 0, informers.WithNamespace(ns))
 		inf := f.Policy().V1().PodDisruptionBudgets().Informer()
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    w.set,
@@ -49,6 +58,22 @@ func watchBudgets(ctx context.Context, client kubernetes.Interface, namespaces [
 		f.Start(ctx.Done())
 	}
 	return w
+}
+
+// notice takes one Notice of a shared budgets' stream as the informers'
+// handlers take a change: every listed or changed budget is set, and the
+// last status known is kept through a gap (the Eviction API stays the
+// judge).
+func (w *budgetWatch) notice(n timeline.Notice, listed *atomic.Bool) {
+	switch {
+	case n.Listed:
+		for _, o := range n.List {
+			w.set(o)
+		}
+		listed.Store(true)
+	case n.Event != nil && n.Event.Type != watch.Deleted:
+		w.set(n.Event.Object)
+	}
 }
 
 // waitSynced waits until every informer listed its budgets, at most

@@ -41,10 +41,14 @@ func newNodePods() *nodePods {
 	return &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}}
 }
 
-// followPods follows the pods of node until ctx ends from a stream of its
-// own.
+// followPods follows the pods of node until ctx ends: from the watch that
+// Events.SharedWatch hands over when it runs one, else from a stream of
+// its own.
 func (d *nodeRun) followPods(ctx context.Context, node string) *nodePods {
 	c := newNodePods()
+	if d.Events.SharedWatch != nil && d.Events.SharedWatch(ctx, node, c.notice) {
+		return c
+	}
 	runStream(ctx, &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}, c.notice)
 	return c
 }

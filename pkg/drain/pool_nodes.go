@@ -27,7 +27,7 @@ func (d *run) drainNodes(ctx context.Context, results []*NodeResult, cordonedAt 
 	poolCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pdbOf, namespaces := poolBudgetIndex(results)
-	budgets := watchBudgets(poolCtx, d.Client, namespaces)
+	budgets := d.watchBudgets(poolCtx, namespaces)
 	// Paced from the first eviction on: evictions sent from several nodes
 	// before the budgets are known would be judged by 429s alone.
 	budgets.waitSynced(ctx, budgetSyncTimeout)

@@ -178,7 +178,7 @@ func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	call2(d.Events.NodeCordoned, node.Name, byUs)
 	res.CordonedByUs, res.EvictionsStarted = byUs, true
 	pdbOf, namespaces := budgetIndex(res.Preflight)
-	budgets := func() *budgetWatch { return watchBudgets(nodeCtx, d.Client, namespaces) }
+	budgets := func() *budgetWatch { return d.watchBudgets(nodeCtx, namespaces) }
 	return d.evictCordoned(nodeCtx, res, budgets, pdbOf)
 }
 

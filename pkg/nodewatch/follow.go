@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +46,11 @@ type Config struct {
 	// Ready, when set, is called once every watch has its first List: from
 	// then on every termination is seen from its start.
 	Ready func()
+	// Tap, when set, is called with each Notice of the watch of the pods
+	// on node, and, with node "", of the PodDisruptionBudgets' watch, in
+	// order, as Follow takes it, so that another reader of the same
+	// objects needs no watch of its own; it must not block.
+	Tap func(node string, n timeline.Notice)
 }
 
 // ErrNoNodes is returned when the selector matches no node.
@@ -188,6 +194,18 @@ func (f *follower) streams() []*timeline.Stream {
 	)
 }
 
+// tap hands a notice of a pods' or the budgets' stream to Config.Tap.
+func (f *follower) tap(n timeline.Notice) {
+	if f.cfg.Tap == nil {
+		return
+	}
+	if node, ok := strings.CutPrefix(n.Stream, timeline.StreamPods+" on "); ok {
+		f.cfg.Tap(node, n)
+	} else if n.Stream == streamBudgets {
+		f.cfg.Tap("", n)
+	}
+}
+
 // loop handles notices until no evictable pod is left (plus the settle
 // time), every node is gone, or ctx ends.
 func (f *follower) loop(ctx context.Context) error {
@@ -195,6 +213,7 @@ func (f *follower) loop(ctx context.Context) error {
 	for {
 		select {
 		case n := <-f.notices:
+			f.tap(n)
 			if err := f.handle(ctx, n); err != nil {
 				return err
 			}

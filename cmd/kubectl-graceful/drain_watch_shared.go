@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// sharedWatches hands the node watch's streams of each node's pods and of
+// the budgets (nodewatch.Config.Tap) to the drain (drain.Events.SharedWatch),
+// so that `drain node --watch` opens one watch of each, not two. The drain
+// subscribes late (a node's pods at its turn): each stream keeps what it
+// holds, to start a subscriber with a List of it, and its gap state, so
+// that a gap seen by the node watch is seen by the drain.
+type sharedWatches struct {
+	mu      sync.Mutex
+	streams map[string]*sharedStream // by node; "" the budgets
+	ended   bool
+	next    int
+}
+
+// sharedStream is one stream's objects as its Notices left them.
+type sharedStream struct {
+	name        string
+	listed, gap bool
+	failed      bool
+	objs        map[string]runtime.Object // "namespace/name"
+	subs        map[int]func(timeline.Notice)
+}
+
+// newSharedWatches shares the pods' streams of nodes and the budgets'.
+func newSharedWatches(nodes []string) *sharedWatches {
+	s := &sharedWatches{streams: map[string]*sharedStream{}}
+	for _, n := range append(nodes, "") {
+		s.streams[n] = &sharedStream{objs: map[string]runtime.Object{}, subs: map[int]func(timeline.Notice){}}
+	}
+	return s
+}
+
+// tap takes a Notice of the node watch's stream of node ("" the budgets)
+// and hands it to the subscribers.
+func (s *sharedWatches) tap(node string, n timeline.Notice) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.streams[node]
+	if s.ended || st == nil {
+		return
+	}
+	st.take(n)
+	for _, sub := range st.subs {
+		sub(n)
+	}
+}
+
+func (st *sharedStream) take(n timeline.Notice) {
+	st.name = n.Stream
+	switch {
+	case n.Err != nil:
+		st.failed = true
+	case n.GapOpen:
+		st.gap = true
+	case n.GapClose:
+		st.gap = false
+	case n.Listed:
+		st.objs = map[string]runtime.Object{}
+		for _, o := range n.List {
+			st.objs[objKey(o)] = o
+		}
+		st.listed = true
+	case n.Event != nil && (n.Event.Type == watch.Added || n.Event.Type == watch.Modified):
+		st.objs[objKey(n.Event.Object)] = n.Event.Object
+	case n.Event != nil && n.Event.Type == watch.Deleted:
+		delete(st.objs, objKey(n.Event.Object))
+	}
+}
+
+func objKey(o runtime.Object) string {
+	m, err := meta.Accessor(o)
+	if err != nil {
+		return ""
+	}
+	return m.GetNamespace() + "/" + m.GetName()
+}
+
+// subscribe is drain.Events.SharedWatch: notice gets the stream of node
+// ("" the budgets) from what it holds now until ctx ends. False when the
+// node watch does not run that stream, it failed, or it ended.
+func (s *sharedWatches) subscribe(ctx context.Context, node string, notice func(timeline.Notice)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.streams[node]
+	if s.ended || st == nil || st.failed {
+		return false
+	}
+	if st.listed {
+		list := make([]runtime.Object, 0, len(st.objs))
+		for _, o := range st.objs {
+			list = append(list, o)
+		}
+		notice(timeline.Notice{Stream: st.name, Recv: time.Now(), List: list, Listed: true, Initial: true})
+		if st.gap {
+			notice(timeline.Notice{Stream: st.name, Recv: time.Now(), GapOpen: true, Reason: "the shared watch is in a gap"})
+		}
+	}
+	id := s.next
+	s.next++
+	st.subs[id] = notice
+	context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(st.subs, id)
+	})
+	return true
+}
+
+// end tells every subscriber that the node watch stopped: from then on
+// the drain reads the API server.
+func (s *sharedWatches) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	for _, st := range s.streams {
+		for id, sub := range st.subs {
+			sub(timeline.Notice{Stream: st.name, Recv: time.Now(), GapOpen: true, Reason: "the node watch ended"})
+			delete(st.subs, id)
+		}
+	}
+}
