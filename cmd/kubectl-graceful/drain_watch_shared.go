@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -119,15 +120,19 @@ func (s *sharedWatches) subscribe(ctx context.Context, node string, notice func(
 	return true
 }
 
+// errWatchEnded ends the drain's share of a stream once the node watch
+// stopped.
+var errWatchEnded = errors.New("the node watch ended")
+
 // end tells every subscriber that the node watch stopped: from then on
-// the drain reads the API server.
+// the drain reads the API server, and paces by the Eviction API alone.
 func (s *sharedWatches) end() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ended = true
 	for _, st := range s.streams {
 		for id, sub := range st.subs {
-			sub(timeline.Notice{Stream: st.name, Recv: time.Now(), GapOpen: true, Reason: "the node watch ended"})
+			sub(timeline.Notice{Stream: st.name, Recv: time.Now(), Err: errWatchEnded})
 			delete(st.subs, id)
 		}
 	}

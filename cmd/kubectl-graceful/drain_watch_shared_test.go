@@ -18,11 +18,13 @@ func sharedPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
 }
 
-// kinds names each notice: list(N), event, gap-open, gap-close.
+// kinds names each notice: err, list(N), event, gap-open, gap-close.
 func kinds(ns []timeline.Notice) []string {
 	var out []string
 	for _, n := range ns {
 		switch {
+		case n.Err != nil:
+			out = append(out, "err")
 		case n.Listed:
 			out = append(out, "list"+string(rune('0'+len(n.List))))
 		case n.GapOpen:
@@ -38,7 +40,7 @@ func kinds(ns []timeline.Notice) []string {
 
 // A subscriber that comes late starts from a List of what the node
 // watch's stream holds, in a gap when the stream is in one, then gets the
-// stream's own notices; the watch's end is a gap to it; a node the watch
+// stream's own notices; the watch's end ends it (an Err); a node the watch
 // does not follow, a failed stream or an ended watch is refused (the
 // drain then opens its own watch).
 func TestSharedWatchesStartLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
@@ -56,7 +58,7 @@ func TestSharedWatchesStartLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 	s.tap("n1", timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: sharedPod("c")}})
 	s.tap("n2", timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: sharedPod("d")}})
 	s.end()
-	want := []string{"list1", "gap-open", "gap-close", "event", "gap-open"}
+	want := []string{"list1", "gap-open", "gap-close", "event", "err"}
 	if k := kinds(got); !slices.Equal(k, want) {
 		t.Errorf("notices %v, want %v", k, want)
 	}

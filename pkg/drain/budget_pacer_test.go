@@ -2,11 +2,15 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // budgetStatus feeds w the status of PDB shop/web as the watch would.
@@ -63,13 +67,19 @@ func TestPacerHoldsWhatTheBudgetCannotGive(t *testing.T) {
 	}
 	// The disruption controller counts the replacement Ready: allowed 1.
 	budgetStatus(w, 1)
+	waitGranted(t, second, "second eviction still held once the budget allows a disruption")
+}
+
+// waitGranted waits up to 5 s for a reservation of reserveAsync.
+func waitGranted(t *testing.T, done <-chan error, held string) {
+	t.Helper()
 	select {
-	case err := <-second:
+	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
 	case <-time.After(5 * time.Second):
-		t.Fatal("second eviction still held once the budget allows a disruption")
+		t.Fatal(held)
 	}
 }
 
@@ -109,4 +119,30 @@ func TestPacerLetsThroughUnknownBudgetsAndRefusals(t *testing.T) {
 	if err := p.reserve(context.Background(), "shop/web", func(string) { t.Error("held after refusals") }); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// With the budgets' watch shared (Events.SharedWatch), the pacer reads the
+// stream's List and changes; once that watch ended (an Err), no status is
+// known: an eviction held back on a status that would never change again
+// is let through at once, for the Eviction API to judge.
+func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
+	var notice func(timeline.Notice)
+	r := &run{Drainer: &Drainer{Events: Events{SharedWatch: func(_ context.Context, node string, n func(timeline.Notice)) bool {
+		notice = n
+		return node == ""
+	}}}}
+	w := r.watchBudgets(context.Background(), []string{"shop"})
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	if w.waitSynced(context.Background(), 10*time.Millisecond) {
+		t.Errorf("synced before the List")
+	}
+	notice(timeline.Notice{Listed: true, List: []runtime.Object{pdb}})
+	if !w.waitSynced(context.Background(), time.Second) {
+		t.Fatal("not synced after the List")
+	}
+	p := newBudgetPacer(w)
+	done, causes := reserveAsync(t, p, context.Background())
+	<-causes
+	notice(timeline.Notice{Err: errors.New("the node watch ended")})
+	waitGranted(t, done, "still held back after the budgets' watch ended")
 }

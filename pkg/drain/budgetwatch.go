@@ -63,9 +63,13 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 // notice takes one Notice of a shared budgets' stream as the informers'
 // handlers take a change: every listed or changed budget is set, and the
 // last status known is kept through a gap (the Eviction API stays the
-// judge).
+// judge). Once the stream ended (Err) no status is known any more: the
+// pacer holds nothing back rather than wait on a status that no longer
+// changes.
 func (w *budgetWatch) notice(n timeline.Notice, listed *atomic.Bool) {
 	switch {
+	case n.Err != nil:
+		w.forget()
 	case n.Listed:
 		for _, o := range n.List {
 			w.set(o)
@@ -97,6 +101,16 @@ func (w *budgetWatch) set(obj any) {
 	for pod := range pdb.Status.DisruptedPods {
 		w.seen[pdbName(pdb)+"\x00"+pod] = true
 	}
+	close(w.wake)
+	w.wake = make(chan struct{})
+}
+
+// forget drops the budgets' statuses (their watch ended); the
+// disruptions seen stay seen.
+func (w *budgetWatch) forget() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.allowed, w.disrupted = map[string]int32{}, map[string]map[string]metav1.Time{}
 	close(w.wake)
 	w.wake = make(chan struct{})
 }

@@ -55,7 +55,7 @@ type Events struct {
 	// such watch; else it calls notice, in order and without blocking
 	// for long, with the Notices of that timeline.Stream until ctx ends:
 	// first a List of what the stream holds (followed by a GapOpen while
-	// a gap is open), and a GapOpen when the watch stops before ctx. The
+	// a gap is open), and an Err when the watch stops before ctx. The
 	// drain then treats these Notices as its own stream's.
 	SharedWatch func(ctx context.Context, node string, notice func(timeline.Notice)) bool
 }
