@@ -4,7 +4,7 @@
 // Service that selects one of those pods.
 //
 // Each pod is recorded and judged by the pod watch's own Recorder and
-// verdict (package timeline, through a timeline.PodSet), and the pods of
+// verdict (package timeline, through the plugin's internal podset.Set), and the pods of
 // one workload are judged together as a rollout (package rollout's
 // ComputeWith), on one clock for the whole drain. The number of API
 // watches depends on the number of nodes, not of pods or Services: one

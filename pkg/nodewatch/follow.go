@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -116,7 +117,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
 		listed: map[string]bool{}, notices: make(chan timeline.Notice),
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{}}
-	f.set = timeline.PodSet{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
+	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
 	return f
 }
 
@@ -124,7 +125,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 type follower struct {
 	cfg      Config
 	w        *Watch
-	set      timeline.PodSet
+	set      podset.Set
 	owners   owners
 	services []corev1.Service
 	// budgetTracks are the budgets seen, by UID; workloadLabels the

@@ -66,7 +66,7 @@ func (f *follower) firstList(stream string) {
 
 // gap marks a stream's lost (open) or regained watch. A pods' stream is
 // one node's: its gap is marked on that node's pods only, and kept apart
-// (nodeGaps) from the shared streams' gaps the PodSet keeps.
+// (nodeGaps) from the shared streams' gaps the pod set keeps.
 func (f *follower) gap(n timeline.Notice, open bool) {
 	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
 	var g timeline.Gap

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"sort"
@@ -25,7 +26,7 @@ func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSli
 	f := &workloadFollower{cfg: Config{Client: fake.NewClientset(), Workload: Workload{Kind: KindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
 		st: workloadState{selector: sel, desired: int32(n)}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	f.r = &Rollout{Workload: f.cfg.Workload, Services: []string{"web"}, Start: time.Now(), T0: time.Now()}
-	f.set = timeline.PodSet{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
+	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
 	f.capacity = NewCapacityTracker(f.r.Services, int32(n))
 	pods := make([]corev1.Pod, n)
 	eps := map[string]timeline.EndpointState{}

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
@@ -104,7 +105,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 		return nil, err
 	}
 	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now(), ProbeURL: cfg.ProbeURL}
-	f.set = timeline.PodSet{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
+	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -124,7 +125,7 @@ type workloadFollower struct {
 	// gen0 is the generation at start; minGen the one the status must
 	// reach after this command's restart or scale.
 	gen0, minGen               int64
-	set                        timeline.PodSet
+	set                        podset.Set
 	everReady                  map[types.UID]bool
 	capacity                   *CapacityTracker
 	notices                    chan timeline.Notice

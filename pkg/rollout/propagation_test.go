@@ -22,7 +22,7 @@ func TestPropagationReachesEveryPod(t *testing.T) {
 			t.Errorf("pod %s judged with propagation %d ms, want 7000", p.Pod, p.Verdict.PropagationMs)
 		}
 	}
-	if d := rollout.Compute(r); d.Pods[0].Verdict.PropagationMs != timeline.DefaultPropagation.Milliseconds() {
+	if d := rollout.ComputeWith(r, timeline.Options{}); d.Pods[0].Verdict.PropagationMs != timeline.DefaultPropagation.Milliseconds() {
 		t.Errorf("Compute: propagation %d ms, want the default", d.Pods[0].Verdict.PropagationMs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 func TestRolloutRequestsOnTheRolloutClock(t *testing.T) {
@@ -22,7 +23,7 @@ func TestRolloutRequestsOnTheRolloutClock(t *testing.T) {
 		}
 		r.Requests = append(r.Requests, res)
 	}
-	v := rollout.Compute(r)
+	v := rollout.ComputeWith(r, timeline.Options{})
 	rv := v.Requests
 	if rv == nil || rv.Failed != 21 || *rv.FirstFailedMs != 50 || *rv.LastFailedMs != 1100 || rv.AfterEndpointOut != 20 || rv.InRaceWindow != 0 {
 		t.Fatalf("requests verdict %+v", rv)

@@ -12,7 +12,7 @@ import (
 )
 
 func TestComputeRolloutPodsCapacityAndEnd(t *testing.T) {
-	v := rollout.Compute(rollouttest.Rollout(t))
+	v := rollout.ComputeWith(rollouttest.Rollout(t), timeline.Options{})
 	if v.Terminated != 2 || v.Raced != 1 || v.Killed != 0 || !v.Risk {
 		t.Fatalf("terminated %d raced %d killed %d risk %v; findings %v", v.Terminated, v.Raced, v.Killed, v.Risk, v.Findings)
 	}
@@ -47,7 +47,7 @@ func TestComputeRolloutNotCompleteIsARisk(t *testing.T) {
 	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), T0: timelinetest.At(0), End: timelinetest.At(40000),
 		Ended: "timeout", LastStatus: "Waiting for deployment \"web\" rollout to finish: 1 out of 4 new replicas have been updated...",
 		NeverReady: []string{"web-new-1"}}
-	v := rollout.Compute(r)
+	v := rollout.ComputeWith(r, timeline.Options{})
 	if !v.Risk || v.Complete || !hasRolloutFinding(v, "did not complete before --timeout") || !hasRolloutFinding(v, "never Ready while watched: web-new-1") {
 		t.Errorf("verdict %+v", v)
 	}
@@ -55,7 +55,7 @@ func TestComputeRolloutNotCompleteIsARisk(t *testing.T) {
 
 func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
 	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
-	v := rollout.Compute(r)
+	v := rollout.ComputeWith(r, timeline.Options{})
 	if v.Risk || !hasRolloutFinding(v, "was interrupted before any rollout started") {
 		t.Errorf("verdict %+v", v)
 	}
@@ -65,7 +65,7 @@ func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
 // a 3 s preStop is short of the default 5 s propagation, and meets 2 s.
 func TestRolloutPodVerdictsUseThePropagation(t *testing.T) {
 	r := &rollout.Rollout{Pods: []*timeline.Timeline{timelinetest.Terminate(t, timeline.NewRecorder, 30, true, 3, []string{"web"}, 4000, 0, nil).TL}}
-	short := rollout.Compute(r).Pods[0].Verdict
+	short := rollout.ComputeWith(r, timeline.Options{}).Pods[0].Verdict
 	met := rollout.ComputeWith(r, timeline.Options{Propagation: 2 * time.Second}).Pods[0].Verdict
 	if short.ShortByMs == nil || met.ShortByMs != nil || met.PropagationMs != 2000 {
 		t.Errorf("default: short by %v; --propagation 2s: short by %v, propagation %d ms", short.ShortByMs, met.ShortByMs, met.PropagationMs)
@@ -78,7 +78,7 @@ func TestComputeRolloutCountsPodsThatCannotBeJudged(t *testing.T) {
 	r := rollouttest.Rollout(t)
 	hardened := r.Pods[0]
 	hardened.Gaps = append(hardened.Gaps, timeline.Gap{Stream: timeline.StreamEvents, From: timelinetest.At(2010), To: timelinetest.At(2300)})
-	v := rollout.Compute(r)
+	v := rollout.ComputeWith(r, timeline.Options{})
 	if v.Raced != 1 || !hasRolloutFinding(v, "1 pod(s) cannot be judged: a watch was cut or stalled while their race was decided") {
 		t.Errorf("raced %d, findings %q", v.Raced, v.Findings)
 	}

@@ -74,9 +74,6 @@ type Verdict struct {
 	Findings []string                  `json:"findings"`
 }
 
-// Compute is ComputeWith the default options.
-func Compute(r *Rollout) Verdict { return ComputeWith(r, timeline.Options{}) }
-
 // ComputeWith derives the rollout verdict: each terminated pod's
 // verdict by ComputeWith and o (--propagation), the capacity of each
 // Service, and the rollout's end. It is pure.

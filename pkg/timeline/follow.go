@@ -149,7 +149,7 @@ type follower struct {
 // note prints msg and keeps it for the verdict: what the reader must know
 // to trust it (a degraded watch, a skipped delete).
 func (f *follower) note(msg string) {
-	f.rec.Note(msg)
+	f.rec.note(msg)
 	f.say(msg)
 }
 

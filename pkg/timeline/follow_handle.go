@@ -89,25 +89,9 @@ func (f *follower) listed(n Notice) {
 	case "Events":
 		for _, o := range n.List {
 			if ev, ok := o.(*corev1.Event); ok {
-				listedEvent(f.rec, n.Recv, ev, n.Initial)
+				f.rec.ListedEvent(n.Recv, ev, n.Initial)
 			}
 		}
-	}
-}
-
-// listedEvent records an Event found by a List. A re-list after a gap
-// records it (the recorder drops repeats by count). The first List only
-// remembers it, unless the pod was already terminating and the Event is
-// from its termination: then it is shown, marked as before the watch.
-func listedEvent(rec *Recorder, recv time.Time, ev *corev1.Event, initial bool) {
-	tl := rec.TL
-	switch {
-	case !initial:
-		rec.KubeEvent(recv, ev, false)
-	case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
-		rec.KubeEvent(recv, ev, true)
-	default:
-		rec.seedEvent(ev)
 	}
 }
 

@@ -215,9 +215,9 @@ func (tl *Timeline) Ms(t time.Time) (int64, bool) {
 	return t.Sub(tl.T0).Milliseconds(), true
 }
 
-// Deadline returns the grace deadline in milliseconds since T0 (T0 plus the
+// deadline returns the grace deadline in milliseconds since T0 (T0 plus the
 // grace period), the moment the kubelet sends SIGKILL.
-func (tl *Timeline) Deadline() int64 { return tl.GracePeriodSeconds * 1000 }
+func (tl *Timeline) deadline() int64 { return tl.GracePeriodSeconds * 1000 }
 
 // Started reports whether a termination was seen: this command's delete or
 // accepted eviction, a deletionTimestamp, or a pod already terminating.

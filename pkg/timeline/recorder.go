@@ -103,8 +103,8 @@ func (r *Recorder) MarkT0(at time.Time, source, message string) {
 	r.add(Event{Recv: at, Track: ControlPlane, Kind: KindDeleteSent, Message: message})
 }
 
-// Note adds a remark for the reader.
-func (r *Recorder) Note(s string) { r.TL.Notes = append(r.TL.Notes, s) }
+// note adds a remark for the reader.
+func (r *Recorder) note(s string) { r.TL.Notes = append(r.TL.Notes, s) }
 
 // PodEvent records a pod watch notification received at recv. Objects of
 // another UID (a new pod that reuses the name) are ignored.
@@ -500,4 +500,34 @@ func (r *Recorder) CloseGap(stream string, to time.Time, relisted bool) (Gap, bo
 		}
 	}
 	return Gap{}, false
+}
+
+// Wants reports whether the Recorder is given a slice: one of its pod's
+// namespace, of a Service it tracks or holding its endpoint. The others
+// cannot change its verdict, and giving every slice of a cluster to every
+// pod of a rollout or a node watch would grow as pods times slices.
+func (r *Recorder) Wants(slice *discoveryv1.EndpointSlice) bool {
+	if slice.Namespace != "" && r.pod.Namespace != "" && slice.Namespace != r.pod.Namespace {
+		return false
+	}
+	if slices.Contains(r.TL.Services, slice.Labels[discoveryv1.LabelServiceName]) {
+		return true
+	}
+	return endpointOf(slice, r.TL.UID) != nil || r.slices[slice.Name].service != ""
+}
+
+// ListedEvent records an Event found by a List. A re-list after a gap
+// records it (the recorder drops repeats by count). The first List only
+// remembers it, unless the pod was already terminating and the Event is
+// from its termination: then it is shown, marked as before the watch.
+func (r *Recorder) ListedEvent(recv time.Time, ev *corev1.Event, initial bool) {
+	tl := r.TL
+	switch {
+	case !initial:
+		r.KubeEvent(recv, ev, false)
+	case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
+		r.KubeEvent(recv, ev, true)
+	default:
+		r.seedEvent(ev)
+	}
 }

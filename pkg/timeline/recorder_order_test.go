@@ -40,7 +40,7 @@ func TestVerdictReplacementReadyInTheSameUpdate(t *testing.T) {
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
 	r.SliceEvent(at(47), watch.Modified, terminatingSlice("web-abc", "web"))
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	if len(v.NoReadyEndpoint) != 0 || hasFinding(v, "had no ready endpoint") {
 		t.Errorf("fallback claimed for a Service that never lacked a ready endpoint: %v", v.Findings)
 	}

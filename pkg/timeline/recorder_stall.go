@@ -62,7 +62,7 @@ func (r *Recorder) checkStall(e Event) {
 	late := r.lateness(e)
 	if late < -skewTolerance {
 		r.clockSkewed = true
-		r.Note(fmt.Sprintf("%s arrived %d ms before the server's time for it: this machine's clock and the cluster's disagree, stalls in the watch are not judged", e.Kind.name(), -late.Milliseconds()))
+		r.note(fmt.Sprintf("%s arrived %d ms before the server's time for it: this machine's clock and the cluster's disagree, stalls in the watch are not judged", e.Kind.name(), -late.Milliseconds()))
 		return
 	}
 	if late <= stallThreshold {

@@ -33,7 +33,7 @@ func TestRecorderMarksStalledEvent(t *testing.T) {
 	if !strings.Contains(b.String(), "STALL: Events watch connected but late: Killing arrived 3500 ms after the server's time for it") {
 		t.Errorf("stall line %q", b.String())
 	}
-	if v := Compute(r.TL); !hasFinding(v, "the watch stalled 1 time(s)") || hasFinding(v, "was cut") {
+	if v := compute(r.TL); !hasFinding(v, "the watch stalled 1 time(s)") || hasFinding(v, "was cut") {
 		t.Errorf("findings %v", v.Findings)
 	}
 }

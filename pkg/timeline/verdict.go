@@ -148,8 +148,8 @@ func sortedEvents(tl *Timeline) []Event {
 	return evs
 }
 
-// Compute derives the verdict from a timeline with the default options.
-func Compute(tl *Timeline) Verdict { return ComputeWith(tl, Options{}) }
+// compute derives the verdict from a timeline with the default options.
+func compute(tl *Timeline) Verdict { return ComputeWith(tl, Options{}) }
 
 // ComputeWith derives the verdict from a timeline. It is pure: the same
 // timeline and options always give the same verdict. The rules are those of
@@ -158,7 +158,7 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 	if o.Propagation <= 0 {
 		o.Propagation = DefaultPropagation
 	}
-	v := Verdict{BehindService: len(tl.Services) > 0, DeadlineMs: tl.Deadline(), PropagationMs: o.Propagation.Milliseconds(),
+	v := Verdict{BehindService: len(tl.Services) > 0, DeadlineMs: tl.deadline(), PropagationMs: o.Propagation.Milliseconds(),
 		NoReadyEndpoint: []string{}, Containers: []ContainerStop{}, Exits: []Exit{}, Findings: []string{}, PartialStreams: []string{}}
 	evs := sortedEvents(tl)
 	rt := routingOf(tl, evs)

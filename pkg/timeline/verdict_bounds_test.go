@@ -90,7 +90,7 @@ func TestVerdictUnknownHookSafeOnlyWhenBoundProvesIt(t *testing.T) {
 // the pod's first SIGTERM is the earlier of the two, so its bounds widen
 // to the unknown hook's and the sleep alone cannot make the pod safe.
 func TestVerdictUnknownHookBesideKnownSleep(t *testing.T) {
-	early := Compute(unknownBesideSleep(1200))
+	early := compute(unknownBesideSleep(1200))
 	if !early.Risk || early.StopContainer != "cloud-sql-proxy" || early.SigtermMs != nil {
 		t.Errorf("risk %v stop %q estimate %v; findings\n%s", early.Risk, early.StopContainer, early.SigtermMs, strings.Join(early.Findings, "\n"))
 	}
@@ -99,7 +99,7 @@ func TestVerdictUnknownHookBesideKnownSleep(t *testing.T) {
 		t.Errorf("findings\n%s", strings.Join(early.Findings, "\n"))
 	}
 	// Exiting after the app's sleep: either may have been first.
-	late := Compute(unknownBesideSleep(12000))
+	late := compute(unknownBesideSleep(12000))
 	if !late.Risk || late.StopContainer != "app" || !hasFinding(late, "so container app, estimated at +10020 ms (Killing at +20 ms + preStop 10s), may not be the first told to stop") ||
 		!hasFinding(late, "cannot tell whether the pod had the 5s (--propagation)") || !hasFinding(late, "SIGTERM came between +0 and +10070 ms") {
 		t.Errorf("risk %v stop %q findings\n%s", late.Risk, late.StopContainer, strings.Join(late.Findings, "\n"))

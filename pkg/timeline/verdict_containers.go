@@ -112,7 +112,7 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		floor = base - eventLead.Milliseconds()
 	}
 	ps := tl.PreStop[c]
-	if f, failed := failedAt[c]; failed && (tl.GracePeriodSeconds <= 0 || f < tl.Deadline()) {
+	if f, failed := failedAt[c]; failed && (tl.GracePeriodSeconds <= 0 || f < tl.deadline()) {
 		// The Event and the signal go out together (the Event arrived up
 		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
 		// eventLead after it, or the reported exit, whichever is first.

@@ -57,7 +57,7 @@ func exitsTimeline(pod *corev1.Pod, exits ...exitAt) *Timeline {
 func TestVerdictNamesTheContainerThatStoppedFirst(t *testing.T) {
 	tl := exitsTimeline(podWith("istio-proxy", timelinetest.HTTPGetHook("/quitquitquit"), true),
 		exitAt{"istio-proxy", 700, 600}, exitAt{"app", 5200, 5100})
-	v := Compute(tl)
+	v := compute(tl)
 	if len(v.Containers) != 2 || v.Containers[0].Exit == nil || v.Containers[1].Exit == nil ||
 		v.Containers[1].Name != "istio-proxy" || !v.Containers[1].NativeSidecar || v.Containers[1].Exit.Ms != 700 || v.Containers[0].Exit.Ms != 5200 {
 		t.Fatalf("containers %+v: want app and the native sidecar istio-proxy, each with its exit", v.Containers)
@@ -74,7 +74,7 @@ func TestVerdictNamesTheContainerThatStoppedFirst(t *testing.T) {
 // ordered, whatever order their reports came in.
 func TestVerdictExitOrderCannotBeToldInOneSecond(t *testing.T) {
 	tl := exitsTimeline(podWith("envoy", sleepHook(5), false), exitAt{"envoy", 5150, 5100}, exitAt{"app", 5950, 5900})
-	v := Compute(tl)
+	v := compute(tl)
 	want := "containers by finishedAt: app at 07:00:05, envoy at 07:00:05: which of app, envoy stopped first cannot be told (finishedAt is whole seconds and they share 07:00:05)"
 	if !hasFinding(v, want) {
 		t.Errorf("want %q in\n%s", want, strings.Join(v.Findings, "\n"))
@@ -87,11 +87,11 @@ func TestVerdictExitOrderCannotBeToldInOneSecond(t *testing.T) {
 // A container whose exit was never seen is named; the first is only the
 // first of those seen.
 func TestVerdictExitOrderWithAnExitUnseen(t *testing.T) {
-	v := Compute(exitsTimeline(podWith("istio-proxy", nil, true), exitAt{"app", 5200, 5100}))
+	v := compute(exitsTimeline(podWith("istio-proxy", nil, true), exitAt{"app", 5200, 5100}))
 	if !hasFinding(v, "containers by finishedAt: app at 07:00:05; no exit seen for istio-proxy: app stopped first of those seen to exit") {
 		t.Errorf("findings\n%s", strings.Join(v.Findings, "\n"))
 	}
-	if single := Compute(terminate(t, 30, true, 5, []string{"web"}, 5100, 0, nil)); hasFinding(single, "containers by finishedAt") {
+	if single := compute(terminate(t, 30, true, 5, []string{"web"}, 5100, 0, nil)); hasFinding(single, "containers by finishedAt") {
 		t.Errorf("a single container got an order: %v", single.Findings)
 	}
 }

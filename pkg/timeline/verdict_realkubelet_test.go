@@ -73,7 +73,7 @@ func TestSigtermBoundsWithoutPreStop(t *testing.T) {
 		{"Killing 150 ms before: a race the API shows", 170, 20, "race window: container app was told to stop 150 ms BEFORE", "cannot be told"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v := Compute(realTermination(t, 30, nil, c.endpointOut, c.kill, 0, 400, 0))
+			v := compute(realTermination(t, 30, nil, c.endpointOut, c.kill, 0, 400, 0))
 			all := strings.Join(v.Findings, "\n")
 			if !v.Risk || !strings.Contains(all, c.want) || strings.Contains(all, c.notWant) {
 				t.Errorf("risk %v; want %q and not %q in:\n%s", v.Risk, c.want, c.notWant, all)
@@ -85,7 +85,7 @@ func TestSigtermBoundsWithoutPreStop(t *testing.T) {
 	}
 	// With a preStop delay SIGTERM is at least the delay after the
 	// request: an endpoint that left at once is surely before it.
-	v := Compute(realTermination(t, 30, sleepHook(5), 20, 30, 0, 5200, 0))
+	v := compute(realTermination(t, 30, sleepHook(5), 20, 30, 0, 5200, 0))
 	if v.Risk || *v.SigtermEarliestMs != 5000 || *v.SigtermLatestMs != 5080 {
 		t.Errorf("preStop 5 s: bounds %d..%d, risk %v:\n%s", *v.SigtermEarliestMs, *v.SigtermLatestMs, v.Risk, strings.Join(v.Findings, "\n"))
 	}
@@ -95,7 +95,7 @@ func TestSigtermBoundsWithoutPreStop(t *testing.T) {
 // the real kubelet sent SIGTERM just before FailedPreStopHook, 95 ms
 // after Killing. The endpoint left in between, so no race happened.
 func TestFailedPreStopHookPlacesSigterm(t *testing.T) {
-	v := Compute(realTermination(t, 30, execHook("sleep", "5"), 60, 10, 105, 300, 0))
+	v := compute(realTermination(t, 30, execHook("sleep", "5"), 60, 10, 105, 300, 0))
 	all := strings.Join(v.Findings, "\n")
 	if v.SigtermMs == nil || *v.SigtermMs != 105 || !strings.HasPrefix(v.SigtermBasisText, "FailedPreStopHook at +105 ms") {
 		t.Fatalf("SIGTERM %v (%s), want +105 ms at FailedPreStopHook", v.SigtermMs, v.SigtermBasisText)
@@ -108,7 +108,7 @@ func TestFailedPreStopHookPlacesSigterm(t *testing.T) {
 // An app that ignores SIGTERM serves until SIGKILL: the SIGTERM time
 // says nothing about requests failing, the SIGKILL does.
 func TestSigkillAfterIgnoredSigtermMakesNoSigtermClaim(t *testing.T) {
-	v := Compute(realTermination(t, 3, nil, 150, 10, 0, 3150, 137))
+	v := compute(realTermination(t, 3, nil, 150, 10, 0, 3150, 137))
 	all := strings.Join(v.Findings, "\n")
 	for _, bad := range []string{"requests routed to it meanwhile fail", "race window", "expect errors on every rollout"} {
 		if strings.Contains(all, bad) {
@@ -166,7 +166,7 @@ func TestFailuresInsideTheUncertaintyArePlacedThere(t *testing.T) {
 	tl := realTermination(t, 30, nil, 31, 18, 0, 173, 0)
 	tl.ProbeURL = "http://10.96.0.1/"
 	tl.Requests = []probe.Result{{Start: at(-100), Kind: probe.OK}, {Start: at(16), Kind: probe.Reset}, {Start: at(100), Kind: probe.OK}}
-	v := Compute(tl)
+	v := compute(tl)
 	all := strings.Join(v.Findings, "\n")
 	if strings.Contains(all, "0 failed after the endpoint left") || !strings.Contains(all, "too close for the API to order") {
 		t.Errorf("the failure at +16 ms is misplaced:\n%s", all)
@@ -178,7 +178,7 @@ func TestFailuresInsideTheUncertaintyArePlacedThere(t *testing.T) {
 // the earlier of the two, and the estimate's uncertainty reaches back to
 // Killing, so a window inside it is not given a sign.
 func TestFailedPreStopHookEventLateUnderLoad(t *testing.T) {
-	v := Compute(realTermination(t, 30, execHook("sleep", "5"), 455, 80, 511, 477, 0))
+	v := compute(realTermination(t, 30, execHook("sleep", "5"), 455, 80, 511, 477, 0))
 	all := strings.Join(v.Findings, "\n")
 	if v.SigtermMs == nil || *v.SigtermMs != 477 || !strings.HasPrefix(v.SigtermBasisText, "the exit reported at +477 ms, before FailedPreStopHook at +511 ms") {
 		t.Fatalf("SIGTERM %v (%s), want +477 ms, bounded by the exit report", v.SigtermMs, v.SigtermBasisText)
@@ -209,11 +209,11 @@ func TestNativeSidecarHookThatMayEndIt(t *testing.T) {
 		return r.TL
 	}
 	quit := &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quitquitquit"}}
-	if v := Compute(build(quit)); !v.Risk || !findingWithin(v, "native sidecar proxy has a preStop hook") {
+	if v := compute(build(quit)); !v.Risk || !findingWithin(v, "native sidecar proxy has a preStop hook") {
 		t.Errorf("an httpGet hook on a native sidecar: risk %v\n%s", v.Risk, strings.Join(v.Findings, "\n"))
 	}
 	for name, hook := range map[string]*corev1.LifecycleHandler{"no hook": nil, "a longer sleep": sleepHook(10)} {
-		if v := Compute(build(hook)); findingWithin(v, "native sidecar proxy") {
+		if v := compute(build(hook)); findingWithin(v, "native sidecar proxy") {
 			t.Errorf("%s: flagged\n%s", name, strings.Join(v.Findings, "\n"))
 		}
 	}

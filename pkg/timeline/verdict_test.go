@@ -34,7 +34,7 @@ func TestVerdictScenarios(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := Compute(c.tl)
+			v := compute(c.tl)
 			if v.Risk != c.risk {
 				t.Errorf("risk = %v, want %v; findings:\n%s", v.Risk, c.risk, strings.Join(v.Findings, "\n"))
 			}
@@ -72,7 +72,7 @@ func TestVerdictRaceWindowWhenEndpointLate(t *testing.T) {
 	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
 	r.KubeEvent(at(10), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.SliceEvent(at(2500), watch.Modified, terminatingSlice("web-abc", "web"))
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	if !v.Risk || v.WindowMs == nil || *v.WindowMs != 1010-2500 {
 		t.Fatalf("want a race window of 1490 ms, got risk=%v window=%v findings=%v", v.Risk, v.WindowMs, v.Findings)
 	}
@@ -89,7 +89,7 @@ func TestEndpointOutWaitsForEverySlice(t *testing.T) {
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.SliceEvent(at(12), watch.Modified, terminatingSlice("a-1", "a"))
 	r.SliceEvent(at(480), watch.Modified, terminatingSlice("b-1", "b"))
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	checkMs(t, "endpoint out", v.EndpointOutMs, 480)
 }
 
@@ -101,7 +101,7 @@ func TestEndpointBackInIsNotOut(t *testing.T) {
 	r.SliceEvent(at(-50), watch.Modified, slice("a-1", "a", boolp(false), boolp(false), boolp(false)))
 	r.SliceEvent(at(-20), watch.Modified, readySlice("a-1", "a"))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	checkMs(t, "endpoint out", v.EndpointOutMs, -1)
 }
 
@@ -111,7 +111,7 @@ func TestSigtermWithoutKillingUsesRequest(t *testing.T) {
 	r := NewRecorder(pod, nil, at(-100))
 	r.TL.EventsUnseen = true
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	checkMs(t, "SIGTERM", v.SigtermMs, 3000)
 	if !strings.Contains(v.SigtermBasisText, "no Killing event") {
 		t.Errorf("basis %q does not say Killing was not seen", v.SigtermBasisText)
@@ -132,7 +132,7 @@ func TestVerdictEarliestContainerDecides(t *testing.T) {
 	proxy.InvolvedObject.FieldPath = "spec.containers{proxy}"
 	r.KubeEvent(at(20), app, false)
 	r.KubeEvent(at(22), proxy, false)
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	checkMs(t, "SIGTERM", v.SigtermMs, 22)
 	if !v.Risk {
 		t.Errorf("a sidecar stopped 7 ms after the endpoint left is a risk; findings %v", v.Findings)
@@ -144,7 +144,7 @@ func TestVerdictExceededGracePeriod(t *testing.T) {
 	tl := terminate(t, 30, true, 5, []string{"web"}, 6000, 0, func(r *Recorder) {
 		r.KubeEvent(at(30000), kubeEvent("x", "Warning", "ExceededGracePeriod", "Container runtime did not kill the pod within specified grace period.", at(0)), false)
 	})
-	if v := Compute(tl); !v.Risk || !hasFinding(v, "ExceededGracePeriod") {
+	if v := compute(tl); !v.Risk || !hasFinding(v, "ExceededGracePeriod") {
 		t.Errorf("findings %v", v.Findings)
 	}
 }

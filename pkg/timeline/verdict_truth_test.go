@@ -51,7 +51,7 @@ func verdictText(t *testing.T, tl *Timeline, v Verdict) string {
 // receiving traffic when it left the ready set.
 func TestVerdictNoReadyEndpointKeepsTrafficUntilServingStops(t *testing.T) {
 	tl := lonelyTermination(t, 5, 6000, nil)
-	v := Compute(tl)
+	v := compute(tl)
 	checkMs(t, "left the ready set", v.ReadyOutMs, 15)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 6010)
 	if v.WindowMs == nil || *v.WindowMs != 5020-6010 {
@@ -78,7 +78,7 @@ func TestVerdictNoReadyEndpointUntilReplacementReady(t *testing.T) {
 		s.Endpoints = append(s.Endpoints, slice("x", "web", nil, nil, nil).Endpoints...)
 		r.SliceEvent(at(800), watch.Modified, s)
 	})
-	v := Compute(tl)
+	v := compute(tl)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 800)
 	if !v.Risk || !hasFinding(v, "until another pod's endpoint turned ready at +800 ms") || !hasFinding(v, "780 ms BEFORE") {
 		t.Errorf("findings %v", v.Findings)
@@ -91,7 +91,7 @@ func TestVerdictNoReadyEndpointStopsServingInTime(t *testing.T) {
 	tl := lonelyTermination(t, 5, 6000, func(r *Recorder) {
 		r.SliceEvent(at(1000), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(false), boolp(true)))
 	})
-	v := Compute(tl)
+	v := compute(tl)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 1000)
 	out := verdictText(t, tl, v)
 	if v.Risk || !strings.Contains(out, "its Service had no other ready endpoint") || !hasFinding(v, "until it stopped serving at +1000 ms") {
@@ -103,13 +103,13 @@ func TestVerdictNoReadyEndpointStopsServingInTime(t *testing.T) {
 // audit's floor (5 s) passes.
 func TestVerdictPropagation(t *testing.T) {
 	web := []string{"web"}
-	short := Compute(terminate(t, 30, true, 1, web, 2000, 0, nil))
+	short := compute(terminate(t, 30, true, 1, web, 2000, 0, nil))
 	checkMs(t, "short by", short.ShortByMs, 5000-1020)
 	if !short.Risk || !hasFinding(short, "window too short: SIGTERM came 1005 ms after the endpoint left every ready set") ||
 		!hasFinding(short, "3980 ms short of the 5s (--propagation)") {
 		t.Errorf("preStop 1 s: risk %v findings %v", short.Risk, short.Findings)
 	}
-	floor := Compute(terminate(t, 30, true, 5, web, 6000, 0, nil))
+	floor := compute(terminate(t, 30, true, 5, web, 6000, 0, nil))
 	if floor.Risk || floor.ShortByMs != nil || !hasFinding(floor, "--propagation 5s met") {
 		t.Errorf("preStop 5 s: risk %v findings %v", floor.Risk, floor.Findings)
 	}
@@ -117,7 +117,7 @@ func TestVerdictPropagation(t *testing.T) {
 	if fast.Risk || fast.PropagationMs != 1000 {
 		t.Errorf("preStop 1 s, --propagation 1s: risk %v findings %v", fast.Risk, fast.Findings)
 	}
-	none := Compute(terminate(t, 30, false, 0, web, 1000, 0, nil))
+	none := compute(terminate(t, 30, false, 0, web, 1000, 0, nil))
 	if !hasFinding(none, "no preStop delay") || !hasFinding(none, "4980 ms short") {
 		t.Errorf("no preStop: findings %v", none.Findings)
 	}
@@ -157,7 +157,7 @@ func sidecarTimeline(pod *corev1.Pod, perContainer bool) *Timeline {
 // sleeps in preStop: flagged, and the verdict names the proxy.
 func TestVerdictSidecarStopsFirst(t *testing.T) {
 	for _, perContainer := range []bool{true, false} {
-		v := Compute(sidecarTimeline(sidecarPod(false), perContainer))
+		v := compute(sidecarTimeline(sidecarPod(false), perContainer))
 		if v.StopContainer != "istio-proxy" || !v.Risk {
 			t.Errorf("per-container Killing %v: stop container %q risk %v", perContainer, v.StopContainer, v.Risk)
 		}
@@ -174,7 +174,7 @@ func TestVerdictSidecarStopsFirst(t *testing.T) {
 // A native sidecar is stopped after the app: not flagged, the app decides.
 func TestVerdictNativeSidecarNotFlagged(t *testing.T) {
 	tl := sidecarTimeline(sidecarPod(true), false)
-	v := Compute(tl)
+	v := compute(tl)
 	if v.Risk || v.StopContainer != "app" || hasFinding(v, "has no preStop") {
 		t.Errorf("stop container %q risk %v findings %v", v.StopContainer, v.Risk, v.Findings)
 	}
@@ -186,7 +186,7 @@ func TestVerdictNativeSidecarNotFlagged(t *testing.T) {
 // A container killed inside preStop never got SIGTERM: its 137 is not
 // "ignored SIGTERM".
 func TestVerdictKilledInPreStopDidNotIgnoreSIGTERM(t *testing.T) {
-	v := Compute(terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil))
+	v := compute(terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil))
 	if !hasFinding(v, "the preStop of container app is longer than the grace period") || hasFinding(v, "ignored SIGTERM") {
 		t.Errorf("findings %v", v.Findings)
 	}
@@ -199,7 +199,7 @@ func TestVerdictUnknownHookNamesContainer(t *testing.T) {
 	pod := testPod(30, &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/drain"}})
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	if v.StopMs != nil || !hasFinding(v, "for container(s) app") {
 		t.Errorf("stop %v findings %v", v.StopMs, v.Findings)
 	}
@@ -207,7 +207,7 @@ func TestVerdictUnknownHookNamesContainer(t *testing.T) {
 	r = NewRecorder(pod, []string{"web"}, at(-100))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(0)), false)
-	if v := Compute(r.TL); v.StopContainer != "envoy" || !hasFinding(v, "container envoy has no preStop") || !hasFinding(v, "(unknown duration) until its preStop ended") {
+	if v := compute(r.TL); v.StopContainer != "envoy" || !hasFinding(v, "container envoy has no preStop") || !hasFinding(v, "(unknown duration) until its preStop ended") {
 		t.Errorf("stop container %q findings %v", v.StopContainer, v.Findings)
 	}
 }
@@ -217,7 +217,7 @@ func TestVerdictUnknownHookNamesContainer(t *testing.T) {
 func TestVerdictSidecarNotBehindServiceIsAFact(t *testing.T) {
 	tl := sidecarTimeline(sidecarPod(false), true)
 	tl.Services = nil
-	v := Compute(tl)
+	v := compute(tl)
 	if v.Risk || !hasFinding(v, "not behind any Service: no Service traffic is lost") {
 		t.Errorf("risk %v findings %v", v.Risk, v.Findings)
 	}
@@ -241,7 +241,7 @@ func TestVerdictEveryPodDeletedAtOnce(t *testing.T) {
 	r.SliceEvent(at(15), watch.Modified, both(false))
 	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.SliceEvent(at(6010), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))
-	v := Compute(r.TL)
+	v := compute(r.TL)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 6010)
 	if !v.Risk || !hasFinding(v, "Service web had no ready endpoint left from +15 ms") {
 		t.Errorf("risk %v findings %v", v.Risk, v.Findings)

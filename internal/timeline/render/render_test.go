@@ -56,7 +56,7 @@ func TestGapLines(t *testing.T) {
 
 func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
 	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
-	v := timeline.Compute(tl)
+	v := timeline.ComputeWith(tl, timeline.Options{})
 	var b bytes.Buffer
 	if err := render.WriteChart(&b, tl, v); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestChartPlacesBothTracksOnOneAxis(t *testing.T) {
 
 func TestChartMarksRaceAndSIGKILL(t *testing.T) {
 	tl := terminate(t, 5, true, 20, []string{"web"}, 5000, 137, nil)
-	v := timeline.Compute(tl)
+	v := timeline.ComputeWith(tl, timeline.Options{})
 	var b bytes.Buffer
 	_ = render.WriteChart(&b, tl, v)
 	if !strings.Contains(b.String(), "!") {
@@ -109,7 +109,7 @@ func TestJSONLinesAndSummary(t *testing.T) {
 		}
 	}
 	_ = render.WriteJSONGap(&b, tl, tl.Gaps[0])
-	_ = render.WriteJSONSummary(&b, tl, timeline.Compute(tl))
+	_ = render.WriteJSONSummary(&b, tl, timeline.ComputeWith(tl, timeline.Options{}))
 	sc := bufio.NewScanner(&b)
 	var types []string
 	var last map[string]any
@@ -137,7 +137,7 @@ func TestMermaidGantt(t *testing.T) {
 	tl := terminate(t, 45, true, 5, []string{"web"}, 6000, 0, nil)
 	tl.Pod = "web:1#x"
 	var b bytes.Buffer
-	if err := render.WriteMermaid(&b, tl, timeline.Compute(tl)); err != nil {
+	if err := render.WriteMermaid(&b, tl, timeline.ComputeWith(tl, timeline.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -149,7 +149,7 @@ func TestMermaidGantt(t *testing.T) {
 	race := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, nil)
 	race.Events[len(race.Events)-1].Recv = timelinetest.At(1020)
 	b.Reset()
-	_ = render.WriteMermaid(&b, race, timeline.Compute(race))
+	_ = render.WriteMermaid(&b, race, timeline.ComputeWith(race, timeline.Options{}))
 	if !strings.Contains(b.String(), "section verdict") {
 		t.Errorf("no verdict section:\n%s", b.String())
 	}
@@ -159,7 +159,7 @@ func TestVerdictTextEscapes(t *testing.T) {
 	tl := terminate(t, 30, false, 0, nil, 1000, 0, nil)
 	tl.Pod = "evil\x1b]0;title\x07"
 	var b bytes.Buffer
-	_ = render.WriteVerdict(&b, tl, timeline.Compute(tl))
+	_ = render.WriteVerdict(&b, tl, timeline.ComputeWith(tl, timeline.Options{}))
 	if strings.ContainsAny(b.String(), "\x1b\x07") || !strings.Contains(b.String(), "SAFE: the pod is not behind any Service") {
 		t.Errorf("verdict: %q", b.String())
 	}
@@ -176,7 +176,7 @@ func TestJSONSummaryHasNoNull(t *testing.T) {
 		"with stall":   stalled,
 		"two Services": terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil),
 	} {
-		for _, v := range []timeline.Verdict{timeline.Compute(tl), {}} {
+		for _, v := range []timeline.Verdict{timeline.ComputeWith(tl, timeline.Options{}), {}} {
 			var b bytes.Buffer
 			if err := render.WriteJSONSummary(&b, tl, v); err != nil {
 				t.Fatal(err)
@@ -187,7 +187,7 @@ func TestJSONSummaryHasNoNull(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	_ = render.WriteJSONSummary(&b, stalled, timeline.Compute(stalled))
+	_ = render.WriteJSONSummary(&b, stalled, timeline.ComputeWith(stalled, timeline.Options{}))
 	if !strings.Contains(b.String(), `"stalled":true`) {
 		t.Errorf("the stall is not marked in the summary's gaps: %s", b.String())
 	}
@@ -198,7 +198,7 @@ func TestJSONSummaryHasNoNull(t *testing.T) {
 func TestVerdictTextListsNames(t *testing.T) {
 	tl := terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil)
 	var b bytes.Buffer
-	if err := render.WriteVerdict(&b, tl, timeline.Compute(tl)); err != nil {
+	if err := render.WriteVerdict(&b, tl, timeline.ComputeWith(tl, timeline.Options{})); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

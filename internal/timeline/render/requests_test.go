@@ -25,7 +25,7 @@ func probedTermination(t *testing.T) (*timeline.Timeline, timeline.Verdict) {
 		}
 		tl.Requests = append(tl.Requests, r)
 	}
-	return tl, timeline.Compute(tl)
+	return tl, timeline.ComputeWith(tl, timeline.Options{})
 }
 
 func TestRequestsTrackInChartVerdictAndMermaid(t *testing.T) {

@@ -10,11 +10,12 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 func TestRolloutRenderers(t *testing.T) {
 	r := rollouttest.Rollout(t)
-	v := rollout.Compute(r)
+	v := rollout.ComputeWith(r, timeline.Options{})
 	var b bytes.Buffer
 	if err := render.WriteRolloutTable(&b, v); err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestWorkloadJSONLines(t *testing.T) {
 	p.PodEvent(r, r.Pods[1], r.Pods[1].Events[0])
 	p.Capacity(r, "web", r.Capacity[0].Samples[1])
 	p.Status(r, rollout.StatusChange{Recv: timelinetest.At(0), Message: "restart sent"})
-	_ = render.WriteWorkloadJSONSummary(&b, r, rollout.Compute(r))
+	_ = render.WriteWorkloadJSONSummary(&b, r, rollout.ComputeWith(r, timeline.Options{}))
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	var first, capacity map[string]any
 	var summary render.WorkloadJSONSummary
@@ -80,7 +81,7 @@ func TestWorkloadJSONLines(t *testing.T) {
 func TestRolloutVerdictNothingStarted(t *testing.T) {
 	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
 	var b bytes.Buffer
-	_ = render.WriteRolloutVerdict(&b, r, rollout.Compute(r))
+	_ = render.WriteRolloutVerdict(&b, r, rollout.ComputeWith(r, timeline.Options{}))
 	if !strings.Contains(b.String(), "NO ROLLOUT SEEN") {
 		t.Errorf("headline:\n%s", b.String())
 	}

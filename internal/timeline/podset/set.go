@@ -1,7 +1,9 @@
-package timeline
+// Package podset holds the timeline.Recorders of the pods a rollout or a
+// node watch follows, fed by the streams they share. It is glue between
+// pkg/timeline and the watches built on it, not part of what pkg/ offers.
+package podset
 
 import (
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,48 +11,47 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// PodSet is the Recorders of many pods fed by the same streams (pods,
+// Set is the timeline.Recorders of many pods fed by the same streams (pods,
 // EndpointSlices, Events), as the rollout and node watches follow them:
 // one Recorder a pod, created when the pod is first seen, each given every
 // EndpointSlice and the Events of its own pod (matched by UID), and every
 // gap of the streams. It does no I/O.
-type PodSet struct {
+type Set struct {
 	// Start is the watch's start: the recorders' start for the pods found
 	// by the first List.
 	Start time.Time
 	// Services returns the Services a new pod's Recorder tracks.
 	Services func(*corev1.Pod) []string
 	// Emit receives every event of every pod, as recorded.
-	Emit func(rec *Recorder, e Event)
+	Emit func(rec *timeline.Recorder, e timeline.Event)
 	// Gaps are the streams' gaps so far, open ones with a zero To.
-	Gaps []Gap
+	Gaps []timeline.Gap
 	// EndpointsUnseen and EventsUnseen are set when those streams failed:
 	// every Recorder, present and future, is marked.
 	EndpointsUnseen, EventsUnseen bool
 
-	recs       map[types.UID]*Recorder
-	order      []*Recorder
+	recs       map[types.UID]*timeline.Recorder
+	order      []*timeline.Recorder
 	slices     map[types.UID]*discoveryv1.EndpointSlice
 	podsListed bool
-	heldEvents *Notice
+	heldEvents *timeline.Notice
 }
 
 // Recorders returns every pod's Recorder in the order first seen.
-func (s *PodSet) Recorders() []*Recorder { return s.order }
-
-// Get returns the Recorder of the pod with uid, nil when not seen.
-func (s *PodSet) Get(uid types.UID) *Recorder { return s.recs[uid] }
+func (s *Set) Recorders() []*timeline.Recorder { return s.order }
 
 // Add starts a Recorder for a pod seen for the first time (returning the
 // known one otherwise). initial marks a pod found by the first List.
-func (s *PodSet) Add(recv time.Time, pod *corev1.Pod, initial bool) *Recorder {
+func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recorder {
 	if rec := s.recs[pod.UID]; rec != nil {
 		return rec
 	}
 	if s.recs == nil {
-		s.recs = map[types.UID]*Recorder{}
+		s.recs = map[types.UID]*timeline.Recorder{}
 	}
 	start := recv
 	if initial {
@@ -60,14 +61,14 @@ func (s *PodSet) Add(recv time.Time, pod *corev1.Pod, initial bool) *Recorder {
 	if s.Services != nil {
 		services = s.Services(pod)
 	}
-	rec := NewRecorder(pod, services, start)
+	rec := timeline.NewRecorder(pod, services, start)
 	rec.TL.EndpointsUnseen, rec.TL.EventsUnseen = s.EndpointsUnseen, s.EventsUnseen
 	for _, g := range s.Gaps {
 		if g.To.IsZero() {
 			rec.TL.Gaps = append(rec.TL.Gaps, g)
 		}
 	}
-	rec.Emit = func(e Event) { s.emit(rec, e) }
+	rec.Emit = func(e timeline.Event) { s.emit(rec, e) }
 	s.recs[pod.UID] = rec
 	s.order = append(s.order, rec)
 	for _, e := range rec.TL.Events { // a deletion found at start
@@ -77,7 +78,7 @@ func (s *PodSet) Add(recv time.Time, pod *corev1.Pod, initial bool) *Recorder {
 	return rec
 }
 
-func (s *PodSet) emit(rec *Recorder, e Event) {
+func (s *Set) emit(rec *timeline.Recorder, e timeline.Event) {
 	if s.Emit != nil {
 		s.Emit(rec, e)
 	}
@@ -85,7 +86,7 @@ func (s *PodSet) emit(rec *Recorder, e Event) {
 
 // PodEvent records a pod's watch notification, starting a Recorder for a
 // pod not seen before (unless it is a deletion); added says so.
-func (s *PodSet) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) (rec *Recorder, added bool) {
+func (s *Set) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) (rec *timeline.Recorder, added bool) {
 	if rec = s.recs[pod.UID]; rec != nil {
 		rec.PodEvent(recv, typ, pod)
 		return rec, false
@@ -101,14 +102,14 @@ func (s *PodSet) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) 
 // nil, says which known pods the List is of (a List of one node's pods
 // says nothing of another node's): only those can be missing from it. The
 // Events held until the first pods' List are recorded after it.
-func (s *PodSet) PodList(recv time.Time, list []runtime.Object, initial bool, covers func(*Recorder) bool) []*Recorder {
+func (s *Set) PodList(recv time.Time, list []runtime.Object, initial bool, covers func(*timeline.Recorder) bool) []*timeline.Recorder {
 	pods := make([]corev1.Pod, 0, len(list))
 	for _, o := range list {
 		if p, ok := o.(*corev1.Pod); ok {
 			pods = append(pods, *p)
 		}
 	}
-	var added []*Recorder
+	var added []*timeline.Recorder
 	for i := range pods {
 		if s.recs[pods[i].UID] == nil {
 			added = append(added, s.Add(recv, &pods[i], initial))
@@ -130,7 +131,7 @@ func (s *PodSet) PodList(recv time.Time, list []runtime.Object, initial bool, co
 }
 
 // SliceEvent gives an EndpointSlice's notification to every Recorder.
-func (s *PodSet) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
+func (s *Set) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
 	if s.slices == nil {
 		s.slices = map[types.UID]*discoveryv1.EndpointSlice{}
 	}
@@ -140,28 +141,14 @@ func (s *PodSet) SliceEvent(recv time.Time, typ watch.EventType, slice *discover
 		s.slices[slice.UID] = slice
 	}
 	for _, rec := range s.order {
-		if wants(rec, slice) {
+		if rec.Wants(slice) {
 			rec.SliceEvent(recv, typ, slice)
 		}
 	}
 }
 
-// wants reports whether a pod's Recorder is given a slice: one of its own
-// namespace, of a Service it tracks or holding its endpoint. The others
-// cannot change its verdict, and giving every slice of a cluster to every
-// pod would grow as pods times slices.
-func wants(rec *Recorder, slice *discoveryv1.EndpointSlice) bool {
-	if slice.Namespace != "" && rec.pod.Namespace != "" && slice.Namespace != rec.pod.Namespace {
-		return false
-	}
-	if slices.Contains(rec.TL.Services, slice.Labels[discoveryv1.LabelServiceName]) {
-		return true
-	}
-	return endpointOf(slice, rec.TL.UID) != nil || rec.slices[slice.Name].service != ""
-}
-
 // SliceList gives a List of the EndpointSlices to every Recorder.
-func (s *PodSet) SliceList(recv time.Time, list []runtime.Object, initial bool) {
+func (s *Set) SliceList(recv time.Time, list []runtime.Object, initial bool) {
 	s.slices = map[types.UID]*discoveryv1.EndpointSlice{}
 	for _, o := range list {
 		if sl, ok := o.(*discoveryv1.EndpointSlice); ok {
@@ -174,10 +161,10 @@ func (s *PodSet) SliceList(recv time.Time, list []runtime.Object, initial bool) 
 }
 
 // slicesFor returns the last state of the slices the Recorder wants.
-func (s *PodSet) slicesFor(rec *Recorder) []discoveryv1.EndpointSlice {
+func (s *Set) slicesFor(rec *timeline.Recorder) []discoveryv1.EndpointSlice {
 	var out []discoveryv1.EndpointSlice
 	for _, sl := range s.slices {
-		if wants(rec, sl) {
+		if rec.Wants(sl) {
 			out = append(out, *sl)
 		}
 	}
@@ -187,7 +174,7 @@ func (s *PodSet) slicesFor(rec *Recorder) []discoveryv1.EndpointSlice {
 // EventList records a List of Events for the pods they are about (the
 // first one is held until the pods are listed, so that no Event is lost
 // for a pod not known yet).
-func (s *PodSet) EventList(n Notice) {
+func (s *Set) EventList(n timeline.Notice) {
 	if n.Initial && !s.podsListed {
 		s.heldEvents = &n
 		return
@@ -195,14 +182,14 @@ func (s *PodSet) EventList(n Notice) {
 	for _, o := range n.List {
 		if ev, ok := o.(*corev1.Event); ok {
 			if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
-				listedEvent(rec, n.Recv, ev, n.Initial)
+				rec.ListedEvent(n.Recv, ev, n.Initial)
 			}
 		}
 	}
 }
 
 // KubeEvent records an Event's notification for the pod it is about.
-func (s *PodSet) KubeEvent(recv time.Time, typ watch.EventType, ev *corev1.Event) {
+func (s *Set) KubeEvent(recv time.Time, typ watch.EventType, ev *corev1.Event) {
 	if rec := s.recs[ev.InvolvedObject.UID]; rec != nil && typ != watch.Deleted {
 		rec.KubeEvent(recv, ev, false)
 	}
@@ -210,32 +197,32 @@ func (s *PodSet) KubeEvent(recv time.Time, typ watch.EventType, ev *corev1.Event
 
 // Unseen marks the EndpointSlices or Events stream as failed on every
 // Recorder, present and future.
-func (s *PodSet) Unseen(stream string) {
+func (s *Set) Unseen(stream string) {
 	for _, rec := range s.order {
 		switch stream {
-		case StreamEndpointSlices:
+		case timeline.StreamEndpointSlices:
 			rec.TL.EndpointsUnseen = true
-		case StreamEvents:
+		case timeline.StreamEvents:
 			rec.TL.EventsUnseen = true
 		}
 	}
 	switch stream {
-	case StreamEndpointSlices:
+	case timeline.StreamEndpointSlices:
 		s.EndpointsUnseen = true
-	case StreamEvents:
+	case timeline.StreamEvents:
 		s.EventsUnseen = true
 	}
 }
 
 // OpenGap marks a stream's lost watch on every Recorder; it returns the
 // gap, false when that stream's gap is already open.
-func (s *PodSet) OpenGap(n Notice) (Gap, bool) {
+func (s *Set) OpenGap(n timeline.Notice) (timeline.Gap, bool) {
 	for _, g := range s.Gaps {
 		if g.Stream == n.Stream && g.To.IsZero() {
-			return Gap{}, false
+			return timeline.Gap{}, false
 		}
 	}
-	g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
+	g := timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 	s.Gaps = append(s.Gaps, g)
 	for _, rec := range s.order {
 		rec.Gap(g)
@@ -245,7 +232,7 @@ func (s *PodSet) OpenGap(n Notice) (Gap, bool) {
 
 // CloseGap closes the stream's open gap on every Recorder and returns it,
 // false when none was open.
-func (s *PodSet) CloseGap(n Notice) (Gap, bool) {
+func (s *Set) CloseGap(n timeline.Notice) (timeline.Gap, bool) {
 	for i := len(s.Gaps) - 1; i >= 0; i-- {
 		g := &s.Gaps[i]
 		if g.Stream == n.Stream && g.To.IsZero() {
@@ -256,12 +243,5 @@ func (s *PodSet) CloseGap(n Notice) (Gap, bool) {
 			return *g, true
 		}
 	}
-	return Gap{}, false
+	return timeline.Gap{}, false
 }
-
-// The stream names the watches use, as they appear on gap lines.
-const (
-	StreamPods           = "pod"
-	StreamEndpointSlices = "EndpointSlices"
-	StreamEvents         = "Events"
-)
