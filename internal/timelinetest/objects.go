@@ -101,6 +101,18 @@ func TerminatingSlice(name, service string) *discoveryv1.EndpointSlice {
 	return Slice(name, service, Bool(false), Bool(true), Bool(true))
 }
 
+// PodsSlice returns an EndpointSlice of service (no namespace) holding one
+// endpoint per pod UID in eps, addressed 10.0.0.<uid>, with its
+// conditions: the capacity tracker's tests count them.
+func PodsSlice(name, service string, eps map[string]discoveryv1.EndpointConditions) *discoveryv1.EndpointSlice {
+	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: service}}}
+	for uid, c := range eps {
+		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0." + uid},
+			TargetRef: &corev1.ObjectReference{Kind: "Pod", UID: types.UID(uid)}, Conditions: c})
+	}
+	return s
+}
+
 // KubeEvent is a kubelet Event about the pod's container app.
 func KubeEvent(uid, typ, reason, msg string, when time.Time) *corev1.Event {
 	return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: uid, Namespace: "shop", UID: types.UID(uid)},

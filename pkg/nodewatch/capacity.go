@@ -5,6 +5,7 @@ import (
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -15,7 +16,7 @@ import (
 // had when the watch first saw it ("ready at start").
 type serviceCapacity struct {
 	namespace, name string
-	tracker         *rollout.CapacityTracker
+	tracker         *capacity.Tracker
 	track           *rollout.CapacityTrack
 }
 
@@ -26,8 +27,8 @@ func (f *follower) trackService(ns, name string) *serviceCapacity {
 	if c := f.capacity[key]; c != nil {
 		return c
 	}
-	c := &serviceCapacity{namespace: ns, name: name, tracker: rollout.NewCapacityTracker([]string{name}, rollout.DesiredReadyAtStart)}
-	c.track = c.tracker.Tracks([]string{name})[0]
+	c := &serviceCapacity{namespace: ns, name: name, tracker: capacity.NewTracker([]string{name}, capacity.DesiredReadyAtStart),
+		track: &rollout.CapacityTrack{Service: name}}
 	f.capacity[key] = c
 	// Without the EndpointSlices (forbidden) there is no count to start
 	// from: no sample, rather than a "0 of 0" never read.
@@ -48,11 +49,13 @@ func (f *follower) slicesOf(c *serviceCapacity) []*discoveryv1.EndpointSlice {
 	return out
 }
 
-// samples prints a Service's new counts.
-func (f *follower) samples(ss []rollout.ServiceSample, c *serviceCapacity) {
-	for _, s := range ss {
+// samples records a Service's new counts on its track and prints them.
+func (f *follower) samples(changes []capacity.Change, c *serviceCapacity) {
+	for _, ch := range changes {
+		s := rollout.CapacitySample(ch.Sample)
+		c.track.Samples = append(c.track.Samples, s)
 		if f.cfg.Printer.Capacity != nil {
-			f.cfg.Printer.Capacity(f.w, c.namespace+"/"+c.name, s.Sample)
+			f.cfg.Printer.Capacity(f.w, c.namespace+"/"+c.name, s)
 		}
 	}
 }

@@ -27,18 +27,18 @@ func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSli
 		st: workloadState{selector: sel, desired: int32(n)}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	f.r = &Rollout{Workload: f.cfg.Workload, Services: []string{"web"}, Start: time.Now(), T0: time.Now()}
 	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
-	f.capacity = NewCapacityTracker(f.r.Services, int32(n))
+	f.capacity = newServiceTracks(f.r.Services, int32(n))
 	pods := make([]corev1.Pod, n)
-	eps := map[string]timeline.EndpointState{}
+	eps := map[string]discoveryv1.EndpointConditions{}
 	var list []runtime.Object
 	for i := range pods {
 		p := timelinetest.Pod(30, timelinetest.SleepHook(5))
 		p.Name, p.UID = fmt.Sprintf("web-%d", i), types.UID(fmt.Sprintf("uid-%d", i))
 		pods[i] = *p
-		eps[string(p.UID)] = epReady
+		eps[string(p.UID)] = discoveryv1.EndpointConditions{Ready: timelinetest.Bool(true), Serving: timelinetest.Bool(true), Terminating: timelinetest.Bool(false)}
 		list = append(list, p)
 	}
-	slice := endpoints("web-abc", "web", eps)
+	slice := timelinetest.PodsSlice("web-abc", "web", eps)
 	f.handle(timeline.Notice{Stream: "pod", Listed: true, Initial: true, Recv: time.Now(), List: list})
 	f.handle(timeline.Notice{Stream: "EndpointSlices", Listed: true, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
 	return f, slice, pods

@@ -127,7 +127,7 @@ type workloadFollower struct {
 	gen0, minGen               int64
 	set                        podset.Set
 	everReady                  map[types.UID]bool
-	capacity                   *CapacityTracker
+	capacity                   *serviceTracks
 	notices                    chan timeline.Notice
 	pending                    int
 	listed                     map[string]bool
@@ -148,7 +148,7 @@ func (f *workloadFollower) prepare(ctx context.Context) {
 		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; watching every EndpointSlice of the namespace for the pods' endpoints", err))
 	}
 	r.Services = services
-	f.capacity = NewCapacityTracker(services, f.st.desired)
+	f.capacity = newServiceTracks(services, f.st.desired)
 	budgets, err := budgetsFor(ctx, f.cfg.Client, w.Namespace, f.st.template)
 	if err != nil {
 		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
@@ -314,5 +314,5 @@ func (f *workloadFollower) finish() {
 			r.NeverReady = append(r.NeverReady, p.Name)
 		}
 	}
-	r.Capacity = f.capacity.Tracks(r.Services)
+	r.Capacity = f.capacity.ordered(r.Services)
 }

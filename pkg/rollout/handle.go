@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"time"
 
@@ -196,7 +197,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 	if st.generation > f.gen0 {
 		f.startAt(recv, t0GenerationSeen)
 	}
-	f.printSamples(f.capacity.setDesired(recv, st.desired))
+	f.printSamples(f.capacity.SetDesired(recv, st.desired))
 	f.st = st
 	msg, done, err := rolloutStatus(obj)
 	switch {
@@ -217,10 +218,12 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 	}
 }
 
-func (f *workloadFollower) printSamples(samples []ServiceSample) {
-	for _, s := range samples {
+// printSamples records the new samples on their tracks and prints them.
+func (f *workloadFollower) printSamples(changes []capacity.Change) {
+	f.capacity.record(changes)
+	for _, c := range changes {
 		if f.cfg.Printer.Capacity != nil {
-			f.cfg.Printer.Capacity(f.r, s.Service, s.Sample)
+			f.cfg.Printer.Capacity(f.r, c.Service, CapacitySample(c.Sample))
 		}
 	}
 }

@@ -1,27 +1,22 @@
-package rollout
+package capacity
 
 import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
 // endpoints returns a slice of service with one endpoint per state, for
 // pods named by uid.
 func endpoints(name, service string, eps map[string]timeline.EndpointState) *discoveryv1.EndpointSlice {
-	s := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: service}}}
+	conds := map[string]discoveryv1.EndpointConditions{}
 	for uid, st := range eps {
-		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0." + uid},
-			TargetRef:  &corev1.ObjectReference{Kind: "Pod", UID: types.UID(uid)},
-			Conditions: discoveryv1.EndpointConditions{Ready: timelinetest.Bool(st.Ready), Serving: timelinetest.Bool(st.Serving), Terminating: timelinetest.Bool(st.Terminating)}})
+		conds[uid] = discoveryv1.EndpointConditions{Ready: timelinetest.Bool(st.Ready), Serving: timelinetest.Bool(st.Serving), Terminating: timelinetest.Bool(st.Terminating)}
 	}
-	return s
+	return timelinetest.PodsSlice(name, service, conds)
 }
 
 var (
@@ -31,7 +26,7 @@ var (
 )
 
 func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
-	c := NewCapacityTracker([]string{"web", "web-canary"}, 3)
+	c := NewTracker([]string{"web", "web-canary"}, 3)
 	got := c.List(timelinetest.At(0), []*discoveryv1.EndpointSlice{
 		endpoints("web-a", "web", map[string]timeline.EndpointState{"1": epReady, "2": epReady}),
 		// the same pod in a second slice during a rebalance counts once
@@ -41,7 +36,7 @@ func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
 		t.Fatalf("samples %+v, want one per Service", got)
 	}
 	for _, s := range got {
-		want := CapacitySample{Recv: timelinetest.At(0), Ready: 2, ServingTerminating: 1, Desired: 3, Initial: true}
+		want := Sample{Recv: timelinetest.At(0), Ready: 2, ServingTerminating: 1, Desired: 3, Initial: true}
 		if s.Service == "web-canary" {
 			want.Ready, want.ServingTerminating = 0, 0
 		}
@@ -56,7 +51,7 @@ func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
 	if again := c.Slice(timelinetest.At(20), watch.Modified, endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epGoing})); len(again) != 0 {
 		t.Errorf("an unchanged count gave samples %+v", again)
 	}
-	if d := c.setDesired(timelinetest.At(30), 1); len(d) != 2 || d[0].Sample.Desired != 1 {
+	if d := c.SetDesired(timelinetest.At(30), 1); len(d) != 2 || d[0].Sample.Desired != 1 {
 		t.Errorf("desired change: %+v", d)
 	}
 }
