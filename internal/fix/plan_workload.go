@@ -151,7 +151,7 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 		}
 		// The target does not take this native sleep: whatever the
 		// findings ask, what is written is an exec sleep, and it says why.
-		if cw.noShell || inspect.LacksShell(c.Image) {
+		if cw.noShell || prestop.LacksShell(c.Image) {
 			return nil, reasonNoSleepBelowNative
 		}
 		ch.Native = false
@@ -164,7 +164,7 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 		if target == 0 {
 			return nil, reasonZeroFloor
 		}
-		if !native && inspect.LacksShell(c.Image) {
+		if !native && prestop.LacksShell(c.Image) {
 			return nil, reasonNoSleepBelowNative
 		}
 		return ch, ""
@@ -175,7 +175,7 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 			}
 			return ch, ""
 		}
-		if cw.noShell || inspect.LacksShell(c.Image) {
+		if cw.noShell || prestop.LacksShell(c.Image) {
 			return nil, reasonNoSleepBelowNative
 		}
 		if target == d {

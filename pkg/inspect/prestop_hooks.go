@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -79,45 +78,6 @@ var preStopTooShort = register(&Check{
 	},
 })
 
-// noShellImagePatterns are substrings of image references whose images
-// ship no shell and no sleep binary. One list, used by
-// prestop-sleep-binary-missing; images tagged :debug (distroless debug
-// variants ship busybox) are exempt.
-var noShellImagePatterns = []string{
-	"distroless",
-	"chainguard/static",
-	"cgr.dev/chainguard/static",
-	"scratch",
-	"-static:",
-	"/static:",
-	"/static-debian",
-	"gcr.io/distroless/",
-}
-
-// LacksShell reports whether the audit rates image as shipping neither a
-// shell nor a sleep binary (distroless, scratch, static images; :debug
-// variants excepted: noShellImagePatterns), the rule of
-// prestop-sleep-binary-missing. Fixes must not add an exec sleep to such
-// an image.
-func LacksShell(image string) bool {
-	img := strings.ToLower(image)
-	if strings.Contains(img, ":debug") {
-		return false
-	}
-	if !strings.Contains(img, ":") && !strings.Contains(img, "@") {
-		img += ":"
-	}
-	if strings.HasSuffix(img, "-static:") || strings.Contains(img, "-static@") {
-		return true
-	}
-	for _, p := range noShellImagePatterns {
-		if strings.Contains(img, p) {
-			return true
-		}
-	}
-	return false
-}
-
 var preStopSleepBinaryMissing = register(&Check{
 	ID:       "prestop-sleep-binary-missing",
 	Topic:    topicTermination,
@@ -129,7 +89,7 @@ var preStopSleepBinaryMissing = register(&Check{
 				return nil
 			}
 			cmd := ctr.Lifecycle.PreStop.Exec.Command
-			if !prestop.IsShellOrSleep(cmd) || !LacksShell(ctr.Image) {
+			if !prestop.IsShellOrSleep(cmd) || !prestop.LacksShell(ctr.Image) {
 				return nil
 			}
 			msg := fmt.Sprintf("preStop runs %q but image %s likely has no shell or sleep: the hook fails (only a FailedPreStopHook event shows it) and SIGTERM comes at once",

@@ -54,8 +54,8 @@ type Config struct {
 	Tap func(node string, n timeline.Notice)
 }
 
-// ErrNoNodes is returned when the selector matches no node.
-var ErrNoNodes = errors.New("no node matches")
+// errNoNodes is returned when the selector matches no node.
+var errNoNodes = errors.New("no node matches")
 
 // ErrStopped, as the cause of Follow's context (context.WithCancelCause),
 // says the drain the watch followed stopped: Watch.Ended is "stopped".
@@ -64,7 +64,7 @@ var ErrStopped = errors.New("the drain stopped")
 // Follow follows the pods on the nodes until none is left that a drain
 // evicts (DaemonSet and mirror pods stay), every node is deleted, or ctx
 // ends (Watch.Ended says which). It returns an error, before watching,
-// when a node does not exist, the selector matches none (ErrNoNodes) or
+// when a node does not exist, the selector matches none or
 // the pods cannot be listed; a forbidden Services, PodDisruptionBudgets,
 // EndpointSlices or Events read degrades the output with a note.
 func Follow(ctx context.Context, cfg Config) (*Watch, error) {
@@ -99,7 +99,7 @@ func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
 		return nil, err
 	}
 	if len(list.Items) == 0 {
-		return nil, fmt.Errorf("%w selector %q", ErrNoNodes, cfg.Selector)
+		return nil, fmt.Errorf("%w selector %q", errNoNodes, cfg.Selector)
 	}
 	out := make([]string, 0, len(list.Items))
 	for _, n := range list.Items {

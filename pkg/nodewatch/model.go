@@ -54,9 +54,9 @@ type podPlace struct {
 	workload *rollout.Rollout
 }
 
-// Place returns the node a pod's timeline was recorded on and its
+// place returns the node a pod's timeline was recorded on and its
 // workload's record (nil for a pod not followed).
-func (w *Watch) Place(tl *timeline.Timeline) (node string, r *rollout.Rollout) {
+func (w *Watch) place(tl *timeline.Timeline) (node string, r *rollout.Rollout) {
 	p := w.pods[tl]
 	return p.node, p.workload
 }

@@ -88,7 +88,7 @@ func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadRe
 		res.Verdict.Capacity = []rollout.CapacityResult{}
 	}
 	for _, tl := range r.Pods {
-		if n, _ := w.Place(tl); n != "" && !slices.Contains(res.Nodes, n) {
+		if n, _ := w.place(tl); n != "" && !slices.Contains(res.Nodes, n) {
 			res.Nodes = append(res.Nodes, n)
 		}
 	}

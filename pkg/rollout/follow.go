@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
@@ -142,7 +143,7 @@ type workloadFollower struct {
 func (f *workloadFollower) prepare(ctx context.Context) {
 	r, w := f.r, f.cfg.Workload
 	tmpl := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Labels: f.st.template}}
-	services, err := timeline.SelectingServices(ctx, f.cfg.Client, tmpl)
+	services, err := selecting.Services(ctx, f.cfg.Client, tmpl)
 	if err != nil {
 		r.ServicesUnseen = true
 		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; watching every EndpointSlice of the namespace for the pods' endpoints", err))

@@ -9,9 +9,10 @@ import (
 // RequestLog says so.
 func (f *workloadFollower) requests(b probe.Bucket) {
 	f.r.Requests = append(f.r.Requests, b.Results...)
-	l := timeline.RequestLineOf(b)
-	if p := f.cfg.Printer.Requests; p != nil && f.reqLog.Shows(l) {
-		p(f.r, l)
+	if p := f.cfg.Printer.Requests; p != nil {
+		if l, shown := f.reqLog.Line(b); shown {
+			p(f.r, l)
+		}
 	}
 }
 

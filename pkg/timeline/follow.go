@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,11 +13,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
@@ -108,7 +107,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 		return nil, fmt.Errorf("reading pod %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
 	f := &follower{cfg: cfg, notices: make(chan Notice), listedOnce: map[string]bool{}}
-	services, svcErr := SelectingServices(ctx, cfg.Client, pod)
+	services, svcErr := selecting.Services(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.TL.ProbeURL = cfg.ProbeURL
 	f.rec.Emit = func(e Event) { cfg.Printer.event(f.rec.TL, e) }
@@ -155,27 +154,6 @@ func (f *follower) note(msg string) {
 
 // say prints msg as it happens only (what is being followed, waiting).
 func (f *follower) say(msg string) { f.cfg.Printer.note(f.rec.TL, msg) }
-
-// SelectingServices returns the names of the Services in the pod's namespace
-// whose selector matches its labels (Services without a selector have
-// hand-made endpoints and are skipped).
-func SelectingServices(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) ([]string, error) {
-	list, err := c.CoreV1().Services(pod.Namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, svc := range list.Items {
-		if len(svc.Spec.Selector) == 0 {
-			continue
-		}
-		if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
-			names = append(names, svc.Name)
-		}
-	}
-	sort.Strings(names)
-	return names, nil
-}
 
 // streams builds the three watches, each filtered server-side: the pod by
 // metadata.name, the EndpointSlices by kubernetes.io/service-name, the

@@ -70,8 +70,8 @@ func KindsText(ks []LabelCount) string {
 	return strings.Join(parts, ", ")
 }
 
-// RequestLineOf summarizes one bucket.
-func RequestLineOf(b probe.Bucket) RequestLine {
+// requestLineOf summarizes one bucket.
+func requestLineOf(b probe.Bucket) RequestLine {
 	l := RequestLine{From: b.From, Kinds: failureKinds(b.Results)}
 	l.Failed = b.Failed()
 	l.OK = len(b.Results) - l.Failed
@@ -86,14 +86,16 @@ type RequestLog struct {
 	state string // the failure mix of the last line
 }
 
-func (rl *RequestLog) Shows(l RequestLine) bool {
+// Line summarizes one bucket and reports whether it gets a line.
+func (rl *RequestLog) Line(b probe.Bucket) (RequestLine, bool) {
+	l := requestLineOf(b)
 	state := KindsText(l.Kinds)
 	if l.Failed == 0 && rl.lines > 0 && state == rl.state {
-		return false
+		return l, false
 	}
 	rl.lines++
 	rl.state = state
-	return true
+	return l, true
 }
 
 // requests records a bucket of probe results and prints its line when the
@@ -101,8 +103,9 @@ func (rl *RequestLog) Shows(l RequestLine) bool {
 func (f *follower) requests(b probe.Bucket) {
 	tl := f.rec.TL
 	tl.Requests = append(tl.Requests, b.Results...)
-	l := RequestLineOf(b)
-	if p := f.cfg.Printer.Requests; p != nil && f.reqLog.Shows(l) {
-		p(tl, l)
+	if p := f.cfg.Printer.Requests; p != nil {
+		if l, shown := f.reqLog.Line(b); shown {
+			p(tl, l)
+		}
 	}
 }

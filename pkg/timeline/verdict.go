@@ -141,7 +141,9 @@ const DefaultPropagation = 5 * time.Second
 
 func ptr(v int64) *int64 { return &v }
 
-// sortedEvents returns the events in receive order.
+// sortedEvents returns tl's events in the order they were received (stable
+// for events received at the same instant), the order the verdict reads
+// them in (and the renderers, internal/timeline/render's inOrder).
 func sortedEvents(tl *Timeline) []Event {
 	evs := append([]Event(nil), tl.Events...)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Recv.Before(evs[j].Recv) })
@@ -221,8 +223,3 @@ func orDash(s string) string {
 	}
 	return s
 }
-
-// SortedEvents returns tl's events in the order they were received (stable
-// for events received at the same instant), the order every renderer and
-// the verdict read them in.
-func SortedEvents(tl *Timeline) []Event { return sortedEvents(tl) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/amount"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
@@ -67,8 +68,8 @@ func capacityTable(w io.Writer, c *preflight.CapacityReport, width int) {
 	fmt.Fprintln(w, "Capacity outside the pool (requests of the pods to replace; first-fit packing, pod anti-affinity and topology spread not counted):")
 	rows := [][]string{}
 	for _, rc := range c.Resources {
-		rows = append(rows, []string{escape(rc.Name), escape(preflight.FormatAmount(rc.Name, rc.Needed)),
-			escape(preflight.FormatAmount(rc.Name, rc.FreeOutside)), nodes})
+		rows = append(rows, []string{escape(rc.Name), escape(amount.Format(rc.Name, rc.Needed)),
+			escape(amount.Format(rc.Name, rc.FreeOutside)), nodes})
 	}
 	drawTable(w, []string{"RESOURCE", "NEEDED", free, "NODES OUTSIDE"}, rows, width)
 	if len(c.Unplaced) == 0 {

@@ -3,10 +3,20 @@ package render
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
+
+// inOrder returns tl's events in the order they were received (stable for
+// events received at the same instant), the order the verdict reads them
+// in.
+func inOrder(tl *timeline.Timeline) []timeline.Event {
+	evs := append([]timeline.Event(nil), tl.Events...)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Recv.Before(evs[j].Recv) })
+	return evs
+}
 
 // chartWidth is the number of columns of the time axis.
 const chartWidth = 64
@@ -74,7 +84,7 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 		r   rune
 	}
 	var exits []exitMark
-	for _, e := range timeline.SortedEvents(tl) {
+	for _, e := range inOrder(tl) {
 		ms, _ := tl.Ms(e.Recv)
 		switch e.Kind {
 		case timeline.KindEndpointRemoved:

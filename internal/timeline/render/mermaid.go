@@ -35,7 +35,7 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 		fmt.Fprintf(&b, "    endpoint ready :active, 0, %dms\n", max(*v.EndpointOutMs, 1))
 		fmt.Fprintf(&b, "    %s %+d ms :milestone, %d, 0ms\n", trafficEndLabel(v), *v.EndpointOutMs, *v.EndpointOutMs)
 	}
-	for _, e := range timeline.SortedEvents(tl) {
+	for _, e := range inOrder(tl) {
 		ms, ok := tl.Ms(e.Recv)
 		if !ok || ms < 0 {
 			continue

@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/amount"
 )
 
 // CapacityReport says whether the pods the pool evicts fit on the nodes
@@ -112,7 +114,7 @@ func capacity(in PoolInput, pods []poolPod) *CapacityReport {
 		}
 	}
 	for _, name := range resourceOrder(needed) {
-		c.Resources = append(c.Resources, ResourceCapacity{Name: string(name), Unit: unitOf(name),
+		c.Resources = append(c.Resources, ResourceCapacity{Name: string(name), Unit: amount.UnitOf(name),
 			Needed: needed[name], FreeOutside: free[name]})
 	}
 	c.Unplaced = pack(toPlace, outside)
@@ -299,7 +301,7 @@ func shortOf(req amounts, matching []*nodeRoom) string {
 		}
 		if req[name] > most {
 			short = append(short, fmt.Sprintf("%s: requests %s, at most %s free on a matching node",
-				name, FormatAmount(string(name), req[name]), FormatAmount(string(name), most)))
+				name, amount.Format(string(name), req[name]), amount.Format(string(name), most)))
 		}
 	}
 	if len(short) == 0 {

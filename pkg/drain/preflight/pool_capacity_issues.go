@@ -3,6 +3,8 @@ package preflight
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/amount"
 )
 
 // capacityIssues adds the capacity blocker and warnings of r.Capacity.
@@ -49,7 +51,7 @@ func joinAmounts(rs []ResourceCapacity, free bool) string {
 		if free {
 			v = rc.FreeOutside
 		}
-		parts[i] = FormatAmount(rc.Name, v)
+		parts[i] = amount.Format(rc.Name, v)
 	}
 	return strings.Join(parts, " / ")
 }

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/amount"
 )
 
 // sized gives n an allocatable of cpu, memory and pods.
@@ -79,7 +81,7 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 	if c.NodesOutside != 1 || c.NodesOutsideUnmatched != 1 || len(c.Unplaced) != 3 {
 		t.Fatalf("capacity = %+v, want 1 node outside (and the tainted one unmatched), 3 pods unplaced", c)
 	}
-	want := []ResourceCapacity{{"cpu", unitMillicores, 8000, 2000}, {"memory", unitBytes, 16 << 30, 4 << 30}, {"pods", unitCount, 4, 109}}
+	want := []ResourceCapacity{{"cpu", amount.Millicores, 8000, 2000}, {"memory", amount.Bytes, 16 << 30, 4 << 30}, {"pods", amount.Count, 4, 109}}
 	for i, w := range want {
 		if i >= len(c.Resources) || c.Resources[i] != w {
 			t.Errorf("resources = %+v, want %+v", c.Resources, want)
@@ -176,19 +178,6 @@ func TestPoolCapacityBarePodAndUnknownUsage(t *testing.T) {
 	w := has(r.Warnings, warningPoolCapacityUnknown)
 	if r.Capacity.UsageKnown || w == nil || !strings.Contains(w.Message, "the server is on fire") {
 		t.Errorf("usage known %v, warnings %+v: want unknown with the reason", r.Capacity.UsageKnown, r.Warnings)
-	}
-}
-
-func TestFormatAmount(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		v    int64
-		want string
-	}{{"cpu", 12000, "12 CPU"}, {"cpu", 1500, "1.5 CPU"}, {"memory", 24 << 30, "24 GiB"}, {"memory", 3 << 29, "1.5 GiB"},
-		{"memory", 512 << 20, "512 MiB"}, {"pods", 40, "40 pods"}, {"nvidia.com/gpu", 2, "2 nvidia.com/gpu"}} {
-		if got := FormatAmount(c.name, c.v); got != c.want {
-			t.Errorf("FormatAmount(%s, %d) = %q, want %q", c.name, c.v, got, c.want)
-		}
 	}
 }
 

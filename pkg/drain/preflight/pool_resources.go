@@ -1,24 +1,11 @@
 package preflight
 
 import (
-	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
-)
-
-// Units of ResourceCapacity amounts.
-const (
-	// unitMillicores: cpu, 1000 = one CPU.
-	unitMillicores = "millicores"
-	// unitBytes: memory, ephemeral-storage, hugepages-*.
-	unitBytes = "bytes"
-	// unitCount: pods and extended resources (nvidia.com/gpu, ...).
-	unitCount = "count"
 )
 
 // amounts are quantities per resource in the Unit of each.
@@ -55,34 +42,6 @@ func resourceOrder(a amounts) []corev1.ResourceName {
 	}
 	sort.Slice(rest, func(i, j int) bool { return rest[i] < rest[j] })
 	return append(out, rest...)
-}
-
-// unitOf returns the unit (unit* constants) of a resource's amounts.
-func unitOf(name corev1.ResourceName) string {
-	switch {
-	case name == corev1.ResourceCPU:
-		return unitMillicores
-	case name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage ||
-		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix):
-		return unitBytes
-	}
-	return unitCount
-}
-
-// FormatAmount writes v, an amount of resource name in its Unit, for a
-// person: "1.5 CPU", "24 GiB", "40 pods", "2 nvidia.com/gpu".
-func FormatAmount(name string, v int64) string {
-	switch unitOf(corev1.ResourceName(name)) {
-	case unitMillicores:
-		return strconv.FormatFloat(float64(v)/1000, 'f', -1, 64) + " CPU"
-	case unitBytes:
-		const mi, gi = 1 << 20, 1 << 30
-		if v >= gi {
-			return strconv.FormatFloat(math.Round(float64(v)*10/gi)/10, 'f', -1, 64) + " GiB"
-		}
-		return strconv.FormatFloat(math.Round(float64(v)/mi), 'f', -1, 64) + " MiB"
-	}
-	return strconv.FormatInt(v, 10) + " " + name
 }
 
 // amountOf returns q in the Unit of resource name (cpu in millicores,
