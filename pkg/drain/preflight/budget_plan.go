@@ -130,7 +130,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duratio
 		return out, 0
 	}
 	waves, perWave := budgetWaves(h, st)
-	out.Waves = waves
+	out.Waves, out.PerWave = waves, perWave
 	out.Plan = "in waves of " + strconv.Itoa(int(perWave))
 	if perWave == 1 {
 		out.Plan = "one after another"

@@ -78,11 +78,17 @@ type budgetEntry struct {
 	DesiredHealthy             int32  `json:"desiredHealthy"`
 	ExpectedPods               int32  `json:"expectedPods"`
 	UnhealthyPodEvictionPolicy string `json:"unhealthyPodEvictionPolicy"`
-	// Plan says how its pods go: "all at once", "one after another",
-	// "in waves of N", or "blocked".
+	// Plan says how its pods go, in words for people: "all at once", "one
+	// after another", "in waves of N" (N is PerWave), "blocked" or
+	// "bypassed (--disable-eviction)".
 	Plan string `json:"plan"`
 	// Waves is how many rounds of evictions the PDB forces (1 = no wait).
 	Waves int `json:"waves"`
+	// PerWave is how many of its Ready pods go per round when they go in
+	// rounds (Waves > 1): disruptionsAllowed, or when that is 0 the pace
+	// its spec allows once healthy again (1: one after another); 0 for the
+	// other plans.
+	PerWave int32 `json:"perWave"`
 }
 
 // Report is the preflight of one node.
