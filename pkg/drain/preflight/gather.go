@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,8 +69,8 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		if err != nil {
 			return in, err
 		}
-		in.NamespacePods = append(in.NamespacePods, ns.pods...)
-		in.PDBs = append(in.PDBs, ns.pdbs...)
+		in.NamespacePods = shareOrAppend(in.NamespacePods, ns.pods)
+		in.PDBs = shareOrAppend(in.PDBs, ns.pdbs)
 		budgeted[p.Namespace] = len(ns.pdbs) > 0
 		maps.Copy(in.RSOwners, ns.owners)
 	}
@@ -80,6 +81,19 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags)
 	in.Now = time.Now()
 	return in, nil
+}
+
+// shareOrAppend returns src itself when dst is empty, else dst and src in
+// one new list. A namespace's lists are then shared by every node's Input
+// that reads one namespace, not copied into each: a pool of 50 nodes
+// holding 2,000 pods of one namespace held 100,000 Pod structs (121 MB)
+// before the drain began. src is clipped, so that a later append copies
+// instead of writing into it; the lists are read, never written.
+func shareOrAppend[T any](dst, src []T) []T {
+	if len(dst) == 0 {
+		return slices.Clip(src)
+	}
+	return append(dst, src...)
 }
 
 // namespace returns the pods, PDBs and ReplicaSet owners of namespace,
