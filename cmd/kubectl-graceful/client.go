@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 
@@ -43,6 +44,14 @@ func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kuber
 	if limits.wrap != nil {
 		cfg.Wrap(limits.wrap)
 	}
+	// Protobuf for every request of the clientset, as kubectl asks: the
+	// typed clients' own methods prefer it already, but the ListWatches
+	// built on their RESTClient() (the watches of watch and drain --watch)
+	// would otherwise read JSON, several times the bytes and the
+	// allocations to decode. The clientset holds built-in types only,
+	// which all have a protobuf encoding; JSON stays accepted.
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	return kubernetes.NewForConfig(cfg)
 }
 

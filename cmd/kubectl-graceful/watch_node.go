@@ -82,11 +82,8 @@ matches the selector, the pods cannot be watched).`,
 // Complete takes the node names and builds the client.
 func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Nodes = args
-	cfg, err := o.configFlags.ToRESTConfig()
-	if err != nil {
-		return err
-	}
-	o.client, err = kubernetes.NewForConfig(cfg)
+	var err error
+	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
 

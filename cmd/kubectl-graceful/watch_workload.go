@@ -136,7 +136,7 @@ func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	o.apiServer = cfg.Host
-	o.client, err = kubernetes.NewForConfig(cfg)
+	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
 
