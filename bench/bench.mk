@@ -10,11 +10,14 @@ BENCH_SCALE ?= default
 # -only: audit, fleet, manifests, drain, pool, drainwatch, watch, rollout,
 # realnode), e.g. `make bench BENCH_ONLY=drainwatch`.
 BENCH_ONLY ?=
+# BENCH_ARGS, when set, are more flags of the bench command, e.g.
+# `make bench BENCH_ARGS=-watch-pool-exit-after=1s` (go run ./bench/cmd/bench -h).
+BENCH_ARGS ?=
 
 .PHONY: bench bench-fixture
 
 bench: build cluster-up
-	$(GO) run ./bench/cmd/bench -scale $(BENCH_SCALE) -binary $(CURDIR)/$(BIN) $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
+	$(GO) run ./bench/cmd/bench -scale $(BENCH_SCALE) -binary $(CURDIR)/$(BIN) $(if $(BENCH_ONLY),-only $(BENCH_ONLY)) $(BENCH_ARGS)
 
 # Only the manifest files of the fixture, for offline runs (no cluster).
 bench-fixture:

@@ -77,26 +77,6 @@ func watchLineMs(line string) (int64, bool) {
 	return n, err == nil
 }
 
-// distinctWatches counts the distinct watch requests (URLs with
-// watch=true) client-go logged at -v 6 ("Response verb=... url=..."): the
-// command's own API watches, each re-watch from a new resourceVersion
-// counted again. Distinct, because the plugin's log writes each of
-// client-go's lines twice.
-func distinctWatches(stderr string) int {
-	seen := map[string]bool{}
-	for _, line := range strings.Split(stderr, "\n") {
-		_, rest, ok := strings.Cut(line, ` url="`)
-		if !ok {
-			continue
-		}
-		url, _, _ := strings.Cut(rest, `"`)
-		if strings.Contains(url, "watch=true") {
-			seen[url] = true
-		}
-	}
-	return len(seen)
-}
-
 // text returns the complete lines received, each ending in a newline.
 func (l *lineClock) text() []byte {
 	l.mu.Lock()

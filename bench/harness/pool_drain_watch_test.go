@@ -13,11 +13,7 @@ import (
 // the fastest line; drain lines, "start" lines and gap lines are not
 // deliveries.
 func TestTextLatencies(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	l := &lineClock{}
-	at := func(ms int, text string) {
-		l.lines = append(l.lines, timedLine{at: t0.Add(time.Duration(ms) * time.Millisecond), text: []byte(text)})
-	}
+	l, at := testClock()
 	at(1, "     start  12:00:00  n1  ns/Deployment/a  a-1  pod  Running")
 	at(2, "node n1 cordoned")
 	at(2, "    before  --:--:--  n1  ns/Deployment/a  a-1  control-plane  pod object deleted (seen by re-list)")
@@ -40,21 +36,6 @@ func TestTextLatencies(t *testing.T) {
 	}
 	if (&lineClock{}).textLatencies() != nil {
 		t.Error("no lines: want no delays")
-	}
-}
-
-// Watches are counted once per distinct watch URL, whatever the log
-// repeats; lists and gets are not watches.
-func TestDistinctWatches(t *testing.T) {
-	log := `klog I: Response verb="GET" url="https://h/api/v1/pods?fieldSelector=spec.nodeName%3Dn1" status="200 OK" milliseconds="13"
-klog I: Response verb="GET" url="https://h/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&resourceVersion=5&watch=true" status="200 OK" milliseconds="0"
-klog I: Response verb="GET" url="https://h/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&resourceVersion=5&watch=true" status="200 OK" milliseconds="0"
-klog I: Response verb="GET" url="https://h/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&resourceVersion=9&watch=true" status="200 OK" milliseconds="0"
-klog I: Response verb="GET" url="https://h/apis/discovery.k8s.io/v1/endpointslices?resourceVersion=5&watch=true" status="200 OK" milliseconds="0"
-node n1 drained
-`
-	if got := distinctWatches(log); got != 3 {
-		t.Errorf("distinctWatches = %d, want 3 (a re-watch from a new resourceVersion counts again)", got)
 	}
 }
 
@@ -96,11 +77,7 @@ func TestDrainWatchSkippedAtTiny(t *testing.T) {
 // drain --watch starts every live line with its clock ("[+3.108s]"): the
 // watch lines behind it are still measured, and still counted "before".
 func TestTextLatenciesWithDrainClock(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	l := &lineClock{}
-	at := func(ms int, text string) {
-		l.lines = append(l.lines, timedLine{at: t0.Add(time.Duration(ms) * time.Millisecond), text: []byte(text)})
-	}
+	l, at := testClock()
 	at(2, "[+0.002s] n1: evicting 1 pod(s)")
 	at(3, "[+0.003s]     before  --:--:--  n1  ns/Deployment/a  a-1  control-plane  pod object deleted (seen by re-list)")
 	at(5, "[+0.005s]      +0 ms  12:00:00  n1  ns/Deployment/a  a-1  control-plane  deletionTimestamp set")
@@ -111,5 +88,36 @@ func TestTextLatenciesWithDrainClock(t *testing.T) {
 	}
 	if n := l.beforeClock(); n != 1 {
 		t.Errorf("%d lines before the clock, want 1", n)
+	}
+}
+
+// The wall time splits at the first line and at the pool summary; the
+// watch's tail (settle, summary) is what follows the pool summary.
+func TestDrainPhases(t *testing.T) {
+	l, at := testClock()
+	at(0, "[+0.036s]      start  --:--:--  -  -  Service ns/d-00  capacity  ready endpoints 2 of 2")
+	at(3900, "[+3.946s] Pool summary: 2 node(s), 2 drained, 0 partly drained, 0 untouched, 0 gone, in 3.8s")
+	at(5400, "Drain verdict for n1, n2: SAFE")
+	got := l.phases(5600 * time.Millisecond)
+	t0 := l.lines[0].at
+	want := drainPhases{start: 200 * time.Millisecond, drain: 3900 * time.Millisecond, after: 1500 * time.Millisecond, ok: true}
+	if got != want {
+		t.Errorf("phases = %+v, want %+v", got, want)
+	}
+	if got.String() != "to its first line 0.20 s, drain 3.90 s, after the pool summary 1.50 s" {
+		t.Errorf("cell %q", got.String())
+	}
+	if p := (&lineClock{lines: []timedLine{{at: t0, text: []byte("node/n1 cordoned")}}}).phases(time.Second); p.ok {
+		t.Errorf("kubectl's output has no pool summary: %+v", p)
+	}
+}
+
+// testClock returns an empty lineClock and a func that adds a line to it
+// arriving ms milliseconds after 2026-12-01 12:00 UTC.
+func testClock() (*lineClock, func(ms int, text string)) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	l := &lineClock{}
+	return l, func(ms int, text string) {
+		l.lines = append(l.lines, timedLine{at: t0.Add(time.Duration(ms) * time.Millisecond), text: []byte(text)})
 	}
 }

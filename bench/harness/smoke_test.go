@@ -69,7 +69,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"drain node, 6 pods under 2 PDBs: wall time", "drain node: ours vs ideal",
 		"drain pool, 2 nodes, 8 pods under 4 PDBs: wall time", "drain pool: evictions per pod", "drain pool: ours vs ideal",
 		"drain pool: time the pool rows took",
-		"drain --watch, pool of", "drain --watch: peak RSS", "drain --watch: API watches opened", "drain --watch: wall time vs",
+		"drain --watch, pool of", "drain --watch: peak RSS", "drain --watch: API watch targets", "drain --watch: wall time vs",
 		"drain pool, watch fixture: API requests per evicted pod, ours --watch", "drain pool, watch fixture: API requests per evicted pod, ours vs",
 		"drain pool, watch fixture: evictions per pod", "drain pool, watch fixture: wall time, ours vs ideal",
 		"drain pool, watch fixture: wall time, ours vs kubectl", "drain pool, watch fixture: time these rows took",

@@ -36,10 +36,14 @@ func run() error {
 	out := flag.String("out", "_output/bench", "folder for manifests and results.md")
 	keep := flag.Bool("keep", false, "leave the fixture in the cluster afterwards")
 	only := flag.String("only", "", "comma-separated benchmarks to run: audit, fleet, manifests, drain, pool, drainwatch, watch, rollout, realnode (default all)")
+	exitAfter := flag.Duration("watch-pool-exit-after", 0, "how long after its deletion each pod of the drain --watch pools exits (0: "+harness.WatchPoolExitAfter.String()+"; 1s: the runs recorded before 2026-12-01 19:00 UTC)")
 	flag.Parse()
 	scale, err := harness.ScaleByName(*scaleName)
 	if err != nil {
 		return err
+	}
+	if *exitAfter > 0 {
+		scale.WatchPool.ExitAfter = *exitAfter
 	}
 	root, err := os.Getwd()
 	if err != nil {
