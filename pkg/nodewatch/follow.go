@@ -111,7 +111,7 @@ func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
 // newFollower returns Follow's state for the nodes, every map made.
 func newFollower(cfg Config, nodes []string) *follower {
 	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}, budgets: map[*rollout.Rollout][]*budgetTrack{}}
-	f := &follower{cfg: cfg, w: w, owners: owners{client: cfg.Client, rs: map[string]rollout.Workload{}},
+	f := &follower{cfg: cfg, w: w, owners: newOwners(cfg.Client),
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
 		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},

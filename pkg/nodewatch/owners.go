@@ -31,11 +31,21 @@ func excepted(pod *corev1.Pod) bool {
 }
 
 // owners names the workload of each pod: its controller, and for a
-// ReplicaSet the Deployment that owns it (one GET a ReplicaSet, cached).
-// A pod without a controller is its own workload (kind Pod).
+// ReplicaSet the Deployment that owns it. The ReplicaSets are read with
+// one List per namespace, at the first pod of that namespace, so that a
+// drain of 200 Deployments costs one request, not 200; a ReplicaSet the
+// List did not hold (created after it) or a List refused (RBAC may grant
+// get without list) falls back to one GET, cached. A pod without a
+// controller is its own workload (kind Pod).
 type owners struct {
 	client kubernetes.Interface
 	rs     map[string]rollout.Workload
+	// listed holds the namespaces whose ReplicaSets were listed (or tried).
+	listed map[string]bool
+}
+
+func newOwners(client kubernetes.Interface) owners {
+	return owners{client: client, rs: map[string]rollout.Workload{}, listed: map[string]bool{}}
 }
 
 func (o *owners) of(ctx context.Context, pod *corev1.Pod) rollout.Workload {
@@ -48,15 +58,30 @@ func (o *owners) of(ctx context.Context, pod *corev1.Pod) rollout.Workload {
 		return w
 	}
 	key := pod.Namespace + "/" + c.Name
+	if !o.listed[pod.Namespace] {
+		o.listed[pod.Namespace] = true
+		if l, err := o.client.AppsV1().ReplicaSets(pod.Namespace).List(ctx, metav1.ListOptions{}); err == nil {
+			for i := range l.Items {
+				o.rs[pod.Namespace+"/"+l.Items[i].Name] = ownerOf(&l.Items[i])
+			}
+		}
+	}
 	if got, ok := o.rs[key]; ok {
 		return got
 	}
 	// A ReplicaSet that cannot be read (RBAC, gone) stays the workload.
 	if rs, err := o.client.AppsV1().ReplicaSets(pod.Namespace).Get(ctx, c.Name, metav1.GetOptions{}); err == nil {
-		if d := metav1.GetControllerOf(rs); d != nil && d.Kind == rollout.KindDeployment {
-			w = rollout.Workload{Kind: d.Kind, Namespace: pod.Namespace, Name: d.Name}
-		}
+		w = ownerOf(rs)
 	}
 	o.rs[key] = w
 	return w
+}
+
+// ownerOf is the workload a ReplicaSet's pods belong to: its Deployment,
+// else the ReplicaSet itself.
+func ownerOf(rs *appsv1.ReplicaSet) rollout.Workload {
+	if d := metav1.GetControllerOf(rs); d != nil && d.Kind == rollout.KindDeployment {
+		return rollout.Workload{Kind: d.Kind, Namespace: rs.Namespace, Name: d.Name}
+	}
+	return rollout.Workload{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}
 }
