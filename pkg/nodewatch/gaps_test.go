@@ -65,3 +65,37 @@ func TestNodeListLeavesOtherNodesPods(t *testing.T) {
 		}
 	}
 }
+
+// finished resumes its scan where it stopped and still answers as a full
+// scan would: false while a pod is left, true once every pod is gone or on
+// a deleted node, false again for a pod that arrives after that.
+func TestFinishedAgreesWithWhatIsLeft(t *testing.T) {
+	f := newFollower(Config{}, []string{"n1", "n2"})
+	p1 := timelinetest.Pod(30, nil)
+	p1.Spec.NodeName = "n1"
+	p2 := timelinetest.Pod(30, nil)
+	p2.UID, p2.Name, p2.Spec.NodeName = "uid-web-2", "web-2", "n2"
+	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Listed: true, Initial: true})
+	f.podsListed(context.Background(), "n2", timeline.Notice{Stream: podStream("n2"), Recv: timelinetest.At(0), List: []runtime.Object{p2}, Listed: true, Initial: true})
+	check := func(when string) {
+		t.Helper()
+		if got, want := f.finished(), len(f.remaining()) == 0; got != want {
+			t.Errorf("%s: finished %v, but pods left %v", when, got, f.remaining())
+		}
+	}
+	check("both pods on their nodes")
+	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Listed: true})
+	check("the pod on n1 gone")
+	f.deleted["n2"] = true
+	check("n2 deleted")
+	if !f.finished() {
+		t.Errorf("finished false with nothing left: %v", f.remaining())
+	}
+	p3 := timelinetest.Pod(30, nil)
+	p3.UID, p3.Name, p3.Spec.NodeName = "uid-web-3", "web-3", "n1"
+	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(200), List: []runtime.Object{p3}, Listed: true})
+	check("a pod arrived on n1")
+	if f.finished() {
+		t.Error("finished with a new pod on n1")
+	}
+}
