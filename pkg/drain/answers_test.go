@@ -33,7 +33,7 @@ func webA() *corev1.Pod {
 func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 	c := evictionAnswers(nsTerminating())
 	tr := NewTracker([]corev1.Pod{*webA()}, nil)
-	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 3}, wake: make(chan struct{})}
+	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 3}, wake: map[string]chan struct{}{}}
 	base := libraryRetryDelay + 300*time.Millisecond
 	client := newObservedClient(c, tr, Backoff{Base: base, Cap: base}, budgets, map[string]string{"shop/web-a": "shop/web"}, nil)
 
@@ -126,7 +126,7 @@ func TestRefusalNamesAPodTheBudgetCountsAsDisrupted(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
 	tr := NewTracker([]corev1.Pod{*webA()}, nil)
 	since := metav1.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
-	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: make(chan struct{}),
+	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: map[string]chan struct{}{},
 		disrupted: map[string]map[string]metav1.Time{"shop/web": {"web-a": since}}}
 	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, budgets, map[string]string{"shop/web-a": "shop/web"}, nil)
 	_ = evict(context.Background(), client)

@@ -26,7 +26,7 @@ func budgetStatus(w *budgetWatch, allowed int32, disrupted ...string) {
 
 func newTestBudgetWatch() *budgetWatch {
 	return &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
-		seen: map[string]bool{}, wake: make(chan struct{})}
+		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
 }
 
 // reserveAsync reserves in a goroutine and returns a channel closed when
@@ -145,4 +145,30 @@ func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
 	<-causes
 	notice(timeline.Notice{Err: errors.New("the node watch ended")})
 	waitGranted(t, done, "still held back after the budgets' watch ended")
+}
+
+// A budget's change wakes the evictions held on it, not those held on
+// other budgets (a pool drain holds most of its evictions at once);
+// forgetting the statuses wakes them all.
+func TestBudgetChangeWakesOnlyItsWaiters(t *testing.T) {
+	w := newTestBudgetWatch()
+	_, web := w.state("shop/web")
+	_, api := w.state("shop/api")
+	w.set(&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"}})
+	select {
+	case <-web:
+		t.Error("a change of shop/api woke an eviction held on shop/web")
+	default:
+	}
+	select {
+	case <-api:
+	default:
+		t.Error("a change of shop/api did not wake the eviction held on it")
+	}
+	w.forget()
+	select {
+	case <-web:
+	default:
+		t.Error("forgetting the statuses did not wake the eviction held on shop/web")
+	}
 }

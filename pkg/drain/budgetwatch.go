@@ -30,7 +30,12 @@ type budgetWatch struct {
 	// status.disruptedPods while watched: an admitted eviction the status
 	// showed, even if the controller dropped the entry since.
 	seen map[string]bool
-	wake chan struct{} // closed (and replaced) on every change
+	// wake holds, per budget, a channel closed (and dropped) at its next
+	// change. One channel per budget, not one for all: a pool drain holds
+	// back most of its evictions at once, and one shared channel woke every
+	// held eviction at every status change of any budget (O(pods x
+	// changes), the drain's largest CPU cost at 2,000 pods).
+	wake map[string]chan struct{}
 	// synced are the informers' HasSynced.
 	synced []cache.InformerSynced
 }
@@ -41,7 +46,7 @@ type budgetWatch struct {
 // and retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
-		seen: map[string]bool{}, wake: make(chan struct{})}
+		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
 	var listed atomic.Bool
 	if r.Events.SharedWatch != nil && r.Events.SharedWatch(ctx, "", func(n timeline.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
@@ -101,8 +106,10 @@ func (w *budgetWatch) set(obj any) {
 	for pod := range pdb.Status.DisruptedPods {
 		w.seen[pdbName(pdb)+"\x00"+pod] = true
 	}
-	close(w.wake)
-	w.wake = make(chan struct{})
+	if c, ok := w.wake[pdbName(pdb)]; ok {
+		close(c)
+		delete(w.wake, pdbName(pdb))
+	}
 }
 
 // forget drops the budgets' statuses (their watch ended); the
@@ -111,12 +118,14 @@ func (w *budgetWatch) forget() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.allowed, w.disrupted = map[string]int32{}, map[string]map[string]metav1.Time{}
-	close(w.wake)
-	w.wake = make(chan struct{})
+	for _, c := range w.wake {
+		close(c)
+	}
+	w.wake = map[string]chan struct{}{}
 }
 
 // state returns the PDB's disruptionsAllowed (-1 when unknown) and a channel
-// closed at the next change of any watched budget.
+// closed at its next change (or when the statuses are forgotten).
 func (w *budgetWatch) state(pdb string) (int32, <-chan struct{}) {
 	if w == nil || pdb == "" {
 		return -1, nil
@@ -127,7 +136,12 @@ func (w *budgetWatch) state(pdb string) (int32, <-chan struct{}) {
 	if !ok {
 		a = -1
 	}
-	return a, w.wake
+	c, ok := w.wake[pdb]
+	if !ok {
+		c = make(chan struct{})
+		w.wake[pdb] = c
+	}
+	return a, c
 }
 
 // disruptedSince returns when the budget pdb recorded pod as disrupted
