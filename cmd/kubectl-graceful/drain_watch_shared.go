@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -31,7 +31,7 @@ type sharedStream struct {
 	name        string
 	listed, gap bool
 	failed      bool
-	objs        map[string]runtime.Object // "namespace/name"
+	objs        cache.Store
 	subs        map[int]func(timeline.Notice)
 }
 
@@ -39,7 +39,7 @@ type sharedStream struct {
 func newSharedWatches(nodes []string) *sharedWatches {
 	s := &sharedWatches{streams: map[string]*sharedStream{}}
 	for _, n := range append(nodes, "") {
-		s.streams[n] = &sharedStream{objs: map[string]runtime.Object{}, subs: map[int]func(timeline.Notice){}}
+		s.streams[n] = &sharedStream{objs: cache.NewStore(cache.MetaNamespaceKeyFunc), subs: map[int]func(timeline.Notice){}}
 	}
 	return s
 }
@@ -69,24 +69,17 @@ func (st *sharedStream) take(n timeline.Notice) {
 	case n.GapClose:
 		st.gap = false
 	case n.Listed:
-		st.objs = map[string]runtime.Object{}
-		for _, o := range n.List {
-			st.objs[objKey(o)] = o
+		list := make([]any, len(n.List))
+		for i, o := range n.List {
+			list[i] = o
 		}
+		_ = st.objs.Replace(list, "")
 		st.listed = true
 	case n.Event != nil && (n.Event.Type == watch.Added || n.Event.Type == watch.Modified):
-		st.objs[objKey(n.Event.Object)] = n.Event.Object
+		_ = st.objs.Update(n.Event.Object)
 	case n.Event != nil && n.Event.Type == watch.Deleted:
-		delete(st.objs, objKey(n.Event.Object))
+		_ = st.objs.Delete(n.Event.Object)
 	}
-}
-
-func objKey(o runtime.Object) string {
-	m, err := meta.Accessor(o)
-	if err != nil {
-		return ""
-	}
-	return m.GetNamespace() + "/" + m.GetName()
 }
 
 // subscribe is drain.Events.SharedWatch: notice gets the stream of node
@@ -100,9 +93,9 @@ func (s *sharedWatches) subscribe(ctx context.Context, node string, notice func(
 		return false
 	}
 	if st.listed {
-		list := make([]runtime.Object, 0, len(st.objs))
-		for _, o := range st.objs {
-			list = append(list, o)
+		var list []runtime.Object
+		for _, o := range st.objs.List() {
+			list = append(list, o.(runtime.Object))
 		}
 		notice(timeline.Notice{Stream: st.name, Recv: time.Now(), List: list, Listed: true, Initial: true})
 		if st.gap {

@@ -50,12 +50,7 @@ func TestNodeGapOnThatNodesPodsOnly(t *testing.T) {
 // deleted, "seen by re-list", when the lists of a pool arrived in turn).
 func TestNodeListLeavesOtherNodesPods(t *testing.T) {
 	f := newFollower(Config{}, []string{"n1", "n2"})
-	p1 := timelinetest.Pod(30, nil)
-	p1.Spec.NodeName = "n1"
-	p2 := timelinetest.Pod(30, nil)
-	p2.UID, p2.Name, p2.Spec.NodeName = "uid-web-2", "web-2", "n2"
-	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Listed: true, Initial: true})
-	f.podsListed(context.Background(), "n2", timeline.Notice{Stream: podStream("n2"), Recv: timelinetest.At(10), List: []runtime.Object{p2}, Listed: true, Initial: true})
+	listOnTwoNodes(f, 10)
 	if got := f.remaining(); len(got) != 2 {
 		t.Errorf("pods still followed after both nodes' Lists: %v, want both", got)
 	}
@@ -71,12 +66,7 @@ func TestNodeListLeavesOtherNodesPods(t *testing.T) {
 // a deleted node, false again for a pod that arrives after that.
 func TestFinishedAgreesWithWhatIsLeft(t *testing.T) {
 	f := newFollower(Config{}, []string{"n1", "n2"})
-	p1 := timelinetest.Pod(30, nil)
-	p1.Spec.NodeName = "n1"
-	p2 := timelinetest.Pod(30, nil)
-	p2.UID, p2.Name, p2.Spec.NodeName = "uid-web-2", "web-2", "n2"
-	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Listed: true, Initial: true})
-	f.podsListed(context.Background(), "n2", timeline.Notice{Stream: podStream("n2"), Recv: timelinetest.At(0), List: []runtime.Object{p2}, Listed: true, Initial: true})
+	listOnTwoNodes(f, 0)
 	check := func(when string) {
 		t.Helper()
 		if got, want := f.finished(), len(f.remaining()) == 0; got != want {
@@ -98,4 +88,15 @@ func TestFinishedAgreesWithWhatIsLeft(t *testing.T) {
 	if f.finished() {
 		t.Error("finished with a new pod on n1")
 	}
+}
+
+// listOnTwoNodes gives f the first Lists of nodes n1 and n2, a pod on
+// each, n2's after ms milliseconds.
+func listOnTwoNodes(f *follower, ms int64) {
+	p1 := timelinetest.Pod(30, nil)
+	p1.Spec.NodeName = "n1"
+	p2 := timelinetest.Pod(30, nil)
+	p2.UID, p2.Name, p2.Spec.NodeName = "uid-web-2", "web-2", "n2"
+	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Listed: true, Initial: true})
+	f.podsListed(context.Background(), "n2", timeline.Notice{Stream: podStream("n2"), Recv: timelinetest.At(ms), List: []runtime.Object{p2}, Listed: true, Initial: true})
 }
