@@ -164,7 +164,7 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	evSel := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
 	out := []*Stream{
 		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
+			func(o *metav1.ListOptions) { o.FieldSelector = podSel }), DropManagedFields: true},
 		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
 	}
@@ -176,7 +176,7 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(services, ",") + ")"
 	}
 	return append(out, &Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
-		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
+		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel }), DropManagedFields: true})
 }
 
 // loop handles notices until the pod is gone and the settle time has

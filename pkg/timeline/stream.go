@@ -48,12 +48,19 @@ type Stream struct {
 	LW   *cache.ListWatch
 	// RetryDelay is the wait between failed re-lists (default 1 s).
 	RetryDelay time.Duration
+	// DropManagedFields clears metadata.managedFields of every object
+	// listed or watched before it is sent, as an informer's
+	// cache.TransformFunc would: a pod's managedFields are about a third
+	// of its size, carried by every copy and store downstream, and only
+	// the Events' are ever read (their write times, Recorder).
+	DropManagedFields bool
 }
 
 // Run reports to out until ctx ends or the stream fails for good.
 func (s *Stream) Run(ctx context.Context, out chan<- Notice) {
 	send := func(n Notice) bool {
 		n.Stream = s.Name
+		s.transform(n)
 		select {
 		case out <- n:
 			return true
@@ -94,6 +101,25 @@ func (s *Stream) Run(ctx context.Context, out chan<- Notice) {
 		if !relist {
 			return
 		}
+	}
+}
+
+// transform applies the stream's changes to the objects of n in place:
+// each was decoded for this stream alone.
+func (s *Stream) transform(n Notice) {
+	if !s.DropManagedFields {
+		return
+	}
+	drop := func(o runtime.Object) {
+		if m, err := meta.Accessor(o); err == nil {
+			m.SetManagedFields(nil)
+		}
+	}
+	for _, o := range n.List {
+		drop(o)
+	}
+	if n.Event != nil && n.Event.Object != nil {
+		drop(n.Event.Object)
 	}
 }
 

@@ -145,3 +145,37 @@ func TestStreamForbiddenList(t *testing.T) {
 func listWatch(l cache.ListWithContextFunc, w cache.WatchFuncWithContext) *cache.ListWatch {
 	return &cache.ListWatch{ListWithContextFunc: l, WatchFuncWithContext: w}
 }
+
+// DropManagedFields clears managedFields from both the List and the watch
+// events, and a stream without it leaves them (the Events' are read).
+func TestStreamDropManagedFields(t *testing.T) {
+	withFields := func(rv string) *corev1.Pod {
+		p := podRV(rv)
+		p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
+		return p
+	}
+	for _, drop := range []bool{true, false} {
+		lw := listWatch(
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.Pod{*withFields("1")}}, nil
+			},
+			func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				w := watch.NewFakeWithChanSize(1, false)
+				w.Modify(withFields("2"))
+				return w, nil
+			})
+		ctx, cancel := context.WithCancel(context.Background())
+		out := make(chan Notice, 4)
+		go (&Stream{Name: "pod", LW: lw, DropManagedFields: drop}).Run(ctx, out)
+		list, ev := next(t, out), next(t, out)
+		cancel()
+		got := []int{len(list.List[0].(*corev1.Pod).ManagedFields), len(ev.Event.Object.(*corev1.Pod).ManagedFields)}
+		want := 1
+		if drop {
+			want = 0
+		}
+		if got[0] != want || got[1] != want {
+			t.Errorf("DropManagedFields %v: managedFields entries (list, watch) %v, want %d each", drop, got, want)
+		}
+	}
+}
