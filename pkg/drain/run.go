@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -292,11 +293,19 @@ func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 // including one whose name a new pod holds now (by UID), and as
 // terminating those found deleted since.
 func (d *nodeRun) refreshGone(ctx context.Context, tracker *Tracker) {
+	settled := time.Now().Add(lostSettle)
 	for _, p := range tracker.Snapshot() {
 		if p.State == StateGone {
 			continue
 		}
 		pod, err := d.client(ctx).CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		if p.lost && p.State == StateStopped && err == nil && pod.DeletionTimestamp == nil && tracker.sameAsListed(pod) {
+			pod, err = d.rereadLost(ctx, pod, settled)
+			if err == nil && pod.DeletionTimestamp == nil && tracker.sameAsListed(pod) {
+				tracker.set(p.Namespace, p.Name, StateStopped, fmt.Sprintf(
+					"its eviction request was cut short by the stop; read again for %s after, the pod was not deleted", lostSettle))
+			}
+		}
 		switch {
 		case apierrors.IsNotFound(err) || err == nil && !tracker.sameAsListed(pod):
 			tracker.set(p.Namespace, p.Name, StateGone, "")
@@ -308,6 +317,31 @@ func (d *nodeRun) refreshGone(ctx context.Context, tracker *Tracker) {
 			tracker.alreadyTerminating(pod)
 		}
 	}
+}
+
+// lostSettle is how long refreshGone reads again a pod whose eviction the
+// stop cut short while the pod shows as not deleted: the API server may
+// still be admitting the request when the first read arrives (the
+// eviction's delete and our GET race), and "not evicted" must be what the
+// cluster said after that, not before.
+const lostSettle = 2 * time.Second
+
+// rereadLost reads pod again every 200 ms until it is deleted or gone, a
+// read fails, or until; it returns the last read.
+func (d *nodeRun) rereadLost(ctx context.Context, pod *corev1.Pod, until time.Time) (*corev1.Pod, error) {
+	for time.Now().Before(until) {
+		select {
+		case <-ctx.Done():
+			return pod, nil
+		case <-time.After(200 * time.Millisecond):
+		}
+		got, err := d.client(ctx).CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if err != nil || got.DeletionTimestamp != nil || got.UID != pod.UID {
+			return got, err
+		}
+		pod = got
+	}
+	return pod, nil
 }
 
 // failed records an API failure before anything was changed.
