@@ -49,7 +49,7 @@ func (d *nodeRun) followPods(ctx context.Context, node string) *nodePods {
 	if d.Events.SharedWatch != nil && d.Events.SharedWatch(ctx, node, c.notice) {
 		return c
 	}
-	runStream(ctx, &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node), DropManagedFields: true}, c.notice)
+	runStream(ctx, &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}, c.notice)
 	return c
 }
 

@@ -327,12 +327,13 @@ func (d *nodeRun) refreshGone(ctx context.Context, tracker *Tracker) {
 const lostSettle = 2 * time.Second
 
 // rereadLost reads pod again every 200 ms until it is deleted or gone, a
-// read fails, or until; it returns the last read.
+// read fails, or until; it returns the last read, or ctx's error when ctx
+// ended first (the pod is then not known to be not evicted).
 func (d *nodeRun) rereadLost(ctx context.Context, pod *corev1.Pod, until time.Time) (*corev1.Pod, error) {
 	for time.Now().Before(until) {
 		select {
 		case <-ctx.Done():
-			return pod, nil
+			return pod, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 		got, err := d.client(ctx).CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})

@@ -41,7 +41,7 @@ type budgetTrack struct {
 // budgetStream is the one watch of the cluster's PodDisruptionBudgets.
 func (f *follower) budgetStream() *timeline.Stream {
 	return &timeline.Stream{Name: streamBudgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
-		"poddisruptionbudgets", "", func(*metav1.ListOptions) {}), DropManagedFields: true}
+		"poddisruptionbudgets", "", func(*metav1.ListOptions) {})}
 }
 
 // budgetsListed records a List of the budgets (the first, or a re-list

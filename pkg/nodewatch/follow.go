@@ -183,17 +183,17 @@ func (f *follower) streams() []*timeline.Stream {
 	for _, n := range f.w.Nodes {
 		sel := fields.OneTermEqualSelector("spec.nodeName", n).String()
 		out = append(out, &timeline.Stream{Name: podStream(n), LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = sel }), DropManagedFields: true})
+			func(o *metav1.ListOptions) { o.FieldSelector = sel })})
 	}
 	nodeSel := f.cfg.Selector
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
 	return append(out,
 		&timeline.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
-			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel }), DropManagedFields: true},
+			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel })},
 		&timeline.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
-			func(*metav1.ListOptions) {}), DropManagedFields: true},
+			func(*metav1.ListOptions) {})},
 		&timeline.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 		f.budgetStream(),
 	)
 }

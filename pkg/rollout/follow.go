@@ -183,11 +183,11 @@ func (f *workloadFollower) streams() []*timeline.Stream {
 	nameSel := fields.OneTermEqualSelector("metadata.name", w.Name).String()
 	out := []*timeline.Stream{
 		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
-			func(o *metav1.ListOptions) { o.LabelSelector = podSel }), DropManagedFields: true},
+			func(o *metav1.ListOptions) { o.LabelSelector = podSel })},
 		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 		{Name: "workload", LW: cache.NewFilteredListWatchFromClient(c.AppsV1().RESTClient(), workloadResource[w.Kind], ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = nameSel }), DropManagedFields: true},
+			func(o *metav1.ListOptions) { o.FieldSelector = nameSel })},
 	}
 	if len(f.r.Services) == 0 && !f.r.ServicesUnseen {
 		return out
@@ -197,7 +197,7 @@ func (f *workloadFollower) streams() []*timeline.Stream {
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(f.r.Services, ",") + ")"
 	}
 	return append(out, &timeline.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
-		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel }), DropManagedFields: true})
+		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 
 // loop handles notices until the rollout is complete (plus the settle

@@ -164,9 +164,9 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	evSel := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
 	out := []*Stream{
 		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = podSel }), DropManagedFields: true},
+			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
 		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel })},
+			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 	}
 	if len(services) == 0 && !allSlices {
 		return out
@@ -176,7 +176,7 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(services, ",") + ")"
 	}
 	return append(out, &Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
-		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel }), DropManagedFields: true})
+		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 
 // loop handles notices until the pod is gone and the settle time has

@@ -48,12 +48,13 @@ type Stream struct {
 	LW   *cache.ListWatch
 	// RetryDelay is the wait between failed re-lists (default 1 s).
 	RetryDelay time.Duration
-	// DropManagedFields clears metadata.managedFields of every object
-	// listed or watched before it is sent, as an informer's
-	// cache.TransformFunc would: a pod's managedFields are about a third
-	// of its size, carried by every copy and store downstream, and only
-	// the Events' are ever read (their write times, Recorder).
-	DropManagedFields bool
+	// KeepManagedFields keeps metadata.managedFields of what the stream
+	// sends. Without it they are cleared from every object listed or
+	// watched before it is sent, as an informer's cache.TransformFunc
+	// would: a pod's managedFields are about a third of its size, carried
+	// by every copy and store downstream, and only the Events' are ever
+	// read (their write times, Recorder).
+	KeepManagedFields bool
 }
 
 // Run reports to out until ctx ends or the stream fails for good.
@@ -107,7 +108,7 @@ func (s *Stream) Run(ctx context.Context, out chan<- Notice) {
 // transform applies the stream's changes to the objects of n in place:
 // each was decoded for this stream alone.
 func (s *Stream) transform(n Notice) {
-	if !s.DropManagedFields {
+	if s.KeepManagedFields {
 		return
 	}
 	drop := func(o runtime.Object) {

@@ -146,9 +146,9 @@ func listWatch(l cache.ListWithContextFunc, w cache.WatchFuncWithContext) *cache
 	return &cache.ListWatch{ListWithContextFunc: l, WatchFuncWithContext: w}
 }
 
-// DropManagedFields clears managedFields from both the List and the watch
-// events, and a stream without it leaves them (the Events' are read).
-func TestStreamDropManagedFields(t *testing.T) {
+// A stream clears managedFields from both the List and the watch events,
+// and one with KeepManagedFields leaves them (the Events' are read).
+func TestStreamDropsManagedFields(t *testing.T) {
 	withFields := func(rv string) *corev1.Pod {
 		p := podRV(rv)
 		p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
@@ -166,7 +166,7 @@ func TestStreamDropManagedFields(t *testing.T) {
 			})
 		ctx, cancel := context.WithCancel(context.Background())
 		out := make(chan Notice, 4)
-		go (&Stream{Name: "pod", LW: lw, DropManagedFields: drop}).Run(ctx, out)
+		go (&Stream{Name: "pod", LW: lw, KeepManagedFields: !drop}).Run(ctx, out)
 		list, ev := next(t, out), next(t, out)
 		cancel()
 		got := []int{len(list.List[0].(*corev1.Pod).ManagedFields), len(ev.Event.Object.(*corev1.Pod).ManagedFields)}
@@ -175,7 +175,7 @@ func TestStreamDropManagedFields(t *testing.T) {
 			want = 0
 		}
 		if got[0] != want || got[1] != want {
-			t.Errorf("DropManagedFields %v: managedFields entries (list, watch) %v, want %d each", drop, got, want)
+			t.Errorf("KeepManagedFields %v: managedFields entries (list, watch) %v, want %d each", !drop, got, want)
 		}
 	}
 }
