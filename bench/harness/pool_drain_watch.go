@@ -35,7 +35,7 @@ type watchPoolResult struct {
 
 // drainWatch measures `kubectl graceful drain node -l POOL --watch` and
 // the same drain without --watch against `kubectl drain -l POOL` on
-// Scale.WatchPool (issue 23): the watch's delivery-to-line delay, peak
+// Scale.WatchPool: the watch's delivery-to-line delay, peak
 // RSS and API watches (the same at a tenth of the pods), its cost in wall
 // time; the API requests per evicted pod of each; evictions per pod; and
 // the drain's wall time against the ideal of the budgets' waves and

@@ -69,7 +69,7 @@ var pool120 = fixture.PoolSpec{Nodes: 6, Spares: 3, Pods: 120, PDBs: 20, ExitAft
 var pool36 = fixture.PoolSpec{Nodes: 3, Spares: 2, Pods: 36, PDBs: 6, ExitAfter: time.Second}
 
 // watchPool2000 is the `drain --watch` pool of the default and large
-// scales (issue 23): 50 nodes holding 2,000 pods of 200 Deployments of 10
+// scales: 50 nodes holding 2,000 pods of 200 Deployments of 10
 // replicas, at most one per node (the hard spread), each behind a Service
 // and under a PDB of maxUnavailable 1, so that each Deployment's pods go
 // in ten waves, a replacement Ready before the next; 25 spares take the

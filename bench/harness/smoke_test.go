@@ -27,7 +27,7 @@ func (l testLog) Write(p []byte) (int, error) {
 // target. It does not judge the figures: the machine is shared, so it does
 // not wait for the machine to settle either: beside the e2e suites the
 // machine is never half idle, and each settle wait would take its 90 s
-// bound (on a loaded machine the test timed out waiting, issue 24).
+// bound (on a loaded machine the test timed out waiting).
 func TestBenchSmokeTinyScale(t *testing.T) {
 	env := e2e.Cluster(t)
 	root, err := e2e.RepoRoot()

@@ -16,7 +16,7 @@
 // (watch, drain) calls Restore once it knows it is one: its garbage would
 // otherwise accumulate up to the limit and stay resident.
 //
-// It pays (issue 24, bench/RESULTS.md 2026-12-01; the bar is 10 % of the
+// It pays (bench/RESULTS.md 2026-12-01; the bar is 10 % of the
 // audit's CPU or wall time): `audit -f` over 2,400 manifest documents took
 // 0.56-0.63 s of CPU (user+sys, medians of two batches of 10 runs) against
 // 0.78-0.84 s under the runtime's defaults, 25-28 % less, for 122 MB of

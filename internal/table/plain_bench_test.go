@@ -6,7 +6,7 @@ import (
 )
 
 // benchFindings are the rows of a 1,000-pod cluster's audit (about 650
-// findings; issue 17's benchmark), grouped by object as the report groups
+// findings; the audit benchmark's live scale), grouped by object as the report groups
 // them, with the severities coloured as on a terminal.
 func benchFindings() ([]string, [][]string) {
 	header := []string{"OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}

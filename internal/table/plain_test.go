@@ -6,7 +6,7 @@ import "testing"
 // colours (zero columns wide), East Asian wide characters (two), escaped
 // control bytes, empty cells, cells wrapped onto several lines, a row
 // shorter than the header. These were the outputs of tablewriter and of
-// the hand-written renderer that drew Plain before issue 24, byte for byte.
+// the hand-written renderer that drew Plain before it, byte for byte.
 func TestPlainLayout(t *testing.T) {
 	header := []string{"OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
 	cases := map[string]struct {

@@ -113,7 +113,7 @@ func waterFill(widths, floors, cols []int, over int, limits map[int]int) int {
 
 // render draws the table with tablewriter; every line is trimmed of
 // trailing blanks. Plain was drawn by a hand-written copy of this layout
-// until issue 24's benchmark (bench/RESULTS.md, 2026-12-01): the copy saved
+// until the benchmark of bench/RESULTS.md (2026-12-01): the copy saved
 // 4-8 % of the CPU of a 3,250-finding `audit -f` (medians of two batches
 // of 10 runs), under the 10 % a special case must pay. text/tabwriter, kubectl's, is not used: it counts
 // runes, not display columns, so a coloured SEVERITY column or an East

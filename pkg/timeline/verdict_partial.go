@@ -12,8 +12,8 @@ import (
 // the latest SIGTERM could have come (the grace deadline when either is
 // unknown). Inside a gap, changes are seen late or only as their net
 // result, so the order of the two tracks there cannot be told: a verdict
-// that saw no risk must not say SAFE (issue 25: a watch whose stream
-// stalled gives no SAFE verdict on a timeline it knows to be partial).
+// that saw no risk must not say SAFE (a watch whose stream stalled gives no SAFE
+// verdict on a timeline it knows to be partial).
 func partialStreams(tl *Timeline, v *Verdict) []string {
 	if tl.T0.IsZero() {
 		return nil
