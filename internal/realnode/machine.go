@@ -170,15 +170,34 @@ func ownMount(m string, l layout) bool {
 	return false
 }
 
-// ownLink reports whether an interface is the node's: its two bridges, or
-// a pod's veth (the bridge plugin names them veth...).
-func ownLink(n string) bool {
-	return n == PodBridge || n == ServiceSink || strings.HasPrefix(n, "veth")
+// ownLink reports whether an interface is the nodes': the two bridges, a
+// further node's veth (the rest of it goes with its network namespace),
+// or a pod's veth (the bridge plugin names them veth...).
+func ownLink(name string) bool {
+	if name == PodBridge || name == ServiceSink || strings.HasPrefix(name, "veth") {
+		return true
+	}
+	for _, n := range nodes()[1:] {
+		if name == n.hostVeth() {
+			return true
+		}
+	}
+	return false
 }
 
-// ownCgroup reports whether a top-level cgroup is the kubelet's (cgroupfs
-// driver: kubepods).
-func ownCgroup(n string) bool { return strings.HasPrefix(n, "kubepods") }
+// ownCgroup reports whether a top-level cgroup is a kubelet's: real-node-0's
+// kubepods (cgroupfs driver), or a further node's cgroupRoot.
+func ownCgroup(name string) bool {
+	if strings.HasPrefix(name, "kubepods") {
+		return true
+	}
+	for _, n := range nodes()[1:] {
+		if name == n.cgroupParent() {
+			return true
+		}
+	}
+	return false
+}
 
 // restore undoes everything the node changed since s was taken, in the
 // order that lets each step succeed: processes, mounts, network
