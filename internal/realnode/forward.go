@@ -40,14 +40,12 @@ func (st *starter) forwardAPI(n node, adminKubeconfig []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the cluster's kubeconfig names no API server")
 	}
 	if _, running := st.s.Pids[forwarderKey]; !running {
-		bin, err := goBuild(st.o.RepoRoot, n.l.root, "./internal/realnode/apiforward")
-		if err != nil {
+		// goBuild leaves the binary in the node's folder, named after
+		// the package.
+		if _, err := goBuild(st.o.RepoRoot, n.l.root, "./internal/realnode/apiforward"); err != nil {
 			return nil, err
 		}
-		p := filepath.Join(n.l.root, "apiforward")
-		if err := os.WriteFile(p, bin, 0o755); err != nil {
-			return nil, err
-		}
+		p := filepath.Join(n.l.root, forwarderKey)
 		if err := st.daemon(n.l, forwarderKey, forwarderKey, p, listen, target); err != nil {
 			return nil, err
 		}
