@@ -32,13 +32,17 @@ var naiveOpts = realnode.PodOpts{SigtermAction: "exit"}
 // flight: kube-proxy drops the endpoint first.
 var hardenedOpts = realnode.PodOpts{SigtermAction: "drain:1s", PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 5}}}
 
-// createRealApp creates the Deployment, its Service and its budget.
-func createRealApp(t *testing.T, env *e2e.Env, ns, name string, replicas int32, o realnode.PodOpts) realApp {
+// createRealApp creates the Deployment, its Service and its budget; adjust
+// changes the pod spec first.
+func createRealApp(t *testing.T, env *e2e.Env, ns, name string, replicas int32, o realnode.PodOpts, adjust ...func(*corev1.PodSpec)) realApp {
 	t.Helper()
 	ctx := context.Background()
 	labels := map[string]string{"app": name}
 	spec := realnode.PodSpec(o)
 	realnode.Spread(&spec, labels)
+	for _, f := range adjust {
+		f(&spec)
+	}
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: appsv1.DeploymentSpec{
 		Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec},
@@ -173,9 +177,9 @@ func TestRealDrainNaiveAndHardened(t *testing.T) {
 	defer e2e.GuardUntouched(t)()
 	defer uncordonNow(t, env)
 	ns := env.Namespace(t)
-	naive := createRealApp(t, env, ns, "naive", 3, naiveOpts)
-	hardened := createRealApp(t, env, ns, "hardened", 3, hardenedOpts)
-	waitSpread(t, env, ns, 6, naive, hardened)
+	naive := createRealApp(t, env, ns, "naive", 4, naiveOpts)
+	hardened := createRealApp(t, env, ns, "hardened", 4, hardenedOpts)
+	waitSpread(t, env, ns, 8, naive, hardened)
 
 	stop := make(chan struct{})
 	counts := loops(t, stop, naive, hardened)

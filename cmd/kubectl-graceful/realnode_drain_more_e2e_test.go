@@ -25,9 +25,9 @@ func TestRealKubectlDrainUnderWatchNode(t *testing.T) {
 	defer e2e.GuardUntouched(t)()
 	defer uncordonNow(t, env)
 	ns := env.Namespace(t)
-	naive := createRealApp(t, env, ns, "naive", 3, naiveOpts)
-	hardened := createRealApp(t, env, ns, "hardened", 3, hardenedOpts)
-	waitSpread(t, env, ns, 6, naive, hardened)
+	naive := createRealApp(t, env, ns, "naive", 4, naiveOpts)
+	hardened := createRealApp(t, env, ns, "hardened", 4, hardenedOpts)
+	waitSpread(t, env, ns, 8, naive, hardened)
 
 	w := env.StartKubectl(t, 4*time.Minute, "graceful", "watch", "node", realnode.NodeName, "-o", "json", "--settle", "2s", "--timeout", "3m")
 	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
@@ -89,10 +89,11 @@ func TestRealDrainWaitsForReplacement(t *testing.T) {
 	defer e2e.GuardUntouched(t)()
 	defer uncordonNow(t, env)
 	ns := env.Namespace(t)
-	// Four pods spread two and two: two on real-node-0 under
+	// Four pods spread two and two (maxSkew 1): two on real-node-0 under
 	// maxUnavailable 1.
-	app := createRealApp(t, env, ns, "slow", 4, hardenedOpts)
-	patchReadinessDelay(t, env, ns, "slow", 4)
+	app := createRealApp(t, env, ns, "slow", 4, hardenedOpts, func(s *corev1.PodSpec) {
+		s.Containers[0].ReadinessProbe.InitialDelaySeconds = 4
+	})
 	waitSpread(t, env, ns, 4, app)
 	start := time.Now()
 	res := e2e.RunKubectlFor(t, 4*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
@@ -118,24 +119,6 @@ func TestRealDrainWaitsForReplacement(t *testing.T) {
 		if p.DeletionTimestamp == nil && p.Spec.NodeName != realnode.SecondNodeName {
 			t.Errorf("pod %s is on %q after the drain, want %s", p.Name, p.Spec.NodeName, realnode.SecondNodeName)
 		}
-	}
-}
-
-// patchReadinessDelay makes a Deployment's pods turn Ready delay seconds
-// after their container starts, and waits for the rollout to replace them.
-func patchReadinessDelay(t *testing.T, env *e2e.Env, ns, name string, delay int32) {
-	t.Helper()
-	ctx := context.Background()
-	d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Template.Spec.Containers[0].ReadinessProbe.InitialDelaySeconds = delay
-	if _, err := env.Client.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if r := env.Kubectl(t, "-n", ns, "rollout", "status", "deployment/"+name, "--timeout", "2m"); r.ExitCode != 0 {
-		t.Fatalf("rollout of %s: %s%s", name, r.Stdout, r.Stderr)
 	}
 }
 
