@@ -177,9 +177,9 @@ func TestRealDrainNaiveAndHardened(t *testing.T) {
 	defer e2e.GuardUntouched(t)()
 	defer uncordonNow(t, env)
 	ns := env.Namespace(t)
-	naive := createRealApp(t, env, ns, "naive", 4, naiveOpts)
-	hardened := createRealApp(t, env, ns, "hardened", 4, hardenedOpts)
-	waitSpread(t, env, ns, 8, naive, hardened)
+	naive := createRealApp(t, env, ns, "naive", 3, naiveOpts)
+	hardened := createRealApp(t, env, ns, "hardened", 3, hardenedOpts)
+	waitSpread(t, env, ns, 6, naive, hardened)
 
 	stop := make(chan struct{})
 	counts := loops(t, stop, naive, hardened)

@@ -25,9 +25,9 @@ func TestRealKubectlDrainUnderWatchNode(t *testing.T) {
 	defer e2e.GuardUntouched(t)()
 	defer uncordonNow(t, env)
 	ns := env.Namespace(t)
-	naive := createRealApp(t, env, ns, "naive", 4, naiveOpts)
-	hardened := createRealApp(t, env, ns, "hardened", 4, hardenedOpts)
-	waitSpread(t, env, ns, 8, naive, hardened)
+	naive := createRealApp(t, env, ns, "naive", 3, naiveOpts)
+	hardened := createRealApp(t, env, ns, "hardened", 3, hardenedOpts)
+	waitSpread(t, env, ns, 6, naive, hardened)
 
 	w := env.StartKubectl(t, 4*time.Minute, "graceful", "watch", "node", realnode.NodeName, "-o", "json", "--settle", "2s", "--timeout", "3m")
 	w.WaitOutput(t, time.Minute, `"type":"capacity"`)
