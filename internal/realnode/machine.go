@@ -38,9 +38,11 @@ type machineState struct {
 	// /run/containerd) to whether it existed.
 	Paths map[string]bool
 	// Cgroups maps each cgroup v1 hierarchy to the entries it had at its
-	// top (the kubelet adds kubepods).
+	// top (real-node-0's kubelet adds kubepods, Up kubectl-graceful-node1).
 	Cgroups map[string][]string
-	// Pids of the processes Up started, by name.
+	// Pids of the processes Up started, by name: real-node-0's parts by
+	// their own names, the other nodes' prefixed with the node's name
+	// (node.pidKey), and the API forwarder.
 	Pids map[string]int
 }
 
