@@ -12,10 +12,11 @@ build:
 	$(GO) build -o $(BIN) ./cmd/kubectl-graceful
 
 # Idempotent: reuses a running cluster. The last line it prints is
-# `export KUBECONFIG=<path>`. Beside the kwok nodes it starts the real node
-# real-node-0 (docs/real-node.md) where the machine can run one (Linux,
-# root, the packages of `make real-node-deps`); elsewhere it says why and
-# keeps the kwok nodes, except under CI=true, where that is a failure.
+# `export KUBECONFIG=<path>`. Beside the kwok nodes it starts the real nodes
+# real-node-0 and real-node-1 (docs/real-node.md) where the machine can run
+# them (Linux, root, the packages of `make real-node-deps`); elsewhere it
+# says why and keeps the kwok nodes, except under CI=true, where that is a
+# failure.
 cluster-up:
 	@$(GO) run ./hack/cluster up
 
@@ -32,7 +33,9 @@ real-node-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
-# Starts the local cluster, applies examples/ and shows what the plugin finds.
+# Starts the local cluster, applies examples/ and shows what the plugin finds,
+# with one real drain of real-node-0 where the real nodes run (demo.sh sets
+# them up itself as root with apt-get).
 demo: build cluster-up
 	@hack/demo.sh
 

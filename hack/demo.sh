@@ -17,14 +17,17 @@ step "kubectl graceful audit -n graceful-demo"
 # Exit status 2 means findings at error severity: expected for the broken examples.
 kubectl graceful audit -n graceful-demo || true
 
-# watch: on the real node (real-node-0: a real kubelet, containerd and
-# kube-proxy, docs/real-node.md) when the cluster has one, with requests
+# watch: on the real nodes (real-node-0 and real-node-1: real kubelets,
+# containerd and kube-proxy, docs/real-node.md) when the cluster has them, with requests
 # really sent to each Service's ClusterIP through kube-proxy's rules;
 # otherwise through the SIMULATED data plane, labelled as such.
 # Exit status 2 = a risk was seen, expected for naive; 0 = safe, expected for
 # hardened.
 real_node_ready() {
-  [ "$(kubectl get node real-node-0 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+  local n
+  for n in real-node-0 real-node-1; do
+    [ "$(kubectl get node "$n" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] || return 1
+  done
 }
 
 # watch_real APP: one pod of APP deleted under watch, probed at its ClusterIP.
@@ -60,6 +63,33 @@ rollouts_real() {
   cat "$out/naive"
   step "deployment/hardened on the real node (exit status $hardened_rc)"
   cat "$out/hardened"
+  rm -rf "$out"
+}
+
+# drain_real: real-node-0 drained under --watch while the demo's own loops
+# send requests to both Services' ClusterIPs (hack/cluster requests: every
+# 10 ms, bounded); their failed requests are printed after on the drain's
+# clock ([+S.sss s] since the drain started). The evicted pods' replacements
+# land on real-node-1. The node is made schedulable again right after.
+drain_real() {
+  local out rc=0 loop_naive loop_hardened
+  out=$(mktemp -d)
+  _output/cluster requests naive "$(kubectl -n graceful-real get svc naive -o jsonpath='{.spec.clusterIP}')" "$out/t0" >"$out/naive" 2>&1 &
+  loop_naive=$!
+  _output/cluster requests hardened "$(kubectl -n graceful-real get svc hardened -o jsonpath='{.spec.clusterIP}')" "$out/t0" >"$out/hardened" 2>&1 &
+  loop_hardened=$!
+  sleep 1
+  step "kubectl graceful drain node real-node-0 --ignore-daemonsets --watch   (the demo's own requests to both Services meanwhile)"
+  date +%s%3N >"$out/t0"
+  kubectl graceful drain node real-node-0 --ignore-daemonsets --watch --timeout 3m || rc=$?
+  echo "(exit status $rc)"
+  kubectl uncordon real-node-0 >/dev/null
+  sleep 2
+  kill -INT "$loop_naive" "$loop_hardened"
+  wait "$loop_naive" "$loop_hardened" || true
+  step "the demo's own requests during the drain, failures on the drain's clock"
+  cat "$out/naive" "$out/hardened"
+  kubectl -n graceful-real get pods -o wide
   rm -rf "$out"
 }
 
@@ -100,9 +130,21 @@ rollouts_simulated() {
   rm -rf "$out"
 }
 
+# The real nodes: where this machine can run them and they are not up,
+# `make real-node-deps` installs what they need (root and apt-get), then
+# `make cluster-up` starts them; elsewhere one line says what to run.
+if ! real_node_ready; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "Setting up the real nodes: make real-node-deps (Debian packages), then make cluster-up"
+    make --no-print-directory real-node-deps && go run ./hack/cluster up >/dev/null || true
+  else
+    echo "note: no real nodes here; as root on Debian or Ubuntu, run: make real-node-deps cluster-up (docs/real-node.md). Going on with the kwok nodes."
+  fi
+fi
+
 if real_node_ready; then
   go build -o _output/cluster ./hack/cluster
-  step "kubectl apply -f examples/real-node/   (real containers on real-node-0)"
+  step "kubectl apply -f examples/real-node/   (real containers on real-node-0 and real-node-1)"
   kubectl apply -f examples/real-node/00-namespace.yaml >/dev/null
   kubectl apply -f examples/real-node/
   kubectl -n graceful-real rollout status deploy --timeout=120s >/dev/null
@@ -110,6 +152,7 @@ if real_node_ready; then
   watch_real naive
   watch_real hardened
   rollouts_real
+  drain_real
 else
   echo "note: no real node in this cluster (make cluster-up says why): the watch runs against kwok's simulated kubelet and a SIMULATED data plane"
   go build -o _output/dataplane ./hack/dataplane

@@ -79,6 +79,7 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"watch deployment: delivery-to-line p99", "watch deployment: peak RSS", "watch deployment: API watches opened",
 		"real node: start", "real node: make cluster-up, warm", "real node: idle RSS", "real node: idle CPU",
 		"real node: EndpointSlice change to kube-proxy rule, median", "real node: EndpointSlice change to kube-proxy rule, p99",
+		"real-node-1: start", "real-node-1: idle RSS", "real-node-1: idle CPU",
 		"whole benchmark run",
 	}
 	if len(rep.Rows) != len(wantRows) {

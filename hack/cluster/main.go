@@ -3,6 +3,7 @@
 //	go run ./hack/cluster up     # idempotent; last line: export KUBECONFIG=...
 //	go run ./hack/cluster down   # stops every process it started
 //	go run ./hack/cluster route IP  # checks a request to IP stays on the machine, waits until it answers
+//	go run ./hack/cluster requests NAME IP T0FILE  # the demo's own request loop (requests.go)
 //
 // `make cluster-up` and `make cluster-down` call it.
 package main
@@ -32,8 +33,11 @@ func run(args []string) error {
 	if len(args) == 2 && args[0] == "route" {
 		return routeAndServed(args[1])
 	}
+	if len(args) == 4 && args[0] == "requests" {
+		return requestLoop(args[1], args[2], args[3])
+	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: cluster up|down|kubectl-dir|route IP (run from the repository root)")
+		return fmt.Errorf("usage: cluster up|down|kubectl-dir|route IP|requests NAME IP T0FILE (run from the repository root)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -55,7 +59,7 @@ func run(args []string) error {
 				all = append(all, opts.Sibling(e.Name()))
 			}
 		}
-		// The real node first: it belongs to this checkout's cluster.
+		// The real nodes first: they belong to this checkout's cluster.
 		if err := realnode.Down(ctx, opts.Name, os.Stderr); err != nil {
 			return err
 		}
@@ -74,7 +78,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	real := "no real node"
+	real := "no real nodes"
 	if err := upRealNode(ctx, opts, c); err != nil {
 		// CI must test the real kubelet: a machine that cannot run it
 		// fails there, and elsewhere says why and keeps the kwok nodes.
@@ -83,7 +87,7 @@ func run(args []string) error {
 		}
 		fmt.Fprintf(os.Stderr, "note: %v; the cluster has the kwok nodes only (docs/real-node.md)\n", err)
 	} else {
-		real = "real node " + realnode.NodeName
+		real = "real nodes " + realnode.NodeName + ", " + realnode.SecondNodeName
 	}
 	fmt.Printf("Cluster %s is up with %d Ready kwok nodes and %s.\n", c.Name, opts.Nodes, real)
 	fmt.Printf("export KUBECONFIG=%s\n", c.Kubeconfig)
@@ -114,7 +118,8 @@ func routeAndServed(ip string) error {
 }
 
 // upRealNode builds the kubelet and kube-proxy when missing and starts the
-// real node (internal/realnode), or keeps the healthy one of this cluster.
+// real nodes (internal/realnode), or keeps the healthy ones of this
+// cluster.
 func upRealNode(ctx context.Context, opts localcluster.ClusterOptions, c *localcluster.Cluster) error {
 	if err := realnode.Preflight(); err != nil {
 		return err

@@ -16,13 +16,37 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
-// RealNode returns the name of the cluster's real node (internal/realnode,
-// started by `make cluster-up`) once it is Ready. Without one the test is
-// skipped saying why, except under CI=true, where a missing real node
-// fails it: CI must test the real kubelet.
+// RealNode returns the name of the cluster's first real node
+// (internal/realnode, started by `make cluster-up`) once it is Ready, and
+// holds the real nodes' test lock shared until the test ends: a drain
+// test (RealNodes) cordons and empties the node, and waits for the tests
+// that use it. Without the node the test is skipped saying why, except
+// under CI=true, where a missing real node fails it: CI must test the real
+// kubelet.
 func (e *Env) RealNode(t testing.TB) string {
 	t.Helper()
-	n, err := e.Client.CoreV1().Nodes().Get(context.Background(), realnode.NodeName, metav1.GetOptions{})
+	e.requireReal(t, realnode.NodeName)
+	t.Cleanup(realNodesLock(t, syscall.LOCK_SH))
+	return realnode.NodeName
+}
+
+// RealNodes returns the names of both real nodes once they are Ready, and
+// holds the real nodes' test lock alone until the test ends: no other
+// real-node test runs while a drain test cordons a whole node. Without
+// them the test is skipped saying why, or fails under CI=true.
+func (e *Env) RealNodes(t testing.TB) []string {
+	t.Helper()
+	names := []string{realnode.NodeName, realnode.SecondNodeName}
+	for _, n := range names {
+		e.requireReal(t, n)
+	}
+	t.Cleanup(realNodesLock(t, syscall.LOCK_EX))
+	return names
+}
+
+func (e *Env) requireReal(t testing.TB, name string) {
+	t.Helper()
+	n, err := e.Client.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
 	ready := false
 	if err == nil {
 		for _, c := range n.Status.Conditions {
@@ -30,7 +54,7 @@ func (e *Env) RealNode(t testing.TB) string {
 		}
 	}
 	if !ready {
-		why := "node " + realnode.NodeName + " is not Ready"
+		why := "node " + name + " is not Ready"
 		if err != nil {
 			why = err.Error()
 		}
@@ -38,11 +62,10 @@ func (e *Env) RealNode(t testing.TB) string {
 			why = perr.Error()
 		}
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("real node: %s (CI runs every real-node test: make cluster-up starts it)", why)
+			t.Fatalf("real node: %s (CI runs every real-node test: make cluster-up starts the real nodes)", why)
 		}
-		t.Skipf("real node: %s (make cluster-up starts it on a Linux machine, as root)", why)
+		t.Skipf("real node: %s (make cluster-up starts the real nodes on a Linux machine, as root)", why)
 	}
-	return realnode.NodeName
 }
 
 // Requests is a test's own count of requests sent to a URL on the real
@@ -119,7 +142,18 @@ func GuardTest(t testing.TB) func() { return guardLock(t, syscall.LOCK_EX) }
 
 func guardLock(t testing.TB, how int) func() {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), "kubectl-graceful-guard-test.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	return fileLock(t, "kubectl-graceful-guard-test.lock", how)
+}
+
+func realNodesLock(t testing.TB, how int) func() {
+	t.Helper()
+	return fileLock(t, "kubectl-graceful-real-nodes-test.lock", how)
+}
+
+// fileLock takes a lock shared by every test process of the machine.
+func fileLock(t testing.TB, name string, how int) func() {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,27 +5,37 @@ import (
 	"path/filepath"
 )
 
-// NodeName is the real node's Node name; NodeLabel and NodeTaint mark it.
-// The taint keeps every pod that does not tolerate it (all the kwok tests'
-// pods, DaemonSets) off the node, so only pods made for it run real
-// containers.
+// NodeName is the first real node's Node name, SecondNodeName the
+// second's; NodeLabel and NodeTaint mark both. The taint keeps every pod
+// that does not tolerate it (all the kwok tests' pods, DaemonSets) off the
+// real nodes, so only pods made for them run real containers. The second
+// node also carries SpareTaint: only pods that tolerate it too (drain tests,
+// the demo's drain) land there, so every other real-node test keeps to
+// real-node-0, whose containerd, cgroups and processes it reads.
 const (
-	NodeName      = "real-node-0"
-	NodeLabelKey  = "kubectl-graceful.dev/node"
-	NodeLabelVal  = "real"
-	NodeTaintKey  = NodeLabelKey
-	NodeTaintVal  = NodeLabelVal
-	NodeTaintEff  = "NoSchedule"
-	nodeTaintFlag = NodeTaintKey + "=" + NodeTaintVal + ":" + NodeTaintEff
+	NodeName       = "real-node-0"
+	SecondNodeName = "real-node-1"
+	SpareTaintKey  = "kubectl-graceful.dev/spare"
+	SpareTaintVal  = "true"
+	NodeLabelKey   = "kubectl-graceful.dev/node"
+	NodeLabelVal   = "real"
+	NodeTaintKey   = NodeLabelKey
+	NodeTaintVal   = NodeLabelVal
+	NodeTaintEff   = "NoSchedule"
+	nodeTaintFlag  = NodeTaintKey + "=" + NodeTaintVal + ":" + NodeTaintEff
 )
 
-// The node's networks. Pods get addresses on the bridge PodBridge (its
-// gateway is the node's InternalIP); the cluster's Service range is routed
-// to ServiceSink, a bridge with no ports, so that a ClusterIP kube-proxy
-// has no rule for goes nowhere instead of to the default route. The guard
-// table drops anything to either range that would leave by another
-// interface (docs/real-node.md, "Network safety").
+// The nodes' networks. real-node-0's pods get addresses on the bridge
+// PodBridge (its gateway is the node's InternalIP); real-node-1 runs in its
+// own network namespace, joined to PodBridge by a veth, with its pods on a
+// bridge of its own there (node). PodRange holds every node's pod range.
+// The cluster's Service range is routed to ServiceSink, a bridge with no
+// ports, so that a ClusterIP kube-proxy has no rule for goes nowhere
+// instead of to the default route. The guard table drops anything to
+// either range that would leave by another interface (docs/real-node.md,
+// "Network safety").
 const (
+	PodRange     = "10.244.0.0/16"
 	PodCIDR      = "10.244.0.0/24"
 	PodGateway   = "10.244.0.1"
 	PodBridge    = "graceful0"
@@ -35,13 +45,17 @@ const (
 	clusterDNSIP = "10.96.0.10" // no server: keeps the kubelet's MissingClusterDNS event away
 )
 
-// Ports the kubelet and kube-proxy bind on the machine: fixed, so one real
-// node per machine at a time (the lock in Up).
+// Ports the kubelet and kube-proxy bind: real-node-0's on the machine,
+// fixed, so one set of real nodes per machine at a time (the lock in Up);
+// real-node-1's the same in its own network namespace. APIForwardPort is
+// where real-node-1 reaches the API server, which listens on loopback only:
+// a forwarder on PodGateway.
 const (
 	KubeletHealthzPort   = 10248
 	KubeletPort          = 10250
 	ProxyHealthzPort     = 10256
 	ProxyMetricsPort     = 10249
+	APIForwardPort       = 16443
 	machineRoot          = "/var/lib/kubectl-graceful-node"
 	machineRun           = "/run/kubectl-graceful-node"
 	defaultCNIPluginsDir = "/usr/lib/cni"
@@ -111,13 +125,14 @@ disabled_plugins = ["io.containerd.internal.v1.opt", "io.containerd.snapshotter.
 		l.containerdSock(), l.containerdSock()+".ttrpc", PauseImage, cniBin, l.cniConfDir())
 }
 
-// cniConfig is the pod network: Debian's bridge plugin on PodBridge (made
-// by Up beforehand, with its address), host-local addresses from PodCIDR
-// kept in the node's own folder, and no masquerading.
-func cniConfig(l layout) string {
+// cniConfig is the pod network: Debian's bridge plugin on the node's
+// bridge (made by Up beforehand, with its address), host-local addresses
+// from the node's pod range kept in the node's own folder, and no
+// masquerading. The network's name names libcni's cache files.
+func cniConfig(n node) string {
 	return fmt.Sprintf(`{
   "cniVersion": "1.0.0",
-  "name": "kubectl-graceful",
+  "name": %q,
   "plugins": [{
     "type": "bridge",
     "bridge": %q,
@@ -132,7 +147,7 @@ func cniConfig(l layout) string {
     }
   }]
 }
-`, PodBridge, PodCIDR, PodGateway, filepath.Join(l.root, "cni", "ipam"))
+`, n.cniNetwork(), n.bridge(), n.podCIDR(), n.gateway(), filepath.Join(n.l.root, "cni", "ipam"))
 }
 
 // kubeletConfig is the KubeletConfiguration: serving on the pod bridge's
@@ -142,13 +157,15 @@ func cniConfig(l layout) string {
 // reaches either), cgroupfs on the
 // machine's cgroup v1 (failCgroupV1: false), no image garbage collection
 // (the imported images cannot be pulled again), and a readiness of pods
-// reported without delay.
-func kubeletConfig(l layout) string {
+// reported without delay. real-node-1's kubelet keeps its pods' cgroups
+// under a root of their own and their logs in its folder, so that neither
+// kubelet sees the other's as orphans.
+func kubeletConfig(n node) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: %s
 port: %d
-healthzBindAddress: 127.0.0.1
+healthzBindAddress: %s
 healthzPort: %d
 readOnlyPort: 0
 authentication:
@@ -176,17 +193,16 @@ rotateCertificates: false
 serverTLSBootstrap: false
 registerNode: true
 registerWithTaints:
-- key: %q
-  value: %q
-  effect: %q
-staticPodPath: ""
-`, PodGateway, KubeletPort, KubeletHealthzPort, l.containerdSock(), clusterDNSIP, NodeTaintKey, NodeTaintVal, NodeTaintEff)
+%sstaticPodPath: ""
+%s`, n.gateway(), KubeletPort, n.healthAddr(), KubeletHealthzPort, n.l.containerdSock(), clusterDNSIP, n.taintsYAML(), n.kubeletExtra())
 }
 
 // proxyConfig is the KubeProxyConfiguration: nftables mode, bound to
 // loopback, NodePorts only on the pod bridge's address, and no conntrack
-// sysctls touched (zero leaves each as the machine has it).
-func proxyConfig(l layout) string {
+// sysctls touched (zero leaves each as the machine has it). Its health is
+// where Up checks it: real-node-1's on its gateway, which the machine
+// routes to.
+func proxyConfig(n node) string {
 	return fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: nftables
@@ -194,7 +210,7 @@ clientConnection:
   kubeconfig: %q
 hostnameOverride: %q
 bindAddress: 127.0.0.1
-healthzBindAddress: 127.0.0.1:%d
+healthzBindAddress: %s:%d
 metricsBindAddress: 127.0.0.1:%d
 clusterCIDR: %q
 detectLocalMode: ClusterCIDR
@@ -204,5 +220,5 @@ conntrack:
   min: 0
   tcpEstablishedTimeout: 0s
   tcpCloseWaitTimeout: 0s
-`, l.kubeconfig(), NodeName, ProxyHealthzPort, ProxyMetricsPort, PodCIDR, PodGateway+"/32")
+`, n.l.kubeconfig(), n.name, n.healthAddr(), ProxyHealthzPort, ProxyMetricsPort, n.podCIDR(), n.gateway()+"/32")
 }

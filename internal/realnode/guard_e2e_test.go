@@ -112,7 +112,7 @@ func TestUpRefusesAnotherClustersNode(t *testing.T) {
 	var log strings.Builder
 	err := realnode.Up(context.Background(), realnode.Options{Cluster: "graceful-another-checkout", Kubeconfig: env.Kubeconfig, Log: &log})
 	var held *realnode.HeldError
-	if !errors.As(err, &held) || held.Owner == "graceful-another-checkout" || !strings.Contains(err.Error(), "one real node per machine") {
+	if !errors.As(err, &held) || held.Owner == "graceful-another-checkout" || !strings.Contains(err.Error(), "one set of real nodes per machine") {
 		t.Fatalf("Up for another cluster: %v", err)
 	}
 	if log.Len() != 0 {

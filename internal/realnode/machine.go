@@ -38,9 +38,11 @@ type machineState struct {
 	// /run/containerd) to whether it existed.
 	Paths map[string]bool
 	// Cgroups maps each cgroup v1 hierarchy to the entries it had at its
-	// top (the kubelet adds kubepods).
+	// top (real-node-0's kubelet adds kubepods, Up kubectl-graceful-node1).
 	Cgroups map[string][]string
-	// Pids of the processes Up started, by name.
+	// Pids of the processes Up started, by name: real-node-0's parts by
+	// their own names, the other nodes' prefixed with the node's name
+	// (node.pidKey), and the API forwarder.
 	Pids map[string]int
 }
 
@@ -170,15 +172,34 @@ func ownMount(m string, l layout) bool {
 	return false
 }
 
-// ownLink reports whether an interface is the node's: its two bridges, or
-// a pod's veth (the bridge plugin names them veth...).
-func ownLink(n string) bool {
-	return n == PodBridge || n == ServiceSink || strings.HasPrefix(n, "veth")
+// ownLink reports whether an interface is the nodes': the two bridges, a
+// further node's veth (the rest of it goes with its network namespace),
+// or a pod's veth (the bridge plugin names them veth...).
+func ownLink(name string) bool {
+	if name == PodBridge || name == ServiceSink || strings.HasPrefix(name, "veth") {
+		return true
+	}
+	for _, n := range nodes()[1:] {
+		if name == n.hostVeth() {
+			return true
+		}
+	}
+	return false
 }
 
-// ownCgroup reports whether a top-level cgroup is the kubelet's (cgroupfs
-// driver: kubepods).
-func ownCgroup(n string) bool { return strings.HasPrefix(n, "kubepods") }
+// ownCgroup reports whether a top-level cgroup is a kubelet's: real-node-0's
+// kubepods (cgroupfs driver), or a further node's cgroupRoot.
+func ownCgroup(name string) bool {
+	if strings.HasPrefix(name, "kubepods") {
+		return true
+	}
+	for _, n := range nodes()[1:] {
+		if name == n.cgroupParent() {
+			return true
+		}
+	}
+	return false
+}
 
 // restore undoes everything the node changed since s was taken, in the
 // order that lets each step succeed: processes, mounts, network

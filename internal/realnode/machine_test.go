@@ -12,6 +12,7 @@ func TestRestoreTouchesOnlyTheNodesOwn(t *testing.T) {
 	}{
 		{"mount " + l.root + "/containerd/io.containerd.runtime.v2.task/k8s.io/x/rootfs", true},
 		{"mount /run/netns/cni-1234", true},
+		{"mount " + l.run + "/node1/netns", true},
 		{"mount /run/user/0", false},
 		{"mount /var/lib/docker/overlay2/x/merged", false},
 	} {
@@ -19,12 +20,12 @@ func TestRestoreTouchesOnlyTheNodesOwn(t *testing.T) {
 			t.Errorf("%s: own %v, want %v", c.what, got, c.own)
 		}
 	}
-	for n, own := range map[string]bool{PodBridge: true, ServiceSink: true, "veth1a2b3c": true, "docker0": false, "wg0": false, "eth1": false} {
+	for n, own := range map[string]bool{PodBridge: true, ServiceSink: true, "veth1a2b3c": true, "gnode1h": true, "docker0": false, "wg0": false, "eth1": false} {
 		if ownLink(n) != own {
 			t.Errorf("link %s: own %v, want %v", n, !own, own)
 		}
 	}
-	for n, own := range map[string]bool{"kubepods": true, "docker": false, "system.slice": false, "user.slice": false} {
+	for n, own := range map[string]bool{"kubepods": true, "kubectl-graceful-node1": true, "docker": false, "system.slice": false, "user.slice": false} {
 		if ownCgroup(n) != own {
 			t.Errorf("cgroup %s: own %v, want %v", n, !own, own)
 		}

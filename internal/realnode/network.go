@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -28,18 +30,19 @@ func guardRules() string {
 		iifname "%[4]s" oifname != "%[4]s" counter drop
 	}
 }
-`, GuardTable, PodCIDR, ServiceCIDR, PodBridge, ServiceSink)
+`, GuardTable, PodRange, ServiceCIDR, PodBridge, ServiceSink)
 }
 
 // setUpNetwork makes the pod bridge (with the gateway address the node's
 // InternalIP is), the Service sink and its route, and the guard table,
-// after checking that nothing on the machine routes either range already.
-func setUpNetwork() error {
-	for _, cidr := range []string{PodCIDR, ServiceCIDR} {
+// after checking that nothing on the machine routes either range already;
+// then each further node's network namespace (setUpNodeNetwork).
+func setUpNetwork(further []node) error {
+	for _, cidr := range []string{PodRange, ServiceCIDR} {
 		if dev, err := routedBy(cidr); err != nil {
 			return err
 		} else if dev != "" {
-			return fmt.Errorf("%s is already routed by interface %s on this machine: the real node would share it", cidr, dev)
+			return fmt.Errorf("%s is already routed by interface %s on this machine: the real nodes would share it", cidr, dev)
 		}
 	}
 	cmds := [][]string{
@@ -51,10 +54,58 @@ func setUpNetwork() error {
 		{"ip", "link", "set", ServiceSink, "up"},
 		{"ip", "route", "add", ServiceCIDR, "dev", ServiceSink},
 	}
+	if err := runAll(cmds, guardRules()); err != nil {
+		return err
+	}
+	for _, n := range further {
+		if err := setUpNodeNetwork(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setUpNodeNetwork makes a further node's network namespace, bound to a
+// file in the node's run folder (never `ip netns add`, which would make
+// /run/netns a mount point hiding the CRI's pod namespaces), and joins it
+// to PodBridge with a veth whose namespace end has no address: the node's
+// pod bridge holds its gateway, which answers ARP on the veth, and the
+// machine routes the node's pod range to that gateway over PodBridge.
+// Traffic between the nodes thus stays on PodBridge, which the guard lets
+// through. The namespace has no default route: only real-node-0's range
+// (the API forwarder, the other pods) is reachable from it.
+func setUpNodeNetwork(n node) error {
+	ns := n.netns()
+	if err := os.MkdirAll(filepath.Dir(ns), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(ns, nil, 0o644); err != nil {
+		return err
+	}
+	in := []string{"nsenter", "--net=" + ns}
+	cmds := [][]string{
+		{"unshare", "--net=" + ns, "true"},
+		{"ip", "link", "add", n.hostVeth(), "type", "veth", "peer", "name", n.nodeVeth(), "netns", ns},
+		{"ip", "link", "set", n.hostVeth(), "master", PodBridge},
+		{"ip", "link", "set", n.hostVeth(), "up"},
+		append(in, "ip", "link", "set", "lo", "up"),
+		append(in, "ip", "link", "add", n.bridge(), "type", "bridge"),
+		append(in, "ip", "addr", "add", n.gateway()+"/24", "dev", n.bridge()),
+		append(in, "ip", "link", "set", n.bridge(), "up"),
+		append(in, "ip", "link", "set", n.nodeVeth(), "up"),
+		append(in, "ip", "route", "add", PodCIDR, "dev", n.nodeVeth()),
+		append(in, "sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"),
+		{"ip", "route", "add", n.podCIDR(), "via", n.gateway(), "dev", PodBridge, "onlink"},
+	}
+	return runAll(cmds, "")
+}
+
+// runAll runs each command in turn, stdin for nft.
+func runAll(cmds [][]string, stdin string) error {
 	for _, c := range cmds {
 		cmd := exec.Command(c[0], c[1:]...)
 		if c[0] == "nft" {
-			cmd.Stdin = strings.NewReader(guardRules())
+			cmd.Stdin = strings.NewReader(stdin)
 		}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %w: %s", strings.Join(c, " "), err, strings.TrimSpace(string(out)))
@@ -94,23 +145,24 @@ func routedBy(cidr string) (string, error) {
 }
 
 // CheckRoute returns nil when a request to ip stays on this machine: ip is
-// in the pod range and routed to the pod bridge, or in the Service range
-// and routed to the Service sink (kube-proxy's DNAT then sends it to a
-// pod), and the guard table is in place. Tests and the demo call it before
-// their first request to the real node.
+// in the pod range of the real nodes and routed by the pod bridge (every
+// node's pods are reached through it), or in the Service range and routed
+// to the Service sink (kube-proxy's DNAT then sends it to a pod), and the
+// guard table is in place. Tests and the demo call it before their first
+// request to a real node.
 func CheckRoute(ip string) error {
 	addr := net.ParseIP(ip)
 	if addr == nil {
 		return fmt.Errorf("%q is not an IP address", ip)
 	}
 	want := ""
-	for cidr, dev := range map[string]string{PodCIDR: PodBridge, ServiceCIDR: ServiceSink} {
+	for cidr, dev := range map[string]string{PodRange: PodBridge, ServiceCIDR: ServiceSink} {
 		if _, n, _ := net.ParseCIDR(cidr); n.Contains(addr) {
 			want = dev
 		}
 	}
 	if want == "" {
-		return fmt.Errorf("%s is outside the real node's pod range %s and Service range %s: not sending to it", ip, PodCIDR, ServiceCIDR)
+		return fmt.Errorf("%s is outside the real nodes' pod range %s and Service range %s: not sending to it", ip, PodRange, ServiceCIDR)
 	}
 	out, err := exec.Command("ip", "-j", "route", "get", ip).Output()
 	if err != nil {

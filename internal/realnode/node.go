@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +35,10 @@ type Options struct {
 	Kubelet, KubeProxy string
 	// Log receives progress lines.
 	Log io.Writer
+	// Started, when set, is called as each node is Ready with kube-proxy
+	// healthy, with the time since its own start (its containerd; the
+	// network of every node is made before the first).
+	Started func(node string, took time.Duration)
 }
 
 // HeldError is returned by Up when another checkout's cluster runs the
@@ -41,12 +46,12 @@ type Options struct {
 type HeldError struct{ Owner string }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("the machine's real node belongs to cluster %s: one real node per machine (run `make cluster-down` in that checkout first)", e.Owner)
+	return fmt.Sprintf("the machine's real nodes belong to cluster %s: one set of real nodes per machine (run `make cluster-down` in that checkout first)", e.Owner)
 }
 
-// Up starts the real node and joins it to the cluster, or keeps the one
-// that runs when it belongs to this cluster and is healthy. A real node
-// left by a killed run is removed first. A failure part way undoes every
+// Up starts the real nodes (nodes) and joins them to the cluster, or keeps
+// those that run when they belong to this cluster and are healthy. Real
+// nodes left by a killed run are removed first. A failure part way undoes every
 // change before it returns, so the machine is never left half configured.
 // Errors: *UnavailableError when the machine cannot run a node (one line,
 // with the reason); *HeldError when another cluster has it.
@@ -73,10 +78,10 @@ func Up(ctx context.Context, o Options) error {
 			return &HeldError{Owner: owner}
 		}
 		if healthy(ctx, o.Kubeconfig) == nil {
-			fmt.Fprintf(o.Log, "Real node %s is up (reused).\n", NodeName)
+			fmt.Fprintf(o.Log, "Real nodes %s are up (reused).\n", nodeNames())
 			return nil
 		}
-		fmt.Fprintf(o.Log, "Restarting real node %s: %v\n", NodeName, healthy(ctx, o.Kubeconfig))
+		fmt.Fprintf(o.Log, "Restarting real nodes %s: %v\n", nodeNames(), healthy(ctx, o.Kubeconfig))
 		if err := restore(s, l); err != nil {
 			return fmt.Errorf("removing the unhealthy real node: %w", err)
 		}
@@ -87,7 +92,7 @@ func Up(ctx context.Context, o Options) error {
 	} else if s, err := readState(l); err != nil {
 		return err
 	} else if s != nil {
-		fmt.Fprintf(o.Log, "Removing a real node left by a killed run (cluster %s).\n", s.Owner)
+		fmt.Fprintf(o.Log, "Removing real nodes left by a killed run (cluster %s).\n", s.Owner)
 		if err := restore(s, l); err != nil {
 			return fmt.Errorf("removing the real node left by a killed run: %w", err)
 		}
@@ -109,69 +114,118 @@ func Up(ctx context.Context, o Options) error {
 		_ = os.Remove(l.statePath())
 		return err
 	}
-	fmt.Fprintf(o.Log, "Real node %s Ready with kube-proxy (nftables) in %s.\n", NodeName, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(o.Log, "Real nodes %s Ready with kube-proxy (nftables) in %s.\n", nodeNames(), time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 
-// startNode does the changes, recording each process in the state file.
+// startNode does the changes, recording each process in the state file:
+// the network of every node, then each node in turn.
 func startNode(ctx context.Context, o Options, l layout, lock *os.File, s *machineState) error {
-	for _, d := range []string{l.root, l.cniConfDir(), l.imagesDir(), l.kubeletRoot()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	if err := setUpNetwork(); err != nil {
+	all := nodes()
+	if err := setUpNetwork(all[1:]); err != nil {
 		return err
 	}
 	kc, err := os.ReadFile(o.Kubeconfig)
 	if err != nil {
 		return err
 	}
+	st := starter{ctx: ctx, o: o, lock: lock, s: s, state: l}
+	for _, n := range all {
+		if err := st.start(n, kc); err != nil {
+			return fmt.Errorf("%s: %w", n.name, err)
+		}
+	}
+	return nil
+}
+
+// starter starts one node's parts, recording their pids in the state file.
+type starter struct {
+	ctx    context.Context
+	o      Options
+	lock   *os.File
+	s      *machineState
+	state  layout // where the state file is
+	images []string
+}
+
+// start writes the node's files, starts its containerd, imports the images,
+// then starts its kubelet and kube-proxy, each once the one before is up.
+// Nodes after the first reach the API server through the forwarder and
+// reuse the first node's image archives.
+func (st *starter) start(n node, adminKubeconfig []byte) error {
+	begin, l := time.Now(), n.l
+	for _, d := range []string{l.root, l.cniConfDir(), l.imagesDir(), l.kubeletRoot()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	kc := adminKubeconfig
+	if n.index > 0 {
+		var err error
+		if kc, err = st.forwardAPI(n, adminKubeconfig); err != nil {
+			return err
+		}
+		if err := makeCgroupParent(n.cgroupParent()); err != nil {
+			return err
+		}
+	}
 	files := map[string]string{
 		l.kubeconfig(): string(kc), l.containerdConf(): containerdConfig(l, cniPluginsDir()),
-		filepath.Join(l.cniConfDir(), "10-kubectl-graceful.conflist"): cniConfig(l),
-		l.kubeletConf(): kubeletConfig(l), l.proxyConf(): proxyConfig(l),
+		filepath.Join(l.cniConfDir(), "10-kubectl-graceful.conflist"): cniConfig(n),
+		l.kubeletConf(): kubeletConfig(n), l.proxyConf(): proxyConfig(n),
 	}
 	for p, c := range files {
 		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
 			return err
 		}
 	}
-	started := func(name string, pid int, err error) error {
-		if pid > 0 {
-			s.Pids[name] = pid // recorded even if its pid file failed
-		}
-		if err != nil {
-			_ = writeState(l, s)
-			return err
-		}
-		return writeState(l, s)
-	}
-	pid, err := startDaemon(l, lock, "containerd", "containerd", "--config", l.containerdConf())
-	if err := started("containerd", pid, err); err != nil {
+	if err := st.nodeDaemon(n, "containerd", "containerd", "--config", l.containerdConf()); err != nil {
 		return err
 	}
-	if err := waitFor(ctx, 30*time.Second, "containerd", l, func() error { return ctrRun(l, "version") }); err != nil {
+	if err := waitFor(st.ctx, 30*time.Second, "containerd", l, func() error { return ctrRun(l, "version") }); err != nil {
 		return err
 	}
-	if err := importImages(o, l); err != nil {
+	if err := st.importImages(l); err != nil {
 		return err
 	}
-	pid, err = startDaemon(l, lock, "kubelet", o.Kubelet,
+	if err := st.nodeDaemon(n, "kubelet", st.o.Kubelet,
 		"--config="+l.kubeletConf(), "--kubeconfig="+l.kubeconfig(), "--root-dir="+l.kubeletRoot(),
-		"--hostname-override="+NodeName, "--node-ip="+PodGateway,
-		"--node-labels="+NodeLabelKey+"="+NodeLabelVal, "--v=1")
-	if err := started("kubelet", pid, err); err != nil {
+		"--hostname-override="+n.name, "--node-ip="+n.gateway(),
+		"--node-labels="+NodeLabelKey+"="+NodeLabelVal, "--v=1"); err != nil {
 		return err
 	}
-	if err := waitFor(ctx, 90*time.Second, "kubelet", l, func() error { return nodeReady(ctx, o.Kubeconfig) }); err != nil {
+	if err := waitFor(st.ctx, 90*time.Second, "kubelet", l, func() error { return nodeReady(st.ctx, st.o.Kubeconfig, n.name) }); err != nil {
 		return err
 	}
-	pid, err = startDaemon(l, lock, "kube-proxy", o.KubeProxy, "--config="+l.proxyConf(), "--v=1")
-	if err := started("kube-proxy", pid, err); err != nil {
+	if err := st.nodeDaemon(n, "kube-proxy", st.o.KubeProxy, "--config="+l.proxyConf(), "--v=1"); err != nil {
 		return err
 	}
-	return waitFor(ctx, 60*time.Second, "kube-proxy", l, func() error { return httpOK(ProxyHealthzPort) })
+	if err := waitFor(st.ctx, 60*time.Second, "kube-proxy", l, func() error { return httpOK(n.healthAddr(), ProxyHealthzPort) }); err != nil {
+		return err
+	}
+	if st.o.Started != nil {
+		st.o.Started(n.name, time.Since(begin))
+	}
+	return nil
+}
+
+// nodeDaemon starts one part of node n in the node's network namespace.
+func (st *starter) nodeDaemon(n node, part, bin string, args ...string) error {
+	cmd, cargs := n.command(bin, args...)
+	return st.daemon(n.l, n.pidKey(part), part, cmd, cargs...)
+}
+
+// daemon starts a process and records its pid under key, even when its
+// pid file could not be written.
+func (st *starter) daemon(l layout, key, part, bin string, args ...string) error {
+	pid, err := startDaemon(l, st.lock, part, bin, args...)
+	if pid > 0 {
+		st.s.Pids[key] = pid
+	}
+	if werr := writeState(st.state, st.s); err == nil {
+		err = werr
+	}
+	return err
 }
 
 // waitFor polls check until it passes, naming the part and the end of its
@@ -217,40 +271,50 @@ func splitLines(s string) []string {
 	return out
 }
 
-// importImages builds the project's images and imports them into
-// containerd's k8s.io namespace, where the CRI finds them.
-func importImages(o Options, l layout) error {
-	imgs, err := buildImages(o.RepoRoot, l.imagesDir())
-	if err != nil {
-		return err
+// importImages imports the project's images into containerd's k8s.io
+// namespace, where the CRI finds them: built and packed the first time,
+// the same archives for every further node.
+func (st *starter) importImages(l layout) error {
+	if st.images == nil {
+		imgs, err := buildImages(st.o.RepoRoot, l.imagesDir())
+		if err != nil {
+			return err
+		}
+		for i, img := range imgs {
+			p := filepath.Join(l.imagesDir(), strconv.Itoa(i)+".tar")
+			if err := writeArchiveFile(p, img); err != nil {
+				return err
+			}
+			st.images = append(st.images, p)
+		}
 	}
-	for i, img := range imgs {
-		p := filepath.Join(l.imagesDir(), strconv.Itoa(i)+".tar")
-		f, err := os.Create(p)
-		if err != nil {
-			return err
-		}
-		err = writeArchive(f, img)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
+	for _, p := range st.images {
 		if err := ctrRun(l, "images", "import", p); err != nil {
-			return fmt.Errorf("importing %s: %w", img.name, err)
+			return fmt.Errorf("importing %s: %w", p, err)
 		}
 	}
 	return nil
+}
+
+func writeArchiveFile(p string, img image) error {
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	err = writeArchive(f, img)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func ctrRun(l layout, args ...string) error {
 	return run("ctr", append([]string{"--address", l.containerdSock(), "-n", "k8s.io"}, args...)...)
 }
 
-func httpOK(port int) error {
+func httpOK(host string, port int) error {
 	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", port))
+	resp, err := c.Get(fmt.Sprintf("http://%s:%d/healthz", host, port))
 	if err != nil {
 		return err
 	}
@@ -262,35 +326,52 @@ func httpOK(port int) error {
 }
 
 // nodeReady returns nil when the cluster has the node and it is Ready.
-func nodeReady(ctx context.Context, kubeconfig string) error {
+func nodeReady(ctx context.Context, kubeconfig, name string) error {
 	cs, err := localcluster.Client(kubeconfig)
 	if err != nil {
 		return err
 	}
-	return localcluster.NodeReady(ctx, cs, NodeName)
+	return localcluster.NodeReady(ctx, cs, name)
 }
 
-// healthy returns nil when every part of the node answers and the cluster
-// behind kubeconfig (it may have been recreated since) has it Ready.
+// healthy returns nil when every part of every node answers and the
+// cluster behind kubeconfig (it may have been recreated since) has them
+// Ready.
 func healthy(ctx context.Context, kubeconfig string) error {
-	if err := httpOK(KubeletHealthzPort); err != nil {
-		return fmt.Errorf("kubelet: %w", err)
-	}
-	if err := httpOK(ProxyHealthzPort); err != nil {
-		return fmt.Errorf("kube-proxy: %w", err)
-	}
 	l := defaultLayout()
 	if kc, err := os.ReadFile(kubeconfig); err != nil {
 		return err
 	} else if old, err := os.ReadFile(l.kubeconfig()); err != nil || string(old) != string(kc) {
-		return errors.New("the cluster was recreated since the node joined it")
+		return errors.New("the cluster was recreated since the nodes joined it")
 	}
-	return nodeReady(ctx, kubeconfig)
+	for _, n := range nodes() {
+		if err := httpOK(n.healthAddr(), KubeletHealthzPort); err != nil {
+			return fmt.Errorf("%s's kubelet: %w", n.name, err)
+		}
+		if err := httpOK(n.healthAddr(), ProxyHealthzPort); err != nil {
+			return fmt.Errorf("%s's kube-proxy: %w", n.name, err)
+		}
+		if err := nodeReady(ctx, kubeconfig, n.name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Down stops the real node of cluster and undoes every change it made to
-// the machine. Nothing to stop is not an error; a node that belongs to
-// another cluster is left alone and said so.
+// nodeNames lists the real nodes' names for messages.
+func nodeNames() string {
+	var out []string
+	for _, n := range nodes() {
+		out = append(out, n.name)
+	}
+	return strings.Join(out, ", ")
+}
+
+// Down stops the real nodes of cluster and undoes every change they made
+// to the machine. Nothing to stop is not an error; nodes that belong to
+// another cluster are left alone and said so. The kubelets and kube-proxies
+// go before their Node objects: kube-proxy exits when its Node is deleted,
+// and a kubelet would register it again.
 func Down(ctx context.Context, cluster string, log io.Writer) error {
 	l := defaultLayout()
 	s, err := readState(l)
@@ -298,21 +379,24 @@ func Down(ctx context.Context, cluster string, log io.Writer) error {
 		return err
 	}
 	if s.Owner != cluster {
-		fmt.Fprintf(log, "Real node %s belongs to cluster %s: left running.\n", NodeName, s.Owner)
+		fmt.Fprintf(log, "Real nodes %s belong to cluster %s: left running.\n", nodeNames(), s.Owner)
 		return nil
 	}
+	killNodeAgents(s)
 	if cs, err := localcluster.Client(s.Kubeconfig); err == nil {
-		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		if err := cs.CoreV1().Nodes().Delete(dctx, NodeName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			fmt.Fprintf(log, "Node object %s not deleted (%v); the cluster goes down with it.\n", NodeName, err)
+		for _, n := range nodes() {
+			dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if err := cs.CoreV1().Nodes().Delete(dctx, n.name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				fmt.Fprintf(log, "Node object %s not deleted (%v); the cluster goes down with it.\n", n.name, err)
+			}
+			cancel()
 		}
-		cancel()
 	}
 	if err := restore(s, l); err != nil {
-		return fmt.Errorf("stopping the real node: %w", err)
+		return fmt.Errorf("stopping the real nodes: %w", err)
 	}
 	_ = os.RemoveAll(l.run)
-	fmt.Fprintf(log, "Real node %s stopped; the machine is as it was.\n", NodeName)
+	fmt.Fprintf(log, "Real nodes %s stopped; the machine is as it was.\n", nodeNames())
 	return nil
 }
 

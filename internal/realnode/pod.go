@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -64,3 +65,20 @@ func Container(name string, port int32, o PodOpts) corev1.Container {
 }
 
 func itoa(n int32) string { return strconv.Itoa(int(n)) }
+
+// Spread lets the pods of spec also run on the spare real node
+// (SpareTaint) and spreads them over the real nodes, at most one more on
+// either, for tests and demos of a drain: the replacement of a pod evicted
+// from one real node lands on the other. Only nodes whose taints the pods
+// tolerate count as domains (nodeTaintsPolicy Honor): with the default
+// (Ignore) the cordoned node would still count, the replacement would make
+// the skew 2 and stay Pending (the scheduler's PodTopologySpread rules).
+func Spread(spec *corev1.PodSpec, labels map[string]string) {
+	honor := corev1.NodeInclusionPolicyHonor
+	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: SpareTaintKey, Operator: corev1.TolerationOpEqual,
+		Value: SpareTaintVal, Effect: corev1.TaintEffectNoSchedule})
+	spec.TopologySpreadConstraints = append(spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
+		MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, NodeTaintsPolicy: &honor,
+	})
+}

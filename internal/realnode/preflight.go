@@ -25,7 +25,8 @@ func Preflight() error {
 		return &UnavailableError{"the real node needs root (it makes interfaces, routes and nftables tables)"}
 	}
 	for bin, pkg := range map[string]string{"containerd": "containerd", "containerd-shim-runc-v2": "containerd", "ctr": "containerd",
-		"runc": "runc", "nft": "nftables", "ip": "iproute2", "iptables": "iptables", "conntrack": "conntrack"} {
+		"runc": "runc", "nft": "nftables", "ip": "iproute2", "iptables": "iptables", "conntrack": "conntrack",
+		"nsenter": "util-linux", "unshare": "util-linux"} {
 		if _, err := lookPath(bin); err != nil {
 			return &UnavailableError{fmt.Sprintf("%s is not installed (Debian package %s: make real-node-deps)", bin, pkg)}
 		}

@@ -55,23 +55,38 @@ func alive(pid int, mark string) bool {
 	return pid > 0 && strings.Contains(cmdline(pid), mark)
 }
 
-// killNode stops the node's processes: kube-proxy and the kubelet first
+// killNode stops the nodes' processes: kube-proxy and the kubelets first
 // (nothing restarts a container then), the containers by their cgroups,
-// the containerd shims by their address, then containerd. SIGKILL: the
-// node's state is disposable, and Down must not wait on a stuck hook.
+// the containerd shims by their address, then containerd and the API
+// forwarder. SIGKILL: the nodes' state is disposable, and Down must not
+// wait on a stuck hook.
 func killNode(s *machineState, l layout) {
+	killNodeAgents(s)
+	killAndWait(cgroupProcs(s))
+	var daemons []int
+	for _, n := range nodes() {
+		killAndWait(processesMentioning(n.l.containerdSock()))
+		if pid := s.Pids[n.pidKey("containerd")]; alive(pid, n.l.containerdConf()) {
+			daemons = append(daemons, pid)
+		}
+	}
+	if pid := s.Pids[forwarderKey]; alive(pid, forwarderKey) {
+		daemons = append(daemons, pid)
+	}
+	killAndWait(daemons)
+}
+
+// killNodeAgents kills every node's kube-proxy and kubelet.
+func killNodeAgents(s *machineState) {
 	var victims []int
-	for _, name := range []string{"kube-proxy", "kubelet"} {
-		if pid := s.Pids[name]; alive(pid, l.root) {
-			victims = append(victims, pid)
+	for _, n := range nodes() {
+		for _, part := range []string{"kube-proxy", "kubelet"} {
+			if pid := s.Pids[n.pidKey(part)]; alive(pid, n.l.root) {
+				victims = append(victims, pid)
+			}
 		}
 	}
 	killAndWait(victims)
-	killAndWait(cgroupProcs(s))
-	killAndWait(processesMentioning(l.containerdSock()))
-	if pid := s.Pids["containerd"]; alive(pid, l.containerdConf()) {
-		killAndWait([]int{pid})
-	}
 }
 
 // cgroupProcs lists the processes in cgroups made since the snapshot: the
@@ -135,28 +150,38 @@ func zombie(pid int) bool {
 	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
-// Processes returns the running node's processes by part: "kubelet",
+// Processes returns a running real node's processes by part: "kubelet",
 // "kube-proxy", "containerd" and "shims" (containerd-shim-runc-v2, one per
-// pod), for measuring what the node costs. It fails when no node runs.
-func Processes() (map[string][]int, error) {
-	l := defaultLayout()
-	s, err := readState(l)
+// pod), for measuring what the node costs; real-node-1's also "apiforward",
+// the forwarder only it needs. It fails when no node runs.
+func Processes(nodeName string) (map[string][]int, error) {
+	s, err := readState(defaultLayout())
 	if err != nil {
 		return nil, err
 	}
 	if s == nil {
-		return nil, fmt.Errorf("no real node runs (no %s)", l.statePath())
+		return nil, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
 	}
-	out := map[string][]int{}
-	for name, mark := range map[string]string{"kubelet": l.root, "kube-proxy": l.root, "containerd": l.containerdConf()} {
-		if pid := s.Pids[name]; alive(pid, mark) {
-			out[name] = []int{pid}
+	for _, n := range nodes() {
+		if n.name != nodeName {
+			continue
 		}
-	}
-	for _, pid := range processesMentioning(l.containerdSock()) {
-		if strings.Contains(cmdline(pid), "containerd-shim") {
-			out["shims"] = append(out["shims"], pid)
+		out := map[string][]int{}
+		marks := map[string]string{"kubelet": n.l.root, "kube-proxy": n.l.root, "containerd": n.l.containerdConf()}
+		for part, mark := range marks {
+			if pid := s.Pids[n.pidKey(part)]; alive(pid, mark) {
+				out[part] = []int{pid}
+			}
 		}
+		if pid := s.Pids[forwarderKey]; n.index > 0 && alive(pid, forwarderKey) {
+			out[forwarderKey] = []int{pid}
+		}
+		for _, pid := range processesMentioning(n.l.containerdSock()) {
+			if strings.Contains(cmdline(pid), "containerd-shim") {
+				out["shims"] = append(out["shims"], pid)
+			}
+		}
+		return out, nil
 	}
-	return out, nil
+	return nil, fmt.Errorf("no real node is called %s", nodeName)
 }

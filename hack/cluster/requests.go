@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+)
+
+// requestLoop is the demo's own count of requests to a Service on the real
+// nodes, apart from anything the plugin measures: GET http://ip/ every 10
+// ms on a new connection, at most 18000 requests and 3 minutes, until
+// SIGINT or SIGTERM. Then it prints one line with the counts and one line
+// per failed request, stamped with the seconds since the unix time in
+// milliseconds that t0File holds (the demo writes it as the drain starts:
+// the drain's own clock), or since the loop's start when it is empty.
+func requestLoop(name, ip, t0File string) error {
+	if err := realnode.CheckRoute(ip); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	c := http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	type failure struct {
+		at  time.Time
+		err string
+	}
+	var failed []failure
+	start, sent := time.Now(), 0
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for sent < 18000 {
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+			at := time.Now()
+			resp, err := c.Get("http://" + ip + "/")
+			sent++
+			if err == nil {
+				if resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("%s", resp.Status)
+				}
+				resp.Body.Close()
+			}
+			if err != nil {
+				failed = append(failed, failure{at, shortError(err)})
+			}
+			continue
+		}
+		break
+	}
+	t0 := start
+	if b, err := os.ReadFile(t0File); err == nil {
+		if ms, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			t0 = time.UnixMilli(ms)
+		}
+	}
+	fmt.Printf("%s: %d requests to %s, %d failed\n", name, sent, ip, len(failed))
+	for _, f := range failed {
+		fmt.Printf("[%+.3f s] %s: request failed: %s\n", f.at.Sub(t0).Seconds(), name, f.err)
+	}
+	return nil
+}
+
+// shortError keeps the last part of a request error ("connection
+// refused", "context deadline exceeded ...").
+func shortError(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		s = s[i+2:]
+	}
+	return s
+}
