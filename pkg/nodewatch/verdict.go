@@ -17,8 +17,8 @@ type WorkloadResult struct {
 	Nodes []string `json:"nodes"`
 	// FailedPreStop counts the pods whose preStop hook failed.
 	FailedPreStop int `json:"failedPreStop"`
-	// Risk is true when a pod raced its endpoints, was SIGKILLed or is at
-	// risk by its own verdict, or a PodDisruptionBudget covering it was
+	// Risk is true when a pod raced its endpoints, had a window too short,
+	// was SIGKILLed or is at risk by its own verdict, or a PodDisruptionBudget covering it was
 	// seen below its desiredHealthy.
 	Risk bool `json:"risk"`
 	// Budgets are the PodDisruptionBudgets that select its pods, each
@@ -45,7 +45,10 @@ type Verdict struct {
 	Ended      string `json:"ended"`
 	Terminated int    `json:"terminated"`
 	Raced      int    `json:"raced"`
-	Killed     int    `json:"sigkilled"`
+	// WindowTooShort counts the pods told to stop after their endpoint
+	// left but too soon (rollout.PodResult.WindowTooShort): no race.
+	WindowTooShort int `json:"windowTooShort"`
+	Killed         int `json:"sigkilled"`
 	// DurationMs is from the first deletion to the end of the watch.
 	DurationMs *int64           `json:"durationMs,omitempty"`
 	Workloads  []WorkloadResult `json:"workloads"`
@@ -96,7 +99,7 @@ func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadRe
 		if p.Verdict.PreStopFailed {
 			res.FailedPreStop++
 		}
-		res.Risk = res.Risk || p.Raced || p.Killed || p.Verdict.Risk
+		res.Risk = res.Risk || p.Raced || p.WindowTooShort || p.Killed || p.Verdict.Risk
 	}
 	for _, b := range res.Budgets {
 		res.Risk = res.Risk || b.BelowMs != nil && *b.BelowMs > 0
@@ -112,6 +115,7 @@ func findings(w *Watch, v *Verdict) {
 	for _, wr := range v.Workloads {
 		v.Terminated += wr.Verdict.Terminated
 		v.Raced += wr.Verdict.Raced
+		v.WindowTooShort += wr.Verdict.WindowTooShort
 		v.Killed += wr.Verdict.Killed
 		if wr.Risk {
 			atRisk = append(atRisk, wr.Workload.Namespace+"/"+wr.Workload.String()+" ("+why(wr)+")")
@@ -152,6 +156,9 @@ func why(wr WorkloadResult) string {
 	rv := wr.Verdict
 	if rv.Raced > 0 {
 		out = append(out, fmt.Sprintf("%d raced their endpoints", rv.Raced))
+	}
+	if rv.WindowTooShort > 0 {
+		out = append(out, fmt.Sprintf("%d with a window too short, %s", rv.WindowTooShort, rv.Shortfall()))
 	}
 	if rv.Killed > 0 {
 		out = append(out, fmt.Sprintf("%d SIGKILLed", rv.Killed))

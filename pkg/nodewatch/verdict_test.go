@@ -23,26 +23,36 @@ import (
 func drained(t *testing.T) *Watch {
 	naive := timelinetest.Terminate(t, timeline.NewRecorder, 30, false, 0, []string{"web"}, 1000, 0, nil).TL
 	hardened := timelinetest.Terminate(t, timeline.NewRecorder, 30, true, 6, []string{"api"}, 7000, 0, nil).TL
+	return drainedOf(namedPod{"web", naive}, namedPod{"api", hardened})
+}
+
+// namedPod is a pod's timeline and the name of its Deployment.
+type namedPod struct {
+	name string
+	tl   *timeline.Timeline
+}
+
+// drainedOf is a watch of node n1 on which each pod terminated, one
+// Deployment each (behind a Service of its name), in that order.
+func drainedOf(pods ...namedPod) *Watch {
 	w := &Watch{Nodes: []string{"n1"}, T0: timelinetest.At(0), Start: timelinetest.At(-1000), End: timelinetest.At(8000), Ended: "empty",
 		pods: map[*timeline.Timeline]podPlace{}}
-	for _, p := range []struct {
-		name string
-		tl   *timeline.Timeline
-	}{{"web", naive}, {"api", hardened}} {
-		r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: p.name},
-			Services: []string{p.name}, Pods: []*timeline.Timeline{p.tl}, T0: w.T0, Start: w.Start, End: w.End, Ended: "complete", Complete: true}
+	for _, p := range pods {
+		name, tl := p.name, p.tl
+		r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: name},
+			Services: []string{name}, Pods: []*timeline.Timeline{tl}, T0: w.T0, Start: w.Start, End: w.End, Ended: "complete", Complete: true}
 		w.Workloads = append(w.Workloads, r)
-		w.pods[p.tl] = podPlace{node: "n1", workload: r}
+		w.pods[tl] = podPlace{node: "n1", workload: r}
 	}
 	return w
 }
 
-func TestNodeVerdictNamesTheWorkloadThatRaced(t *testing.T) {
+func TestNodeVerdictNamesTheWorkloadAtRisk(t *testing.T) {
 	v := ComputeWith(drained(t), timeline.Options{})
-	if !v.Risk || v.Terminated != 2 || v.Raced != 1 {
-		t.Fatalf("risk %v, %d terminated, %d raced: %q", v.Risk, v.Terminated, v.Raced, v.Findings)
+	if !v.Risk || v.Terminated != 2 || v.WindowTooShort != 1 {
+		t.Fatalf("risk %v, %d terminated, %d too short: %q", v.Risk, v.Terminated, v.WindowTooShort, v.Findings)
 	}
-	if got := v.Findings[0]; !strings.Contains(got, "shop/deployment/web (1 raced their endpoints)") || strings.Contains(got, "api") {
+	if got := v.Findings[0]; !strings.Contains(got, "shop/deployment/web (1 with a window too short") || strings.Contains(got, "api") {
 		t.Errorf("first finding %q: want web named at risk, api not", got)
 	}
 	if v.Workloads[0].Nodes[0] != "n1" || v.Workloads[1].Risk {

@@ -72,13 +72,13 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 			word = "RISK"
 		}
 		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace + "/" + wr.Workload.String()), termsafe.Escape(strings.Join(wr.Nodes, ",")),
-			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
+			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
 	}
 	if _, err := io.WriteString(out, "\n"); err != nil {
 		return err
 	}
 	t := tablewriter.NewTable(out, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
+	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 
 // WriteNodeVerdict writes the drain's headline and its findings.
 func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
-	head := "SAFE: no pod raced its endpoints, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
+	head := "SAFE: no pod raced its endpoints, had a window too short, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
 	switch {
 	case v.Risk && v.CannotTell && !workloadAtRisk(v):
 		head = "CANNOT TELL: facts the verdict needs were not seen (below)"
