@@ -132,10 +132,14 @@ func findings(w *Watch, v *Verdict) {
 		fact("every node was deleted")
 	case "timeout", "interrupted", "stopped":
 		how := map[string]string{"timeout": "reached --timeout", "interrupted": "was interrupted", "stopped": "ended with the drain"}[w.Ended]
-		if len(v.Remaining) > 0 {
-			risk("the watch %s with %d evictable pod(s) still on the nodes: %s; %s; their terminations were not seen to the end, cannot tell",
-				how, len(v.Remaining), strings.Join(v.Remaining, ", "), stillTerminating(w))
-		} else {
+		switch {
+		case len(v.Remaining) > 0 && w.T0.IsZero():
+			// Nobody drained: pods that were never deleted are no risk.
+			fact("the watch %s before any pod on the nodes was deleted: no drain seen (%d evictable pod(s) on the nodes)", how, len(v.Remaining))
+		case len(v.Remaining) > 0:
+			risk("the watch %s with %d evictable pod(s) still on the nodes (%s): their terminations were not seen to the end, cannot tell",
+				how, len(v.Remaining), stillTerminating(w))
+		default:
 			fact("the watch %s", how)
 		}
 	}
@@ -178,7 +182,7 @@ func why(wr WorkloadResult) string {
 }
 
 // stillTerminating says which of the pods left were still terminating
-// (their deletion seen) and which were not deleted yet.
+// (their deletion seen) and which were not deleted yet, each pod once.
 func stillTerminating(w *Watch) string {
 	var waiting []string
 	for _, p := range w.Remaining {
@@ -186,13 +190,21 @@ func stillTerminating(w *Watch) string {
 			waiting = append(waiting, p)
 		}
 	}
-	out := fmt.Sprintf("still terminating: %d (%s)", len(w.Terminating), orNone(w.Terminating))
-	return out + fmt.Sprintf(", not deleted yet: %d (%s)", len(waiting), orNone(waiting))
+	out := fmt.Sprintf("still terminating: %d (%s)", len(w.Terminating), someOf(w.Terminating))
+	return out + fmt.Sprintf(", not deleted yet: %d (%s)", len(waiting), someOf(waiting))
 }
 
-func orNone(s []string) string {
-	if len(s) == 0 {
+// namedAtMost is how many pods a finding names; -o json's remaining
+// lists them all.
+const namedAtMost = 5
+
+// someOf names the first namedAtMost of s, then how many more.
+func someOf(s []string) string {
+	switch {
+	case len(s) == 0:
 		return "none"
+	case len(s) > namedAtMost:
+		return fmt.Sprintf("%s and %d more", strings.Join(s[:namedAtMost], ", "), len(s)-namedAtMost)
 	}
 	return strings.Join(s, ", ")
 }

@@ -65,9 +65,23 @@ func TestNodeVerdictCannotTellWhatWasStillTerminating(t *testing.T) {
 	w.Workloads = w.Workloads[1:]
 	w.Ended, w.Remaining, w.Terminating = "interrupted", []string{"shop/api-1", "shop/api-2"}, []string{"shop/api-1"}
 	v := ComputeWith(w, timeline.Options{})
-	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 2 evictable pod(s) still on the nodes: shop/api-1") || !strings.Contains(v.Findings[0], "cannot tell") ||
-		!strings.Contains(v.Findings[0], "still terminating: 1 (shop/api-1), not deleted yet: 1 (shop/api-2)") {
+	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 2 evictable pod(s) still on the nodes (still terminating: 1 (shop/api-1), not deleted yet: 1 (shop/api-2)): their terminations were not seen to the end, cannot tell") {
 		t.Errorf("risk %v, findings %q", v.Risk, v.Findings)
+	}
+	if strings.Count(v.Findings[0], "shop/api-1") != 1 {
+		t.Errorf("finding %q names a pod twice", v.Findings[0])
+	}
+}
+
+// A watch that reaches --timeout before anyone deleted a pod saw no
+// drain: that is no risk, and the pods left are counted, not listed.
+func TestNodeVerdictTimeoutWithoutADrain(t *testing.T) {
+	w := &Watch{Nodes: []string{"n1"}, Ended: "timeout", Remaining: []string{"shop/web-1", "shop/web-2", "shop/web-3"}}
+	v := ComputeWith(w, timeline.Options{})
+	got := strings.Join(v.Findings, "\n")
+	if v.Risk || v.CannotTell || !strings.Contains(got, "the watch reached --timeout before any pod on the nodes was deleted: no drain seen (3 evictable pod(s) on the nodes)") ||
+		strings.Contains(got, "shop/web-1") {
+		t.Errorf("risk %v, cannot tell %v, findings %q", v.Risk, v.CannotTell, v.Findings)
 	}
 }
 
