@@ -266,16 +266,24 @@ func TestWatchNodeEmptyNodeEndsAtOnce(t *testing.T) {
 	}
 }
 
+// onePodNode places one pod of app, with a preStop of preStop seconds,
+// behind a Service on a node of its own.
+func onePodNode(t *testing.T, app string, preStop int64) (env *e2e.Env, ns, node string) {
+	t.Helper()
+	env = e2e.Cluster(t)
+	ns = env.Namespace(t)
+	_, nodes := pool(t, env, 1)
+	served(t, env, ns, app, nodes, 1, preStop)
+	return env, ns, nodes[0]
+}
+
 // TestWatchNodeTimeoutWithoutADrain: nobody drains a node with a pod
 // before --timeout: no drain was seen, exit 0, and the pod is counted,
 // not named in a risk.
 func TestWatchNodeTimeoutWithoutADrain(t *testing.T) {
 	t.Parallel()
-	env := e2e.Cluster(t)
-	ns := env.Namespace(t)
-	_, nodes := pool(t, env, 1)
-	served(t, env, ns, "idle", nodes, 1, 0)
-	res := env.Kubectl(t, "graceful", "watch", "node", nodes[0], "--timeout", "3s")
+	env, _, node := onePodNode(t, "idle", 0)
+	res := env.Kubectl(t, "graceful", "watch", "node", node, "--timeout", "3s")
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "NO DRAIN SEEN") || strings.Contains(res.Stdout, "RISK") ||
 		!strings.Contains(res.Stdout, "the watch reached --timeout before any pod on the nodes was deleted: no drain seen (1 evictable pod(s) on the nodes)") {
 		t.Fatalf("exit %d, want 0 and no drain seen:\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
@@ -286,11 +294,9 @@ func TestWatchNodeTimeoutWithoutADrain(t *testing.T) {
 // preStop: the verdict names the pod still on the node and cannot tell.
 func TestWatchNodeInterruptedMidTermination(t *testing.T) {
 	t.Parallel()
-	env := e2e.Cluster(t)
-	ns := env.Namespace(t)
-	_, nodes := pool(t, env, 1)
-	served(t, env, ns, "slow", nodes, 1, 20)
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", nodes[0], "--settle", "1s")
+	env, ns, node := onePodNode(t, "slow", 20)
+	nodes := []string{node}
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s")
 	w.WaitOutput(t, time.Minute, "capacity")
 	pods, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=slow"})
 	if err != nil || len(pods.Items) != 1 {
