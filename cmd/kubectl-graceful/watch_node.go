@@ -33,6 +33,8 @@ type WatchNodeOptions struct {
 	Output string
 	// Propagation is --propagation, passed to every pod's verdict.
 	Propagation time.Duration
+	// Wide is --wide: live lines with every column.
+	Wide bool
 
 	client kubernetes.Interface
 	genericiooptions.IOStreams
@@ -76,6 +78,7 @@ matches the selector, the pods cannot be watched).`,
 	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
 	addPropagationFlag(f, &o.Propagation)
+	addWideFlag(f, &o.Wide)
 	return cmd
 }
 
@@ -122,12 +125,13 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 	})
 	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	pr := render.NodeLinePrinter(o.Out)
+	lines := render.NodeLines{Wide: o.Wide}
+	pr := render.NodeLinePrinter(o.Out, lines)
 	switch o.Output {
 	case "json":
 		pr = render.NodeJSONPrinter(o.Out)
 	case "mermaid":
-		pr = render.NodeLinePrinter(o.ErrOut)
+		pr = render.NodeLinePrinter(o.ErrOut, lines)
 	}
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
 	if w == nil {

@@ -27,16 +27,42 @@ func workloadName(r *rollout.Rollout) string {
 	return r.Workload.Namespace + "/" + r.Workload.String()
 }
 
-// NodeLinePrinter prints `watch node` as live lines: ms since the first
-// deletion, the server's time, node, workload, pod, track and message.
-func NodeLinePrinter(out io.Writer) nodewatch.Printer {
+// NodeLines is how NodeLinePrinter lays out a line.
+type NodeLines struct {
+	// Wide prints every column (ms since the first deletion, the server's
+	// time, node, workload, pod, track) and the whole message (up to
+	// MaxLineMessage).
+	Wide bool
+	// Stamped leaves out the ms column: each line already starts with a
+	// clock (drain node --watch's [+S.sss s]), StampWidth columns wide.
+	Stamped    bool
+	StampWidth int
+}
+
+// LineWidth is the columns a narrow live line fits in: long messages are
+// cut to it; --wide and -o json have them whole.
+const LineWidth = 120
+
+// NodeLinePrinter prints `watch node` as live lines. By default a line is
+// the ms since the first deletion, the node, the pod (namespace/name), the
+// track and the message, cut to fit LineWidth columns (the workload is in
+// the table at the end); o.Wide prints every column and the whole message.
+func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
-		_, _ = fmt.Fprintf(out, "%10s  %s  %-14s  %-28s  %-28s  %-13s  %s\n", msColumn(nodeClock(w), at, initial), serverColumn(server),
-			termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
+		if o.Wide {
+			_, _ = fmt.Fprintf(out, "%10s  %s  %-14s  %-28s  %-28s  %-13s  %s\n", msColumn(nodeClock(w), at, initial), serverColumn(server),
+				termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
+			return
+		}
+		head := fmt.Sprintf("%-14s  %-36s  %-13s  ", termsafe.Escape(node), termsafe.Escape(subject), track)
+		if !o.Stamped {
+			head = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), at, initial)) + head
+		}
+		_, _ = fmt.Fprintf(out, "%s%s\n", head, fitMessage(termsafe.Escape(msg), LineWidth-o.StampWidth-len([]rune(head))))
 	}
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Pod, trackText(e.Track), e.Message)
+			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Namespace+"/"+tl.Pod, trackText(e.Track), e.Message)
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
 			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", nodeCapacityText(s))
@@ -44,6 +70,21 @@ func NodeLinePrinter(out io.Writer) nodewatch.Printer {
 		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteGapLine(out, nodeClock(w), g) },
 		Note: func(_ *nodewatch.Watch, msg string) { _, _ = fmt.Fprintf(out, "note: %s\n", termsafe.Escape(msg)) },
 	}
+}
+
+// minMessage is the fewest columns a narrow line gives its message, even
+// past LineWidth when the names before it are long: a name is never cut.
+const minMessage = 30
+
+// fitMessage cuts msg (escaped) to room columns, at least minMessage,
+// ending in "…" when cut.
+func fitMessage(msg string, room int) string {
+	room = max(room, minMessage)
+	r := []rune(msg)
+	if len(r) <= room {
+		return msg
+	}
+	return string(r[:room-1]) + "…"
 }
 
 func nodeCapacityText(s rollout.CapacitySample) string {
