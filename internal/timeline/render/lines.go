@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,26 @@ func serverColumn(t time.Time) string {
 func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
 	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), trackText(e.Track), termsafe.Escape(CutMessage(e.Message)))
 	return err
+}
+
+// WritePreStopWait writes, after a container's Killing line, the wait its
+// preStop delay makes when the spec tells it (a sleep): the kubelet sends
+// SIGTERM when the hook returns, so the watch is not silent meanwhile.
+// Nothing for a container without a hook or one of unknown length.
+func WritePreStopWait(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
+	ps, ok := tl.PreStop[e.Container]
+	ms, seen := tl.Ms(e.Recv)
+	if !ok || !ps.Has || !ps.Known || ps.Delay <= 0 || !seen || e.Initial {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  preStop %s of container %s: SIGTERM expected at %+d ms\n", msColumn(tl, e.Recv, false), serverColumn(time.Time{}),
+		"waiting", seconds(ps.Delay), termsafe.Escape(e.Container), ms+ps.Delay.Milliseconds())
+	return err
+}
+
+// seconds is d as "10 s", "1.5 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
 }
 
 // MaxLineMessage is how many characters of a message a terminal line
