@@ -78,6 +78,16 @@ func CutMessage(s string) string {
 // WriteGapLine writes the line that marks a watch gap: its opening while To
 // is zero, its closing otherwise.
 func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
+	at := g.From
+	if !g.To.IsZero() {
+		at = g.To
+	}
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, at, false), "--------", "watch", gapText(g))
+	return err
+}
+
+// gapText says what a gap's opening or closing means.
+func gapText(g timeline.Gap) string {
 	var msg string
 	switch {
 	case g.Stalled:
@@ -89,12 +99,7 @@ func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
 	default:
 		msg = fmt.Sprintf("GAP: %s watch resumed after %d ms from its last resourceVersion: nothing lost, changes inside the gap are stamped late", g.Stream, g.To.Sub(g.From).Milliseconds())
 	}
-	at := g.From
-	if !g.To.IsZero() {
-		at = g.To
-	}
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, at, false), "--------", "watch", msg)
-	return err
+	return msg
 }
 
 // WriteVerdict writes the verdict block: a headline and one line a finding.

@@ -67,7 +67,13 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
 			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", nodeCapacityText(s))
 		},
-		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteGapLine(out, nodeClock(w), g) },
+		Gap: func(w *nodewatch.Watch, g timeline.Gap) {
+			if o.Stamped && !o.Wide { // the stamp is the line's clock
+				_, _ = fmt.Fprintf(out, "%-13s  %s\n", "watch", gapText(g))
+				return
+			}
+			_ = WriteGapLine(out, nodeClock(w), g)
+		},
 		Note: func(_ *nodewatch.Watch, msg string) { _, _ = fmt.Fprintf(out, "note: %s\n", termsafe.Escape(msg)) },
 	}
 }
