@@ -65,7 +65,7 @@ func TestDrainPreflightAuditWarningsNameTheWorkload(t *testing.T) {
 	var pods []string
 	deployOn(t, env, ns, node, "slowstop", 3, func(s *corev1.PodSpec) {
 		s.TerminationGracePeriodSeconds = ptr.To[int64](10)
-		s.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 30}}}
+		s.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sleep", "30"}}}}
 	}, func(l []corev1.Pod) bool {
 		pods = nil
 		for _, p := range l {
