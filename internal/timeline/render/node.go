@@ -44,9 +44,10 @@ type NodeLines struct {
 const LineWidth = 120
 
 // NodeLinePrinter prints `watch node` as live lines. By default a line is
-// the ms since the first deletion, the node, the pod (namespace/name), the
-// track and the message, cut to fit LineWidth columns (the workload is in
-// the table at the end); o.Wide prints every column and the whole message.
+// the ms since the first deletion, the node (when several are followed),
+// the pod (namespace/name), the track and the message, cut to fit
+// LineWidth columns (the workload is in the table at the end); o.Wide
+// prints every column and the whole message.
 func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
 		if o.Wide {
@@ -54,7 +55,10 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 				termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
 			return
 		}
-		head := fmt.Sprintf("%-14s  %-36s  %-13s  ", termsafe.Escape(node), termsafe.Escape(subject), track)
+		head := fmt.Sprintf("%-36s  %-13s  ", termsafe.Escape(subject), track)
+		if len(w.Nodes) > 1 { // one node is named in the summary
+			head = fmt.Sprintf("%-14s  ", termsafe.Escape(node)) + head
+		}
 		if !o.Stamped {
 			head = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), at, initial)) + head
 		}
