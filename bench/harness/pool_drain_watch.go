@@ -197,12 +197,14 @@ func (h *harness) drainFlags() []string {
 }
 
 // oursArgv is our pool drain, concurrent nodes at a time; with watch,
-// --watch and -v 6 (client-go's request log, where its watches are
-// counted: the logging is a cost the run without --watch does not pay).
+// --watch, --wide (the watch's lines keep their ms since the first
+// deletion, which the line delays are measured by) and -v 6 (client-go's
+// request log, where its watches are counted: the logging is a cost the
+// run without --watch does not pay).
 func (h *harness) oursArgv(p *fixture.NodePool, concurrent int, watch bool) []string {
 	argv := append([]string{h.cfg.Binary, "drain", "node", "-l", p.Selector(), maxConcurrentNodesFlag, fmt.Sprint(concurrent)}, h.drainFlags()...)
 	if watch {
-		argv = append(argv, "--watch", "-v", "6")
+		argv = append(argv, "--watch", "--wide", "-v", "6")
 	}
 	return argv
 }

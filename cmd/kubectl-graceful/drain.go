@@ -45,6 +45,8 @@ type DrainNodeOptions struct {
 	// judges them; Propagation is its --propagation.
 	Watch       bool
 	Propagation time.Duration
+	// Wide is --wide: the watch's live lines with every column.
+	Wide bool
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -129,6 +131,7 @@ Service below its budget).`,
 	f.DurationVar(&o.RetryMax, "eviction-retry-max", o.RetryMax, "Longest wait between two eviction requests for one pod")
 	f.BoolVar(&o.Watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
 	addPropagationFlag(f, &o.Propagation)
+	addWideFlag(f, &o.Wide)
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	return cmd
 }

@@ -27,7 +27,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	if s.start.IsZero() {
 		return s.w.Write(p)
 	}
-	stamp := fmt.Sprintf("[+%.3fs] ", time.Since(s.start).Seconds())
+	stamp := fmt.Sprintf("[+%.3f s] ", time.Since(s.start).Seconds())
 	var b bytes.Buffer
 	for rest := p; len(rest) > 0; {
 		if !s.midLine {
@@ -45,6 +45,10 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// stampWidth is the columns of a stamp ("[+12.345 s] ") in the first
+// 100 s, which the watch's lines leave room for.
+const stampWidth = 12
 
 // stamp starts the clock at start; unstamp ends the stamps.
 func (s *syncWriter) stamp(start time.Time) {

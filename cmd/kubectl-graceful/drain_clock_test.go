@@ -35,7 +35,7 @@ func TestSyncWriterStampsOneClock(t *testing.T) {
 	_, _ = sw.Write([]byte("summary\n"))
 
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	stamp := regexp.MustCompile(`^\[\+(\d+\.\d{3})s\] (.*)$`)
+	stamp := regexp.MustCompile(`^\[\+(\d+\.\d{3}) s\] (.*)$`)
 	last := 0.0
 	for _, l := range lines[:len(lines)-1] {
 		m := stamp.FindStringSubmatch(l)

@@ -109,5 +109,8 @@ func (o *DrainNodeOptions) view() drain.Events {
 	tty, width := terminal(o.Out)
 	t := render.NewText(o.Out, tty, width)
 	t.SetConcurrentNodes(o.MaxConcurrentNodes)
+	if o.Watch {
+		t.SetStamped()
+	}
 	return t.Events()
 }

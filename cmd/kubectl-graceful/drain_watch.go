@@ -46,7 +46,7 @@ func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	ready := make(chan struct{})
 	dw.shared = newSharedWatches(names)
 	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
-		Printer: render.NodeLinePrinter(o.Out), Ready: func() { close(ready) }, Tap: dw.shared.tap}
+		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.Wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Tap: dw.shared.tap}
 	go func() {
 		defer close(dw.done)
 		dw.w, dw.err = nodewatch.Follow(wctx, cfg)

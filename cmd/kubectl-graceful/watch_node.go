@@ -33,6 +33,8 @@ type WatchNodeOptions struct {
 	Output string
 	// Propagation is --propagation, passed to every pod's verdict.
 	Propagation time.Duration
+	// Wide is --wide: live lines with every column.
+	Wide bool
 
 	client kubernetes.Interface
 	genericiooptions.IOStreams
@@ -55,7 +57,7 @@ a table per workload and one verdict for the drain.
 
 Exit status: 0 safe, 2 a risk was seen (a pod raced its endpoints, was
 SIGKILLed or failed its preStop, a Service below its budget, the watch
-ended with pods still on the nodes), 1 an error (unknown node, no node
+ended mid-drain with pods still on the nodes), 1 an error (unknown node, no node
 matches the selector, the pods cannot be watched).`,
 		Example: `  kubectl graceful watch node worker-3
   kubectl graceful watch node -l eks.amazonaws.com/nodegroup=ng-old --timeout 1h
@@ -73,9 +75,10 @@ matches the selector, the pods cannot be watched).`,
 	f := cmd.Flags()
 	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
-	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes); 0 means no limit")
+	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
 	addPropagationFlag(f, &o.Propagation)
+	addWideFlag(f, &o.Wide)
 	return cmd
 }
 
@@ -122,12 +125,13 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 	})
 	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	pr := render.NodeLinePrinter(o.Out)
+	lines := render.NodeLines{Wide: o.Wide}
+	pr := render.NodeLinePrinter(o.Out, lines)
 	switch o.Output {
 	case "json":
 		pr = render.NodeJSONPrinter(o.Out)
 	case "mermaid":
-		pr = render.NodeLinePrinter(o.ErrOut)
+		pr = render.NodeLinePrinter(o.ErrOut, lines)
 	}
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
 	if w == nil {

@@ -25,6 +25,12 @@ func addPropagationFlag(f *pflag.FlagSet, d *time.Duration) {
 	f.DurationVar(d, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
 }
 
+// addWideFlag adds --wide: live lines with every column and whole
+// messages instead of lines that fit render.LineWidth columns.
+func addWideFlag(f *pflag.FlagSet, wide *bool) {
+	f.BoolVar(wide, "wide", false, "Live lines with every column (the server's time, the workload) and whole messages; by default they fit 120 columns")
+}
+
 // validatePropagation refuses a --propagation that is not positive.
 func validatePropagation(d time.Duration) error {
 	if d <= 0 {

@@ -161,12 +161,18 @@ func TestWatchNodeDrainPoolMaxConcurrent(t *testing.T) {
 // drain's lines and the watch's alike.
 func checkOneClock(t *testing.T, out string) {
 	t.Helper()
-	stamp := regexp.MustCompile(`^\[\+(\d+\.\d{3})s\] `)
+	stamp := regexp.MustCompile(`^\[\+(\d+\.\d{3}) s\] `)
+	// A clock of the line's own: the watch's "+524 ms" column, the
+	// drain's "+0.5 s".
+	second := regexp.MustCompile(`(^|\s)[+-]\d+ ms\s|(^|\s)\+\d+\.\d s\s`)
 	last, drainLines, watchLines := -1.0, 0, 0
 	for _, l := range strings.Split(out, "\n") {
 		m := stamp.FindStringSubmatch(l)
 		if m == nil {
 			continue
+		}
+		if second.MatchString(strings.TrimPrefix(l, m[0])) {
+			t.Errorf("a second clock in %q", l)
 		}
 		at, _ := strconv.ParseFloat(m[1], 64)
 		if at < last {

@@ -227,7 +227,7 @@ func (f *follower) loop(ctx context.Context) error {
 			}
 			switch done := f.pending == 0 && f.finished(); {
 			case done && !f.done:
-				f.done, settle = true, time.After(f.cfg.Settle)
+				f.done, settle = true, time.After(f.settle())
 			case !done:
 				f.done, settle = false, nil
 			}
@@ -247,8 +247,16 @@ func (f *follower) loop(ctx context.Context) error {
 	}
 }
 
-// finished reports whether no evictable pod is left on a node that still
-// exists.
+// settle is how long to keep listening once the nodes are empty:
+// Config.Settle after a deletion, none when no pod was deleted (nothing
+// can arrive late about a termination that did not happen).
+func (f *follower) settle() time.Duration {
+	if f.w.T0.IsZero() {
+		return 0
+	}
+	return f.cfg.Settle
+}
+
 // finished reports whether no evictable pod is left on the nodes that
 // exist. It runs after every notice, so it resumes its scan where the last
 // one stopped: a pod once gone, or on a deleted node, stays so (Gone and

@@ -17,8 +17,8 @@ type WorkloadResult struct {
 	Nodes []string `json:"nodes"`
 	// FailedPreStop counts the pods whose preStop hook failed.
 	FailedPreStop int `json:"failedPreStop"`
-	// Risk is true when a pod raced its endpoints, was SIGKILLed or is at
-	// risk by its own verdict, or a PodDisruptionBudget covering it was
+	// Risk is true when a pod raced its endpoints, had a window too short,
+	// was SIGKILLed or is at risk by its own verdict, or a PodDisruptionBudget covering it was
 	// seen below its desiredHealthy.
 	Risk bool `json:"risk"`
 	// Budgets are the PodDisruptionBudgets that select its pods, each
@@ -45,7 +45,10 @@ type Verdict struct {
 	Ended      string `json:"ended"`
 	Terminated int    `json:"terminated"`
 	Raced      int    `json:"raced"`
-	Killed     int    `json:"sigkilled"`
+	// WindowTooShort counts the pods told to stop after their endpoint
+	// left but too soon (rollout.PodResult.WindowTooShort): no race.
+	WindowTooShort int `json:"windowTooShort"`
+	Killed         int `json:"sigkilled"`
 	// DurationMs is from the first deletion to the end of the watch.
 	DurationMs *int64           `json:"durationMs,omitempty"`
 	Workloads  []WorkloadResult `json:"workloads"`
@@ -96,7 +99,7 @@ func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadRe
 		if p.Verdict.PreStopFailed {
 			res.FailedPreStop++
 		}
-		res.Risk = res.Risk || p.Raced || p.Killed || p.Verdict.Risk
+		res.Risk = res.Risk || p.Raced || p.WindowTooShort || p.Killed || p.Verdict.Risk
 	}
 	for _, b := range res.Budgets {
 		res.Risk = res.Risk || b.BelowMs != nil && *b.BelowMs > 0
@@ -112,6 +115,7 @@ func findings(w *Watch, v *Verdict) {
 	for _, wr := range v.Workloads {
 		v.Terminated += wr.Verdict.Terminated
 		v.Raced += wr.Verdict.Raced
+		v.WindowTooShort += wr.Verdict.WindowTooShort
 		v.Killed += wr.Verdict.Killed
 		if wr.Risk {
 			atRisk = append(atRisk, wr.Workload.Namespace+"/"+wr.Workload.String()+" ("+why(wr)+")")
@@ -128,10 +132,14 @@ func findings(w *Watch, v *Verdict) {
 		fact("every node was deleted")
 	case "timeout", "interrupted", "stopped":
 		how := map[string]string{"timeout": "reached --timeout", "interrupted": "was interrupted", "stopped": "ended with the drain"}[w.Ended]
-		if len(v.Remaining) > 0 {
-			risk("the watch %s with %d evictable pod(s) still on the nodes: %s; %s; their terminations were not seen to the end, cannot tell",
-				how, len(v.Remaining), strings.Join(v.Remaining, ", "), stillTerminating(w))
-		} else {
+		switch {
+		case len(v.Remaining) > 0 && w.T0.IsZero():
+			// Nobody drained: pods that were never deleted are no risk.
+			fact("the watch %s before any pod on the nodes was deleted: no drain seen (%d evictable pod(s) on the nodes)", how, len(v.Remaining))
+		case len(v.Remaining) > 0:
+			risk("the watch %s with %d evictable pod(s) still on the nodes (%s): their terminations were not seen to the end, cannot tell",
+				how, len(v.Remaining), stillTerminating(w))
+		default:
 			fact("the watch %s", how)
 		}
 	}
@@ -153,6 +161,9 @@ func why(wr WorkloadResult) string {
 	if rv.Raced > 0 {
 		out = append(out, fmt.Sprintf("%d raced their endpoints", rv.Raced))
 	}
+	if rv.WindowTooShort > 0 {
+		out = append(out, fmt.Sprintf("%d with a window too short, %s", rv.WindowTooShort, rv.Shortfall()))
+	}
 	if rv.Killed > 0 {
 		out = append(out, fmt.Sprintf("%d SIGKILLed", rv.Killed))
 	}
@@ -171,7 +182,7 @@ func why(wr WorkloadResult) string {
 }
 
 // stillTerminating says which of the pods left were still terminating
-// (their deletion seen) and which were not deleted yet.
+// (their deletion seen) and which were not deleted yet, each pod once.
 func stillTerminating(w *Watch) string {
 	var waiting []string
 	for _, p := range w.Remaining {
@@ -179,13 +190,21 @@ func stillTerminating(w *Watch) string {
 			waiting = append(waiting, p)
 		}
 	}
-	out := fmt.Sprintf("still terminating: %d (%s)", len(w.Terminating), orNone(w.Terminating))
-	return out + fmt.Sprintf(", not deleted yet: %d (%s)", len(waiting), orNone(waiting))
+	out := fmt.Sprintf("still terminating: %d (%s)", len(w.Terminating), someOf(w.Terminating))
+	return out + fmt.Sprintf(", not deleted yet: %d (%s)", len(waiting), someOf(waiting))
 }
 
-func orNone(s []string) string {
-	if len(s) == 0 {
+// namedAtMost is how many pods a finding names; -o json's remaining
+// lists them all.
+const namedAtMost = 5
+
+// someOf names the first namedAtMost of s, then how many more.
+func someOf(s []string) string {
+	switch {
+	case len(s) == 0:
 		return "none"
+	case len(s) > namedAtMost:
+		return fmt.Sprintf("%s and %d more", strings.Join(s[:namedAtMost], ", "), len(s)-namedAtMost)
 	}
 	return strings.Join(s, ", ")
 }

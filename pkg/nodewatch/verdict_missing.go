@@ -7,8 +7,8 @@ import "strings"
 // lacked.
 func missingFindings(w *Watch, v *Verdict, risk func(string, ...any)) {
 	cannot := func(s string, a ...any) { v.CannotTell = true; risk(s, a...) }
-	if v.Terminated == 0 && len(v.Remaining) == 0 {
-		return // nothing terminated: no fact was needed
+	if v.Terminated == 0 && (len(v.Remaining) == 0 || w.T0.IsZero()) {
+		return // nothing terminated or was deleted: no fact was needed
 	}
 	if w.EndpointsUnseen {
 		cannot("cannot tell: the EndpointSlices could not be watched: no pod's race against its endpoints can be judged")

@@ -23,26 +23,36 @@ import (
 func drained(t *testing.T) *Watch {
 	naive := timelinetest.Terminate(t, timeline.NewRecorder, 30, false, 0, []string{"web"}, 1000, 0, nil).TL
 	hardened := timelinetest.Terminate(t, timeline.NewRecorder, 30, true, 6, []string{"api"}, 7000, 0, nil).TL
+	return drainedOf(namedPod{"web", naive}, namedPod{"api", hardened})
+}
+
+// namedPod is a pod's timeline and the name of its Deployment.
+type namedPod struct {
+	name string
+	tl   *timeline.Timeline
+}
+
+// drainedOf is a watch of node n1 on which each pod terminated, one
+// Deployment each (behind a Service of its name), in that order.
+func drainedOf(pods ...namedPod) *Watch {
 	w := &Watch{Nodes: []string{"n1"}, T0: timelinetest.At(0), Start: timelinetest.At(-1000), End: timelinetest.At(8000), Ended: "empty",
 		pods: map[*timeline.Timeline]podPlace{}}
-	for _, p := range []struct {
-		name string
-		tl   *timeline.Timeline
-	}{{"web", naive}, {"api", hardened}} {
-		r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: p.name},
-			Services: []string{p.name}, Pods: []*timeline.Timeline{p.tl}, T0: w.T0, Start: w.Start, End: w.End, Ended: "complete", Complete: true}
+	for _, p := range pods {
+		name, tl := p.name, p.tl
+		r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: name},
+			Services: []string{name}, Pods: []*timeline.Timeline{tl}, T0: w.T0, Start: w.Start, End: w.End, Ended: "complete", Complete: true}
 		w.Workloads = append(w.Workloads, r)
-		w.pods[p.tl] = podPlace{node: "n1", workload: r}
+		w.pods[tl] = podPlace{node: "n1", workload: r}
 	}
 	return w
 }
 
-func TestNodeVerdictNamesTheWorkloadThatRaced(t *testing.T) {
+func TestNodeVerdictNamesTheWorkloadAtRisk(t *testing.T) {
 	v := ComputeWith(drained(t), timeline.Options{})
-	if !v.Risk || v.Terminated != 2 || v.Raced != 1 {
-		t.Fatalf("risk %v, %d terminated, %d raced: %q", v.Risk, v.Terminated, v.Raced, v.Findings)
+	if !v.Risk || v.Terminated != 2 || v.WindowTooShort != 1 {
+		t.Fatalf("risk %v, %d terminated, %d too short: %q", v.Risk, v.Terminated, v.WindowTooShort, v.Findings)
 	}
-	if got := v.Findings[0]; !strings.Contains(got, "shop/deployment/web (1 raced their endpoints)") || strings.Contains(got, "api") {
+	if got := v.Findings[0]; !strings.Contains(got, "shop/deployment/web (1 with a window too short") || strings.Contains(got, "api") {
 		t.Errorf("first finding %q: want web named at risk, api not", got)
 	}
 	if v.Workloads[0].Nodes[0] != "n1" || v.Workloads[1].Risk {
@@ -55,9 +65,23 @@ func TestNodeVerdictCannotTellWhatWasStillTerminating(t *testing.T) {
 	w.Workloads = w.Workloads[1:]
 	w.Ended, w.Remaining, w.Terminating = "interrupted", []string{"shop/api-1", "shop/api-2"}, []string{"shop/api-1"}
 	v := ComputeWith(w, timeline.Options{})
-	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 2 evictable pod(s) still on the nodes: shop/api-1") || !strings.Contains(v.Findings[0], "cannot tell") ||
-		!strings.Contains(v.Findings[0], "still terminating: 1 (shop/api-1), not deleted yet: 1 (shop/api-2)") {
+	if !v.Risk || !strings.Contains(v.Findings[0], "was interrupted with 2 evictable pod(s) still on the nodes (still terminating: 1 (shop/api-1), not deleted yet: 1 (shop/api-2)): their terminations were not seen to the end, cannot tell") {
 		t.Errorf("risk %v, findings %q", v.Risk, v.Findings)
+	}
+	if strings.Count(v.Findings[0], "shop/api-1") != 1 {
+		t.Errorf("finding %q names a pod twice", v.Findings[0])
+	}
+}
+
+// A watch that reaches --timeout before anyone deleted a pod saw no
+// drain: that is no risk, and the pods left are counted, not listed.
+func TestNodeVerdictTimeoutWithoutADrain(t *testing.T) {
+	w := &Watch{Nodes: []string{"n1"}, Ended: "timeout", Remaining: []string{"shop/web-1", "shop/web-2", "shop/web-3"}}
+	v := ComputeWith(w, timeline.Options{})
+	got := strings.Join(v.Findings, "\n")
+	if v.Risk || v.CannotTell || !strings.Contains(got, "the watch reached --timeout before any pod on the nodes was deleted: no drain seen (3 evictable pod(s) on the nodes)") ||
+		strings.Contains(got, "shop/web-1") {
+		t.Errorf("risk %v, cannot tell %v, findings %q", v.Risk, v.CannotTell, v.Findings)
 	}
 }
 

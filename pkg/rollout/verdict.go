@@ -15,9 +15,14 @@ type PodResult struct {
 	// DeletedMs is when the pod's deletion was seen, in milliseconds since
 	// the rollout's T0.
 	DeletedMs int64 `json:"deletedMs"`
-	// Raced is true for a risk on the endpoint race: the app told to stop
-	// before, or with no delay after, the endpoint left the ready sets.
+	// Raced is true for a race: the app told to stop before the endpoint
+	// left the ready sets (timeline.Verdict.Raced).
 	Raced bool `json:"raced"`
+	// WindowTooShort is true when it was told to stop sooner than
+	// --propagation after the delete request or with no preStop delay, and
+	// not before the endpoint left (timeline.Verdict.WindowShort): no race
+	// seen, still a risk; Verdict.ShortByMs says by how much.
+	WindowTooShort bool `json:"windowTooShort"`
 	// Killed is true when a container was SIGKILLed (exit 137, killed
 	// inside preStop, ExceededGracePeriod).
 	Killed  bool             `json:"sigkilled"`
@@ -63,11 +68,17 @@ type Verdict struct {
 	Raced      int    `json:"raced"`
 	Killed     int    `json:"sigkilled"`
 	// WorstWindowMs is the smallest window of the pods that raced.
-	WorstWindowMs *int64           `json:"worstWindowMs,omitempty"`
-	WorstPod      string           `json:"worstPod,omitempty"`
-	NeverReady    []string         `json:"neverReady"`
-	Pods          []PodResult      `json:"pods"`
-	Capacity      []CapacityResult `json:"capacity"`
+	WorstWindowMs *int64 `json:"worstWindowMs,omitempty"`
+	WorstPod      string `json:"worstPod,omitempty"`
+	// WindowTooShort counts the pods whose window was too short but no
+	// race; WorstShortByMs is the largest shortfall against --propagation
+	// among them (nil when none says it), of pod WorstShortPod.
+	WindowTooShort int              `json:"windowTooShort"`
+	WorstShortByMs *int64           `json:"worstShortByMs,omitempty"`
+	WorstShortPod  string           `json:"worstShortPod,omitempty"`
+	NeverReady     []string         `json:"neverReady"`
+	Pods           []PodResult      `json:"pods"`
+	Capacity       []CapacityResult `json:"capacity"`
 	// Requests is what the probe's requests showed, times since the
 	// rollout's T0; nil without a probe.
 	Requests *timeline.RequestsVerdict `json:"requests,omitempty"`
@@ -104,7 +115,8 @@ func podResult(r *Rollout, tl *timeline.Timeline, o timeline.Options) PodResult 
 		res.Killed = res.Killed || x.Code == 137
 	}
 	res.Killed = res.Killed || pv.KilledInPreStop || tl.HasKind(timeline.KindExceededGrace)
-	res.Raced = pv.Risk && !pv.CannotTell && pv.BehindService && pv.WindowMs != nil && !res.Killed
+	res.Raced = pv.Raced() && !res.Killed
+	res.WindowTooShort = pv.WindowShort() && !res.Killed
 	return res
 }
 
@@ -167,6 +179,11 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 			if w := p.Verdict.WindowMs; v.WorstWindowMs == nil || *w < *v.WorstWindowMs {
 				v.WorstWindowMs, v.WorstPod = ptr(*w), p.Pod
 			}
+		case p.WindowTooShort:
+			v.WindowTooShort++
+			if s := p.Verdict.ShortByMs; s != nil && (v.WorstShortByMs == nil || *s > *v.WorstShortByMs) {
+				v.WorstShortByMs, v.WorstShortPod = ptr(*s), p.Pod
+			}
 		case p.Killed:
 			v.Killed++
 		}
@@ -177,6 +194,9 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 	fact("%d pod(s) terminated", v.Terminated)
 	if v.Raced > 0 {
 		risk("%d of %d terminated pod(s) raced their endpoints (worst window %+d ms, pod %s): requests routed to them after they were told to stop fail", v.Raced, v.Terminated, *v.WorstWindowMs, v.WorstPod)
+	}
+	if v.WindowTooShort > 0 {
+		risk("%d of %d terminated pod(s) had a window too short (%s), no race seen: told to stop sooner than --propagation after the delete request, while the data plane may still send them requests; raise the preStop delay", v.WindowTooShort, v.Terminated, v.Shortfall())
 	}
 	if v.Killed > 0 {
 		risk("%d pod(s) SIGKILLed: still running at the grace deadline", v.Killed)
@@ -190,7 +210,7 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 	if cannotTell > 0 {
 		risk("%d pod(s) cannot be judged: a watch was cut or stalled while their race was decided (see their findings)", cannotTell)
 	}
-	if other := atRisk - v.Raced - v.Killed - cannotTell; other > 0 {
+	if other := atRisk - v.Raced - v.WindowTooShort - v.Killed - cannotTell; other > 0 {
 		risk("%d other pod(s) at risk (see their findings)", other)
 	}
 	for _, c := range v.Capacity {
@@ -258,4 +278,14 @@ func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 	if r.T0.IsZero() && r.Ended == "complete" {
 		fact("no rollout, scale-down or drain was seen while watching")
 	}
+}
+
+// Shortfall says the largest shortfall against --propagation of the pods
+// whose window was too short, and of which pod; "with no preStop delay"
+// when none says one.
+func (v Verdict) Shortfall() string {
+	if v.WorstShortByMs == nil {
+		return "with no preStop delay"
+	}
+	return fmt.Sprintf("up to %d ms short of --propagation, pod %s", *v.WorstShortByMs, v.WorstShortPod)
 }

@@ -100,6 +100,10 @@ type Verdict struct {
 	// ShortByMs is how much sooner than PropagationMs after the delete
 	// request the pod was told to stop; nil when it was not.
 	ShortByMs *int64 `json:"propagationShortByMs,omitempty"`
+	// Window is how the window was judged (race, too-short,
+	// order-unknown, met), empty when it was not (no Service, no
+	// SIGTERM time, a SIGKILL, a sidecar told to stop first).
+	Window Window `json:"window,omitempty"`
 	// DeadlineMs is the grace deadline (SIGKILL) since the request.
 	DeadlineMs int64 `json:"deadlineMs"`
 	// PreStopDelayMs is the preStop delay of StopContainer (0 when its

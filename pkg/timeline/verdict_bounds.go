@@ -98,14 +98,17 @@ func boundFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) bool {
 	v.ShortByMs = nil
 	switch {
 	case lt < out:
+		v.Window = WindowRace
 		l.risk("race window: %s: the pod was told to stop by %+d ms at the latest, before %s at %+d ms; requests routed to it meanwhile fail", who, lt, at, out)
 	case lt-start < v.PropagationMs:
-		v.ShortByMs = ptr(v.PropagationMs - (lt - start))
+		v.ShortByMs, v.Window = ptr(v.PropagationMs-(lt-start)), WindowTooShort
 		l.risk("window too short: %s: SIGTERM came between +%d and %+d ms, at most %d ms after %s at %+d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
 			who, e, lt, lt-out, at, out, *v.ShortByMs, p)
 	case e >= out && e-start >= v.PropagationMs:
+		v.Window = WindowMet
 		l.fact("window: %s: SIGTERM came between +%d and %+d ms, at least %d ms after %s (--propagation %s met)", who, e, lt, e-out, at, p)
 	default:
+		v.Window = WindowUnknown
 		l.risk("cannot tell whether the pod had the %s (--propagation) after it left the traffic: %s: SIGTERM came between +%d and %+d ms and %s at %+d ms; the API shows no SIGTERM and the spec no length, so it may have come before that or well after. Make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N), or measure it with --probe",
 			p, who, e, lt, at, out)
 	}

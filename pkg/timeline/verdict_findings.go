@@ -177,16 +177,25 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		} else if v.PreStopDelayMs > 0 {
 			why = "a preStop delay"
 		}
+		v.Window = WindowUnknown
+		if v.ShortByMs != nil || v.PreStopDelayMs == 0 {
+			// Before or after, SIGTERM came too soon: short either way.
+			v.Window = WindowTooShort
+		}
 		l.risk("%s: SIGTERM came between +%d and %+d ms (estimated from %s) and %s at %+d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText, out, *v.EndpointOutMs, short)
 	case w < 0:
+		v.Window = WindowRace
 		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
 	case v.PreStopDelayMs == 0:
+		v.Window = WindowTooShort
 		l.risk("no preStop delay: SIGTERM came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", w, out, short)
 	case v.KilledInPreStop && v.SigtermMs == nil:
 		l.fact("window: container %s was killed %d ms after %s", v.StopContainer, w, out)
 	case v.ShortByMs != nil:
+		v.Window = WindowTooShort
 		l.risk("window too short: SIGTERM came %d ms after %s, %+d ms after the delete request%s; raise the preStop delay by at least that much", w, out, *v.StopMs, short)
 	default:
+		v.Window = WindowMet
 		l.fact("window: SIGTERM came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", w, out, time.Duration(v.PropagationMs)*time.Millisecond)
 	}
 }

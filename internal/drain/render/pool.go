@@ -17,6 +17,11 @@ import (
 // others).
 func (t *Text) SetConcurrentNodes(n int) { t.concurrent = n }
 
+// SetStamped tells Text that its writer starts every line with a clock of
+// its own (drain node --watch): the plain progress lines then carry none,
+// one clock a line.
+func (t *Text) SetStamped() { t.progress.stamped = true }
+
 // PoolPreflightReady prints the pool's preflight.
 func (t *Text) PoolPreflightReady(r *preflight.PoolReport) {
 	t.mu.Lock()
@@ -53,7 +58,10 @@ func (t *Text) NodePodChanged(node string, p drain.PodProgress) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	elapsed := time.Duration(0)
-	if tr := t.trackers[node]; tr != nil {
+	switch tr := t.trackers[node]; {
+	case t.progress.stamped:
+		elapsed = noClock
+	case tr != nil:
 		elapsed = tr.Elapsed()
 	}
 	fmt.Fprintln(t.out, escape(node)+": "+progressLine(p, elapsed))

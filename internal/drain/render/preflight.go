@@ -62,7 +62,7 @@ func Preflight(w io.Writer, r *preflight.Report, width int) {
 	}
 	serverTable(w, r.ServerDryRun, width)
 	printIssues(w, "Blockers", r.Blockers)
-	printIssues(w, "Warnings", r.Warnings)
+	printIssues(w, "Warnings", byWorkload(r))
 	if r.EstimatedSeconds != nil {
 		fmt.Fprintf(w, "Estimated time: %s (longest grace period plus PDB waits)\n",
 			time.Duration(*r.EstimatedSeconds)*time.Second)

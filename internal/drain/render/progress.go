@@ -19,6 +19,8 @@ type Progress struct {
 	out   io.Writer
 	tty   bool
 	width int // terminal columns, 0 when unknown
+	// stamped: the writer starts each line with a clock (SetStamped).
+	stamped bool
 
 	mu      sync.Mutex
 	tracker *drain.Tracker
@@ -46,7 +48,10 @@ func (p *Progress) Changed(pp drain.PodProgress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := time.Duration(0)
-	if p.tracker != nil {
+	switch {
+	case p.stamped:
+		elapsed = noClock
+	case p.tracker != nil:
 		elapsed = p.tracker.Elapsed()
 	}
 	fmt.Fprintln(p.out, progressLine(pp, elapsed))
@@ -125,11 +130,18 @@ func header(node string, pods []drain.PodProgress, elapsed time.Duration) string
 		elapsed.Round(100*time.Millisecond))
 }
 
+// noClock is the elapsed time of a progress line whose writer stamps each
+// line with a clock of its own (drain node --watch): one clock a line.
+const noClock time.Duration = -1
+
 // progressLine is one pod's line: a time (since the node's drain started in
-// plain lines, since the pod's first eviction when redrawn), pod, state, cause.
+// plain lines, since the pod's first eviction when redrawn; none for
+// noClock), pod, state, cause.
 func progressLine(pp drain.PodProgress, elapsed time.Duration) string {
-	line := fmt.Sprintf("%8s  %-40s %-12s", "+"+elapsed.Round(100*time.Millisecond).String(),
-		termsafe.Escape(pp.Namespace+"/"+pp.Name), stateText(pp.State))
+	line := fmt.Sprintf("%-40s %-12s", termsafe.Escape(pp.Namespace+"/"+pp.Name), stateText(pp.State))
+	if elapsed != noClock {
+		line = fmt.Sprintf("%8s  ", fmt.Sprintf("+%.1f s", elapsed.Seconds())) + line
+	}
 	if pp.GoneBy != "" && pp.GoneBy != drain.GoneByEviction {
 		line += " (" + goneByText(pp.GoneBy) + ")"
 	}

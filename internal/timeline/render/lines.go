@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,26 @@ func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
 	return err
 }
 
+// WritePreStopWait writes, after a container's Killing line, the wait its
+// preStop delay makes when the spec tells it (a sleep): the kubelet sends
+// SIGTERM when the hook returns, so the watch is not silent meanwhile.
+// Nothing for a container without a hook or one of unknown length.
+func WritePreStopWait(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
+	ps, ok := tl.PreStop[e.Container]
+	ms, seen := tl.Ms(e.Recv)
+	if !ok || !ps.Has || !ps.Known || ps.Delay <= 0 || !seen || e.Initial {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  preStop %s of container %s: SIGTERM expected at %+d ms\n", msColumn(tl, e.Recv, false), serverColumn(time.Time{}),
+		"waiting", seconds(ps.Delay), termsafe.Escape(e.Container), ms+ps.Delay.Milliseconds())
+	return err
+}
+
+// seconds is d as "10 s", "1.5 s".
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
 // MaxLineMessage is how many characters of a message a terminal line
 // shows; the rest is counted, and -o json keeps the whole text (an Event
 // message or an annotation can be a megabyte).
@@ -57,6 +78,16 @@ func CutMessage(s string) string {
 // WriteGapLine writes the line that marks a watch gap: its opening while To
 // is zero, its closing otherwise.
 func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
+	at := g.From
+	if !g.To.IsZero() {
+		at = g.To
+	}
+	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, at, false), "--------", "watch", gapText(g))
+	return err
+}
+
+// gapText says what a gap's opening or closing means.
+func gapText(g timeline.Gap) string {
 	var msg string
 	switch {
 	case g.Stalled:
@@ -68,12 +99,7 @@ func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
 	default:
 		msg = fmt.Sprintf("GAP: %s watch resumed after %d ms from its last resourceVersion: nothing lost, changes inside the gap are stamped late", g.Stream, g.To.Sub(g.From).Milliseconds())
 	}
-	at := g.From
-	if !g.To.IsZero() {
-		at = g.To
-	}
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, at, false), "--------", "watch", msg)
-	return err
+	return msg
 }
 
 // WriteVerdict writes the verdict block: a headline and one line a finding.

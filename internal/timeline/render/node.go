@@ -27,23 +27,74 @@ func workloadName(r *rollout.Rollout) string {
 	return r.Workload.Namespace + "/" + r.Workload.String()
 }
 
-// NodeLinePrinter prints `watch node` as live lines: ms since the first
-// deletion, the server's time, node, workload, pod, track and message.
-func NodeLinePrinter(out io.Writer) nodewatch.Printer {
+// NodeLines is how NodeLinePrinter lays out a line.
+type NodeLines struct {
+	// Wide prints every column (ms since the first deletion, the server's
+	// time, node, workload, pod, track) and the whole message (up to
+	// MaxLineMessage).
+	Wide bool
+	// Stamped leaves out the ms column: each line already starts with a
+	// clock (drain node --watch's [+S.sss s]), StampWidth columns wide.
+	Stamped    bool
+	StampWidth int
+}
+
+// LineWidth is the columns a narrow live line fits in: long messages are
+// cut to it; --wide and -o json have them whole.
+const LineWidth = 120
+
+// NodeLinePrinter prints `watch node` as live lines. By default a line is
+// the ms since the first deletion, the node (when several are followed),
+// the pod (namespace/name), the track and the message, cut to fit
+// LineWidth columns (the workload is in the table at the end); o.Wide
+// prints every column and the whole message.
+func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
-		_, _ = fmt.Fprintf(out, "%10s  %s  %-14s  %-28s  %-28s  %-13s  %s\n", msColumn(nodeClock(w), at, initial), serverColumn(server),
-			termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
+		if o.Wide {
+			_, _ = fmt.Fprintf(out, "%10s  %s  %-14s  %-28s  %-28s  %-13s  %s\n", msColumn(nodeClock(w), at, initial), serverColumn(server),
+				termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
+			return
+		}
+		head := fmt.Sprintf("%-36s  %-13s  ", termsafe.Escape(subject), track)
+		if len(w.Nodes) > 1 { // one node is named in the summary
+			head = fmt.Sprintf("%-14s  ", termsafe.Escape(node)) + head
+		}
+		if !o.Stamped {
+			head = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), at, initial)) + head
+		}
+		_, _ = fmt.Fprintf(out, "%s%s\n", head, fitMessage(termsafe.Escape(msg), LineWidth-o.StampWidth-len([]rune(head))))
 	}
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Pod, trackText(e.Track), e.Message)
+			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Namespace+"/"+tl.Pod, trackText(e.Track), e.Message)
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
 			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", nodeCapacityText(s))
 		},
-		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteGapLine(out, nodeClock(w), g) },
+		Gap: func(w *nodewatch.Watch, g timeline.Gap) {
+			if o.Stamped && !o.Wide { // the stamp is the line's clock
+				_, _ = fmt.Fprintf(out, "%-13s  %s\n", "watch", gapText(g))
+				return
+			}
+			_ = WriteGapLine(out, nodeClock(w), g)
+		},
 		Note: func(_ *nodewatch.Watch, msg string) { _, _ = fmt.Fprintf(out, "note: %s\n", termsafe.Escape(msg)) },
 	}
+}
+
+// minMessage is the fewest columns a narrow line gives its message, even
+// past LineWidth when the names before it are long: a name is never cut.
+const minMessage = 30
+
+// fitMessage cuts msg (escaped) to room columns, at least minMessage,
+// ending in "…" when cut.
+func fitMessage(msg string, room int) string {
+	room = max(room, minMessage)
+	r := []rune(msg)
+	if len(r) <= room {
+		return msg
+	}
+	return string(r[:room-1]) + "…"
 }
 
 func nodeCapacityText(s rollout.CapacitySample) string {
@@ -72,13 +123,13 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 			word = "RISK"
 		}
 		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace + "/" + wr.Workload.String()), termsafe.Escape(strings.Join(wr.Nodes, ",")),
-			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
+			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
 	}
 	if _, err := io.WriteString(out, "\n"); err != nil {
 		return err
 	}
 	t := tablewriter.NewTable(out, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
+	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
@@ -87,7 +138,7 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 
 // WriteNodeVerdict writes the drain's headline and its findings.
 func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
-	head := "SAFE: no pod raced its endpoints, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
+	head := "SAFE: no pod raced its endpoints, had a window too short, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
 	switch {
 	case v.Risk && v.CannotTell && !workloadAtRisk(v):
 		head = "CANNOT TELL: facts the verdict needs were not seen (below)"

@@ -39,6 +39,9 @@ type LinePrinter struct {
 func (p *LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) {
 	if e.Kind != timeline.KindOtherEvent && e.Kind != timeline.KindUnhealthy {
 		_ = WriteLine(p.W, tl, e)
+		if e.Kind == timeline.KindKilling {
+			_ = WritePreStopWait(p.W, tl, e)
+		}
 		return
 	}
 	if p.times == nil {

@@ -88,6 +88,8 @@ func podVerdictWord(p rollout.PodResult) string {
 	switch {
 	case p.Raced:
 		return "RACE"
+	case p.WindowTooShort:
+		return "TOO SHORT"
 	case p.Killed:
 		return "SIGKILL"
 	case p.Verdict.Risk:

@@ -27,7 +27,7 @@ func TestRolloutRenderers(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"RACE", "safe", "Killing at +20 ms + preStop 5s", "ready web", "RISK: requests can fail during this rollout"} {
+	for _, want := range []string{"TOO SHORT", "safe", "Killing at +20 ms + preStop 5s", "ready web", "RISK: requests can fail during this rollout"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -72,7 +72,7 @@ func TestWorkloadJSONLines(t *testing.T) {
 	if first["pod"] != "web-1" || first["type"] != "event" || capacity["capacity"].(map[string]any)["ready"].(float64) != 3 {
 		t.Errorf("lines %v / %v", first, capacity)
 	}
-	if summary.Type != "summary" || summary.Verdict.Raced != 1 || len(summary.Verdict.Pods) != 2 || summary.Verdict.Capacity[0].MinReady != 2 {
+	if summary.Type != "summary" || summary.Verdict.Raced != 0 || summary.Verdict.WindowTooShort != 1 || len(summary.Verdict.Pods) != 2 || summary.Verdict.Capacity[0].MinReady != 2 {
 		t.Errorf("summary %+v", summary)
 	}
 }

@@ -31,21 +31,30 @@ func matchingPDBs(pod *corev1.Pod, pdbs []policyv1.PodDisruptionBudget) []*polic
 }
 
 // zeroBySpec returns why pdb can never allow a voluntary disruption, or ""
-// when it can: maxUnavailable 0 or "0%", minAvailable "100%", or a
-// minAvailable at least as large as the pods it expects (desiredHealthy >=
-// expectedPods as the disruption controller computed it).
-func zeroBySpec(pdb *policyv1.PodDisruptionBudget) string {
+// when it can: maxUnavailable 0 or "0%", minAvailable "100%", an integer
+// minAvailable at least as large as the pods it selects that are not
+// terminating (the most it can ever count healthy: the disruption
+// controller counts a terminating pod and its replacement both in
+// expectedPods, which is then no ceiling), or a percentage whose
+// desiredHealthy is at least expectedPods (the controllers' scale).
+func zeroBySpec(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) string {
 	if mu := pdb.Spec.MaxUnavailable; mu != nil && isZero(*mu) {
 		return "maxUnavailable: " + mu.String()
 	}
-	if ma := pdb.Spec.MinAvailable; ma != nil {
-		if ma.Type == intstr.String && ma.StrVal == "100%" {
-			return "minAvailable: 100%"
+	ma := pdb.Spec.MinAvailable
+	switch {
+	case ma == nil:
+		return ""
+	case ma.Type == intstr.String && ma.StrVal == "100%":
+		return "minAvailable: 100%"
+	case ma.Type == intstr.Int:
+		if selected, _ := selectedAndToCome(pdb, pods); selected > 0 && ma.IntVal >= selected {
+			return "minAvailable: " + ma.String() + " with " + itoa(int(selected)) + " pod(s) selected that are not terminating"
 		}
-		st := pdb.Status
-		if st.ExpectedPods > 0 && st.DesiredHealthy >= st.ExpectedPods {
-			return "minAvailable: " + ma.String() + " with " + itoa(int(st.ExpectedPods)) + " expected pods"
-		}
+		return ""
+	}
+	if st := pdb.Status; st.ExpectedPods > 0 && st.DesiredHealthy >= st.ExpectedPods {
+		return "minAvailable: " + ma.String() + " with " + itoa(int(st.ExpectedPods)) + " expected pods"
 	}
 	return ""
 }

@@ -97,7 +97,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duratio
 	if h == 0 {
 		return out, 0
 	}
-	if why := zeroBySpec(pdb); why != "" {
+	if why := zeroBySpec(pdb, in.NamespacePods); why != "" {
 		out.Plan = "blocked"
 		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption by its spec (%s): its %d Ready pod(s) on this node can never be evicted; "+

@@ -178,6 +178,24 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 	}
 }
 
+// minAvailable 3 over a Deployment of 3 while one pod terminates: the
+// disruption controller counts the terminating pod and its replacement in
+// expectedPods (4), but at most 3 pods can ever be healthy, so the budget
+// allows none by its spec; no node elsewhere would change that.
+func TestPreflightPDBAllowingNothingWhileAPodTerminates(t *testing.T) {
+	pods := threeWebPods(true)
+	gone := rsPod("web-1-d", "web-1", "web", "node-b", false)
+	gone.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	pods = append(pods, gone)
+	pods[2].Spec.NodeName = "node-b" // the replacement, Ready
+	minAll := pdb("web", "web", 0, 3, 3, 4)
+	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{minAll}))
+	b := has(r.Blockers, blockerPDBAllowsNone)
+	if b == nil || has(r.Blockers, blockerPDBNoRoom) != nil || !strings.Contains(b.Message, "minAvailable: 3 with 3 pod(s) selected that are not terminating") {
+		t.Fatalf("blockers = %+v, want pdb-allows-none from minAvailable 3 and the 3 pods that can be healthy", r.Blockers)
+	}
+}
+
 func TestPreflightPodUnderTwoPDBs(t *testing.T) {
 	other := pdb("web-too", "web", 1, 3, 2, 3)
 	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3), other}, node("node-b", false)))

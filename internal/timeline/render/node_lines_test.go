@@ -1,0 +1,49 @@
+package render_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+
+// By default a live line of the node watch fits 120 columns, a long
+// message cut to fit, with one clock (ms since the first deletion), none
+// under drain --watch's stamp; --wide has every column and the whole
+// message.
+func TestNodeLinesFit120Columns(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	w, _ := drainOf(r)
+	tl := r.Pods[1]
+	long := timeline.Event{Recv: timelinetest.At(1392), Server: timelinetest.At(1000), Track: timeline.Kubelet,
+		Message: "container web exited 0 (Completed): clean exit " + strings.Repeat("and more detail ", 20) + "END"}
+	for _, c := range []struct {
+		name       string
+		o          render.NodeLines
+		fits, wide bool
+	}{
+		{"default", render.NodeLines{}, true, false},
+		{"stamped", render.NodeLines{Stamped: true, StampWidth: 12}, true, false},
+		{"wide", render.NodeLines{Wide: true}, false, true},
+	} {
+		var b bytes.Buffer
+		render.NodeLinePrinter(&b, c.o).PodEvent(w, "n1", r, tl, long)
+		line := strings.TrimSuffix(b.String(), "\n")
+		width := len([]rune(line)) + c.o.StampWidth
+		clocks := strings.Count(line, " ms") + strings.Count(line, timelinetest.At(1000).UTC().Format("15:04:05"))
+		switch {
+		case strings.Contains(line, "\n"):
+			t.Errorf("%s: more than one line for an event: %q", c.name, line)
+		case c.fits && (width > render.LineWidth || !strings.HasSuffix(line, "…") || !strings.Contains(line, "shop/web-1")):
+			t.Errorf("%s: %d columns, want at most %d, the message cut, the pod named: %q", c.name, width, render.LineWidth, line)
+		case c.wide && (!strings.HasSuffix(line, "END") || !strings.Contains(line, "deployment/web") || clocks != 2):
+			t.Errorf("%s: want the whole message, the workload and both clocks: %q", c.name, line)
+		case !c.wide && clocks != map[bool]int{true: 0, false: 1}[c.o.Stamped]:
+			t.Errorf("%s: %d clocks in %q", c.name, clocks, line)
+		}
+	}
+}
