@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 )
@@ -19,6 +20,24 @@ func (o *AuditOptions) defaultNamespace() (string, error) {
 		return "default", nil
 	}
 	return "", fmt.Errorf("kubeconfig: %v", err)
+}
+
+// namespaceExists returns errNotFound when a live audit of one namespace
+// names one the API server says does not exist: listing it finds nothing,
+// which would read as a clean audit. A read the server refuses (RBAC) or
+// fails is left to the audit's own reads to report.
+func (o *AuditOptions) namespaceExists(ctx context.Context) error {
+	if o.AllNamespaces {
+		return nil
+	}
+	c, err := newClient(o.configFlags, clientLimits{})
+	if err != nil {
+		return nil
+	}
+	if namespaceMissing(ctx, c, o.namespace) {
+		return errNotFound("namespace", "", o.namespace)
+	}
+	return nil
 }
 
 // unwrapAll returns the innermost error of a wrapped chain.
