@@ -167,6 +167,10 @@ func completeWorkloads(flags *genericclioptions.ConfigFlags, many bool) cobra.Co
 				}
 			}
 			slices.Sort(types)
+			if len(types) == 0 {
+				// `watch p`: only a subcommand (cobra's) can follow, and a space after it.
+				return nil, none
+			}
 			return types, none | cobra.ShellCompDirectiveNoSpace
 		}
 		names := workloadNames(flags, typ, typ+"/", name)
