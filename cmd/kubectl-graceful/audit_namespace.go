@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"k8s.io/client-go/kubernetes"
 )
 
 // defaultNamespace is the namespace of objects without one, as kubectl
@@ -26,12 +28,9 @@ func (o *AuditOptions) defaultNamespace() (string, error) {
 // names one the API server says does not exist: listing it finds nothing,
 // which would read as a clean audit. A read the server refuses (RBAC) or
 // fails is left to the audit's own reads to report.
-func (o *AuditOptions) namespaceExists(ctx context.Context) error {
-	if o.AllNamespaces {
-		return nil
-	}
-	c, err := newClient(o.configFlags, clientLimits{})
-	if err != nil {
+// c is nil when the kubeconfig cannot be loaded (load.Live says so).
+func (o *AuditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
+	if o.AllNamespaces || c == nil {
 		return nil
 	}
 	if namespaceMissing(ctx, c, o.namespace) {

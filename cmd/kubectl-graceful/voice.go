@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,8 +59,9 @@ func firstNamedTwice(kind string, names []string) error {
 }
 
 // sayNotFound rewords an API server's NotFound in err (wrapped at any
-// depth) in errNotFound's words: kind and the name the answer carries,
-// or `namespace "x" not found` when namespace itself is missing (the API
+// depth) in errNotFound's words: kind ("" takes the answer's resource,
+// "deployments" read as "deployment") and the name the answer carries, or
+// `namespace "x" not found` when namespace itself is missing (the API
 // answers a Get in a missing namespace with the object's NotFound).
 // Other errors are returned as they are.
 func sayNotFound(ctx context.Context, c kubernetes.Interface, err error, kind, namespace string) error {
@@ -67,14 +69,17 @@ func sayNotFound(ctx context.Context, c kubernetes.Interface, err error, kind, n
 	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
 		return err
 	}
-	if namespace != "" && namespaceMissing(ctx, c, namespace) {
+	if namespace != "" && c != nil && namespaceMissing(ctx, c, namespace) {
 		return errNotFound("namespace", "", namespace)
 	}
-	name := ""
-	if d := status.Status().Details; d != nil {
-		name = d.Name
+	d := status.Status().Details
+	if d == nil {
+		return err
 	}
-	return errNotFound(kind, namespace, name)
+	if kind == "" {
+		kind = strings.TrimSuffix(d.Kind, "s")
+	}
+	return errNotFound(kind, namespace, d.Name)
 }
 
 // namespaceMissing reports whether the API server says namespace does not

@@ -61,11 +61,12 @@ func TestOneVoiceE2E(t *testing.T) {
 		{"no workload named", [][]string{{"watch"}}, `error: name one workload: kubectl graceful watch TYPE/NAME (or TYPE NAME, or watch pod NAME)`},
 		{"namespace not found", [][]string{
 			{"audit", "-n", missingNS},
+			{"audit", "deployment/web", "-n", missingNS},
 			{"watch", "pod", "web-0", "-n", missingNS},
 			{"watch", "deployment/web", "-n", missingNS},
 		}, `error: namespace "` + missingNS + `" not found`},
 		{"pod not found", [][]string{{"watch", "pod", "web-0", "-n", ns}}, `error: pod "web-0" not found in namespace "` + ns + `"`},
-		{"deployment not found", [][]string{{"watch", "deployment/web", "-n", ns}, {"watch", "deploy", "web", "-n", ns}}, `error: deployment "web" not found in namespace "` + ns + `"`},
+		{"deployment not found", [][]string{{"watch", "deployment/web", "-n", ns}, {"watch", "deploy", "web", "-n", ns}, {"audit", "deployment/web", "-n", ns}}, `error: deployment "web" not found in namespace "` + ns + `"`},
 		{"unknown check", [][]string{
 			{"audit", "explain", "missing-prestp"},
 			{"audit", "-n", ns, "--skip", "missing-prestp"},
