@@ -51,6 +51,9 @@ func TestOneVoiceE2E(t *testing.T) {
 		{"workload named twice", [][]string{
 			{"audit", "-n", ns, "deployment/web", "deployment/web"},
 		}, `error: workload "deployment/web" is named twice`},
+		{"context named twice", [][]string{
+			{"audit", "--contexts", "a,a"},
+		}, `error: context "a" is named twice`},
 		{"names and -l", [][]string{
 			{"watch", "node", node, "-l", "a=b"},
 			{"drain", "node", node, "-l", "a=b"},
