@@ -52,8 +52,10 @@ printf '%s\n' "${COMPREPLY[@]}"`
 	}
 	var reply []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		// cobra's script escapes what the shell would split (a comma
+		// included): what bash inserts, unescaped, is what is typed.
 		if l = strings.TrimSpace(l); l != "" {
-			reply = append(reply, l)
+			reply = append(reply, unescapeShell(l))
 		}
 	}
 	return reply
@@ -158,8 +160,10 @@ func TestKubectlPluginCompletionE2E(t *testing.T) {
 	env := e2e.Cluster(t)
 	node := env.Node(t)
 	shims := t.TempDir()
-	if err := os.Symlink(pluginBin, filepath.Join(shims, completionExecName)); err != nil {
-		t.Skipf("cannot symlink: %v", err)
+	for _, name := range []string{pluginBinary, completionExecName} {
+		if err := os.Symlink(pluginBin, filepath.Join(shims, name)); err != nil {
+			t.Skipf("cannot symlink: %v", err)
+		}
 	}
 	res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + env.Kubeconfig, "PATH=" + shims + string(os.PathListSeparator) + os.Getenv("PATH")},
 		"__complete", "graceful", "drain", "node", node[:len(node)-2])
@@ -168,6 +172,18 @@ func TestKubectlPluginCompletionE2E(t *testing.T) {
 	if res.ExitCode != 0 || !slices.Contains(lines, node) || lines[len(lines)-1] != ":4" {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %s offered and :4 (no files)", res.ExitCode, res.Stdout, res.Stderr, node)
 	}
+}
+
+// unescapeShell undoes printf %q's backslash escapes.
+func unescapeShell(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // currentContext is the current-context of a kubeconfig's text.
