@@ -268,18 +268,20 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 			o.afterLoad()
 		}
 	} else {
-		c, cerr := newClient(o.configFlags, clientLimits{})
-		if cerr != nil {
-			c = nil // load.Live reports the kubeconfig's error
-		}
-		if err := o.namespaceExists(ctx, c); err != nil {
-			return err
-		}
 		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.AllNamespaces,
 			Selector: o.Selector, Resources: o.Resources, Context: contextName(o.configFlags)}, inv)
+		// Asked once the cluster answered: an unreachable one, or a
+		// failing credential plugin, is reported once, by load.Live.
+		c, cerr := newClient(o.configFlags, clientLimits{})
+		if cerr != nil {
+			c = nil
+		}
 		if err != nil && !o.AllNamespaces {
 			return sayNotFound(ctx, c, err, "", o.namespace)
 		} else if err != nil {
+			return err
+		}
+		if err := o.namespaceExists(ctx, c); err != nil {
 			return err
 		}
 	}

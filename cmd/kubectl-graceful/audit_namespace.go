@@ -25,9 +25,9 @@ func (o *AuditOptions) defaultNamespace() (string, error) {
 }
 
 // namespaceExists returns errNotFound when a live audit of one namespace
-// names one the API server says does not exist: listing it finds nothing,
+// names one the API server says does not exist: listing it found nothing,
 // which would read as a clean audit. A read the server refuses (RBAC) or
-// fails is left to the audit's own reads to report.
+// fails is not an answer.
 // c is nil when the kubeconfig cannot be loaded (load.Live says so).
 func (o *AuditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
 	if o.AllNamespaces || c == nil {
