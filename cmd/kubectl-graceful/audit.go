@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,6 +92,7 @@ Explain a check: kubectl graceful audit explain ID`,
   kubectl graceful audit deployment/checkout -n shop
   kubectl graceful audit -f k8s/ -R -o sarif > audit.sarif
   kubectl graceful audit -k overlays/prod --kube-version 1.29 --fail-on warning`,
+		ValidArgsFunction: completeWorkloads(o.configFlags, true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -121,6 +123,17 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
 	o.fleet.addFlags(f)
 	o.fix.addFlags(f)
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{
+		"output":   completeValues(report.Formats...),
+		"fail-on":  completeValues(failOnValues...),
+		"color":    completeValues(colorValues...),
+		"skip":     completeCheckIDs,
+		"fix-only": completeCheckIDs,
+		"contexts": completeContexts(o.configFlags),
+		"kustomize": func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return nil, cobra.ShellCompDirectiveFilterDirs
+		},
+	})
 	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
 	return cmd
 }
@@ -194,10 +207,11 @@ func (o *AuditOptions) Validate() error {
 	if err := validateIDs(o.Skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
 	}
-	switch o.Color {
-	case "auto", "always", "never":
-	default:
-		return fmt.Errorf("--color %q is not one of auto, always, never", o.Color)
+	if !slices.Contains(colorValues, o.Color) {
+		return errNotOneOf("--color", o.Color, colorValues...)
+	}
+	if err := firstNamedTwice("workload", o.Resources); err != nil {
+		return err
 	}
 	if err := validateOutput("audit", o.Output, report.Formats...); err != nil {
 		return err
@@ -256,7 +270,18 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 	} else {
 		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.AllNamespaces,
 			Selector: o.Selector, Resources: o.Resources, Context: contextName(o.configFlags)}, inv)
-		if err != nil {
+		// Asked once the cluster answered: an unreachable one, or a
+		// failing credential plugin, is reported once, by load.Live.
+		c, cerr := newClient(o.configFlags, clientLimits{})
+		if cerr != nil {
+			c = nil
+		}
+		if err != nil && !o.AllNamespaces {
+			return sayNotFound(ctx, c, err, "", o.namespace)
+		} else if err != nil {
+			return err
+		}
+		if err := o.namespaceExists(ctx, c); err != nil {
 			return err
 		}
 	}

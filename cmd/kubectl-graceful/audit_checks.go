@@ -15,15 +15,27 @@ func parseFailOn(s string) (inspect.Severity, error) {
 	case "none":
 		return "", nil
 	}
-	return "", fmt.Errorf("--fail-on %q is not one of error, warning, info, none", s)
+	return "", errNotOneOf("--fail-on", s, failOnValues...)
 }
+
+// failOnValues are --fail-on's values, colorValues --color's.
+var (
+	failOnValues = []string{"error", "warning", "info", "none"}
+	colorValues  = []string{"auto", "always", "never"}
+)
 
 // validateIDs returns an error naming the first unknown check ID.
 func validateIDs(ids []string) error {
 	for _, id := range ids {
 		if inspect.Lookup(id) == nil {
-			return fmt.Errorf("unknown check %q (see `kubectl graceful audit explain` for the list)", id)
+			return errUnknownCheck(id)
 		}
 	}
 	return nil
+}
+
+// errUnknownCheck is the one wording of an ID no check has, the closest
+// ID when it looks like a typo of one.
+func errUnknownCheck(id string) error {
+	return fmt.Errorf("unknown check %q%s (kubectl graceful audit explain lists the checks)", id, didYouMean(id, checkIDs()))
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -23,9 +22,10 @@ type AuditExplainOptions struct {
 func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &AuditExplainOptions{IOStreams: streams}
 	return &cobra.Command{
-		Use:   "explain [ID]",
-		Short: "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
-		Args:  cobra.MaximumNArgs(1),
+		Use:               "explain [ID]",
+		Short:             "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeExplainID,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -46,16 +46,12 @@ func (o *AuditExplainOptions) Complete(args []string) error {
 	return nil
 }
 
-// Validate returns an error naming every check when ID is none of them.
+// Validate refuses an ID no check has, as --skip does.
 func (o *AuditExplainOptions) Validate() error {
-	if o.ID == "" || inspect.Lookup(o.ID) != nil {
+	if o.ID == "" {
 		return nil
 	}
-	var ids []string
-	for _, c := range inspect.Checks() {
-		ids = append(ids, c.ID)
-	}
-	return fmt.Errorf("unknown check %q; checks: %s", o.ID, strings.Join(ids, ", "))
+	return validateIDs([]string{o.ID})
 }
 
 // Run prints the check's explanation, or the list of checks.

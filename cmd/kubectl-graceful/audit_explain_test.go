@@ -9,7 +9,8 @@ import (
 
 // Every check's explanation carries its why (moved from pkg/inspect's
 // TestEveryCheckIsDocumented with the text it tested); an unknown ID is
-// refused in Validate, naming the checks, with exit 1.
+// refused in Validate, with the closest ID when it looks like a typo, with
+// exit 1.
 func TestAuditExplainEveryCheck(t *testing.T) {
 	for _, c := range inspect.Checks() {
 		if text := explainText(c); !strings.Contains(text, c.Explanation.Why) {
@@ -17,11 +18,11 @@ func TestAuditExplainEveryCheck(t *testing.T) {
 		}
 	}
 	o := &AuditExplainOptions{ID: "nope"}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "missing-prestop") {
-		t.Errorf("audit explain nope: %v, want an error naming the checks", err)
+	if err := o.Validate(); err == nil || err.Error() != `unknown check "nope" (kubectl graceful audit explain lists the checks)` {
+		t.Errorf("audit explain nope: %v, want an error saying where the checks are listed", err)
 	}
-	res := run(t, pluginBin, "audit", "explain", "nope")
-	if res.code != 1 || !strings.HasPrefix(res.stderr, `error: unknown check "nope"; checks: `) {
-		t.Errorf("audit explain nope: exit %d, stderr %q", res.code, res.stderr)
+	res := run(t, pluginBin, "audit", "explain", "missing-prestp")
+	if want := `error: unknown check "missing-prestp"; did you mean "missing-prestop"? (kubectl graceful audit explain lists the checks)` + "\n"; res.code != 1 || res.stderr != want {
+		t.Errorf("audit explain missing-prestp: exit %d, stderr %q, want %q", res.code, res.stderr, want)
 	}
 }

@@ -61,7 +61,7 @@ func (o *AuditOptions) validateFleet() error {
 }
 
 // completeFleet resolves the context names from the kubeconfig: an unknown
-// name, or a kubeconfig with no context, is an error. With fleet flags
+// name, one named twice, or a kubeconfig with no context, is an error. With fleet flags
 // that conflict it reads nothing, so that Validate names the conflict
 // rather than a kubeconfig the audit would not use.
 func (o *AuditOptions) completeFleet() error {
@@ -85,15 +85,14 @@ func (o *AuditOptions) completeFleet() error {
 		f.contexts = known
 		return nil
 	}
-	seen := map[string]bool{}
+	if err := firstNamedTwice("context", f.Contexts); err != nil {
+		return err
+	}
 	for _, name := range f.Contexts {
 		if _, ok := raw.Contexts[name]; !ok {
-			return fmt.Errorf("--contexts: no context %q in the kubeconfig (it has: %s)", name, strings.Join(known, ", "))
+			return fmt.Errorf("--contexts: no context %q in the kubeconfig%s (it has: %s)", name, didYouMean(name, known), strings.Join(known, ", "))
 		}
-		if !seen[name] {
-			seen[name] = true
-			f.contexts = append(f.contexts, name)
-		}
+		f.contexts = append(f.contexts, name)
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+
+	"k8s.io/client-go/kubernetes"
 )
 
 // defaultNamespace is the namespace of objects without one, as kubectl
@@ -19,6 +22,21 @@ func (o *AuditOptions) defaultNamespace() (string, error) {
 		return "default", nil
 	}
 	return "", fmt.Errorf("kubeconfig: %v", err)
+}
+
+// namespaceExists returns errNotFound when a live audit of one namespace
+// names one the API server says does not exist: listing it found nothing,
+// which would read as a clean audit. A read the server refuses (RBAC) or
+// fails is not an answer.
+// c is nil when the kubeconfig cannot be loaded (load.Live says so).
+func (o *AuditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
+	if o.AllNamespaces || c == nil {
+		return nil
+	}
+	if namespaceMissing(ctx, c, o.namespace) {
+		return errNotFound("namespace", "", o.namespace)
+	}
+	return nil
 }
 
 // unwrapAll returns the innermost error of a wrapped chain.

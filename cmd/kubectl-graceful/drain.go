@@ -28,7 +28,7 @@ type DrainNodeOptions struct {
 	// DryRun is "none", "client" or "server"; anything but none stops after
 	// the preflight (--dry-run).
 	DryRun string
-	// Output is "" for text or "json".
+	// Output is "" for text, "json" or "yaml".
 	Output string
 	// UncordonOnFailure uncordons a node this command cordoned when its drain fails.
 	UncordonOnFailure bool
@@ -64,6 +64,13 @@ func NewCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericioop
 	return cmd
 }
 
+// drainFormats are drain node's -o values ("" for text), dryRunModes its
+// --dry-run values.
+var (
+	drainFormats = []string{"", "json", "yaml"}
+	dryRunModes  = []string{"none", "client", "server"}
+)
+
 // newDrainNodeOptions are the options with the flags' defaults.
 func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *DrainNodeOptions {
 	return &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
@@ -98,8 +105,10 @@ error, or the cluster unreachable to the end). With --watch, a drained node
 exits 2 when the watch saw a risk (a race, a SIGKILL, a failed preStop, a
 Service below its budget).`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run=client
+  kubectl graceful drain node worker-1 --ignore-daemonsets --watch
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
   kubectl graceful drain node -l pool=old --ignore-daemonsets --max-concurrent-nodes 3`,
+		ValidArgsFunction: completeNodes(o.configFlags),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -123,7 +132,7 @@ Service below its budget).`,
 	f.BoolVar(&o.Flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
 	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker. Without a value: client, with a warning.`)
 	f.Lookup("dry-run").NoOptDefVal = bareDryRun
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (preflight, per-pod results and durations)")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (preflight, per-pod results and durations)")
 	f.BoolVar(&o.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
 	f.DurationVar(&o.RetryDelay, "eviction-retry-delay", o.RetryDelay, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
@@ -133,5 +142,9 @@ Service below its budget).`,
 	addPropagationFlag(f, &o.Propagation)
 	addWideFlag(f, &o.Wide)
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{
+		"output":  completeValues(drainFormats...),
+		"dry-run": completeValues(dryRunModes...),
+	})
 	return cmd
 }

@@ -20,11 +20,11 @@ func TestDrainBareDryRunWarns(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--dry-run"}, bareDryRunWarning + "\nerror: name a node, or select nodes with -l SELECTOR\n"},
-		{[]string{"--dry-run=client"}, "error: name a node, or select nodes with -l SELECTOR\n"},
+		{[]string{"--dry-run"}, bareDryRunWarning + "\nerror: name the nodes or select them with -l: kubectl graceful drain node NAME... (or -l SELECTOR)\n"},
+		{[]string{"--dry-run=client"}, "error: name the nodes or select them with -l: kubectl graceful drain node NAME... (or -l SELECTOR)\n"},
 		{[]string{"--dry-run", "server", "-l", "pool=old"}, bareDryRunWarning +
 			`; "server" after it is read as a node name, not as the mode: write --dry-run=server` +
-			"\nerror: name nodes or use -l SELECTOR, not both\n"},
+			"\nerror: name nodes or select them with -l, not both\n"},
 	} {
 		res := run(t, pluginBin, append([]string{"drain", "node"}, tc.args...)...)
 		if res.code != 1 || res.stderr != tc.want || res.stdout != "" {

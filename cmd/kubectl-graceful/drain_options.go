@@ -63,22 +63,17 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 			return fmt.Errorf("listing nodes with -l %s: %w", o.Selector, err)
 		}
 		if len(list.Items) == 0 {
-			return fmt.Errorf("no node matches -l %s", o.Selector)
+			return errNoMatch("node", o.Selector)
 		}
 		o.nodes = list.Items
 		return nil
 	}
-	seen := map[string]bool{}
 	for _, name := range o.NodeNames {
-		if seen[name] {
-			continue // a node named twice is drained once
-		}
-		seen[name] = true
 		n, err := drain.ThroughOutage(ctx, b, o.Timeout, func(ctx context.Context) (*corev1.Node, error) {
 			return o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		})
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("node %q not found", name)
+			return errNotFound("node", "", name)
 		} else if err != nil {
 			return err
 		}
@@ -94,20 +89,21 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 func (o *DrainNodeOptions) Validate() error {
 	switch {
 	case len(o.NodeNames) == 0 && o.Selector == "":
-		return errors.New("name a node, or select nodes with -l SELECTOR")
+		return errMissingArg("the nodes or select them with -l", "drain node NAME... (or -l SELECTOR)")
 	case len(o.NodeNames) > 0 && o.Selector != "":
-		return errors.New("name nodes or use -l SELECTOR, not both")
+		return errNamesAndSelector("node")
+	}
+	if err := firstNamedTwice("node", o.NodeNames); err != nil {
+		return err
 	}
 	if o.Flags.DisableEviction && !o.YesBypassPDB {
 		return errors.New("--disable-eviction deletes pods without checking PodDisruptionBudgets; " +
 			"add --yes-bypass-pdb if that is really what you want")
 	}
-	switch o.DryRun {
-	case "none", "client", "server":
-	default:
-		return fmt.Errorf(`--dry-run must be "none", "client" or "server", not %q`, o.DryRun)
+	if !slices.Contains(dryRunModes, o.DryRun) {
+		return errNotOneOf("--dry-run", o.DryRun, dryRunModes...)
 	}
-	if err := validateOutput("drain node", o.Output, "", "json"); err != nil {
+	if err := validateOutput("drain node", o.Output, drainFormats...); err != nil {
 		return err
 	}
 	for flag, sel := range map[string]string{"--pod-selector": o.PodSelector, "--selector": o.Selector} {
@@ -118,8 +114,8 @@ func (o *DrainNodeOptions) Validate() error {
 	switch {
 	case o.Watch && o.DryRun != "none":
 		return errors.New("--watch follows the evictions, and --dry-run evicts nothing: use one or the other")
-	case o.Watch && o.Output == "json":
-		return errors.New("--watch prints the watch's lines and verdict as text: -o json is not supported with it (use watch node -o json beside the drain)")
+	case o.Watch && structured(o.Output):
+		return fmt.Errorf("--watch prints the watch's lines and verdict as text: -o %s is not supported with it (use watch node -o %s beside the drain)", o.Output, o.Output)
 	case o.Watch:
 		if err := validatePropagation(o.Propagation); err != nil {
 			return err

@@ -65,8 +65,8 @@ func (o *DrainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error
 			break
 		}
 	}
-	if o.Output == "json" {
-		if err := render.JSON(o.Out, results); err != nil {
+	if structured(o.Output) {
+		if err := render.JSON(documentWriter(o.Out, o.Output), results); err != nil {
 			return err
 		}
 	}
@@ -101,9 +101,9 @@ func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 
 // view is what shows the drain as it goes: the text renderer on stdout
 // (its progress redrawn in place when stdout is a terminal), or nothing
-// with -o json, whose document is written once at the end.
+// with -o json or yaml, whose document is written once at the end.
 func (o *DrainNodeOptions) view() drain.Events {
-	if o.Output == "json" {
+	if structured(o.Output) {
 		return drain.Events{}
 	}
 	tty, width := terminal(o.Out)

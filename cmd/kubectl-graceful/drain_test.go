@@ -18,11 +18,12 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 		mutate func(o *DrainNodeOptions)
 		want   string
 	}{
-		"no node":                      {func(o *DrainNodeOptions) { o.NodeNames = nil }, "name a node"},
+		"no node":                      {func(o *DrainNodeOptions) { o.NodeNames = nil }, "name the nodes or select them with -l"},
+		"named twice":                  {func(o *DrainNodeOptions) { o.NodeNames = []string{"n", "n"} }, `node "n" is named twice`},
 		"names and selector":           {func(o *DrainNodeOptions) { o.Selector = "a=b" }, "not both"},
 		"disable-eviction alone":       {func(o *DrainNodeOptions) { o.Flags.DisableEviction = true }, "--yes-bypass-pdb"},
 		"bad dry-run":                  {func(o *DrainNodeOptions) { o.DryRun = "yes" }, "--dry-run"},
-		"bad output":                   {func(o *DrainNodeOptions) { o.Output = "yaml" }, "--output"},
+		"bad output":                   {func(o *DrainNodeOptions) { o.Output = "yml" }, `did you mean "yaml"?`},
 		"bad pod selector":             {func(o *DrainNodeOptions) { o.PodSelector = "a in (" }, "--pod-selector"},
 		"zero retry delay":             {func(o *DrainNodeOptions) { o.RetryDelay = 0 }, "--eviction-retry-delay"},
 		"zero concurrent nodes":        {func(o *DrainNodeOptions) { o.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},

@@ -1,6 +1,8 @@
 // Command kubectl-graceful is a kubectl plugin that finds and prevents the
-// requests dropped when pods terminate: `kubectl graceful audit`, `watch pod`
-// and `drain node`. It is the only place in the project that calls os.Exit.
+// requests dropped when pods terminate: `kubectl graceful audit` (and
+// `audit explain`), `watch pod`, `watch TYPE/NAME`, `watch node`, `drain
+// node` (with --watch), `completion` and `version`. It is the only place in
+// the project that calls os.Exit.
 package main
 
 import (

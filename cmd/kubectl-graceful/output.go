@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 )
 
 // validateOutput returns an error unless value (-o, --output) is one of
@@ -25,7 +27,21 @@ func validateOutput(command, value string, formats ...string) error {
 	if slices.Contains(formats, "") {
 		use += ", or leave it out"
 	}
-	return fmt.Errorf("--output %q is not supported for %s: use %s", value, command, use)
+	return fmt.Errorf("--output %q is not supported for %s: use %s%s", value, command, use, didYouMean(value, named))
+}
+
+// structured reports whether format is one of the documents kubectl pairs
+// on every command, json or yaml, rather than text for people.
+func structured(format string) bool { return format == "json" || format == "yaml" }
+
+// documentWriter is where a command writes its JSON for format: out itself
+// for json, a writer turning each JSON value into a YAML document for
+// yaml (the same fields, as kubectl's -o yaml mirrors its -o json).
+func documentWriter(out io.Writer, format string) io.Writer {
+	if format == "yaml" {
+		return termsafe.YAMLStream(out)
+	}
+	return out
 }
 
 // watchOutcome ends every watch command: the summary is rendered first

@@ -24,10 +24,15 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl graceful checks and watches how pods terminate, so that deploys and
 node drains stop dropping requests.
 
-  audit        check workloads' termination settings, live or from manifests
-  watch pod    watch a pod's termination and say whether it raced its endpoints
-  watch TYPE/NAME  watch every termination of a rollout, with the Service's capacity
-  drain node   cordon and evict without breaking a PodDisruptionBudget`,
+  audit            check workloads' termination settings, live or from manifests
+  audit explain    why a check matters, how to fix it, its source
+  watch pod        watch a pod's termination and say whether it raced its endpoints
+  watch TYPE/NAME  watch every termination of a rollout, with the Services' capacity
+  watch node       watch the pods of draining nodes terminate, whoever drains them
+  drain node       cordon and evict without breaking a PodDisruptionBudget
+                   (--watch: judge the terminations it causes, as watch node does)
+  completion       print a shell completion script
+  version          print the plugin's version`,
 		Annotations: map[string]string{
 			cobra.CommandDisplayNameAnnotation: "kubectl graceful",
 		},
@@ -45,6 +50,7 @@ node drains stop dropping requests.
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	configFlags.AddFlags(root.PersistentFlags())
+	registerRootCompletions(root, configFlags)
 	setupLogging(root, streams.ErrOut)
 	// Our own completion command names its scripts after the plugin binary.
 	root.CompletionOptions.DisableDefaultCmd = true

@@ -13,7 +13,7 @@ import (
 // VersionOptions prints the plugin's own stamped version; it never contacts
 // the cluster.
 type VersionOptions struct {
-	// Output is "" for one line or "json".
+	// Output is "" for one line, "json" or "yaml".
 	Output string
 
 	genericiooptions.IOStreams
@@ -33,23 +33,24 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(versionFormats...)})
 	return cmd
 }
 
-// Validate rejects output formats other than "" and "json".
+// Validate rejects output formats other than "", "json" and "yaml".
 func (o *VersionOptions) Validate() error {
-	if o.Output != "" && o.Output != "json" {
-		return fmt.Errorf("--output %q is not supported for version: use json or leave it out", o.Output)
-	}
-	return nil
+	return validateOutput("version", o.Output, versionFormats...)
 }
+
+// versionFormats are version's -o values ("" for one line).
+var versionFormats = []string{"", "json", "yaml"}
 
 // Run prints the version.
 func (o *VersionOptions) Run() error {
 	info := version.Get()
-	if o.Output == "json" {
-		enc := json.NewEncoder(o.Out)
+	if structured(o.Output) {
+		enc := json.NewEncoder(documentWriter(o.Out, o.Output))
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}

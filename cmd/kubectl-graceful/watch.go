@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,8 +35,10 @@ type WatchPodOptions struct {
 	// Timeout bounds the whole command, eviction retries included; 0 means
 	// no limit.
 	Timeout time.Duration
-	// Output is "" (lines, chart, verdict), "json" or "mermaid".
+	// Output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
 	Output string
+	// doc is where json and yaml go (documentWriter).
+	doc io.Writer
 	// Propagation is how long kube-proxy, Ingress controllers and load
 	// balancers are given to stop sending traffic, counted from the delete
 	// request: a pod told to stop sooner is a risk.
@@ -91,7 +94,13 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
   kubectl graceful watch pod web-7d4b9c --evict --timeout 5m
   kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md
   kubectl graceful watch pod web-7d4b9c --delete --probe https://shop.example.com/healthz`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return errMissingArg("one pod", "watch pod NAME")
+			}
+			return nil
+		},
+		ValidArgsFunction: completePod(configFlags),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -108,16 +117,27 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.Int64Var(&o.GracePeriod, "grace-period", -1, "Grace period in seconds for --delete or --evict; -1 keeps the pod's own")
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	addWatchOutputFlag(cmd, &o.Output)
 	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd
+}
+
+// watchFormats are the -o values of every watch ("" for lines, a chart
+// and a verdict).
+var watchFormats = []string{"", "json", "yaml", "mermaid"}
+
+// addWatchOutputFlag adds a watch's -o, --output and its completion.
+func addWatchOutputFlag(cmd *cobra.Command, output *string) {
+	cmd.Flags().StringVarP(output, "output", "o", "", "Output format: json (one object per line, then a summary), yaml (the same, one document each) or mermaid (gantt chart on stdout, lines on stderr)")
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(watchFormats...)})
 }
 
 // Complete reads the namespace from the kubeconfig/-n, builds the probe's
 // configuration and the client.
 func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = args[0]
+	o.doc = documentWriter(o.Out, o.Output)
 	o.probe.complete()
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -135,7 +155,7 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 func (o *WatchPodOptions) Validate() error {
 	switch {
 	case o.Name == "":
-		return errors.New("a pod name is required: kubectl graceful watch pod NAME")
+		return errMissingArg("one pod", "watch pod NAME")
 	case o.Delete && o.Evict:
 		return errors.New("--delete and --evict are exclusive: choose one")
 	case o.GracePeriod != -1 && !o.Delete && !o.Evict:
@@ -151,7 +171,7 @@ func (o *WatchPodOptions) Validate() error {
 	if err := o.probe.validate("watch pod"); err != nil {
 		return err
 	}
-	return validateOutput("watch pod", o.Output, "", "json", "mermaid")
+	return validateOutput("watch pod", o.Output, watchFormats...)
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns
@@ -186,7 +206,7 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	tl, err := timeline.Follow(ctx, cfg)
 	pr.Stop()
 	if tl == nil {
-		return err
+		return sayNotFound(ctx, o.client, err, "pod", o.Namespace)
 	}
 	if !tl.Started() {
 		return o.noTermination(tl, err)
@@ -197,8 +217,8 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 
 func (o *WatchPodOptions) printer() timeline.Printer {
 	switch o.Output {
-	case "json":
-		return render.PodJSONPrinter(o.Out)
+	case "json", "yaml":
+		return render.PodJSONPrinter(o.doc)
 	case "mermaid":
 		return render.PodLinePrinter(o.ErrOut)
 	}
@@ -207,8 +227,8 @@ func (o *WatchPodOptions) printer() timeline.Printer {
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
 	switch o.Output {
-	case "json":
-		return render.WriteJSONSummary(o.Out, tl, v)
+	case "json", "yaml":
+		return render.WriteJSONSummary(o.doc, tl, v)
 	case "mermaid":
 		if err := render.WriteVerdict(o.ErrOut, tl, v); err != nil {
 			return err

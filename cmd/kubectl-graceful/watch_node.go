@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -29,7 +28,8 @@ type WatchNodeOptions struct {
 	Settle time.Duration
 	// Timeout bounds the whole command; 0 means no limit.
 	Timeout time.Duration
-	// Output is "" (lines, chart, table, verdict), "json" or "mermaid".
+	// Output is "" (lines, chart, table, verdict), "json", "yaml" or
+	// "mermaid".
 	Output string
 	// Propagation is --propagation, passed to every pod's verdict.
 	Propagation time.Duration
@@ -62,6 +62,7 @@ matches the selector, the pods cannot be watched).`,
 		Example: `  kubectl graceful watch node worker-3
   kubectl graceful watch node -l eks.amazonaws.com/nodegroup=ng-old --timeout 1h
   kubectl graceful watch node worker-3 worker-4 -o json`,
+		ValidArgsFunction: completeNodes(configFlags),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -76,7 +77,7 @@ matches the selector, the pods cannot be watched).`,
 	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	addWatchOutputFlag(cmd, &o.Output)
 	addPropagationFlag(f, &o.Propagation)
 	addWideFlag(f, &o.Wide)
 	return cmd
@@ -94,21 +95,17 @@ func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 func (o *WatchNodeOptions) Validate() error {
 	switch {
 	case len(o.Nodes) == 0 && o.Selector == "":
-		return errors.New("name the nodes or a selector: kubectl graceful watch node NAME... (or -l SELECTOR)")
+		return errMissingArg("the nodes or select them with -l", "watch node NAME... (or -l SELECTOR)")
 	case len(o.Nodes) > 0 && o.Selector != "":
-		return errors.New("name the nodes or give -l, not both")
+		return errNamesAndSelector("node")
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
 	}
-	if err := validateOutput("watch node", o.Output, "", "json", "mermaid"); err != nil {
+	if err := validateOutput("watch node", o.Output, watchFormats...); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for _, n := range o.Nodes {
-		if seen[n] {
-			return fmt.Errorf("node %q is named twice", n)
-		}
-		seen[n] = true
+	if err := firstNamedTwice("node", o.Nodes); err != nil {
+		return err
 	}
 	return validatePropagation(o.Propagation)
 }
@@ -127,24 +124,34 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 	defer cancel()
 	lines := render.NodeLines{Wide: o.Wide}
 	pr := render.NodeLinePrinter(o.Out, lines)
+	doc := documentWriter(o.Out, o.Output)
 	switch o.Output {
-	case "json":
-		pr = render.NodeJSONPrinter(o.Out)
+	case "json", "yaml":
+		pr = render.NodeJSONPrinter(doc)
 	case "mermaid":
 		pr = render.NodeLinePrinter(o.ErrOut, lines)
 	}
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
 	if w == nil {
-		return err
+		return o.sayNodes(ctx, err)
 	}
 	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.Propagation})
-	return watchOutcome(o.render(w, v), err, v.Risk)
+	return watchOutcome(o.render(doc, w, v), err, v.Risk)
 }
 
-func (o *WatchNodeOptions) render(w *nodewatch.Watch, v nodewatch.Verdict) error {
+// sayNodes words a node not found, or a selector matching none, as every
+// command does.
+func (o *WatchNodeOptions) sayNodes(ctx context.Context, err error) error {
+	if errors.Is(err, nodewatch.ErrNoNodes) {
+		return errNoMatch("node", o.Selector)
+	}
+	return sayNotFound(ctx, o.client, err, "node", "")
+}
+
+func (o *WatchNodeOptions) render(doc io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
 	switch o.Output {
-	case "json":
-		return render.WriteNodeJSONSummary(o.Out, w, v)
+	case "json", "yaml":
+		return render.WriteNodeJSONSummary(doc, w, v)
 	case "mermaid":
 		if err := render.WriteNodeVerdict(o.ErrOut, w, v); err != nil {
 			return err

@@ -31,7 +31,8 @@ func TestWatchPodValidate(t *testing.T) {
 		{"grace alone", func(o *WatchPodOptions) { o.GracePeriod = 5 }, "--grace-period needs --delete or --evict"},
 		{"grace 0", func(o *WatchPodOptions) { o.Delete, o.GracePeriod = true, 0 }, "force delete"},
 		{"negative settle", func(o *WatchPodOptions) { o.Settle = -time.Second }, "must not be negative"},
-		{"yaml", func(o *WatchPodOptions) { o.Output = "yaml" }, `--output "yaml" is not supported`},
+		{"yml", func(o *WatchPodOptions) { o.Output = "yml" }, `--output "yml" is not supported for watch pod: use json, yaml, mermaid, or leave it out; did you mean "yaml"?`},
+		{"yaml", func(o *WatchPodOptions) { o.Output = "yaml" }, ""},
 		{"propagation 1s", func(o *WatchPodOptions) { o.Propagation = time.Second }, ""},
 		{"propagation 0", func(o *WatchPodOptions) { o.Propagation = 0 }, "--propagation 0s is not allowed"},
 	}

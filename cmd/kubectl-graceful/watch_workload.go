@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"io"
 	"strings"
 	"time"
 
@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -36,8 +37,11 @@ type WatchWorkloadOptions struct {
 	Settle time.Duration
 	// Timeout bounds the whole command; 0 means no limit.
 	Timeout time.Duration
-	// Output is "" (lines, table, chart, verdict), "json" or "mermaid".
+	// Output is "" (lines, table, chart, verdict), "json", "yaml" or
+	// "mermaid".
 	Output string
+	// doc is where json and yaml go (documentWriter).
+	doc io.Writer
 	// Propagation is --propagation, passed to every pod's verdict.
 	Propagation time.Duration
 	// probe holds the --probe* flags.
@@ -78,10 +82,11 @@ pods, RBAC).`,
   kubectl graceful watch pod web-7d4b9c --delete`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 || len(args) > 2 {
-				return errors.New("name one workload: kubectl graceful watch deployment/NAME (or TYPE NAME), or watch pod NAME")
+				return errMissingArg("one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)")
 			}
 			return nil
 		},
+		ValidArgsFunction: completeWorkloads(configFlags, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
 				return err
@@ -97,7 +102,7 @@ pods, RBAC).`,
 	f.Int32Var(&o.Scale, "scale", -1, "Scale the workload to N replicas (scale subresource), then watch")
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json (one object per line, then a summary) or mermaid (gantt chart on stdout, lines on stderr)")
+	addWatchOutputFlag(cmd, &o.Output)
 	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd
@@ -107,6 +112,7 @@ pods, RBAC).`,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Args = args
+	o.doc = documentWriter(o.Out, o.Output)
 	o.probe.complete()
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
@@ -156,15 +162,16 @@ func splitWorkloadArgs(args []string) (string, string, error) {
 func (o *WatchWorkloadOptions) Validate() error {
 	switch {
 	case o.Workload.Name == "":
-		return errors.New("a workload is required: kubectl graceful watch deployment/NAME")
+		return errMissingArg("one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)")
 	case o.Restart && o.Scale >= 0:
 		return errors.New("--restart and --scale are exclusive: choose one")
 	case o.Scale < -1:
 		return fmt.Errorf("--scale %d is not allowed: use 0 or more replicas", o.Scale)
 	case o.Settle < 0 || o.Timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
-	case o.Output != "" && o.Output != "json" && o.Output != "mermaid":
-		return fmt.Errorf("--output %q is not supported for watch: use json or mermaid, or leave it out", o.Output)
+	}
+	if err := validateOutput("watch", o.Output, watchFormats...); err != nil {
+		return err
 	}
 	if err := o.probe.validate("watch"); err != nil {
 		return err
@@ -204,7 +211,7 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	r, err := rollout.Follow(ctx, cfg)
 	pr.Stop()
 	if r == nil {
-		return err
+		return sayNotFound(ctx, o.client, err, strings.ToLower(o.Workload.Kind), o.Workload.Namespace)
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.Propagation})
 	return watchOutcome(o.render(r, v), err, v.Risk)
@@ -212,8 +219,8 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 
 func (o *WatchWorkloadOptions) printer() rollout.Printer {
 	switch o.Output {
-	case "json":
-		return render.RolloutJSONPrinter(o.Out)
+	case "json", "yaml":
+		return render.RolloutJSONPrinter(o.doc)
 	case "mermaid":
 		return render.RolloutLinePrinter(o.ErrOut)
 	}
@@ -222,8 +229,8 @@ func (o *WatchWorkloadOptions) printer() rollout.Printer {
 
 func (o *WatchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {
 	switch o.Output {
-	case "json":
-		return render.WriteWorkloadJSONSummary(o.Out, r, v)
+	case "json", "yaml":
+		return render.WriteWorkloadJSONSummary(o.doc, r, v)
 	case "mermaid":
 		if err := render.WriteRolloutVerdict(o.ErrOut, r, v); err != nil {
 			return err

@@ -6,7 +6,7 @@
 //
 // It is the one place for the rule of which characters are unsafe (Unsafe)
 // and for every way the project writes text out: plain lines (Escape), JSON
-// (EscapeJSON, NewJSONEncoder) and YAML (MarshalYAML).
+// (EscapeJSON, NewJSONEncoder) and YAML (MarshalYAML, YAMLStream).
 package termsafe
 
 import (

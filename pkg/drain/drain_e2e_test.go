@@ -422,7 +422,7 @@ func TestDrainDoNotDisruptAnnotations(t *testing.T) {
 func TestDrainErrors(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	a := f.env.Node(t)
+	a, b := f.env.Node(t), f.env.Node(t)
 	for name, c := range map[string]struct {
 		args []string
 		want string
@@ -430,7 +430,7 @@ func TestDrainErrors(t *testing.T) {
 		"unknown node": {[]string{"no-such-node-" + f.ns}, `error: node "no-such-node-`},
 		"forbidden":    {[]string{a, "--as", "system:serviceaccount:" + f.ns + ":nobody"}, "forbidden"},
 		"no match":     {[]string{"-l", "drain.graceful.test/none=" + f.ns}, "no node matches -l"},
-		"0 at a time":  {[]string{a, a, "--max-concurrent-nodes", "0"}, "--max-concurrent-nodes must be at least 1"},
+		"0 at a time":  {[]string{a, b, "--max-concurrent-nodes", "0"}, "--max-concurrent-nodes must be at least 1"},
 	} {
 		res := f.drain(c.args...)
 		if res.ExitCode != 1 || !strings.Contains(res.Stderr, c.want) || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {

@@ -1,6 +1,7 @@
 package drain_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,14 +73,14 @@ func TestDrainPoolForbiddenOnOneNode(t *testing.T) {
 	}
 }
 
-// A node named twice is drained once, as one node, not as a pool.
+// A node named twice is refused, as watch node refuses it, before anything
+// is read or changed.
 func TestDrainNodeNamedTwice(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	a := f.env.Node(t)
 	twice := f.drain(a, a, "--timeout", "30s")
-	expect(t, twice, 0, "Preflight for node "+a, "node "+a+" drained")
-	if strings.Contains(twice.Stdout, "Pool") {
-		t.Errorf("a node named twice was drained as a pool")
+	if twice.ExitCode != 1 || strings.TrimSpace(twice.Stderr) != fmt.Sprintf("error: node %q is named twice", a) || twice.Stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line saying the node is named twice", twice.ExitCode, twice.Stdout, twice.Stderr)
 	}
 }

@@ -348,11 +348,11 @@ func TestWatchNodeBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-l", "e2e.graceful.test/pool=none-" + rand.String(5)}, "no node matches selector"},
+		{[]string{"-l", "e2e.graceful.test/pool=none-" + rand.String(5)}, `no node matches -l "e2e.graceful.test/pool=none-`},
 		{[]string{node, node}, "is named twice"},
-		{[]string{"no-such-node-" + rand.String(5)}, "not found"},
-		{[]string{node, "-o", "yaml"}, "is not supported for watch node"},
-		{[]string{}, "name the nodes or a selector"},
+		{[]string{"no-such-node-x"}, `node "no-such-node-x" not found`},
+		{[]string{node, "-o", "yml"}, `is not supported for watch node: use json, yaml, mermaid, or leave it out; did you mean "yaml"?`},
+		{[]string{}, "name the nodes or select them with -l: kubectl graceful watch node"},
 	} {
 		res := env.Kubectl(t, append([]string{"graceful", "watch", "node"}, c.args...)...)
 		lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")

@@ -54,8 +54,8 @@ type Config struct {
 	Tap func(node string, n timeline.Notice)
 }
 
-// errNoNodes is returned when the selector matches no node.
-var errNoNodes = errors.New("no node matches")
+// ErrNoNodes is returned (wrapped) when the selector matches no node.
+var ErrNoNodes = errors.New("no node matches")
 
 // ErrStopped, as the cause of Follow's context (context.WithCancelCause),
 // says the drain the watch followed stopped: Watch.Ended is "stopped".
@@ -99,7 +99,7 @@ func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
 		return nil, err
 	}
 	if len(list.Items) == 0 {
-		return nil, fmt.Errorf("%w selector %q", errNoNodes, cfg.Selector)
+		return nil, fmt.Errorf("%w selector %q", ErrNoNodes, cfg.Selector)
 	}
 	out := make([]string, 0, len(list.Items))
 	for _, n := range list.Items {

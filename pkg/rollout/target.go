@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -38,7 +37,8 @@ func CheckKind(kind string) error {
 	return fmt.Errorf("%s has no pod template with a rollout to follow: use a deployment, statefulset or daemonset", kind)
 }
 
-// getWorkload reads the workload; a missing one is an error naming it.
+// getWorkload reads the workload; a missing one is the API's NotFound,
+// wrapped (apierrors.IsNotFound tells it).
 func getWorkload(ctx context.Context, c kubernetes.Interface, w Workload) (runtime.Object, error) {
 	var obj runtime.Object
 	var err error
@@ -52,9 +52,6 @@ func getWorkload(ctx context.Context, c kubernetes.Interface, w Workload) (runti
 		obj, err = apps.DaemonSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
 	default:
 		return nil, CheckKind(w.Kind)
-	}
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("%s not found in namespace %s", w, w.Namespace)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s in namespace %s: %w", w, w.Namespace, err)

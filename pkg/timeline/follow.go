@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
@@ -100,9 +99,6 @@ var ErrInterrupted = errors.New("interrupted")
 func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	pods := cfg.Client.CoreV1().Pods(cfg.Namespace)
 	pod, err := pods.Get(ctx, cfg.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("pod %s/%s not found (already gone, or a wrong name or namespace)", cfg.Namespace, cfg.Name)
-	}
 	if err != nil {
 		return nil, fmt.Errorf("reading pod %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}

@@ -417,7 +417,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"deployment/nope", "--restart"}, "error: deployment/nope not found in namespace " + ns},
+			{[]string{"deployment/nope", "--restart"}, `error: deployment "nope" not found in namespace "` + ns + `"`},
 			{[]string{"configmap/cfg", "--restart"}, "error: ConfigMap has no pod template with a rollout to follow"},
 			{[]string{"deployment/empty", "--restart"}, "error: deployment/empty selects no pods (selector app=empty)"},
 			{[]string{"daemonset/x", "--scale", "2"}, "error: daemonset/x has no scale subresource"},

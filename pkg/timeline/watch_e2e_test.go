@@ -270,7 +270,7 @@ func TestWatchPodE2E(t *testing.T) {
 		t.Parallel()
 		ns := env.Namespace(t)
 		_, stderr, code := kubectl(t, env, "watch", "pod", "nope", "-n", ns, "--delete")
-		if code != 1 || !strings.Contains(stderr, "error: pod "+ns+"/nope not found") {
+		if code != 1 || strings.TrimSpace(stderr) != `error: pod "nope" not found in namespace "`+ns+`"` {
 			t.Errorf("exit %d stderr %q", code, stderr)
 		}
 	})

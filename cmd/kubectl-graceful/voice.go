@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The one wording of each situation every command meets, so that the same
+// mistake reads the same from audit, watch and drain: one line, exit 1.
+
+// errMissingArg says what a command needs named, with its usage:
+// "name a pod: kubectl graceful watch pod NAME".
+func errMissingArg(what, usage string) error {
+	return fmt.Errorf("name %s: kubectl graceful %s", what, usage)
+}
+
+// errNamesAndSelector refuses names given together with -l.
+func errNamesAndSelector(kind string) error {
+	return fmt.Errorf("name %ss or select them with -l, not both", kind)
+}
+
+// errNamedTwice refuses a name given twice: a typo as often as not, and
+// no command does anything twice to one object.
+func errNamedTwice(kind, name string) error {
+	return fmt.Errorf("%s %q is named twice", kind, name)
+}
+
+// errNotFound says an object does not exist: `node "w-9" not found`,
+// `pod "web" not found in namespace "shop"`.
+func errNotFound(kind, namespace, name string) error {
+	if namespace == "" {
+		return fmt.Errorf("%s %q not found", kind, name)
+	}
+	return fmt.Errorf("%s %q not found in namespace %q", kind, name, namespace)
+}
+
+// errNoMatch says a label selector (-l) picks nothing.
+func errNoMatch(kind, selector string) error {
+	return fmt.Errorf("no %s matches -l %q", kind, selector)
+}
+
+// firstNamedTwice returns errNamedTwice for the first name repeated in
+// names, or nil.
+func firstNamedTwice(kind string, names []string) error {
+	seen := make(map[string]bool, len(names))
+	for _, n := range names {
+		if seen[n] {
+			return errNamedTwice(kind, n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// sayNotFound rewords an API server's NotFound in err (wrapped at any
+// depth) in errNotFound's words: kind ("" takes the answer's resource,
+// "deployments" read as "deployment") and the name the answer carries, or
+// `namespace "x" not found` when namespace itself is missing (the API
+// answers a Get in a missing namespace with the object's NotFound).
+// Other errors are returned as they are.
+func sayNotFound(ctx context.Context, c kubernetes.Interface, err error, kind, namespace string) error {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return err
+	}
+	if namespace != "" && c != nil && namespaceMissing(ctx, c, namespace) {
+		return errNotFound("namespace", "", namespace)
+	}
+	d := status.Status().Details
+	if d == nil {
+		return err
+	}
+	if kind == "" {
+		kind = strings.TrimSuffix(d.Kind, "s")
+	}
+	return errNotFound(kind, namespace, d.Name)
+}
+
+// namespaceMissing reports whether the API server says namespace does not
+// exist; a read it refuses (RBAC) or fails is not taken as an answer.
+func namespaceMissing(ctx context.Context, c kubernetes.Interface, namespace string) bool {
+	_, err := c.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+	return apierrors.IsNotFound(err)
+}
