@@ -25,7 +25,7 @@ type NodeAfter struct {
 	cause error
 }
 
-// readAfter reads the node and its evictable pods (the library's
+// readAfter reads the node and its evictable pods (kubectl's
 // GetPodsForDeletion, with the drain's filters) once the drain ended.
 func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker) *NodeAfter {
 	n, err := retryTransient(ctx, d.Backoff, d.failures, func() (*corev1.Node, error) {

@@ -374,7 +374,7 @@ func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 	}
 }
 
-// doNotDisruptFilter is a library filter refusing pods annotated not to be
+// doNotDisruptFilter is a kubectl drain filter refusing pods annotated not to be
 // disrupted, unless --evict-do-not-disrupt.
 func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
 	if why := preflight.DoNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {

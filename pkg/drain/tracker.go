@@ -80,8 +80,8 @@ const (
 	GoneByLostAnswer GoneBy = "evicted-answer-lost"
 )
 
-// Tracker records each pod's progress; the observed eviction client and the
-// library's callbacks feed it from many goroutines.
+// Tracker records each pod's progress; the goroutines of the pods'
+// evictions feed it.
 type Tracker struct {
 	mu       sync.Mutex
 	start    time.Time
