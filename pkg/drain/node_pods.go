@@ -66,28 +66,41 @@ func newNodePods(listed []corev1.Pod) *nodePods {
 
 // followPods follows the pods of node, starting from listed, until ctx
 // ends: from the watch that Events.SharedWatch hands over when it runs
-// one, else from a stream of its own, which is started again (after the
-// backoff) when its first list fails: the API server may be restarting.
+// one (and from a stream of its own once that watch ended early), else
+// from a stream of its own.
 func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.Pod) *nodePods {
 	c := newNodePods(listed)
 	c.replays = true
-	if d.Events.SharedWatch != nil && d.Events.SharedWatch(ctx, node, c.notice) {
-		return c
-	}
-	c.replays = false
-	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}
-	go func() {
-		ch := make(chan timeline.Notice)
-		for n := 1; ctx.Err() == nil; n++ {
-			done := make(chan struct{})
-			go func() { defer close(done); s.Run(ctx, ch) }()
-			err := forward(ctx, ch, done, c.notice)
-			if err == nil || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || !sleep(ctx, d.Backoff.delay(n)) {
-				return
-			}
+	var own sync.Once
+	shared := func(n timeline.Notice) {
+		c.notice(n)
+		if n.Err != nil {
+			own.Do(func() { go d.ownPodStream(ctx, node, c) })
 		}
-	}()
+	}
+	if d.Events.SharedWatch == nil || !d.Events.SharedWatch(ctx, node, shared) {
+		own.Do(func() { go d.ownPodStream(ctx, node, c) })
+	}
 	return c
+}
+
+// ownPodStream feeds c from a stream of the pods of node of its own until
+// ctx ends, started again (after the backoff) when its first list fails:
+// the API server may be restarting. RBAC's refusal ends it.
+func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
+	c.mu.Lock()
+	c.replays = false
+	c.mu.Unlock()
+	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}
+	ch := make(chan timeline.Notice)
+	for n := 1; ctx.Err() == nil; n++ {
+		done := make(chan struct{})
+		go func() { defer close(done); s.Run(ctx, ch) }()
+		err := forward(ctx, ch, done, c.notice)
+		if err == nil || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || !sleep(ctx, d.Backoff.delay(n)) {
+			return
+		}
+	}
 }
 
 // forward hands the Notices of ch to take until the stream's run ends
