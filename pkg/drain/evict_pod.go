@@ -23,6 +23,12 @@ const maxConflicts = 5
 // version of the pod that changed.
 const conflictWait = 2 * time.Second
 
+// lostWait bounds the wait, after an eviction whose answer was lost, for
+// the watch to show whether the API server admitted it (the pod
+// terminating) before the eviction is sent again: the watch may be in a
+// gap after the failure that lost the answer.
+const lostWait = 5 * time.Second
+
 // admissionRefusedPrefix starts the cause of a pod whose eviction an
 // admission webhook or a ValidatingAdmissionPolicy denied.
 const admissionRefusedPrefix = "refused by admission: "
@@ -73,7 +79,7 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 			// for a terminating pod, so only the precondition tells), or
 			// a new pod holds the name. Wait for the watch to say which.
 			r.conflicts++
-			e.waitNewer(ctx, listed, sentVersion)
+			e.waitNewer(ctx, listed, sentVersion, conflictWait)
 			continue
 		}
 		if done, err := e.answered(ctx, listed, a, err, &r); done {
@@ -81,6 +87,9 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 		}
 		if !e.waitRetry(ctx, pod, a, &r) {
 			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
+		}
+		if a.Kind == eviction.Lost {
+			e.waitNewer(ctx, listed, sentVersion, lostWait)
 		}
 	}
 }
@@ -178,10 +187,10 @@ func (e *evictor) waitGone(ctx context.Context, listed *corev1.Pod) error {
 	}
 }
 
-// waitNewer waits, at most conflictWait, until the watch delivers a
-// version of pod other than version, or sees it leave.
-func (e *evictor) waitNewer(ctx context.Context, listed *corev1.Pod, version string) {
-	t := time.NewTimer(conflictWait)
+// waitNewer waits, at most limit, until the watch delivers a version of
+// pod other than version, or sees it leave.
+func (e *evictor) waitNewer(ctx context.Context, listed *corev1.Pod, version string, limit time.Duration) {
+	t := time.NewTimer(limit)
 	defer t.Stop()
 	for {
 		pod, gone, failed, changed := e.pods.current(listed)
