@@ -3,8 +3,8 @@ package drain
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kdrain "k8s.io/kubectl/pkg/drain"
 )
 
 // NodeAfter is the node as read again once its drain ended, so that the
@@ -25,16 +25,17 @@ type NodeAfter struct {
 	cause error
 }
 
-// readAfter reads the node and its evictable pods (the library's
+// readAfter reads the node and its evictable pods (kubectl's
 // GetPodsForDeletion, with the drain's filters) once the drain ended.
-func (d *nodeRun) readAfter(ctx context.Context, h *kdrain.Helper, node string, tracker *Tracker) *NodeAfter {
-	n, err := d.client(ctx).CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker) *NodeAfter {
+	n, err := retryTransient(ctx, d.Backoff, d.failures, func() (*corev1.Node, error) {
+		return d.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	})
 	if err != nil {
 		return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}, cause: err}
 	}
 	after := &NodeAfter{Known: true, Unschedulable: n.Spec.Unschedulable, NewPods: []string{}}
-	h.Ctx = ctx
-	list, errs := h.GetPodsForDeletion(node)
+	list, errs := d.podsForDeletion(ctx, node)
 	if list == nil {
 		why, cause := "listing failed", error(nil)
 		if len(errs) > 0 {

@@ -10,6 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // nsTerminating is the 403 the API server answers an eviction in a
@@ -28,33 +31,28 @@ func webA() *corev1.Pod {
 
 // A 403 NamespaceTerminating: the pod is "namespace terminating", the retry
 // waits the backoff even when its PDB allows disruptions, and once the
-// namespace's deletion removed it the pod counts as deleted by the
-// namespace, with the one request that was really sent.
+// namespace's deletion removed it (the watch saw it leave) the pod counts
+// as deleted by the namespace, with the requests that were really sent.
 func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 	c := evictionAnswers(nsTerminating())
-	tr := NewTracker([]corev1.Pod{*webA()}, nil)
-	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 3}, wake: map[string]chan struct{}{}}
-	base := libraryRetryDelay + 300*time.Millisecond
-	client := newObservedClient(c, tr, Backoff{Base: base, Cap: base}, budgets, map[string]string{"shop/web-a": "shop/web"}, nil)
-
-	if err := evict(context.Background(), client); !apierrors.IsForbidden(err) {
-		t.Fatalf("eviction error = %v, want the 403 passed to the library", err)
-	}
-	if p := tr.Snapshot()[0]; p.State != StateNamespaceTerminating || p.Cause != "namespace shop is being terminated" {
-		t.Fatalf("after 403: %+v", p)
-	}
+	base := 300 * time.Millisecond
+	e := testEvictor(c, Backoff{Base: base, Cap: base}, webA())
+	e.budgets = &budgetWatch{allowed: map[string]int32{"shop/web": 3}, wake: map[string]chan struct{}{}}
+	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
+	go func() {
+		eventually(t, "a second request", func() bool { return evictions(c) >= 2 })
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
+	}()
 	start := time.Now()
-	_ = evict(context.Background(), client)
+	if err := e.evictAll(context.Background(), []corev1.Pod{*webA()}); err != nil {
+		t.Fatalf("evictAll: %v", err)
+	}
 	if waited := time.Since(start); waited < 250*time.Millisecond {
-		t.Errorf("retry after %s, want the backoff (300ms past the library's own delay), not the budget's shortcut", waited)
+		t.Errorf("second request after %s, want the backoff (300ms), not the budget's shortcut", waited)
 	}
-	_ = c.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "shop", "web-a")
-	if err := evict(context.Background(), client); !apierrors.IsNotFound(err) {
-		t.Fatalf("eviction of a deleted pod = %v, want the 404 the library takes as gone", err)
-	}
-	p := tr.Snapshot()[0]
-	if p.State != StateGone || p.GoneBy != GoneByNamespace || p.Attempts != 2 {
-		t.Errorf("after the namespace deleted it: %+v, want gone by the namespace after 2 requests", p)
+	p := e.tracker.Snapshot()[0]
+	if p.State != StateGone || p.GoneBy != GoneByNamespace || p.Attempts != evictions(c) || p.Attempts < 2 {
+		t.Errorf("after the namespace deleted it: %+v, want gone by the namespace, each of the %d requests counted", p, evictions(c))
 	}
 }
 
@@ -62,16 +60,23 @@ func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 // client", not evicted; one whose eviction was accepted is "evicted".
 func TestGoneByWhoRemovedThePod(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
-	tr := NewTracker([]corev1.Pod{*webA()}, nil)
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil)
-	_ = evict(context.Background(), client)
-	_ = c.Tracker().Delete(schema.GroupVersionResource{Version: "v1", Resource: "pods"}, "shop", "web-a")
-	_ = evict(context.Background(), client)
-	if p := tr.Snapshot()[0]; p.State != StateGone || p.GoneBy != GoneByOther || p.Attempts != 1 {
+	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
+	go func() {
+		eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- e.evictAll(ctx, []corev1.Pod{*webA()}) }()
+	eventually(t, "the pod gone", func() bool { return e.tracker.Snapshot()[0].State == StateGone })
+	if p := e.tracker.Snapshot()[0]; p.GoneBy != GoneByOther || p.Attempts != 1 {
 		t.Errorf("pod deleted by someone else: %+v, want gone, deleted by another client, 1 request", p)
 	}
+	cancel()
+	<-done
 
-	tr = NewTracker([]corev1.Pod{*webA()}, nil)
+	tr := NewTracker([]corev1.Pod{*webA()}, nil)
 	tr.accept("shop", "web-a", "")
 	tr.set("shop", "web-a", StateGone, "")
 	if p := tr.Snapshot()[0]; p.GoneBy != GoneByEviction {
@@ -80,25 +85,29 @@ func TestGoneByWhoRemovedThePod(t *testing.T) {
 }
 
 // A pod already terminating (held by a finalizer) is not evicted again; the
-// tracker says what it waits on.
+// tracker says what it waits on, and it is gone when the watch saw it go.
 func TestAlreadyTerminatingPodIsNotEvictedAgain(t *testing.T) {
 	pod := webA()
 	pod.DeletionTimestamp = &metav1.Time{Time: time.Now().Add(-time.Minute)}
 	pod.Finalizers = []string{"example.com/hold"}
 	c := evictionAnswers(nil)
-	tr := NewTracker([]corev1.Pod{*pod}, nil)
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil)
-	if err := evict(context.Background(), client); err != nil {
-		t.Fatalf("evict = %v, want nil so that the library waits for the pod", err)
-	}
-	for _, a := range c.Actions() {
-		if a.GetSubresource() == "eviction" {
-			t.Errorf("an eviction was sent for a terminating pod")
+	e := testEvictor(c, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, pod)
+	go func() {
+		eventually(t, "the pod waited for", func() bool { return e.tracker.Snapshot()[0].State == StateTerminating })
+		p := e.tracker.Snapshot()[0]
+		if p.WaitsOn != "finalizer example.com/hold" || p.Attempts != 0 {
+			t.Errorf("terminating pod: %+v", p)
 		}
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: pod}})
+	}()
+	if err := e.evictAll(context.Background(), []corev1.Pod{*pod}); err != nil {
+		t.Fatalf("evictAll = %v", err)
 	}
-	p := tr.Snapshot()[0]
-	if p.State != StateTerminating || p.WaitsOn != "finalizer example.com/hold" || p.Attempts != 0 {
-		t.Errorf("terminating pod: %+v", p)
+	if n := evictions(c); n != 0 {
+		t.Errorf("%d evictions sent for a terminating pod", n)
+	}
+	if p := e.tracker.Snapshot()[0]; p.State != StateGone || p.GoneBy != GoneByOther {
+		t.Errorf("terminating pod at the end: %+v, want gone by another client", p)
 	}
 }
 
@@ -124,14 +133,19 @@ func TestWaitsOn(t *testing.T) {
 // eviction whose delete was lost) is named in the cause.
 func TestRefusalNamesAPodTheBudgetCountsAsDisrupted(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
-	tr := NewTracker([]corev1.Pod{*webA()}, nil)
+	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
 	since := metav1.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
-	budgets := &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: map[string]chan struct{}{},
+	e.budgets = &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: map[string]chan struct{}{},
 		disrupted: map[string]map[string]metav1.Time{"shop/web": {"web-a": since}}}
-	client := newObservedClient(c, tr, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, budgets, map[string]string{"shop/web-a": "shop/web"}, nil)
-	_ = evict(context.Background(), client)
+	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.evictAll(ctx, []corev1.Pod{*webA()}) }()
+	eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+	cancel()
+	<-done
 	want := "The disruption budget web needs 2 healthy pods and has 2 currently; the budget counts this pod as disrupted since 11:00:00Z"
-	if p := tr.Snapshot()[0]; p.State != StateBlocked || !strings.HasPrefix(p.Cause, want) {
+	if p := e.tracker.Snapshot()[0]; !strings.HasPrefix(p.Cause, want) {
 		t.Errorf("cause %q, want it to start with %q", p.Cause, want)
 	}
 }

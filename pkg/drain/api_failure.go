@@ -11,8 +11,8 @@ import (
 
 // apiFailures keeps the first error of a node's drain that was the cluster
 // failing us rather than a pod being refused, as the client saw it: the
-// library (k8s.io/kubectl/pkg/drain) returns its errors formatted with %v,
-// their types lost, so the drain's outcome cannot be read from them.
+// node's outcome (error, not blocked) is read from it, never from the
+// text of the pods' errors.
 type apiFailures struct {
 	mu  sync.Mutex
 	err error
@@ -62,9 +62,9 @@ func isAPIFailure(err error) bool {
 }
 
 // causedError is an error whose message is msg, as the user reads it, and
-// whose chain holds cause, the API error the client saw: the library
-// formats its errors with %v, so without it a caller could no longer ask
-// apierrors.IsForbidden of what Drain or DrainPool returns.
+// whose chain holds cause, the API error the client saw: the node's error
+// joins the messages of its pods' errors, and without it a caller could
+// no longer ask apierrors.IsForbidden of what Drain or DrainPool returns.
 type causedError struct {
 	msg   string
 	cause error

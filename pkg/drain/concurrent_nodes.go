@@ -110,13 +110,13 @@ func (d *run) leaveUnstarted(ctx context.Context, r *NodeResult, cause error) {
 		return
 	}
 	n := d.node()
-	h, tracker, cancel := n.listLeft(r.Node)
+	tracker, cancel := n.listLeft(r.Node)
 	defer cancel()
 	outcome := OutcomeInterrupted
 	if ctx.Err() == nil {
 		outcome = OutcomeError
 	}
-	_, _ = n.stop(r, h, tracker, outcome, cause)
+	_, _ = n.stop(r, tracker, outcome, cause)
 	if r.After != nil && !r.After.Known && d.deleted(r.Node) {
 		d.nodeGone(r)
 	}

@@ -29,14 +29,26 @@ import (
 // this drain (the API server gives a field to the manager of the last
 // request that changed its value) or was set again by another client after
 // someone uncordoned the node.
+//
+// Its reads and patches are retried through a short outage (backoff): a
+// patch carries its resourceVersion precondition, so sending it again is
+// safe.
 type nodeCordon struct {
 	client  kubernetes.Interface
+	backoff Backoff
 	manager string
 }
 
 // newNodeCordon returns a nodeCordon with a fresh field manager name.
-func newNodeCordon(client kubernetes.Interface) *nodeCordon {
-	return &nodeCordon{client: client, manager: "kubectl-graceful-drain-" + rand.String(8)}
+func newNodeCordon(client kubernetes.Interface, backoff Backoff) *nodeCordon {
+	return &nodeCordon{client: client, backoff: backoff, manager: "kubectl-graceful-drain-" + rand.String(8)}
+}
+
+// get reads node, retried through a short outage.
+func (c *nodeCordon) get(ctx context.Context, node string) (*corev1.Node, error) {
+	return retryTransient(ctx, c.backoff, nil, func() (*corev1.Node, error) {
+		return c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	})
 }
 
 // cordon sets spec.unschedulable on node. It returns true when our patch
@@ -46,7 +58,7 @@ func newNodeCordon(client kubernetes.Interface) *nodeCordon {
 func (c *nodeCordon) cordon(ctx context.Context, node string) (bool, error) {
 	byUs := false
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		n, err := c.get(ctx, node)
 		if err != nil {
 			return err
 		}
@@ -73,7 +85,7 @@ func (c *nodeCordon) cordon(ctx context.Context, node string) (bool, error) {
 func (c *nodeCordon) uncordon(ctx context.Context, node string) (string, error) {
 	why := ""
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		n, err := c.get(ctx, node)
 		if err != nil {
 			return err
 		}
@@ -100,8 +112,10 @@ func (c *nodeCordon) patch(ctx context.Context, n *corev1.Node, unschedulable bo
 		value = "true"
 	}
 	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"unschedulable":%s}}`, n.ResourceVersion, value)
-	_, err := c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
-		metav1.PatchOptions{FieldManager: c.manager})
+	_, err := retryTransient(ctx, c.backoff, nil, func() (*corev1.Node, error) {
+		return c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
+			metav1.PatchOptions{FieldManager: c.manager})
+	})
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,41 +17,109 @@ import (
 )
 
 // nodePods follows the pods of one node from the Notices of one
-// timeline.Stream (a list, then a watch with fieldSelector spec.nodeName),
-// so that the library's wait for each evicted pod's deletion
-// (waitForDelete reads every pod once a second) is answered from what the
-// watch delivered instead of one GET per pod per second. It answers only
-// what it saw: a pod it holds is returned as the watch last delivered it,
-// and a pod is gone only when it held that pod and saw it leave (a DELETED
-// event, or a list after a gap without it). Before the first list, during
-// a gap (GapOpen until GapClose: the watch resumed from its last
-// resourceVersion, or listed again), after the stream failed, and for a
-// pod it never held, it does not answer and the caller reads the API
-// server.
+// timeline.Stream (a list, then a watch with fieldSelector spec.nodeName):
+// it is how the drain learns that a pod it evicts is gone, and the latest
+// version of each pod, without reading any pod by itself. It starts with
+// the pods the drain listed (seeded) and says a pod is gone only when the
+// watch saw that very pod (by UID) leave:
+//   - a DELETED event of it;
+//   - a list taken after the drain's own (the stream's first, or one after
+//     a gap) that does not hold it;
+//   - the watch delivering another pod under its name (a StatefulSet
+//     recreates a pod under the same name; the names of live pods are
+//     unique, so the first one went).
+//
+// A gap (GapOpen until GapClose or a list) never turns into "gone": the
+// last version delivered is kept and a pod is gone only by one of the
+// rules above. The list a shared watch (Events.SharedWatch) replays first
+// is what that watch holds, which may lag behind the drain's list by the
+// events in flight: a pod missing from it is not taken for gone.
 type nodePods struct {
 	mu sync.Mutex
-	// listed is true once a list was taken; ready while the store
-	// reflects a list and the unbroken watch after it.
-	listed, ready bool
-	pods          map[string]*corev1.Pod // "namespace/name" -> last delivered
-	// gone holds the pods held once and seen to leave since.
+	// pods holds "namespace/name" -> the version last delivered (or listed
+	// by the drain, until the watch delivers one).
+	pods map[string]*corev1.Pod
+	// gone holds the pods seen to leave, by goneKey.
 	gone map[string]bool
+	// wake holds, per pod, a channel closed (and dropped) at its next
+	// change; one per pod, so that a change wakes only its own waiter.
+	wake map[string]chan struct{}
+	// failed is the error that ended the watch for good (RBAC); nil while
+	// it runs or retries.
+	failed error
+	// replays is true until a shared watch's first list, which is not
+	// taken as a list after the drain's.
+	replays bool
 }
 
-func newNodePods() *nodePods {
-	return &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}}
-}
+// goneKey is the key of one pod object: its name and UID.
+func goneKey(pod *corev1.Pod) string { return podKey(pod) + "\x00" + string(pod.UID) }
 
-// followPods follows the pods of node until ctx ends: from the watch that
-// Events.SharedWatch hands over when it runs one, else from a stream of
-// its own.
-func (d *nodeRun) followPods(ctx context.Context, node string) *nodePods {
-	c := newNodePods()
-	if d.Events.SharedWatch != nil && d.Events.SharedWatch(ctx, node, c.notice) {
-		return c
+// newNodePods starts from the pods the drain listed.
+func newNodePods(listed []corev1.Pod) *nodePods {
+	c := &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}, wake: map[string]chan struct{}{}}
+	for i := range listed {
+		c.pods[podKey(&listed[i])] = &listed[i]
 	}
-	runStream(ctx, &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}, c.notice)
 	return c
+}
+
+// followPods follows the pods of node, starting from listed, until ctx
+// ends: from the watch that Events.SharedWatch hands over when it runs
+// one (and from a stream of its own once that watch ended early), else
+// from a stream of its own.
+func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.Pod) *nodePods {
+	c := newNodePods(listed)
+	c.replays = true
+	var own sync.Once
+	shared := func(n timeline.Notice) {
+		c.notice(n)
+		if n.Err != nil {
+			own.Do(func() { go d.ownPodStream(ctx, node, c) })
+		}
+	}
+	if d.Events.SharedWatch == nil || !d.Events.SharedWatch(ctx, node, shared) {
+		own.Do(func() { go d.ownPodStream(ctx, node, c) })
+	}
+	return c
+}
+
+// ownPodStream feeds c from a stream of the pods of node of its own until
+// ctx ends, started again (after the backoff) when its first list fails:
+// the API server may be restarting. RBAC's refusal ends it.
+func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
+	c.mu.Lock()
+	c.replays = false
+	c.mu.Unlock()
+	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}
+	ch := make(chan timeline.Notice)
+	for n := 1; ctx.Err() == nil; n++ {
+		done := make(chan struct{})
+		go func() { defer close(done); s.Run(ctx, ch) }()
+		err := forward(ctx, ch, done, c.notice)
+		if err == nil || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || !sleep(ctx, d.Backoff.delay(n)) {
+			return
+		}
+	}
+}
+
+// forward hands the Notices of ch to take until the stream's run ends
+// (done) or ctx does, and returns the error that ended the stream, if any.
+func forward(ctx context.Context, ch <-chan timeline.Notice, done <-chan struct{}, take func(timeline.Notice)) error {
+	for {
+		select {
+		case n := <-ch:
+			take(n)
+			if n.Err != nil {
+				<-done
+				return n.Err
+			}
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // podsOnNode lists and watches the pods of node through the typed client
@@ -69,93 +138,98 @@ func podsOnNode(client kubernetes.Interface, node string) *cache.ListWatch {
 	}
 }
 
-// runStream runs s until ctx ends, handing each Notice to take in order.
-func runStream(ctx context.Context, s *timeline.Stream, take func(timeline.Notice)) {
-	ch := make(chan timeline.Notice)
-	go s.Run(ctx, ch)
-	go func() {
-		for {
-			select {
-			case n := <-ch:
-				take(n)
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-}
-
 // notice takes one Notice of the node's pods' stream.
 func (c *nodePods) notice(n timeline.Notice) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case n.Err != nil || n.GapOpen:
-		// Failed for good, or lost: stale until a list or a resume.
-		c.ready = false
+	case n.Err != nil:
+		// The first list failed (the stream is started again) or the
+		// watch is refused for good.
+		if apierrors.IsForbidden(n.Err) || apierrors.IsUnauthorized(n.Err) {
+			c.failed = n.Err
+		}
+		c.wakeAll()
 	case n.Listed:
-		c.replace(n.List)
-	case n.GapClose:
-		// Resumed from the last resourceVersion (no event lost) or
-		// relisted (the list came first).
-		c.ready = c.listed
+		c.replace(n.List, !c.replays)
+		c.replays = false
 	case n.Event != nil:
 		c.apply(*n.Event)
 	}
 }
 
-// replace takes a list as the store: a pod held before and absent from the
-// list left during the gap. Called with c.mu held.
-func (c *nodePods) replace(items []runtime.Object) {
+// replace takes a list as the store; with after (a list taken after the
+// drain's), a pod held before and absent from it left. Called with c.mu
+// held.
+func (c *nodePods) replace(items []runtime.Object, after bool) {
 	fresh := make(map[string]*corev1.Pod, len(items))
 	for _, o := range items {
 		if p, ok := o.(*corev1.Pod); ok {
-			fresh[p.Namespace+"/"+p.Name] = p
+			fresh[podKey(p)] = p
 		}
 	}
-	for key := range c.pods {
-		if _, ok := fresh[key]; !ok {
-			c.gone[key] = true
+	for key, p := range c.pods {
+		if _, ok := fresh[key]; !ok && after {
+			c.gone[goneKey(p)] = true
+		} else if !ok {
+			fresh[key] = p // not delivered yet by a lagging shared watch
 		}
 	}
-	c.pods, c.listed, c.ready = fresh, true, true
+	c.pods = fresh
+	c.wakeAll()
 }
 
-// apply takes one watch event (a bookmark carries no pod of ours). Called
-// with c.mu held.
+// apply takes one watch event (a bookmark carries no pod). A DELETED
+// event is the end of that pod object, held before or not. Called with
+// c.mu held.
 func (c *nodePods) apply(ev watch.Event) {
 	pod, ok := ev.Object.(*corev1.Pod)
 	if !ok {
 		return
 	}
-	key := pod.Namespace + "/" + pod.Name
+	key := podKey(pod)
 	switch ev.Type {
 	case watch.Added, watch.Modified:
 		c.pods[key] = pod
 	case watch.Deleted:
-		if _, held := c.pods[key]; held {
-			c.gone[key] = true
+		c.gone[goneKey(pod)] = true
+		if held, ok := c.pods[key]; ok && held.UID == pod.UID {
+			delete(c.pods, key)
 		}
-		delete(c.pods, key)
+	}
+	if w, ok := c.wake[key]; ok {
+		close(w)
+		delete(c.wake, key)
 	}
 }
 
-// lookup answers a read of pod namespace/name when the store can: the pod
-// as last delivered, or gone for a pod seen to leave. known is false when
-// the caller must read the API server (no list yet, a gap, a pod the store
-// never held). A nil nodePods knows nothing.
-func (c *nodePods) lookup(namespace, name string) (pod *corev1.Pod, gone, known bool) {
-	if c == nil {
-		return nil, false, false
+// wakeAll wakes every waiter. Called with c.mu held.
+func (c *nodePods) wakeAll() {
+	for key, w := range c.wake {
+		close(w)
+		delete(c.wake, key)
 	}
-	key := namespace + "/" + name
+}
+
+// current returns the latest version of pod known (pod itself until the
+// watch delivers one), whether the watch saw it leave, the error that
+// ended the watch for good, and a channel closed at the pod's next change.
+func (c *nodePods) current(pod *corev1.Pod) (latest *corev1.Pod, gone bool, failed error, changed <-chan struct{}) {
+	key := podKey(pod)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.ready {
-		return nil, false, false
+	w, ok := c.wake[key]
+	if !ok {
+		w = make(chan struct{})
+		c.wake[key] = w
 	}
-	if p, ok := c.pods[key]; ok {
-		return p.DeepCopy(), false, true
+	latest = pod
+	if held, ok := c.pods[key]; ok {
+		if pod.UID != "" && held.UID != pod.UID {
+			// Another pod holds the name: ours went before it came.
+			return pod, true, c.failed, w
+		}
+		latest = held
 	}
-	return nil, c.gone[key], c.gone[key]
+	return latest, c.gone[goneKey(pod)], c.failed, w
 }

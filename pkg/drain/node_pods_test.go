@@ -45,80 +45,76 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// The library's wait for an evicted pod reads it once a second: a pod the
-// node's watch held and saw deleted is gone without a GET; a pod the watch
-// never held is read from the API server; during a gap in the watch
-// (ended, not yet resumed or listed again) every read goes to the server,
-// which still holds the pod the watch saw deleted: a gap never turns into
-// "gone", and a list after it that holds the pod keeps it.
-func TestNodePodsAnswerOnlyWhatTheWatchSaw(t *testing.T) {
-	cs := fake.NewClientset(nodePod("a"), nodePod("b"))
-	ctx := context.Background()
-	pods := newNodePods()
-	c := newObservedClient(cs, NewTracker(nil, nil), Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil).(*observedClient)
-	c.obs.pods = pods
-	get := func(name string) (*corev1.Pod, error) {
-		return c.CoreV1().Pods("shop").Get(ctx, name, metav1.GetOptions{})
+// isGone reports whether the watch saw pod leave.
+func isGone(c *nodePods, pod *corev1.Pod) bool {
+	_, gone, _, _ := c.current(pod)
+	return gone
+}
+
+// A pod is gone only when the watch saw that very pod leave: a DELETED
+// event, a list after the drain's without it, another pod (a new UID)
+// under its name. A gap (the watch lost until it resumed or listed again)
+// never turns into gone, and a shared watch's replayed list, which may
+// lag behind the drain's list, does not either.
+func TestNodePodsGoneOnlyWhenTheWatchSawItLeave(t *testing.T) {
+	a, b, c, d := nodePod("a"), nodePod("b"), nodePod("c"), nodePod("d")
+	pods := newNodePods([]corev1.Pod{*a, *b, *c, *d})
+	pods.notice(timeline.Notice{Listed: true, Initial: true, List: []runtime.Object{a, b, c}})
+	if !isGone(pods, d) {
+		t.Errorf("d, listed by the drain and absent from the watch's later list, is not gone")
 	}
-	if p, err := get("b"); err != nil || p.UID != "uid-b" {
-		t.Errorf("b before the first list: %v %v, want the server's pod", p, err)
+	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: a}})
+	if !isGone(pods, a) || isGone(pods, b) {
+		t.Errorf("a deleted: gone %v; b held: gone %v", isGone(pods, a), isGone(pods, b))
 	}
-	if n := podGets(cs); n != 1 {
-		t.Errorf("%d GETs before the first list, want 1", n)
+	pods.notice(timeline.Notice{GapOpen: true, Reason: "watch connection closed"})
+	if isGone(pods, b) {
+		t.Errorf("b gone during a gap")
 	}
-	pods.notice(timeline.Notice{Listed: true, Initial: true, List: []runtime.Object{nodePod("a"), nodePod("b")}})
-	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: nodePod("a")}})
-	if _, err := get("a"); !apierrors.IsNotFound(err) {
-		t.Errorf("a, deleted as the watch saw: %v, want NotFound", err)
+	pods.notice(timeline.Notice{Listed: true, List: []runtime.Object{c}})
+	pods.notice(timeline.Notice{GapClose: true, Relisted: true})
+	if !isGone(pods, b) || isGone(pods, c) {
+		t.Errorf("after a relist without b: b gone %v, c (listed) gone %v", isGone(pods, b), isGone(pods, c))
 	}
-	if p, err := get("b"); err != nil || p.UID != "uid-b" {
-		t.Errorf("b, held by the watch: %v %v, want the pod", p, err)
-	}
-	if n := podGets(cs); n != 1 {
-		t.Errorf("%d GETs sent for pods the watch answers, want 1 (before the list)", n)
-	}
-	if err := cs.Tracker().Add(nodePod("c")); err != nil {
-		t.Fatal(err)
-	}
-	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: nodePod("c")}})
-	if p, err := get("c"); err != nil || p.UID != "uid-c" {
-		t.Errorf("c, never delivered by the watch, then a DELETED of it: %v %v, want the server's pod", p, err)
-	}
-	if n := podGets(cs); n != 2 {
-		t.Errorf("%d GETs for a pod the watch never held, want 2", n)
+	newC := nodePod("c")
+	newC.UID = "uid-c-2"
+	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: newC}})
+	if !isGone(pods, c) || isGone(pods, newC) {
+		t.Errorf("a new pod under c's name: the old c gone %v, the new one gone %v", isGone(pods, c), isGone(pods, newC))
 	}
 
-	for _, gap := range []struct {
-		name string
-		end  []timeline.Notice
-	}{
-		{"resumed", []timeline.Notice{{GapClose: true}}},
-		{"relisted", []timeline.Notice{{Listed: true, List: []runtime.Object{nodePod("a"), nodePod("b")}}, {GapClose: true, Relisted: true}}},
-	} {
-		pods.notice(timeline.Notice{GapOpen: true, Reason: "watch connection closed"})
-		gets := podGets(cs)
-		if p, err := get("a"); err != nil || p.UID != "uid-a" {
-			t.Errorf("%s: a during the gap: %v %v, want the server's answer (it still holds a)", gap.name, p, err)
-		}
-		if _, _, known := pods.lookup("shop", "b"); known {
-			t.Errorf("%s: b is answered from the watch during the gap", gap.name)
-		}
-		if n := podGets(cs) - gets; n != 1 {
-			t.Errorf("%s: %d GETs for a read during the gap, want 1", gap.name, n)
-		}
-		for _, n := range gap.end {
-			pods.notice(n)
-		}
-		if _, _, known := pods.lookup("shop", "b"); !known {
-			t.Errorf("%s: b not answered after the gap", gap.name)
-		}
+	shared := newNodePods([]corev1.Pod{*a, *b})
+	shared.replays = true
+	shared.notice(timeline.Notice{Listed: true, Initial: true, List: []runtime.Object{a}})
+	if isGone(shared, b) {
+		t.Errorf("b, missing from a shared watch's replay, is gone")
 	}
-	if _, gone, _ := pods.lookup("shop", "a"); gone {
-		t.Errorf("a is gone after a list that holds it")
+	shared.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: b}})
+	if !isGone(shared, b) {
+		t.Errorf("b deleted after the replay is not gone")
 	}
-	pods.notice(timeline.Notice{Err: errors.New("forbidden")})
-	if _, _, known := pods.lookup("shop", "b"); known {
-		t.Errorf("b answered after the stream failed")
+}
+
+// The latest version delivered is what the drain holds of a pod: found
+// terminating there, it is not evicted again.
+func TestNodePodsHoldTheLatestVersion(t *testing.T) {
+	a := nodePod("a")
+	pods := newNodePods([]corev1.Pod{*a})
+	deleted := a.DeepCopy()
+	deleted.ResourceVersion, deleted.DeletionTimestamp = "7", &metav1.Time{Time: time.Now()}
+	_, _, _, changed := pods.current(a)
+	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Modified, Object: deleted}})
+	select {
+	case <-changed:
+	default:
+		t.Errorf("a change of the pod did not wake its waiter")
+	}
+	if got, _, _, _ := pods.current(a); got.ResourceVersion != "7" || got.DeletionTimestamp == nil {
+		t.Errorf("current %+v, want the version the watch delivered", got.ObjectMeta)
+	}
+	pods.notice(timeline.Notice{Err: apierrors.NewForbidden(corev1.Resource("pods"), "", errors.New("RBAC"))})
+	if _, _, failed, _ := pods.current(a); !apierrors.IsForbidden(failed) {
+		t.Errorf("failed %v after a forbidden watch, want it", failed)
 	}
 }
 
@@ -142,13 +138,16 @@ func TestNodePodsFollowTheirOwnStream(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pods := (&nodeRun{run: &run{Drainer: &Drainer{Client: cs}}}).followPods(ctx, "n1")
+	nr := &nodeRun{run: &run{Drainer: &Drainer{Client: cs, Backoff: Backoff{Base: time.Millisecond, Cap: time.Millisecond}}}}
+	pods := nr.followPods(ctx, "n1", []corev1.Pod{*nodePod("a"), *nodePod("b")})
 	w := <-watchers
-	eventually(t, "the first list", func() bool { _, _, known := pods.lookup("shop", "b"); return known })
 	gone := nodePod("a")
 	gone.ResourceVersion = "2"
 	w.Delete(gone)
-	eventually(t, "a's DELETED event", func() bool { _, g, _ := pods.lookup("shop", "a"); return g })
+	eventually(t, "a's DELETED event", func() bool { return isGone(pods, nodePod("a")) })
+	if isGone(pods, nodePod("b")) {
+		t.Errorf("b gone, never deleted")
+	}
 	if n := podGets(cs); n != 0 {
 		t.Errorf("%d GETs, want 0", n)
 	}

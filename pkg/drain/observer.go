@@ -8,8 +8,8 @@ import (
 )
 
 // Events is told what a Drainer does as it happens, the way
-// k8s.io/kubectl/pkg/drain's Helper reports through
-// OnPodDeletionOrEvictionStarted and OnPodDeletionOrEvictionFinished: every
+// k8s.io/kubectl/pkg/drain's Helper reports through its
+// OnPodDeletionOrEviction callbacks: every
 // field is optional, a nil one tells nobody, and the zero Events tells
 // nobody anything. The library itself prints nothing: a renderer (text,
 // live progress) or the command (the Ctrl-C message, JSON) sets the fields
@@ -17,8 +17,8 @@ import (
 //
 // With more than one node drained at a time (DrainPool), NodeCordoned,
 // NodeUncordoned, EvictionsStarted, PodChanged and NodeDone come from
-// several goroutines at once; PodChanged from the library's eviction
-// goroutines in any case.
+// several goroutines at once; PodChanged from the goroutines of each
+// pod's eviction in any case.
 type Events struct {
 	// PreflightReady is called with the preflight of a node that Drain
 	// drains, before anything is changed, dry runs included.

@@ -10,15 +10,18 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // Another drain evicted the pod after we listed it: our eviction, sent
 // with the listed pod's resourceVersion, gets a conflict instead of the
-// success the eviction subresource answers for a terminating pod; the pod
-// is read again, found terminating and waited for, and once gone it counts
-// as removed by another client, not as our eviction.
+// success the eviction subresource answers for a terminating pod; the
+// watch's newer version shows it terminating, it is waited for, and once
+// gone it counts as removed by another client, not as our eviction.
 func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 	listed := statefulPod("uid-1")
 	listed.ResourceVersion = "1"
@@ -38,17 +41,20 @@ func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 		}
 		return true, nil, nil // the subresource's success for a terminating pod
 	})
-	tracker := NewTracker([]corev1.Pod{*listed}, nil)
-	c := newObservedClient(cs, tracker, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil)
-	err := c.PolicyV1().Evictions("shop").Evict(context.Background(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0"}})
-	if err != nil {
-		t.Fatalf("Evict: %v, want nil (the pod is terminating: wait for it)", err)
+	e := testEvictor(cs, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, listed)
+	go func() {
+		eventually(t, "the first eviction", func() bool { return e.tracker.Snapshot()[0].Attempts == 1 })
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Modified, Object: evicted}})
+		eventually(t, "the pod waited for", func() bool { return e.tracker.Snapshot()[0].State == StateTerminating })
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: evicted}})
+	}()
+	if err := e.evictAll(context.Background(), []corev1.Pod{*listed}); err != nil {
+		t.Fatalf("evictAll: %v", err)
 	}
 	if len(sent) != 1 || sent[0].DeleteOptions.Preconditions.UID == nil || *sent[0].DeleteOptions.Preconditions.UID != "uid-1" {
 		t.Fatalf("evictions sent %+v: want one, with the listed pod's UID and resourceVersion as preconditions", sent)
 	}
-	tracker.set("shop", "web-0", StateGone, "")
-	if got := tracker.Snapshot()[0]; got.GoneBy != GoneByOther {
-		t.Errorf("web-0 gone by %q, want %q", got.GoneBy, GoneByOther)
+	if got := e.tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByOther {
+		t.Errorf("web-0 %s by %q, want gone by %q", got.State, got.GoneBy, GoneByOther)
 	}
 }

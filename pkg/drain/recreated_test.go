@@ -6,14 +6,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // statefulPod is pod web-0 of StatefulSet web on node n1 with uid.
@@ -50,7 +50,7 @@ func TestRecreatedPodIsNotTheSamePod(t *testing.T) {
 	if got := tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByEviction {
 		t.Errorf("web-0 (old uid) %s by %q, want gone by %q: a new pod holds its name", got.State, got.GoneBy, GoneByEviction)
 	}
-	after := n.readAfter(ctx, n.helper(ctx, tracker, nil, nil), "n1", tracker)
+	after := n.readAfter(ctx, "n1", tracker)
 	if !after.Known || len(after.NewPods) != 1 || after.NewPods[0] != "shop/web-0" {
 		t.Errorf("after %+v, want web-0 (new uid) as a new pod on the node", after)
 	}
@@ -59,23 +59,24 @@ func TestRecreatedPodIsNotTheSamePod(t *testing.T) {
 	}
 }
 
-// The same name read again before a retried eviction, holding a new pod:
-// the drain's pod is gone and the new one is not evicted.
+// The watch delivers a new pod under the name (a new UID) while the
+// drain's pod waits for a retry: the drain's pod is gone and the new one is
+// not evicted.
 func TestRecreatedPodIsNotEvicted(t *testing.T) {
-	_, tracker, cs := recreated(t)
-	tracker.set("shop", "web-0", StateBlocked, "budget web")
-	c := newObservedClient(cs, tracker, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, nil, nil, nil).(*observedClient)
-	c.obs.refused["shop/web-0"] = 1
-	err := c.PolicyV1().Evictions("shop").Evict(context.Background(), &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0"}})
-	if !apierrors.IsNotFound(err) {
-		t.Errorf("Evict returned %v, want NotFound (the library's sign that the pod is gone)", err)
+	cs := evictionAnswers(pdbRefusal())
+	e := testEvictor(cs, Backoff{Base: time.Hour, Cap: time.Hour}, statefulPod("old"))
+	go func() {
+		eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: statefulPod("old")}})
+		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: statefulPod("new")}})
+	}()
+	if err := e.evictAll(context.Background(), []corev1.Pod{*statefulPod("old")}); err != nil {
+		t.Fatalf("evictAll: %v", err)
 	}
-	for _, a := range cs.Actions() {
-		if a.GetSubresource() == "eviction" {
-			t.Errorf("an eviction was sent for the recreated pod: %v", a)
-		}
+	if n := evictions(cs); n != 1 {
+		t.Errorf("%d evictions sent, want the one refused: never one for the recreated pod", n)
 	}
-	if got := tracker.Snapshot()[0]; got.State != StateGone {
-		t.Errorf("web-0 (old uid) %s, want gone", got.State)
+	if got := e.tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByOther {
+		t.Errorf("web-0 (old uid) %s by %q, want gone by another client", got.State, got.GoneBy)
 	}
 }

@@ -19,7 +19,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
-// Drainer drains nodes one after another with k8s.io/kubectl/pkg/drain.
+// Drainer drains nodes: kubectl's filters (k8s.io/kubectl/pkg/drain)
+// choose the pods, its own eviction loop evicts them.
 type Drainer struct {
 	Client kubernetes.Interface
 	Flags  preflight.Flags
@@ -61,7 +62,7 @@ type run struct {
 
 // newRun starts the state of one call of Drain or DrainPool.
 func (d *Drainer) newRun() *run {
-	return &run{Drainer: d, cordons: newNodeCordon(&retryingClient{Interface: d.Client, backoff: d.Backoff})}
+	return &run{Drainer: d, cordons: newNodeCordon(d.Client, d.Backoff)}
 }
 
 // nodeRun is the state of one node's drain within a run; each goroutine of
@@ -75,9 +76,6 @@ type nodeRun struct {
 	// tracker is the pods of the node being evicted, kept for the pool's
 	// count of pods evicted again; nil until the evictions start.
 	tracker *Tracker
-	// pods follows the node's pods from its evictions on, answering the
-	// library's wait for each pod's deletion; nil before.
-	pods *nodePods
 }
 
 // node starts the state of one node's drain.
@@ -158,19 +156,17 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult) (*NodeResult, error) {
 	nodeCtx, cancel := eviction.WithTimeout(ctx, d.Timeout)
 	defer cancel()
-	tracker := NewTracker(nil, nil)
-	h := d.helper(nodeCtx, tracker, nil, nil)
-	list, errs := h.GetPodsForDeletion(node.Name)
+	list, errs := d.podsForDeletion(nodeCtx, node.Name)
 	if nodeCtx.Err() != nil {
 		// Stopped before the cordon: nothing was changed.
 		res.Outcome = stoppedOutcome(nodeCtx)
 		return res, nil
 	}
-	if len(errs) > 0 {
+	if list == nil {
+		return d.failed(res, listFailed(errs))
+	} else if len(errs) > 0 {
 		res.Outcome, res.Error = OutcomeRefused, utilerrors.NewAggregate(errs).Error()
 		return res, nil
-	} else if list == nil {
-		return d.failed(res, errors.New("listing pods failed"))
 	}
 	byUs, err := d.cordons.cordon(ctx, node.Name)
 	if err != nil {
@@ -183,45 +179,44 @@ func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	return d.evictCordoned(nodeCtx, res, budgets, pdbOf)
 }
 
+// listFailed is the error of a list of pods that returned no list.
+func listFailed(errs []error) error {
+	if len(errs) == 0 {
+		return errors.New("listing pods failed")
+	}
+	return errs[0]
+}
+
 // evictCordoned lists the pods of the cordoned node res.Node again (nothing
 // new can be scheduled there now) and evicts them, their budgets followed
 // by the watch budgets returns and pdbOf, each pod's change told to
 // Events.PodChanged; then summarises.
 func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
 	pdbOf map[string]string) (*NodeResult, error) {
-	tracker := NewTracker(nil, nil)
-	h := d.helper(nodeCtx, tracker, nil, nil)
-	list, errs := h.GetPodsForDeletion(res.Node)
+	list, errs := d.podsForDeletion(nodeCtx, res.Node)
 	if nodeCtx.Err() != nil {
 		return d.stopBeforeEvictions(res, stoppedOutcome(nodeCtx))
 	}
-	if list == nil && len(errs) == 0 {
-		errs = []error{errors.New("listing pods failed")}
-	}
-	if len(errs) > 0 {
-		return d.stop(res, h, tracker, OutcomeRefused, utilerrors.NewAggregate(errs))
+	if list == nil || len(errs) > 0 {
+		if len(errs) == 0 {
+			errs = []error{listFailed(errs)}
+		}
+		return d.stop(res, NewTracker(nil, nil), OutcomeRefused, utilerrors.NewAggregate(errs))
 	}
 	pods := list.Pods()
-	tracker = NewTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
+	tracker := NewTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
 	d.tracker = tracker
-	// Started after the list above: a pod it never held is read from the
-	// API server, so a pod listed there is never taken for gone.
-	d.pods = d.followPods(nodeCtx, res.Node)
-	h = d.helper(nodeCtx, tracker, budgets(), pdbOf)
+	// Started after the list above, and from it: a pod listed there is
+	// gone only once this watch saw it leave.
+	e := &evictor{client: d.Client, flags: d.Flags, backoff: d.Backoff, tracker: tracker,
+		pods: d.followPods(nodeCtx, res.Node, pods), budgets: budgets(), pdbOf: pdbOf, pacer: d.pacer, failures: d.failures}
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
-	err := h.DeleteOrEvictPods(pods)
-	return d.finish(nodeCtx, res, h, tracker, err)
+	err := e.evictAll(nodeCtx, pods)
+	return d.finish(nodeCtx, res, tracker, err)
 }
 
-// client returns the node's client for the evictions: reads of pods and
-// nodes and node patches retried through a short outage, those calls that
-// take no context (discovery) for as long as ctx lasts.
-func (d *nodeRun) client(ctx context.Context) kubernetes.Interface {
-	return &retryingClient{Interface: d.Client, backoff: d.Backoff, ctx: ctx, failures: d.failures}
-}
-
-// finish decides the outcome once the library returned.
-func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Helper, tracker *Tracker, err error) (*NodeResult, error) {
+// finish decides the outcome once every pod's eviction returned.
+func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Tracker, err error) (*NodeResult, error) {
 	node := res.Node
 	switch {
 	case err == nil:
@@ -229,7 +224,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 		res.Pods = tracker.Snapshot()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
-		res.After = d.readAfter(ctx, h, node, tracker)
+		res.After = d.readAfter(ctx, node, tracker)
 		switch {
 		case !res.After.Known:
 			res.Outcome, res.Error = OutcomeError, "its pods were evicted, but "+res.After.Unknown
@@ -239,24 +234,24 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, h *kdrain.Hel
 		}
 		return res, nil
 	case eviction.TimedOut(nodeCtx) != nil:
-		return d.stop(res, h, tracker, OutcomeTimedOut, nil)
+		return d.stop(res, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
-		return d.stop(res, h, tracker, OutcomeInterrupted, nil)
+		return d.stop(res, tracker, OutcomeInterrupted, nil)
 	case d.failures.first() != nil:
 		err = withCause(err.Error(), d.failures.first())
-		r, serr := d.stop(res, h, tracker, OutcomeError, err)
+		r, serr := d.stop(res, tracker, OutcomeError, err)
 		if serr != nil {
 			return r, serr
 		}
 		return r, err
 	default:
-		return d.stop(res, h, tracker, OutcomeBlocked, nil)
+		return d.stop(res, tracker, OutcomeBlocked, nil)
 	}
 }
 
 // stop records an unfinished drain: marks the pods still there and
 // uncordons when asked and allowed.
-func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outcome Outcome, err error) (*NodeResult, error) {
+func (d *nodeRun) stop(res *NodeResult, tracker *Tracker, outcome Outcome, err error) (*NodeResult, error) {
 	res.Outcome = outcome
 	if err != nil {
 		res.Error = err.Error()
@@ -281,12 +276,20 @@ func (d *nodeRun) stop(res *NodeResult, h *kdrain.Helper, tracker *Tracker, outc
 			call(d.Events.NodeUncordoned, res.Node)
 		}
 	}
-	res.After = d.readAfter(ctx, h, res.Node, tracker)
+	res.After = d.readAfter(ctx, res.Node, tracker)
 	if !res.After.Known {
 		// The cluster stayed unreachable: the summary says what is known.
 		return res, withCause(res.After.Unknown, res.After.cause)
 	}
 	return res, nil
+}
+
+// getPod reads one pod, retried through a short outage: the reads of the
+// summary once the drain stopped, never a wait for a pod to go.
+func (d *nodeRun) getPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	return retryTransient(ctx, d.Backoff, d.failures, func() (*corev1.Pod, error) {
+		return d.Client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	})
 }
 
 // refreshGone marks as gone the pods that left while the drain stopped,
@@ -298,7 +301,7 @@ func (d *nodeRun) refreshGone(ctx context.Context, tracker *Tracker) {
 		if p.State == StateGone {
 			continue
 		}
-		pod, err := d.client(ctx).CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		pod, err := d.getPod(ctx, p.Namespace, p.Name)
 		if p.lost && p.State == StateStopped && err == nil && pod.DeletionTimestamp == nil && tracker.sameAsListed(pod) {
 			pod, err = d.rereadLost(ctx, pod, settled)
 			if err == nil && pod.DeletionTimestamp == nil && tracker.sameAsListed(pod) {
@@ -336,7 +339,7 @@ func (d *nodeRun) rereadLost(ctx context.Context, pod *corev1.Pod, until time.Ti
 			return pod, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
-		got, err := d.client(ctx).CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		got, err := d.getPod(ctx, pod.Namespace, pod.Name)
 		if err != nil || got.DeletionTimestamp != nil || got.UID != pod.UID {
 			return got, err
 		}
@@ -351,44 +354,27 @@ func (d *nodeRun) failed(res *NodeResult, err error) (*NodeResult, error) {
 	return res, err
 }
 
-// helper builds the library's drain.Helper for one node. GracePeriodSeconds
-// -1 keeps each pod's own grace period unless --grace-period says
-// otherwise; EvictErrorRetryDelay is short and non-zero, the observed client adds
-// the backoff; the library's output is replaced by ours.
-func (d *nodeRun) helper(ctx context.Context, tracker *Tracker, budgets *budgetWatch, pdbOf map[string]string) *kdrain.Helper {
-	client := newObservedClient(d.client(ctx), tracker, d.Backoff, budgets, pdbOf, d.pacer).(*observedClient)
-	client.obs.pods = d.pods
+// helper builds kubectl's drain.Helper for one node, used for its pod
+// filters alone (GetPodsForDeletion): which pods the drain evicts, as
+// kubectl drain decides it, with ours (AdditionalFilters) after them.
+func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 	return &kdrain.Helper{
-		Ctx:                  ctx,
-		Client:               client,
-		Force:                d.Flags.Force,
-		GracePeriodSeconds:   d.Flags.GracePeriodSeconds,
-		IgnoreAllDaemonSets:  d.Flags.IgnoreDaemonSets,
-		DeleteEmptyDirData:   d.Flags.DeleteEmptyDirData,
-		PodSelector:          d.PodSelector,
-		ChunkSize:            500,
-		DisableEviction:      d.Flags.DisableEviction,
-		EvictErrorRetryDelay: libraryRetryDelay,
-		AdditionalFilters:    []kdrain.PodFilter{d.doNotDisruptFilter},
-		Out:                  io.Discard,
-		ErrOut:               io.Discard,
-		OnPodDeletionOrEvictionStarted: func(pod *corev1.Pod, usingEviction bool) {
-			if !usingEviction {
-				tracker.attempt(pod.Namespace, pod.Name)
-				tracker.accept(pod.Namespace, pod.Name, "deleted (--disable-eviction)")
-			}
-		},
-		OnPodDeletionOrEvictionFinished: func(pod *corev1.Pod, _ bool, err error) {
-			if err == nil {
-				tracker.set(pod.Namespace, pod.Name, StateGone, "")
-			} else if ctx.Err() == nil {
-				tracker.set(pod.Namespace, pod.Name, StateFailed, err.Error())
-			}
-		},
+		Ctx:                 ctx,
+		Client:              d.Client,
+		Force:               d.Flags.Force,
+		GracePeriodSeconds:  d.Flags.GracePeriodSeconds,
+		IgnoreAllDaemonSets: d.Flags.IgnoreDaemonSets,
+		DeleteEmptyDirData:  d.Flags.DeleteEmptyDirData,
+		PodSelector:         d.PodSelector,
+		ChunkSize:           500,
+		DisableEviction:     d.Flags.DisableEviction,
+		AdditionalFilters:   []kdrain.PodFilter{d.doNotDisruptFilter},
+		Out:                 io.Discard,
+		ErrOut:              io.Discard,
 	}
 }
 
-// doNotDisruptFilter is a library filter refusing pods annotated not to be
+// doNotDisruptFilter is a kubectl drain filter refusing pods annotated not to be
 // disrupted, unless --evict-do-not-disrupt.
 func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
 	if why := preflight.DoNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {

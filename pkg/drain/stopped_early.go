@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	kdrain "k8s.io/kubectl/pkg/drain"
-
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
@@ -24,21 +22,20 @@ func stoppedOutcome(nodeCtx context.Context) Outcome {
 // node, so the pods are listed again with a fresh context and reported as
 // not evicted, never as none left.
 func (d *nodeRun) stopBeforeEvictions(res *NodeResult, outcome Outcome) (*NodeResult, error) {
-	h, tracker, cancel := d.listLeft(res.Node)
+	tracker, cancel := d.listLeft(res.Node)
 	defer cancel()
-	return d.stop(res, h, tracker, outcome, nil)
+	return d.stop(res, tracker, outcome, nil)
 }
 
 // listLeft lists the pods node's drain would evict, with a context of its
 // own (the drain's may have ended), for a summary of what is left. The
-// tracker is empty when the list fails; cancel ends the context of the
-// helper and of its client's reads once the summary is made.
-func (d *nodeRun) listLeft(node string) (*kdrain.Helper, *Tracker, context.CancelFunc) {
+// tracker is empty when the list fails; cancel ends the list's context
+// once the summary is made.
+func (d *nodeRun) listLeft(node string) (*Tracker, context.CancelFunc) {
 	listCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	tracker := NewTracker(nil, nil)
-	h := d.helper(listCtx, tracker, nil, nil)
-	if list, _ := h.GetPodsForDeletion(node); list != nil {
+	if list, _ := d.podsForDeletion(listCtx, node); list != nil {
 		tracker = NewTracker(list.Pods(), nil)
 	}
-	return h, tracker, cancel
+	return tracker, cancel
 }

@@ -14,11 +14,12 @@ import (
 // ThrottlingSeen wraps rt, the transport of the drain's client (for
 // rest.Config.Wrap), so that every throttling answer comes back to the
 // drain at once: client-go's rest.Request otherwise sends a request answered
-// 429 with a Retry-After header again itself, up to 10 times, sleeping the
-// Retry-After each time, unseen by its caller, whose own deadline (the 30 s
-// of ThroughOutage) then ends in that sleep and reads as an API server that
-// did not answer. It drops the header of a 429 and keeps the wait in the
-// body, as a Status' details.retryAfterSeconds (where the API server puts
+// 429 or 5xx with a Retry-After header again itself, up to 10 times,
+// sleeping the Retry-After each time, unseen by its caller, whose own
+// deadline (the 30 s of ThroughOutage) then ends in that sleep and reads as
+// an API server that did not answer, and whose evictions would be sent
+// more often than it counts (ATTEMPTS). It drops the header of such an
+// answer and keeps the wait in the body, as a Status' details.retryAfterSeconds (where the API server puts
 // it too, and where the error client-go returns carries it): API Priority
 // and Fairness answers in plain text (k8s.io/apiserver
 // pkg/server/filters/priority-and-fairness.go, tooManyRequests), which it
@@ -33,7 +34,7 @@ type throttlingSeen struct{ next http.RoundTripper }
 
 func (t throttlingSeen) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+	if err != nil || resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 || resp.Header.Get("Retry-After") == "" {
 		return resp, err
 	}
 	seconds, perr := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
@@ -46,11 +47,25 @@ func (t throttlingSeen) RoundTrip(req *http.Request) (*http.Response, error) {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
 	st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
-		Code: http.StatusTooManyRequests, Reason: metav1.StatusReasonTooManyRequests,
+		Code: int32(resp.StatusCode), Reason: reasonOf(resp.StatusCode),
 		Message: strings.TrimSpace(string(body)), Details: &metav1.StatusDetails{RetryAfterSeconds: int32(seconds)}}
 	data, _ := json.Marshal(st)
 	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
 	resp.Header.Set("Content-Type", "application/json")
 	resp.Header.Del("Content-Length")
 	return resp, nil
+}
+
+// reasonOf is the Status reason the API server gives an answer of code
+// (k8s.io/apimachinery's errors.NewGenericServerResponse).
+func reasonOf(code int) metav1.StatusReason {
+	switch code {
+	case http.StatusTooManyRequests:
+		return metav1.StatusReasonTooManyRequests
+	case http.StatusServiceUnavailable:
+		return metav1.StatusReasonServiceUnavailable
+	case http.StatusGatewayTimeout:
+		return metav1.StatusReasonTimeout
+	}
+	return metav1.StatusReasonInternalError
 }

@@ -80,8 +80,8 @@ const (
 	GoneByLostAnswer GoneBy = "evicted-answer-lost"
 )
 
-// Tracker records each pod's progress; the observed eviction client and the
-// library's callbacks feed it from many goroutines.
+// Tracker records each pod's progress; the goroutines of the pods'
+// evictions feed it.
 type Tracker struct {
 	mu       sync.Mutex
 	start    time.Time
@@ -276,3 +276,12 @@ func podKey(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
 // pdbName is the "namespace/name" the preflight's Budgets and the budget
 // watch key PodDisruptionBudgets by.
 func pdbName(pdb *policyv1.PodDisruptionBudget) string { return pdb.Namespace + "/" + pdb.Name }
+
+// wasAccepted reports whether an eviction (or delete) of the pod
+// "namespace/name" by this drain was accepted.
+func (t *Tracker) wasAccepted(key string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.pods[key]
+	return ok && p.accepted
+}

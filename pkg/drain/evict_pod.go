@@ -1,0 +1,208 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+)
+
+// maxConflicts bounds the evictions of one pod refused by their
+// resourceVersion precondition (a pod whose status keeps changing); the
+// next is sent with the UID precondition only.
+const maxConflicts = 5
+
+// conflictWait bounds the wait, after a 409, for the watch to deliver the
+// version of the pod that changed.
+const conflictWait = 2 * time.Second
+
+// lostWait bounds the wait, after an eviction whose answer was lost, for
+// the watch to show whether the API server admitted it (the pod
+// terminating) before the eviction is sent again: the watch may be in a
+// gap after the failure that lost the answer.
+const lostWait = 5 * time.Second
+
+// admissionRefusedPrefix starts the cause of a pod whose eviction an
+// admission webhook or a ValidatingAdmissionPolicy denied.
+const admissionRefusedPrefix = "refused by admission: "
+
+// podRetries is what one pod's loop remembers of its earlier answers.
+type podRetries struct {
+	refused, lost, conflicts int
+	// last is the last refusal (a budget's 429, throttling, a terminating
+	// namespace): it sets the next wait.
+	last eviction.Answer
+}
+
+// evict evicts one pod (deletes it with --disable-eviction) and waits
+// until the node's pod watch saw it leave. It returns nil once the pod is
+// gone, the error that ended it otherwise (a refusal for good, an API
+// failure, ctx ending).
+func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
+	var r podRetries
+	for {
+		pod, gone, failed, _ := e.pods.current(listed)
+		switch {
+		case gone:
+			e.tracker.set(listed.Namespace, listed.Name, StateGone, "")
+			return nil
+		case failed != nil:
+			return e.fail(listed, failed)
+		case pod.DeletionTimestamp != nil:
+			// Evicting a terminating pod would delete it again (the
+			// eviction subresource skips budgets for it): wait for it.
+			if !e.tracker.wasAccepted(podKey(listed)) {
+				e.tracker.alreadyTerminating(pod)
+			}
+			return e.waitGone(ctx, listed)
+		}
+		if err := e.pacer.reserve(ctx, e.pdbOf[podKey(pod)], func(cause string) {
+			e.tracker.waiting(pod.Namespace, pod.Name, cause)
+		}); err != nil {
+			return err
+		}
+		e.tracker.attempt(pod.Namespace, pod.Name)
+		sentVersion := pod.ResourceVersion
+		err := e.send(ctx, pod, r.conflicts < maxConflicts)
+		a := eviction.Read(err)
+		e.pacer.done(e.pdbOf[podKey(pod)], pod.Name, a.Kind == eviction.Accepted || a.Kind == eviction.Lost)
+		if apierrors.IsConflict(err) && r.conflicts < maxConflicts {
+			// The pod changed since the version held: another drain may
+			// have evicted it (the eviction subresource answers success
+			// for a terminating pod, so only the precondition tells), or
+			// a new pod holds the name. Wait for the watch to say which.
+			r.conflicts++
+			e.waitNewer(ctx, listed, sentVersion, conflictWait)
+			continue
+		}
+		if done, err := e.answered(ctx, listed, a, err, &r); done {
+			return err
+		}
+		if !e.waitRetry(ctx, pod, a, &r) {
+			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
+		}
+		if a.Kind == eviction.Lost {
+			e.waitNewer(ctx, listed, sentVersion, lostWait)
+		}
+	}
+}
+
+// answered records the answer a to one request and reports whether the
+// pod's loop is done, with its result; false means retry after the wait.
+func (e *evictor) answered(ctx context.Context, listed *corev1.Pod, a eviction.Answer, err error, r *podRetries) (bool, error) {
+	ns, name := listed.Namespace, listed.Name
+	switch {
+	case a.Kind == eviction.Accepted:
+		cause := ""
+		if e.flags.DisableEviction {
+			cause = "deleted (--disable-eviction)"
+		}
+		e.tracker.accept(ns, name, cause)
+		return true, e.waitGone(ctx, listed)
+	case a.Kind == eviction.NotFound, apierrors.IsConflict(err):
+		// Gone already, or (the UID precondition alone) replaced.
+		return true, e.waitGone(ctx, listed)
+	case a.Kind == eviction.Lost && ctx.Err() == nil:
+		r.lost++
+		e.tracker.set(ns, name, StateAnswerLost, a.Cause)
+		return false, nil
+	case a.Retryable():
+		r.refused++
+		r.last = a
+		e.record(listed, a, e.backoff.delay(r.refused))
+		return false, nil
+	case ctx.Err() != nil:
+		e.tracker.stopped(ns, name)
+		return true, err
+	case a.Kind == eviction.AdmissionRefused:
+		e.tracker.set(ns, name, StateFailed, admissionRefusedPrefix+a.Cause)
+		return true, errors.New(admissionRefusedPrefix + a.Cause)
+	}
+	return true, e.fail(listed, err)
+}
+
+// fail records that the pod's eviction ended for good with err.
+func (e *evictor) fail(pod *corev1.Pod, err error) error {
+	e.failures.note(err)
+	e.tracker.set(pod.Namespace, pod.Name, StateFailed, eviction.Read(err).Cause)
+	return err
+}
+
+// send sends one eviction of pod (a delete with --disable-eviction) with
+// pod's UID as a precondition, so that a pod recreated under the name is
+// never evicted in its place, and withVersion its resourceVersion, so that
+// the request fails with a 409 when the pod changed since, as when another
+// client evicted it: the eviction subresource evicts a terminating pod
+// again and answers success, which would make us claim another drain's
+// eviction. The subresource honours both (pkg/registry/core/pod/storage/
+// eviction.go keeps a resourceVersion set by the requester). The grace
+// period is --grace-period's, each pod's own when negative (kubectl's
+// rule). Client-go sends it once: the drain's transport (ThrottlingSeen)
+// keeps it from sending a request again by itself.
+func (e *evictor) send(ctx context.Context, pod *corev1.Pod, withVersion bool) error {
+	opts := metav1.DeleteOptions{}
+	if e.flags.GracePeriodSeconds >= 0 {
+		grace := int64(e.flags.GracePeriodSeconds)
+		opts.GracePeriodSeconds = &grace
+	}
+	if pod.UID != "" {
+		uid := pod.UID
+		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+		if rv := pod.ResourceVersion; withVersion && rv != "" {
+			opts.Preconditions.ResourceVersion = &rv
+		}
+	}
+	if e.flags.DisableEviction {
+		return e.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	}
+	return e.client.PolicyV1().Evictions(pod.Namespace).Evict(ctx, &policyv1.Eviction{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name}, DeleteOptions: &opts})
+}
+
+// waitGone waits until the node's pod watch saw pod leave; it returns
+// ctx's cause when ctx ends first, the watch's error when it failed for
+// good.
+func (e *evictor) waitGone(ctx context.Context, listed *corev1.Pod) error {
+	for {
+		_, gone, failed, changed := e.pods.current(listed)
+		switch {
+		case gone:
+			e.tracker.set(listed.Namespace, listed.Name, StateGone, "")
+			return nil
+		case failed != nil:
+			return e.fail(listed, failed)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("pod not seen gone: %w", context.Cause(ctx))
+		case <-changed:
+		}
+	}
+}
+
+// waitNewer waits, at most limit, until the watch delivers a version of
+// pod other than version, or sees it leave.
+func (e *evictor) waitNewer(ctx context.Context, listed *corev1.Pod, version string, limit time.Duration) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for {
+		pod, gone, failed, changed := e.pods.current(listed)
+		if gone || failed != nil || pod.ResourceVersion != version {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		case <-changed:
+		}
+	}
+}
