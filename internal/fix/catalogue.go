@@ -30,6 +30,7 @@ const (
 	checkFieldNewerThanTarget  = "field-newer-than-target"
 	reasonNeverLowerGrace      = "a fix never lowers a grace period: only what the app needs can tell how far"
 	reasonNoSleepBelowNative   = "the image has no sleep binary and the target Kubernetes version does not take this native sleep (1.30+; 0 s: 1.33+)"
+	reasonStopsFirst           = "the preStop hook stops the server before it sleeps: its sleep is no delay, and reordering the script is for its author"
 	reasonScriptHook           = "the preStop hook is a script that does more than sleep: rewriting it is not mechanical"
 	reasonGraceZeroSuppressed  = "terminationGracePeriodSeconds is 0 and grace-period-zero is not being fixed: a preStop delay would never run"
 	reasonZeroFloor            = "--prestop-floor is 0: no delay to add"

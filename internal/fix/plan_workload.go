@@ -182,6 +182,8 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 			return nil, ""
 		}
 		return ch, ""
+	case prestop.HowExecStopsFirst:
+		return nil, reasonStopsFirst
 	}
 	return nil, reasonScriptHook
 }
