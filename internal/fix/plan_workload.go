@@ -87,6 +87,9 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 		case checkGracePeriodLong:
 			p.manual(f, reasonNeverLowerGrace)
 			continue
+		case checkUnknownField:
+			p.manual(f, reasonUnknownField)
+			continue
 		default:
 			p.manual(f, "")
 			continue

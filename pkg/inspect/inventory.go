@@ -98,6 +98,9 @@ type Workload struct {
 	// NamespaceDefaulted is true when the manifest had no namespace and the
 	// audit gave it one (-n, the kubeconfig context, or "default").
 	NamespaceDefaulted bool
+	// UnknownFields are the manifest's fields its API type does not have
+	// (the pod template's, for a custom resource), read as absent.
+	UnknownFields []UnknownField
 }
 
 // PDB is a PodDisruptionBudget with the manifest it was read from.
@@ -113,6 +116,9 @@ type PDB struct {
 	// NamespaceDefaulted is true when the manifest had no namespace and the
 	// audit gave it one (-n, the kubeconfig context, or "default").
 	NamespaceDefaulted bool
+	// UnknownFields are the manifest's fields policy/v1 does not have,
+	// read as absent.
+	UnknownFields []UnknownField
 }
 
 // hpaObject is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
