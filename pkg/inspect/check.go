@@ -96,8 +96,9 @@ func Lookup(id string) *Check {
 // only unknown-field findings. Findings are sorted by object, then
 // severity, then check.
 func Audit(inv *Inventory, opts Options) *Report {
+	inv.resolveWorkloadRefs()
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append([]string{}, inv.Notes...)}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append([]string{}, inv.Notes...), scalerNotes(inv)...)}
 	unknown := withUnknownFields(inv)
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {

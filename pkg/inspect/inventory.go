@@ -123,6 +123,8 @@ type PDB struct {
 
 // hpaObject is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
 type hpaObject struct {
+	// Kind is HorizontalPodAutoscaler, or ScaledObject for KEDA's.
+	Kind            string
 	Namespace, Name string
 	// TargetKind and TargetName are spec.scaleTargetRef's kind and name.
 	TargetKind, TargetName string
@@ -141,7 +143,10 @@ type Inventory struct {
 	Services  []corev1.Service
 	PDBs      []PDB
 	HPAs      []hpaObject
-	Ingresses []networkingv1.Ingress
+	// WorkloadRefs are Argo Rollouts that run another workload's pod
+	// template (spec.workloadRef), filed as workloads when audited.
+	WorkloadRefs []workloadRef
+	Ingresses    []networkingv1.Ingress
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
 	BackendConfigs map[string]int64
@@ -227,6 +232,7 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.Services = append(inv.Services, other.Services...)
 	inv.PDBs = append(inv.PDBs, other.PDBs...)
 	inv.HPAs = append(inv.HPAs, other.HPAs...)
+	inv.WorkloadRefs = append(inv.WorkloadRefs, other.WorkloadRefs...)
 	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)

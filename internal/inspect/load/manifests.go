@@ -345,7 +345,11 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		origin = src.File
 	}
 	where := fmt.Sprintf("%s: %s %q", origin, gvk.Kind, u.GetName())
-	if inv.AddLoadBalancerObject(u) {
+	if inv.AddLoadBalancerObject(u) || inv.AddScalingObject(u, src) {
+		return nil
+	}
+	if gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition" {
+		inv.Objects++ // a definition, not a workload nor something that makes one
 		return nil
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
