@@ -101,6 +101,8 @@ type Workload struct {
 	// UnknownFields are the manifest's fields its API type does not have
 	// (the pod template's, for a custom resource), read as absent.
 	UnknownFields []UnknownField
+	// Group is the API group of a Generic workload's kind.
+	Group string
 }
 
 // PDB is a PodDisruptionBudget with the manifest it was read from.
@@ -143,6 +145,9 @@ type Inventory struct {
 	Services  []corev1.Service
 	PDBs      []PDB
 	HPAs      []hpaObject
+	// CRDScale maps "group/Kind" of each CustomResourceDefinition read to
+	// whether the kind has a scale subresource.
+	CRDScale map[string]bool
 	// WorkloadRefs are Argo Rollouts that run another workload's pod
 	// template (spec.workloadRef), filed as workloads when audited.
 	WorkloadRefs []workloadRef
@@ -237,6 +242,12 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)
 	inv.Objects += other.Objects
+	for k, v := range other.CRDScale {
+		if inv.CRDScale == nil {
+			inv.CRDScale = map[string]bool{}
+		}
+		inv.CRDScale[k] = v
+	}
 	for k, v := range other.BackendConfigs {
 		if inv.BackendConfigs == nil {
 			inv.BackendConfigs = map[string]int64{}

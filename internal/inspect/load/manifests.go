@@ -348,9 +348,8 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 	if inv.AddLoadBalancerObject(u) || inv.AddScalingObject(u, src) {
 		return nil
 	}
-	if gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition" {
-		inv.Objects++ // a definition, not a workload nor something that makes one
-		return nil
+	if inv.AddCustomResourceDefinition(u) {
+		return nil // a definition, not a workload nor something that makes one
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
 		return addForeign(inv, u, src, where)
