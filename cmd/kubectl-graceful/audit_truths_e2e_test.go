@@ -157,3 +157,39 @@ spec:
 		t.Errorf("audit: no tolerates-cordon: %v", keys(r))
 	}
 }
+
+// TestAuditStopSignalDroppedByDefault: the local cluster's API server
+// (ContainerStopSignals off, its default through 1.37) stores a template
+// with lifecycle.stopSignal without it, as the audit says.
+func TestAuditStopSignalDroppedByDefault(t *testing.T) {
+	t.Parallel()
+	env := e2e.Cluster(t)
+	ns := env.Namespace(t)
+	kubectl := func(args ...string) e2e.Result { return env.Kubectl(t, args...) }
+	f := writeManifest(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ss}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: ss}}
+  template:
+    metadata: {labels: {app: ss}}
+    spec:
+      os: {name: linux}
+      containers: [{name: app, image: example.com/app:1, lifecycle: {stopSignal: SIGUSR1}}]
+`)
+	if res := kubectl("apply", "--validate=strict", "-n", ns, "-f", f); res.ExitCode != 0 {
+		t.Fatalf("apply: %s", res.Stderr)
+	}
+	if res := kubectl("get", "deployment", "ss", "-n", ns, "-o", "jsonpath={.spec.template.spec.containers[0].lifecycle.stopSignal}"); res.ExitCode != 0 || res.Stdout != "" {
+		t.Errorf("stored stopSignal %q (exit %d, %s): want it dropped", res.Stdout, res.ExitCode, res.Stderr)
+	}
+	r := auditJSON(t, kubectl, 0, "-f", f, "--kube-version", "1.37", "--fail-on", "error")
+	found := false
+	for _, fd := range r.Findings {
+		found = found || (fd.Check == "stop-signal" && strings.Contains(fd.Message, "without it the API server drops the field"))
+	}
+	if !found {
+		t.Errorf("audit: no stop-signal finding: %v", keys(r))
+	}
+}
