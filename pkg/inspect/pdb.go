@@ -38,9 +38,9 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 	if w.Replicas == nil || w.Object.Kind == "Pod" {
 		return nil
 	}
-	n := *w.Replicas
+	n, from := *w.Replicas, ""
 	if h := s.hpaFor(w); h != nil && h.MinReplicas > n {
-		n = h.MinReplicas
+		n, from = h.MinReplicas, s.floorSource(w)
 	}
 	if n < 2 {
 		return nil
@@ -58,7 +58,7 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 	case !live && len(s.pdbsFor(w)) > 0:
 		return nil
 	}
-	msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n)
+	msg := fmt.Sprintf("%d replicas%s and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n, from)
 	if live {
 		msg = fmt.Sprintf("%d replicas and no PodDisruptionBudget selects any of its %d running pods: a node drain or cluster upgrade may evict them all at once", n, cov.pods)
 	}

@@ -85,8 +85,8 @@ func (s *scope) rolloutDowntime(w *Workload) (msg, fix string) {
 	if unavailable < n {
 		return "", ""
 	}
-	return fmt.Sprintf("maxUnavailable resolves to %d of %d replicas (maxSurge %d): a rollout may take every pod down at once",
-		unavailable, n, surge), rollingFix
+	return fmt.Sprintf("maxUnavailable resolves to %d of %d replicas%s (maxSurge %d): a rollout may take every pod down at once",
+		unavailable, n, s.floorSource(w), surge), rollingFix
 }
 
 // resolveFenceposts mirrors the Deployment controller's ResolveFenceposts
