@@ -40,6 +40,9 @@ func (p *Plan) planPDB(d *inspect.PDB, fs []inspect.Finding) {
 			pp.MaxUnavailableOne = true
 		case checkPDBUnhealthyEviction:
 			pp.AlwaysAllow = true
+		case checkUnknownField:
+			p.manual(f, reasonUnknownField)
+			continue
 		default:
 			p.manual(f, "")
 			continue

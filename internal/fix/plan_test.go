@@ -150,8 +150,22 @@ metadata: {name: x, namespace: shop}
 		{
 			name: "a script hook in an image without a shell is manual",
 			src: workload("Deployment", "web", 1, strings.Replace(distrolessWeb, "  readinessProbe:",
-				"  lifecycle:\n    preStop:\n      exec:\n        command: [\"sh\", \"-c\", \"kill -QUIT 1; sleep 5\"]\n  readinessProbe:", 1)),
+				"  lifecycle:\n    preStop:\n      exec:\n        command: [\"sh\", \"-c\", \"/app/drain; sleep 5\"]\n  readinessProbe:", 1)),
 			want: []string{"manual web prestop-sleep-binary-missing: " + reasonScriptHook},
+		},
+		{
+			name: "a hook that stops the server before it sleeps is manual, its sleep no delay",
+			src: workload("Deployment", "web", 1, strings.Replace(distrolessWeb, "  readinessProbe:",
+				"  lifecycle:\n    preStop:\n      exec:\n        command: [\"sh\", \"-c\", \"kill -QUIT 1; sleep 5\"]\n  readinessProbe:", 1)),
+			want: []string{"manual web prestop-sleep-binary-missing: " + reasonStopsFirst, "manual web prestop-stops-server-first"},
+		},
+		{
+			// decocms/studio#4608: the sleep after nginx -s quit is not
+			// counted, so the grace period is sized without it.
+			name:   "nginx -s quit; sleep 15 is not a 15 s delay",
+			src:    workload("Deployment", "web", 1, "terminationGracePeriodSeconds: 10\n"+plainWeb+"  lifecycle:\n    preStop:\n      exec:\n        command: [\"/bin/sh\", \"-c\", \"nginx -s quit; sleep 15\"]\n"),
+			want:   []string{"manual web prestop-stops-server-first"},
+			absent: []string{"terminationGracePeriodSeconds 10 ->", "preStop of web"},
 		},
 		{
 			name:    "below 1.30 a native sleep becomes an exec sleep, and says why",

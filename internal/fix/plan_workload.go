@@ -87,6 +87,9 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 		case checkGracePeriodLong:
 			p.manual(f, reasonNeverLowerGrace)
 			continue
+		case checkUnknownField:
+			p.manual(f, reasonUnknownField)
+			continue
 		default:
 			p.manual(f, "")
 			continue
@@ -182,6 +185,8 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 			return nil, ""
 		}
 		return ch, ""
+	case prestop.HowExecStopsFirst:
+		return nil, reasonStopsFirst
 	}
 	return nil, reasonScriptHook
 }

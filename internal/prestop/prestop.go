@@ -115,22 +115,20 @@ func shellScript(args []string) (string, bool) {
 }
 
 // scriptDuration sums the `sleep` commands of a shell script split on
-// `&&`, `||`, `;` and newlines. A script made only of sleeps is an
+// `&&`, `||`, `;`, `|` and newlines. A script made only of sleeps is an
 // exec-sleep; in a script with other commands the sleeps are a lower bound
 // of the hook's time (a preStop that sleeps N seconds keeps the container
-// alive at least N seconds), reported as an exec-script.
+// alive at least N seconds), reported as an exec-script. A script that
+// stops the server before it sleeps is an exec-stops-first: only the
+// sleeps before that command count.
 func scriptDuration(script string) (int64, bool, string) {
-	r := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n")
+	stmts := statements(script)
+	if cmd, before := stopCommand(stmts); cmd != "" {
+		return before, true, HowExecStopsFirst
+	}
 	var total int64
 	sleeps, others := 0, 0
-	for _, stmt := range strings.Split(r.Replace(script), "\n") {
-		f := strings.Fields(stmt)
-		if len(f) == 0 {
-			continue
-		}
-		if base(f[0]) == "busybox" && len(f) > 1 {
-			f = f[1:]
-		}
+	for _, f := range stmts {
 		if base(f[0]) == "sleep" {
 			s, ok := sleepArgs(f[1:])
 			if !ok {

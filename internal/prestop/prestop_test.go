@@ -1,6 +1,7 @@
 package prestop
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -33,9 +34,25 @@ func TestDuration(t *testing.T) {
 		{"/bin/busybox sleep", execHook("/bin/busybox", "sleep", "7s"), 7, true, HowExecSleep},
 		{"sh -c sleep", execHook("sh", "-c", "sleep 5"), 5, true, HowExecSleep},
 		{"/bin/sh -c sleep and more", execHook("/bin/sh", "-c", "sleep 5 && nginx -s quit"), 5, true, HowExecScript},
-		{"sh -c more then sleep", execHook("sh", "-c", "echo bye; kill -TERM 1 && sleep 12"), 12, true, HowExecScript},
+		{"sh -c more then sleep", execHook("sh", "-c", "echo bye; /app/drain && sleep 12"), 12, true, HowExecScript},
+		{"kill 1 then sleep", execHook("sh", "-c", "echo bye; kill -TERM 1 && sleep 12"), 0, true, HowExecStopsFirst},
+		// decocms/studio#4608
+		{"nginx quit then sleep", execHook("/bin/sh", "-c", "nginx -s quit; sleep 15"), 0, true, HowExecStopsFirst},
+		// the Kubernetes documentation's lifecycle example
+		{"docs quit then wait", execHook("/bin/sh", "-c", "nginx -s quit; while killall -0 nginx; do sleep 1; done"), 0, true, HowExecStopsFirst},
+		{"sleep, quit, sleep", execHook("sh", "-c", "sleep 5 && /usr/sbin/nginx -s stop && sleep 10"), 5, true, HowExecStopsFirst},
+		{"quit on a newline", execHook("sh", "-c", "apachectl -k graceful-stop\nsleep 20"), 0, true, HowExecStopsFirst},
+		{"apachectl graceful-stop", execHook("bash", "-c", "apachectl graceful-stop && sleep 20"), 0, true, HowExecStopsFirst},
+		{"haproxy -sf", execHook("sh", "-c", "haproxy -f /etc/haproxy.cfg -sf $(cat /run/haproxy.pid); sleep 10"), 0, true, HowExecStopsFirst},
+		{"curl quitquitquit", execHook("sh", "-c", "curl -XPOST http://127.0.0.1:15000/quitquitquit; sleep 10"), 0, true, HowExecStopsFirst},
+		{"wget shutdown", execHook("sh", "-c", "wget -qO- localhost:8080/admin/shutdown || true; sleep 10"), 0, true, HowExecStopsFirst},
+		{"pkill", execHook("sh", "-c", "pkill -QUIT php-fpm; sleep 10"), 0, true, HowExecStopsFirst},
+		{"quit after the sleep", execHook("sh", "-c", "sleep 10; nginx -s quit"), 10, true, HowExecScript},
+		{"healthcheck fail then sleep", execHook("sh", "-c", "curl -XPOST localhost:15000/healthcheck/fail; sleep 10"), 10, true, HowExecScript},
+		{"echo naming a quit", execHook("sh", "-c", "echo nginx -s quit; sleep 10"), 10, true, HowExecScript},
 		{"bash -ec sleep", execHook("bash", "-ec", "sleep 3; sleep 4"), 7, true, HowExecSleep},
 		{"sh -c without sleep", execHook("sh", "-c", "nginx -s quit"), 0, false, howExec},
+		{"quit without a shell", execHook("nginx", "-s", "quit"), 0, false, howExec},
 		{"sleep infinity", execHook("sleep", "infinity"), 0, false, howExec},
 		{"sleep without argument", execHook("sleep"), 0, false, howExec},
 		{"custom binary", execHook("/wait-shutdown"), 0, false, howExec},
@@ -60,6 +77,17 @@ func TestIsShellOrSleep(t *testing.T) {
 		}
 		if got := IsShellOrSleep(c); got != want {
 			t.Errorf("IsShellOrSleep(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+func TestStopsServerSignalZero(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"kill 1": true, "kill -TERM 1": true, "kill -s QUIT 1": true, "kill -15 1": true, "killall nginx": true,
+		"kill -0 1": false, "killall -0 nginx": false, "kill": false,
+	} {
+		if got := stopsServer(strings.Fields(cmd)); got != want {
+			t.Errorf("stopsServer(%q) = %v, want %v", cmd, got, want)
 		}
 	}
 }

@@ -92,11 +92,14 @@ func Lookup(id string) *Check {
 // Audit runs every check of the catalogue not in opts.Skip over inv. Checks
 // whose inputs are unavailable, or that need a live cluster in manifest
 // mode, are listed in Report.Skipped. Findings suppressed by SkipAnnotation
-// are counted in Summary.Suppressed. Findings are sorted by object, then
+// are counted in Summary.Suppressed. An object with an unknown field gets
+// only unknown-field findings. Findings are sorted by object, then
 // severity, then check.
 func Audit(inv *Inventory, opts Options) *Report {
+	inv.resolveWorkloadRefs()
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append([]string{}, inv.Notes...)}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append([]string{}, inv.Notes...), scalerNotes(inv)...)}
+	unknown := withUnknownFields(inv)
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {
 		skip[id] = true
@@ -110,6 +113,9 @@ func Audit(inv *Inventory, opts Options) *Report {
 			continue
 		}
 		for _, f := range c.run(s, c) {
+			if unknown[f.Object] && c != unknownField {
+				continue // what the API server would do with it is not known
+			}
 			if s.suppressed(f) {
 				r.Summary.Suppressed++
 				continue

@@ -52,10 +52,13 @@ func TestPreStopExceedsGrace(t *testing.T) {
 	runCases(t, "prestop-exceeds-grace", []checkCase{
 		{"native sleep below grace", objs(deploy("web", preStop(sleepHook(10)), grace(30))), 0, ""},
 		{"native sleep equal to grace", objs(deploy("web", preStop(sleepHook(30)))), 1, "takes 30 s but the grace period is 30 s"},
-		{"native sleep above default grace", objs(deploy("web", preStop(sleepHook(45)))), 1, "kubelet kills"},
+		// kubernetes/ingress-gce#2222: the API server refuses the object.
+		{"native sleep above default grace", objs(deploy("web", preStop(sleepHook(45)))), 1, `the API server refuses it ("must be non-negative and less than terminationGracePeriodSeconds (30)"), so the apply fails`},
+		{"exec sleep above grace is the kubelet's to cut", objs(deploy("web", preStop(execHook("sleep", "45")))), 1, "kubelet kills"},
 		{"exec sleep N", objs(deploy("web", preStop(execHook("sleep", "60")), grace(60))), 1, "60 s"},
 		{"exec sleep Ns", objs(deploy("web", preStop(execHook("sleep", "40s")))), 1, "40 s"},
-		{"sh -c and sleep", objs(deploy("web", preStop(execHook("sh", "-c", "nginx -s quit && sleep 35")))), 1, "35 s"},
+		{"sh -c and sleep", objs(deploy("web", preStop(execHook("sh", "-c", "/app/drain && sleep 35")))), 1, "35 s"},
+		{"sleep after a quit is not counted", objs(deploy("web", preStop(execHook("sh", "-c", "nginx -s quit && sleep 35")))), 0, ""},
 		{"/bin/sleep", objs(deploy("web", preStop(execHook("/bin/sleep", "31")))), 1, ""},
 		{"busybox sleep", objs(deploy("web", preStop(execHook("busybox", "sleep", "30")))), 1, ""},
 		{"httpGet is unknown, not flagged", objs(deploy("web", preStop(&corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Port: intstr.FromInt32(80)}}), grace(1))), 0, ""},

@@ -98,6 +98,11 @@ type Workload struct {
 	// NamespaceDefaulted is true when the manifest had no namespace and the
 	// audit gave it one (-n, the kubeconfig context, or "default").
 	NamespaceDefaulted bool
+	// UnknownFields are the manifest's fields its API type does not have
+	// (the pod template's, for a custom resource), read as absent.
+	UnknownFields []UnknownField
+	// Group is the API group of a Generic workload's kind.
+	Group string
 }
 
 // PDB is a PodDisruptionBudget with the manifest it was read from.
@@ -113,10 +118,15 @@ type PDB struct {
 	// NamespaceDefaulted is true when the manifest had no namespace and the
 	// audit gave it one (-n, the kubeconfig context, or "default").
 	NamespaceDefaulted bool
+	// UnknownFields are the manifest's fields policy/v1 does not have,
+	// read as absent.
+	UnknownFields []UnknownField
 }
 
 // hpaObject is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
 type hpaObject struct {
+	// Kind is HorizontalPodAutoscaler, or ScaledObject for KEDA's.
+	Kind            string
 	Namespace, Name string
 	// TargetKind and TargetName are spec.scaleTargetRef's kind and name.
 	TargetKind, TargetName string
@@ -135,7 +145,13 @@ type Inventory struct {
 	Services  []corev1.Service
 	PDBs      []PDB
 	HPAs      []hpaObject
-	Ingresses []networkingv1.Ingress
+	// CRDScale maps "group/Kind" of each CustomResourceDefinition read to
+	// whether the kind has a scale subresource.
+	CRDScale map[string]bool
+	// WorkloadRefs are Argo Rollouts that run another workload's pod
+	// template (spec.workloadRef), filed as workloads when audited.
+	WorkloadRefs []workloadRef
+	Ingresses    []networkingv1.Ingress
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
 	BackendConfigs map[string]int64
@@ -221,10 +237,17 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.Services = append(inv.Services, other.Services...)
 	inv.PDBs = append(inv.PDBs, other.PDBs...)
 	inv.HPAs = append(inv.HPAs, other.HPAs...)
+	inv.WorkloadRefs = append(inv.WorkloadRefs, other.WorkloadRefs...)
 	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)
 	inv.Objects += other.Objects
+	for k, v := range other.CRDScale {
+		if inv.CRDScale == nil {
+			inv.CRDScale = map[string]bool{}
+		}
+		inv.CRDScale[k] = v
+	}
 	for k, v := range other.BackendConfigs {
 		if inv.BackendConfigs == nil {
 			inv.BackendConfigs = map[string]int64{}

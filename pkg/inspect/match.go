@@ -176,23 +176,42 @@ func pdbRef(p PDB) ObjectRef {
 }
 
 // hpaFor returns the HPA whose scaleTargetRef names w, or nil.
+//
+// A KEDA ScaledObject wins over the HPA it makes. An HPA does not scale a
+// workload at replicas 0 (the HPA controller disables scaling while the
+// target's replicas are 0, pkg/controller/podautoscaler): it is not
+// returned then; KEDA scales from 0 itself.
 func (s *scope) hpaFor(w *Workload) *hpaObject {
+	var found *hpaObject
 	for _, i := range s.index().hpas[w.Object.Namespace] {
-		if h := s.inv.HPAs[i]; h.TargetKind == w.Object.Kind && h.TargetName == w.Object.Name {
-			return &s.inv.HPAs[i]
+		h := &s.inv.HPAs[i]
+		if h.TargetKind != w.Object.Kind || h.TargetName != w.Object.Name {
+			continue
+		}
+		if h.Kind == kindScaledObject {
+			return h
+		}
+		if found == nil && !atZero(w) {
+			found = h
 		}
 	}
-	return nil
+	return found
 }
 
+func atZero(w *Workload) bool { return w.Replicas != nil && *w.Replicas == 0 }
+
 // floorReplicas returns the fewest replicas w may run with: the HPA's
-// minReplicas when an HPA scales it, else its replicas. ok is false for
-// kinds without replicas (DaemonSet, Job, CronJob).
+// minReplicas when an HPA scales it, a ScaledObject's minReplicaCount
+// (1 for 0: a budget matters only while pods run), else its replicas. ok
+// is false for kinds without replicas (DaemonSet, Job, CronJob).
 func (s *scope) floorReplicas(w *Workload) (n int32, ok bool) {
 	if w.Replicas == nil {
 		return 0, false
 	}
 	if h := s.hpaFor(w); h != nil {
+		if h.Kind == kindScaledObject {
+			return max(h.MinReplicas, 1), true
+		}
 		return h.MinReplicas, true
 	}
 	return *w.Replicas, true

@@ -38,9 +38,9 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 	if w.Replicas == nil || w.Object.Kind == "Pod" {
 		return nil
 	}
-	n := *w.Replicas
+	n, from := *w.Replicas, ""
 	if h := s.hpaFor(w); h != nil && h.MinReplicas > n {
-		n = h.MinReplicas
+		n, from = h.MinReplicas, s.floorSource(w)
 	}
 	if n < 2 {
 		return nil
@@ -58,7 +58,7 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 	case !live && len(s.pdbsFor(w)) > 0:
 		return nil
 	}
-	msg := fmt.Sprintf("%d replicas and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n)
+	msg := fmt.Sprintf("%d replicas%s and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n, from)
 	if live {
 		msg = fmt.Sprintf("%d replicas and no PodDisruptionBudget selects any of its %d running pods: a node drain or cluster upgrade may evict them all at once", n, cov.pods)
 	}
@@ -98,6 +98,7 @@ func (s *scope) blocksEviction(p PDB) string {
 	}
 	var expected int32
 	countable, scaled := true, false
+	floorWord := "HorizontalPodAutoscaler holds it at minReplicas"
 	var names, counted []string
 	for _, w := range targets {
 		names = append(names, w.Object.Kind+"/"+w.Object.Name)
@@ -109,7 +110,10 @@ func (s *scope) blocksEviction(p PDB) string {
 		how := fmt.Sprintf("%s/%s: replicas %d", w.Object.Kind, w.Object.Name, n)
 		if h := s.hpaFor(w); h != nil && ok {
 			scaled = true
-			how = fmt.Sprintf("%s/%s: minReplicas %d of HorizontalPodAutoscaler %s", w.Object.Kind, w.Object.Name, n, h.Name)
+			how = fmt.Sprintf("%s/%s: %s", w.Object.Kind, w.Object.Name, h.floorText(n))
+			if h.Kind == kindScaledObject {
+				floorWord = "ScaledObject holds it at minReplicaCount"
+			}
 		}
 		counted = append(counted, how)
 	}
@@ -143,7 +147,7 @@ func (s *scope) blocksEviction(p PDB) string {
 		if err == nil && int32(v) >= expected {
 			never := "no eviction is ever allowed"
 			if scaled && ma.String() != "100%" {
-				never = "whenever the HorizontalPodAutoscaler holds it at minReplicas no eviction is allowed, and a drain waits until it scales up"
+				never = "whenever the " + floorWord + " no eviction is allowed, and a drain waits until it scales up"
 			}
 			return fmt.Sprintf("minAvailable %s requires %d of %s to stay up: %s", ma.String(), v, of, never)
 		}

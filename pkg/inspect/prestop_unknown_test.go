@@ -17,8 +17,8 @@ func TestPreStopDelayUnknown(t *testing.T) {
 	runCases(t, "prestop-delay-unknown", []checkCase{
 		{"exec binary", objs(web, deploy("web", preStop(execHook("/app/drain", "--wait")))), 1, `runs exec ["/app/drain", "--wait"]: its delay is unknown`},
 		{"exec script without sleep", objs(web, deploy("web", preStop(execHook("sh", "-c", "nginx -s quit")))), 1, "cannot be told from the spec"},
-		{"script sleeping below the floor", objs(web, deploy("web", preStop(execHook("sh", "-c", "kill -QUIT 1; sleep 2")))), 1, "sleeps 2 s among other commands"},
-		{"script sleeping the floor or more", objs(web, deploy("web", preStop(execHook("sh", "-c", "kill -QUIT 1; sleep 5")))), 0, ""},
+		{"script sleeping below the floor", objs(web, deploy("web", preStop(execHook("sh", "-c", "/app/drain; sleep 2")))), 1, "sleeps 2 s among other commands"},
+		{"script sleeping the floor or more", objs(web, deploy("web", preStop(execHook("sh", "-c", "/app/drain; sleep 5")))), 0, ""},
 		{"httpGet", objs(web, deploy("web", preStop(httpGet))), 1, `httpGet ":8080/drain"`},
 		{"tcpSocket", objs(web, deploy("web", preStop(tcp))), 1, "kubelet does not run"},
 		{"plain sleep is known", objs(web, deploy("web", preStop(execHook("sleep", "1")))), 0, ""},

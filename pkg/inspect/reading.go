@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // summarizeReading fills the counts of what the audit read in its own way:
@@ -41,6 +42,7 @@ func (inv *Inventory) AddGenericWorkload(apiVersion, kind, namespace, name strin
 		Template:    tpl,
 		Replicas:    replicas,
 		Generic:     true,
+		Group:       schema.FromAPIVersionAndKind(apiVersion, kind).Group,
 	}
 	inv.Workloads = append(inv.Workloads, w)
 	inv.Notes = append(inv.Notes, fmt.Sprintf("%s %s (%s) is not a kind the audit reads: audited as a generic workload through spec.template%s",

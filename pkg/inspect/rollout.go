@@ -25,11 +25,13 @@ var singleReplica = register(&Check{
 			if len(svcs) == 0 || !ok || n != 1 {
 				return nil
 			}
-			msg := fmt.Sprintf("1 replica behind Service %s: while it restarts, is evicted or rescheduled, nothing serves", svcs[0].Name)
+			msg := fmt.Sprintf("1 replica%s behind Service %s: while it restarts, is evicted or rescheduled, nothing serves", s.floorSource(w), svcs[0].Name)
 			fix := fmt.Sprintf("kubectl scale %s %s -n %s --replicas=2", lowerKind(w), w.Object.Name, w.Object.Namespace)
 			if w.Object.Kind == "Pod" {
 				fix = "run it as a Deployment with 2 or more replicas"
-			} else if h := s.hpaFor(w); h != nil {
+			} else if h := s.hpaFor(w); h != nil && h.Kind == kindScaledObject {
+				fix = fmt.Sprintf(`kubectl patch scaledobject %s -n %s --type=merge -p '{"spec":{"minReplicaCount":2}}'`, h.Name, w.Object.Namespace)
+			} else if h != nil {
 				fix = fmt.Sprintf(`kubectl patch hpa %s -n %s -p '{"spec":{"minReplicas":2}}'`, h.Name, w.Object.Namespace)
 			}
 			return []Finding{c.finding(w, "", msg, fix)}
@@ -83,8 +85,8 @@ func (s *scope) rolloutDowntime(w *Workload) (msg, fix string) {
 	if unavailable < n {
 		return "", ""
 	}
-	return fmt.Sprintf("maxUnavailable resolves to %d of %d replicas (maxSurge %d): a rollout may take every pod down at once",
-		unavailable, n, surge), rollingFix
+	return fmt.Sprintf("maxUnavailable resolves to %d of %d replicas%s (maxSurge %d): a rollout may take every pod down at once",
+		unavailable, n, s.floorSource(w), surge), rollingFix
 }
 
 // resolveFenceposts mirrors the Deployment controller's ResolveFenceposts

@@ -23,7 +23,7 @@ var prestopExceedsGrace = register(&Check{
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
 	},
 	Explanation: checkDoc{
-		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. When preStop lasts as long as the grace period, the app gets SIGTERM with no time left (or only kubelet's one-off 2 s extension) and is SIGKILLed with in-flight requests (exit 137).",
+		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. When preStop lasts as long as the grace period, the app gets SIGTERM with no time left (or only kubelet's one-off 2 s extension) and is SIGKILLed with in-flight requests (exit 137). A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
 		Source: srcKubelet,
 	},
@@ -39,10 +39,26 @@ func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
 		}
 		msg := fmt.Sprintf("preStop (%s) takes %d s but the grace period is %d s: %s",
 			how, d, grace, afterOrNever(d, grace))
+		if how == prestop.HowNativeSleep && d > grace {
+			msg = refusedSleepMessage(s.inv.Version, d, grace)
+		}
 		fix := patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + 20})
 		out = append(out, c.finding(w, ctr.Name, msg, fix))
 	}
 	return out
+}
+
+// refusedSleepMessage says that the API server refuses a native sleep
+// longer than the grace period (validateSleepAction,
+// pkg/apis/core/validation): the object is never stored, so what the
+// kubelet would do with it does not arise.
+func refusedSleepMessage(v Version, d, grace int64) string {
+	rule := "must be non-negative and less than terminationGracePeriodSeconds"
+	if !v.AtLeast(1, 33) {
+		rule = "must be greater than 0 and less than terminationGracePeriodSeconds"
+	}
+	return fmt.Sprintf("lifecycle.preStop.sleep.seconds is %d, more than the grace period of %d s: the API server refuses it (%q), so the apply fails",
+		d, grace, fmt.Sprintf("%s (%d)", rule, grace))
 }
 
 func afterOrNever(d, grace int64) string {

@@ -72,13 +72,13 @@ func (e *errDuplicateKey) Error() string {
 
 // check parses d strictly. It returns an *errDuplicateKey for a repeated
 // key, another error (with the file's line) for YAML that does not parse,
-// and nil otherwise.
-func (d document) check() error {
+// and the document's node otherwise.
+func (d document) check() (*yaml.Node, error) {
 	var n yaml.Node
 	if err := yaml.Unmarshal(d.data, &n); err != nil {
-		return fmt.Errorf("%s:%d: %s", d.file, d.firstLine, d.shiftLines(strings.TrimPrefix(err.Error(), "yaml: ")))
+		return nil, d.parseError(err)
 	}
-	return d.duplicates(&n)
+	return &n, d.duplicates(&n)
 }
 
 func (d document) duplicates(n *yaml.Node) error {
@@ -117,15 +117,6 @@ func (d document) kindAndName() (kind, name string) {
 		}
 	}
 	return kind, name
-}
-
-// shiftLines turns the parser's document-relative "line N" into the
-// file's line.
-func (d document) shiftLines(msg string) string {
-	return yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
-		n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
-		return "line " + strconv.Itoa(d.firstLine+n-1)
-	})
 }
 
 // expandFilenames lists the files -f names, as kubectl does: a file is
@@ -170,4 +161,45 @@ func expandFilenames(names []string, recursive bool) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// parseError is the parser's error with the file's line. The YAML parser
+// names the line where the block it was reading starts (an indentation
+// error at line 15 in a mapping that starts at line 12 is "line 12"), so
+// the first line at which the document's text stops parsing is looked for
+// from there, and named, with the block's line beside it.
+func (d document) parseError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("%s:%d: %s", d.file, d.firstLine, msg)
+	}
+	ctx, _ := strconv.Atoi(m[1])
+	rest := strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
+	if at := d.problemLine(ctx); at > ctx {
+		return fmt.Errorf("%s:%d: %s (in the block that starts at line %d)", d.file, d.firstLine+at-1, rest, d.firstLine+ctx-1)
+	}
+	return fmt.Errorf("%s:%d: %s", d.file, d.firstLine+ctx-1, rest)
+}
+
+// maxProblemSearchLines bounds the documents whose problem line is looked
+// for (each try parses the document's first lines again).
+const maxProblemSearchLines = 5000
+
+// problemLine returns the first line (document-relative) from ctx on
+// whose text up to it does not parse for a reason other than its end; 0
+// when there is none.
+func (d document) problemLine(ctx int) int {
+	lines := strings.SplitAfter(string(d.data), "\n")
+	if len(lines) > maxProblemSearchLines {
+		return 0
+	}
+	for l := max(ctx, 1); l <= len(lines); l++ {
+		var n yaml.Node
+		err := yaml.Unmarshal([]byte(strings.Join(lines[:l], "")), &n)
+		if err != nil && !strings.Contains(err.Error(), "end of") && !strings.Contains(err.Error(), "could not find expected") {
+			return l
+		}
+	}
+	return 0
 }

@@ -15,6 +15,9 @@ import (
 // stdin is indexed from the bytes that were handed to the builder.
 type lineIndex struct {
 	files map[string][]docStart
+	// fields are the unknown fields of the objects of a local file, nil
+	// for remote input and kustomize.
+	fields fieldIndex
 }
 
 type docStart struct {

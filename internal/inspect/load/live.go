@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -164,13 +165,14 @@ func (l *lister) with(ctx context.Context) *lister {
 	return &c
 }
 
-// loadBalancerObjects reads the load balancer custom resources
-// (inspect.LoadBalancerResources) where the cluster serves them; where it
+// loadBalancerObjects reads the load balancer and scaling custom resources
+// (inspect.LoadBalancerResources, inspect.ScalingResources) where the
+// cluster serves them; where it
 // does not (no GKE, no AWS Load Balancer Controller) nothing is reported,
 // and a forbidden list marks its input unavailable.
 func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 	var dc dynamic.Interface
-	for _, r := range inspect.LoadBalancerResources {
+	for _, r := range slices.Concat(inspect.LoadBalancerResources, inspect.ScalingResources) {
 		if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(r.Resource.GroupVersion().String()); err != nil {
 			continue
 		}
@@ -187,7 +189,9 @@ func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 			continue
 		}
 		for i := range list.Items {
-			l.inv.AddLoadBalancerObject(&list.Items[i])
+			if !l.inv.AddLoadBalancerObject(&list.Items[i]) {
+				l.inv.AddScalingObject(&list.Items[i], nil)
+			}
 		}
 	}
 }

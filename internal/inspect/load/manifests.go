@@ -114,12 +114,14 @@ func oneFile(f string, opts ManifestOptions, ns string, inv *inspect.Inventory) 
 		opts.Read(name, data)
 	}
 	scratch := &inspect.Inventory{Version: inv.Version, Live: inv.Live}
-	good, err := checkedDocuments(name, data, scratch, opts.Skipped)
+	fields := fieldIndex{}
+	good, err := checkedDocuments(name, data, scratch, fields, opts.Skipped)
 	if err != nil {
 		return err
 	}
 	lines := newLineIndex()
 	lines.add(name, data)
+	lines.fields = fields
 	b := resource.NewLocalBuilder().Unstructured().Flatten().Stream(bytes.NewReader(good), name)
 	if err := visit(b, lines, ns, scratch); err != nil {
 		return err
@@ -148,11 +150,14 @@ func visit(b *resource.Builder, lines *lineIndex, ns string, inv *inspect.Invent
 		if err := addUnstructured(inv, u, src); err != nil {
 			return err
 		}
+		unknown := lines.fields.take(u.GetKind(), u.GetName())
 		for _, w := range inv.Workloads[nw:] {
 			w.NamespaceDefaulted = defaulted
+			w.UnknownFields = unknown
 		}
 		for i := range inv.PDBs[np:] {
 			inv.PDBs[np+i].NamespaceDefaulted = defaulted
+			inv.PDBs[np+i].UnknownFields = unknown
 		}
 		return nil
 	})
@@ -255,15 +260,21 @@ func (f FileError) message() string {
 
 // checkedDocuments returns the documents of data that parse strictly,
 // joined again for the builder, and skips those that do not parse and are
-// of a kind the audit does not read.
-func checkedDocuments(file string, data []byte, inv *inspect.Inventory, skipped func(string)) ([]byte, error) {
+// of a kind the audit does not read. The unknown fields of the objects
+// read go to fields; a field of the wrong type is an error.
+func checkedDocuments(file string, data []byte, inv *inspect.Inventory, fields fieldIndex, skipped func(string)) ([]byte, error) {
 	var good bytes.Buffer
 	for _, d := range splitDocuments(file, data) {
 		if d.blank() {
 			continue
 		}
-		err := d.check()
+		n, err := d.check()
 		if err == nil {
+			of, err := d.fields(n)
+			if err != nil {
+				return nil, err
+			}
+			fields.add(of)
 			good.Write(d.data)
 			good.WriteString("\n---\n")
 			continue
@@ -334,8 +345,11 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		origin = src.File
 	}
 	where := fmt.Sprintf("%s: %s %q", origin, gvk.Kind, u.GetName())
-	if inv.AddLoadBalancerObject(u) {
+	if inv.AddLoadBalancerObject(u) || inv.AddScalingObject(u, src) {
 		return nil
+	}
+	if inv.AddCustomResourceDefinition(u) {
+		return nil // a definition, not a workload nor something that makes one
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
 		return addForeign(inv, u, src, where)

@@ -90,7 +90,7 @@ func TestManifestsBadInput(t *testing.T) {
 		{"YAML that does not parse", write("bad.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: [\n"), "bad.yaml"},
 		{"unknown kind", write("kind.yaml", "apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: x}\n"), `unknown kind "Deploymnet"`},
 		{"no kind", write("nokind.yaml", "apiVersion: v1\nmetadata: {name: x}\n"), "nokind.yaml"},
-		{"wrong field type", write("type.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: many}\n"), `type.yaml: Deployment "x"`},
+		{"wrong field type", write("type.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: many}\n"), `type.yaml:4:18: spec.replicas: a string "many" where the API type has an integer (int32)`},
 	}
 	if os.Geteuid() != 0 { // root reads files without read permission
 		cases = append(cases, struct{ name, file, want string }{"unreadable", unreadable, "unreadable.yaml"})

@@ -88,6 +88,7 @@ func Check(in Input) *Report {
 		}
 	}
 	r.Evict = groupByOwner(evict, in)
+	cordonTolerators(r, evict, in)
 	maxWait := budgets(r, evict, in)
 	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {

@@ -1,10 +1,14 @@
 package preflight
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
 // roomElsewhere returns the names of the nodes other than drained where a
@@ -26,11 +30,25 @@ func roomElsewhere(pod *corev1.Pod, drained string, nodes []corev1.Node) []strin
 }
 
 // schedulableFor reports whether the scheduler may place pod on n, leaving
-// resources aside: n is Ready and schedulable, matches affinity (the pod's
-// nodeSelector and required node affinity) and has no NoSchedule or
-// NoExecute taint the pod does not tolerate.
+// resources aside: n is Ready and schedulable (or cordoned, for a pod that
+// tolerates node.kubernetes.io/unschedulable: the cordon does not close a
+// node to it), matches affinity (the pod's nodeSelector and required node
+// affinity) and has no NoSchedule or NoExecute taint the pod does not
+// tolerate.
 func schedulableFor(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *corev1.Node) bool {
-	if n.Spec.Unschedulable || !nodeReady(n) {
+	if n.Spec.Unschedulable {
+		if _, tolerates := inspect.ToleratesCordon(pod.Spec); !tolerates {
+			return false
+		}
+	}
+	return placeable(pod, affinity, n)
+}
+
+// placeable reports whether the scheduler may place pod on n leaving
+// resources and the cordon aside: n is Ready, matches affinity and has no
+// NoSchedule or NoExecute taint the pod does not tolerate.
+func placeable(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *corev1.Node) bool {
+	if !nodeReady(n) {
 		return false
 	}
 	if ok, err := affinity.Match(n); err != nil || !ok {
@@ -67,4 +85,21 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// cordonTolerators adds a tolerates-cordon blocker for each pod of evict
+// whose replacement the scheduler may place back on the drained node once
+// it is cordoned: it tolerates node.kubernetes.io/unschedulable (or every
+// taint), something replaces it, and the node is otherwise open to it.
+// Waiting does not help: the drain evicts it and its replacement may land
+// on the node again.
+func cordonTolerators(r *Report, evict []*corev1.Pod, in Input) {
+	for _, pod := range evict {
+		tol, ok := inspect.ToleratesCordon(pod.Spec)
+		if !ok || !ownerOf(pod, in.RSOwners).replicated() || !placeable(pod, nodeaffinity.GetRequiredNodeAffinity(pod), in.Node) {
+			continue
+		}
+		r.Blockers = append(r.Blockers, Issue{Kind: blockerToleratesCordon, Pod: podKey(pod),
+			Message: fmt.Sprintf("tolerates the cordon (%s): its replacement may be scheduled back on %s, so the drain cannot empty the node, and waiting does not help; tolerate only the taints it needs", tol, in.Node.Name)})
+	}
 }

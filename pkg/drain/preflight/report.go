@@ -13,6 +13,9 @@ const (
 	blockerMultiplePDBs            = "multiple-pdbs"
 	blockerUnreadyPod              = "unready-pod-if-healthy-budget"
 	blockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
+	// blockerToleratesCordon: a pod whose replacement may land back on
+	// the cordoned node (it tolerates node.kubernetes.io/unschedulable).
+	blockerToleratesCordon = "tolerates-cordon"
 )
 
 // Warning kinds: the drain can finish, but something will hurt.

@@ -1,0 +1,117 @@
+package prestop
+
+import (
+	"regexp"
+	"strings"
+)
+
+// HowExecStopsFirst: an exec shell script that stops the server (`nginx -s
+// quit`, `kill 1`, a curl to /quitquitquit) before it sleeps. The server's
+// listener closes at the start of the hook, while the pod is still an
+// endpoint: only the sleeps before the stopping command delay anything,
+// and they are the duration returned. The container often ends with its
+// server, cutting the rest of the hook short.
+const HowExecStopsFirst = "exec-stops-first"
+
+// serverStop matches one command of a shell script that stops or tells to
+// stop the process that serves: signals to a process (kill, pkill,
+// killall, nginx -s quit|stop, apachectl/httpd -k stop|graceful-stop,
+// haproxy -sf/-st, which ends the old process), service managers
+// (supervisorctl, s6-svc -d, systemctl/service stop, caddy stop, pg_ctl
+// stop, redis-cli shutdown) and admin requests to a quit or shutdown path
+// (curl, wget). Each is matched on the command's words, so a comment
+// or an echo naming them does not count.
+var serverStop = []*regexp.Regexp{
+	regexp.MustCompile(`^(kill|pkill|killall|killall5)( (-[A-Za-z0-9]*[A-Za-z1-9][A-Za-z0-9]*|-s [A-Z0-9]+|[^-0][^ ]*))+$`),
+	regexp.MustCompile(`^(nginx|openresty)( .*)? -s *(quit|stop)\b`),
+	regexp.MustCompile(`^(apachectl|apache2ctl|httpd|apache2)( .*)? (-k *)?(stop|graceful-stop)\b`),
+	regexp.MustCompile(`^haproxy( .*)? -s[ft]\b`),
+	regexp.MustCompile(`^(supervisorctl( .*)? stop|s6-svc( .*)? -d|systemctl( .*)? stop|service [^ ]+ stop|caddy stop|pg_ctl( .*)? stop|redis-cli( .*)? shutdown|php-fpm( .*)? -s *(quit|stop)|traefik( .*)? stop)\b`),
+	regexp.MustCompile(`^(curl|wget)( .*)?/(quitquitquit|quit|shutdown|stop|kill|terminate|exit)\b`),
+}
+
+// stopCommand returns the first statement of a shell script's statements
+// (split on &&, ||, ;, | and newlines) that stops the server, with the
+// seconds slept before it, or "" when none does or none sleeps after it.
+func stopCommand(stmts [][]string) (cmd string, before int64) {
+	for i, f := range stmts {
+		if base(f[0]) == "sleep" {
+			s, _ := sleepArgs(f[1:])
+			before += s
+			continue
+		}
+		if stopsServer(f) && sleepsAfter(stmts[i+1:]) {
+			return strings.Join(f, " "), before
+		}
+	}
+	return "", 0
+}
+
+// stopsServer reports whether the statement's words stop the server.
+func stopsServer(f []string) bool {
+	words := append([]string{base(f[0])}, f[1:]...)
+	for i, w := range words {
+		words[i] = strings.Trim(w, `"'`)
+	}
+	line := strings.Join(words, " ")
+	for _, re := range serverStop {
+		if re.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+func sleepsAfter(stmts [][]string) bool {
+	for _, f := range stmts {
+		if base(f[0]) == "sleep" {
+			return true
+		}
+	}
+	return false
+}
+
+// StopCommand returns the command of a container's exec preStop script
+// that stops its server before the script sleeps, "" when there is none
+// (see HowExecStopsFirst).
+func StopCommand(command []string) string {
+	args := command
+	if len(args) > 0 && base(args[0]) == "busybox" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	switch base(args[0]) {
+	case "sh", "bash", "ash", "dash", "zsh":
+		if script, ok := shellScript(args[1:]); ok {
+			cmd, _ := stopCommand(statements(script))
+			return cmd
+		}
+	}
+	return ""
+}
+
+// shellKeyword lists the words that start a compound command or a loop's
+// body: the simple command after them is what runs.
+var shellKeyword = map[string]bool{"while": true, "until": true, "do": true, "if": true, "then": true, "else": true, "elif": true, "{": true, "(": true, "!": true, "exec": true, "time": true}
+
+// statements splits a shell script into its simple commands' words, on
+// `&&`, `||`, `;`, `|` and newlines, dropping a leading busybox.
+func statements(script string) [][]string {
+	r := strings.NewReplacer("&&", "\n", "||", "\n", ";", "\n", "|", "\n")
+	var out [][]string
+	for _, stmt := range strings.Split(r.Replace(script), "\n") {
+		f := strings.Fields(stmt)
+		for len(f) > 1 && shellKeyword[f[0]] {
+			f = f[1:]
+		}
+		if len(f) > 1 && base(f[0]) == "busybox" {
+			f = f[1:]
+		}
+		if len(f) > 0 && !strings.HasPrefix(f[0], "#") {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,23 @@
+package inspect
+
+import "testing"
+
+func TestPreStopStopsServerFirst(t *testing.T) {
+	runCases(t, "prestop-stops-server-first", []checkCase{
+		// decocms/studio#4608
+		{"nginx quit then sleep", objs(deploy("web", preStop(execHook("/bin/sh", "-c", "nginx -s quit; sleep 15"))), web), 1, `it stops the server before it waits ("nginx -s quit")`},
+		{"kill 1 on its own line", objs(deploy("web", preStop(execHook("sh", "-c", "kill -TERM 1\nsleep 15"))), web), 1, "delay counted: 0 s"},
+		{"curl quitquitquit && sleep", objs(deploy("web", preStop(execHook("sh", "-c", "sleep 2 && curl -s -XPOST localhost:15000/quitquitquit && sleep 15"))), web), 1, "delay counted: 2 s"},
+		{"sleep then quit", objs(deploy("web", preStop(execHook("sh", "-c", "sleep 15; nginx -s quit"))), web), 0, ""},
+		{"not behind a Service", objs(deploy("web", preStop(execHook("sh", "-c", "nginx -s quit; sleep 15")))), 0, ""},
+	})
+	// The sleep after the stop is no delay: missing-prestop stays quiet
+	// (a hook exists), prestop-delay-unknown too, and the floor check sees 0 s
+	// through this check alone.
+	d := deploy("web", preStop(execHook("/bin/sh", "-c", "nginx -s quit; sleep 15")))
+	for _, other := range []string{"missing-prestop", "prestop-delay-unknown", "prestop-too-short"} {
+		if got := run(other, d, web); len(got) != 0 {
+			t.Errorf("%s also reports it: %+v", other, got)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package inspect
+
+import (
+	"fmt"
+	"strings"
+)
+
+// UnknownField is a field of a manifest object that its API type does not
+// have: kubectl applies with strict field validation (the default since
+// 1.27), so the apply fails on it, and a lenient apply drops it.
+type UnknownField struct {
+	// Path is the field's path in the object, as the API server names it
+	// (spec.template.spec.containers[0].lifecycle.preStopHook).
+	Path string `json:"path"`
+	// Closest is the known field of that object closest to the unknown
+	// one's name ("preStop"), "" when none is close.
+	Closest string `json:"closest,omitempty"`
+	// Line is the 1-based line of the field in the file, 0 when unknown.
+	Line int `json:"line,omitempty"`
+}
+
+// name returns the last element of the field's path.
+func (u UnknownField) name() string {
+	return u.Path[strings.LastIndex(u.Path, ".")+1:]
+}
+
+var unknownField = register(&Check{
+	ID:       "unknown-field",
+	Topic:    topicAPIVersions,
+	Severity: SeverityError,
+	Summary:  "manifest field its API type does not have (lifecycle.preStopHook, terminationGracePeriodSecond, minAvailible): kubectl apply fails on it, a lenient apply drops it",
+	run: func(s *scope, c *Check) []Finding {
+		var out []Finding
+		for _, w := range s.inv.Workloads {
+			for _, u := range w.UnknownFields {
+				f := c.finding(w, "", unknownFieldMessage(w.Object.Kind, u), unknownFieldFix(u))
+				f.Source = fieldSource(w.Source, u.Line)
+				out = append(out, f)
+			}
+		}
+		for _, p := range s.inv.PDBs {
+			for _, u := range p.UnknownFields {
+				f := pdbFinding(c, p, unknownFieldMessage("PodDisruptionBudget", u), unknownFieldFix(u))
+				f.Source = fieldSource(p.Source, u.Line)
+				out = append(out, f)
+			}
+		}
+		return out
+	},
+	Explanation: checkDoc{
+		Why: "kubectl apply sends objects with strict field validation (fieldValidation=Strict, the default since 1.27): the API server refuses an object with a field its type does not have (\"unknown field\"), so the apply fails. A lenient apply (--validate=false, an older client, a controller) drops the field without a word, and the object runs as if it were absent: a misspelled preStop hook is no hook, a misspelled grace period is the default 30 s, a misspelled minAvailable is a budget with neither field. " +
+			"The audit names the field and the closest field the type has (from the Go types of k8s.io/api) and judges nothing else of the object until it is fixed: neither as the text suggests (the field is not applied) nor as if the field were absent (which is not what its author meant); --fix leaves an object with such a field in the part it would edit to its author.",
+		Fix:    "Rename the field to the one the API type has (the finding names the closest), or remove it.",
+		Source: "API server strict field validation (KEP-2885, server-side field validation, GA in 1.27); the field names of k8s.io/api's Go types",
+	},
+})
+
+func unknownFieldMessage(kind string, u UnknownField) string {
+	msg := fmt.Sprintf("%s is not a field of a %s (unknown field %q", u.Path, kind, u.name())
+	if u.Closest != "" {
+		msg += fmt.Sprintf("; the closest known field is %q", u.Closest)
+	}
+	return msg + "): kubectl apply with strict field validation (the default) fails, a lenient apply drops it; the audit judges nothing else of this object until it is fixed"
+}
+
+func unknownFieldFix(u UnknownField) string {
+	if u.Closest != "" {
+		return fmt.Sprintf("rename %s to %s", u.name(), u.Closest)
+	}
+	return "remove " + u.Path
+}
+
+// fieldSource is src pointing at line, the field's, when it is known.
+func fieldSource(src *Source, line int) *Source {
+	if src == nil || line == 0 {
+		return src
+	}
+	return &Source{File: src.File, Line: line}
+}
+
+// withUnknownFields returns the objects of inv that have unknown fields:
+// their other findings are dropped (unknownOnly).
+func withUnknownFields(inv *Inventory) map[ObjectRef]bool {
+	out := map[ObjectRef]bool{}
+	for _, w := range inv.Workloads {
+		if len(w.UnknownFields) > 0 {
+			out[w.Object] = true
+		}
+	}
+	for _, p := range inv.PDBs {
+		if len(p.UnknownFields) > 0 {
+			out[pdbRef(p)] = true
+		}
+	}
+	return out
+}
