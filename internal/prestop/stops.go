@@ -2,6 +2,7 @@ package prestop
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -28,6 +29,31 @@ var serverStop = []*regexp.Regexp{
 	regexp.MustCompile(`^haproxy( .*)? -s[ft]\b`),
 	regexp.MustCompile(`^(supervisorctl( .*)? stop|s6-svc( .*)? -d|systemctl( .*)? stop|service [^ ]+ stop|caddy stop|pg_ctl( .*)? stop|redis-cli( .*)? shutdown|php-fpm( .*)? -s *(quit|stop)|traefik( .*)? stop)\b`),
 	regexp.MustCompile(`^(curl|wget)( .*)?/(quitquitquit|quit|shutdown|stop|kill|terminate|exit)\b`),
+}
+
+// ServerStopPatterns returns the regular expressions (Go syntax) that tell
+// a command stopping the server, matched against a statement's words
+// joined by spaces, the command's base name first and quotes trimmed from
+// each word: the local cluster's termination Stages read preStop scripts
+// with the same patterns.
+func ServerStopPatterns() []string {
+	out := make([]string, len(serverStop))
+	for i, re := range serverStop {
+		out[i] = re.String()
+	}
+	return out
+}
+
+// ShellKeywords returns the words that start a compound command or a
+// loop's body, which the reading of a script skips to reach the command
+// that runs (shellKeyword), for the local cluster's Stages.
+func ShellKeywords() []string {
+	out := make([]string, 0, len(shellKeyword))
+	for w := range shellKeyword {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // stopCommand returns the first statement of a shell script's statements
