@@ -52,15 +52,29 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	if v.WindowMs != nil && v.BehindService && v.EndpointOutMs != nil && v.StopMs != nil {
 		b.WriteString("    section verdict\n")
 		from, to := min(*v.EndpointOutMs, *v.StopMs), max(*v.EndpointOutMs, *v.StopMs)
-		if *v.WindowMs < 0 {
-			fmt.Fprintf(&b, "    race window %d ms :crit, %d, %dms\n", -*v.WindowMs, from, max(to-from, 1))
-		} else {
-			fmt.Fprintf(&b, "    margin %d ms :done, %d, %dms\n", *v.WindowMs, from, max(to-from, 1))
-		}
+		writeMermaidWindow(&b, v.Raced(), v.WindowShort(), *v.WindowMs, from, to)
 	}
 	writeMermaidRequests(&b, v.Requests)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMermaidWindow draws the window between the endpoint leaving and the
+// app told to stop, from and to in ms, as the verdict judged it (one rule,
+// pkg/timeline's): a race and a window too short are risks (crit), a
+// negative window judged neither an order unknown, any other a margin.
+func writeMermaidWindow(b *strings.Builder, raced, short bool, windowMs, from, to int64) {
+	switch {
+	case raced:
+		fmt.Fprintf(b, "    race window %d ms :crit, %d, %dms\n", -windowMs, from, max(to-from, 1))
+	case short:
+		fmt.Fprintf(b, "    window too short %d ms :crit, %d, %dms\n", windowMs, from, max(to-from, 1))
+	case windowMs < 0:
+		// Neither judged: the order of the two could not be told.
+		fmt.Fprintf(b, "    window %d ms, order unknown :active, %d, %dms\n", windowMs, from, max(to-from, 1))
+	default:
+		fmt.Fprintf(b, "    margin %d ms :done, %d, %dms\n", windowMs, from, max(to-from, 1))
+	}
 }
 
 func writeMermaidKubelet(b *strings.Builder, v timeline.Verdict) {

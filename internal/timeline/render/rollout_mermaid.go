@@ -33,11 +33,7 @@ func writeMermaidPods(b *strings.Builder, prefix string, v rollout.Verdict) {
 		writeMermaidKubelet(b, sv)
 		if sv.WindowMs != nil && sv.BehindService && sv.EndpointOutMs != nil && sv.StopMs != nil {
 			from, to := min(*sv.EndpointOutMs, *sv.StopMs), max(*sv.EndpointOutMs, *sv.StopMs)
-			if p.Raced {
-				fmt.Fprintf(b, "    race window %d ms :crit, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
-			} else {
-				fmt.Fprintf(b, "    margin %d ms :done, %d, %dms\n", *sv.WindowMs, from, max(to-from, 1))
-			}
+			writeMermaidWindow(b, p.Raced, p.WindowTooShort, *sv.WindowMs, from, to)
 		}
 	}
 }

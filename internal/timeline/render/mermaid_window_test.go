@@ -1,0 +1,30 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMermaidWindowFollowsTheVerdict: the chart marks a window as the
+// verdict judged it, not by its sign alone: a short positive window is a
+// risk, a negative one the verdict could not order is not called a race.
+func TestMermaidWindowFollowsTheVerdict(t *testing.T) {
+	cases := []struct {
+		name         string
+		raced, short bool
+		window       int64
+		want         string
+	}{
+		{"race", true, false, -14, "    race window 14 ms :crit, 100, 14ms\n"},
+		{"too short", false, true, 97, "    window too short 97 ms :crit, 100, 14ms\n"},
+		{"order unknown", false, false, -14, "    window -14 ms, order unknown :active, 100, 14ms\n"},
+		{"margin", false, false, 5000, "    margin 5000 ms :done, 100, 14ms\n"},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		writeMermaidWindow(&b, c.raced, c.short, c.window, 100, 114)
+		if b.String() != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, b.String(), c.want)
+		}
+	}
+}
