@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/editdistance"
 )
 
 // didYouMean returns `; did you mean "x"?` for the one of known typed most
@@ -20,7 +22,7 @@ func didYouMean(typed string, known []string) string {
 		if len(lower) >= 2 && strings.HasPrefix(k, lower) {
 			prefixed = append(prefixed, k)
 		}
-		if d := editDistance(lower, strings.ToLower(k)); bestDist < 0 || d < bestDist {
+		if d := editdistance.Levenshtein(lower, strings.ToLower(k)); bestDist < 0 || d < bestDist {
 			best, bestDist = k, d
 		}
 	}
@@ -31,27 +33,6 @@ func didYouMean(typed string, known []string) string {
 		return ""
 	}
 	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // errNotOneOf refuses a flag value outside values: `--fail-on "warn" is

@@ -11,6 +11,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/editdistance"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
@@ -234,7 +235,7 @@ func closest(name string, fields map[string]reflect.Type) string {
 	lower := strings.ToLower(name)
 	for f := range fields {
 		fl := strings.ToLower(f)
-		d := editDistance(lower, fl)
+		d := editdistance.Levenshtein(lower, fl)
 		if strings.HasPrefix(lower, fl) || strings.HasPrefix(fl, lower) {
 			d = min(d, 1)
 		}
@@ -243,25 +244,4 @@ func closest(name string, fields map[string]reflect.Type) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
