@@ -79,7 +79,11 @@ func run(args []string) error {
 		return err
 	}
 	real := "no real nodes"
-	if err := upRealNode(ctx, opts, c); err != nil {
+	if os.Getenv(noRealNodesVar) == "1" {
+		// Another checkout of this machine is to own the real nodes
+		// (they are one per machine): say so and keep the kwok nodes.
+		fmt.Fprintf(os.Stderr, "note: %s=1: the real nodes are not started; the cluster has the kwok nodes only (docs/real-node.md)\n", noRealNodesVar)
+	} else if err := upRealNode(ctx, opts, c); err != nil {
 		// CI must test the real kubelet: a machine that cannot run it
 		// fails there, and elsewhere says why and keeps the kwok nodes.
 		if os.Getenv("CI") == "true" {
@@ -116,6 +120,11 @@ func routeAndServed(ip string) error {
 	}
 	return fmt.Errorf("%s stays on this machine but did not answer within 15 s: %v", ip, last)
 }
+
+// noRealNodesVar, set to 1, keeps make cluster-up from starting the real
+// nodes, for a second checkout on a machine whose real nodes another
+// checkout's cluster is to own.
+const noRealNodesVar = "GRACEFUL_NO_REAL_NODES"
 
 // upRealNode builds the kubelet and kube-proxy when missing and starts the
 // real nodes (internal/realnode), or keeps the healthy ones of this
