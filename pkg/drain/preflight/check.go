@@ -100,7 +100,7 @@ func Check(in Input) *Report {
 	r.Surge, r.Waves = surgePlans(r.Evict, in), waves(evict, in.Flags)
 	cordonTolerators(r, evict, in)
 	maxWait := budgets(r, evict, in)
-	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
+	r.Warnings = append(append([]Issue{}, replicaWarnings(notSurged(r.Evict, r.Surge), r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {
 		r.Warnings = append(r.Warnings, Issue{Kind: warningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
@@ -114,7 +114,7 @@ func Check(in Input) *Report {
 			}
 		}
 	}
-	r.estimate(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
+	r.estimate(wavesGrace(evict, in.Flags)+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
 	return r
 }
 

@@ -90,3 +90,21 @@ func waves(pods []*corev1.Pod, f Flags) []Wave {
 	sort.Slice(out, func(a, b int) bool { return out[a].Priority < out[b].Priority })
 	return out
 }
+
+// wavesGrace is the grace the evictions take in seconds: the longest
+// grace period of pods, or with --order priority the sum of each wave's
+// longest, as one wave waits for the one before.
+func wavesGrace(pods []*corev1.Pod, f Flags) int64 {
+	if f.Order != OrderPriority {
+		return longestGrace(pods, f)
+	}
+	by := map[int32][]*corev1.Pod{}
+	for _, p := range pods {
+		by[PodPriority(p)] = append(by[PodPriority(p)], p)
+	}
+	var sum int64
+	for _, wave := range by {
+		sum += longestGrace(wave, f)
+	}
+	return sum
+}

@@ -167,6 +167,9 @@ func zeroCapacity(pods []*corev1.Pod) (*int64, string) {
 		return nil, "unknown: no Ready pod of it shows when it became Ready from its start"
 	}
 	secs := int64(longest.Round(time.Second).Seconds())
+	if secs == 0 {
+		return &secs, "under 1s: its pods took under 1s from creation to Ready"
+	}
 	return &secs, fmt.Sprintf("about %ds: its pods took up to %ds from creation to Ready", secs, secs)
 }
 
@@ -192,6 +195,24 @@ func readDeployments(ctx context.Context, client kubernetes.Interface, namespace
 	}
 	for i := range list.Items {
 		out[namespace+"/"+list.Items[i].Name] = &list.Items[i]
+	}
+	return out
+}
+
+// notSurged returns the groups that --surge does not roll: a surged
+// workload keeps a Ready pod, so the warnings of going down are not its.
+func notSurged(groups []ownerGroup, plans []SurgePlan) []ownerGroup {
+	rolled := map[string]bool{}
+	for _, p := range plans {
+		if p.WithSurge && p.CanSurge {
+			rolled[p.Namespace+"/"+p.Owner.String()] = true
+		}
+	}
+	out := make([]ownerGroup, 0, len(groups))
+	for _, g := range groups {
+		if !rolled[g.Namespace+"/"+g.Owner.String()] {
+			out = append(out, g)
+		}
 	}
 	return out
 }

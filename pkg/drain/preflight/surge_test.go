@@ -76,6 +76,9 @@ func TestSurgePlanReadsMaxSurgeAsTheController(t *testing.T) {
 			if int(s.MaxSurge) != want || s.CanSurge != tc.can {
 				t.Fatalf("maxSurge %d canSurge %v, want %d %v (%s)", s.MaxSurge, s.CanSurge, want, tc.can, s.Plan)
 			}
+			if single := has(r.Warnings, warningSingleReplica); tc.can && single != nil {
+				t.Fatalf("a Deployment --surge rolls is warned of as going down: %s", single.Message)
+			}
 			if tc.can && !strings.Contains(s.Plan, RestartedAtAnnotation) {
 				t.Fatalf("the plan does not say it restarts every pod: %s", s.Plan)
 			}
