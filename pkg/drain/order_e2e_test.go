@@ -150,3 +150,42 @@ func TestDrainOrderPriorityEvictsInWaves(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainOrderWaitsForWaitCompleted: a pod labelled
+// cluster.x-k8s.io/drain=wait-completed is not evicted, and the drain
+// (--order priority) does not end while it is there: it ends once the
+// test deletes it.
+func TestDrainOrderWaitsForWaitCompleted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a := f.env.Node(t)
+	sel := f.pool(a)
+	f.deploy("web", "web", 1, sel, nil)
+	f.deploy("job", "job", 1, sel, map[string]string{})
+	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"labels":{%q:%q}}}}}`, preflight.DrainLabel, preflight.DrainWaitCompleted)
+	if _, err := f.env.Client.AppsV1().Deployments(f.ns).Patch(f.ctx, "job", "application/strategic-merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitFor(t, e2e.SetupWait, "the labelled job pod alone", func() bool {
+		list, err := f.env.Client.CoreV1().Pods(f.ns).List(f.ctx, metav1.ListOptions{LabelSelector: "app=job"})
+		return err == nil && len(list.Items) == 1 && list.Items[0].Labels[preflight.DrainLabel] == preflight.DrainWaitCompleted && isReady(&list.Items[0])
+	})
+	job := f.pods("app=job", onNode(a))[0].Name
+
+	r := f.env.StartKubectl(t, 2*time.Minute, "graceful", "drain", "node", a, "--order", "priority")
+	r.WaitOutput(t, time.Minute, "Waited for until they complete (cluster.x-k8s.io/drain=wait-completed): "+f.ns+"/"+job)
+	r.WaitOutput(t, time.Minute, "gone")
+	time.Sleep(3 * time.Second)
+	if out := r.Stdout(); strings.Contains(out, "drained") {
+		t.Fatalf("the drain ended while the wait-completed pod %s runs:\n%s", job, out)
+	}
+	if _, err := f.env.Client.CoreV1().Pods(f.ns).Get(f.ctx, job, metav1.GetOptions{}); err != nil {
+		t.Fatalf("the wait-completed pod %s was removed by the drain: %v", job, err)
+	}
+	if err := f.env.Client.CoreV1().Pods(f.ns).Delete(f.ctx, job, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := r.Wait()
+	t.Logf("drain: exit %d\n%s%s", res.ExitCode, res.Stdout, res.Stderr)
+	expect(t, res, 0, "node "+a+" drained: 1 pod(s) evicted")
+}
