@@ -200,3 +200,20 @@ func TestDrainSurgeKeepsASingleReplicaServing(t *testing.T) {
 		t.Errorf("web's template has no restartedAt annotation (err %v)", err)
 	}
 }
+
+// TestDrainSurgeWatch: under --watch the surge line (Ready endpoints never
+// at zero) is among the watch's lines, and the node is drained.
+func TestDrainSurgeWatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, b := f.env.Node(t), f.env.Node(t)
+	sel := f.pool(a, b)
+	f.placeOn([]string{b}, func() { f.deploy("web", "web", 1, sel, nil) })
+	f.service("web", 1)
+	res := f.drain(a, "--surge", "--watch", "--timeout", "120s")
+	out := res.Stdout + res.Stderr
+	if res.ExitCode == 1 || !strings.Contains(out, "surge: Deployment "+f.ns+"/web restarted and rolled out") ||
+		!strings.Contains(out, "Service web: Ready endpoints never reached zero") || !strings.Contains(out, "node "+a+" drained") {
+		t.Errorf("drain --surge --watch: exit %d, want the surge line and the node drained", res.ExitCode)
+	}
+}
