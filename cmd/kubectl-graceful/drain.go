@@ -142,6 +142,7 @@ Service below its budget).`,
 	addPropagationFlag(f, &o.Propagation)
 	addWideFlag(f, &o.Wide)
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
+	addSurgeOrderFlags(cmd, f, o)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{
 		"output":  completeValues(drainFormats...),
 		"dry-run": completeValues(dryRunModes...),
