@@ -33,6 +33,9 @@ type realScenario struct {
 	extra []string
 	// check asserts what the scenario is about.
 	check func(t *testing.T, r run, sigterm map[string]int64)
+	// during, when set, runs beside the watch from its start (a fault
+	// injected into the node); it must not call t.Fatal.
+	during func(t *testing.T, ns string)
 }
 
 // realPod is a test-app pod spec with its SIGTERM log on the host.
@@ -128,8 +131,8 @@ func TestRealNodeMatrix(t *testing.T) {
 
 // runRealScenario creates the pods and their Service, deletes web-0 under
 // watch with --probe at the ClusterIP, counts its own requests to it too,
-// and holds the verdict to both counts.
-func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
+// and holds the verdict to both counts. It returns the watch's run.
+func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) run {
 	ns := env.Namespace(t)
 	logs := t.TempDir()
 	ip := setUpReal(t, env, ns, sc.pods, sc.port, logs)
@@ -140,7 +143,15 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	go func() { counted <- e2e.CountRequests(t, ip, url, 50*time.Millisecond, 1200, 60*time.Second, stop) }()
 	time.Sleep(500 * time.Millisecond) // requests before the delete, for the latency baseline
 	args := append(watchJSON(ns, "web-0", "--delete", "--probe", url, "--probe-rate", "20", "--settle", "2s"), sc.extra...)
+	faultDone := make(chan struct{})
+	go func() {
+		defer close(faultDone)
+		if sc.during != nil {
+			sc.during(t, ns)
+		}
+	}()
 	stdout, stderr, code := kubectl(t, env, args...)
+	<-faultDone
 	close(stop)
 	own := <-counted
 	r := parseRun(t, stdout, stderr, code)
@@ -163,6 +174,7 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	if sc.check != nil {
 		sc.check(t, r, sigtermTimes(t, r, filepath.Join(logs, "0")))
 	}
+	return r
 }
 
 // checkReportedTimes holds what the timeline says of the kubelet's reports
