@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
@@ -162,4 +163,21 @@ func fileLock(t testing.TB, name string, how int) func() {
 		t.Fatal(err)
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+}
+
+// RestoreRealNodePart puts back one part of a real node after a fault
+// (realnode.PartKubelet, PartContainerd...): it resumes it (harmless when
+// it runs), starts it again when the fault left it dead, and waits until
+// the node is Ready. Fault tests call it in t.Cleanup, so that the next
+// test finds both nodes Ready even after a failure.
+func (e *Env) RestoreRealNodePart(t testing.TB, node, part string) {
+	t.Helper()
+	if err := realnode.Signal(node, part, syscall.SIGCONT); err != nil {
+		if rerr := realnode.Restart(node, part, 0); rerr != nil {
+			t.Errorf("%s of %s: %v; starting it again: %v", part, node, err, rerr)
+		}
+	}
+	WaitFor(t, 2*time.Minute, node+" Ready after the fault", func() bool {
+		return localcluster.NodeReady(context.Background(), e.Client, node) == nil
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -56,7 +55,7 @@ func kubeletFault(t *testing.T, fault func(t *testing.T, node string), check fun
 	env := e2e.Cluster(t)
 	node := env.RealNode(t)
 	e2e.RepeatRealFault(t, func(t *testing.T) string {
-		t.Cleanup(func() { restoreKubelet(t, env, node) })
+		t.Cleanup(func() { env.RestoreRealNodePart(t, node, realnode.PartKubelet) })
 		sc := realScenario{name: t.Name(), pods: twoOf(realPod(realnode.PodOpts{PreStop: sleepHook(5)})), check: check,
 			during: func(t *testing.T, ns string) {
 				if waitDeleting(t, env, ns, "web-0") {
@@ -89,25 +88,6 @@ func waitDeleting(t *testing.T, env *e2e.Env, ns, pod string) bool {
 		return false
 	}
 	return true
-}
-
-// restoreKubelet resumes node's kubelet (harmless when it runs), starts
-// it again if a fault left it dead, and waits until the node is Ready.
-func restoreKubelet(t *testing.T, env *e2e.Env, node string) {
-	t.Helper()
-	if err := realnode.Signal(node, realnode.PartKubelet, syscall.SIGCONT); err != nil {
-		if rerr := realnode.Restart(node, realnode.PartKubelet, 0); rerr != nil {
-			t.Errorf("the kubelet of %s: %v; starting it again: %v", node, err, rerr)
-		}
-	}
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		last = localcluster.NodeReady(ctx, env.Client, node)
-		return last == nil, nil
-	})
-	if err != nil {
-		t.Errorf("%s is not Ready after the fault: %v", node, last)
-	}
 }
 
 // TestRealNodeKubeletRestarted kills the real kubelet 1 s into a 5 s sleep
