@@ -73,8 +73,9 @@ func (e *Env) requireReal(t testing.TB, name string) {
 // node, apart from the plugin's --probe.
 type Requests struct {
 	mu       sync.Mutex
+	Start    time.Time // when the loop started: the failures' offsets are from it
 	Sent     int
-	Failures []string // "+123ms: error" for each failed request
+	Failures []string // "1.234s: error" for each failed request, its offset from Start
 }
 
 // CountRequests sends GET url every interval until stop is closed, at most
@@ -85,9 +86,9 @@ func CountRequests(t testing.TB, host, url string, interval time.Duration, max i
 	if err := realnode.CheckRoute(host); err != nil {
 		t.Fatalf("not sending requests: %v", err)
 	}
-	r := &Requests{}
+	r := &Requests{Start: time.Now()}
 	c := http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
-	start := time.Now()
+	start := r.Start
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for r.Sent < max && time.Since(start) < limit {

@@ -155,6 +155,7 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) run {
 	close(stop)
 	own := <-counted
 	r := parseRun(t, stdout, stderr, code)
+	r.own = own
 	v := r.summary.Verdict
 	t.Logf("exit %d; the test's own requests: %d sent, %d failed %v; findings:\n%s", r.code, own.Sent, len(own.Failures), own.Failures, strings.Join(v.Findings, "\n"))
 	probeFailed := 0

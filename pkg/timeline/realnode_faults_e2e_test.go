@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -53,7 +54,8 @@ func TestRealNodeKubeletPaused(t *testing.T) {
 // t.Fatal), and the kubelet is put back and the node Ready after each run.
 func kubeletFault(t *testing.T, fault func(t *testing.T, node string), check func(t *testing.T, r run, sigterm map[string]int64)) {
 	env := e2e.Cluster(t)
-	node := env.RealNode(t)
+	// Alone on the real nodes: every other real-node test needs the kubelet.
+	node := env.RealNodes(t)[0]
 	e2e.RepeatRealFault(t, func(t *testing.T) string {
 		t.Cleanup(func() { env.RestoreRealNodePart(t, node, realnode.PartKubelet) })
 		sc := realScenario{name: t.Name(), pods: twoOf(realPod(realnode.PodOpts{PreStop: sleepHook(5)})), check: check,
@@ -116,4 +118,80 @@ func TestRealNodeKubeletRestarted(t *testing.T) {
 			t.Errorf("the watch did not follow the pod until it was gone:\n%s", r.stdout)
 		}
 	})
+}
+
+// TestRealNodeLastEndpointLeaves deletes the only replica behind Service
+// web under watch with --probe: from the moment it stops serving the
+// Service has nothing to send to; kube-proxy refuses new connections, and
+// until its next sync its rules still send some to the pod's address,
+// where they hang. The verdict must say traffic had nowhere to go, and
+// count the failures with their kinds as the test's own loop saw them
+// over the same time: a kind the loop saw at least twice is in the probe's
+// count too.
+func TestRealNodeLastEndpointLeaves(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNode(t)
+	e2e.RepeatRealFault(t, func(t *testing.T) string {
+		sc := realScenario{name: t.Name(), pods: []corev1.PodSpec{realPod(realnode.PodOpts{})},
+			check: func(t *testing.T, r run, _ map[string]int64) {
+				v := r.summary.Verdict
+				if !findingWith(v, "traffic had nowhere to go") {
+					t.Errorf("the last endpoint left and no finding says traffic had nowhere to go:\n%s", strings.Join(v.Findings, "\n"))
+				}
+				own := ownKinds(t, r)
+				probe := map[string]int{}
+				if v.Requests != nil {
+					for _, k := range v.Requests.Kinds {
+						probe[string(k.Kind)] += k.Count
+					}
+				}
+				t.Logf("failures while the watch ran: the test's own loop %v, --probe %v", own, probe)
+				for kind, n := range own {
+					if n >= 2 && probe[kind] == 0 {
+						t.Errorf("the test's own loop saw %d %s failures while the watch ran, --probe counted none: %v", n, kind, probe)
+					}
+				}
+			}}
+		r := runRealScenario(t, env, sc)
+		kinds := "none"
+		if v := r.summary.Verdict; v.Requests != nil {
+			kinds = fmt.Sprint(v.Requests.Kinds)
+		}
+		return fmt.Sprintf("exit %d, --probe failures %s", r.code, kinds)
+	})
+}
+
+// ownKinds counts the test's own failed requests that started between the
+// delete request and the watch's last event, by the probe's kinds
+// (connection-refused, timeout, reset, other).
+func ownKinds(t *testing.T, r run) map[string]int {
+	t.Helper()
+	var t0, end time.Time
+	for _, e := range r.events {
+		if e.Kind == timeline.KindDeleteSent && e.Ms != nil {
+			t0 = e.Local.Add(-time.Duration(*e.Ms) * time.Millisecond)
+		}
+		if e.Local.After(end) {
+			end = e.Local
+		}
+	}
+	out := map[string]int{}
+	for _, f := range r.own.Failures {
+		off, msg, _ := strings.Cut(f, ": ")
+		d, err := time.ParseDuration(off)
+		if at := r.own.Start.Add(d); err != nil || at.Before(t0) || at.After(end) {
+			continue
+		}
+		switch {
+		case strings.Contains(msg, "connection refused"):
+			out["connection-refused"]++
+		case strings.Contains(msg, "Timeout exceeded") || strings.Contains(msg, "deadline exceeded"):
+			out["timeout"]++
+		case strings.Contains(msg, "reset") || strings.Contains(msg, "EOF"):
+			out["reset"]++
+		default:
+			out["other"]++
+		}
+	}
+	return out
 }
