@@ -21,7 +21,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 			first = "the first of the containers whose preStop length is known"
 		}
 		l.fact("SIGTERM estimated at %+d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasisText, v.StopContainer, first)
-		lateSigtermFinding(v, &l)
+		lateSigtermFinding(tl, v, &l)
 	case v.StopMs == nil:
 		var unknown []string
 		for _, cs := range v.Containers {

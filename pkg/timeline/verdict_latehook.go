@@ -34,9 +34,11 @@ func widenForLateKubelet(exits map[string]int64, v *Verdict) {
 
 // lateSigtermFinding says when the exit was reported much later than the
 // estimated SIGTERM (widenForLateKubelet): the app may have taken that long
-// after SIGTERM, or the kubelet may have sent SIGTERM late; the API cannot
-// tell these apart.
-func lateSigtermFinding(v *Verdict, l *findingList) {
+// after SIGTERM, the kubelet may have sent SIGTERM late, or, in a pod of
+// several containers, reported the exit only with the others' (it does so
+// for a container that ends while another is still in its preStop,
+// docs/real-node.md); the API cannot tell these apart.
+func lateSigtermFinding(tl *Timeline, v *Verdict, l *findingList) {
 	if v.SigtermMs == nil || v.PreStopDelayMs <= 0 || v.SigtermLatestMs == nil {
 		return
 	}
@@ -44,8 +46,12 @@ func lateSigtermFinding(v *Verdict, l *findingList) {
 	if late <= lateExitSlack {
 		return
 	}
-	l.fact("SIGTERM uncertain by %d ms: container %s's exit was reported at %+d ms, %d ms after its estimated SIGTERM; either the app took that long to exit after SIGTERM, or the kubelet, which ends the preStop hook and sends SIGTERM itself, did so late (stopped, starved or restarted: the API shows no sign of it). SIGTERM came between %+d and %+d ms",
-		late, v.StopContainer, *v.SigtermLatestMs, late, *v.SigtermEarliestMs, *v.SigtermLatestMs)
+	others := ""
+	if len(tl.Containers)+len(tl.NativeSidecars) > 1 {
+		others = ", or the kubelet reported the exit only with the other containers' (as it does for one that ends while another is still in its preStop: its finishedAt tells)"
+	}
+	l.fact("SIGTERM uncertain by %d ms: container %s's exit was reported at %+d ms, %d ms after its estimated SIGTERM; either the app took that long to exit after SIGTERM, or the kubelet, which ends the preStop hook and sends SIGTERM itself, did so late (stopped, starved or restarted: the API shows no sign of it)%s. SIGTERM came between %+d and %+d ms",
+		late, v.StopContainer, *v.SigtermLatestMs, late, others, *v.SigtermEarliestMs, *v.SigtermLatestMs)
 }
 
 // restartedHook moves the SIGTERM estimate of the first container told to
