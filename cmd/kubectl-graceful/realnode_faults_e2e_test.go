@@ -36,15 +36,11 @@ func TestRealNodeContainerdRestartedMidDrain(t *testing.T) {
 		waitSpread(t, env, ns, 2, app)
 		onNode := podsOn(t, env, ns, realnode.NodeName)
 		d := env.StartKubectl(t, 3*time.Minute, "graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--timeout", "2m")
-		e2e.WaitFor(t, time.Minute, "a pod terminating on "+realnode.NodeName, func() bool {
-			pods, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
-			for _, p := range podsOf(pods, err) {
-				if p.DeletionTimestamp != nil && p.Spec.NodeName == realnode.NodeName {
-					return true
-				}
-			}
-			return false
-		})
+		if !terminatingOn(env, ns, realnode.NodeName, 2*time.Minute) {
+			d.Interrupt()
+			res := d.Wait()
+			t.Fatalf("no pod of %s terminating on %s within 2 minutes of the drain's start; the drain (interrupted, exit %d) said:\n%s", ns, realnode.NodeName, res.ExitCode, res.Stdout+res.Stderr)
+		}
 		time.Sleep(time.Second)
 		if err := realnode.Restart(realnode.NodeName, realnode.PartContainerd, 2*time.Second); err != nil {
 			t.Fatalf("restarting containerd: %v", err)
@@ -121,9 +117,19 @@ func podsOn(t *testing.T, env *e2e.Env, ns, node string) []string {
 	return out
 }
 
-func podsOf(pods *corev1.PodList, err error) []corev1.Pod {
-	if err != nil {
-		return nil
+// terminatingOn waits up to limit until a pod of ns on node has a
+// deletionTimestamp.
+func terminatingOn(env *e2e.Env, ns, node string, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		pods, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp != nil && p.Spec.NodeName == node {
+				return true
+			}
+		}
 	}
-	return pods.Items
+	return false
 }
