@@ -62,12 +62,13 @@ test: build vet lint cluster-up
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -parallel $(E2E_PARALLEL) -skip '$(TIMING_TESTS)' $(HEAVY_PACKAGES) ./...
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -run '$(TIMING_TESTS)' ./pkg/timeline
 
-# The control-plane fault scenarios (docs/reliability.md), five runs in a
-# row each: they take turns on a cluster of their own. .ci/run runs it after
+# The fault scenarios (docs/reliability.md), five runs in a row each: the
+# control plane's take turns on a cluster of their own, the real nodes'
+# (RealNode...) run on this checkout's real nodes. .ci/run runs it after
 # `make test`.
-FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain
+FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain|RealNodeKubeletPaused|RealNodeKubeletRestarted|RealNodeContainerdRestartedMidDrain|RealNodeLastEndpointLeaves
 test-faults: build cluster-up
-	GRACEFUL_E2E=1 GRACEFUL_FAULT_RUNS=5 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run '$(FAULT_TESTS)' ./pkg/drain ./pkg/timeline
+	GRACEFUL_E2E=1 GRACEFUL_FAULT_RUNS=5 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run '$(FAULT_TESTS)' ./pkg/drain ./pkg/timeline ./cmd/kubectl-graceful
 
 # Unit tests only (no cluster): a plain `go test ./...` skips the e2e tests.
 test-unit:

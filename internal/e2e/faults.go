@@ -252,24 +252,44 @@ func faultRuns() int {
 func RepeatFault(t *testing.T, scenario func(t *testing.T, fe *FaultEnv) string) {
 	t.Helper()
 	fe := FaultCluster(t)
+	lines := repeatRuns(t, func(t *testing.T) string {
+		fe.t = t
+		defer func() { fe.t = t }()
+		return scenario(t, fe)
+	})
+	fe.t = t
+	fe.mu.Lock()
+	restarts := fe.Restarts
+	fe.mu.Unlock()
+	t.Logf("%s, %d runs in a row (components the supervisor started again: %v):\n%s",
+		t.Name(), FaultRuns, restarts, strings.Join(lines, "\n"))
+}
+
+// RepeatRealFault runs a real-node fault scenario FaultRuns times in a
+// row, each as a subtest (run1 ...), on the checkout's cluster with its
+// real nodes (the test holds them through Env.RealNode or RealNodes); a
+// failed run does not stop the next. It logs one line per run, as
+// RepeatFault does.
+func RepeatRealFault(t *testing.T, scenario func(t *testing.T) string) {
+	t.Helper()
+	lines := repeatRuns(t, scenario)
+	t.Logf("%s, %d runs in a row:\n%s", t.Name(), FaultRuns, strings.Join(lines, "\n"))
+}
+
+// repeatRuns runs scenario FaultRuns times as subtests and returns one
+// line per run: pass or FAIL, its duration and what scenario returned.
+func repeatRuns(t *testing.T, scenario func(t *testing.T) string) []string {
+	t.Helper()
 	var lines []string
 	for i := 1; i <= FaultRuns; i++ {
 		start := time.Now()
 		var outcome string
-		ok := t.Run(fmt.Sprintf("run%d", i), func(t *testing.T) {
-			fe.t = t
-			outcome = scenario(t, fe)
-		})
-		fe.t = t
+		ok := t.Run(fmt.Sprintf("run%d", i), func(t *testing.T) { outcome = scenario(t) })
 		verdict := "pass"
 		if !ok {
 			verdict = "FAIL"
 		}
 		lines = append(lines, fmt.Sprintf("run %d: %s in %s: %s", i, verdict, time.Since(start).Round(100*time.Millisecond), outcome))
 	}
-	fe.mu.Lock()
-	restarts := fe.Restarts
-	fe.mu.Unlock()
-	t.Logf("%s, %d runs in a row (components the supervisor started again: %v):\n%s",
-		t.Name(), FaultRuns, restarts, strings.Join(lines, "\n"))
+	return lines
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
@@ -72,8 +73,9 @@ func (e *Env) requireReal(t testing.TB, name string) {
 // node, apart from the plugin's --probe.
 type Requests struct {
 	mu       sync.Mutex
+	Start    time.Time // when the loop started: the failures' offsets are from it
 	Sent     int
-	Failures []string // "+123ms: error" for each failed request
+	Failures []string // "1.234s: error" for each failed request, its offset from Start
 }
 
 // CountRequests sends GET url every interval until stop is closed, at most
@@ -84,9 +86,9 @@ func CountRequests(t testing.TB, host, url string, interval time.Duration, max i
 	if err := realnode.CheckRoute(host); err != nil {
 		t.Fatalf("not sending requests: %v", err)
 	}
-	r := &Requests{}
+	r := &Requests{Start: time.Now()}
 	c := http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
-	start := time.Now()
+	start := r.Start
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for r.Sent < max && time.Since(start) < limit {
@@ -162,4 +164,21 @@ func fileLock(t testing.TB, name string, how int) func() {
 		t.Fatal(err)
 	}
 	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+}
+
+// RestoreRealNodePart puts back one part of a real node after a fault
+// (realnode.PartKubelet, PartContainerd...): it resumes it (harmless when
+// it runs), starts it again when the fault left it dead, and waits until
+// the node is Ready. Fault tests call it in t.Cleanup, so that the next
+// test finds both nodes Ready even after a failure.
+func (e *Env) RestoreRealNodePart(t testing.TB, node, part string) {
+	t.Helper()
+	if err := realnode.Signal(node, part, syscall.SIGCONT); err != nil {
+		if rerr := realnode.Restart(node, part, 0); rerr != nil {
+			t.Errorf("%s of %s: %v; starting it again: %v", part, node, err, rerr)
+		}
+	}
+	WaitFor(t, 2*time.Minute, node+" Ready after the fault", func() bool {
+		return localcluster.NodeReady(context.Background(), e.Client, node) == nil
+	})
 }

@@ -226,6 +226,8 @@ type run struct {
 	code           int
 	events         []render.JSONEvent
 	summary        render.JSONSummary
+	// own is the test's own request count beside the run, when it kept one.
+	own *e2e.Requests
 }
 
 // pluginCmd runs `kubectl graceful ARGS` through the real kubectl with the

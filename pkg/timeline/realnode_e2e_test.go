@@ -33,6 +33,9 @@ type realScenario struct {
 	extra []string
 	// check asserts what the scenario is about.
 	check func(t *testing.T, r run, sigterm map[string]int64)
+	// during, when set, runs beside the watch from its start (a fault
+	// injected into the node); it must not call t.Fatal.
+	during func(t *testing.T, ns string)
 }
 
 // realPod is a test-app pod spec with its SIGTERM log on the host.
@@ -128,8 +131,8 @@ func TestRealNodeMatrix(t *testing.T) {
 
 // runRealScenario creates the pods and their Service, deletes web-0 under
 // watch with --probe at the ClusterIP, counts its own requests to it too,
-// and holds the verdict to both counts.
-func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
+// and holds the verdict to both counts. It returns the watch's run.
+func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) run {
 	ns := env.Namespace(t)
 	logs := t.TempDir()
 	ip := setUpReal(t, env, ns, sc.pods, sc.port, logs)
@@ -140,10 +143,19 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	go func() { counted <- e2e.CountRequests(t, ip, url, 50*time.Millisecond, 1200, 60*time.Second, stop) }()
 	time.Sleep(500 * time.Millisecond) // requests before the delete, for the latency baseline
 	args := append(watchJSON(ns, "web-0", "--delete", "--probe", url, "--probe-rate", "20", "--settle", "2s"), sc.extra...)
+	faultDone := make(chan struct{})
+	go func() {
+		defer close(faultDone)
+		if sc.during != nil {
+			sc.during(t, ns)
+		}
+	}()
 	stdout, stderr, code := kubectl(t, env, args...)
+	<-faultDone
 	close(stop)
 	own := <-counted
 	r := parseRun(t, stdout, stderr, code)
+	r.own = own
 	v := r.summary.Verdict
 	t.Logf("exit %d; the test's own requests: %d sent, %d failed %v; findings:\n%s", r.code, own.Sent, len(own.Failures), own.Failures, strings.Join(v.Findings, "\n"))
 	probeFailed := 0
@@ -163,6 +175,7 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 	if sc.check != nil {
 		sc.check(t, r, sigtermTimes(t, r, filepath.Join(logs, "0")))
 	}
+	return r
 }
 
 // checkReportedTimes holds what the timeline says of the kubelet's reports
@@ -172,21 +185,20 @@ func runRealScenario(t *testing.T, env *e2e.Env, sc realScenario) {
 // with old transition times, carry none).
 func checkReportedTimes(t *testing.T, r run, dir string) {
 	t.Helper()
-	exits := logTimes(t, filepath.Join(dir, "app.log"), "exit 0 at ")
 	for _, e := range r.events {
 		switch {
-		case e.Kind == timeline.KindContainerExit && e.Container == "app":
+		case e.Kind == timeline.KindContainerExit && e.Container != "":
 			if !strings.Contains(e.Message, "as reported by the kubelet") {
 				t.Errorf("the exit is not said to be the kubelet's report: %q", e.Message)
 			}
-			if len(exits) > 0 {
+			if exits := logTimes(t, filepath.Join(dir, e.Container+".log"), "exit 0 at "); len(exits) > 0 {
 				real := exits[0]
 				// The app logs its exit just before the process ends:
 				// finishedAt may be the next second.
 				if d := e.Server.Unix() - real.Unix(); e.Local.Before(real) || d < 0 || d > 1 {
-					t.Errorf("exit reported at %s with finishedAt %s; the app exited at %s", e.Local.Format(time.StampMicro), e.Server.Format(time.Stamp), real.Format(time.StampMicro))
+					t.Errorf("container %s: exit reported at %s with finishedAt %s; it exited at %s by its own log", e.Container, e.Local.Format(time.StampMicro), e.Server.Format(time.Stamp), real.Format(time.StampMicro))
 				}
-				t.Logf("exit reported %d ms after the app's own exit", e.Local.Sub(real).Milliseconds())
+				t.Logf("container %s: exit reported %d ms after its own exit", e.Container, e.Local.Sub(real).Milliseconds())
 			}
 		case e.Kind == timeline.KindCondition && !e.Server.IsZero():
 			if lag := e.Local.Sub(e.Server); lag > 2500*time.Millisecond {

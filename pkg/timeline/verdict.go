@@ -173,6 +173,8 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 		v.NoReadyEndpoint = append(v.NoReadyEndpoint, f.service)
 	}
 	sigtermFacts(tl, evs, &v)
+	restartedHook(tl, evs, &v)
+	widenForLateKubelet(exitsOf(tl, evs), &v)
 	for _, e := range evs {
 		if e.Kind == KindContainerExit && e.ExitCode != nil {
 			ms, _ := tl.Ms(e.Recv)

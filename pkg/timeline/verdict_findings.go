@@ -21,6 +21,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 			first = "the first of the containers whose preStop length is known"
 		}
 		l.fact("SIGTERM estimated at %+d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasisText, v.StopContainer, first)
+		lateSigtermFinding(tl, v, &l)
 	case v.StopMs == nil:
 		var unknown []string
 		for _, cs := range v.Containers {
@@ -81,7 +82,28 @@ func endpointFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 			until = fmt.Sprintf("until it stopped serving at %+d ms", *v.EndpointOutMs)
 		}
 		l.fact("Service %s had no ready endpoint left from %+d ms: kube-proxy then sends traffic to endpoints that are serving and terminating, so the pod did not stop receiving traffic when it left the ready set; it kept receiving traffic %s", f.service, f.fromMs, until)
+		nowhereFinding(f, v, rt, l)
 	}
+}
+
+// nowhereFinding says when the pod, the Service's last serving endpoint,
+// stopped serving before another pod's endpoint was ready: from then on
+// the Service had nothing to send traffic to. kube-proxy refuses new
+// connections to a Service without endpoints, and until its next sync
+// (at most once a second, docs/real-node.md) its rules still send them
+// to the pod's address, where nothing answers: timeouts. A fact, not a
+// risk of the pod's termination: the pod stopped serving in time; the
+// requests that failed, when probed, make it one.
+func nowhereFinding(f fallbackSpan, v *Verdict, rt routing, l *findingList) {
+	if v.EndpointOutMs == nil || rt.outByOthers {
+		return
+	}
+	out := *v.EndpointOutMs
+	until := "until the end of the watch (no other pod's endpoint was seen ready)"
+	if f.backMs != nil {
+		until = fmt.Sprintf("until another pod's endpoint turned ready at %+d ms (%d ms)", *f.backMs, *f.backMs-out)
+	}
+	l.fact("traffic had nowhere to go: Service %s had no endpoint serving from %+d ms, when its last one, this pod, stopped serving, %s; requests to it meanwhile fail (refused, or timing out where stale rules still send them to the pod's address)", f.service, out, until)
 }
 
 // containerFindings says which containers were stopped too early or

@@ -69,11 +69,17 @@ func streamOf(e Event) string {
 
 // decidedBy is when, in ms since T0, both sides of the race are known: the
 // later of the endpoint leaving and SIGTERM's latest bound, else the grace
-// deadline.
+// deadline. A latest bound that only a late exit widened (a preStop
+// delay the kubelet may have ended late) counts up to the estimate's own
+// slack: what a gap after that hides is the kubelet's delay, which the
+// API would not show either.
 func decidedBy(v *Verdict) int64 {
 	endpoint, stop := v.EndpointOutMs, v.SigtermLatestMs
-	if stop == nil {
+	switch {
+	case stop == nil:
 		stop = v.StopMs
+	case v.StopMs != nil:
+		stop = ptr(min(*stop, *v.StopMs+(eventLead+execHookSlack).Milliseconds()))
 	}
 	if endpoint == nil || stop == nil {
 		return v.DeadlineMs

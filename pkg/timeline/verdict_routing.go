@@ -24,6 +24,9 @@ type routing struct {
 type fallbackSpan struct {
 	service string
 	fromMs  int64
+	// backMs is when another pod's endpoint of the Service was first seen
+	// ready after fromMs; nil when none was while watched.
+	backMs *int64
 }
 
 // sliceOf is the pod's endpoint state in one EndpointSlice.
@@ -73,7 +76,7 @@ func routingOf(tl *Timeline, evs []Event) routing {
 	var rt routing
 	slices := map[string]sliceOf{}
 	others := map[string]int{}
-	fallbackFrom := map[string]int64{}
+	fallbackFrom, backAt := map[string]int64{}, map[string]int64{}
 	wasReady, wasRouted := false, false
 	for i, e := range evs {
 		switch e.Kind {
@@ -90,6 +93,11 @@ func routingOf(tl *Timeline, evs []Event) routing {
 			continue // judge once the whole EndpointSlice update is applied
 		}
 		ms, _ := tl.Ms(e.Recv)
+		for svc := range fallbackFrom {
+			if _, seen := backAt[svc]; !seen && others[svc] > 0 {
+				backAt[svc] = ms
+			}
+		}
 		ready, isRouted := routed(slices, others)
 		if isRouted && !ready {
 			for _, s := range slices {
@@ -117,7 +125,11 @@ func routingOf(tl *Timeline, evs []Event) routing {
 		rt.readyAtEnd = firstReadySlice(slices)
 	}
 	for svc, ms := range fallbackFrom {
-		rt.fallback = append(rt.fallback, fallbackSpan{service: svc, fromMs: ms})
+		f := fallbackSpan{service: svc, fromMs: ms}
+		if b, ok := backAt[svc]; ok {
+			f.backMs = ptr(b)
+		}
+		rt.fallback = append(rt.fallback, f)
 	}
 	sort.Slice(rt.fallback, func(i, j int) bool { return rt.fallback[i].service < rt.fallback[j].service })
 	return rt

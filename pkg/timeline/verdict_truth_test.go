@@ -94,7 +94,8 @@ func TestVerdictNoReadyEndpointStopsServingInTime(t *testing.T) {
 	v := compute(tl)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 1000)
 	out := verdictText(t, tl, v)
-	if v.Risk || !strings.Contains(out, "its Service had no other ready endpoint") || !hasFinding(v, "until it stopped serving at +1000 ms") {
+	if v.Risk || !strings.Contains(out, "its Service had no other ready endpoint") || !hasFinding(v, "until it stopped serving at +1000 ms") ||
+		!hasFinding(v, "traffic had nowhere to go: Service web had no endpoint serving from +1000 ms") {
 		t.Errorf("risk %v:\n%s", v.Risk, out)
 	}
 }

@@ -1,0 +1,104 @@
+package realnode
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+)
+
+// The parts of a real node a test may signal or restart.
+const (
+	PartKubelet    = "kubelet"
+	PartContainerd = "containerd"
+	PartKubeProxy  = "kube-proxy"
+)
+
+// Signal sends sig to one part of a running real node (PartKubelet,
+// PartContainerd or PartKubeProxy): the process Up started and the state
+// file names, never another. Tests stop a kubelet with SIGSTOP and resume
+// it with SIGCONT. Errors: no real node runs, or the part is not running.
+func Signal(nodeName, part string, sig syscall.Signal) error {
+	_, pid, err := partPid(nodeName, part)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		return fmt.Errorf("signal %s of %s (pid %d): %w", part, nodeName, pid, err)
+	}
+	return nil
+}
+
+// Restart kills one part of a running real node (SIGKILL, as a crash or an
+// OOM kill ends it; a stopped process is resumed first), keeps it down for
+// down, and starts it again with the same command line, recording the new
+// pid in the state file so that `make cluster-down` stops it. The new
+// process does not hold the node's lock: the node's other parts do.
+func Restart(nodeName, part string, down time.Duration) error {
+	n, pid, err := partPid(nodeName, part)
+	if err != nil {
+		return err
+	}
+	args := cmdArgs(pid)
+	if len(args) == 0 {
+		return fmt.Errorf("%s of %s (pid %d): no command line to start it again with", part, nodeName, pid)
+	}
+	_ = syscall.Kill(pid, syscall.SIGCONT)
+	killAndWait([]int{pid})
+	time.Sleep(down)
+	lock, err := os.Open(defaultLayout().lockPath())
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	newPid, err := startDaemon(n.l, lock, part, args[0], args[1:]...)
+	if err != nil {
+		return err
+	}
+	s, err := readState(defaultLayout())
+	if err != nil || s == nil {
+		return fmt.Errorf("%s of %s started again (pid %d), but the state file cannot be read: %v", part, nodeName, newPid, err)
+	}
+	s.Pids[n.pidKey(part)] = newPid
+	return writeState(defaultLayout(), s)
+}
+
+// partPid returns the node and the pid of its part, checking that the pid
+// still runs that part.
+func partPid(nodeName, part string) (node, int, error) {
+	s, err := readState(defaultLayout())
+	if err != nil {
+		return node{}, 0, err
+	}
+	if s == nil {
+		return node{}, 0, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	}
+	for _, n := range nodes() {
+		if n.name != nodeName {
+			continue
+		}
+		mark := n.l.root
+		if part == PartContainerd {
+			mark = n.l.containerdConf()
+		}
+		if pid := s.Pids[n.pidKey(part)]; alive(pid, mark) {
+			return n, pid, nil
+		}
+		return n, 0, fmt.Errorf("%s of %s is not running", part, nodeName)
+	}
+	return node{}, 0, fmt.Errorf("no real node is called %s", nodeName)
+}
+
+// cmdArgs returns a process's command line, nil when it is gone.
+func cmdArgs(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	var out []string
+	for _, a := range bytes.Split(bytes.TrimSuffix(b, []byte{0}), []byte{0}) {
+		out = append(out, string(a))
+	}
+	return out
+}
