@@ -14,6 +14,7 @@ const stopSignalGate = "ContainerStopSignals"
 
 var stopSignal = register(&Check{
 	ID:       "stop-signal",
+	Field:    "containers[].lifecycle.stopSignal",
 	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "lifecycle.stopSignal: alpha (feature gate ContainerStopSignals, off by default through 1.37) so dropped by default API servers; SIGKILL behind a Service kills in-flight requests",
