@@ -103,7 +103,7 @@ func Lookup(id string) *Check {
 func Audit(inv *Inventory, opts Options) *Report {
 	inv.resolveWorkloadRefs()
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append([]string{}, inv.Notes...), scalerNotes(inv)...)}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append(append([]string{}, inv.Notes...), scalerNotes(inv)...), unreadRefNotes(inv)...)}
 	unknown := withUnknownFields(inv)
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {
