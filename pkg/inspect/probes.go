@@ -28,7 +28,7 @@ var missingReadinessProbe = register(&Check{
 	Explanation: checkDoc{
 		Why:    "Without a readinessProbe a pod is Ready as soon as its containers start, so it receives traffic before the app listens, and rollouts move on before new pods can serve.",
 		Fix:    "Add a readinessProbe (httpGet on a health endpoint, tcpSocket or grpc) to each serving container.",
-		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice ready condition",
+		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice controller (pkg/controller/endpointslice): the ready condition",
 	},
 })
 
