@@ -8,13 +8,15 @@ import (
 )
 
 // Every check's explanation carries its why (moved from pkg/inspect's
-// TestEveryCheckIsDocumented with the text it tested); an unknown ID is
+// TestEveryCheckIsDocumented with the text it tested) and its source
+// (whose form pkg/inspect's TestEveryExplanationNamesAnOpenableSource
+// checks); an unknown ID is
 // refused in Validate, with the closest ID when it looks like a typo, with
 // exit 1.
 func TestAuditExplainEveryCheck(t *testing.T) {
 	for _, c := range inspect.Checks() {
-		if text := explainText(c); !strings.Contains(text, c.Explanation.Why) {
-			t.Errorf("explainText(%s) lacks its why: %q", c.ID, text)
+		if text := explainText(c); !strings.Contains(text, c.Explanation.Why) || !strings.Contains(text, "Source:\n  "+c.Explanation.Source+"\n") {
+			t.Errorf("explainText(%s) lacks its why or its source: %q", c.ID, text)
 		}
 	}
 	o := &AuditExplainOptions{ID: "nope"}

@@ -117,6 +117,30 @@ spec:
 	}
 }
 
+// TestAuditUnreadNeighbourSaid: a VerticalPodAutoscaler naming the
+// workload changes its pods in a way the audit does not judge: the report
+// says so in one line, in the text and in -o json, through kubectl.
+func TestAuditUnreadNeighbourSaid(t *testing.T) {
+	t.Parallel()
+	env := e2e.Cluster(t)
+	kubectl := func(args ...string) e2e.Result { return env.Kubectl(t, args...) }
+	f := writeManifest(t, hpaFloorBudget[:strings.Index(hpaFloorBudget, "---")]+`---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata: {name: web-vpa, namespace: shop}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+`)
+	want := "VerticalPodAutoscaler shop/web-vpa names Deployment shop/web (spec.targetRef), and the audit does not read that kind"
+	r := auditJSON(t, kubectl, 0, "-n", "shop", "-f", f, "--fail-on", "none")
+	if !strings.Contains(strings.Join(r.Notes, "\n"), want) {
+		t.Errorf("notes %q: want %q", r.Notes, want)
+	}
+	if res := kubectl("graceful", "audit", "-n", "shop", "-f", f, "--fail-on", "none"); strings.Count(res.Stdout+res.Stderr, want) != 1 {
+		t.Errorf("text output: want %q once:\n%s%s", want, res.Stdout, res.Stderr)
+	}
+}
+
 // TestDrainPreflightToleratesCordon: kubernetes-sigs/karpenter#1839, a
 // pod that tolerates every taint may come back to the cordoned node: the
 // drain preflight names it as a blocker.

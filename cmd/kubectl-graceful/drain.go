@@ -140,7 +140,7 @@ Service below its budget).`,
 	f.DurationVar(&o.RetryMax, "eviction-retry-max", o.RetryMax, "Longest wait between two eviction requests for one pod")
 	f.BoolVar(&o.Watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
 	addPropagationFlag(f, &o.Propagation)
-	addWideFlag(f, &o.Wide)
+	addWideFlag(f, &o.Wide, " (the server's time, the workload)")
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	addSurgeOrderFlags(cmd, f, o)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{

@@ -37,6 +37,8 @@ type WatchPodOptions struct {
 	Timeout time.Duration
 	// Output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
 	Output string
+	// Wide is --wide: live lines with whole messages.
+	Wide bool
 	// doc is where json and yaml go (documentWriter).
 	doc io.Writer
 	// Propagation is how long kube-proxy, Ingress controllers and load
@@ -118,6 +120,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
 	addWatchOutputFlag(cmd, &o.Output)
+	addWideFlag(f, &o.Wide, "")
 	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd
@@ -220,9 +223,9 @@ func (o *WatchPodOptions) printer() timeline.Printer {
 	case "json", "yaml":
 		return render.PodJSONPrinter(o.doc)
 	case "mermaid":
-		return render.PodLinePrinter(o.ErrOut)
+		return render.PodLinePrinter(o.ErrOut, o.Wide)
 	}
-	return render.PodLinePrinter(o.Out)
+	return render.PodLinePrinter(o.Out, o.Wide)
 }
 
 func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {

@@ -79,7 +79,7 @@ matches the selector, the pods cannot be watched).`,
 	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit")
 	addWatchOutputFlag(cmd, &o.Output)
 	addPropagationFlag(f, &o.Propagation)
-	addWideFlag(f, &o.Wide)
+	addWideFlag(f, &o.Wide, " (the server's time, the workload)")
 	return cmd
 }
 

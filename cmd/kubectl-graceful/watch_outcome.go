@@ -26,9 +26,10 @@ func addPropagationFlag(f *pflag.FlagSet, d *time.Duration) {
 }
 
 // addWideFlag adds --wide: live lines with every column and whole
-// messages instead of lines that fit render.LineWidth columns.
-func addWideFlag(f *pflag.FlagSet, wide *bool) {
-	f.BoolVar(wide, "wide", false, "Live lines with every column (the server's time, the workload) and whole messages; by default they fit 120 columns")
+// messages instead of lines that fit render.LineWidth columns; columns
+// names the columns only --wide shows, if any.
+func addWideFlag(f *pflag.FlagSet, wide *bool, columns string) {
+	f.BoolVar(wide, "wide", false, "Live lines with every column"+columns+" and whole messages; by default they fit 120 columns")
 }
 
 // validatePropagation refuses a --propagation that is not positive.

@@ -40,6 +40,8 @@ type WatchWorkloadOptions struct {
 	// Output is "" (lines, table, chart, verdict), "json", "yaml" or
 	// "mermaid".
 	Output string
+	// Wide is --wide: live lines with whole messages.
+	Wide bool
 	// doc is where json and yaml go (documentWriter).
 	doc io.Writer
 	// Propagation is --propagation, passed to every pod's verdict.
@@ -103,6 +105,7 @@ pods, RBAC).`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
 	addWatchOutputFlag(cmd, &o.Output)
+	addWideFlag(f, &o.Wide, "")
 	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd
@@ -222,9 +225,9 @@ func (o *WatchWorkloadOptions) printer() rollout.Printer {
 	case "json", "yaml":
 		return render.RolloutJSONPrinter(o.doc)
 	case "mermaid":
-		return render.RolloutLinePrinter(o.ErrOut)
+		return render.RolloutLinePrinter(o.ErrOut, o.Wide)
 	}
-	return render.RolloutLinePrinter(o.Out)
+	return render.RolloutLinePrinter(o.Out, o.Wide)
 }
 
 func (o *WatchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {

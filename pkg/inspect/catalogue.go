@@ -68,5 +68,5 @@ const (
 	srcKubelet    = "kubelet killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go); Pod Lifecycle docs, \"Termination of Pods\""
 	srcEviction   = "eviction API (pkg/registry/core/pod/storage/eviction.go); disruption controller (pkg/controller/disruption); docs \"Specifying a Disruption Budget\""
 	srcDeployment = "Deployment controller ResolveFenceposts (pkg/controller/deployment/util/deployment_util.go); docs \"Deployments: Rolling Update\""
-	srcEndpoints  = "EndpointSlice controller and kube-proxy; docs \"Pod Lifecycle: Termination of Pods\" and \"EndpointSlices: conditions\""
+	srcEndpoints  = "EndpointSlice controller (pkg/controller/endpointslice) and kube-proxy (pkg/proxy); docs \"Pod Lifecycle: Termination of Pods\" and \"EndpointSlices: conditions\""
 )

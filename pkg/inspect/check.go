@@ -37,7 +37,12 @@ type Check struct {
 	Needs []Input
 	// LiveOnly marks checks that read object status (live clusters only).
 	LiveOnly bool
-	run      func(s *scope, c *Check) []Finding
+	// Field is the field its findings are about, as the tail of its path
+	// within the container the finding names ("lifecycle.preStop") or the
+	// object ("spec.minReadySeconds"): a finding's source line is its line
+	// in the file (Source.at).
+	Field string
+	run   func(s *scope, c *Check) []Finding
 }
 
 // checkDoc is the explanation of a check (`kubectl graceful audit explain ID`):
@@ -98,7 +103,7 @@ func Lookup(id string) *Check {
 func Audit(inv *Inventory, opts Options) *Report {
 	inv.resolveWorkloadRefs()
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append([]string{}, inv.Notes...), scalerNotes(inv)...)}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append(append([]string{}, inv.Notes...), scalerNotes(inv)...), unreadRefNotes(inv)...)}
 	unknown := withUnknownFields(inv)
 	skip := map[string]bool{}
 	for _, id := range opts.Skip {
@@ -217,7 +222,7 @@ func (s *scope) suppressed(f Finding) bool {
 // finding builds a finding about workload w at the check's default severity.
 func (c *Check) finding(w *Workload, container, msg, fix string) Finding {
 	return Finding{Check: c.ID, Severity: c.Severity, Object: w.Object, Container: container,
-		Message: msg, Fix: fix, Source: w.Source}
+		Message: msg, Fix: fix, Source: w.Source.at(container, c.Field)}
 }
 
 // gracePeriod returns the pod template's terminationGracePeriodSeconds with

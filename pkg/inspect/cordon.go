@@ -31,6 +31,7 @@ func ToleratesCordon(spec corev1.PodSpec) (toleration string, ok bool) {
 
 var toleratesCordon = register(&Check{
 	ID:       "tolerates-cordon",
+	Field:    "spec.tolerations",
 	Topic:    topicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "pods tolerate node.kubernetes.io/unschedulable or every taint: a drain cannot keep their replacements off the cordoned node, and some drainers skip them",
@@ -51,6 +52,6 @@ var toleratesCordon = register(&Check{
 		Why: "A cordon marks the node unschedulable and the node lifecycle controller taints it node.kubernetes.io/unschedulable:NoSchedule; the scheduler keeps off only pods that do not tolerate that taint. A pod that tolerates it, or every taint (operator: Exists without a key), can have its replacement placed right back on the node being drained: the drain evicts it again, or ends with the node not empty. Some drainers do not evict such pods at all (Karpenter treats them as tolerating its disruption). " +
 			"DaemonSet pods are left out: a drain skips them (--ignore-daemonsets).",
 		Fix:    "Tolerate only the taints the pods need, each by key; never node.kubernetes.io/unschedulable or every taint for a workload that must leave drained nodes.",
-		Source: "scheduler NodeUnschedulable plugin (pkg/scheduler/framework/plugins/nodeunschedulable); kubectl cordon; reported in kubernetes-sigs/karpenter#1839",
+		Source: "scheduler NodeUnschedulable plugin (pkg/scheduler/framework/plugins/nodeunschedulable); kubectl cordon (k8s.io/kubectl/pkg/drain, cordon.go); reported in kubernetes-sigs/karpenter#1839",
 	},
 })

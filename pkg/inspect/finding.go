@@ -39,11 +39,18 @@ func (r ObjectRef) String() string {
 }
 
 // Source is where a manifest object was read: a file path (or "STDIN",
-// or a kustomize directory) and the 1-based line where its YAML document
-// starts; Line is 0 when unknown.
+// or a kustomize directory) and a 1-based line: in an inventory's object,
+// where its YAML document starts; in a finding, the line of the field the
+// finding is about (Check.Field), or of the nearest field above it that
+// the file has. Line is 0 when unknown.
 type Source struct {
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
+	// Fields are the 1-based lines of the object's fields in File, by
+	// path ("spec.template.spec.containers[web].lifecycle.preStop": list
+	// items by their name, else their index); nil when unknown (live
+	// objects, kustomize output).
+	Fields map[string]int `json:"-"`
 }
 
 // Finding is one problem found on one object (and container, where it

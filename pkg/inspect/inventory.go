@@ -151,7 +151,10 @@ type Inventory struct {
 	// WorkloadRefs are Argo Rollouts that run another workload's pod
 	// template (spec.workloadRef), filed as workloads when audited.
 	WorkloadRefs []workloadRef
-	Ingresses    []networkingv1.Ingress
+	// UnreadRefs are objects of kinds the audit does not read that name a
+	// workload (a VerticalPodAutoscaler's targetRef), said in a note.
+	UnreadRefs []unreadRef
+	Ingresses  []networkingv1.Ingress
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
 	BackendConfigs map[string]int64
@@ -238,6 +241,7 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.PDBs = append(inv.PDBs, other.PDBs...)
 	inv.HPAs = append(inv.HPAs, other.HPAs...)
 	inv.WorkloadRefs = append(inv.WorkloadRefs, other.WorkloadRefs...)
+	inv.UnreadRefs = append(inv.UnreadRefs, other.UnreadRefs...)
 	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)

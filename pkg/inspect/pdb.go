@@ -67,6 +67,7 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 
 var pdbBlocksEviction = register(&Check{
 	ID:       "pdb-blocks-eviction",
+	Field:    "spec.minAvailable,spec.maxUnavailable",
 	Topic:    topicBudgets,
 	Severity: SeverityError,
 	Summary:  "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
@@ -170,11 +171,12 @@ func syncFailedCondition(p PDB) string {
 }
 
 func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
-	return Finding{Check: c.ID, Severity: c.Severity, Object: pdbRef(p), Message: msg, Fix: fix, Source: p.Source}
+	return Finding{Check: c.ID, Severity: c.Severity, Object: pdbRef(p), Message: msg, Fix: fix, Source: p.Source.at("", c.Field)}
 }
 
 var pdbNoDisruptionsNow = register(&Check{
 	ID:       "pdb-no-disruptions-now",
+	Field:    "spec.minAvailable,spec.maxUnavailable",
 	Topic:    topicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "live: the PodDisruptionBudget allows 0 disruptions right now (status.disruptionsAllowed): evictions get 429 until pods recover",
@@ -207,6 +209,7 @@ func selectorString(p PDB) string {
 
 var pdbOverlap = register(&Check{
 	ID:       "pdb-overlap",
+	Field:    "template.metadata.labels",
 	Topic:    topicBudgets,
 	Severity: SeverityError,
 	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
@@ -245,6 +248,7 @@ var pdbOverlap = register(&Check{
 
 var pdbSelectsNothing = register(&Check{
 	ID:       "pdb-selects-nothing",
+	Field:    "spec.selector",
 	Topic:    topicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
@@ -296,6 +300,7 @@ func (s *scope) selectsNothing(p PDB) string {
 
 var pdbUnhealthyEvictionPolicy = register(&Check{
 	ID:       "pdb-unhealthy-eviction-policy",
+	Field:    "spec.unhealthyPodEvictionPolicy",
 	Topic:    topicBudgets,
 	Severity: SeverityInfo,
 	Summary:  "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",

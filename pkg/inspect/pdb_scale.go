@@ -39,6 +39,7 @@ func (inv *Inventory) AddCustomResourceDefinition(u *unstructured.Unstructured) 
 
 var pdbCustomResourceNoScale = register(&Check{
 	ID:       "pdb-custom-resource-without-scale",
+	Field:    "spec.minAvailable,spec.maxUnavailable",
 	Topic:    topicBudgets,
 	Severity: SeverityError,
 	Summary:  "PodDisruptionBudget with maxUnavailable or a percentage over pods of a custom resource without a /scale subresource: the disruption controller cannot count expected pods, every eviction is refused",

@@ -18,6 +18,7 @@ import (
 // sees a hook, prestop-too-short sees no number to compare with the floor.
 var preStopDelayUnknown = register(&Check{
 	ID:       "prestop-delay-unknown",
+	Field:    "containers[].lifecycle.preStop",
 	Topic:    topicTermination,
 	Severity: SeverityInfo,
 	Summary:  "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",

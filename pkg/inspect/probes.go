@@ -10,6 +10,7 @@ import (
 
 var missingReadinessProbe = register(&Check{
 	ID:       "missing-readiness-probe",
+	Field:    "containers[].readinessProbe",
 	Topic:    topicProbes,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
@@ -27,7 +28,7 @@ var missingReadinessProbe = register(&Check{
 	Explanation: checkDoc{
 		Why:    "Without a readinessProbe a pod is Ready as soon as its containers start, so it receives traffic before the app listens, and rollouts move on before new pods can serve.",
 		Fix:    "Add a readinessProbe (httpGet on a health endpoint, tcpSocket or grpc) to each serving container.",
-		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice ready condition",
+		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice controller (pkg/controller/endpointslice): the ready condition",
 	},
 })
 
@@ -43,6 +44,7 @@ func readinessFix(w *Workload, ctr corev1.Container) string {
 
 var readinessProbePortUnknown = register(&Check{
 	ID:       "readiness-probe-port-unknown",
+	Field:    "containers[].readinessProbe",
 	Topic:    topicProbes,
 	Severity: SeverityWarning,
 	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",

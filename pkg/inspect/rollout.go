@@ -14,6 +14,7 @@ import (
 
 var singleReplica = register(&Check{
 	ID:       "single-replica",
+	Field:    "spec.replicas",
 	Topic:    topicRollouts,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
@@ -46,6 +47,7 @@ var singleReplica = register(&Check{
 
 var rolloutDowntime = register(&Check{
 	ID:       "rollout-downtime",
+	Field:    "spec.strategy",
 	Topic:    topicRollouts,
 	Severity: SeverityError,
 	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
@@ -115,6 +117,7 @@ func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surg
 
 var minReadySecondsZero = register(&Check{
 	ID:       "min-ready-seconds-zero",
+	Field:    "spec.minReadySeconds",
 	Topic:    topicRollouts,
 	Severity: SeverityInfo,
 	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",

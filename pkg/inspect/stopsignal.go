@@ -14,6 +14,7 @@ const stopSignalGate = "ContainerStopSignals"
 
 var stopSignal = register(&Check{
 	ID:       "stop-signal",
+	Field:    "containers[].lifecycle.stopSignal",
 	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "lifecycle.stopSignal: alpha (feature gate ContainerStopSignals, off by default through 1.37) so dropped by default API servers; SIGKILL behind a Service kills in-flight requests",
@@ -50,6 +51,6 @@ var stopSignal = register(&Check{
 		Why: "lifecycle.stopSignal chooses the signal the kubelet sends a container at termination instead of the image's STOPSIGNAL or SIGTERM. It is alpha (feature gate ContainerStopSignals, alpha since 1.33 and off by default through 1.37): an API server without the gate drops the field, so the manifest does not do what it says; with the gate on, the pod needs spec.os.name, and the kubelet needs the gate too, which the API does not show. " +
 			"Live, an object holding the field was accepted by a gated API server; the finding is then only for SIGKILL behind a Service, which ends in-flight requests at once.",
 		Fix:    "Handle SIGTERM in the app (or set STOPSIGNAL in the image) and remove the field, unless every API server and kubelet runs with the gate; never SIGKILL for a serving container.",
-		Source: "KEP-4960 (ContainerStopSignals); k8s.io/api core/v1 Lifecycle.StopSignal; kube-apiserver --feature-gates (ALPHA - default=false in 1.37)",
+		Source: "KEP-4960 (ContainerStopSignals); k8s.io/api core/v1 Lifecycle.StopSignal; kube-apiserver --feature-gates (ALPHA - default=false in 1.37, the gates of pkg/features/kube_features.go)",
 	},
 })

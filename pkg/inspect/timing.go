@@ -16,6 +16,7 @@ import (
 
 var prestopExceedsGrace = register(&Check{
 	ID:       "prestop-exceeds-grace",
+	Field:    "containers[].lifecycle.preStop",
 	Topic:    topicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop takes as long as the grace period or longer: the app gets no time after SIGTERM, or is killed inside preStop",
@@ -70,6 +71,7 @@ func afterOrNever(d, grace int64) string {
 
 var shutdownBudgetExceedsGrace = register(&Check{
 	ID:       "shutdown-budget-exceeds-grace",
+	Field:    "spec.terminationGracePeriodSeconds",
 	Topic:    topicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
@@ -129,6 +131,7 @@ func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
 
 var gracePeriodZero = register(&Check{
 	ID:       "grace-period-zero",
+	Field:    "spec.terminationGracePeriodSeconds",
 	Topic:    topicTermination,
 	Severity: SeverityError,
 	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
@@ -151,6 +154,7 @@ var gracePeriodZero = register(&Check{
 
 var gracePeriodLong = register(&Check{
 	ID:       "grace-period-long",
+	Field:    "spec.terminationGracePeriodSeconds",
 	Topic:    topicTermination,
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",

@@ -163,11 +163,12 @@ func expandFilenames(names []string, recursive bool) ([]string, error) {
 	return out, nil
 }
 
-// parseError is the parser's error with the file's line. The YAML parser
-// names the line where the block it was reading starts (an indentation
-// error at line 15 in a mapping that starts at line 12 is "line 12"), so
-// the first line at which the document's text stops parsing is looked for
-// from there, and named, with the block's line beside it.
+// parseError is the parser's error with the file's line and column. The
+// YAML parser names the line where the block it was reading starts (an
+// indentation error at line 15 in a mapping that starts at line 12 is
+// "line 12") and no column, so the first line, and on it the first
+// column, at which the document's text stops parsing is looked for from
+// there, and named, with the block's line beside it.
 func (d document) parseError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	m := yamlLine.FindStringSubmatch(msg)
@@ -176,8 +177,12 @@ func (d document) parseError(err error) error {
 	}
 	ctx, _ := strconv.Atoi(m[1])
 	rest := strings.TrimPrefix(strings.TrimPrefix(msg, m[0]), ": ")
-	if at := d.problemLine(ctx); at > ctx {
-		return fmt.Errorf("%s:%d: %s (in the block that starts at line %d)", d.file, d.firstLine+at-1, rest, d.firstLine+ctx-1)
+	at, col := d.problemAt(ctx)
+	switch {
+	case at > ctx:
+		return fmt.Errorf("%s:%d:%d: %s (in the block that starts at line %d)", d.file, d.firstLine+at-1, col, rest, d.firstLine+ctx-1)
+	case at == ctx:
+		return fmt.Errorf("%s:%d:%d: %s", d.file, d.firstLine+at-1, col, rest)
 	}
 	return fmt.Errorf("%s:%d: %s", d.file, d.firstLine+ctx-1, rest)
 }
@@ -186,20 +191,40 @@ func (d document) parseError(err error) error {
 // for (each try parses the document's first lines again).
 const maxProblemSearchLines = 5000
 
-// problemLine returns the first line (document-relative) from ctx on
-// whose text up to it does not parse for a reason other than its end; 0
-// when there is none.
-func (d document) problemLine(ctx int) int {
+// problemAt returns the first line (document-relative) from ctx on whose
+// text up to it does not parse for a reason other than its end, and the
+// first column (1-based, in characters) of that line at which the text up
+// to it stops parsing; 0, 0 when there is none.
+func (d document) problemAt(ctx int) (line, column int) {
 	lines := strings.SplitAfter(string(d.data), "\n")
 	if len(lines) > maxProblemSearchLines {
-		return 0
+		return 0, 0
 	}
 	for l := max(ctx, 1); l <= len(lines); l++ {
-		var n yaml.Node
-		err := yaml.Unmarshal([]byte(strings.Join(lines[:l], "")), &n)
-		if err != nil && !strings.Contains(err.Error(), "end of") && !strings.Contains(err.Error(), "could not find expected") {
-			return l
+		if stopsParsing(strings.Join(lines[:l], "")) {
+			return l, problemColumn(strings.Join(lines[:l-1], ""), lines[l-1])
 		}
 	}
-	return 0
+	return 0, 0
+}
+
+// problemColumn is the first column of line, after the text before it, at
+// which the text stops parsing; the line's first non-blank column when no
+// prefix of it does (the parser needed the whole line).
+func problemColumn(before, line string) int {
+	r := []rune(strings.TrimRight(line, "\n"))
+	for c := 1; c <= len(r); c++ {
+		if stopsParsing(before + string(r[:c])) {
+			return c
+		}
+	}
+	return len(r) - len(strings.TrimLeft(string(r), " \t")) + 1
+}
+
+// stopsParsing reports whether text does not parse for a reason other
+// than its end.
+func stopsParsing(text string) bool {
+	var n yaml.Node
+	err := yaml.Unmarshal([]byte(text), &n)
+	return err != nil && !strings.Contains(err.Error(), "end of") && !strings.Contains(err.Error(), "could not find expected")
 }

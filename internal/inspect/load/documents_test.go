@@ -108,7 +108,7 @@ stringData:
 
 	bad := write(t, dir, "bad.yaml", strings.Replace(deployment, "name: web", "name: [web", 1))
 	err = Manifests(ManifestOptions{Filenames: []string{bad}}, &inspect.Inventory{})
-	if err == nil || !strings.HasPrefix(err.Error(), bad+":4: ") {
+	if err == nil || !strings.HasPrefix(err.Error(), bad+":4:9: ") {
 		t.Errorf("a Deployment that does not parse: error %v", err)
 	}
 }

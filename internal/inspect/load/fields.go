@@ -155,6 +155,37 @@ func (fw *fieldWalk) fail(n *yaml.Node, path, want string) {
 
 func (fw *fieldWalk) line(n *yaml.Node) int { return fw.firstLine + n.Line - 1 }
 
+// fieldLines records in into the file's line of every field under n, by
+// path: a mapping's key at the key's line, a list item by its name at the
+// name's line (by its index at the item's line when it has none).
+func (fw *fieldWalk) fieldLines(n *yaml.Node, path string, into map[string]int) {
+	for n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			p := join(path, k.Value)
+			if k.Tag == "!!merge" {
+				p = path
+			} else {
+				into[p] = fw.line(k)
+			}
+			fw.fieldLines(n.Content[i+1], p, into)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p, at := fmt.Sprintf("%s[%d]", path, i), c
+			if nm := child(c, "name"); nm != nil && nm.Kind == yaml.ScalarNode {
+				p, at = path+"["+nm.Value+"]", nm
+			}
+			into[p] = fw.line(at)
+			fw.fieldLines(c, p, into)
+		}
+	}
+}
+
 // describe names what a node holds, quoting a short scalar.
 func describe(n *yaml.Node) string {
 	switch n.Kind {

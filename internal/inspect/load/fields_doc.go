@@ -13,10 +13,12 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// objectFields are the unknown fields of one object of a document.
+// objectFields are the unknown fields of one object of a document and
+// the file's line of each of its fields (inspect.Source.Fields).
 type objectFields struct {
 	kind, name string
 	unknown    []inspect.UnknownField
+	lines      map[string]int
 }
 
 // fields walks the objects of a parsed document (a List's items one by
@@ -76,7 +78,12 @@ func (d document) objectFields(n *yaml.Node) ([]objectFields, error) {
 	if nm := child(child(n, "metadata"), "name"); nm != nil {
 		name = nm.Value
 	}
-	return []objectFields{{kind: gvk.Kind, name: name, unknown: fw.unknown}}, nil
+	of := objectFields{kind: gvk.Kind, name: name, unknown: fw.unknown}
+	if t != nil { // a kind the audit reads: its findings point at fields
+		of.lines = map[string]int{}
+		fw.fieldLines(n, "", of.lines)
+	}
+	return []objectFields{of}, nil
 }
 
 var podTemplateType = reflect.TypeFor[corev1.PodTemplateSpec]()
@@ -120,23 +127,24 @@ func child(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// fieldIndex holds the unknown fields of a file's objects until the
-// resource builder hands the objects over, by kind and name in file order.
-type fieldIndex map[string][][]inspect.UnknownField
+// fieldIndex holds the unknown fields and field lines of a file's objects
+// until the resource builder hands the objects over, by kind and name in
+// file order.
+type fieldIndex map[string][]objectFields
 
 func (x fieldIndex) add(of []objectFields) {
 	for _, o := range of {
 		k := o.kind + "/" + o.name
-		x[k] = append(x[k], o.unknown)
+		x[k] = append(x[k], o)
 	}
 }
 
-// take returns the unknown fields of the next object of kind and name.
-func (x fieldIndex) take(kind, name string) []inspect.UnknownField {
+// take returns the fields of the next object of kind and name.
+func (x fieldIndex) take(kind, name string) objectFields {
 	k := kind + "/" + name
 	q := x[k]
 	if len(q) == 0 {
-		return nil
+		return objectFields{}
 	}
 	x[k] = q[1:]
 	return q[0]

@@ -162,7 +162,7 @@ func TestParseErrorLine(t *testing.T) {
 	dir := t.TempDir()
 	f := write(t, dir, "indent.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n       ports:\n        - containerPort: 80\n")
 	err := Manifests(ManifestOptions{Filenames: []string{f}}, &inspect.Inventory{})
-	if err == nil || !strings.HasPrefix(err.Error(), f+":15: ") {
-		t.Errorf("error %v, want it at line 15", err)
+	if err == nil || !strings.HasPrefix(err.Error(), f+":15:8: did not find expected key") {
+		t.Errorf("error %v, want it at line 15, column 8", err)
 	}
 }

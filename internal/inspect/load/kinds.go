@@ -37,8 +37,10 @@ const (
 // addForeign files an object of an API group the client library does not
 // know. One with a pod template at spec.template.spec.containers (Argo
 // Rollouts, OpenKruise CloneSets, Knative-like Services) is audited as a
-// generic workload; others are counted as not audited.
+// generic workload; others are counted as not audited. One that names a
+// workload (a VerticalPodAutoscaler's targetRef) is said in a note.
 func addForeign(inv *inspect.Inventory, u *unstructured.Unstructured, src *inspect.Source, where string) error {
+	inv.AddUnreadReference(u)
 	added, err := addGeneric(inv, u, src, where)
 	if err != nil || added {
 		return err

@@ -150,7 +150,9 @@ func visit(b *resource.Builder, lines *lineIndex, ns string, inv *inspect.Invent
 		if err := addUnstructured(inv, u, src); err != nil {
 			return err
 		}
-		unknown := lines.fields.take(u.GetKind(), u.GetName())
+		of := lines.fields.take(u.GetKind(), u.GetName())
+		src.Fields = of.lines
+		unknown := of.unknown
 		for _, w := range inv.Workloads[nw:] {
 			w.NamespaceDefaulted = defaulted
 			w.UnknownFields = unknown

@@ -28,12 +28,7 @@ spec:
 
 func auditFile(t *testing.T, text string) *inspect.Report {
 	t.Helper()
-	f := write(t, t.TempDir(), "m.yaml", text)
-	inv := &inspect.Inventory{}
-	if err := Manifests(ManifestOptions{Filenames: []string{f}}, inv); err != nil {
-		t.Fatal(err)
-	}
-	return inspect.Audit(inv, inspect.DefaultOptions())
+	return auditFiles(t, write(t, t.TempDir(), "m.yaml", text))
 }
 
 func messages(r *inspect.Report, check string) []string {
@@ -117,5 +112,45 @@ spec:
 `)
 	if !strings.Contains(strings.Join(missing.Notes, "\n"), "Deployment gone (workloadRef), which is not among the objects read: it is not audited") {
 		t.Errorf("notes %q", missing.Notes)
+	}
+}
+
+// A neighbour the audit does not understand that names a workload (a
+// VerticalPodAutoscaler's targetRef, a custom autoscaler's
+// scaleTargetRef, an unknown Rollout-like workloadRef) is said in one
+// line each; one naming another workload, or a workload not read, is not.
+func TestUnreadNeighbourIsSaid(t *testing.T) {
+	r := auditFile(t, scaledWeb+`---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata: {name: web-vpa, namespace: shop}
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  updatePolicy: {updateMode: Auto}
+---
+apiVersion: scaling.example.com/v1
+kind: QueueScaler
+metadata: {name: web-queue, namespace: shop}
+spec:
+  scaleTargetRef: {kind: Deployment, name: web}
+---
+apiVersion: delivery.example.com/v1
+kind: Canary
+metadata: {name: other, namespace: shop}
+spec:
+  workloadRef: {kind: Deployment, name: api}
+`)
+	var said []string
+	for _, n := range r.Notes {
+		if strings.Contains(n, "the audit does not read that kind") {
+			said = append(said, n)
+		}
+	}
+	want := []string{
+		"VerticalPodAutoscaler shop/web-vpa names Deployment shop/web (spec.targetRef), and the audit does not read that kind: what it changes in the workload's replicas or pods is not judged",
+		"QueueScaler shop/web-queue names Deployment shop/web (spec.scaleTargetRef), and the audit does not read that kind: what it changes in the workload's replicas or pods is not judged",
+	}
+	if strings.Join(said, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes %q, want %q", said, want)
 	}
 }

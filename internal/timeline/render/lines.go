@@ -32,27 +32,64 @@ func serverColumn(t time.Time) string {
 	return t.UTC().Format("15:04:05")
 }
 
+// LineWidth is the columns a narrow live line fits in: long messages are
+// cut to it; --wide and -o json have them whole.
+const LineWidth = 120
+
+// minMessage is the fewest columns a narrow line gives its message, even
+// past LineWidth when the names before it are long: a name is never cut.
+const minMessage = 30
+
+// fitMessage cuts msg (escaped) to room columns, at least minMessage,
+// ending in "…" when cut.
+func fitMessage(msg string, room int) string {
+	room = max(room, minMessage)
+	r := []rune(msg)
+	if len(r) <= room {
+		return msg
+	}
+	return string(r[:room-1]) + "…"
+}
+
+// writeFitted writes head, msg (cluster text, escaped here) and tail (our
+// own words, never cut) as one line: msg cut to fit LineWidth columns, or
+// whole up to MaxLineMessage when wide.
+func writeFitted(w io.Writer, head, msg, tail string, wide bool) error {
+	if wide {
+		msg = termsafe.Escape(CutMessage(msg))
+	} else {
+		msg = fitMessage(termsafe.Escape(msg), LineWidth-len([]rune(head))-len([]rune(tail)))
+	}
+	_, err := io.WriteString(w, head+msg+tail+"\n")
+	return err
+}
+
 // WriteLine writes one event as a line: milliseconds since the delete
 // request, the server's whole-second time (or dashes when the API records
-// none), the track and what changed, escaped for the terminal.
-func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), trackText(e.Track), termsafe.Escape(CutMessage(e.Message)))
-	return err
+// none), the track and what changed, escaped for the terminal; the message
+// cut to fit LineWidth columns unless wide.
+func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event, wide bool) error {
+	return writeEventLine(w, tl, e, "", wide)
+}
+
+// writeEventLine is WriteLine with tail after the message, never cut.
+func writeEventLine(w io.Writer, tl *timeline.Timeline, e timeline.Event, tail string, wide bool) error {
+	return writeFitted(w, fmt.Sprintf("%10s  %s  %-13s  ", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), trackText(e.Track)), e.Message, tail, wide)
 }
 
 // WritePreStopWait writes, after a container's Killing line, the wait its
 // preStop delay makes when the spec tells it (a sleep): the kubelet sends
 // SIGTERM when the hook returns, so the watch is not silent meanwhile.
-// Nothing for a container without a hook or one of unknown length.
-func WritePreStopWait(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
+// Nothing for a container without a hook or one of unknown length. The
+// line fits LineWidth columns unless wide.
+func WritePreStopWait(w io.Writer, tl *timeline.Timeline, e timeline.Event, wide bool) error {
 	ps, ok := tl.PreStop[e.Container]
 	ms, seen := tl.Ms(e.Recv)
 	if !ok || !ps.Has || !ps.Known || ps.Delay <= 0 || !seen || e.Initial {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  preStop %s of container %s: SIGTERM expected at %+d ms\n", msColumn(tl, e.Recv, false), serverColumn(time.Time{}),
-		"waiting", seconds(ps.Delay), termsafe.Escape(e.Container), ms+ps.Delay.Milliseconds())
-	return err
+	head := fmt.Sprintf("%10s  %s  %-13s  ", msColumn(tl, e.Recv, false), serverColumn(time.Time{}), "waiting")
+	return writeFitted(w, head, fmt.Sprintf("preStop %s of container %s: SIGTERM expected at %+d ms", seconds(ps.Delay), e.Container, ms+ps.Delay.Milliseconds()), "", wide)
 }
 
 // seconds is d as "10 s", "1.5 s".

@@ -39,10 +39,6 @@ type NodeLines struct {
 	StampWidth int
 }
 
-// LineWidth is the columns a narrow live line fits in: long messages are
-// cut to it; --wide and -o json have them whole.
-const LineWidth = 120
-
 // NodeLinePrinter prints `watch node` as live lines. By default a line is
 // the ms since the first deletion, the node (when several are followed),
 // the pod (namespace/name), the track and the message, cut to fit
@@ -80,21 +76,6 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		},
 		Note: func(_ *nodewatch.Watch, msg string) { _, _ = fmt.Fprintf(out, "note: %s\n", termsafe.Escape(msg)) },
 	}
-}
-
-// minMessage is the fewest columns a narrow line gives its message, even
-// past LineWidth when the names before it are long: a name is never cut.
-const minMessage = 30
-
-// fitMessage cuts msg (escaped) to room columns, at least minMessage,
-// ending in "…" when cut.
-func fitMessage(msg string, room int) string {
-	room = max(room, minMessage)
-	r := []rune(msg)
-	if len(r) <= room {
-		return msg
-	}
-	return string(r[:room-1]) + "…"
 }
 
 func nodeCapacityText(s rollout.CapacitySample) string {

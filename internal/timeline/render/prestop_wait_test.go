@@ -17,7 +17,7 @@ func TestPodLinesSayThePreStopWait(t *testing.T) {
 	for _, hook := range []bool{true, false} {
 		tl := timelinetest.Terminate(t, timeline.NewRecorder, 30, hook, 5, []string{"web"}, 6000, 0, nil).TL
 		var b bytes.Buffer
-		pr := render.PodLinePrinter(&b)
+		pr := render.PodLinePrinter(&b, false)
 		for _, e := range tl.Events {
 			pr.Event(tl, e)
 		}

@@ -11,9 +11,9 @@ import (
 )
 
 // PodLinePrinter returns the timeline.Printer of the text output: a
-// LinePrinter on out.
-func PodLinePrinter(out io.Writer) timeline.Printer {
-	p := &LinePrinter{W: out}
+// LinePrinter on out, its lines whole when wide.
+func PodLinePrinter(out io.Writer, wide bool) timeline.Printer {
+	p := &LinePrinter{W: out, Wide: wide}
 	return timeline.Printer{Event: p.Event, Gap: p.Gap, Note: p.Note, Requests: p.Requests}
 }
 
@@ -29,18 +29,20 @@ func PodJSONPrinter(out io.Writer) timeline.Printer {
 // count or from many objects) is folded: its lines after the third are
 // printed only when its count reaches 5, 10, 20, 50, 100, ... and say how
 // many were seen, so that a pod with 5,000 Events cannot flood the
-// terminal (-o json keeps every one).
+// terminal (-o json keeps every one). A line fits LineWidth columns, its
+// message cut, unless Wide.
 type LinePrinter struct {
 	W     io.Writer
+	Wide  bool
 	times map[string]int
 }
 
 // Event prints a change.
 func (p *LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) {
 	if e.Kind != timeline.KindOtherEvent && e.Kind != timeline.KindUnhealthy {
-		_ = WriteLine(p.W, tl, e)
+		_ = WriteLine(p.W, tl, e, p.Wide)
 		if e.Kind == timeline.KindKilling {
-			_ = WritePreStopWait(p.W, tl, e)
+			_ = WritePreStopWait(p.W, tl, e, p.Wide)
 		}
 		return
 	}
@@ -53,10 +55,11 @@ func (p *LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) {
 	if !shownRepeat(n) {
 		return
 	}
+	var tail string
 	if n > 3 {
-		e.Message += fmt.Sprintf(" [seen %d times; repeats folded]", n)
+		tail = fmt.Sprintf(" [seen %d times; repeats folded]", n)
 	}
-	_ = WriteLine(p.W, tl, e)
+	_ = writeEventLine(p.W, tl, e, tail, p.Wide)
 }
 
 // repeatSuffix is the " (xN)" the recorder adds for an Event's count.

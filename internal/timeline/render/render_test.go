@@ -18,7 +18,7 @@ func TestWriteLineEscapesClusterText(t *testing.T) {
 	tl := &timeline.Timeline{T0: timelinetest.At(0)}
 	var b bytes.Buffer
 	e := timeline.Event{Recv: timelinetest.At(1234), Server: timelinetest.At(0), Track: timeline.Kubelet, Message: "Event Normal Killing: Stopping \x1b[2Jcontainer\napp"}
-	if err := render.WriteLine(&b, tl, e); err != nil {
+	if err := render.WriteLine(&b, tl, e, true); err != nil {
 		t.Fatal(err)
 	}
 	got := b.String()
@@ -34,7 +34,7 @@ func TestWriteLineEscapesClusterText(t *testing.T) {
 
 func TestWriteLineBeforeT0AndEndpointWithoutServerTime(t *testing.T) {
 	var b bytes.Buffer
-	_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timelinetest.At(5), Track: timeline.ControlPlane, Message: "x"})
+	_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timelinetest.At(5), Track: timeline.ControlPlane, Message: "x"}, false)
 	if !strings.Contains(b.String(), "before  --:--:--  control plane") {
 		t.Errorf("line before the delete request: %q", b.String())
 	}
@@ -207,25 +207,27 @@ func TestVerdictTextListsNames(t *testing.T) {
 	}
 }
 
-// A 1 MB Event message is cut on the terminal line, saying how much is
-// left, and 5,000 repeats of one Event print a handful of lines; -o json
-// keeps every byte and every repeat.
+// A 1 MB Event message is cut on the --wide terminal line, saying how
+// much is left, and 5,000 repeats of one Event print a handful of lines,
+// the count whole though the line fits 120 columns; -o json keeps every
+// byte and every repeat.
 func TestLinesAreBounded(t *testing.T) {
 	tl := &timeline.Timeline{T0: time.Now()}
 	huge := strings.Repeat("x", 1<<20)
 	var b bytes.Buffer
-	p := &render.LinePrinter{W: &b}
+	p := &render.LinePrinter{W: &b, Wide: true}
 	p.Event(tl, timeline.Event{Recv: tl.T0, Kind: timeline.KindOtherEvent, Message: "Event Warning Huge: " + huge})
 	line := b.String()
 	if len(line) > render.MaxLineMessage+200 || !strings.Contains(line, "more characters; -o json has the whole text") {
 		t.Errorf("a 1 MB message gave a line of %d bytes: %.300s", len(line), line)
 	}
 	b.Reset()
+	p = &render.LinePrinter{W: &b}
 	for i := 1; i <= 5000; i++ {
 		p.Event(tl, timeline.Event{Recv: tl.T0, Kind: timeline.KindUnhealthy, Message: fmt.Sprintf("Event Warning Unhealthy: Readiness probe failed (x%d)", i)})
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	if len(lines) > 15 || !strings.Contains(lines[len(lines)-1], "[seen 5000 times; repeats folded]") {
+	if last := lines[len(lines)-1]; len(lines) > 15 || !strings.HasSuffix(last, "[seen 5000 times; repeats folded]") || len([]rune(last)) > render.LineWidth {
 		t.Errorf("5,000 repeats gave %d lines, the last %q", len(lines), lines[len(lines)-1])
 	}
 	var j bytes.Buffer

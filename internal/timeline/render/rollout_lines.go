@@ -22,20 +22,20 @@ func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0
 
 // writeSubjectLine writes one live line: milliseconds since the rollout's
 // start, the server's time, what it is about (a pod, a Service, the
-// workload), the track, and the message, escaped.
-func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string) error {
-	_, err := fmt.Fprintf(w, "%10s  %s  %-28s  %-13s  %s\n", ms, server, termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
-	return err
+// workload), the track, and the message, escaped and cut to fit LineWidth
+// columns unless wide.
+func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string, wide bool) error {
+	return writeFitted(w, fmt.Sprintf("%10s  %s  %-28s  %-13s  ", ms, server, termsafe.Escape(subject), track), msg, "", wide)
 }
 
 // WriteWorkloadLine writes one pod's event as a live line, the pod named.
-func WriteWorkloadLine(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) error {
-	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, trackText(e.Track), e.Message)
+func WriteWorkloadLine(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event, wide bool) error {
+	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, trackText(e.Track), e.Message, wide)
 }
 
 // WriteCapacityLine writes a Service's new endpoint count as a live line.
-func WriteCapacityLine(w io.Writer, r *rollout.Rollout, service string, s rollout.CapacitySample) error {
-	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s))
+func WriteCapacityLine(w io.Writer, r *rollout.Rollout, service string, s rollout.CapacitySample, wide bool) error {
+	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s), wide)
 }
 
 func capacityText(s rollout.CapacitySample) string {
@@ -43,12 +43,12 @@ func capacityText(s rollout.CapacitySample) string {
 }
 
 // WriteStatusLine writes a rollout-level change as a live line.
-func WriteStatusLine(w io.Writer, r *rollout.Rollout, s rollout.StatusChange) error {
+func WriteStatusLine(w io.Writer, r *rollout.Rollout, s rollout.StatusChange, wide bool) error {
 	subject := r.Workload.String()
 	if s.Pod != "" {
 		subject = s.Pod
 	}
-	return writeSubjectLine(w, msColumn(clock(r), s.Recv, false), serverColumn(time.Time{}), subject, "rollout", s.Message)
+	return writeSubjectLine(w, msColumn(clock(r), s.Recv, false), serverColumn(time.Time{}), subject, "rollout", s.Message, wide)
 }
 
 // WriteRolloutTable writes one row per terminated pod: when its deletion

@@ -10,9 +10,9 @@ import (
 )
 
 // RolloutLinePrinter returns the rollout.Printer of the text output: a
-// WorkloadLinePrinter on out.
-func RolloutLinePrinter(out io.Writer) rollout.Printer {
-	p := WorkloadLinePrinter{W: out}
+// WorkloadLinePrinter on out, its lines whole when wide.
+func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
+	p := WorkloadLinePrinter{W: out, Wide: wide}
 	return rollout.Printer{PodEvent: p.PodEvent, Capacity: p.Capacity, Status: p.Status, Gap: p.Gap, Note: p.Note, Requests: p.Requests}
 }
 
@@ -24,22 +24,25 @@ func RolloutJSONPrinter(out io.Writer) rollout.Printer {
 }
 
 // WorkloadLinePrinter prints each change of a rollout as a line as it
-// happens.
-type WorkloadLinePrinter struct{ W io.Writer }
+// happens, fitting LineWidth columns (its message cut) unless Wide.
+type WorkloadLinePrinter struct {
+	W    io.Writer
+	Wide bool
+}
 
 // PodEvent prints a pod's change.
 func (p WorkloadLinePrinter) PodEvent(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-	_ = WriteWorkloadLine(p.W, r, tl, e)
+	_ = WriteWorkloadLine(p.W, r, tl, e, p.Wide)
 }
 
 // Capacity prints a Service's new endpoint count.
 func (p WorkloadLinePrinter) Capacity(r *rollout.Rollout, service string, s rollout.CapacitySample) {
-	_ = WriteCapacityLine(p.W, r, service, s)
+	_ = WriteCapacityLine(p.W, r, service, s, p.Wide)
 }
 
 // Status prints a rollout-level change.
 func (p WorkloadLinePrinter) Status(r *rollout.Rollout, s rollout.StatusChange) {
-	_ = WriteStatusLine(p.W, r, s)
+	_ = WriteStatusLine(p.W, r, s, p.Wide)
 }
 
 // Gap prints a gap's opening or closing.

@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -44,6 +45,48 @@ func TestNodeLinesFit120Columns(t *testing.T) {
 			t.Errorf("%s: want the whole message, the workload and both clocks: %q", c.name, line)
 		case !c.wide && clocks != map[bool]int{true: 0, false: 1}[c.o.Stamped]:
 			t.Errorf("%s: %d clocks in %q", c.name, clocks, line)
+		}
+	}
+}
+
+// By default a live line of `watch pod` and of the rollout watch fits 120
+// columns, its message cut and ending in "…", the pod named whole; --wide
+// has the whole message.
+func TestPodAndRolloutLinesFit120Columns(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	tl := r.Pods[1]
+	long := timeline.Event{Recv: timelinetest.At(1392), Server: timelinetest.At(1000), Track: timeline.Kubelet, Kind: timeline.KindContainerExit,
+		Message: "container web exited 0 (Completed): clean exit " + strings.Repeat("and more detail ", 20) + "END"}
+	pod := func(wide bool) string {
+		var b bytes.Buffer
+		render.PodLinePrinter(&b, wide).Event(tl, long)
+		return b.String()
+	}
+	rolloutLine := func(wide bool) string {
+		var b bytes.Buffer
+		p := render.RolloutLinePrinter(&b, wide)
+		p.PodEvent(r, tl, long)
+		p.Capacity(r, "shop/checkout-frontend-canary", rollout.CapacitySample{Recv: timelinetest.At(1500), Ready: 2, Desired: 3})
+		p.Status(r, rollout.StatusChange{Recv: timelinetest.At(1600), Message: "replica set web-2 " + strings.Repeat("scaled ", 30) + "END"})
+		return b.String()
+	}
+	for name, out := range map[string]string{"watch pod": pod(false), "rollout": rolloutLine(false)} {
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if n := len([]rune(line)); n > render.LineWidth || !strings.HasSuffix(line, "…") {
+				t.Errorf("%s: %d columns, want at most %d and the message cut: %q", name, n, render.LineWidth, line)
+			}
+		}
+	}
+	if out := rolloutLine(false); !strings.Contains(out, tl.Pod+" ") || !strings.Contains(out, "Service shop/checkout-frontend-canary ") {
+		t.Errorf("rollout: a name was cut:\n%s", out)
+	}
+	for _, c := range []struct {
+		name string
+		out  string
+		ends int
+	}{{"watch pod --wide", pod(true), 1}, {"rollout --wide", rolloutLine(true), 2}} {
+		if strings.Count(c.out, "END\n") != c.ends || strings.Contains(c.out, "…") {
+			t.Errorf("%s: want whole messages:\n%s", c.name, c.out)
 		}
 	}
 }
