@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -87,18 +88,15 @@ func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.P
 	return c
 }
 
-// ownPodStream feeds c from a watch list of the pods of node of its own
-// (one request), else, when the API server cannot serve one, from a
-// stream (a list then a watch) until ctx ends, started again (after the backoff) when its first list fails:
+// ownPodStream feeds c from a stream of the pods of node of its own (a
+// watch list: one request) until ctx ends, started again (after the backoff) when its first list fails:
 // the API server may be restarting. RBAC's refusal ends it.
 func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 	c.mu.Lock()
 	c.replays = false
 	c.mu.Unlock()
-	if d.watchListPods(ctx, node, c.notice) {
-		return
-	}
-	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}
+	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node),
+		WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(d.Client)}
 	ch := make(chan timeline.Notice)
 	for n := 1; ctx.Err() == nil; n++ {
 		done := make(chan struct{})
