@@ -175,7 +175,7 @@ func (h *harness) poolDrain(ctx context.Context, p *fixture.NodePool, c command,
 			after, err = drainRequests(ctx, h.cs)
 			return after.total(), err
 		})
-		h.logf("%s: API requests %s", argv[0], after.minus(before).top(6))
+		h.logf("%s: API requests %s", argv[0], after.minus(before).top(16))
 	}
 	pool := map[string]bool{}
 	left := 0

@@ -47,6 +47,11 @@ func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	dw.shared = newSharedWatches(names)
 	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
 		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.Wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Tap: dw.shared.tap}
+	if o.Selector != "" {
+		// A pool picked by -l: the watch lists it with one request where
+		// it would read each named node once.
+		cfg.Nodes, cfg.Selector = nil, o.Selector
+	}
 	go func() {
 		defer close(dw.done)
 		dw.w, dw.err = nodewatch.Follow(wctx, cfg)

@@ -2,9 +2,13 @@ package drain
 
 import (
 	"context"
+	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // NodeAfter is the node as read again once its drain ended, so that the
@@ -26,28 +30,35 @@ type NodeAfter struct {
 }
 
 // readAfter reads the node and its evictable pods (kubectl's
-// GetPodsForDeletion, with the drain's filters) once the drain ended.
-func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker) *NodeAfter {
-	n, err := retryTransient(ctx, d.Backoff, d.failures, func() (*corev1.Node, error) {
-		return d.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	})
-	if err != nil {
-		return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}, cause: err}
+// GetPodsForDeletion, with the drain's filters) once the drain ended. With
+// watched, the node's pod watch still running, its pods are those the
+// watch holds, picked by the same filters (preflight.Evicts and the pod
+// selector), and a node the pool's node watch holds cordoned is not read
+// again: the summary costs no request.
+func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker, watched *nodePods) *NodeAfter {
+	var n *corev1.Node
+	if watched != nil {
+		n = d.nodes.cordoned(node)
+	}
+	if n == nil {
+		var err error
+		n, err = retryTransient(ctx, d.Backoff, d.failures, func() (*corev1.Node, error) {
+			return d.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		})
+		if err != nil {
+			return &NodeAfter{Unknown: "the node could not be read: " + err.Error(), NewPods: []string{}, cause: err}
+		}
 	}
 	after := &NodeAfter{Known: true, Unschedulable: n.Spec.Unschedulable, NewPods: []string{}}
-	list, errs := d.podsForDeletion(ctx, node)
-	if list == nil {
-		why, cause := "listing failed", error(nil)
-		if len(errs) > 0 {
-			why, cause = errs[0].Error(), errs[0]
-		}
-		return &NodeAfter{Unknown: "the node's pods could not be read: " + why, NewPods: []string{}, cause: cause}
+	pods, err := d.podsAfter(ctx, node, watched)
+	if err != nil {
+		return &NodeAfter{Unknown: "the node's pods could not be read: " + err.Error(), NewPods: []string{}, cause: err}
 	}
 	known := map[string]State{}
 	for _, p := range tracker.Snapshot() {
 		known[p.Namespace+"/"+p.Name] = p.State
 	}
-	for _, p := range list.Pods() {
+	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
 		// A pod recreated under a name the drain started with (a
 		// StatefulSet's) is new: its UID differs.
@@ -56,6 +67,31 @@ func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker) 
 		}
 	}
 	return after
+}
+
+// podsAfter returns the pods of node the drain would evict now: from
+// watched when it holds them, else listed with kubectl's filters.
+func (d *nodeRun) podsAfter(ctx context.Context, node string, watched *nodePods) ([]corev1.Pod, error) {
+	if watched != nil {
+		selector, err := labels.Parse(d.PodSelector)
+		if held, ok := watched.held(); ok && err == nil {
+			var out []corev1.Pod
+			for _, p := range held {
+				if selector.Matches(labels.Set(p.Labels)) && preflight.Evicts(p, d.Flags) {
+					out = append(out, *p)
+				}
+			}
+			return out, nil
+		}
+	}
+	list, errs := d.podsForDeletion(ctx, node)
+	if list == nil {
+		if len(errs) > 0 {
+			return nil, errs[0]
+		}
+		return nil, errors.New("listing failed")
+	}
+	return list.Pods(), nil
 }
 
 // disturbed reports whether another client undid the drain: the node is

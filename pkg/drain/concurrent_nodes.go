@@ -94,9 +94,13 @@ func (d *nodeRun) drainPoolNode(ctx context.Context, r *NodeResult, budgets *bud
 	return err
 }
 
-// deleted reports whether node is found deleted, read again now.
-func (d *Drainer) deleted(node string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+// deleted reports whether node is deleted: as the pool's node watch saw
+// it, else read again now.
+func (d *run) deleted(node string) bool {
+	if d.nodes != nil {
+		return d.nodes.deleted(node)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readAgainTimeout)
 	defer cancel()
 	_, err := d.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	return apierrors.IsNotFound(err)

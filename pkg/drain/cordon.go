@@ -55,12 +55,21 @@ func (c *nodeCordon) get(ctx context.Context, node string) (*corev1.Node, error)
 // changed it (the node was schedulable at the resourceVersion the patch was
 // preconditioned on), false when the node was already cordoned; an error
 // when the node could not be read or patched.
-func (c *nodeCordon) cordon(ctx context.Context, node string) (bool, error) {
+//
+// known, when not nil, is the node as read already (the preflight's list):
+// schedulable there, the first patch is preconditioned on it without a read
+// of its own (a 409 Conflict reads it again); cordoned there, the node is
+// read again, since another client may have uncordoned it since.
+func (c *nodeCordon) cordon(ctx context.Context, node string, known *corev1.Node) (bool, error) {
 	byUs := false
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.get(ctx, node)
-		if err != nil {
-			return err
+		n := known
+		known = nil
+		if n == nil || n.Spec.Unschedulable {
+			var err error
+			if n, err = c.get(ctx, node); err != nil {
+				return err
+			}
 		}
 		if n.Spec.Unschedulable {
 			// Cordoned: by our own patch when its answer was lost (then

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -50,6 +51,9 @@ type nodePods struct {
 	// replays is true until a shared watch's first list, which is not
 	// taken as a list after the drain's.
 	replays bool
+	// listed is true once a list came; inGap while a gap is open (the
+	// watch may have missed changes).
+	listed, inGap bool
 }
 
 // goneKey is the key of one pod object: its name and UID.
@@ -84,14 +88,15 @@ func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.P
 	return c
 }
 
-// ownPodStream feeds c from a stream of the pods of node of its own until
-// ctx ends, started again (after the backoff) when its first list fails:
+// ownPodStream feeds c from a stream of the pods of node of its own (a
+// watch list: one request) until ctx ends, started again (after the backoff) when its first list fails:
 // the API server may be restarting. RBAC's refusal ends it.
 func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 	c.mu.Lock()
 	c.replays = false
 	c.mu.Unlock()
-	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node)}
+	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node),
+		WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(d.Client)}
 	ch := make(chan timeline.Notice)
 	for n := 1; ctx.Err() == nil; n++ {
 		done := make(chan struct{})
@@ -152,7 +157,11 @@ func (c *nodePods) notice(n timeline.Notice) {
 		c.wakeAll()
 	case n.Listed:
 		c.replace(n.List, !c.replays)
-		c.replays = false
+		c.replays, c.listed, c.inGap = false, true, false
+	case n.GapOpen:
+		c.inGap = true
+	case n.GapClose:
+		c.inGap = false
 	case n.Event != nil:
 		c.apply(*n.Event)
 	}
@@ -232,4 +241,19 @@ func (c *nodePods) current(pod *corev1.Pod) (latest *corev1.Pod, gone bool, fail
 		latest = held
 	}
 	return latest, c.gone[goneKey(pod)], c.failed, w
+}
+
+// held returns the pods the watch holds now, and false when it cannot
+// tell: its first list has not come, it is in a gap, or it failed.
+func (c *nodePods) held() ([]*corev1.Pod, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.listed || c.inGap || c.failed != nil {
+		return nil, false
+	}
+	out := make([]*corev1.Pod, 0, len(c.pods))
+	for _, p := range c.pods {
+		out = append(out, p)
+	}
+	return out, true
 }

@@ -75,7 +75,14 @@ func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResul
 		res.Outcome = OutcomeRefused
 		return nil
 	}
-	return d.cordonAndDrain(ctx, results, res)
+	read := map[string]*corev1.Node{}
+	for i := range in.Nodes {
+		read[in.Nodes[i].Name] = &in.Nodes[i]
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	d.nodes = watchNodes(watchCtx, d.Client, in.Nodes, in.NodesResourceVersion)
+	return d.cordonAndDrain(ctx, results, res, read)
 }
 
 // setOutcome gives every node the same outcome, nothing having been done.
@@ -85,11 +92,12 @@ func setOutcome(results []*NodeResult, outcome Outcome) {
 	}
 }
 
-// cordonAndDrain cordons every node, then drains them; a node left
-// unstarted (Ctrl-C, a cordon that failed) is summarised as it stands.
-func (d *run) cordonAndDrain(ctx context.Context, results []*NodeResult, res *PoolResult) error {
+// cordonAndDrain cordons every node (read: as the preflight read them),
+// then drains them; a node left unstarted (Ctrl-C, a cordon that failed)
+// is summarised as it stands.
+func (d *run) cordonAndDrain(ctx context.Context, results []*NodeResult, res *PoolResult, read map[string]*corev1.Node) error {
 	cordonedAt := time.Now()
-	err := d.cordonAll(ctx, results)
+	err := d.cordonAll(ctx, results, read)
 	var started []bool
 	if err == nil && ctx.Err() == nil {
 		call(d.Events.NodesCordoned, results)
@@ -106,14 +114,15 @@ func (d *run) cordonAndDrain(ctx context.Context, results []*NodeResult, res *Po
 	return err
 }
 
-// cordonAll cordons each node in turn, recording whether our patch did; a
-// node not found is gone. It stops at the first API error or when ctx ends.
-func (d *run) cordonAll(ctx context.Context, results []*NodeResult) error {
+// cordonAll cordons each node in turn (read: as the preflight read them),
+// recording whether our patch did; a node not found is gone. It stops at
+// the first API error or when ctx ends.
+func (d *run) cordonAll(ctx context.Context, results []*NodeResult, read map[string]*corev1.Node) error {
 	for _, r := range results {
 		if ctx.Err() != nil {
 			return nil
 		}
-		byUs, err := d.cordons.cordon(ctx, r.Node)
+		byUs, err := d.cordons.cordon(ctx, r.Node, read[r.Node])
 		switch {
 		case apierrors.IsNotFound(err):
 			d.nodeGone(r)

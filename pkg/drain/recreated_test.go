@@ -50,7 +50,7 @@ func TestRecreatedPodIsNotTheSamePod(t *testing.T) {
 	if got := tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByEviction {
 		t.Errorf("web-0 (old uid) %s by %q, want gone by %q: a new pod holds its name", got.State, got.GoneBy, GoneByEviction)
 	}
-	after := n.readAfter(ctx, "n1", tracker)
+	after := n.readAfter(ctx, "n1", tracker, nil)
 	if !after.Known || len(after.NewPods) != 1 || after.NewPods[0] != "shop/web-0" {
 		t.Errorf("after %+v, want web-0 (new uid) as a new pod on the node", after)
 	}

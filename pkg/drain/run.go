@@ -58,6 +58,8 @@ type run struct {
 	// pacer holds back a pool drain's evictions its budgets cannot admit
 	// (nil for one node).
 	pacer *budgetPacer
+	// nodes follows a pool's nodes (nil for one node).
+	nodes *nodeWatch
 }
 
 // newRun starts the state of one call of Drain or DrainPool.
@@ -76,6 +78,8 @@ type nodeRun struct {
 	// tracker is the pods of the node being evicted, kept for the pool's
 	// count of pods evicted again; nil until the evictions start.
 	tracker *Tracker
+	// watched follows the node's pods from the evictions on; nil before.
+	watched *nodePods
 }
 
 // node starts the state of one node's drain.
@@ -170,7 +174,7 @@ func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 		res.Outcome, res.Error = OutcomeRefused, utilerrors.NewAggregate(errs).Error()
 		return res, nil
 	}
-	byUs, err := d.cordons.cordon(ctx, node.Name)
+	byUs, err := d.cordons.cordon(ctx, node.Name, node)
 	if err != nil {
 		return d.failed(res, err)
 	}
@@ -216,8 +220,9 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	d.tracker = tracker
 	// Started after the list above, and from it: a pod listed there is
 	// gone only once this watch saw it leave.
+	d.watched = d.followPods(nodeCtx, res.Node, pods)
 	e := &evictor{client: d.Client, flags: d.Flags, backoff: d.Backoff, tracker: tracker,
-		pods: d.followPods(nodeCtx, res.Node, pods), budgets: budgets(), pdbOf: pdbOf, pacer: d.pacer, failures: d.failures}
+		pods: d.watched, budgets: budgets(), pdbOf: pdbOf, pacer: d.pacer, failures: d.failures}
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := e.evictAll(nodeCtx, pods)
 	if err == nil {
@@ -235,7 +240,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Trac
 		res.Pods = tracker.Snapshot()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
-		res.After = d.readAfter(ctx, node, tracker)
+		res.After = d.readAfter(ctx, node, tracker, d.watched)
 		switch {
 		case !res.After.Known:
 			res.Outcome, res.Error = OutcomeError, "its pods were evicted, but "+res.After.Unknown
@@ -287,7 +292,7 @@ func (d *nodeRun) stop(res *NodeResult, tracker *Tracker, outcome Outcome, err e
 			call(d.Events.NodeUncordoned, res.Node)
 		}
 	}
-	res.After = d.readAfter(ctx, res.Node, tracker)
+	res.After = d.readAfter(ctx, res.Node, tracker, nil)
 	if !res.After.Known {
 		// The cluster stayed unreachable: the summary says what is known.
 		return res, withCause(res.After.Unknown, res.After.cause)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -187,7 +188,7 @@ func (f *follower) streams() []*timeline.Stream {
 	}
 	nodeSel := f.cfg.Selector
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
-	return append(out,
+	out = append(out,
 		&timeline.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
 			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel })},
 		&timeline.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
@@ -196,6 +197,12 @@ func (f *follower) streams() []*timeline.Stream {
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 		f.budgetStream(),
 	)
+	// One request each, where a List then a watch are two.
+	wl := !watchlist.DoesClientNotSupportWatchListSemantics(c)
+	for _, s := range out {
+		s.WatchList = wl
+	}
+	return out
 }
 
 // tap hands a notice of a pods' or the budgets' stream to Config.Tap.

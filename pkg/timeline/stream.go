@@ -55,6 +55,14 @@ type Stream struct {
 	// by every copy and store downstream, and only the Events' are ever
 	// read (their write times, Recorder).
 	KeepManagedFields bool
+	// WatchList opens the stream with one watch list (a watch that sends
+	// what a List would return as ADDED events, then a bookmark annotated
+	// k8s.io/initial-events-end, then the changes: sendInitialEvents,
+	// KEP-3157) where a List then a watch are two requests. Set it only
+	// for a client that serves one (not client-go's fake clientset:
+	// watchlist.DoesClientNotSupportWatchListSemantics); an API server that
+	// refuses it is listed as without. A re-list after 410 Gone is a List.
+	WatchList bool
 }
 
 // Run reports to out until ctx ends or the stream fails for good.
@@ -74,6 +82,18 @@ func (s *Stream) Run(ctx context.Context, out chan<- Notice) {
 		delay = time.Second
 	}
 	for first, relist := true, false; ctx.Err() == nil; first = false {
+		if first && s.WatchList {
+			if items, rv, w := s.watchList(ctx); w != nil {
+				if !send(Notice{Recv: time.Now(), List: items, Listed: true, Initial: true}) {
+					w.Stop()
+					return
+				}
+				if relist = s.watchFrom(ctx, rv, send, w); !relist {
+					return
+				}
+				continue
+			}
+		}
 		obj, err := s.LW.ListWithContext(ctx, metav1.ListOptions{})
 		if err != nil {
 			if first || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
@@ -139,7 +159,40 @@ func listItems(obj runtime.Object) ([]runtime.Object, string, error) {
 // watch follows from rv until the watch expires (returns true: re-list) or
 // ctx ends or the watch is forbidden (returns false).
 func (s *Stream) watch(ctx context.Context, rv string, send func(Notice) bool) bool {
-	gw := &gapWatcher{lw: s.LW, send: send}
+	return s.watchFrom(ctx, rv, send, nil)
+}
+
+// watchList opens a watch list and reads its initial events: the objects,
+// the resourceVersion they were read at, and the watch, open still, to
+// follow from there; a nil watch when the API server refused it or it
+// ended before its initial events did.
+func (s *Stream) watchList(ctx context.Context) ([]runtime.Object, string, watch.Interface) {
+	yes := true
+	w, err := s.LW.WatchWithContext(ctx, metav1.ListOptions{SendInitialEvents: &yes,
+		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
+	if err != nil {
+		return nil, "", nil
+	}
+	var items []runtime.Object
+	for ev := range w.ResultChan() {
+		m, err := meta.Accessor(ev.Object)
+		switch {
+		case ev.Type == watch.Error || err != nil:
+			w.Stop()
+			return nil, "", nil
+		case ev.Type == watch.Bookmark && m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true":
+			return items, m.GetResourceVersion(), w
+		case ev.Type == watch.Added:
+			items = append(items, ev.Object)
+		}
+	}
+	w.Stop()
+	return nil, "", nil
+}
+
+// watchFrom is watch, its first watch opened already when open is not nil.
+func (s *Stream) watchFrom(ctx context.Context, rv string, send func(Notice) bool, open watch.Interface) bool {
+	gw := &gapWatcher{lw: s.LW, send: send, open: open}
 	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, gw)
 	if err != nil {
 		send(Notice{Recv: time.Now(), Err: err})
@@ -173,12 +226,19 @@ type gapWatcher struct {
 	lw    *cache.ListWatch
 	send  func(Notice) bool
 	calls int
+	// open is a watch opened already (a watch list's), handed out first.
+	open watch.Interface
 }
 
 // WatchWithContext implements cache.WatcherWithContext. A 410 Gone at
 // connection time is turned into a watch error event, so that RetryWatcher
 // ends and the stream re-lists instead of retrying a dead resourceVersion.
 func (g *gapWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	if w := g.open; w != nil {
+		g.open = nil
+		g.calls++
+		return newDropWatcher(w, g.send), nil
+	}
 	w, err := g.lw.WatchWithContext(ctx, opts)
 	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 		st := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: err.Error()}

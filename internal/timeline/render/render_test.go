@@ -235,3 +235,40 @@ func TestLinesAreBounded(t *testing.T) {
 		t.Errorf("-o json does not keep the whole message (%v)", err)
 	}
 }
+
+// A stall of a connected watch is printed as a STALL line naming the
+// watch and why its change was late.
+func TestWriteGapLineStall(t *testing.T) {
+	tl := &timeline.Timeline{T0: timelinetest.At(0)}
+	g := timeline.Gap{Stream: "Events", Stalled: true, From: timelinetest.At(0), To: timelinetest.At(3500),
+		Reason: "Killing arrived 3500 ms after the server's time for it"}
+	var b bytes.Buffer
+	if err := render.WriteGapLine(&b, tl, g); err != nil {
+		t.Fatal(err)
+	}
+	if want := "STALL: Events watch connected but late: Killing arrived 3500 ms after the server's time for it"; !strings.Contains(b.String(), want) {
+		t.Errorf("stall line %q lacks %q", b.String(), want)
+	}
+}
+
+// The verdict's headline: a risk is never called SAFE; a pod that was its
+// Service's last ready endpoint and stopped serving in time is SAFE,
+// saying that its Service had no other ready endpoint.
+func TestWriteVerdictHeadlines(t *testing.T) {
+	tl := &timeline.Timeline{T0: timelinetest.At(0), Namespace: "shop", Pod: "web-1"}
+	for _, c := range []struct {
+		v          timeline.Verdict
+		want, bans string
+	}{
+		{timeline.Verdict{Risk: true, BehindService: true, Findings: []string{"window too short"}}, "RISK: requests can fail", "SAFE"},
+		{timeline.Verdict{BehindService: true, NoReadyEndpoint: []string{"web"}}, "SAFE: the pod stopped receiving traffic before it was told to stop (its Service had no other ready endpoint", "RISK"},
+	} {
+		var b bytes.Buffer
+		if err := render.WriteVerdict(&b, tl, c.v); err != nil {
+			t.Fatal(err)
+		}
+		if out := b.String(); !strings.Contains(out, c.want) || strings.Contains(out, c.bans) {
+			t.Errorf("verdict %+v:\n%s\nwant %q, not %q", c.v, out, c.want, c.bans)
+		}
+	}
+}

@@ -85,25 +85,57 @@ func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f 
 // reviewAccess asks the API server, one SelfSubjectAccessReview each,
 // whether the caller may make the requests of accessNeeded. A review that
 // fails is recorded with its Error, not returned: the answer is unknown.
-func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags) []accessCheck {
+// The answers are kept in answers (nil: none kept) and the same question
+// is asked once (a failed review again): the nodes of a pool share their namespaces' questions.
+// The patch of a named node is first asked of every node (no name): RBAC
+// allowing that allows each name, and only a denial asks the named one.
+func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags,
+	answers map[accessCheck]accessCheck) []accessCheck {
+	if answers == nil {
+		answers = map[accessCheck]accessCheck{}
+	}
 	sort.Strings(namespaces)
 	checks := accessNeeded(node, namespaces, budgeted, f)
 	for i := range checks {
 		c := &checks[i]
-		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.Verb, Group: apiGroup(c.Resource), Resource: c.Resource,
-				Subresource: c.Subresource, Namespace: c.Namespace, Name: c.Name}}}
-		got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-		if err != nil {
-			c.Error = err.Error()
-			continue
+		if c.Name != "" {
+			anyName := *c
+			anyName.Name = ""
+			if got := review(ctx, client, anyName, answers); got.Allowed {
+				c.Allowed, c.Reason = true, got.Reason
+				continue
+			}
 		}
+		got := review(ctx, client, *c, answers)
+		c.Allowed, c.Reason, c.Error = got.Allowed, got.Reason, got.Error
+	}
+	return checks
+}
+
+// review returns the answer to the question of c (its request, not its
+// answer fields), asking the API server unless answers holds it already.
+func review(ctx context.Context, client kubernetes.Interface, c accessCheck, answers map[accessCheck]accessCheck) accessCheck {
+	if got, ok := answers[c]; ok {
+		return got
+	}
+	asked := c
+	review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.Verb, Group: apiGroup(c.Resource), Resource: c.Resource,
+			Subresource: c.Subresource, Namespace: c.Namespace, Name: c.Name}}}
+	got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+	switch {
+	case err != nil:
+		c.Error = err.Error()
+	default:
 		c.Allowed, c.Reason = got.Status.Allowed, got.Status.Reason
 		if got.Status.EvaluationError != "" && !c.Allowed {
 			c.Reason = got.Status.EvaluationError
 		}
 	}
-	return checks
+	if err == nil {
+		answers[asked] = c // a failed review is asked again
+	}
+	return c
 }
 
 // accessIssues turns the access checks that matter to r (the node, and

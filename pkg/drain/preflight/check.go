@@ -21,6 +21,9 @@ type Input struct {
 	Nodes []corev1.Node
 	// Pods are the pods bound to Node (after --pod-selector).
 	Pods []corev1.Pod
+	// PodsResourceVersion is the resourceVersion of the list Pods come
+	// from: a watch of the node's pods from it misses no change since.
+	PodsResourceVersion string
 	// NamespacePods are all pods of the namespaces of Pods, to count the
 	// replicas of each workload.
 	NamespacePods []corev1.Pod

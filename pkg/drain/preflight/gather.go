@@ -12,6 +12,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -30,7 +31,13 @@ func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 // a pool's preflight makes each of them once rather than once per node.
 type clusterReads struct {
 	nodes      []corev1.Node
+	nodesRV    string
 	namespaces map[string]*namespaceReads
+	// answers are the SelfSubjectAccessReviews' answers, by question.
+	answers map[accessCheck]accessCheck
+	// pods, when set, are every pod of the cluster (a pool's one list):
+	// each node's and each namespace's pods are taken from it.
+	pods *corev1.PodList
 }
 
 // namespaceReads is what clusterReads.namespace lists in one namespace.
@@ -50,17 +57,14 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		if err != nil {
 			return in, fmt.Errorf("listing nodes: %w", err)
 		}
-		reads.nodes = nodes.Items
+		reads.nodes, reads.nodesRV = nodes.Items, nodes.ResourceVersion
 	}
 	in.Nodes = reads.nodes
-	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		LabelSelector: podSelector,
-		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node.Name).String(),
-	})
+	pods, err := reads.nodePods(ctx, client, node.Name, podSelector)
 	if err != nil {
-		return in, fmt.Errorf("listing pods on node %s: %w", node.Name, err)
+		return in, err
 	}
-	in.Pods = pods.Items
+	in.Pods, in.PodsResourceVersion = pods.Items, pods.ResourceVersion
 	seen, budgeted := map[string]bool{}, map[string]bool{}
 	for i := range in.Pods {
 		p := &in.Pods[i]
@@ -82,7 +86,10 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 	for ns := range seen {
 		namespaces = append(namespaces, ns)
 	}
-	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags)
+	if reads.answers == nil {
+		reads.answers = map[accessCheck]accessCheck{}
+	}
+	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags, reads.answers)
 	in.Now = time.Now()
 	return in, nil
 }
@@ -106,9 +113,9 @@ func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interfac
 	if ns, ok := r.namespaces[namespace]; ok {
 		return ns, nil
 	}
-	pods, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	pods, err := r.namespacePods(ctx, client, namespace)
 	if err != nil {
-		return nil, fmt.Errorf("listing pods in namespace %s: %w", namespace, err)
+		return nil, err
 	}
 	pdbs, err := client.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -130,4 +137,49 @@ func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interfac
 	}
 	r.namespaces[namespace] = ns
 	return ns, nil
+}
+
+// nodePods lists the pods bound to node matching podSelector: from the
+// pool's list of every pod when there is one, else one list of their own.
+func (r *clusterReads) nodePods(ctx context.Context, client kubernetes.Interface, node, podSelector string) (*corev1.PodList, error) {
+	if r.pods == nil {
+		pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+			LabelSelector: podSelector,
+			FieldSelector: fields.OneTermEqualSelector("spec.nodeName", node).String(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("listing pods on node %s: %w", node, err)
+		}
+		return pods, nil
+	}
+	selector, err := labels.Parse(podSelector)
+	if err != nil {
+		return nil, fmt.Errorf("listing pods on node %s: %w", node, err)
+	}
+	out := &corev1.PodList{ListMeta: r.pods.ListMeta}
+	for i := range r.pods.Items {
+		if p := &r.pods.Items[i]; p.Spec.NodeName == node && selector.Matches(labels.Set(p.Labels)) {
+			out.Items = append(out.Items, *p)
+		}
+	}
+	return out, nil
+}
+
+// namespacePods lists the pods of namespace: from the pool's list of
+// every pod when there is one, else one list of their own.
+func (r *clusterReads) namespacePods(ctx context.Context, client kubernetes.Interface, namespace string) (*corev1.PodList, error) {
+	if r.pods == nil {
+		pods, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing pods in namespace %s: %w", namespace, err)
+		}
+		return pods, nil
+	}
+	out := &corev1.PodList{ListMeta: r.pods.ListMeta}
+	for i := range r.pods.Items {
+		if r.pods.Items[i].Namespace == namespace {
+			out.Items = append(out.Items, r.pods.Items[i])
+		}
+	}
+	return out, nil
 }

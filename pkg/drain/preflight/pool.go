@@ -36,6 +36,9 @@ type PoolInput struct {
 	Pool []corev1.Node
 	// Nodes are all nodes of the cluster, as read.
 	Nodes []corev1.Node
+	// NodesResourceVersion is the resourceVersion of the list Nodes come
+	// from: a watch of the nodes from it misses no change since.
+	NodesResourceVersion string
 	// PerNode is the preflight input of each node of Pool, same order. Its
 	// Nodes show every node of the pool as cordoned, as it will be before
 	// the first eviction: a replacement never counts on a pool node.
@@ -130,7 +133,13 @@ func (r *PoolReport) PodCount() int {
 // error (Forbidden, unreachable).
 func GatherPool(ctx context.Context, client kubernetes.Interface, pool []corev1.Node, podSelector string, flags Flags) (PoolInput, error) {
 	in := PoolInput{Pool: pool, MaxConcurrentNodes: 1}
-	reads := &clusterReads{}
+	// One list of every pod, where a list per node and per namespace
+	// would be one request each.
+	pods, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return in, fmt.Errorf("listing pods: %w", err)
+	}
+	reads := &clusterReads{pods: pods}
 	for i := range pool {
 		one, err := gather(ctx, client, &pool[i], podSelector, flags, reads)
 		if err != nil {
@@ -142,32 +151,25 @@ func GatherPool(ctx context.Context, client kubernetes.Interface, pool []corev1.
 		one.Nodes = cordonedView(one.Nodes, pool)
 		in.PerNode = append(in.PerNode, one)
 	}
-	in.OutsidePods, in.OutsidePodsError = outsidePods(ctx, client, pool)
+	in.OutsidePods, in.NodesResourceVersion = outsidePods(pods.Items, pool), reads.nodesRV
 	return in, nil
 }
 
-// outsidePods lists the pods not finished and bound to nodes outside
-// pool, with one list of every pod of the cluster (one request, where a
-// list per node outside the pool would be one each). A failure is
-// returned as the reason the usage is unknown, not as the gather's error:
-// the capacity is then counted from allocatable alone.
-func outsidePods(ctx context.Context, client kubernetes.Interface, pool []corev1.Node) ([]corev1.Pod, error) {
-	list, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
-		FieldSelector: "status.phase!=Succeeded,status.phase!=Failed"})
-	if err != nil {
-		return nil, fmt.Errorf("listing the pods of the nodes outside the pool: %w", err)
-	}
+// outsidePods returns the pods not finished and bound to nodes outside
+// pool.
+func outsidePods(pods []corev1.Pod, pool []corev1.Node) []corev1.Pod {
 	inPool := map[string]bool{}
 	for _, n := range pool {
 		inPool[n.Name] = true
 	}
 	out := []corev1.Pod{}
-	for _, p := range list.Items {
-		if p.Spec.NodeName != "" && !inPool[p.Spec.NodeName] {
+	for _, p := range pods {
+		finished := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if p.Spec.NodeName != "" && !inPool[p.Spec.NodeName] && !finished {
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // cordonedView returns a copy of nodes in which every node of pool is
