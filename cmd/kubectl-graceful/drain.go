@@ -47,6 +47,9 @@ type DrainNodeOptions struct {
 	Propagation time.Duration
 	// Wide is --wide: the watch's live lines with every column.
 	Wide bool
+	// DeleteAfter, above 0, deletes the pods a PodDisruptionBudget still
+	// refuses this long after the evictions started (--delete-after).
+	DeleteAfter time.Duration
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -103,7 +106,8 @@ blocked, refused, timed out, interrupted, undone by another client
 --dry-run: a blocker), 1 error (no such node, no node matching -l, an API
 error, or the cluster unreachable to the end). With --watch, a drained node
 exits 2 when the watch saw a risk (a race, a SIGKILL, a failed preStop, a
-Service below its budget).`,
+Service below its budget). 3: every node drained, but --delete-after deleted
+a pod its PodDisruptionBudget still refused.`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run=client
   kubectl graceful drain node worker-1 --ignore-daemonsets --watch
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
@@ -141,6 +145,7 @@ Service below its budget).`,
 	f.BoolVar(&o.Watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
 	addPropagationFlag(f, &o.Propagation)
 	addWideFlag(f, &o.Wide)
+	f.DurationVar(&o.DeleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{
 		"output":  completeValues(drainFormats...),

@@ -121,6 +121,9 @@ func (o *DrainNodeOptions) Validate() error {
 			return err
 		}
 	}
+	if err := o.validateDeleteAfter(); err != nil {
+		return err
+	}
 	if o.MaxConcurrentNodes < 1 {
 		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.MaxConcurrentNodes)
 	}

@@ -43,6 +43,12 @@ type Drainer struct {
 	// node's result; a nil field tells nobody.
 	Events Events
 
+	// DeleteAfter, above 0, deletes a pod its PodDisruptionBudget still
+	// refuses (a 429) once this long has passed since its node's evictions
+	// started, with the pod's own grace period (--delete-after), telling
+	// Events.BudgetOverridden first; 0 never does.
+	DeleteAfter time.Duration
+
 	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
 	// drained at a time; below 1 means 1.
 	MaxConcurrentNodes int
@@ -210,6 +216,7 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	// gone only once this watch saw it leave.
 	e := &evictor{client: d.Client, flags: d.Flags, backoff: d.Backoff, tracker: tracker,
 		pods: d.followPods(nodeCtx, res.Node, pods), budgets: budgets(), pdbOf: pdbOf, pacer: d.pacer, failures: d.failures}
+	e.withDeleteAfter(res.Node, d.DeleteAfter, d.Events.BudgetOverridden)
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := e.evictAll(nodeCtx, pods)
 	return d.finish(nodeCtx, res, tracker, err)
