@@ -50,6 +50,9 @@ type DrainNodeOptions struct {
 	// DeleteAfter, above 0, deletes the pods a PodDisruptionBudget still
 	// refuses this long after the evictions started (--delete-after).
 	DeleteAfter time.Duration
+	// ExcludeFromLB labels each node out of external load balancers
+	// before its evictions (--exclude-from-lb).
+	ExcludeFromLB bool
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -146,6 +149,7 @@ a pod its PodDisruptionBudget still refused.`,
 	addPropagationFlag(f, &o.Propagation)
 	addWideFlag(f, &o.Wide)
 	f.DurationVar(&o.DeleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
+	f.BoolVar(&o.ExcludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{
 		"output":  completeValues(drainFormats...),

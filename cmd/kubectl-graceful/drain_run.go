@@ -38,6 +38,7 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 	}
 	overrides := &budgetOverrides{o: o}
 	events.BudgetOverridden = overrides.overriding
+	events.LBWaiting = o.lbWaiting
 	d := o.drainer(events)
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
@@ -98,7 +99,8 @@ func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: preflight.AuditWarnings,
-		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes, DeleteAfter: o.DeleteAfter}
+		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes, DeleteAfter: o.DeleteAfter,
+		ExcludeFromLB: o.ExcludeFromLB}
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout

@@ -44,6 +44,10 @@ type Events struct {
 	// whose PodDisruptionBudget still refused its eviction
 	// (Drainer.DeleteAfter).
 	BudgetOverridden func(o BudgetOverride)
+	// LBWaiting is called when, its pods gone, a node labelled out of
+	// external load balancers (--exclude-from-lb) waits for their
+	// deregistration delay before it is reported drained.
+	LBWaiting func(w LBWait)
 	// NodeUncordoned is called once this drain set node schedulable again
 	// (--uncordon-on-failure).
 	NodeUncordoned func(node string)

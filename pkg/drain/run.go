@@ -48,6 +48,10 @@ type Drainer struct {
 	// started, with the pod's own grace period (--delete-after), telling
 	// Events.BudgetOverridden first; 0 never does.
 	DeleteAfter time.Duration
+	// ExcludeFromLB labels each node node.kubernetes.io/exclude-from-external-load-balancers
+	// before its evictions and waits out the load balancers' deregistration
+	// delay before reporting it drained (--exclude-from-lb).
+	ExcludeFromLB bool
 
 	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
 	// drained at a time; below 1 means 1.
@@ -108,11 +112,22 @@ type NodeResult struct {
 	// EvictionsStarted is true once the node was cordoned for evictions;
 	// false when the drain ended before changing anything (a dry run, a
 	// refusal, an interruption during the preflight).
-	EvictionsStarted bool    `json:"-"`
+	EvictionsStarted bool `json:"-"`
+	// ExcludedFromLB is true when this drain's patch labelled the node
+	// out of external load balancers (--exclude-from-lb); LBIncluded when
+	// it removed the label after a failure, LBIncludeSkipped why it did
+	// not; LBWait what it waited for the load balancers' deregistration.
+	ExcludedFromLB   bool    `json:"excludedFromLB,omitempty"`
+	LBIncluded       bool    `json:"lbIncluded,omitempty"`
+	LBIncludeSkipped string  `json:"lbIncludeSkipped,omitempty"`
+	LBWait           string  `json:"lbWait,omitempty"`
 	DurationSeconds  float64 `json:"durationSeconds"`
 	Error            string  `json:"error,omitempty"`
 
 	start time.Time
+	// excludedAt is when the node was seen labelled out of the load
+	// balancers; zero without --exclude-from-lb.
+	excludedAt time.Time
 }
 
 // clock sets DurationSeconds to the time since the node's drain started.
@@ -143,6 +158,7 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
 	res.Preflight = preflight.Check(in)
+	d.warnLBNotExcluded(ctx, res.Preflight)
 	if d.DryRun && d.ServerDryRun {
 		preflight.ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
 	}
@@ -199,6 +215,9 @@ func listFailed(errs []error) error {
 // Events.PodChanged; then summarises.
 func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
 	pdbOf map[string]string) (*NodeResult, error) {
+	if err := d.excludeFromLB(nodeCtx, res); err != nil {
+		return d.stop(res, NewTracker(nil, nil), OutcomeError, err)
+	}
 	list, errs := d.podsForDeletion(nodeCtx, res.Node)
 	if nodeCtx.Err() != nil {
 		return d.stopBeforeEvictions(res, stoppedOutcome(nodeCtx))
@@ -227,6 +246,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Trac
 	node := res.Node
 	switch {
 	case err == nil:
+		d.waitLB(nodeCtx, res)
 		res.Outcome = OutcomeDrained
 		res.Pods = tracker.Snapshot()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -283,6 +303,7 @@ func (d *nodeRun) stop(res *NodeResult, tracker *Tracker, outcome Outcome, err e
 			call(d.Events.NodeUncordoned, res.Node)
 		}
 	}
+	d.includeLB(ctx, res)
 	res.After = d.readAfter(ctx, res.Node, tracker)
 	if !res.After.Known {
 		// The cluster stayed unreachable: the summary says what is known.

@@ -34,6 +34,7 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 		drawTable(w, []string{"POD", "RESULT", "ATTEMPTS", "STARTED", "DURATION", "LAST CAUSE"}, rows, width)
 	}
 	overriddenLine(w, res)
+	lbLines(w, res)
 	name := escape(res.Node)
 	switch res.Outcome {
 	case drain.OutcomeDrained:
