@@ -124,6 +124,9 @@ func (o *DrainNodeOptions) Validate() error {
 	if err := o.validateDeleteAfter(); err != nil {
 		return err
 	}
+	if err := o.validateSurgeOrder(); err != nil {
+		return err
+	}
 	if o.MaxConcurrentNodes < 1 {
 		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.MaxConcurrentNodes)
 	}

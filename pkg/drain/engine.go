@@ -43,10 +43,19 @@ type evictor struct {
 	overriding  func(BudgetOverride)
 }
 
-// evictAll evicts pods, all at once, and returns when each is gone, failed
+// evictAll evicts pods: in waves by priority with --order priority
+// (evictWaves), else all at once.
+func (e *evictor) evictAll(ctx context.Context, pods []corev1.Pod) error {
+	if e.flags.Order == preflight.OrderPriority {
+		return e.evictWaves(ctx, pods)
+	}
+	return e.evictTogether(ctx, pods)
+}
+
+// evictTogether evicts pods, all at once, and returns when each is gone, failed
 // for good, or ctx ended; the error joins the pods' errors (nil when every
 // pod is gone).
-func (e *evictor) evictAll(ctx context.Context, pods []corev1.Pod) error {
+func (e *evictor) evictTogether(ctx context.Context, pods []corev1.Pod) error {
 	errs := make([]error, len(pods))
 	var wg sync.WaitGroup
 	for i := range pods {

@@ -37,6 +37,9 @@ type Events struct {
 	// EvictionsStarted is called once the node is cordoned and its pods are
 	// about to be evicted; pods records their progress until NodeDone.
 	EvictionsStarted func(node string, pods *Tracker)
+	// SurgeDone is called once --surge's rollout of a Deployment on node
+	// ended, before the node's evictions.
+	SurgeDone func(node string, res SurgeResult)
 	// PodChanged is called with a copy of the progress of a pod on node
 	// each time its state or cause changes.
 	PodChanged func(node string, p PodProgress)

@@ -106,6 +106,8 @@ type NodeResult struct {
 	// cordoned although this drain had cordoned it (another client
 	// cordoned it again, or uncordoned it already).
 	UncordonSkipped string `json:"uncordonSkipped,omitempty"`
+	// Surge are the rollouts --surge started before the evictions.
+	Surge []SurgeResult `json:"surge,omitempty"`
 	// After is the node read again once the drain ended; nil when the
 	// drain changed nothing.
 	After *NodeAfter `json:"after,omitempty"`
@@ -196,6 +198,12 @@ func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 	}
 	call2(d.Events.NodeCordoned, node.Name, byUs)
 	res.CordonedByUs, res.EvictionsStarted = byUs, true
+	if d.Flags.Surge {
+		var ok bool
+		if res.Surge, ok = d.surgeAll(nodeCtx, node.Name, res.Preflight.Surge); !ok {
+			return d.stopBeforeEvictions(res, stoppedOutcome(nodeCtx))
+		}
+	}
 	pdbOf, namespaces := budgetIndex(res.Preflight)
 	budgets := func() *budgetWatch { return d.watchBudgets(nodeCtx, namespaces) }
 	return d.evictCordoned(nodeCtx, res, budgets, pdbOf)
@@ -238,6 +246,9 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	e.withDeleteAfter(res.Node, d.DeleteAfter, d.Events.BudgetOverridden)
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := e.evictAll(nodeCtx, pods)
+	if err == nil {
+		err = d.waitCompleted(nodeCtx, res.Preflight.WaitCompleted)
+	}
 	return d.finish(nodeCtx, res, tracker, err)
 }
 
@@ -396,7 +407,7 @@ func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 		PodSelector:         d.PodSelector,
 		ChunkSize:           500,
 		DisableEviction:     d.Flags.DisableEviction,
-		AdditionalFilters:   []kdrain.PodFilter{d.doNotDisruptFilter},
+		AdditionalFilters:   []kdrain.PodFilter{d.doNotDisruptFilter, d.drainLabelFilter},
 		Out:                 io.Discard,
 		ErrOut:              io.Discard,
 	}

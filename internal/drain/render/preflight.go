@@ -60,6 +60,8 @@ func Preflight(w io.Writer, r *preflight.Report, width int) {
 		}
 		drawTable(w, []string{"PDB", "PODS ON NODE", "DISRUPTIONS ALLOWED", "HEALTHY/DESIRED", "UNHEALTHY POLICY", "PLAN"}, rows, width)
 	}
+	surgeSection(w, r, width)
+	wavesSection(w, r)
 	serverTable(w, r.ServerDryRun, width)
 	printIssues(w, "Blockers", r.Blockers)
 	printIssues(w, "Warnings", byWorkload(r))

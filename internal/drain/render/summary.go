@@ -22,6 +22,7 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 		notStarted(w, res)
 		return
 	}
+	surgeSummary(w, res)
 	var rows [][]string
 	counts, gone := map[drain.State]int{}, map[drain.GoneBy]int{}
 	for _, p := range res.Pods {

@@ -33,7 +33,7 @@ type Text struct {
 func (t *Text) Events() drain.Events {
 	return drain.Events{PreflightReady: t.PreflightReady, PoolPreflightReady: t.PoolPreflightReady,
 		NodesCordoned: t.NodesCordoned, EvictionsStarted: t.EvictionsStarted, PodChanged: t.podChanged,
-		NodeDone: t.NodeDone, PoolDone: t.PoolDone}
+		NodeDone: t.NodeDone, PoolDone: t.PoolDone, SurgeDone: t.SurgeDone}
 }
 
 // podChanged shows a pod's change as a pool's (NodePodChanged) or as one

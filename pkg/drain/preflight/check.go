@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 )
@@ -27,6 +28,9 @@ type Input struct {
 	PDBs []policyv1.PodDisruptionBudget
 	// RSOwners maps "namespace/replicaSet" to the Deployment controlling it.
 	RSOwners map[string]ownerRef
+	// Deployments are those of the namespaces, by "namespace/name"; one
+	// missing could not be read.
+	Deployments map[string]*appsv1.Deployment
 	// Flags are the user's drain flags.
 	Flags Flags
 	// RetryDelay is the first wait after a 429, used for the estimate.
@@ -67,6 +71,7 @@ func Check(in Input) *Report {
 		Budgets:         []budgetEntry{},
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
+		WaitCompleted:   []string{},
 	}
 	var evict []*corev1.Pod
 	for i := range in.Pods {
@@ -74,6 +79,10 @@ func Check(in Input) *Report {
 		c := classify(pod, in.Flags)
 		switch c.action {
 		case actionEvict:
+			if v := DrainLabelValue(pod, in.Flags); v != "" {
+				labelled(r, pod, v, in.Flags)
+				continue
+			}
 			if pod.DeletionTimestamp != nil {
 				terminating(r, pod, in)
 				continue
@@ -88,9 +97,10 @@ func Check(in Input) *Report {
 		}
 	}
 	r.Evict = groupByOwner(evict, in)
+	r.Surge, r.Waves = surgePlans(r.Evict, in), waves(evict, in.Flags)
 	cordonTolerators(r, evict, in)
 	maxWait := budgets(r, evict, in)
-	r.Warnings = append(append([]Issue{}, replicaWarnings(r.Evict, r.Budgets)...), r.Warnings...)
+	r.Warnings = append(append([]Issue{}, replicaWarnings(notSurged(r.Evict, r.Surge), r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {
 		r.Warnings = append(r.Warnings, Issue{Kind: warningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
@@ -104,7 +114,7 @@ func Check(in Input) *Report {
 			}
 		}
 	}
-	r.estimate(int64(longestGrace(evict, in.Flags))+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
+	r.estimate(wavesGrace(evict, in.Flags)+int64(maxWait.Seconds()), longestRemainingGrace(r.Terminating))
 	return r
 }
 

@@ -35,6 +35,11 @@ type Flags struct {
 	// GracePeriodSeconds overrides each pod's terminationGracePeriodSeconds
 	// when >= 0 (--grace-period); -1 keeps each pod's own.
 	GracePeriodSeconds int
+	// Surge rolls each Deployment whose Ready pods are all on the node
+	// before its pods are evicted (--surge, SurgePlan).
+	Surge bool
+	// Order is OrderNone or OrderPriority (--order).
+	Order string
 }
 
 // podAction says what a drain does with one pod on the node.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,11 +38,13 @@ type namespaceReads struct {
 	pods   []corev1.Pod
 	pdbs   []policyv1.PodDisruptionBudget
 	owners map[string]ownerRef // "namespace/replicaSet" -> its controller
+	// deployments by "namespace/name"; empty when they may not be read.
+	deployments map[string]*appsv1.Deployment
 }
 
 // gather is Gather reading shared lists through reads.
 func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (Input, error) {
-	in := Input{Node: node, Flags: flags, RSOwners: map[string]ownerRef{}}
+	in := Input{Node: node, Flags: flags, RSOwners: map[string]ownerRef{}, Deployments: map[string]*appsv1.Deployment{}}
 	if reads.nodes == nil {
 		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -73,6 +76,7 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		in.PDBs = shareOrAppend(in.PDBs, ns.pdbs)
 		budgeted[p.Namespace] = len(ns.pdbs) > 0
 		maps.Copy(in.RSOwners, ns.owners)
+		maps.Copy(in.Deployments, ns.deployments)
 	}
 	namespaces := make([]string, 0, len(seen))
 	for ns := range seen {
@@ -120,6 +124,7 @@ func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interfac
 			}
 		}
 	}
+	ns.deployments = readDeployments(ctx, client, namespace)
 	if r.namespaces == nil {
 		r.namespaces = map[string]*namespaceReads{}
 	}

@@ -113,6 +113,16 @@ type Report struct {
 	// dryRun=All (--dry-run=server); empty otherwise.
 	ServerDryRun []ServerAnswer `json:"serverDryRun"`
 	Warnings     []Issue        `json:"warnings"`
+	// Surge are the workloads whose Ready pods are all on the node: what
+	// --surge does for each, or why it cannot, and the seconds of zero
+	// capacity an eviction without it costs.
+	Surge []SurgePlan `json:"surge"`
+	// Waves are the eviction waves of --order priority, lowest priority
+	// first; absent without it.
+	Waves []Wave `json:"waves,omitempty"`
+	// WaitCompleted are the pods labelled cluster.x-k8s.io/drain=wait-completed
+	// (with --order): not evicted, waited for until they complete.
+	WaitCompleted []string `json:"waitCompleted"`
 	// EstimatedSeconds is the rough duration of the drain in seconds: the
 	// longest grace period plus the waits the PDBs force. Nil (absent in
 	// JSON) when a blocker stops the drain or makes it wait until --timeout.

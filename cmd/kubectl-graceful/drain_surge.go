@@ -1,0 +1,33 @@
+package main
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+)
+
+// addSurgeOrderFlags binds --surge and --order to o.
+func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *DrainNodeOptions) {
+	f.BoolVar(&o.Flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the Deployment's pods. One node only.")
+	f.StringVar(&o.Flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(preflight.Orders...)})
+}
+
+// validateSurgeOrder rejects --surge with --disable-eviction or with
+// several nodes, and an unknown --order.
+func (o *DrainNodeOptions) validateSurgeOrder() error {
+	if o.Flags.Order != "" && !slices.Contains(preflight.Orders, o.Flags.Order) {
+		return errNotOneOf("--order", o.Flags.Order, preflight.Orders...)
+	}
+	switch {
+	case o.Flags.Surge && o.Flags.DisableEviction:
+		return errors.New("--surge lets the Deployment controller replace pods before they are evicted, and --disable-eviction deletes them: use one or the other")
+	case o.Flags.Surge && (len(o.NodeNames) > 1 || o.Selector != ""):
+		return errors.New("--surge drains one node: name a single node (not -l or several names)")
+	}
+	return nil
+}

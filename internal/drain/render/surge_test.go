@@ -1,0 +1,38 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+func TestSurgeLinesSayWhatTheEndpointWatchSaw(t *testing.T) {
+	var b bytes.Buffer
+	surgeSummary(&b, &drain.NodeResult{Surge: []drain.SurgeResult{
+		{Namespace: "shop", Deployment: "web", RolledOut: true, DurationSeconds: 12, Services: []drain.ServiceEndpoints{
+			{Service: "web", MinReady: ptr.To[int32](1)},
+			{Service: "web-zero", MinReady: ptr.To[int32](0)},
+			{Service: "web-gap", MinReady: ptr.To[int32](1), Unknown: "unknown: the EndpointSlice watch lost its connection"}}},
+		{Namespace: "shop", Deployment: "api", Error: "deployment \"api\" exceeded its progress deadline", ServicesUnknown: "unknown: the Services could not be read: forbidden"},
+		{Namespace: "shop", Deployment: "lone\x1b[2J", RolledOut: true, Services: []drain.ServiceEndpoints{}},
+	}})
+	out := b.String()
+	for _, want := range []string{
+		"surge: Deployment shop/web restarted and rolled out in 12s; Service web: Ready endpoints never reached zero (lowest 1)",
+		"Service web-zero: Ready endpoints REACHED ZERO",
+		"Service web-gap: Ready endpoints unknown: the EndpointSlice watch lost its connection",
+		"surge: Deployment shop/api NOT rolled out: deployment \"api\" exceeded its progress deadline; Ready endpoints unknown: the Services could not be read",
+		`shop/lone\x1b[2J restarted and rolled out in 0s; no Service selects its pods`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "web-gap: Ready endpoints never") {
+		t.Errorf("a watch with a gap is taken as never at zero:\n%s", out)
+	}
+}

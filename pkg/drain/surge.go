@@ -1,0 +1,150 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/kubectl/pkg/polymorphichelpers"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+)
+
+// SurgeResult is what --surge did for one Deployment: the rollout it
+// started on the cordoned node and the Ready endpoints of its Services
+// while it ran.
+type SurgeResult struct {
+	Namespace  string `json:"namespace"`
+	Deployment string `json:"deployment"`
+	// RestartedAt is the value of the pod template's
+	// kubectl.kubernetes.io/restartedAt annotation the drain set (RFC 3339).
+	RestartedAt string `json:"restartedAt"`
+	// RolledOut is true once the Deployment's status showed every replica
+	// updated and available and no old one left.
+	RolledOut bool `json:"rolledOut"`
+	// Services are the Ready endpoints of each Service selecting its pods
+	// during the rollout, from their EndpointSlices.
+	Services []ServiceEndpoints `json:"services"`
+	// ServicesUnknown says why the Services could not be read, if so.
+	ServicesUnknown string `json:"servicesUnknown,omitempty"`
+	// DurationSeconds is the time from the patch to the end of the rollout.
+	DurationSeconds float64 `json:"durationSeconds"`
+	Error           string  `json:"error,omitempty"`
+}
+
+// ServiceEndpoints is the Ready endpoint count of one Service during a
+// rollout --surge started.
+type ServiceEndpoints struct {
+	Service string `json:"service"`
+	// MinReady is the lowest count of Ready endpoints its EndpointSlice
+	// watch saw from before the patch to the end of the rollout; nil
+	// when unknown (Unknown says why).
+	MinReady *int32 `json:"minReady,omitempty"`
+	// Unknown says why the count is not known throughout (the Service
+	// could not be watched, or its watch had a gap), if so.
+	Unknown string `json:"unknown,omitempty"`
+}
+
+// NeverZero reports whether the Service is known to have kept a Ready
+// endpoint throughout.
+func (s ServiceEndpoints) NeverZero() bool {
+	return s.MinReady != nil && *s.MinReady > 0 && s.Unknown == ""
+}
+
+// surgeAll rolls, on node, each Deployment of the preflight that --surge can roll,
+// one after another, before the node's evictions; it returns the results
+// and false when ctx ended first.
+func (d *nodeRun) surgeAll(ctx context.Context, node string, plans []preflight.SurgePlan) ([]SurgeResult, bool) {
+	out := []SurgeResult{}
+	for _, p := range plans {
+		if !p.CanSurge {
+			continue
+		}
+		res := d.surge(ctx, p)
+		out = append(out, res)
+		call2(d.Events.SurgeDone, node, res)
+		if ctx.Err() != nil {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// surge rolls one Deployment and follows its Services' endpoints until the
+// rollout is done or failed, or ctx ends.
+func (d *nodeRun) surge(ctx context.Context, p preflight.SurgePlan) SurgeResult {
+	res := SurgeResult{Namespace: p.Namespace, Deployment: p.Owner.Name, Services: []ServiceEndpoints{}}
+	start := time.Now()
+	defer func() { res.DurationSeconds = time.Since(start).Seconds() }()
+	dep, err := d.Client.AppsV1().Deployments(p.Namespace).Get(ctx, p.Owner.Name, metav1.GetOptions{})
+	if err != nil {
+		res.Error = "reading the Deployment: " + err.Error()
+		return res
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	eps := d.followEndpoints(watchCtx, dep, &res)
+	res.RestartedAt = time.Now().Format(time.RFC3339)
+	patched, err := d.restart(ctx, dep, res.RestartedAt)
+	if err == nil {
+		err = waitRolledOut(ctx, d.Client, patched)
+	}
+	stopWatch()
+	res.Services = eps.wait()
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	res.RolledOut = true
+	return res
+}
+
+// restart sets the pod template's restartedAt annotation with the patch
+// `kubectl rollout restart` sends
+// (k8s.io/kubectl/pkg/polymorphichelpers/objectrestarter.go).
+func (d *nodeRun) restart(ctx context.Context, dep *appsv1.Deployment, at string) (*appsv1.Deployment, error) {
+	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, preflight.RestartedAtAnnotation, at)
+	out, err := d.Client.AppsV1().Deployments(dep.Namespace).Patch(ctx, dep.Name, types.StrategicMergePatchType,
+		[]byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("restarting Deployment %s/%s: %w", dep.Namespace, dep.Name, err)
+	}
+	return out, nil
+}
+
+// waitRolledOut waits, from a watch of the Deployment, until kubectl's
+// rollout status says dep's rollout is complete
+// (k8s.io/kubectl/pkg/polymorphichelpers DeploymentStatusViewer: every
+// replica updated and available, no old one left), or failed (its
+// progress deadline exceeded), or ctx ends.
+func waitRolledOut(ctx context.Context, client kubernetes.Interface, dep *appsv1.Deployment) error {
+	lw := cache.NewFilteredListWatchFromClient(client.AppsV1().RESTClient(), "deployments", dep.Namespace, byName(dep.Name))
+	viewer := &polymorphichelpers.DeploymentStatusViewer{}
+	_, err := watchtools.UntilWithSync(ctx, lw, &appsv1.Deployment{}, nil, func(ev watch.Event) (bool, error) {
+		if ev.Type == watch.Deleted {
+			return false, fmt.Errorf("Deployment %s/%s was deleted during its rollout", dep.Namespace, dep.Name)
+		}
+		d, ok := ev.Object.(*appsv1.Deployment)
+		if !ok || d.Generation < dep.Generation {
+			return false, nil
+		}
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+		if err != nil {
+			return false, err
+		}
+		_, done, err := viewer.Status(&unstructured.Unstructured{Object: obj}, 0)
+		return done, err
+	})
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("stopped before the rollout of Deployment %s/%s completed", dep.Namespace, dep.Name)
+	}
+	return err
+}
