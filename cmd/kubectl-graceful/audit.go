@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -57,6 +58,9 @@ type AuditOptions struct {
 	ShutdownSeconds int64
 	PreStopFloor    int64
 	MaxGrace        int64
+	// DrainerCap is --drainer-cap: a drainer's limit on a pod's
+	// termination to compare each workload's shutdown with; 0 for none.
+	DrainerCap time.Duration
 
 	fix fixOptions
 	// explainFlag is the removed --explain ID, kept hidden so that its
@@ -118,6 +122,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.StringVar(&o.explainFlag, "explain", "", "Removed: use kubectl graceful audit explain ID")
 	_ = f.MarkHidden("explain")
 	f.StringVar(&o.ConfigFile, "config", "", "YAML file with defaults: skip, failOn, shutdownSeconds, prestopFloor, maxGrace, kubeVersion")
+	f.DurationVar(&o.DrainerCap, "drainer-cap", 0, "A drainer's limit on a pod's termination (cluster-autoscaler's --max-graceful-termination-sec, a Karpenter NodePool's terminationGracePeriod, 2m for spot): warn where preStop + app shutdown + load balancer deregistration is longer")
 	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
@@ -206,6 +211,9 @@ func (o *AuditOptions) Validate() error {
 	}
 	if err := validateIDs(o.Skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
+	}
+	if o.DrainerCap < 0 {
+		return fmt.Errorf("--drainer-cap must not be negative, not %s", o.DrainerCap)
 	}
 	if !slices.Contains(colorValues, o.Color) {
 		return errNotOneOf("--color", o.Color, colorValues...)
@@ -336,6 +344,9 @@ func (o *AuditOptions) checkOptions() inspect.Options {
 	opts.MaxGraceSeconds = o.MaxGrace
 	if o.ShutdownSeconds >= 0 {
 		opts.ShutdownSeconds = &o.ShutdownSeconds
+	}
+	if o.DrainerCap > 0 {
+		opts.DrainerCaps = []inspect.DrainerCap{{Seconds: int64(o.DrainerCap / time.Second), Name: "--drainer-cap"}}
 	}
 	return opts
 }

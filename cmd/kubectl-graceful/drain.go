@@ -47,6 +47,12 @@ type DrainNodeOptions struct {
 	Propagation time.Duration
 	// Wide is --wide: the watch's live lines with every column.
 	Wide bool
+	// DeleteAfter, above 0, deletes the pods a PodDisruptionBudget still
+	// refuses this long after the evictions started (--delete-after).
+	DeleteAfter time.Duration
+	// ExcludeFromLB labels each node out of external load balancers
+	// before its evictions (--exclude-from-lb).
+	ExcludeFromLB bool
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -103,7 +109,8 @@ blocked, refused, timed out, interrupted, undone by another client
 --dry-run: a blocker), 1 error (no such node, no node matching -l, an API
 error, or the cluster unreachable to the end). With --watch, a drained node
 exits 2 when the watch saw a risk (a race, a SIGKILL, a failed preStop, a
-Service below its budget).`,
+Service below its budget). 3: every node drained, but --delete-after deleted
+a pod its PodDisruptionBudget still refused.`,
 		Example: `  kubectl graceful drain node worker-1 --ignore-daemonsets --dry-run=client
   kubectl graceful drain node worker-1 --ignore-daemonsets --watch
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
@@ -141,6 +148,8 @@ Service below its budget).`,
 	f.BoolVar(&o.Watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
 	addPropagationFlag(f, &o.Propagation)
 	addWideFlag(f, &o.Wide, " (the server's time, the workload)")
+	f.DurationVar(&o.DeleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
+	f.BoolVar(&o.ExcludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")
 	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	addSurgeOrderFlags(cmd, f, o)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{

@@ -121,6 +121,9 @@ func (o *DrainNodeOptions) Validate() error {
 			return err
 		}
 	}
+	if err := o.validateDeleteAfter(); err != nil {
+		return err
+	}
 	if err := o.validateSurgeOrder(); err != nil {
 		return err
 	}

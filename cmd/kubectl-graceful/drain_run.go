@@ -36,15 +36,18 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 		// One watch of each node's pods and of the budgets, for both.
 		events.SharedWatch = watch.shared.subscribe
 	}
+	overrides := &budgetOverrides{o: o}
+	events.BudgetOverridden = overrides.overriding
+	events.LBWaiting = o.lbWaiting
 	d := o.drainer(events)
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
 	err := o.drainAll(ctx, d)
 	if watch != nil {
-		return watch.finish(err)
+		err = watch.finish(err)
 	}
-	return err
+	return overrides.exit(err)
 }
 
 // drainAll drains one node, or several as a pool (runPool).
@@ -96,7 +99,8 @@ func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: preflight.AuditWarnings,
-		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes}
+		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes, DeleteAfter: o.DeleteAfter,
+		ExcludeFromLB: o.ExcludeFromLB}
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout

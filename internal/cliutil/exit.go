@@ -18,6 +18,10 @@ const (
 	// ExitRisk means the command did its job and the answer is bad: audit
 	// findings at or above --fail-on, a race seen by watch, a blocked drain.
 	ExitRisk = 2
+	// ExitBudgetOverridden means drain node --delete-after drained every
+	// node and deleted at least one pod its PodDisruptionBudget still
+	// refused to let go: done, by overriding a budget.
+	ExitBudgetOverridden = 3
 )
 
 // ExitCodeError carries an exit code through cobra's RunE up to main, which is

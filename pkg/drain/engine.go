@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -33,6 +34,13 @@ type evictor struct {
 	// failures keeps the node's API failures (RBAC, the cluster
 	// unreachable to the end).
 	failures *apiFailures
+	// node is the node drained. deleteAt, unless zero, is when a pod its
+	// budget still refuses is deleted (Drainer.DeleteAfter after the
+	// evictions started); overriding, may be nil, is told first.
+	node        string
+	deleteAt    time.Time
+	deleteAfter time.Duration
+	overriding  func(BudgetOverride)
 }
 
 // evictAll evicts pods: in waves by priority with --order priority

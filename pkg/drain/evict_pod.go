@@ -63,9 +63,7 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 			}
 			return e.waitGone(ctx, listed)
 		}
-		if err := e.pacer.reserve(ctx, e.pdbOf[podKey(pod)], func(cause string) {
-			e.tracker.waiting(pod.Namespace, pod.Name, cause)
-		}); err != nil {
+		if err := e.reserve(ctx, pod); err != nil {
 			return err
 		}
 		e.tracker.attempt(pod.Namespace, pod.Name)
@@ -84,6 +82,9 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 		}
 		if done, err := e.answered(ctx, listed, a, err, &r); done {
 			return err
+		}
+		if e.overrideDue(a) {
+			return e.override(ctx, pod)
 		}
 		if !e.waitRetry(ctx, pod, a, &r) {
 			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))

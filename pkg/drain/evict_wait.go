@@ -41,7 +41,7 @@ func (e *evictor) waitRetry(ctx context.Context, pod *corev1.Pod, a eviction.Ans
 	case eviction.BudgetRefused:
 		pdb = e.pdbOf[podKey(pod)]
 	}
-	t := time.NewTimer(wait)
+	t := time.NewTimer(e.untilOverride(wait, a))
 	defer t.Stop()
 	for {
 		allowed, budgetChanged := e.budgets.state(pdb)

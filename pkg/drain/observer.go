@@ -43,6 +43,14 @@ type Events struct {
 	// PodChanged is called with a copy of the progress of a pod on node
 	// each time its state or cause changes.
 	PodChanged func(node string, p PodProgress)
+	// BudgetOverridden is called just before --delete-after deletes a pod
+	// whose PodDisruptionBudget still refused its eviction
+	// (Drainer.DeleteAfter).
+	BudgetOverridden func(o BudgetOverride)
+	// LBWaiting is called when, its pods gone, a node labelled out of
+	// external load balancers (--exclude-from-lb) waits for their
+	// deregistration delay before it is reported drained.
+	LBWaiting func(w LBWait)
 	// NodeUncordoned is called once this drain set node schedulable again
 	// (--uncordon-on-failure).
 	NodeUncordoned func(node string)

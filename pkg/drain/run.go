@@ -43,6 +43,16 @@ type Drainer struct {
 	// node's result; a nil field tells nobody.
 	Events Events
 
+	// DeleteAfter, above 0, deletes a pod its PodDisruptionBudget still
+	// refuses (a 429) once this long has passed since its node's evictions
+	// started, with the pod's own grace period (--delete-after), telling
+	// Events.BudgetOverridden first; 0 never does.
+	DeleteAfter time.Duration
+	// ExcludeFromLB labels each node node.kubernetes.io/exclude-from-external-load-balancers
+	// before its evictions and waits out the load balancers' deregistration
+	// delay before reporting it drained (--exclude-from-lb).
+	ExcludeFromLB bool
+
 	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
 	// drained at a time; below 1 means 1.
 	MaxConcurrentNodes int
@@ -108,11 +118,22 @@ type NodeResult struct {
 	// EvictionsStarted is true once the node was cordoned for evictions;
 	// false when the drain ended before changing anything (a dry run, a
 	// refusal, an interruption during the preflight).
-	EvictionsStarted bool    `json:"-"`
+	EvictionsStarted bool `json:"-"`
+	// ExcludedFromLB is true when this drain's patch labelled the node
+	// out of external load balancers (--exclude-from-lb); LBIncluded when
+	// it removed the label after a failure, LBIncludeSkipped why it did
+	// not; LBWait what it waited for the load balancers' deregistration.
+	ExcludedFromLB   bool    `json:"excludedFromLB,omitempty"`
+	LBIncluded       bool    `json:"lbIncluded,omitempty"`
+	LBIncludeSkipped string  `json:"lbIncludeSkipped,omitempty"`
+	LBWait           string  `json:"lbWait,omitempty"`
 	DurationSeconds  float64 `json:"durationSeconds"`
 	Error            string  `json:"error,omitempty"`
 
 	start time.Time
+	// excludedAt is when the node was seen labelled out of the load
+	// balancers; zero without --exclude-from-lb.
+	excludedAt time.Time
 }
 
 // clock sets DurationSeconds to the time since the node's drain started.
@@ -143,6 +164,7 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
 	res.Preflight = preflight.Check(in)
+	d.warnLBNotExcluded(ctx, res.Preflight)
 	if d.DryRun && d.ServerDryRun {
 		preflight.ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
 	}
@@ -205,6 +227,9 @@ func listFailed(errs []error) error {
 // Events.PodChanged; then summarises.
 func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
 	pdbOf map[string]string) (*NodeResult, error) {
+	if err := d.excludeFromLB(nodeCtx, res); err != nil {
+		return d.stop(res, NewTracker(nil, nil), OutcomeError, err)
+	}
 	list, errs := d.podsForDeletion(nodeCtx, res.Node)
 	if nodeCtx.Err() != nil {
 		return d.stopBeforeEvictions(res, stoppedOutcome(nodeCtx))
@@ -223,6 +248,7 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	d.watched = d.followPods(nodeCtx, res.Node, pods)
 	e := &evictor{client: d.Client, flags: d.Flags, backoff: d.Backoff, tracker: tracker,
 		pods: d.watched, budgets: budgets(), pdbOf: pdbOf, pacer: d.pacer, failures: d.failures}
+	e.withDeleteAfter(res.Node, d.DeleteAfter, d.Events.BudgetOverridden)
 	call2(d.Events.EvictionsStarted, res.Node, tracker)
 	err := e.evictAll(nodeCtx, pods)
 	if err == nil {
@@ -236,6 +262,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Trac
 	node := res.Node
 	switch {
 	case err == nil:
+		d.waitLB(nodeCtx, res)
 		res.Outcome = OutcomeDrained
 		res.Pods = tracker.Snapshot()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -292,6 +319,7 @@ func (d *nodeRun) stop(res *NodeResult, tracker *Tracker, outcome Outcome, err e
 			call(d.Events.NodeUncordoned, res.Node)
 		}
 	}
+	d.includeLB(ctx, res)
 	res.After = d.readAfter(ctx, res.Node, tracker, nil)
 	if !res.After.Known {
 		// The cluster stayed unreachable: the summary says what is known.

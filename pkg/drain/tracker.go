@@ -56,6 +56,11 @@ type PodProgress struct {
 	// deletionTimestamp set by someone else), what its deletion waits on:
 	// "finalizer example.com/hold", or its grace deadline.
 	WaitsOn string `json:"waitsOn,omitempty"`
+	// DeletedPastBudget is true once --delete-after deleted the pod
+	// although its PodDisruptionBudget (Budget, "namespace/name", "" when
+	// not known) still refused its eviction.
+	DeletedPastBudget bool   `json:"deletedPastBudget,omitempty"`
+	Budget            string `json:"budget,omitempty"`
 
 	// accepted: our eviction or delete was accepted; nsTerminating: the
 	// last answer was the namespace's 403.
@@ -78,6 +83,9 @@ const (
 	// GoneByLostAnswer: our eviction's answer was lost and the pod was then
 	// found gone or terminating: most likely our eviction, not checked.
 	GoneByLostAnswer GoneBy = "evicted-answer-lost"
+	// GoneByDeleteAfter: our delete past the pod's budget (--delete-after)
+	// was accepted.
+	GoneByDeleteAfter GoneBy = "deleted-past-budget"
 )
 
 // Tracker records each pod's progress; the goroutines of the pods'
@@ -200,6 +208,8 @@ func (t *Tracker) accept(namespace, name, cause string) {
 // namespace's deletion when it refused us for that, else another client.
 func goneBy(p *PodProgress) GoneBy {
 	switch {
+	case p.accepted && p.DeletedPastBudget:
+		return GoneByDeleteAfter
 	case p.accepted:
 		return GoneByEviction
 	case p.lost:

@@ -70,6 +70,9 @@ type Options struct {
 	MaxGraceSeconds int64
 	// Skip lists check IDs not to run.
 	Skip []string
+	// DrainerCaps are the drainers' limits on a pod's termination that
+	// shutdown-exceeds-drainer-cap compares each workload with.
+	DrainerCaps []DrainerCap
 }
 
 // assumedShutdownSeconds is the app shutdown time (seconds) assumed when

@@ -138,7 +138,7 @@ func (f *follower) listedNotice(ctx context.Context, n timeline.Notice) {
 	case n.Stream == timeline.StreamEvents:
 		f.set.EventList(n)
 	case n.Stream == "nodes":
-		f.nodesListed(n.Recv, n.List)
+		f.nodesListed(ctx, n.Recv, n.List)
 	case n.Stream == streamBudgets:
 		f.budgetsListed(n.Recv, n.List, n.Initial)
 	}
@@ -225,17 +225,21 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 	case *policyv1.PodDisruptionBudget:
 		f.budgetEvent(recv, ev.Type, o)
 	case *corev1.Node:
+		if ev.Type != watch.Deleted {
+			f.nodeSeen(ctx, o)
+		}
 		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
 			f.nodeDeleted(o.Name)
 		}
 	}
 }
 
-func (f *follower) nodesListed(recv time.Time, list []runtime.Object) {
+func (f *follower) nodesListed(ctx context.Context, recv time.Time, list []runtime.Object) {
 	present := map[string]bool{}
 	for _, o := range list {
 		if n, ok := o.(*corev1.Node); ok {
 			present[n.Name] = true
+			f.nodeSeen(ctx, n)
 		}
 	}
 	for _, n := range f.w.Nodes {

@@ -40,6 +40,9 @@ type Watch struct {
 	BudgetsUnseen bool
 	Gaps          []timeline.Gap
 	Notes         []string
+	// Drainers are who the marks on the nodes said drains them, each time
+	// they changed (also a note each, as seen).
+	Drainers []Drainer
 
 	pods map[*timeline.Timeline]podPlace
 	// budgets are the PodDisruptionBudgets that cover each workload,

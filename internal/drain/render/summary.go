@@ -34,6 +34,8 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	if len(rows) > 0 {
 		drawTable(w, []string{"POD", "RESULT", "ATTEMPTS", "STARTED", "DURATION", "LAST CAUSE"}, rows, width)
 	}
+	overriddenLine(w, res)
+	lbLines(w, res)
 	name := escape(res.Node)
 	switch res.Outcome {
 	case drain.OutcomeDrained:
@@ -72,12 +74,13 @@ func result(p drain.PodProgress) string {
 	return stateText(p.State)
 }
 
-// byOthers counts the gone pods that this drain cannot say it evicted,
+// byOthers counts the gone pods that this drain did not evict (deleted
+// past their budget, or by others),
 // ", 1 deleted by another client", or "": a pod gone after an eviction
 // whose answer was lost is counted apart, never dropped from the count.
 func byOthers(gone map[drain.GoneBy]int) string {
 	out := ""
-	for _, by := range []drain.GoneBy{drain.GoneByLostAnswer, drain.GoneByNamespace, drain.GoneByOther} {
+	for _, by := range []drain.GoneBy{drain.GoneByDeleteAfter, drain.GoneByLostAnswer, drain.GoneByNamespace, drain.GoneByOther} {
 		if gone[by] > 0 {
 			out += fmt.Sprintf(", %d %s", gone[by], goneByText(by))
 		}

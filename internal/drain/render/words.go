@@ -13,10 +13,11 @@ var (
 		drain.StateStopped:              "not evicted",
 	}
 	goneByWords = map[drain.GoneBy]string{
-		drain.GoneByEviction:   "evicted",
-		drain.GoneByNamespace:  "deleted by the namespace",
-		drain.GoneByOther:      "deleted by another client",
-		drain.GoneByLostAnswer: "gone after an eviction whose answer was lost",
+		drain.GoneByEviction:    "evicted",
+		drain.GoneByNamespace:   "deleted by the namespace",
+		drain.GoneByOther:       "deleted by another client",
+		drain.GoneByLostAnswer:  "gone after an eviction whose answer was lost",
+		drain.GoneByDeleteAfter: "deleted past its budget",
 	}
 	poolNodeWords = map[drain.PoolNodeResult]string{
 		drain.NodePartlyDrained: "partly drained",

@@ -1,0 +1,65 @@
+package drain_test
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// --delete-after deletes only the pod its budget still refuses, naming it
+// and its budget on stderr before and in the summary after, and exits 3;
+// the pod whose budget allows is evicted as usual.
+func TestDrainDeleteAfterE2E(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, b := f.env.Node(t), f.env.Node(t)
+	sel := f.pool(a, b)
+	f.placeOn([]string{b}, func() {
+		f.deploy("stuck", "stuck", 1, sel, nil)
+		f.deploy("web", "web", 1, sel, nil)
+	})
+	one := intstr.FromInt32(1)
+	f.pdb("stuck", "stuck", &one, nil, nil, 1)
+	f.pdb("web", "web", nil, &one, nil, 1)
+	stuck := f.pods("app=stuck", onNode(a))
+	web := f.pods("app=web", onNode(a))
+	if len(stuck) != 1 || len(web) != 1 {
+		t.Fatalf("pods on %s: stuck %d, web %d, want 1 each", a, len(stuck), len(web))
+	}
+
+	res := f.drain(a, "--delete-after", "5s", "--eviction-retry-max", "1s")
+	stuckPod := f.ns + "/" + stuck[0].Name
+	expect(t, res, 3, "BUDGET OVERRIDDEN: pod "+stuckPod+" deleted past PodDisruptionBudget "+f.ns+"/stuck (--delete-after)",
+		"node "+a+" drained: 1 pod(s) evicted, 1 deleted past its budget")
+	warn := "deleting pod " + stuckPod + " on node " + a + ", which PodDisruptionBudget " + f.ns + "/stuck still refuses"
+	if !strings.Contains(res.Stderr, warn) {
+		t.Errorf("stderr does not name the pod and its budget before the delete: want %q", warn)
+	}
+	if strings.Contains(res.Stderr, web[0].Name) || strings.Contains(res.Stdout, "PodDisruptionBudget "+f.ns+"/web (--delete-after)") {
+		t.Errorf("the pod whose budget allows its eviction is named as deleted past it")
+	}
+	for _, p := range stuck {
+		if _, err := f.env.Client.CoreV1().Pods(f.ns).Get(f.ctx, p.Name, metav1.GetOptions{}); err == nil {
+			t.Errorf("pod %s is still there after the drain said it was deleted", p.Name)
+		}
+	}
+}
+
+// --delete-after with a dry run is bad input: one line on stderr, exit 1,
+// nothing done.
+func TestDrainDeleteAfterDryRunE2E(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	node := f.env.Node(t)
+	res := f.drain(node, "--delete-after", "5s", "--dry-run=client")
+	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
+	if res.ExitCode != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "error: --delete-after") || res.Stdout != "" {
+		t.Errorf("--delete-after with --dry-run: exit %d, stdout %q, stderr %q; want exit 1, one error line, no preflight",
+			res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if f.unschedulable(node) {
+		t.Errorf("node %s was cordoned by a refused command", node)
+	}
+}

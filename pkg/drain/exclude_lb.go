@@ -1,0 +1,194 @@
+package drain
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
+)
+
+// ExcludedFromLBAnnotation records on a node that a drain's own patch set
+// node.kubernetes.io/exclude-from-external-load-balancers (--exclude-from-lb);
+// its value is that drain's field manager. The label is removed again only
+// where the annotation names the run removing it: a label set by someone
+// else stays.
+const ExcludedFromLBAnnotation = "kubectl-graceful.dev/excluded-from-lb"
+
+// LBWait is the wait, after a node's pods are gone, for the deregistration
+// delay of the load balancers the node was taken out of
+// (Events.LBWaiting).
+type LBWait struct {
+	Node string `json:"node"`
+	// DelaySeconds is the longest deregistration delay the audit reads
+	// from the cluster's LoadBalancer Services; From names it.
+	DelaySeconds int64  `json:"delaySeconds"`
+	From         string `json:"from"`
+	// RemainingSeconds is what is left of it since the label was set.
+	RemainingSeconds float64 `json:"remainingSeconds"`
+}
+
+// exclude labels node out of external load balancers with a patch
+// preconditioned on the resourceVersion it read, recording this run in
+// ExcludedFromLBAnnotation. It returns true when its patch set the label,
+// false when the label was there already (set by someone else).
+func (c *nodeCordon) exclude(ctx context.Context, node string) (bool, error) {
+	byUs := false
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		n, err := c.get(ctx, node)
+		if err != nil {
+			return err
+		}
+		if _, ok := n.Labels[corev1.LabelNodeExcludeBalancers]; ok {
+			byUs = n.Annotations[ExcludedFromLBAnnotation] == c.manager
+			return nil
+		}
+		byUs = true
+		return c.patchLB(ctx, n, fmt.Sprintf(`{"labels":{%q:"true"},"annotations":{%q:%q}}`,
+			corev1.LabelNodeExcludeBalancers, ExcludedFromLBAnnotation, c.manager))
+	})
+	return byUs, err
+}
+
+// include removes the label and the annotation if this run set them and
+// the annotation still names it; else it says why it left them.
+func (c *nodeCordon) include(ctx context.Context, node string) (string, error) {
+	why := ""
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		n, err := c.get(ctx, node)
+		if err != nil {
+			return err
+		}
+		_, labelled := n.Labels[corev1.LabelNodeExcludeBalancers]
+		switch {
+		case !labelled:
+			why = "another client removed the label already"
+			return nil
+		case n.Annotations[ExcludedFromLBAnnotation] != c.manager:
+			why = "another client set it again"
+			return nil
+		}
+		why = ""
+		return c.patchLB(ctx, n, fmt.Sprintf(`{"labels":{%q:null},"annotations":{%q:null}}`,
+			corev1.LabelNodeExcludeBalancers, ExcludedFromLBAnnotation))
+	})
+	return why, err
+}
+
+// patchLB sends metadata as a JSON merge patch preconditioned on n's
+// resourceVersion.
+func (c *nodeCordon) patchLB(ctx context.Context, n *corev1.Node, metadata string) error {
+	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,%s}}`, n.ResourceVersion, metadata[1:len(metadata)-1])
+	_, err := retryTransient(ctx, c.backoff, nil, func() (*corev1.Node, error) {
+		return c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
+			metav1.PatchOptions{FieldManager: c.manager})
+	})
+	return err
+}
+
+// excludeFromLB takes the node out of external load balancers before the
+// evictions (--exclude-from-lb), recording when.
+func (d *nodeRun) excludeFromLB(ctx context.Context, res *NodeResult) error {
+	if !d.ExcludeFromLB {
+		return nil
+	}
+	byUs, err := d.cordons.exclude(ctx, res.Node)
+	if err != nil {
+		return fmt.Errorf("labelling node %s %s: %w", res.Node, corev1.LabelNodeExcludeBalancers, err)
+	}
+	res.ExcludedFromLB, res.excludedAt = byUs, time.Now()
+	return nil
+}
+
+// waitLB waits, before the node is reported drained, for what is left of
+// the longest deregistration delay of the node's LoadBalancer Services
+// (servesNode) since the node was labelled, telling Events.LBWaiting first. Ctrl-C or
+// --timeout cut it short (LBWaitCut).
+func (d *nodeRun) waitLB(ctx context.Context, res *NodeResult) {
+	if !d.ExcludeFromLB || res.excludedAt.IsZero() {
+		return
+	}
+	svcs, err := d.Client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		res.LBWait = fmt.Sprintf("unknown: the Services could not be listed (%v), so no deregistration delay was waited", err)
+		return
+	}
+	w := LBWait{Node: res.Node}
+	for _, s := range svcs.Items {
+		if !d.servesNode(s) {
+			continue
+		}
+		if sec, from := inspect.ServiceDeregistrationDelay(s); sec > w.DelaySeconds {
+			w.DelaySeconds, w.From = sec, "Service "+s.Namespace+"/"+s.Name+": "+from
+		}
+	}
+	if w.DelaySeconds == 0 {
+		return
+	}
+	left := time.Until(res.excludedAt.Add(time.Duration(w.DelaySeconds) * time.Second))
+	w.RemainingSeconds = max(left, 0).Seconds()
+	call(d.Events.LBWaiting, w)
+	res.LBWait = fmt.Sprintf("waited %.0f s more for the %d s deregistration delay of %s, counted from the label", w.RemainingSeconds, w.DelaySeconds, w.From)
+	t := time.NewTimer(max(left, 0))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		res.LBWait = fmt.Sprintf("the wait for the %d s deregistration delay of %s was cut short (%v)", w.DelaySeconds, w.From, context.Cause(ctx))
+	}
+}
+
+// includeLB undoes the label after a failed drain, as the cordon is undone
+// (--uncordon-on-failure): only if this run set it.
+func (d *nodeRun) includeLB(ctx context.Context, res *NodeResult) {
+	if !d.UncordonOnFailure || !res.ExcludedFromLB {
+		return
+	}
+	why, err := d.cordons.include(ctx, res.Node)
+	switch {
+	case err != nil:
+		res.LBIncludeSkipped = "removing the label failed: " + err.Error()
+	case why != "":
+		res.LBIncludeSkipped = why
+	default:
+		res.LBIncluded = true
+	}
+}
+
+// warnLBNotExcluded adds the preflight's warning that LoadBalancer
+// Services keep the node through the drain, without --exclude-from-lb; a
+// failed list of Services adds nothing (the drain does not need them).
+func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report) {
+	if d.ExcludeFromLB || r == nil {
+		return
+	}
+	svcs, err := d.Client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	if w, ok := preflight.LBNotExcluded(r.Node, svcs.Items); ok {
+		r.Warnings = append(r.Warnings, w)
+	}
+}
+
+// servesNode reports whether svc selects one of the pods the drain listed
+// on the node: the node's Services, whose load balancer sent to it.
+func (d *nodeRun) servesNode(svc corev1.Service) bool {
+	if len(svc.Spec.Selector) == 0 || d.tracker == nil {
+		return false
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	for _, p := range d.tracker.listed {
+		if p.Namespace == svc.Namespace && sel.Matches(labels.Set(p.Labels)) {
+			return true
+		}
+	}
+	return false
+}

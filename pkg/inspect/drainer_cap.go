@@ -1,0 +1,70 @@
+package inspect
+
+import (
+	"fmt"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
+)
+
+// DrainerCap is a limit a drainer puts on a pod's termination
+// (Options.DrainerCaps): cluster-autoscaler's --max-graceful-termination-sec
+// (600 s by default), a Karpenter NodePool's terminationGracePeriod, a spot
+// instance's 2-minute notice.
+type DrainerCap struct {
+	Seconds int64
+	// Name says whose cap it is and where it was read ("--drainer-cap").
+	Name string
+}
+
+var shutdownExceedsDrainerCap = register(&Check{
+	ID:       "shutdown-exceeds-drainer-cap",
+	Topic:    topicTermination,
+	Severity: SeverityWarning,
+	Summary:  "preStop plus the app's shutdown plus the load balancer's deregistration delay is longer than a drainer's cap: that drainer cuts the shutdown short",
+	run: func(s *scope, c *Check) []Finding {
+		if len(s.opts.DrainerCaps) == 0 {
+			return nil
+		}
+		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkDrainerCaps(s, c, w) })
+	},
+	Explanation: checkDoc{
+		Why: "Drainers bound a pod's termination whatever its grace period says: cluster-autoscaler gives each pod at most --max-graceful-termination-sec (default 600 s) when it scales a node down, " +
+			"Karpenter deletes what is left when a NodePool's terminationGracePeriod ends, and a spot instance is reclaimed 2 minutes after its notice. " +
+			"A workload whose preStop, app shutdown and load balancer deregistration together take longer loses the rest: SIGKILL, or the instance gone.",
+		Fix:    "Shorten the preStop delay or the load balancer's deregistration delay to fit the cap, or raise the drainer's cap; give the cap with --drainer-cap to check it.",
+		Source: "cluster-autoscaler --max-graceful-termination-sec (cluster-autoscaler/main.go); Karpenter NodePool spec.template.spec.terminationGracePeriod; EC2 spot instance interruption notices",
+	},
+})
+
+// checkDrainerCaps compares w's shutdown time, its longest container's
+// preStop plus the app's shutdown plus the longest deregistration delay of
+// its Services' load balancers, with each cap given.
+func checkDrainerCaps(s *scope, c *Check, w *Workload) []Finding {
+	app, where, _ := s.shutdownSeconds(w)
+	var pre int64
+	for _, ctr := range terminatingContainers(w.Template.Spec) {
+		if d, known, _ := prestop.Duration(ctr); known && d > pre {
+			pre = d
+		}
+	}
+	var lb int64
+	lbFrom := ""
+	for _, svc := range s.servicesFor(w) {
+		for _, d := range s.lbDelays(svc) {
+			if d.seconds > lb {
+				lb, lbFrom = d.seconds, " ("+d.from+")"
+			}
+		}
+	}
+	total := pre + app + lb
+	var out []Finding
+	for _, cp := range s.opts.DrainerCaps {
+		if total <= cp.Seconds {
+			continue
+		}
+		msg := fmt.Sprintf("preStop %d s + app shutdown %d s (%s) + load balancer deregistration %d s%s = %d s, more than the %s cap of %d s: the last %d s are cut",
+			pre, app, where, lb, lbFrom, total, cp.Name, cp.Seconds, total-cp.Seconds)
+		out = append(out, c.finding(w, "", msg, ""))
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package nodewatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// drainerReadTimeout bounds each read of a drainer's own object, so that
+// an API server slow to answer for a CRD never holds the watch.
+const drainerReadTimeout = 5 * time.Second
+
+// nodeSeen names the drainer of a followed node when its marks change
+// (a note, printed as it comes), from the node's latest version.
+func (f *follower) nodeSeen(ctx context.Context, node *corev1.Node) {
+	if !slices.Contains(f.w.Nodes, node.Name) {
+		return
+	}
+	d, ok := whoDrains(node, f.drainerFacts(ctx, node))
+	line := ""
+	if ok {
+		line = d.String()
+	}
+	if line == f.drainers[node.Name] {
+		return
+	}
+	f.drainers[node.Name] = line
+	if ok {
+		f.w.Drainers = append(f.w.Drainers, d)
+		f.note(line)
+	}
+}
+
+// drainerFacts gathers what the marks on node point to: kured's lock,
+// and, read only when the node carries their mark, the Cluster API Machine
+// and the Karpenter NodeClaim.
+func (f *follower) drainerFacts(ctx context.Context, node *corev1.Node) drainerFacts {
+	return drainerFacts{
+		kuredHolder: kuredLockHolder(f.kuredLock(ctx), node.Name),
+		machineDeadline: func(n *corev1.Node) string {
+			return f.machineDeadline(ctx, n.Annotations[capiNamespaceAnnotation], n.Annotations[capiMachineAnnotation])
+		},
+		nodeClaimDeadline: func(n *corev1.Node) string { return f.nodeClaimDeadline(ctx, n.Name) },
+	}
+}
+
+// kuredLock reads the lock annotation of kured's DaemonSet
+// (kube-system/kured, kured's --ds-namespace and --ds-name defaults), ""
+// when there is none or it cannot be read.
+func (f *follower) kuredLock(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, drainerReadTimeout)
+	defer cancel()
+	ds, err := f.cfg.Client.AppsV1().DaemonSets("kube-system").Get(ctx, "kured", metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	return ds.Annotations[kuredLockAnnotation]
+}
+
+// getJSON reads path from the API server into v; false when it cannot
+// (no such CRD, RBAC, a timeout).
+func (f *follower) getJSON(ctx context.Context, path string, v any) error {
+	ctx, cancel := context.WithTimeout(ctx, drainerReadTimeout)
+	defer cancel()
+	raw, err := f.cfg.Client.Discovery().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// machineDeadline returns, for a Cluster API Machine being deleted, its
+// nodeDrainTimeout (v1beta1 spec.nodeDrainTimeout; unset: no limit), or
+// "" when the Machine cannot be read or is not being deleted: then no
+// drain by Cluster API is claimed.
+func (f *follower) machineDeadline(ctx context.Context, namespace, name string) string {
+	var m struct {
+		Metadata struct {
+			DeletionTimestamp *metav1.Time `json:"deletionTimestamp"`
+		} `json:"metadata"`
+		Spec struct {
+			NodeDrainTimeout string `json:"nodeDrainTimeout"`
+		} `json:"spec"`
+	}
+	if namespace == "" || f.getJSON(ctx, "/apis/cluster.x-k8s.io/v1beta1/namespaces/"+namespace+"/machines/"+name, &m) != nil ||
+		m.Metadata.DeletionTimestamp == nil {
+		return ""
+	}
+	if m.Spec.NodeDrainTimeout == "" {
+		return "none: the Machine sets no nodeDrainTimeout, so Cluster API waits for the drain without limit"
+	}
+	return "the Machine's nodeDrainTimeout " + m.Spec.NodeDrainTimeout + " from its deletion at " +
+		m.Metadata.DeletionTimestamp.UTC().Format(time.TimeOnly) + "Z"
+}
+
+// nodeClaimDeadline returns the terminationGracePeriod of the Karpenter
+// NodeClaim of node (status.nodeName), or why it is unknown.
+func (f *follower) nodeClaimDeadline(ctx context.Context, node string) string {
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				TerminationGracePeriod string `json:"terminationGracePeriod"`
+			} `json:"spec"`
+			Status struct {
+				NodeName string `json:"nodeName"`
+			} `json:"status"`
+		} `json:"items"`
+	}
+	if err := f.getJSON(ctx, "/apis/karpenter.sh/v1/nodeclaims", &list); err != nil {
+		return fmt.Sprintf("unknown: Karpenter's NodeClaims cannot be read (%v)", err)
+	}
+	for _, c := range list.Items {
+		if c.Status.NodeName != node {
+			continue
+		}
+		if c.Spec.TerminationGracePeriod == "" {
+			return "none: NodeClaim " + c.Metadata.Name + " sets no terminationGracePeriod, so Karpenter waits for the drain without limit"
+		}
+		return "NodeClaim " + c.Metadata.Name + "'s terminationGracePeriod " + c.Spec.TerminationGracePeriod +
+			": Karpenter deletes the pods left by then, budgets or not"
+	}
+	return "unknown: no NodeClaim names this node"
+}

@@ -1,0 +1,55 @@
+package nodewatch_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// TestWatchNodeNamesClusterAutoscaler: a drain started the way
+// cluster-autoscaler starts one (its ToBeDeletedByClusterAutoscaler taint,
+// valued with the Unix time, a cordon, evictions by the test) is named by
+// watch node, with the taint's time and cluster-autoscaler's default cap
+// on grace periods; before the taint, no drainer is named.
+func TestWatchNodeNamesClusterAutoscaler(t *testing.T) {
+	t.Parallel()
+	env, ns, node := onePodNode(t, "scaled", 0)
+	ctx := context.Background()
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s")
+	w.WaitOutput(t, time.Minute, "capacity")
+	if strings.Contains(w.Stdout(), "drained by") || strings.Contains(w.Stdout(), "cordoned by someone") {
+		t.Fatalf("a drainer is named before any mark:\n%s", w.Stdout())
+	}
+
+	since := time.Now().Truncate(time.Second)
+	patch := fmt.Sprintf(`{"spec":{"unschedulable":true,"taints":[{"key":"ToBeDeletedByClusterAutoscaler","value":"%d","effect":"NoSchedule"}]}}`, since.Unix())
+	if _, err := env.Client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("node %s: drained by cluster-autoscaler (taint ToBeDeletedByClusterAutoscaler) since %sZ; deadline: each pod's grace period is capped at 600 s, cluster-autoscaler's default",
+		node, since.UTC().Format(time.TimeOnly))
+	w.WaitOutput(t, time.Minute, want)
+
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods on %s: %v, %v", node, pods, err)
+	}
+	p := pods.Items[0]
+	if err := env.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	res := w.Wait()
+	t.Logf("watch node:\n%s\n%s", res.Stdout, res.Stderr)
+	if strings.Count(res.Stdout, "drained by cluster-autoscaler") < 2 {
+		t.Errorf("the summary does not name cluster-autoscaler again among its notes:\n%s", res.Stdout)
+	}
+	if strings.Contains(res.Stdout, "cordoned by someone") {
+		t.Errorf("the cordon is called unmarked although cluster-autoscaler's taint is on the node:\n%s", res.Stdout)
+	}
+}
