@@ -32,7 +32,7 @@ var shutdownExceedsDrainerCap = register(&Check{
 			"Karpenter deletes what is left when a NodePool's terminationGracePeriod ends, and a spot instance is reclaimed 2 minutes after its notice. " +
 			"A workload whose preStop, app shutdown and load balancer deregistration together take longer loses the rest: SIGKILL, or the instance gone.",
 		Fix:    "Shorten the preStop delay or the load balancer's deregistration delay to fit the cap, or raise the drainer's cap; give the cap with --drainer-cap to check it.",
-		Source: "cluster-autoscaler --max-graceful-termination-sec (cluster-autoscaler/main.go); Karpenter NodePool spec.template.spec.terminationGracePeriod; EC2 spot instance interruption notices",
+		Source: "cluster-autoscaler --max-graceful-termination-sec, default 600 (github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md); Karpenter NodePool spec.template.spec.terminationGracePeriod (kubernetes-sigs/karpenter#916); AWS EC2 spot instance interruption notices, 2 minutes (docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html)",
 	},
 })
 
