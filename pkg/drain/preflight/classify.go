@@ -97,9 +97,13 @@ func classify(pod *corev1.Pod, f Flags) classification {
 // Evicts reports whether a drain under f evicts (or, with
 // --disable-eviction, deletes) pod: kubectl's filters (k8s.io/kubectl/pkg/drain
 // filters.go) pick it for deletion, as classify copies them and the
-// agreement test holds them together, and it is not annotated not to be
-// disrupted unless f allows it.
-func Evicts(pod *corev1.Pod, f Flags) bool { return classify(pod, f).action == actionEvict }
+// agreement test holds them together, it is not annotated not to be
+// disrupted unless f allows it, and, under --order, Cluster API's drain
+// label does not leave it in place (DrainLabelValue): the same filters as
+// the drain's own.
+func Evicts(pod *corev1.Pod, f Flags) bool {
+	return classify(pod, f).action == actionEvict && DrainLabelValue(pod, f) == ""
+}
 
 // DoNotDisrupt returns the annotation that asks not to disrupt pod, as
 // `key=value`, or "" when there is none.

@@ -38,3 +38,22 @@ func TestWavesByPriorityLowestFirst(t *testing.T) {
 		t.Fatalf("labelled pods: waitCompleted %v, %d evicted, skipped %+v", r.WaitCompleted, r.PodCount(), r.Skipped)
 	}
 }
+
+// The end-of-drain read counts a pod still on the node as new only when
+// the drain would have evicted it: under --order, Cluster API's drain
+// label leaves a pod in place, so it is not new; without --order it is.
+func TestEvictsHonoursTheDrainLabelUnderOrder(t *testing.T) {
+	for _, v := range []string{DrainSkip, DrainWaitCompleted} {
+		p := prioPod("job", nil, v)
+		if !Evicts(&p, Flags{}) {
+			t.Errorf("%s without --order: the label is not honoured, the pod is evicted", v)
+		}
+		if Evicts(&p, Flags{Order: OrderPriority}) {
+			t.Errorf("%s with --order priority: left in place, not evicted", v)
+		}
+	}
+	p := prioPod("web", nil, "")
+	if !Evicts(&p, Flags{Order: OrderPriority}) {
+		t.Error("an unlabelled pod is evicted under --order priority")
+	}
+}
