@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,11 @@ func TestRealDrainSurgeSingleReplica(t *testing.T) {
 	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "Service single: Ready endpoints never reached zero") {
 		t.Errorf("drain --surge: exit %d, want 0 and the Service's endpoints never at zero", res.ExitCode)
+	}
+	// A real pod takes well over 100 ms from creation to Ready: a rollout
+	// said to take "0s" was not timed.
+	if m := regexp.MustCompile(`rolled out in ([0-9.]+)s`).FindStringSubmatch(res.Stdout); m == nil || m[1] == "0" {
+		t.Errorf("the surge line gives no rollout time or 0s: %v", m)
 	}
 	if got.Sent < 100 {
 		t.Fatalf("too few requests to judge: %d", got.Sent)

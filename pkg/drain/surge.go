@@ -81,9 +81,10 @@ func (d *nodeRun) surgeAll(ctx context.Context, node string, plans []preflight.S
 
 // surge rolls one Deployment and follows its Services' endpoints until the
 // rollout is done or failed, or ctx ends.
-func (d *nodeRun) surge(ctx context.Context, p preflight.SurgePlan) SurgeResult {
-	res := SurgeResult{Namespace: p.Namespace, Deployment: p.Owner.Name, Services: []ServiceEndpoints{}}
+func (d *nodeRun) surge(ctx context.Context, p preflight.SurgePlan) (res SurgeResult) {
+	res = SurgeResult{Namespace: p.Namespace, Deployment: p.Owner.Name, Services: []ServiceEndpoints{}}
 	start := time.Now()
+	// A named result: the deferred duration must reach what is returned.
 	defer func() { res.DurationSeconds = time.Since(start).Seconds() }()
 	dep, err := d.Client.AppsV1().Deployments(p.Namespace).Get(ctx, p.Owner.Name, metav1.GetOptions{})
 	if err != nil {
