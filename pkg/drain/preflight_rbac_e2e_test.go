@@ -4,8 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
 // identity creates a ServiceAccount named after the namespace and a
@@ -27,7 +30,31 @@ func (f *fixture) identity(suffix string, rules []rbacv1.PolicyRule) string {
 		_ = rbac.ClusterRoleBindings().Delete(f.ctx, name, metav1.DeleteOptions{})
 		_ = rbac.ClusterRoles().Delete(f.ctx, name, metav1.DeleteOptions{})
 	})
-	return "system:serviceaccount:" + f.ns + ":drainer" + suffix
+	user := "system:serviceaccount:" + f.ns + ":drainer" + suffix
+	f.waitAuthorized(user, rules[0])
+	return user
+}
+
+// waitAuthorized waits until the API server's authorizer grants user the
+// first verb on the first resource of rule: the RBAC authorizer reads
+// roles and bindings from its own watch, so a binding just created may not
+// be in force for the first request that follows it.
+func (f *fixture) waitAuthorized(user string, rule rbacv1.PolicyRule) {
+	f.t.Helper()
+	resource := rule.Resources[0]
+	if resource == "*" {
+		resource = "pods"
+	}
+	attrs := &authorizationv1.ResourceAttributes{Group: rule.APIGroups[0], Resource: resource, Verb: rule.Verbs[0]}
+	if resource != "nodes" {
+		attrs.Namespace = f.ns
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + f.ns, "system:authenticated"}, ResourceAttributes: attrs}}
+	e2e.WaitFor(f.t, e2e.SetupWait, user+" authorized by its new binding", func() bool {
+		r, err := f.env.Client.AuthorizationV1().SubjectAccessReviews().Create(f.ctx, sar, metav1.CreateOptions{})
+		return err == nil && r.Status.Allowed
+	})
 }
 
 // leastPrivilege creates a ServiceAccount that may read and patch nodes and
