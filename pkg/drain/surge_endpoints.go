@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
@@ -93,7 +92,7 @@ func (w *endpointWatch) notice(t *capacity.Tracker, n timeline.Notice) {
 	case n.GapOpen:
 		w.markAll("unknown: the EndpointSlice watch lost its connection during the rollout; a drop to zero then would not have been seen")
 	case n.Listed:
-		changes = t.List(n.Recv, slices(n.List), n.Initial)
+		changes = t.List(n.Recv, capacity.SlicesOf(n.List), n.Initial)
 	case n.Event != nil:
 		if s, ok := n.Event.Object.(*discoveryv1.EndpointSlice); ok {
 			changes = t.Slice(n.Recv, n.Event.Type, s)
@@ -113,17 +112,6 @@ func (w *endpointWatch) markAll(why string) {
 			w.unknown[s] = why
 		}
 	}
-}
-
-// slices returns the EndpointSlices of a List.
-func slices(list []runtime.Object) []*discoveryv1.EndpointSlice {
-	out := make([]*discoveryv1.EndpointSlice, 0, len(list))
-	for _, o := range list {
-		if s, ok := o.(*discoveryv1.EndpointSlice); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // wait returns each Service's result once the watch ended (its context

@@ -79,7 +79,7 @@ func (f *workloadFollower) listedNotice(n timeline.Notice) {
 			f.announce()
 		}
 	case timeline.StreamEndpointSlices:
-		f.printSamples(f.capacity.List(n.Recv, slicesOf(n.List), n.Initial))
+		f.printSamples(f.capacity.List(n.Recv, capacity.SlicesOf(n.List), n.Initial))
 		f.set.SliceList(n.Recv, n.List, n.Initial)
 	case timeline.StreamEvents:
 		f.set.EventList(n)
@@ -226,14 +226,4 @@ func (f *workloadFollower) printSamples(changes []capacity.Change) {
 			f.cfg.Printer.Capacity(f.r, c.Service, CapacitySample(c.Sample))
 		}
 	}
-}
-
-func slicesOf(list []runtime.Object) []*discoveryv1.EndpointSlice {
-	out := make([]*discoveryv1.EndpointSlice, 0, len(list))
-	for _, o := range list {
-		if s, ok := o.(*discoveryv1.EndpointSlice); ok {
-			out = append(out, s)
-		}
-	}
-	return out
 }
