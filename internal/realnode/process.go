@@ -39,15 +39,9 @@ func startDaemon(l layout, lock *os.File, name, bin string, args ...string) (int
 	return pid, os.WriteFile(l.pidPath(name), []byte(strconv.Itoa(pid)), 0o644)
 }
 
-// cmdline returns a process's command line with NULs as spaces, "" when
-// it is gone.
-func cmdline(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return ""
-	}
-	return string(bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
-}
+// cmdline returns a process's command line joined by spaces, "" when it
+// is gone.
+func cmdline(pid int) string { return strings.Join(cmdArgs(pid), " ") }
 
 // alive reports whether pid still runs the given node part (a pid reused
 // by another program is not ours to kill).
