@@ -11,33 +11,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-func TestValidateDeleteAfter(t *testing.T) {
-	cases := map[string]struct {
-		mutate func(o *DrainNodeOptions)
-		want   string
-	}{
-		"with dry-run client":   {func(o *DrainNodeOptions) { o.DryRun = "client" }, "--dry-run changes nothing"},
-		"with dry-run server":   {func(o *DrainNodeOptions) { o.DryRun = "server" }, "--dry-run changes nothing"},
-		"with disable-eviction": {func(o *DrainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, "--disable-eviction"},
-		"negative":              {func(o *DrainNodeOptions) { o.DeleteAfter = -time.Second }, "positive"},
-		"alone":                 {func(o *DrainNodeOptions) {}, ""},
-	}
-	for name, c := range cases {
-		t.Run(name, func(t *testing.T) {
-			o := &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 5 * time.Second,
-				MaxConcurrentNodes: 1, DeleteAfter: 5 * time.Second}
-			c.mutate(o)
-			err := o.Validate()
-			if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
-				t.Fatalf("Validate() = %v, want %q", err, c.want)
-			}
-			if err != nil && cliutil.CodeOf(err) != cliutil.ExitError {
-				t.Errorf("exit code %d, want %d", cliutil.CodeOf(err), cliutil.ExitError)
-			}
-		})
-	}
-}
-
 // A drain that ended well exits 3 once a budget was overridden; one that
 // did not keeps its own code, and the override line is escaped.
 func TestBudgetOverrideExit(t *testing.T) {

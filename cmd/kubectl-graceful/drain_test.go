@@ -29,6 +29,21 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 		"zero concurrent nodes":        {func(o *DrainNodeOptions) { o.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
 		"disable-eviction with bypass": {func(o *DrainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, ""},
 		"defaults":                     {func(o *DrainNodeOptions) {}, ""},
+		// --surge and --order.
+		"surge with disable-eviction": {func(o *DrainNodeOptions) { o.Flags.Surge, o.Flags.DisableEviction, o.YesBypassPDB = true, true, true }, "--surge"},
+		"surge with a selector":       {func(o *DrainNodeOptions) { o.Flags.Surge, o.NodeNames, o.Selector = true, nil, "a=b" }, "one node"},
+		"surge with two nodes":        {func(o *DrainNodeOptions) { o.Flags.Surge, o.NodeNames = true, []string{"a", "b"} }, "one node"},
+		"unknown order":               {func(o *DrainNodeOptions) { o.Flags.Order = "priorty" }, `did you mean "priority"?`},
+		"surge and order priority":    {func(o *DrainNodeOptions) { o.Flags.Surge, o.Flags.Order = true, "priority" }, ""},
+		"order none":                  {func(o *DrainNodeOptions) { o.Flags.Order = "none" }, ""},
+		// --delete-after.
+		"delete-after with dry-run client": {func(o *DrainNodeOptions) { o.DeleteAfter, o.DryRun = 5*time.Second, "client" }, "--dry-run changes nothing"},
+		"delete-after with dry-run server": {func(o *DrainNodeOptions) { o.DeleteAfter, o.DryRun = 5*time.Second, "server" }, "--dry-run changes nothing"},
+		"delete-after with disable-eviction": {func(o *DrainNodeOptions) {
+			o.DeleteAfter, o.Flags.DisableEviction, o.YesBypassPDB = 5*time.Second, true, true
+		}, "--disable-eviction"},
+		"delete-after negative": {func(o *DrainNodeOptions) { o.DeleteAfter = -time.Second }, "positive"},
+		"delete-after alone":    {func(o *DrainNodeOptions) { o.DeleteAfter = 5 * time.Second }, ""},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -40,6 +55,9 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 			}
 			if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 				t.Fatalf("Validate() = %v, want an error mentioning %q", err, c.want)
+			}
+			if err != nil && cliutil.CodeOf(err) != cliutil.ExitError {
+				t.Errorf("exit code %d, want %d", cliutil.CodeOf(err), cliutil.ExitError)
 			}
 		})
 	}
