@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -69,6 +70,9 @@ func (e *Env) requireReal(t testing.TB, name string) {
 	}
 }
 
+// requestTimeout bounds each request of CountRequests; see there why 3 s.
+const requestTimeout = 3 * time.Second
+
 // Requests is a test's own count of requests sent to a URL on the real
 // node, apart from the plugin's --probe.
 type Requests struct {
@@ -87,7 +91,12 @@ func CountRequests(t testing.TB, host, url string, interval time.Duration, max i
 		t.Fatalf("not sending requests: %v", err)
 	}
 	r := &Requests{Start: time.Now()}
-	c := http.Client{Timeout: 500 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	// 3 s, not less: a loaded 2-core CI machine has stalled this process
+	// for over 500 ms, failing one request of the naive and the hardened
+	// loop at the same instant. A request the data plane really loses is
+	// refused or reset at once, or blackholed: its conntrack entry keeps the
+	// DNAT to the gone address, so it gets no answer at 3 s either.
+	c := http.Client{Timeout: requestTimeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	start := r.Start
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -99,11 +108,14 @@ func CountRequests(t testing.TB, host, url string, interval time.Duration, max i
 		}
 		at := time.Since(start)
 		resp, err := c.Get(url)
+		took := time.Since(start) - at
 		r.mu.Lock()
 		r.Sent++
 		switch {
 		case err != nil:
-			r.Failures = append(r.Failures, at.Round(time.Millisecond).String()+": "+err.Error())
+			// took tells a stall of this process (took far past the
+			// timeout) from an unanswered request (took just past it).
+			r.Failures = append(r.Failures, fmt.Sprintf("%v: %v (after %v)", at.Round(time.Millisecond), err, took.Round(time.Millisecond)))
 		default:
 			if resp.StatusCode != http.StatusOK {
 				r.Failures = append(r.Failures, at.Round(time.Millisecond).String()+": "+resp.Status)
