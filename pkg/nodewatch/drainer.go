@@ -72,7 +72,8 @@ func (d Drainer) String() string {
 // drainerFacts are what the watch read beside the node: the node kured's
 // lock names, and the drainer's own objects when readable.
 type drainerFacts struct {
-	// kuredHolder is the node named by kured's lock, "" when none or unread.
+	// kuredHolder is the node named by kured's lock, "" when none or
+	// unread; read only for a cordoned node (kured cordons before draining).
 	kuredHolder string
 	// machineDeadline, nodeClaimDeadline: the deadline read from the
 	// Cluster API Machine or the Karpenter NodeClaim, or why it is unknown.
@@ -105,13 +106,13 @@ func whoDrains(node *corev1.Node, facts drainerFacts) (Drainer, bool) {
 			return d, true
 		}
 	}
+	if !node.Spec.Unschedulable {
+		return Drainer{}, false
+	}
 	if facts.kuredHolder != "" && facts.kuredHolder == node.Name {
 		d.Name, d.Mark = "kured", "the "+kuredLockAnnotation+" lock on DaemonSet kube-system/kured names this node"
 		d.Deadline = "unknown: kured's --drain-timeout is not recorded on the cluster"
 		return d, true
-	}
-	if !node.Spec.Unschedulable {
-		return Drainer{}, false
 	}
 	if m := node.Annotations[capiMachineAnnotation]; m != "" {
 		if dl := call(facts.machineDeadline, node); dl != "" {

@@ -15,10 +15,22 @@ import (
 // an API server slow to answer for a CRD never holds the watch.
 const drainerReadTimeout = 5 * time.Second
 
+// drainerSeen is what nodeSeen last saw of a node: its drainer's marks
+// (marksOf) and the drainer line noted for them.
+type drainerSeen struct{ marks, line string }
+
 // nodeSeen names the drainer of a followed node when its marks change
-// (a note, printed as it comes), from the node's latest version.
+// (a note, printed as it comes), from the node's latest version. A node
+// is updated often while it drains (conditions, images, volumes); the
+// drainer's objects are read again only when the marks changed, so the
+// reads are a few per node, not one per update.
 func (f *follower) nodeSeen(ctx context.Context, node *corev1.Node) {
 	if !slices.Contains(f.w.Nodes, node.Name) {
+		return
+	}
+	marks := marksOf(node)
+	seen, ok := f.drainers[node.Name]
+	if ok && seen.marks == marks {
 		return
 	}
 	d, ok := whoDrains(node, f.drainerFacts(ctx, node))
@@ -26,27 +38,43 @@ func (f *follower) nodeSeen(ctx context.Context, node *corev1.Node) {
 	if ok {
 		line = d.String()
 	}
-	if line == f.drainers[node.Name] {
+	prev := seen.line
+	f.drainers[node.Name] = drainerSeen{marks: marks, line: line}
+	if line == prev {
 		return
 	}
-	f.drainers[node.Name] = line
 	if ok {
 		f.w.Drainers = append(f.w.Drainers, d)
 		f.note(line)
 	}
 }
 
-// drainerFacts gathers what the marks on node point to: kured's lock,
-// and, read only when the node carries their mark, the Cluster API Machine
-// and the Karpenter NodeClaim.
+// marksOf is what whoDrains reads of a node: whether it is cordoned, its
+// taints and its annotations.
+func marksOf(node *corev1.Node) string {
+	b, _ := json.Marshal(struct {
+		Unschedulable bool
+		Taints        []corev1.Taint
+		Annotations   map[string]string
+	}{node.Spec.Unschedulable, node.Spec.Taints, node.Annotations})
+	return string(b)
+}
+
+// drainerFacts gathers what the marks on node point to, each read only
+// when the node carries its mark: kured's lock (kured cordons the node it
+// holds the lock for before draining it), the Cluster API Machine and the
+// Karpenter NodeClaim.
 func (f *follower) drainerFacts(ctx context.Context, node *corev1.Node) drainerFacts {
-	return drainerFacts{
-		kuredHolder: kuredLockHolder(f.kuredLock(ctx), node.Name),
+	facts := drainerFacts{
 		machineDeadline: func(n *corev1.Node) string {
 			return f.machineDeadline(ctx, n.Annotations[capiNamespaceAnnotation], n.Annotations[capiMachineAnnotation])
 		},
 		nodeClaimDeadline: func(n *corev1.Node) string { return f.nodeClaimDeadline(ctx, n.Name) },
 	}
+	if node.Spec.Unschedulable {
+		facts.kuredHolder = kuredLockHolder(f.kuredLock(ctx), node.Name)
+	}
+	return facts
 }
 
 // kuredLock reads the lock annotation of kured's DaemonSet

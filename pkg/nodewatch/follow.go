@@ -116,7 +116,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
 		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
-		listed: map[string]bool{}, drainers: map[string]string{}, notices: make(chan timeline.Notice),
+		listed: map[string]bool{}, drainers: map[string]drainerSeen{}, notices: make(chan timeline.Notice),
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{}}
 	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
 	return f
@@ -148,8 +148,8 @@ type follower struct {
 	pending     int
 	listed      map[string]bool
 	done        bool
-	// drainers is the drainer line last noted per node (nodeSeen).
-	drainers map[string]string
+	// drainers is what nodeSeen last saw of each node.
+	drainers map[string]drainerSeen
 	// leftFrom is where finished resumes its scan of the recorders: every
 	// one before it is gone or on a deleted node.
 	leftFrom int
