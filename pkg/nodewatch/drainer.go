@@ -1,6 +1,7 @@
 package nodewatch
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -75,6 +76,9 @@ type drainerFacts struct {
 	// kuredHolder is the node named by kured's lock, "" when none or
 	// unread; read only for a cordoned node (kured cordons before draining).
 	kuredHolder string
+	// kuredDaemonSet is the DaemonSet ("namespace/name") whose lock
+	// kuredHolder was read from.
+	kuredDaemonSet string
 	// machineDeadline, nodeClaimDeadline: the deadline read from the
 	// Cluster API Machine or the Karpenter NodeClaim, or why it is unknown.
 	machineDeadline, nodeClaimDeadline func(node *corev1.Node) string
@@ -110,7 +114,7 @@ func whoDrains(node *corev1.Node, facts drainerFacts) (Drainer, bool) {
 		return Drainer{}, false
 	}
 	if facts.kuredHolder != "" && facts.kuredHolder == node.Name {
-		d.Name, d.Mark = "kured", "the "+kuredLockAnnotation+" lock on DaemonSet kube-system/kured names this node"
+		d.Name, d.Mark = "kured", "the "+kuredLockAnnotation+" lock on DaemonSet "+cmp.Or(facts.kuredDaemonSet, "kube-system/kured")+" names this node"
 		d.Deadline = "unknown: kured's --drain-timeout is not recorded on the cluster"
 		return d, true
 	}

@@ -72,22 +72,61 @@ func (f *follower) drainerFacts(ctx context.Context, node *corev1.Node) drainerF
 		nodeClaimDeadline: func(n *corev1.Node) string { return f.nodeClaimDeadline(ctx, n.Name) },
 	}
 	if node.Spec.Unschedulable {
-		facts.kuredHolder = kuredLockHolder(f.kuredLock(ctx), node.Name)
+		lock, ds := f.kuredLock(ctx)
+		facts.kuredHolder, facts.kuredDaemonSet = kuredLockHolder(lock, node.Name), ds
 	}
 	return facts
 }
 
-// kuredLock reads the lock annotation of kured's DaemonSet
-// (kube-system/kured, kured's --ds-namespace and --ds-name defaults), ""
-// when there is none or it cannot be read.
-func (f *follower) kuredLock(ctx context.Context) string {
+// kuredLock returns the lock annotation of kured's DaemonSet and the
+// DaemonSet ("namespace/name"), "" when there is none or it cannot be
+// read. The DaemonSet's name and namespace are kured's --ds-name and
+// --ds-namespace (kube-system/kured by default; a Helm release names its
+// own), so it is found by the lock annotation itself: one list of the
+// DaemonSets, then a GET of the one found. With none found the list is
+// made again at most every kuredRelist.
+func (f *follower) kuredLock(ctx context.Context) (lock, daemonSet string) {
 	ctx, cancel := context.WithTimeout(ctx, drainerReadTimeout)
 	defer cancel()
-	ds, err := f.cfg.Client.AppsV1().DaemonSets("kube-system").Get(ctx, "kured", metav1.GetOptions{})
-	if err != nil {
-		return ""
+	k := &f.kured
+	if k.namespace != "" {
+		ds, err := f.cfg.Client.AppsV1().DaemonSets(k.namespace).Get(ctx, k.name, metav1.GetOptions{})
+		if err == nil {
+			return ds.Annotations[kuredLockAnnotation], k.namespace + "/" + k.name
+		}
+		*k = kuredLocator{}
 	}
-	return ds.Annotations[kuredLockAnnotation]
+	if !k.listed.IsZero() && time.Since(k.listed) < kuredRelist {
+		return "", ""
+	}
+	k.listed = time.Now()
+	list, err := f.cfg.Client.AppsV1().DaemonSets("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		// May not list every namespace: kured's default place.
+		ds, err := f.cfg.Client.AppsV1().DaemonSets("kube-system").Get(ctx, "kured", metav1.GetOptions{})
+		if err != nil {
+			return "", ""
+		}
+		return ds.Annotations[kuredLockAnnotation], "kube-system/kured"
+	}
+	for _, ds := range list.Items {
+		if lock, ok := ds.Annotations[kuredLockAnnotation]; ok {
+			k.namespace, k.name = ds.Namespace, ds.Name
+			return lock, ds.Namespace + "/" + ds.Name
+		}
+	}
+	return "", ""
+}
+
+// kuredRelist is how long a list of the DaemonSets that found no kured
+// lock stands before the next.
+const kuredRelist = 30 * time.Second
+
+// kuredLocator is where kuredLock found kured's DaemonSet, and when it
+// last listed them.
+type kuredLocator struct {
+	namespace, name string
+	listed          time.Time
 }
 
 // getJSON reads path from the API server into v; false when it cannot

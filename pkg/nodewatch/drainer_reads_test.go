@@ -2,6 +2,7 @@ package nodewatch
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,16 +13,18 @@ import (
 
 // A node updated while it drains (its conditions, here) reads kured's lock
 // once per change of its marks, not once per update; a schedulable node
-// never; and the lock names kured once the node is cordoned.
+// never; and the lock, found on whatever DaemonSet carries it, names kured
+// once the node is cordoned.
 func TestNodeSeenReadsKuredOncePerMarks(t *testing.T) {
-	kured := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kured",
+	// A Helm release's name and namespace, not kured's defaults.
+	kured := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "reboots", Name: "nightly-kured",
 		Annotations: map[string]string{kuredLockAnnotation: `{"nodeID":"w-1"}`}}}
 	client := fake.NewClientset(kured)
 	f := newFollower(Config{Client: client}, []string{"w-1"})
 	reads := func() int {
 		n := 0
 		for _, a := range client.Actions() {
-			if a.GetVerb() == "get" && a.GetResource().Resource == "daemonsets" {
+			if (a.GetVerb() == "get" || a.GetVerb() == "list") && a.GetResource().Resource == "daemonsets" {
 				n++
 			}
 		}
@@ -43,8 +46,8 @@ func TestNodeSeenReadsKuredOncePerMarks(t *testing.T) {
 	if got := reads(); got != 1 {
 		t.Errorf("a cordoned node updated 5 times: %d reads of kured's DaemonSet, want 1", got)
 	}
-	if len(f.w.Drainers) != 1 || f.w.Drainers[0].Name != "kured" {
-		t.Errorf("drainers %+v, want kured once", f.w.Drainers)
+	if len(f.w.Drainers) != 1 || !strings.Contains(f.w.Drainers[0].String(), "drained by kured (the weave.works/kured-node-lock lock on DaemonSet reboots/nightly-kured names this node)") {
+		t.Errorf("drainers %+v, want kured once, its DaemonSet named", f.w.Drainers)
 	}
 	node.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}
 	f.nodeSeen(ctx, node)

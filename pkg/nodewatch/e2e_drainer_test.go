@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -51,5 +53,55 @@ func TestWatchNodeNamesClusterAutoscaler(t *testing.T) {
 	}
 	if strings.Contains(res.Stdout, "cordoned by someone") {
 		t.Errorf("the cordon is called unmarked although cluster-autoscaler's taint is on the node:\n%s", res.Stdout)
+	}
+}
+
+// TestWatchNodeNamesKuredOfAHelmRelease: kured installed under another
+// name and namespace (a Helm release's) holds its lock for the node and
+// cordons it: watch node finds the lock on that DaemonSet and names kured
+// and the DaemonSet; before the cordon, no drainer is named.
+func TestWatchNodeNamesKuredOfAHelmRelease(t *testing.T) {
+	t.Parallel()
+	env, ns, node := onePodNode(t, "rebooted", 0)
+	ctx := context.Background()
+	labels := map[string]string{"app.kubernetes.io/name": "kured"}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "nightly-kured", Annotations: map[string]string{
+			"weave.works/kured-node-lock": fmt.Sprintf(`{"nodeID":%q,"metadata":{"unschedulable":false},"created":"2026-01-01T00:00:00Z","TTL":0}`, node)}},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					// No node runs it: only its lock matters here.
+					NodeSelector: map[string]string{"kubectl-graceful.dev/no-such-node": "true"},
+					Containers:   []corev1.Container{{Name: "kured", Image: "example.com/kured:1"}},
+				},
+			},
+		},
+	}
+	if _, err := env.Client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s")
+	w.WaitOutput(t, time.Minute, "capacity")
+	if strings.Contains(w.Stdout(), "drained by") {
+		t.Fatalf("a drainer is named before the cordon:\n%s", w.Stdout())
+	}
+	if _, err := env.Client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.WaitOutput(t, time.Minute, fmt.Sprintf("node %s: drained by kured (the weave.works/kured-node-lock lock on DaemonSet %s/nightly-kured names this node)", node, ns))
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=rebooted"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods: %v, %v", pods, err)
+	}
+	p := pods.Items[0]
+	if err := env.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	res := w.Wait()
+	if strings.Contains(res.Stdout, "cordoned by someone") {
+		t.Errorf("the cordon is called unmarked although kured's lock names the node:\n%s", res.Stdout)
 	}
 }

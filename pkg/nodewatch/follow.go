@@ -150,6 +150,7 @@ type follower struct {
 	done        bool
 	// drainers is what nodeSeen last saw of each node.
 	drainers map[string]drainerSeen
+	kured    kuredLocator
 	// leftFrom is where finished resumes its scan of the recorders: every
 	// one before it is gone or on a deleted node.
 	leftFrom int
