@@ -31,6 +31,8 @@ node drains stop dropping requests.
   watch node       watch the pods of draining nodes terminate, whoever drains them
   drain node       cordon and evict without breaking a PodDisruptionBudget
                    (--watch: judge the terminations it causes, as watch node does)
+  uncordon         make nodes schedulable again, returning them to the load
+                   balancers drain node --exclude-from-lb took them out of
   completion       print a shell completion script
   version          print the plugin's version`,
 		Annotations: map[string]string{
@@ -58,6 +60,7 @@ node drains stop dropping requests.
 	root.AddCommand(NewCmdVersion(streams))
 	root.AddCommand(NewCmdWatch(configFlags, streams))
 	root.AddCommand(NewCmdDrain(configFlags, streams))
+	root.AddCommand(newCmdUncordon(configFlags, streams))
 	root.AddCommand(NewCmdAudit(configFlags, streams))
 	root.AddCommand(NewCmdCompletion(streams))
 	return root

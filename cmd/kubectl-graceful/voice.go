@@ -45,6 +45,19 @@ func errNoMatch(kind, selector string) error {
 	return fmt.Errorf("no %s matches -l %q", kind, selector)
 }
 
+// validateNodeArgs refuses what every command that takes nodes refuses:
+// none named and no -l, names with -l, a name given twice. usage is the
+// command after "kubectl graceful": "uncordon NAME... (or -l SELECTOR)".
+func validateNodeArgs(names []string, selector, usage string) error {
+	switch {
+	case len(names) == 0 && selector == "":
+		return errMissingArg("the nodes or select them with -l", usage)
+	case len(names) > 0 && selector != "":
+		return errNamesAndSelector("node")
+	}
+	return firstNamedTwice("node", names)
+}
+
 // firstNamedTwice returns errNamedTwice for the first name repeated in
 // names, or nil.
 func firstNamedTwice(kind string, names []string) error {

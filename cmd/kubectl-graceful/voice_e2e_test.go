@@ -37,16 +37,19 @@ func TestOneVoiceE2E(t *testing.T) {
 			{"drain", "node", "no-such-node"},
 			{"drain", "node", "no-such-node", "--dry-run=client"},
 			{"drain", "node", "no-such-node", "--watch"},
+			{"uncordon", "no-such-node"},
 		}, `error: node "no-such-node" not found`},
 		{"no node matches", [][]string{
 			{"watch", "node", "-l", "e2e.graceful.test/none=" + ns},
 			{"drain", "node", "-l", "e2e.graceful.test/none=" + ns},
 			{"drain", "node", "-l", "e2e.graceful.test/none=" + ns, "--watch"},
+			{"uncordon", "-l", "e2e.graceful.test/none=" + ns},
 		}, `error: no node matches -l "e2e.graceful.test/none=` + ns + `"`},
 		{"node named twice", [][]string{
 			{"watch", "node", node, node},
 			{"drain", "node", node, node},
 			{"drain", "node", node, node, "--dry-run=client"},
+			{"uncordon", node, node},
 		}, `error: node "` + node + `" is named twice`},
 		{"workload named twice", [][]string{
 			{"audit", "-n", ns, "deployment/web", "deployment/web"},
@@ -57,9 +60,11 @@ func TestOneVoiceE2E(t *testing.T) {
 		{"names and -l", [][]string{
 			{"watch", "node", node, "-l", "a=b"},
 			{"drain", "node", node, "-l", "a=b"},
+			{"uncordon", node, "-l", "a=b"},
 		}, `error: name nodes or select them with -l, not both`},
 		{"no node named", [][]string{{"watch", "node"}}, `error: name the nodes or select them with -l: kubectl graceful watch node NAME... (or -l SELECTOR)`},
 		{"no node named (drain)", [][]string{{"drain", "node"}}, `error: name the nodes or select them with -l: kubectl graceful drain node NAME... (or -l SELECTOR)`},
+		{"no node named (uncordon)", [][]string{{"uncordon"}}, `error: name the nodes or select them with -l: kubectl graceful uncordon NAME... (or -l SELECTOR)`},
 		{"no pod named", [][]string{{"watch", "pod"}, {"watch", "pod", "a", "b"}}, `error: name one pod: kubectl graceful watch pod NAME`},
 		{"no workload named", [][]string{{"watch"}}, `error: name one workload: kubectl graceful watch TYPE/NAME (or TYPE NAME, or watch pod NAME)`},
 		{"namespace not found", [][]string{

@@ -41,8 +41,12 @@ type nodeCordon struct {
 
 // newNodeCordon returns a nodeCordon with a fresh field manager name.
 func newNodeCordon(client kubernetes.Interface, backoff Backoff) *nodeCordon {
-	return &nodeCordon{client: client, backoff: backoff, manager: "kubectl-graceful-drain-" + rand.String(8)}
+	return &nodeCordon{client: client, backoff: backoff, manager: drainManagerPrefix + rand.String(8)}
 }
+
+// drainManagerPrefix begins the field manager of every drain's patches
+// (and the value of ExcludedFromLBAnnotation it writes).
+const drainManagerPrefix = "kubectl-graceful-drain-"
 
 // get reads node, retried through a short outage.
 func (c *nodeCordon) get(ctx context.Context, node string) (*corev1.Node, error) {

@@ -27,3 +27,12 @@ func lbLines(w io.Writer, res *drain.NodeResult) {
 		fmt.Fprintf(w, "label %s left on node %s: %s\n", corev1.LabelNodeExcludeBalancers, name, escape(res.LBIncludeSkipped))
 	}
 }
+
+// outOfLB reports whether the drain left the node out of the load
+// balancers: its label set, not removed after a failure.
+func outOfLB(res *drain.NodeResult) bool { return res.ExcludedFromLB && !res.LBIncluded }
+
+// outOfLBLine names the command that undoes the cordon and the label.
+func outOfLBLine(w io.Writer, name string) {
+	fmt.Fprintf(w, "node %s stays cordoned and out of the load balancers; `kubectl graceful uncordon %s` undoes both\n", name, name)
+}

@@ -40,6 +40,9 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	switch res.Outcome {
 	case drain.OutcomeDrained:
 		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, gone[drain.GoneByEviction], byOthers(gone), seconds(res.DurationSeconds))
+		if outOfLB(res) {
+			outOfLBLine(w, name)
+		}
 		return
 	case drain.OutcomeUndone:
 		fmt.Fprintf(w, "node %s NOT drained: its pods were evicted, but read again at the end %s\n", name, undone(res))
@@ -115,6 +118,8 @@ func cordonLine(w io.Writer, res *drain.NodeResult, name string) {
 		fmt.Fprintf(w, "node %s is schedulable: another client uncordoned it during the drain\n", name)
 	case res.UncordonSkipped != "":
 		fmt.Fprintf(w, "node %s stays cordoned: not uncordoned (--uncordon-on-failure) because %s\n", name, escape(res.UncordonSkipped))
+	case res.CordonedByUs && outOfLB(res):
+		outOfLBLine(w, name)
 	case res.CordonedByUs:
 		fmt.Fprintf(w, "node %s stays cordoned; `kubectl uncordon %s` makes it schedulable again\n", name, name)
 	default:
