@@ -114,7 +114,7 @@ func (o *DrainNodeOptions) view() drain.Events {
 	t := render.NewText(o.Out, tty, width)
 	t.SetConcurrentNodes(o.MaxConcurrentNodes)
 	if o.Watch {
-		t.SetStamped()
+		t.SetStamped(stampWidth, o.Wide)
 	}
 	return t.Events()
 }

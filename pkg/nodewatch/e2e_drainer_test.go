@@ -23,7 +23,7 @@ func TestWatchNodeNamesClusterAutoscaler(t *testing.T) {
 	t.Parallel()
 	env, ns, node := onePodNode(t, "scaled", 0)
 	ctx := context.Background()
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s")
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide") // the note whole on one line
 	w.WaitOutput(t, time.Minute, "capacity")
 	if strings.Contains(w.Stdout(), "drained by") || strings.Contains(w.Stdout(), "cordoned by someone") {
 		t.Fatalf("a drainer is named before any mark:\n%s", w.Stdout())

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	trender "github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
@@ -18,9 +19,17 @@ import (
 func (t *Text) SetConcurrentNodes(n int) { t.concurrent = n }
 
 // SetStamped tells Text that its writer starts every line with a clock of
-// its own (drain node --watch): the plain progress lines then carry none,
-// one clock a line.
-func (t *Text) SetStamped() { t.progress.stamped = true }
+// its own, stampWidth columns wide (drain node --watch): the plain progress
+// lines then carry none, one clock a line, and are live lines like the
+// watch's: unless wide, each fits the watch's LineWidth columns with the
+// stamp, the pod's name elided and the cause cut (the summary has both
+// whole).
+func (t *Text) SetStamped(stampWidth int, wide bool) {
+	t.progress.stamped = true
+	if !wide {
+		t.progress.columns = trender.LineWidth - stampWidth
+	}
+}
 
 // PoolPreflightReady prints the pool's preflight.
 func (t *Text) PoolPreflightReady(r *preflight.PoolReport) {
@@ -64,7 +73,7 @@ func (t *Text) NodePodChanged(node string, p drain.PodProgress) {
 	case tr != nil:
 		elapsed = tr.Elapsed()
 	}
-	fmt.Fprintln(t.out, escape(node)+": "+progressLine(p, elapsed))
+	fmt.Fprintln(t.out, t.progress.plainLine(escape(node)+": ", p, elapsed))
 }
 
 // PoolDone prints the pool's summary.

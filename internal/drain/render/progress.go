@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	trender "github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
@@ -21,6 +22,8 @@ type Progress struct {
 	width int // terminal columns, 0 when unknown
 	// stamped: the writer starts each line with a clock (SetStamped).
 	stamped bool
+	// columns is what a plain line fits in, 0 for no limit (SetStamped).
+	columns int
 
 	mu      sync.Mutex
 	tracker *drain.Tracker
@@ -54,8 +57,23 @@ func (p *Progress) Changed(pp drain.PodProgress) {
 	case p.tracker != nil:
 		elapsed = p.tracker.Elapsed()
 	}
-	fmt.Fprintln(p.out, progressLine(pp, elapsed))
+	fmt.Fprintln(p.out, p.plainLine("", pp, elapsed))
 }
+
+// plainLine is a plain progress line after prefix (a pool node's
+// "node: "), fitting p.columns when set: the pod's name elided, then the
+// cause cut (the summary has it whole).
+func (p *Progress) plainLine(prefix string, pp drain.PodProgress, elapsed time.Duration) string {
+	if p.columns == 0 {
+		return prefix + progressLine(pp, elapsed, 0)
+	}
+	name := min(trender.MaxName, p.columns-len([]rune(prefix))-len(fmt.Sprintf(" %-12s", ""))-minCause)
+	return trender.CutLine(prefix+progressLine(pp, elapsed, name), p.columns)
+}
+
+// minCause is the fewest columns a fitted plain line gives the state's
+// cause before the pod's name is elided.
+const minCause = 30
 
 // Start begins showing node's drain as tracker records it.
 func (p *Progress) Start(node string, tracker *drain.Tracker) {
@@ -107,7 +125,7 @@ func (p *Progress) redraw() {
 	lines := []string{header(p.node, pods, elapsed)}
 	for _, pp := range pods {
 		// Each pod's own time since its first eviction request.
-		lines = append(lines, progressLine(pp, time.Duration(pp.DurationSeconds*float64(time.Second))))
+		lines = append(lines, progressLine(pp, time.Duration(pp.DurationSeconds*float64(time.Second)), 0))
 	}
 	for _, l := range lines {
 		if p.width > 1 && len([]rune(l)) >= p.width {
@@ -136,9 +154,13 @@ const noClock time.Duration = -1
 
 // progressLine is one pod's line: a time (since the node's drain started in
 // plain lines, since the pod's first eviction when redrawn; none for
-// noClock), pod, state, cause.
-func progressLine(pp drain.PodProgress, elapsed time.Duration) string {
-	line := fmt.Sprintf("%-40s %-12s", termsafe.Escape(pp.Namespace+"/"+pp.Name), stateText(pp.State))
+// noClock), pod (elided to nameWidth columns when not 0), state, cause.
+func progressLine(pp drain.PodProgress, elapsed time.Duration, nameWidth int) string {
+	name := termsafe.Escape(pp.Namespace + "/" + pp.Name)
+	if nameWidth > 0 {
+		name = trender.ElideName(name, nameWidth)
+	}
+	line := fmt.Sprintf("%-40s %-12s", name, stateText(pp.State))
 	if elapsed != noClock {
 		line = fmt.Sprintf("%8s  ", fmt.Sprintf("+%.1f s", elapsed.Seconds())) + line
 	}

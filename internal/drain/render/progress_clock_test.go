@@ -16,7 +16,7 @@ func TestProgressLineClock(t *testing.T) {
 		var b bytes.Buffer
 		text := NewText(&b, false, 0)
 		if stamped {
-			text.SetStamped()
+			text.SetStamped(12, false)
 		}
 		text.progress.Changed(pp)
 		line := b.String()

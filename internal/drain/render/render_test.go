@@ -12,7 +12,7 @@ import (
 
 func TestOutputEscapesClusterText(t *testing.T) {
 	evil := "web\x1b[2J\u202e"
-	line := progressLine(drain.PodProgress{Namespace: "shop", Name: evil, State: drain.StateBlocked, Cause: "PDB " + evil}, time.Second)
+	line := progressLine(drain.PodProgress{Namespace: "shop", Name: evil, State: drain.StateBlocked, Cause: "PDB " + evil}, time.Second, 0)
 	var b bytes.Buffer
 	Summary(&b, &drain.NodeResult{Node: evil, Outcome: drain.OutcomeInterrupted, CordonedByUs: true, EvictionsStarted: true,
 		Pods: []drain.PodProgress{{Namespace: "shop", Name: evil, State: drain.StateStopped, Cause: evil}}}, 0)

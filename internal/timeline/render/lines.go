@@ -36,20 +36,13 @@ func serverColumn(t time.Time) string {
 // cut to it; --wide and -o json have them whole.
 const LineWidth = 120
 
-// minMessage is the fewest columns a narrow line gives its message, even
-// past LineWidth when the names before it are long: a name is never cut.
+// minMessage is the fewest columns a narrow line gives its message: names
+// longer than the rest of the line leaves are elided (ElideName).
 const minMessage = 30
 
 // fitMessage cuts msg (escaped) to room columns, at least minMessage,
 // ending in "…" when cut.
-func fitMessage(msg string, room int) string {
-	room = max(room, minMessage)
-	r := []rune(msg)
-	if len(r) <= room {
-		return msg
-	}
-	return string(r[:room-1]) + "…"
-}
+func fitMessage(msg string, room int) string { return CutLine(msg, max(room, minMessage)) }
 
 // writeFitted writes head, msg (cluster text, escaped here) and tail (our
 // own words, never cut) as one line: msg cut to fit LineWidth columns, or
@@ -113,30 +106,53 @@ func CutMessage(s string) string {
 }
 
 // WriteGapLine writes the line that marks a watch gap: its opening while To
-// is zero, its closing otherwise.
-func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
+// is zero, its closing otherwise; cut to fit LineWidth columns (its reason
+// first) unless wide.
+func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap, wide bool) error {
 	at := g.From
 	if !g.To.IsZero() {
 		at = g.To
 	}
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, at, false), "--------", "watch", gapText(g))
+	head := fmt.Sprintf("%10s  %s  %-13s  ", msColumn(tl, at, false), "--------", "watch")
+	_, err := io.WriteString(w, head+gapText(g, narrowRoom(LineWidth-len(head), wide))+"\n")
 	return err
 }
 
-// gapText says what a gap's opening or closing means.
-func gapText(g timeline.Gap) string {
-	var msg string
+// narrowRoom is room, or 0 (no limit) when wide.
+func narrowRoom(room int, wide bool) int {
+	if wide {
+		return 0
+	}
+	return room
+}
+
+// minReason is the fewest columns a narrow gap line gives the error that
+// opened the gap.
+const minReason = 20
+
+// gapText says what a gap's opening or closing means, in room columns
+// (0: no limit): the reason is cut first, so that what the gap means
+// stays whole where it can.
+func gapText(g timeline.Gap, room int) string {
+	reason := termsafe.Escape(g.Reason)
+	if room <= 0 {
+		return gapWords(g, reason)
+	}
+	reason = CutLine(reason, max(room-len([]rune(gapWords(g, ""))), minReason))
+	return CutLine(gapWords(g, reason), room)
+}
+
+// gapWords is gapText with reason (escaped) as given.
+func gapWords(g timeline.Gap, reason string) string {
 	switch {
 	case g.Stalled:
-		msg = fmt.Sprintf("STALL: %s watch connected but late: %s; the changes around it are stamped late", g.Stream, termsafe.Escape(g.Reason))
+		return fmt.Sprintf("STALL: %s watch connected but late: %s; the changes around it are stamped late", g.Stream, reason)
 	case g.To.IsZero():
-		msg = fmt.Sprintf("GAP: %s watch lost (%s); reconnecting", g.Stream, termsafe.Escape(g.Reason))
+		return fmt.Sprintf("GAP: %s watch lost (%s); reconnecting", g.Stream, reason)
 	case g.Relisted:
-		msg = fmt.Sprintf("GAP: %s watch re-listed after %d ms: changes inside the gap are seen only as their net result, stamped now", g.Stream, g.To.Sub(g.From).Milliseconds())
-	default:
-		msg = fmt.Sprintf("GAP: %s watch resumed after %d ms from its last resourceVersion: nothing lost, changes inside the gap are stamped late", g.Stream, g.To.Sub(g.From).Milliseconds())
+		return fmt.Sprintf("GAP: %s watch re-listed after %d ms: changes inside the gap are seen only as their net result, stamped now", g.Stream, g.To.Sub(g.From).Milliseconds())
 	}
-	return msg
+	return fmt.Sprintf("GAP: %s watch resumed after %d ms from its last resourceVersion: nothing lost, changes inside the gap are stamped late", g.Stream, g.To.Sub(g.From).Milliseconds())
 }
 
 // WriteVerdict writes the verdict block: a headline and one line a finding.

@@ -41,9 +41,10 @@ type NodeLines struct {
 
 // NodeLinePrinter prints `watch node` as live lines. By default a line is
 // the ms since the first deletion, the node (when several are followed),
-// the pod (namespace/name), the track and the message, cut to fit
-// LineWidth columns (the workload is in the table at the end); o.Wide
-// prints every column and the whole message.
+// the pod (namespace/name), the track and the message, fitting LineWidth
+// columns: long names elided (ElideName), the message cut, a note wrapped
+// (the workload is in the table at the end); o.Wide prints every column,
+// whole names and the whole message.
 func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
 		if o.Wide {
@@ -51,13 +52,18 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 				termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
 			return
 		}
-		head := fmt.Sprintf("%-36s  %-13s  ", termsafe.Escape(subject), track)
-		if len(w.Nodes) > 1 { // one node is named in the summary
-			head = fmt.Sprintf("%-14s  ", termsafe.Escape(node)) + head
-		}
+		room := LineWidth - o.StampWidth - minMessage // for the columns before the message
+		var pre string
 		if !o.Stamped {
-			head = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), at, initial)) + head
+			pre = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), at, initial))
 		}
+		if len(w.Nodes) > 1 { // one node is named in the summary
+			pre += fmt.Sprintf("%-14s  ", ElideName(termsafe.Escape(node), MaxName))
+		}
+		post := fmt.Sprintf("  %-13s  ", track)
+		subjectRoom := min(MaxName, room-len([]rune(pre))-len(post))
+		subject = ElideName(termsafe.Escape(subject), subjectRoom)
+		head := pre + fmt.Sprintf("%-*s", min(36, subjectRoom), subject) + post
 		_, _ = fmt.Fprintf(out, "%s%s\n", head, fitMessage(termsafe.Escape(msg), LineWidth-o.StampWidth-len([]rune(head))))
 	}
 	return nodewatch.Printer{
@@ -69,12 +75,15 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		},
 		Gap: func(w *nodewatch.Watch, g timeline.Gap) {
 			if o.Stamped && !o.Wide { // the stamp is the line's clock
-				_, _ = fmt.Fprintf(out, "%-13s  %s\n", "watch", gapText(g))
+				head := fmt.Sprintf("%-13s  ", "watch")
+				_, _ = fmt.Fprintf(out, "%s%s\n", head, gapText(g, LineWidth-o.StampWidth-len(head)))
 				return
 			}
-			_ = WriteGapLine(out, nodeClock(w), g)
+			_ = WriteGapLine(out, nodeClock(w), g, o.Wide)
 		},
-		Note: func(_ *nodewatch.Watch, msg string) { _, _ = fmt.Fprintf(out, "note: %s\n", termsafe.Escape(msg)) },
+		Note: func(_ *nodewatch.Watch, msg string) {
+			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(LineWidth-o.StampWidth, o.Wide)))
+		},
 	}
 }
 

@@ -30,7 +30,7 @@ func PodJSONPrinter(out io.Writer) timeline.Printer {
 // printed only when its count reaches 5, 10, 20, 50, 100, ... and say how
 // many were seen, so that a pod with 5,000 Events cannot flood the
 // terminal (-o json keeps every one). A line fits LineWidth columns, its
-// message cut, unless Wide.
+// message cut (a note wrapped), unless Wide.
 type LinePrinter struct {
 	W     io.Writer
 	Wide  bool
@@ -80,12 +80,12 @@ func shownRepeat(n int) bool {
 }
 
 // Gap prints a gap's opening or closing.
-func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteGapLine(p.W, tl, g) }
-
-// Note prints a remark.
-func (p LinePrinter) Note(_ *timeline.Timeline, msg string) {
-	_, _ = io.WriteString(p.W, "note: "+termsafe.Escape(msg)+"\n")
+func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) {
+	_ = WriteGapLine(p.W, tl, g, p.Wide)
 }
+
+// Note prints a remark, wrapped to LineWidth columns unless Wide.
+func (p LinePrinter) Note(_ *timeline.Timeline, msg string) { _ = writeNote(p.W, msg, p.Wide) }
 
 // JSONPrinter prints one JSON object per line as things happen.
 type JSONPrinter struct{ W io.Writer }

@@ -43,9 +43,9 @@ func TestWriteLineBeforeT0AndEndpointWithoutServerTime(t *testing.T) {
 func TestGapLines(t *testing.T) {
 	tl := &timeline.Timeline{T0: timelinetest.At(0)}
 	var b bytes.Buffer
-	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), Reason: "watch connection closed"})
-	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), To: timelinetest.At(2500)})
-	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "Events", From: timelinetest.At(1000), To: timelinetest.At(3000), Relisted: true})
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), Reason: "watch connection closed"}, false)
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), To: timelinetest.At(2500)}, false)
+	_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "Events", From: timelinetest.At(1000), To: timelinetest.At(3000), Relisted: true}, false)
 	out := b.String()
 	for _, want := range []string{"+1000 ms", "GAP: pod watch lost (watch connection closed)", "+2500 ms", "resumed after 1500 ms", "GAP: Events watch re-listed after 2000 ms"} {
 		if !strings.Contains(out, want) {
@@ -243,7 +243,7 @@ func TestWriteGapLineStall(t *testing.T) {
 	g := timeline.Gap{Stream: "Events", Stalled: true, From: timelinetest.At(0), To: timelinetest.At(3500),
 		Reason: "Killing arrived 3500 ms after the server's time for it"}
 	var b bytes.Buffer
-	if err := render.WriteGapLine(&b, tl, g); err != nil {
+	if err := render.WriteGapLine(&b, tl, g, true); err != nil {
 		t.Fatal(err)
 	}
 	if want := "STALL: Events watch connected but late: Killing arrived 3500 ms after the server's time for it"; !strings.Contains(b.String(), want) {

@@ -22,10 +22,15 @@ func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0
 
 // writeSubjectLine writes one live line: milliseconds since the rollout's
 // start, the server's time, what it is about (a pod, a Service, the
-// workload), the track, and the message, escaped and cut to fit LineWidth
-// columns unless wide.
+// workload), the track, and the message, escaped; unless wide, the subject
+// elided and the message cut to fit LineWidth columns.
 func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string, wide bool) error {
-	return writeFitted(w, fmt.Sprintf("%10s  %s  %-28s  %-13s  ", ms, server, termsafe.Escape(subject), track), msg, "", wide)
+	pre, post := fmt.Sprintf("%10s  %s  ", ms, server), fmt.Sprintf("  %-13s  ", track)
+	subject = termsafe.Escape(subject)
+	if !wide {
+		subject = ElideName(subject, min(MaxName, LineWidth-len(pre)-len(post)-minMessage))
+	}
+	return writeFitted(w, pre+fmt.Sprintf("%-28s", subject)+post, msg, "", wide)
 }
 
 // WriteWorkloadLine writes one pod's event as a live line, the pod named.

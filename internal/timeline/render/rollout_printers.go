@@ -5,8 +5,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 
 	"io"
-
-	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 )
 
 // RolloutLinePrinter returns the rollout.Printer of the text output: a
@@ -24,7 +22,8 @@ func RolloutJSONPrinter(out io.Writer) rollout.Printer {
 }
 
 // WorkloadLinePrinter prints each change of a rollout as a line as it
-// happens, fitting LineWidth columns (its message cut) unless Wide.
+// happens, fitting LineWidth columns (its message cut, a note wrapped)
+// unless Wide.
 type WorkloadLinePrinter struct {
 	W    io.Writer
 	Wide bool
@@ -47,13 +46,11 @@ func (p WorkloadLinePrinter) Status(r *rollout.Rollout, s rollout.StatusChange) 
 
 // Gap prints a gap's opening or closing.
 func (p WorkloadLinePrinter) Gap(r *rollout.Rollout, g timeline.Gap) {
-	_ = WriteGapLine(p.W, clock(r), g)
+	_ = WriteGapLine(p.W, clock(r), g, p.Wide)
 }
 
-// Note prints a remark.
-func (p WorkloadLinePrinter) Note(_ *rollout.Rollout, msg string) {
-	_, _ = io.WriteString(p.W, "note: "+termsafe.Escape(msg)+"\n")
-}
+// Note prints a remark, wrapped to LineWidth columns unless Wide.
+func (p WorkloadLinePrinter) Note(_ *rollout.Rollout, msg string) { _ = writeNote(p.W, msg, p.Wide) }
 
 // WorkloadJSONPrinter prints one JSON object per line as things happen.
 type WorkloadJSONPrinter struct{ W io.Writer }
