@@ -83,7 +83,7 @@ func TestWatchNodeNamesKuredOfAHelmRelease(t *testing.T) {
 	if _, err := env.Client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s")
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide") // the note whole on one line
 	w.WaitOutput(t, time.Minute, "capacity")
 	if strings.Contains(w.Stdout(), "drained by") {
 		t.Fatalf("a drainer is named before the cordon:\n%s", w.Stdout())
