@@ -188,23 +188,39 @@ func createOwnedPod(t *testing.T, env *e2e.Env, ns, node, name string, owner met
 }
 
 // waitBudget waits until budget name's DisruptionAllowed condition
-// satisfies ok. (A failed sync leaves status.observedGeneration behind:
-// the controller's failSafe sets only the condition and
-// disruptionsAllowed.)
+// satisfies ok, and fails with the last condition seen. (A failed sync
+// leaves status.observedGeneration behind: the controller's failSafe sets
+// only the condition and disruptionsAllowed.) Until
+// kube-controller-manager's REST mapper knows a new kind (it is reset
+// every 30 s) the sync fails with "no matches for kind", and the
+// controller's retries back off past the wait: an annotation on the
+// budget every 5 s queues it again at once.
 func waitBudget(t *testing.T, env *e2e.Env, ns, name string, ok func(*metav1.Condition, *policyv1.PodDisruptionBudget) bool) {
 	t.Helper()
-	e2e.WaitFor(t, e2e.SetupWait, "the disruption controller's status of budget "+name, func() bool {
-		p, err := env.Client.PolicyV1().PodDisruptionBudgets(ns).Get(context.Background(), name, metav1.GetOptions{})
+	pdbs := env.Client.PolicyV1().PodDisruptionBudgets(ns)
+	last, nudged := "none", time.Now()
+	for deadline := time.Now().Add(e2e.SetupWait); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		p, err := pdbs.Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
-			return false
+			last = err.Error()
+			continue
 		}
 		for i, c := range p.Status.Conditions {
-			if c.Type == policyv1.DisruptionAllowedCondition {
-				return ok(&p.Status.Conditions[i], p)
+			if c.Type != policyv1.DisruptionAllowedCondition {
+				continue
+			}
+			last = fmt.Sprintf("%s %s %q, disruptionsAllowed %d", c.Status, c.Reason, c.Message, p.Status.DisruptionsAllowed)
+			if ok(&p.Status.Conditions[i], p) {
+				return
+			}
+			if strings.Contains(c.Message, "no matches for kind") && time.Since(nudged) > 5*time.Second {
+				nudged = time.Now()
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.graceful.test/nudge":%q}}}`, nudged.Format(time.RFC3339Nano))
+				_, _ = pdbs.Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
 			}
 		}
-		return false
-	})
+	}
+	t.Fatalf("timed out after %s waiting for the disruption controller's status of budget %s; last: %s", e2e.SetupWait, name, last)
 }
 
 func evict(env *e2e.Env, ns, pod string) error {
