@@ -26,6 +26,7 @@ const (
 	checkPDBMissing            = "pdb-missing"
 	checkPDBBlocksEviction     = "pdb-blocks-eviction"
 	checkPDBUnhealthyEviction  = "pdb-unhealthy-eviction-policy"
+	checkPDBWithoutScale       = "pdb-custom-resource-without-scale"
 	checkGracePeriodLong       = "grace-period-long"
 	checkUnknownField          = "unknown-field"
 	checkFieldNewerThanTarget  = "field-newer-than-target"

@@ -86,6 +86,11 @@ func (d *PDBPlan) changes() []fieldChange {
 			fieldChange{path: []string{"spec"}, key: "minAvailable"},
 			fieldChange{path: []string{"spec"}, key: "maxUnavailable", value: intNode(1)})
 	}
+	if d.MinAvailable != nil {
+		out = append(out,
+			fieldChange{path: []string{"spec"}, key: "maxUnavailable"},
+			fieldChange{path: []string{"spec"}, key: "minAvailable", value: intNode(int64(*d.MinAvailable))})
+	}
 	if d.AlwaysAllow {
 		out = append(out, fieldChange{path: []string{"spec"}, key: "unhealthyPodEvictionPolicy", value: stringNode("AlwaysAllow")})
 	}

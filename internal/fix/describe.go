@@ -49,6 +49,9 @@ func (d *PDBPlan) Describe() string {
 	if d.MaxUnavailableOne {
 		parts = append(parts, "maxUnavailable: 1 (one eviction at a time)")
 	}
+	if d.MinAvailable != nil {
+		parts = append(parts, fmt.Sprintf("%s -> minAvailable: %d (needs no count of expected pods; the same tolerance over %s)", d.MinAvailableFrom, *d.MinAvailable, d.Integer.Basis))
+	}
 	if d.AlwaysAllow {
 		parts = append(parts, "unhealthyPodEvictionPolicy: AlwaysAllow")
 	}

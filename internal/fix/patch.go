@@ -88,6 +88,10 @@ func (d *PDBPlan) patchCommand() string {
 		spec["minAvailable"] = nil
 		spec["maxUnavailable"] = 1
 	}
+	if d.MinAvailable != nil {
+		spec["maxUnavailable"] = nil
+		spec["minAvailable"] = *d.MinAvailable
+	}
 	if d.AlwaysAllow {
 		spec["unhealthyPodEvictionPolicy"] = "AlwaysAllow"
 	}

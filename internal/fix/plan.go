@@ -135,7 +135,7 @@ func NewPlan(inv *inspect.Inventory, findings []inspect.Finding, opts Options) *
 		case workloads[ref] != nil:
 			p.planWorkload(workloads[ref], fs, opts, names)
 		case pdbs[ref] != nil:
-			p.planPDB(pdbs[ref], fs)
+			p.planPDB(inv, pdbs[ref], fs)
 		default:
 			for _, f := range fs {
 				p.manual(f, "")

@@ -11,7 +11,14 @@ type PDBPlan struct {
 	MaxUnavailableOne bool
 	// AlwaysAllow sets unhealthyPodEvictionPolicy: AlwaysAllow.
 	AlwaysAllow bool
-	Fixes       []inspect.Finding
+	// MinAvailable, when set, replaces maxUnavailable or a percentage
+	// minAvailable (MinAvailableFrom, the field and its value) with the
+	// integer minAvailable of Integer, which needs no expected pod count
+	// (pods of a controller without /scale).
+	MinAvailable     *int32
+	MinAvailableFrom string
+	Integer          inspect.IntegerBudget
+	Fixes            []inspect.Finding
 }
 
 // NewPDB is a PodDisruptionBudget to add after the workload's document,
@@ -31,11 +38,16 @@ type NewPDB struct {
 	Fixes  []inspect.Finding
 }
 
-// planPDB adds the change for budget d's findings fs.
-func (p *Plan) planPDB(d *inspect.PDB, fs []inspect.Finding) {
+// planPDB adds the change for budget d (of inv) for its findings fs.
+func (p *Plan) planPDB(inv *inspect.Inventory, d *inspect.PDB, fs []inspect.Finding) {
 	pp := &PDBPlan{Object: pdbRef(*d), Source: d.Source}
 	for _, f := range fs {
 		switch f.Check {
+		case checkPDBWithoutScale:
+			if !pp.integerMinAvailable(inv, d) {
+				p.manual(f, pp.Integer.Basis)
+				continue
+			}
 		case checkPDBBlocksEviction:
 			pp.MaxUnavailableOne = true
 		case checkPDBUnhealthyEviction:
@@ -49,9 +61,36 @@ func (p *Plan) planPDB(d *inspect.PDB, fs []inspect.Finding) {
 		}
 		pp.Fixes = append(pp.Fixes, f)
 	}
-	if pp.MaxUnavailableOne || pp.AlwaysAllow {
+	if pp.MinAvailable != nil {
+		// maxUnavailable is what the controller cannot compute here: the
+		// integer minAvailable replaces it, allowing one eviction at least
+		// when the budget also blocked every one.
+		if pp.MaxUnavailableOne && *pp.MinAvailable > 0 && *pp.MinAvailable >= pp.Integer.Pods {
+			*pp.MinAvailable = pp.Integer.Pods - 1
+			pp.Integer.Basis += ", less one so that one eviction is allowed"
+		}
+		pp.MaxUnavailableOne = false
+	}
+	if pp.MaxUnavailableOne || pp.AlwaysAllow || pp.MinAvailable != nil {
 		p.PDBs = append(p.PDBs, pp)
 	}
+}
+
+// integerMinAvailable plans d's integer minAvailable; false, with why in
+// Integer.Basis, when the pods' count is unknown.
+func (pp *PDBPlan) integerMinAvailable(inv *inspect.Inventory, d *inspect.PDB) bool {
+	b, ok := inv.IntegerMinAvailable(d)
+	pp.Integer = b
+	if !ok {
+		return false
+	}
+	n := b.MinAvailable
+	pp.MinAvailable = &n
+	pp.MinAvailableFrom = "minAvailable " + d.Spec.MinAvailable.String()
+	if d.Spec.MaxUnavailable != nil {
+		pp.MinAvailableFrom = "maxUnavailable " + d.Spec.MaxUnavailable.String()
+	}
+	return true
 }
 
 // planNewPDB adds a budget for workload w (a pdb-missing finding f). Only

@@ -109,7 +109,7 @@ func (d *nodeRun) excludeFromLB(ctx context.Context, res *NodeResult) error {
 
 // waitLB waits, before the node is reported drained, for what is left of
 // the longest deregistration delay of the node's LoadBalancer Services
-// (servesNode) since the node was labelled, telling Events.LBWaiting first. Ctrl-C or
+// (delayOf) since the node was labelled, telling Events.LBWaiting first. Ctrl-C or
 // --timeout cut it short (LBWaitCut).
 func (d *nodeRun) waitLB(ctx context.Context, res *NodeResult) {
 	if !d.ExcludeFromLB || res.excludedAt.IsZero() {
@@ -122,10 +122,7 @@ func (d *nodeRun) waitLB(ctx context.Context, res *NodeResult) {
 	}
 	w := LBWait{Node: res.Node}
 	for _, s := range svcs.Items {
-		if !d.servesNode(s) {
-			continue
-		}
-		if sec, from := inspect.ServiceDeregistrationDelay(s); sec > w.DelaySeconds {
+		if sec, from := d.delayOf(s); sec > w.DelaySeconds {
 			w.DelaySeconds, w.From = sec, "Service "+s.Namespace+"/"+s.Name+": "+from
 		}
 	}
@@ -176,6 +173,24 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report) {
 	if w, ok := preflight.LBNotExcluded(r.Node, svcs.Items); ok {
 		r.Warnings = append(r.Warnings, w)
 	}
+}
+
+// delayOf is the deregistration delay that labelling the node starts in
+// svc's load balancers: any of them when svc selects a pod the drain
+// listed on the node (servesNode); else only those that register every
+// node and send through each whatever pods it runs
+// (inspect.ServiceNodeDeregistrationDelay: node targets,
+// externalTrafficPolicy Cluster), once the Service has a load balancer
+// (status.loadBalancer.ingress): one left pending, as where no cloud
+// provider serves the type, has no node to deregister.
+func (d *nodeRun) delayOf(svc corev1.Service) (int64, string) {
+	if d.servesNode(svc) {
+		return inspect.ServiceDeregistrationDelay(svc)
+	}
+	if len(svc.Status.LoadBalancer.Ingress) == 0 {
+		return 0, ""
+	}
+	return inspect.ServiceNodeDeregistrationDelay(svc)
 }
 
 // servesNode reports whether svc selects one of the pods the drain listed

@@ -108,3 +108,47 @@ func stuckNode(t *testing.T) (*fixture, string) {
 	f.pdb("stuck", "stuck", &one, nil, nil, 1)
 	return f, a
 }
+
+// lbServiceProvisioned creates lbService's Service for app with policy as
+// its externalTrafficPolicy and gives it a load balancer
+// (status.loadBalancer.ingress), as a cloud provider would.
+func (f *fixture) lbServiceProvisioned(app, delay string, policy corev1.ServiceExternalTrafficPolicy) {
+	f.t.Helper()
+	f.lbService(app, delay)
+	svcs := f.env.Client.CoreV1().Services(f.ns)
+	svc, err := svcs.Get(f.ctx, app, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	svc.Spec.ExternalTrafficPolicy = policy
+	if svc, err = svcs.Update(f.ctx, svc, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+	svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{Hostname: app + ".elb.example.com"}}
+	if _, err := svcs.UpdateStatus(f.ctx, svc, metav1.UpdateOptions{}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// A LoadBalancer Service with externalTrafficPolicy Cluster and node
+// targets sends through every node: --exclude-from-lb waits its delay
+// although none of its pods ran on the node. One with Local, or one
+// still pending (no load balancer), is not waited for.
+func TestDrainExcludeFromLBClusterPolicyE2E(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 1)
+	// Below TestDrainExcludeFromLBWaitsTheDelayE2E's 4 s, which runs at
+	// the same time and would see this Service too.
+	f.lbServiceProvisioned("elsewhere", "3", corev1.ServiceExternalTrafficPolicyCluster)
+	f.lbServiceProvisioned("local", "30", corev1.ServiceExternalTrafficPolicyLocal)
+	f.lbService("pending", "30")
+
+	start := time.Now()
+	res := f.drain(a, "--exclude-from-lb")
+	took := time.Since(start)
+	expect(t, res, 0, "3 s deregistration delay of Service "+f.ns+"/elsewhere", "externalTrafficPolicy Cluster: through every node", "node "+a+" drained")
+	if took < 3*time.Second || took > 25*time.Second {
+		t.Errorf("the drain took %s: want the 3 s delay of the Cluster-policy Service, not the 30 s of the Local or pending ones", took)
+	}
+}

@@ -145,8 +145,9 @@ type Inventory struct {
 	Services  []corev1.Service
 	PDBs      []PDB
 	HPAs      []hpaObject
-	// CRDScale maps "group/Kind" of each CustomResourceDefinition read to
-	// whether the kind has a scale subresource.
+	// CRDScale maps "group/Kind" to whether the kind has a scale
+	// subresource: from each CustomResourceDefinition read, and live from
+	// API discovery for the kinds ScaleQuestions names (SetScale).
 	CRDScale map[string]bool
 	// WorkloadRefs are Argo Rollouts that run another workload's pod
 	// template (spec.workloadRef), filed as workloads when audited.
@@ -199,10 +200,10 @@ func (inv *Inventory) AddNotAudited(reason NotAuditedReason, message string) {
 type podLabels struct {
 	Namespace string
 	Labels    map[string]string
-	// ControllerKind and ControllerName are the pod's controller
-	// reference (metadata.ownerReferences, controller: true); empty for a
-	// bare pod.
-	ControllerKind, ControllerName string
+	// ControllerKind, ControllerName and ControllerAPIVersion are the
+	// pod's controller reference (metadata.ownerReferences, controller:
+	// true); empty for a bare pod.
+	ControllerKind, ControllerName, ControllerAPIVersion string
 }
 
 // AddPodLabels records a live pod's namespace, labels and controller
@@ -211,7 +212,7 @@ type podLabels struct {
 func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string, controller *metav1.OwnerReference) {
 	p := podLabels{Namespace: namespace, Labels: labels}
 	if controller != nil {
-		p.ControllerKind, p.ControllerName = controller.Kind, controller.Name
+		p.ControllerKind, p.ControllerName, p.ControllerAPIVersion = controller.Kind, controller.Name, controller.APIVersion
 	}
 	inv.Pods = append(inv.Pods, p)
 }

@@ -15,3 +15,25 @@ func ServiceDeregistrationDelay(svc corev1.Service) (seconds int64, from string)
 	}
 	return seconds, from
 }
+
+// ServiceNodeDeregistrationDelay is ServiceDeregistrationDelay of the load
+// balancers of svc that send through every node: those that register
+// nodes (instance targets), when svc's externalTrafficPolicy is Cluster
+// (the API's default), for which kube-proxy forwards from any node to the
+// pods wherever they run. Labelling a node
+// node.kubernetes.io/exclude-from-external-load-balancers deregisters it
+// from them whatever pods it runs; with externalTrafficPolicy Local a
+// node without the Service's pods fails the load balancer's health check
+// (healthCheckNodePort) and carries none of its traffic. from says so; 0
+// and "" when none.
+func ServiceNodeDeregistrationDelay(svc corev1.Service) (seconds int64, from string) {
+	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+		return 0, ""
+	}
+	for _, d := range serviceLBDelays(svc) {
+		if d.targets == targetsNodes && d.seconds > seconds {
+			seconds, from = d.seconds, d.from+", externalTrafficPolicy Cluster: through every node"
+		}
+	}
+	return seconds, from
+}

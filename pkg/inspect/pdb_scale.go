@@ -2,7 +2,6 @@ package inspect
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -29,12 +28,20 @@ func (inv *Inventory) AddCustomResourceDefinition(u *unstructured.Unstructured) 
 			}
 		}
 	}
+	inv.SetScale(group, kind, scale)
+	inv.Objects++
+	return true
+}
+
+// SetScale records whether kind, of API group group ("" for the core
+// group), has a scale subresource: read from its CustomResourceDefinition,
+// or live from API discovery (a "<resource>/scale" beside the kind's
+// resource).
+func (inv *Inventory) SetScale(group, kind string, has bool) {
 	if inv.CRDScale == nil {
 		inv.CRDScale = map[string]bool{}
 	}
-	inv.CRDScale[group+"/"+kind] = scale
-	inv.Objects++
-	return true
+	inv.CRDScale[group+"/"+kind] = has
 }
 
 var pdbCustomResourceNoScale = register(&Check{
@@ -46,32 +53,40 @@ var pdbCustomResourceNoScale = register(&Check{
 	Needs:    []Input{InputPDBs},
 	run: func(s *scope, c *Check) []Finding {
 		var out []Finding
-		for _, p := range s.inv.PDBs {
+		for i, p := range s.inv.PDBs {
 			if !needsScale(p) {
 				continue
 			}
-			for _, w := range s.workloadsFor(p) {
-				scale, known := s.inv.CRDScale[w.Group+"/"+w.Object.Kind]
-				if !w.Generic || !known || scale {
-					continue
-				}
-				msg := fmt.Sprintf("%s over pods of %s/%s, whose CustomResourceDefinition (%s) has no /scale subresource: the disruption controller cannot compute the expected pods (DisruptionAllowed=False, SyncFailed), so every eviction of them is refused",
-					budgetField(p), w.Object.Kind, w.Object.Name, strings.TrimPrefix(w.Group+"/"+w.Object.Kind, "/"))
-				fix := fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":N}}' (an integer N below the pods' count), or add the scale subresource to the CustomResourceDefinition`,
-					p.Name, namespaceOf(p.Namespace))
-				out = append(out, pdbFinding(c, p, msg, fix))
-				break
+			o, ok := s.ownerWithoutScale(i)
+			if !ok {
+				continue
 			}
+			msg := fmt.Sprintf("%s over pods of %s, %s: the disruption controller cannot compute the expected pods (DisruptionAllowed=False, SyncFailed), so every eviction of them is refused",
+				budgetField(p), o.name, o.why)
+			out = append(out, pdbFinding(c, p, msg, s.scaleFix(i)))
 		}
 		return out
 	},
 	Explanation: checkDoc{
 		Why: "For maxUnavailable, and for a percentage minAvailable, the disruption controller needs the expected number of pods, which it reads from the pods' controller: a Deployment, ReplicaSet, StatefulSet or ReplicationController, or any other kind through its /scale subresource. Pods whose controller is a custom resource without /scale (a KubeVirt VirtualMachineInstance, many operators' objects) leave it unable to count: the budget's status stays DisruptionAllowed=False with reason SyncFailed and every eviction is refused, so drains hang. " +
-			"From files this is known when the CustomResourceDefinition is among the inputs; live, the budget's SyncFailed condition shows it (pdb-blocks-eviction).",
-		Fix:    "Use an integer minAvailable (it needs no expected count), or add the scale subresource to the CustomResourceDefinition.",
-		Source: "disruption controller getExpectedScale and getScaleController (pkg/controller/disruption/disruption.go); reported in kubevirt/kubevirt#18063",
+			"From files this is known when the CustomResourceDefinition is among the inputs; live, from API discovery (the resource of the pods' controller lists no /scale subresource), before any budget has failed.",
+		Fix:    "Use an integer minAvailable (it needs no expected count): the pods' count minus what maxUnavailable allowed keeps the same tolerance (`audit --fix` writes it when the count is known). Or add the scale subresource to the CustomResourceDefinition.",
+		Source: "disruption controller getExpectedScale and getScaleController (pkg/controller/disruption/disruption.go); API discovery, the \"Discovery API\" page of the Kubernetes documentation (/apis/GROUP/VERSION lists RESOURCE/scale); reported in kubevirt/kubevirt#18063",
 	},
 })
+
+// scaleFix is the finding's fix for budget i: the patch to an integer
+// minAvailable, with the value when the pods' count is known.
+func (s *scope) scaleFix(i int) string {
+	p := s.inv.PDBs[i]
+	b, ok := s.integerMinAvailable(i)
+	value, why := "N", fmt.Sprintf(" (N: the pods that must stay up; %s)", b.Basis)
+	if ok {
+		value, why = fmt.Sprint(b.MinAvailable), fmt.Sprintf(" (the same tolerance over %s)", b.Basis)
+	}
+	return fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"maxUnavailable":null,"minAvailable":%s}}'%s, or add the scale subresource to the CustomResourceDefinition`,
+		p.Name, namespaceOf(p.Namespace), value, why)
+}
 
 // needsScale reports whether p's spec needs the expected pod count: a
 // maxUnavailable, or a percentage minAvailable.

@@ -185,6 +185,10 @@ type Timeline struct {
 	// decide when the app is told to stop.
 	NativeSidecars []string
 	PreStop        map[string]PreStop
+	// StopSignals are the stop signals the pod names, by container
+	// (lifecycle.stopSignal, or the kubelet's report); a container without
+	// an entry gets SIGTERM or its image's STOPSIGNAL.
+	StopSignals map[string]StopSignal
 	// ExecPreStop marks the containers whose preStop is an exec hook.
 	ExecPreStop map[string]bool
 	// Services are the Services whose selector matches the pod.

@@ -50,7 +50,9 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 	tl := &Timeline{
 		Namespace: pod.Namespace, Pod: pod.Name, UID: string(pod.UID),
 		Start: start, Services: services, PreStop: map[string]PreStop{}, ExecPreStop: map[string]bool{},
+		StopSignals: map[string]StopSignal{},
 	}
+	readStopSignals(tl.StopSignals, pod)
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		tl.GracePeriodSeconds = *g
 	}
@@ -160,6 +162,7 @@ func (r *Recorder) deletionSeen(recv time.Time, pod *corev1.Pod, initial bool) {
 func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
 	old := r.pod
 	r.pod = pod.DeepCopy()
+	readStopSignals(r.TL.StopSignals, pod)
 	if old.DeletionTimestamp == nil && pod.DeletionTimestamp != nil {
 		r.deletionSeen(recv, pod, false)
 	} else if old.DeletionGracePeriodSeconds != nil && pod.DeletionGracePeriodSeconds != nil &&

@@ -90,6 +90,10 @@ type Verdict struct {
 	// StopContainer is the container the verdict rests on: the regular
 	// container told to stop first.
 	StopContainer string `json:"stopContainer,omitempty"`
+	// StopSignal is the signal StopContainer is stopped with where the
+	// pod names one (Timeline.StopSignals); nil for SIGTERM or the image's
+	// STOPSIGNAL. The "sigterm" fields time it whatever its name.
+	StopSignal *StopSignal `json:"stopSignal,omitempty"`
 	// WindowMs is StopMs - EndpointOutMs: positive is the time the data
 	// plane had to converge, negative is a race window.
 	WindowMs *int64 `json:"windowMs,omitempty"`

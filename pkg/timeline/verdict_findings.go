@@ -14,13 +14,19 @@ func (l *findingList) fact(s string, a ...any) { l.facts = append(l.facts, fmt.S
 func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 	var l findingList
 	endpointFindings(tl, rt, v, &l)
+	if s, ok := tl.StopSignals[v.StopContainer]; ok && v.StopContainer != "" {
+		v.StopSignal = &s
+	}
+	if f := tl.signalFact(v.StopContainer); f != "" {
+		l.fact("%s", f)
+	}
 	switch {
 	case v.SigtermMs != nil:
 		first := "the first told to stop"
 		if len(v.unknownHooks) > 0 {
 			first = "the first of the containers whose preStop length is known"
 		}
-		l.fact("SIGTERM estimated at %+d ms (%s) for container %s, %s", *v.SigtermMs, v.SigtermBasisText, v.StopContainer, first)
+		l.fact("%s estimated at %+d ms (%s) for container %s, %s", tl.signalOf(v.StopContainer), *v.SigtermMs, v.SigtermBasisText, v.StopContainer, first)
 		lateSigtermFinding(tl, v, &l)
 	case v.StopMs == nil:
 		var unknown []string
@@ -125,7 +131,7 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	for _, x := range v.Exits {
 		l.fact("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
 		if x.Code == 137 && !killedInPreStop[x.Container] {
-			l.risk("container %s was SIGKILLed (exit 137) at %+d ms, grace deadline %+d ms: the app ignored SIGTERM or shut down too slowly", x.Container, x.Ms, v.DeadlineMs)
+			l.risk("container %s was SIGKILLed (exit 137) at %+d ms, grace deadline %+d ms: the app ignored %s or shut down too slowly", x.Container, x.Ms, v.DeadlineMs, tl.signalHedged(x.Container))
 		}
 	}
 }
@@ -177,7 +183,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		v.ShortByMs = nil
 		return
 	}
-	w, out := *v.WindowMs, outText(rt)
+	w, out, sig := *v.WindowMs, outText(rt), tl.signalOf(v.StopContainer)
 	short := ""
 	if v.ShortByMs != nil {
 		short = fmt.Sprintf(": %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic", *v.ShortByMs, time.Duration(v.PropagationMs)*time.Millisecond)
@@ -189,9 +195,9 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	switch {
 	case sigkilledAfterSigterm(v) != nil:
 		x := sigkilledAfterSigterm(v)
-		l.fact("container %s did not stop on SIGTERM (estimated %s): it went on running until the kubelet SIGKILLed it at the grace deadline (exit reported at %+d ms), so the SIGTERM time does not bound when it stopped serving; requests routed to it meanwhile were answered for as long as the app served, and those in flight at the SIGKILL were cut", v.StopContainer, signedWindow(w, out), x.Ms)
+		l.fact("container %s did not stop on %s (estimated %s): it went on running until the kubelet SIGKILLed it at the grace deadline (exit reported at %+d ms), so the %s time does not bound when it stopped serving; requests routed to it meanwhile were answered for as long as the app served, and those in flight at the SIGKILL were cut", v.StopContainer, tl.signalHedged(v.StopContainer), signedWindow(w, out), x.Ms, sig)
 	case sidecarFirst:
-		l.fact("window: container %s got SIGTERM %d ms after %s%s", v.StopContainer, w, out, short)
+		l.fact("window: container %s got %s %d ms after %s%s", v.StopContainer, sig, w, out, short)
 	case sigtermOrder(v) == orderUnknown:
 		why := "no preStop delay"
 		if v.PreStopFailed {
@@ -204,21 +210,21 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 			// Before or after, SIGTERM came too soon: short either way.
 			v.Window = WindowTooShort
 		}
-		l.risk("%s: SIGTERM came between +%d and %+d ms (estimated from %s) and %s at %+d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText, out, *v.EndpointOutMs, short)
+		l.risk("%s: %s came between +%d and %+d ms (estimated from %s) and %s at %+d ms: the order cannot be told from the API. Either way kube-proxy, Ingress controllers and load balancers were still converging: expect errors on every rollout%s", why, sig, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText, out, *v.EndpointOutMs, short)
 	case w < 0:
 		v.Window = WindowRace
 		l.risk("race window: container %s was told to stop %d ms BEFORE %s; requests routed to it meanwhile fail", v.StopContainer, -w, out)
 	case v.PreStopDelayMs == 0:
 		v.Window = WindowTooShort
-		l.risk("no preStop delay: SIGTERM came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", w, out, short)
+		l.risk("no preStop delay: %s came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", sig, w, out, short)
 	case v.KilledInPreStop && v.SigtermMs == nil:
 		l.fact("window: container %s was killed %d ms after %s", v.StopContainer, w, out)
 	case v.ShortByMs != nil:
 		v.Window = WindowTooShort
-		l.risk("window too short: SIGTERM came %d ms after %s, %+d ms after the delete request%s; raise the preStop delay by at least that much", w, out, *v.StopMs, short)
+		l.risk("window too short: %s came %d ms after %s, %+d ms after the delete request%s; raise the preStop delay by at least that much", sig, w, out, *v.StopMs, short)
 	default:
 		v.Window = WindowMet
-		l.fact("window: SIGTERM came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", w, out, time.Duration(v.PropagationMs)*time.Millisecond)
+		l.fact("window: %s came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", sig, w, out, time.Duration(v.PropagationMs)*time.Millisecond)
 	}
 }
 

@@ -57,7 +57,9 @@ type LiveOptions struct {
 // grows with resource types and pages, not objects. A Service/PDB/HPA/
 // Ingress/pod list the user may not read (RBAC) or the server does not serve
 // is recorded in inv.Unavailable; failing to reach the cluster, or to read
-// workloads, is an error naming the context and server.
+// workloads, is an error naming the context and server. Whether the pods'
+// controllers have a scale subresource is asked of API discovery, for the
+// budgets that need it (inspect.Inventory.ScaleQuestions).
 func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOptions, inv *inspect.Inventory) error {
 	where := opts.Context
 	if where == "" {
@@ -104,6 +106,7 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 		return fmt.Errorf("context %s: %v", where, err)
 	}
 	l.loadBalancerObjects(cfg)
+	scaleSubresources(getter, inv)
 	return nil
 }
 
