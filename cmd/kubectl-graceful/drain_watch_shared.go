@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // sharedWatches hands the node watch's streams of each node's pods and of
@@ -32,21 +32,21 @@ type sharedStream struct {
 	listed, gap bool
 	failed      bool
 	objs        cache.Store
-	subs        map[int]func(timeline.Notice)
+	subs        map[int]func(listwatch.Notice)
 }
 
 // newSharedWatches shares the pods' streams of nodes and the budgets'.
 func newSharedWatches(nodes []string) *sharedWatches {
 	s := &sharedWatches{streams: map[string]*sharedStream{}}
 	for _, n := range append(nodes, "") {
-		s.streams[n] = &sharedStream{objs: cache.NewStore(cache.MetaNamespaceKeyFunc), subs: map[int]func(timeline.Notice){}}
+		s.streams[n] = &sharedStream{objs: cache.NewStore(cache.MetaNamespaceKeyFunc), subs: map[int]func(listwatch.Notice){}}
 	}
 	return s
 }
 
 // tap takes a Notice of the node watch's stream of node ("" the budgets)
 // and hands it to the subscribers.
-func (s *sharedWatches) tap(node string, n timeline.Notice) {
+func (s *sharedWatches) tap(node string, n listwatch.Notice) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.streams[node]
@@ -59,25 +59,25 @@ func (s *sharedWatches) tap(node string, n timeline.Notice) {
 	}
 }
 
-func (st *sharedStream) take(n timeline.Notice) {
+func (st *sharedStream) take(n listwatch.Notice) {
 	st.name = n.Stream
 	switch {
-	case n.Err != nil:
+	case n.Kind == listwatch.KindError:
 		st.failed = true
-	case n.GapOpen:
+	case n.Kind == listwatch.KindGapOpen:
 		st.gap = true
-	case n.GapClose:
+	case n.Kind == listwatch.KindGapClose:
 		st.gap = false
-	case n.Listed:
+	case n.Kind == listwatch.KindList:
 		list := make([]any, len(n.List))
 		for i, o := range n.List {
 			list[i] = o
 		}
 		_ = st.objs.Replace(list, "")
 		st.listed = true
-	case n.Event != nil && (n.Event.Type == watch.Added || n.Event.Type == watch.Modified):
+	case n.Kind == listwatch.KindEvent && (n.Event.Type == watch.Added || n.Event.Type == watch.Modified):
 		_ = st.objs.Update(n.Event.Object)
-	case n.Event != nil && n.Event.Type == watch.Deleted:
+	case n.Kind == listwatch.KindEvent && n.Event.Type == watch.Deleted:
 		_ = st.objs.Delete(n.Event.Object)
 	}
 }
@@ -85,7 +85,7 @@ func (st *sharedStream) take(n timeline.Notice) {
 // subscribe is drain.Events.SharedWatch: notice gets the stream of node
 // ("" the budgets) from what it holds now until ctx ends. False when the
 // node watch does not run that stream, it failed, or it ended.
-func (s *sharedWatches) subscribe(ctx context.Context, node string, notice func(timeline.Notice)) bool {
+func (s *sharedWatches) subscribe(ctx context.Context, node string, notice func(listwatch.Notice)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.streams[node]
@@ -97,9 +97,9 @@ func (s *sharedWatches) subscribe(ctx context.Context, node string, notice func(
 		for _, o := range st.objs.List() {
 			list = append(list, o.(runtime.Object))
 		}
-		notice(timeline.Notice{Stream: st.name, Recv: time.Now(), List: list, Listed: true, Initial: true})
+		notice(listwatch.Notice{Stream: st.name, Recv: time.Now(), List: list, Kind: listwatch.KindList, Initial: true})
 		if st.gap {
-			notice(timeline.Notice{Stream: st.name, Recv: time.Now(), GapOpen: true, Reason: "the shared watch is in a gap"})
+			notice(listwatch.Notice{Stream: st.name, Recv: time.Now(), Kind: listwatch.KindGapOpen, Reason: "the shared watch is in a gap"})
 		}
 	}
 	id := s.next
@@ -125,7 +125,7 @@ func (s *sharedWatches) end() {
 	s.ended = true
 	for _, st := range s.streams {
 		for id, sub := range st.subs {
-			sub(timeline.Notice{Stream: st.name, Recv: time.Now(), Err: errWatchEnded})
+			sub(listwatch.Notice{Stream: st.name, Recv: time.Now(), Kind: listwatch.KindError, Err: errWatchEnded})
 			delete(st.subs, id)
 		}
 	}

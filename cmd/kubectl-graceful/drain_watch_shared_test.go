@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 func sharedPod(name string) *corev1.Pod {
@@ -19,19 +19,19 @@ func sharedPod(name string) *corev1.Pod {
 }
 
 // kinds names each notice: err, list(N), event, gap-open, gap-close.
-func kinds(ns []timeline.Notice) []string {
+func kinds(ns []listwatch.Notice) []string {
 	var out []string
 	for _, n := range ns {
-		switch {
-		case n.Err != nil:
+		switch n.Kind {
+		case listwatch.KindError:
 			out = append(out, "err")
-		case n.Listed:
+		case listwatch.KindList:
 			out = append(out, "list"+string(rune('0'+len(n.List))))
-		case n.GapOpen:
+		case listwatch.KindGapOpen:
 			out = append(out, "gap-open")
-		case n.GapClose:
+		case listwatch.KindGapClose:
 			out = append(out, "gap-close")
-		case n.Event != nil:
+		case listwatch.KindEvent:
 			out = append(out, "event")
 		}
 	}
@@ -45,18 +45,18 @@ func kinds(ns []timeline.Notice) []string {
 // drain then opens its own watch).
 func TestSharedWatchesStartLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 	s := newSharedWatches([]string{"n1", "n2"})
-	s.tap("n1", timeline.Notice{Listed: true, Initial: true, List: []runtime.Object{sharedPod("a"), sharedPod("b")}})
-	s.tap("n1", timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: sharedPod("a")}})
-	s.tap("n1", timeline.Notice{GapOpen: true})
-	var got []timeline.Notice
+	s.tap("n1", listwatch.Notice{Kind: listwatch.KindList, Initial: true, List: []runtime.Object{sharedPod("a"), sharedPod("b")}})
+	s.tap("n1", listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: sharedPod("a")}})
+	s.tap("n1", listwatch.Notice{Kind: listwatch.KindGapOpen})
+	var got []listwatch.Notice
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if !s.subscribe(ctx, "n1", func(n timeline.Notice) { got = append(got, n) }) {
+	if !s.subscribe(ctx, "n1", func(n listwatch.Notice) { got = append(got, n) }) {
 		t.Fatal("n1 refused")
 	}
-	s.tap("n1", timeline.Notice{GapClose: true})
-	s.tap("n1", timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: sharedPod("c")}})
-	s.tap("n2", timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: sharedPod("d")}})
+	s.tap("n1", listwatch.Notice{Kind: listwatch.KindGapClose})
+	s.tap("n1", listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Added, Object: sharedPod("c")}})
+	s.tap("n2", listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Added, Object: sharedPod("d")}})
 	s.end()
 	want := []string{"list1", "gap-open", "gap-close", "event", "err"}
 	if k := kinds(got); !slices.Equal(k, want) {
@@ -65,17 +65,17 @@ func TestSharedWatchesStartLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 	if p := got[0].List[0].(*corev1.Pod); p.Name != "b" {
 		t.Errorf("replayed list holds %s, want b (a was deleted)", p.Name)
 	}
-	if s.subscribe(ctx, "n1", func(timeline.Notice) {}) {
+	if s.subscribe(ctx, "n1", func(listwatch.Notice) {}) {
 		t.Errorf("subscribed after the watch ended")
 	}
 
 	s = newSharedWatches([]string{"n1"})
-	s.tap("", timeline.Notice{Err: errors.New("forbidden")})
-	if s.subscribe(ctx, "", func(timeline.Notice) {}) || s.subscribe(ctx, "n9", func(timeline.Notice) {}) {
+	s.tap("", listwatch.Notice{Kind: listwatch.KindError, Err: errors.New("forbidden")})
+	if s.subscribe(ctx, "", func(listwatch.Notice) {}) || s.subscribe(ctx, "n9", func(listwatch.Notice) {}) {
 		t.Errorf("subscribed to a failed stream or a node not watched")
 	}
 	got = nil
-	if !s.subscribe(ctx, "n1", func(n timeline.Notice) { got = append(got, n) }) || len(got) != 0 {
+	if !s.subscribe(ctx, "n1", func(n listwatch.Notice) { got = append(got, n) }) || len(got) != 0 {
 		t.Errorf("before the first list: %v, want a subscription and no notice yet", kinds(got))
 	}
 }

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // budgetStatus feeds w the status of PDB shop/web as the watch would.
@@ -126,8 +126,8 @@ func TestPacerLetsThroughUnknownBudgetsAndRefusals(t *testing.T) {
 // known: an eviction held back on a status that would never change again
 // is let through at once, for the Eviction API to judge.
 func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
-	var notice func(timeline.Notice)
-	r := &run{Drainer: &Drainer{Events: Events{SharedWatch: func(_ context.Context, node string, n func(timeline.Notice)) bool {
+	var notice func(listwatch.Notice)
+	r := &run{Drainer: &Drainer{Events: Events{SharedWatch: func(_ context.Context, node string, n func(listwatch.Notice)) bool {
 		notice = n
 		return node == ""
 	}}}}
@@ -136,14 +136,14 @@ func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
 	if w.waitSynced(context.Background(), 10*time.Millisecond) {
 		t.Errorf("synced before the List")
 	}
-	notice(timeline.Notice{Listed: true, List: []runtime.Object{pdb}})
+	notice(listwatch.Notice{Kind: listwatch.KindList, List: []runtime.Object{pdb}})
 	if !w.waitSynced(context.Background(), time.Second) {
 		t.Fatal("not synced after the List")
 	}
 	p := newBudgetPacer(w)
 	done, causes := reserveAsync(t, p, context.Background())
 	<-causes
-	notice(timeline.Notice{Err: errors.New("the node watch ended")})
+	notice(listwatch.Notice{Kind: listwatch.KindError, Err: errors.New("the node watch ended")})
 	waitGranted(t, done, "still held back after the budgets' watch ended")
 }
 

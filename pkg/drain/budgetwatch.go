@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // budgetWatch follows the PodDisruptionBudgets of the drained pods, with
@@ -48,7 +48,7 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
 		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
 	var listed atomic.Bool
-	if r.Events.SharedWatch != nil && r.Events.SharedWatch(ctx, "", func(n timeline.Notice) { w.notice(n, &listed) }) {
+	if r.Events.SharedWatch != nil && r.Events.SharedWatch(ctx, "", func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
 		return w
 	}
@@ -71,16 +71,16 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 // judge). Once the stream ended (Err) no status is known any more: the
 // pacer holds nothing back rather than wait on a status that no longer
 // changes.
-func (w *budgetWatch) notice(n timeline.Notice, listed *atomic.Bool) {
+func (w *budgetWatch) notice(n listwatch.Notice, listed *atomic.Bool) {
 	switch {
-	case n.Err != nil:
+	case n.Kind == listwatch.KindError:
 		w.forget()
-	case n.Listed:
+	case n.Kind == listwatch.KindList:
 		for _, o := range n.List {
 			w.set(o)
 		}
 		listed.Store(true)
-	case n.Event != nil && n.Event.Type != watch.Deleted:
+	case n.Kind == listwatch.KindEvent && n.Event.Type != watch.Deleted:
 		w.set(n.Event.Object)
 	}
 }

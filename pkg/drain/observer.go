@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // Events is told what a Drainer does as it happens, the way
@@ -64,11 +64,11 @@ type Events struct {
 	// node (fieldSelector spec.nodeName), or, for node "", of the
 	// cluster's PodDisruptionBudgets. It returns false when it runs no
 	// such watch; else it calls notice, in order and without blocking
-	// for long, with the Notices of that timeline.Stream until ctx ends:
+	// for long, with the Notices of that listwatch.Stream until ctx ends:
 	// first a List of what the stream holds (followed by a GapOpen while
 	// a gap is open), and an Err when the watch stops before ctx. The
 	// drain then treats these Notices as its own stream's.
-	SharedWatch func(ctx context.Context, node string, notice func(timeline.Notice)) bool
+	SharedWatch func(ctx context.Context, node string, notice func(listwatch.Notice)) bool
 }
 
 // call calls f with v unless f, an Events field, is nil.
