@@ -13,10 +13,12 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // budgetWatch follows the PodDisruptionBudgets of the drained pods, with
-// client-go informers or from a watch Events.SharedWatch hands over, so that a pod a budget refused is retried as soon as
+// client-go informers or from the watch Drainer.Watches shares, so that a
+// pod a budget refused is retried as soon as
 // the disruption controller raises disruptionsAllowed again, instead of
 // after a blind delay.
 type budgetWatch struct {
@@ -41,14 +43,14 @@ type budgetWatch struct {
 }
 
 // watchBudgets follows the budgets until ctx ends: from the cluster-wide
-// watch Events.SharedWatch hands over when it runs one, else with one PDB
+// watch Drainer.Watches shares when it holds one, else with one PDB
 // informer per namespace. Until the first list, the budgets are unknown
 // and retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
 		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
 	var listed atomic.Bool
-	if r.Events.SharedWatch != nil && r.Events.SharedWatch(ctx, "", func(n listwatch.Notice) { w.notice(n, &listed) }) {
+	if r.Watches.Subscribe(ctx, timeline.StreamBudgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
 		return w
 	}

@@ -33,7 +33,7 @@ import (
 //
 // A gap (GapOpen until GapClose or a list) never turns into "gone": the
 // last version delivered is kept and a pod is gone only by one of the
-// rules above. The list a shared watch (Events.SharedWatch) replays first
+// rules above. The list a shared watch (Drainer.Watches) replays first
 // is what that watch holds, which may lag behind the drain's list by the
 // events in flight: a pod missing from it is not taken for gone.
 type nodePods struct {
@@ -70,9 +70,9 @@ func newNodePods(listed []corev1.Pod) *nodePods {
 }
 
 // followPods follows the pods of node, starting from listed, until ctx
-// ends: from the watch that Events.SharedWatch hands over when it runs
-// one (and from a stream of its own once that watch ended early), else
-// from a stream of its own.
+// ends: from the watch Drainer.Watches shares when it holds one (and from
+// a stream of its own once that watch ended early), else from a stream of
+// its own.
 func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.Pod) *nodePods {
 	c := newNodePods(listed)
 	c.replays = true
@@ -83,7 +83,7 @@ func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.P
 			own.Do(func() { go d.ownPodStream(ctx, node, c) })
 		}
 	}
-	if d.Events.SharedWatch == nil || !d.Events.SharedWatch(ctx, node, shared) {
+	if !d.Watches.Subscribe(ctx, timeline.StreamPodsOn(node), shared) {
 		own.Do(func() { go d.ownPodStream(ctx, node, c) })
 	}
 	return c

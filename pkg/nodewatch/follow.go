@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,11 +48,12 @@ type Config struct {
 	// Ready, when set, is called once every watch has its first List: from
 	// then on every termination is seen from its start.
 	Ready func()
-	// Tap, when set, is called with each Notice of the watch of the pods
-	// on node, and, with node "", of the PodDisruptionBudgets' watch, in
-	// order, as Follow takes it, so that another reader of the same
-	// objects needs no watch of its own; it must not block.
-	Tap func(node string, n listwatch.Notice)
+	// Watches, when set, is given every Notice of Follow's watches as
+	// Follow takes it (Publish): another reader of the objects of a stream
+	// it shares (the pods on each node, timeline.StreamPodsOn, and the
+	// PodDisruptionBudgets, timeline.StreamBudgets) subscribes there and
+	// needs no watch of its own. The caller closes it once Follow returned.
+	Watches *listwatch.Hub
 }
 
 // ErrNoNodes is returned (wrapped) when the selector matches no node.
@@ -208,18 +208,6 @@ func (f *follower) streams() []*listwatch.Stream {
 	return out
 }
 
-// tap hands a notice of a pods' or the budgets' stream to Config.Tap.
-func (f *follower) tap(n listwatch.Notice) {
-	if f.cfg.Tap == nil {
-		return
-	}
-	if node, ok := strings.CutPrefix(n.Stream, timeline.StreamPods+" on "); ok {
-		f.cfg.Tap(node, n)
-	} else if n.Stream == streamBudgets {
-		f.cfg.Tap("", n)
-	}
-}
-
 // loop handles notices until no evictable pod is left (plus the settle
 // time), every node is gone, or ctx ends.
 func (f *follower) loop(ctx context.Context) error {
@@ -227,7 +215,7 @@ func (f *follower) loop(ctx context.Context) error {
 	for {
 		select {
 		case n := <-f.notices:
-			f.tap(n)
+			f.cfg.Watches.Publish(n)
 			if err := f.handle(ctx, n); err != nil {
 				return err
 			}
