@@ -101,7 +101,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 		sw.unstamp()
 	}
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.Propagation})
-	if err := writeNodeSummary(o.Out, dw.w, v); err != nil {
+	if err := nodeWatchSummary.write(watchSink{out: o.Out}, dw.w, v); err != nil {
 		return err
 	}
 	switch {
