@@ -32,14 +32,14 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 		watch = o.startWatch(ctx)
 	}
 	events := watcher.events(o.view())
-	if watch != nil {
-		// One watch of each node's pods and of the budgets, for both.
-		events.SharedWatch = watch.shared.subscribe
-	}
 	overrides := &budgetOverrides{o: o}
 	events.BudgetOverridden = overrides.overriding
 	events.LBWaiting = o.lbWaiting
 	d := o.drainer(events)
+	if watch != nil {
+		// One watch of each node's pods and of the budgets, for both.
+		d.Watches = watch.watches
+	}
 	if o.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -20,8 +21,9 @@ type drainWatch struct {
 	done chan struct{}
 	w    *nodewatch.Watch
 	err  error
-	// shared hands the watch's pods' and budgets' streams to the drain.
-	shared *sharedWatches
+	// watches shares the watch's streams of each node's pods and of the
+	// budgets with the drain (Drainer.Watches): one watch of each, not two.
+	watches *listwatch.Hub
 }
 
 // watchSetup bounds the wait for the watch's first Lists before the
@@ -44,9 +46,9 @@ func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 		names = append(names, n.Name)
 	}
 	ready := make(chan struct{})
-	dw.shared = newSharedWatches(names)
+	dw.watches = sharedWatches(names)
 	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
-		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.Wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Tap: dw.shared.tap}
+		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.Wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
 	if o.Selector != "" {
 		// A pool picked by -l: the watch lists it with one request where
 		// it would read each named node once.
@@ -55,7 +57,8 @@ func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	go func() {
 		defer close(dw.done)
 		dw.w, dw.err = nodewatch.Follow(wctx, cfg)
-		dw.shared.end()
+		// From then on the drain reads the API server itself.
+		dw.watches.Close()
 	}()
 	select {
 	case <-ready:
@@ -64,6 +67,16 @@ func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 		fmt.Fprintf(o.ErrOut, "warning: --watch: the watches did not list within %s; the drain goes on, the first terminations may be seen late\n", watchSetup)
 	}
 	return dw
+}
+
+// sharedWatches is the Hub of the node watch's streams the drain reads:
+// the pods of each of nodes and the budgets.
+func sharedWatches(nodes []string) *listwatch.Hub {
+	streams := []string{timeline.StreamBudgets}
+	for _, n := range nodes {
+		streams = append(streams, timeline.StreamPodsOn(n))
+	}
+	return listwatch.NewHub(streams...)
 }
 
 // finish ends the watch (at once when the drain failed, else once the
@@ -88,7 +101,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 		sw.unstamp()
 	}
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.Propagation})
-	if err := writeNodeSummary(o.Out, dw.w, v); err != nil {
+	if err := nodeWatchSummary.write(watchSink{out: o.Out}, dw.w, v); err != nil {
 		return err
 	}
 	switch {

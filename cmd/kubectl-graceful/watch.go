@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -39,8 +38,8 @@ type WatchPodOptions struct {
 	Output string
 	// Wide is --wide: live lines with whole messages.
 	Wide bool
-	// doc is where json and yaml go (documentWriter).
-	doc io.Writer
+	// sink is where -o sends the output.
+	sink watchSink
 	// Propagation is how long kube-proxy, Ingress controllers and load
 	// balancers are given to stop sending traffic, counted from the delete
 	// request: a pod told to stop sooner is a risk.
@@ -103,15 +102,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 			return nil
 		},
 		ValidArgsFunction: completePod(configFlags),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Delete, "delete", false, "Delete the pod, then watch it terminate")
@@ -140,7 +131,7 @@ func addWatchOutputFlag(cmd *cobra.Command, output *string) {
 // configuration and the client.
 func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = args[0]
-	o.doc = documentWriter(o.Out, o.Output)
+	o.sink = newWatchSink(o.Output, o.IOStreams)
 	o.probe.complete()
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -180,14 +171,8 @@ func (o *WatchPodOptions) Validate() error {
 // Run follows the pod, then prints the chart and the verdict. It returns
 // cliutil.Risk() when the verdict found a risk.
 func (o *WatchPodOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	onInterrupt(ctx, func() stopNote {
-		return stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
-			Skipped: "the timeline and the verdict"}
-	})
-	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
+		Skipped: "the timeline and the verdict"})
 	defer cancel()
 	cfg := timeline.Config{Client: o.client, Namespace: o.Namespace, Name: o.Name, Settle: o.Settle, Printer: o.printer()}
 	switch {
@@ -215,31 +200,14 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 		return o.noTermination(tl, err)
 	}
 	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.Propagation})
-	return watchOutcome(o.render(tl, v), err, v.Risk)
+	return watchOutcome(podWatchSummary.write(o.sink, tl, v), err, v.Risk)
 }
 
 func (o *WatchPodOptions) printer() timeline.Printer {
-	switch o.Output {
-	case "json", "yaml":
-		return render.PodJSONPrinter(o.doc)
-	case "mermaid":
-		return render.PodLinePrinter(o.ErrOut, o.Wide)
-	}
-	return render.PodLinePrinter(o.Out, o.Wide)
+	return printer(o.sink, render.PodJSONPrinter, func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.Wide) })
 }
 
-func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
-	switch o.Output {
-	case "json", "yaml":
-		return render.WriteJSONSummary(o.doc, tl, v)
-	case "mermaid":
-		if err := render.WriteVerdict(o.ErrOut, tl, v); err != nil {
-			return err
-		}
-		return render.WriteMermaid(o.Out, tl, v)
-	}
-	if err := render.WriteChart(o.Out, tl, v); err != nil {
-		return err
-	}
-	return render.WriteVerdict(o.Out, tl, v)
-}
+// podWatchSummary is watch pod's end: a chart and the verdict.
+var podWatchSummary = watchSummary[*timeline.Timeline, timeline.Verdict]{json: render.WriteJSONSummary,
+	verdict: render.WriteVerdict, mermaid: render.WriteMermaid,
+	text: []func(io.Writer, *timeline.Timeline, timeline.Verdict) error{render.WriteChart, render.WriteVerdict}}

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -63,15 +62,7 @@ matches the selector, the pods cannot be watched).`,
   kubectl graceful watch node -l eks.amazonaws.com/nodegroup=ng-old --timeout 1h
   kubectl graceful watch node worker-3 worker-4 -o json`,
 		ValidArgsFunction: completeNodes(configFlags),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
@@ -113,30 +104,19 @@ func (o *WatchNodeOptions) Validate() error {
 // Run follows the nodes, then prints the summary. It returns
 // cliutil.Risk() when the drain verdict found a risk.
 func (o *WatchNodeOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	onInterrupt(ctx, func() stopNote {
-		return stopNote{Waiting: "the watches to close, then the drain so far and its verdict",
-			Skipped: "the summary and the verdict"}
-	})
-	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the drain so far and its verdict",
+		Skipped: "the summary and the verdict"})
 	defer cancel()
-	lines := render.NodeLines{Wide: o.Wide}
-	pr := render.NodeLinePrinter(o.Out, lines)
-	doc := documentWriter(o.Out, o.Output)
-	switch o.Output {
-	case "json", "yaml":
-		pr = render.NodeJSONPrinter(doc)
-	case "mermaid":
-		pr = render.NodeLinePrinter(o.ErrOut, lines)
-	}
+	sink := newWatchSink(o.Output, o.IOStreams)
+	pr := printer(sink, render.NodeJSONPrinter, func(w io.Writer) nodewatch.Printer {
+		return render.NodeLinePrinter(w, render.NodeLines{Wide: o.Wide})
+	})
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
 	if w == nil {
 		return o.sayNodes(ctx, err)
 	}
 	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.Propagation})
-	return watchOutcome(o.render(doc, w, v), err, v.Risk)
+	return watchOutcome(nodeWatchSummary.write(sink, w, v), err, v.Risk)
 }
 
 // sayNodes words a node not found, or a selector matching none, as every
@@ -148,30 +128,10 @@ func (o *WatchNodeOptions) sayNodes(ctx context.Context, err error) error {
 	return sayNotFound(ctx, o.client, err, "node", "")
 }
 
-func (o *WatchNodeOptions) render(doc io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
-	switch o.Output {
-	case "json", "yaml":
-		return render.WriteNodeJSONSummary(doc, w, v)
-	case "mermaid":
-		if err := render.WriteNodeVerdict(o.ErrOut, w, v); err != nil {
-			return err
-		}
-		return render.WriteNodeMermaid(o.Out, w, v)
-	}
-	return writeNodeSummary(o.Out, w, v)
-}
-
-// writeNodeSummary writes the chart, the table per workload and the
-// verdict, after the live lines.
-func writeNodeSummary(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
-	for _, write := range []func() error{
-		func() error { return render.WriteNodeChart(out, w, v) },
-		func() error { return render.WriteNodeTable(out, v) },
-		func() error { return render.WriteNodeVerdict(out, w, v) },
-	} {
-		if err := write(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// nodeWatchSummary is watch node's end (and drain --watch's): the chart, the
+// table per workload and the verdict, after the live lines.
+var nodeWatchSummary = watchSummary[*nodewatch.Watch, nodewatch.Verdict]{json: render.WriteNodeJSONSummary,
+	verdict: render.WriteNodeVerdict, mermaid: render.WriteNodeMermaid,
+	text: []func(io.Writer, *nodewatch.Watch, nodewatch.Verdict) error{render.WriteNodeChart,
+		func(w io.Writer, _ *nodewatch.Watch, v nodewatch.Verdict) error { return render.WriteNodeTable(w, v) },
+		render.WriteNodeVerdict}}

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -42,8 +41,8 @@ type WatchWorkloadOptions struct {
 	Output string
 	// Wide is --wide: live lines with whole messages.
 	Wide bool
-	// doc is where json and yaml go (documentWriter).
-	doc io.Writer
+	// sink is where -o sends the output.
+	sink watchSink
 	// Propagation is --propagation, passed to every pod's verdict.
 	Propagation time.Duration
 	// probe holds the --probe* flags.
@@ -89,15 +88,7 @@ pods, RBAC).`,
 			return nil
 		},
 		ValidArgsFunction: completeWorkloads(configFlags, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
@@ -115,7 +106,7 @@ pods, RBAC).`,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Args = args
-	o.doc = documentWriter(o.Out, o.Output)
+	o.sink = newWatchSink(o.Output, o.IOStreams)
 	o.probe.complete()
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
@@ -188,14 +179,8 @@ func (o *WatchWorkloadOptions) Validate() error {
 // Run follows the workload, then prints the summary. It returns
 // cliutil.Risk() when the rollout verdict found a risk.
 func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	onInterrupt(ctx, func() stopNote {
-		return stopNote{Waiting: "the watches to close, then the rollout so far and its verdict",
-			Skipped: "the summary and the verdict"}
-	})
-	ctx, cancel := eviction.WithTimeout(ctx, o.Timeout)
+	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the rollout so far and its verdict",
+		Skipped: "the summary and the verdict"})
 	defer cancel()
 	cfg := rollout.Config{Client: o.client, Workload: o.Workload, Settle: o.Settle, Printer: o.printer()}
 	switch {
@@ -217,37 +202,17 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 		return sayNotFound(ctx, o.client, err, strings.ToLower(o.Workload.Kind), o.Workload.Namespace)
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.Propagation})
-	return watchOutcome(o.render(r, v), err, v.Risk)
+	return watchOutcome(rolloutWatchSummary.write(o.sink, r, v), err, v.Risk)
 }
 
 func (o *WatchWorkloadOptions) printer() rollout.Printer {
-	switch o.Output {
-	case "json", "yaml":
-		return render.RolloutJSONPrinter(o.doc)
-	case "mermaid":
-		return render.RolloutLinePrinter(o.ErrOut, o.Wide)
-	}
-	return render.RolloutLinePrinter(o.Out, o.Wide)
+	return printer(o.sink, render.RolloutJSONPrinter, func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.Wide) })
 }
 
-func (o *WatchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {
-	switch o.Output {
-	case "json", "yaml":
-		return render.WriteWorkloadJSONSummary(o.doc, r, v)
-	case "mermaid":
-		if err := render.WriteRolloutVerdict(o.ErrOut, r, v); err != nil {
-			return err
-		}
-		return render.WriteRolloutMermaid(o.Out, r, v)
-	}
-	for _, write := range []func() error{
-		func() error { return render.WriteRolloutTable(o.Out, v) },
-		func() error { return render.WriteRolloutChart(o.Out, r, v) },
-		func() error { return render.WriteRolloutVerdict(o.Out, r, v) },
-	} {
-		if err := write(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// rolloutWatchSummary is watch TYPE/NAME's end: a table, a chart and the
+// verdict.
+var rolloutWatchSummary = watchSummary[*rollout.Rollout, rollout.Verdict]{json: render.WriteWorkloadJSONSummary,
+	verdict: render.WriteRolloutVerdict, mermaid: render.WriteRolloutMermaid,
+	text: []func(io.Writer, *rollout.Rollout, rollout.Verdict) error{
+		func(w io.Writer, _ *rollout.Rollout, v rollout.Verdict) error { return render.WriteRolloutTable(w, v) },
+		render.WriteRolloutChart, render.WriteRolloutVerdict}}

@@ -6,7 +6,7 @@ import (
 )
 
 // SlicesOf returns the EndpointSlices among the objects of a List (a
-// timeline.Notice's), for Tracker.List.
+// listwatch.Notice's), for Tracker.List.
 func SlicesOf(list []runtime.Object) []*discoveryv1.EndpointSlice {
 	out := make([]*discoveryv1.EndpointSlice, 0, len(list))
 	for _, o := range list {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // nsTerminating is the 403 the API server answers an eviction in a
@@ -41,7 +41,7 @@ func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
 	go func() {
 		eventually(t, "a second request", func() bool { return evictions(c) >= 2 })
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
 	}()
 	start := time.Now()
 	if err := e.evictAll(context.Background(), []corev1.Pod{*webA()}); err != nil {
@@ -63,7 +63,7 @@ func TestGoneByWhoRemovedThePod(t *testing.T) {
 	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
 	go func() {
 		eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -98,7 +98,7 @@ func TestAlreadyTerminatingPodIsNotEvictedAgain(t *testing.T) {
 		if p.WaitsOn != "finalizer example.com/hold" || p.Attempts != 0 {
 			t.Errorf("terminating pod: %+v", p)
 		}
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: pod}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: pod}})
 	}()
 	if err := e.evictAll(context.Background(), []corev1.Pod{*pod}); err != nil {
 		t.Fatalf("evictAll = %v", err)

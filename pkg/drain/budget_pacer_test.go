@@ -2,7 +2,6 @@ package drain
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -121,29 +121,26 @@ func TestPacerLetsThroughUnknownBudgetsAndRefusals(t *testing.T) {
 	}
 }
 
-// With the budgets' watch shared (Events.SharedWatch), the pacer reads the
-// stream's List and changes; once that watch ended (an Err), no status is
-// known: an eviction held back on a status that would never change again
-// is let through at once, for the Eviction API to judge.
+// With the budgets' watch shared (Drainer.Watches), the pacer reads the
+// stream's List and changes; once that watch ended (the Hub closed), no
+// status is known: an eviction held back on a status that would never
+// change again is let through at once, for the Eviction API to judge.
 func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
-	var notice func(timeline.Notice)
-	r := &run{Drainer: &Drainer{Events: Events{SharedWatch: func(_ context.Context, node string, n func(timeline.Notice)) bool {
-		notice = n
-		return node == ""
-	}}}}
+	hub := listwatch.NewHub(timeline.StreamBudgets)
+	r := &run{Drainer: &Drainer{Watches: hub}}
 	w := r.watchBudgets(context.Background(), []string{"shop"})
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
 	if w.waitSynced(context.Background(), 10*time.Millisecond) {
 		t.Errorf("synced before the List")
 	}
-	notice(timeline.Notice{Listed: true, List: []runtime.Object{pdb}})
+	hub.Publish(listwatch.Notice{Stream: timeline.StreamBudgets, Kind: listwatch.KindList, Initial: true, List: []runtime.Object{pdb}})
 	if !w.waitSynced(context.Background(), time.Second) {
 		t.Fatal("not synced after the List")
 	}
 	p := newBudgetPacer(w)
 	done, causes := reserveAsync(t, p, context.Background())
 	<-causes
-	notice(timeline.Notice{Err: errors.New("the node watch ended")})
+	hub.Close()
 	waitGranted(t, done, "still held back after the budgets' watch ended")
 }
 

@@ -12,11 +12,13 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // budgetWatch follows the PodDisruptionBudgets of the drained pods, with
-// client-go informers or from a watch Events.SharedWatch hands over, so that a pod a budget refused is retried as soon as
+// client-go informers or from the watch Drainer.Watches shares, so that a
+// pod a budget refused is retried as soon as
 // the disruption controller raises disruptionsAllowed again, instead of
 // after a blind delay.
 type budgetWatch struct {
@@ -41,14 +43,14 @@ type budgetWatch struct {
 }
 
 // watchBudgets follows the budgets until ctx ends: from the cluster-wide
-// watch Events.SharedWatch hands over when it runs one, else with one PDB
+// watch Drainer.Watches shares when it holds one, else with one PDB
 // informer per namespace. Until the first list, the budgets are unknown
 // and retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
 		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
 	var listed atomic.Bool
-	if r.Events.SharedWatch != nil && r.Events.SharedWatch(ctx, "", func(n timeline.Notice) { w.notice(n, &listed) }) {
+	if r.Watches.Subscribe(ctx, timeline.StreamBudgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
 		return w
 	}
@@ -71,16 +73,16 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 // judge). Once the stream ended (Err) no status is known any more: the
 // pacer holds nothing back rather than wait on a status that no longer
 // changes.
-func (w *budgetWatch) notice(n timeline.Notice, listed *atomic.Bool) {
+func (w *budgetWatch) notice(n listwatch.Notice, listed *atomic.Bool) {
 	switch {
-	case n.Err != nil:
+	case n.Kind == listwatch.KindError:
 		w.forget()
-	case n.Listed:
+	case n.Kind == listwatch.KindList:
 		for _, o := range n.List {
 			w.set(o)
 		}
 		listed.Store(true)
-	case n.Event != nil && n.Event.Type != watch.Deleted:
+	case n.Kind == listwatch.KindEvent && n.Event.Type != watch.Deleted:
 		w.set(n.Event.Object)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // pdbRefusal is the 429 the eviction subresource answers (checkAndDecrement).
@@ -81,7 +81,7 @@ func goneLater(t *testing.T, e *evictor, pod *corev1.Pod) {
 	t.Helper()
 	go func() {
 		eventually(t, "the eviction accepted", func() bool { return e.tracker.wasAccepted(podKey(pod)) })
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: pod}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: pod}})
 	}()
 }
 

@@ -14,11 +14,12 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // nodePods follows the pods of one node from the Notices of one
-// timeline.Stream (a list, then a watch with fieldSelector spec.nodeName):
+// listwatch.Stream (a list, then a watch with fieldSelector spec.nodeName):
 // it is how the drain learns that a pod it evicts is gone, and the latest
 // version of each pod, without reading any pod by itself. It starts with
 // the pods the drain listed (seeded) and says a pod is gone only when the
@@ -32,7 +33,7 @@ import (
 //
 // A gap (GapOpen until GapClose or a list) never turns into "gone": the
 // last version delivered is kept and a pod is gone only by one of the
-// rules above. The list a shared watch (Events.SharedWatch) replays first
+// rules above. The list a shared watch (Drainer.Watches) replays first
 // is what that watch holds, which may lag behind the drain's list by the
 // events in flight: a pod missing from it is not taken for gone.
 type nodePods struct {
@@ -69,20 +70,20 @@ func newNodePods(listed []corev1.Pod) *nodePods {
 }
 
 // followPods follows the pods of node, starting from listed, until ctx
-// ends: from the watch that Events.SharedWatch hands over when it runs
-// one (and from a stream of its own once that watch ended early), else
-// from a stream of its own.
+// ends: from the watch Drainer.Watches shares when it holds one (and from
+// a stream of its own once that watch ended early), else from a stream of
+// its own.
 func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.Pod) *nodePods {
 	c := newNodePods(listed)
 	c.replays = true
 	var own sync.Once
-	shared := func(n timeline.Notice) {
+	shared := func(n listwatch.Notice) {
 		c.notice(n)
-		if n.Err != nil {
+		if n.Kind == listwatch.KindError {
 			own.Do(func() { go d.ownPodStream(ctx, node, c) })
 		}
 	}
-	if d.Events.SharedWatch == nil || !d.Events.SharedWatch(ctx, node, shared) {
+	if !d.Watches.Subscribe(ctx, timeline.StreamPodsOn(node), shared) {
 		own.Do(func() { go d.ownPodStream(ctx, node, c) })
 	}
 	return c
@@ -95,9 +96,9 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 	c.mu.Lock()
 	c.replays = false
 	c.mu.Unlock()
-	s := &timeline.Stream{Name: timeline.StreamPods + " on " + node, LW: podsOnNode(d.Client, node),
+	s := &listwatch.Stream{Name: timeline.StreamPodsOn(node), LW: podsOnNode(d.Client, node),
 		WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(d.Client)}
-	ch := make(chan timeline.Notice)
+	ch := make(chan listwatch.Notice)
 	for n := 1; ctx.Err() == nil; n++ {
 		done := make(chan struct{})
 		go func() { defer close(done); s.Run(ctx, ch) }()
@@ -110,12 +111,12 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 
 // forward hands the Notices of ch to take until the stream's run ends
 // (done) or ctx does, and returns the error that ended the stream, if any.
-func forward(ctx context.Context, ch <-chan timeline.Notice, done <-chan struct{}, take func(timeline.Notice)) error {
+func forward(ctx context.Context, ch <-chan listwatch.Notice, done <-chan struct{}, take func(listwatch.Notice)) error {
 	for {
 		select {
 		case n := <-ch:
 			take(n)
-			if n.Err != nil {
+			if n.Kind == listwatch.KindError {
 				<-done
 				return n.Err
 			}
@@ -144,25 +145,25 @@ func podsOnNode(client kubernetes.Interface, node string) *cache.ListWatch {
 }
 
 // notice takes one Notice of the node's pods' stream.
-func (c *nodePods) notice(n timeline.Notice) {
+func (c *nodePods) notice(n listwatch.Notice) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case n.Err != nil:
+	switch n.Kind {
+	case listwatch.KindError:
 		// The first list failed (the stream is started again) or the
 		// watch is refused for good.
 		if apierrors.IsForbidden(n.Err) || apierrors.IsUnauthorized(n.Err) {
 			c.failed = n.Err
 		}
 		c.wakeAll()
-	case n.Listed:
+	case listwatch.KindList:
 		c.replace(n.List, !c.replays)
 		c.replays, c.listed, c.inGap = false, true, false
-	case n.GapOpen:
+	case listwatch.KindGapOpen:
 		c.inGap = true
-	case n.GapClose:
+	case listwatch.KindGapClose:
 		c.inGap = false
-	case n.Event != nil:
+	case listwatch.KindEvent:
 		c.apply(*n.Event)
 	}
 }

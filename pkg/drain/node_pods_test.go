@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // nodePod is pod name of namespace shop on node n1.
@@ -59,37 +59,37 @@ func isGone(c *nodePods, pod *corev1.Pod) bool {
 func TestNodePodsGoneOnlyWhenTheWatchSawItLeave(t *testing.T) {
 	a, b, c, d := nodePod("a"), nodePod("b"), nodePod("c"), nodePod("d")
 	pods := newNodePods([]corev1.Pod{*a, *b, *c, *d})
-	pods.notice(timeline.Notice{Listed: true, Initial: true, List: []runtime.Object{a, b, c}})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindList, Initial: true, List: []runtime.Object{a, b, c}})
 	if !isGone(pods, d) {
 		t.Errorf("d, listed by the drain and absent from the watch's later list, is not gone")
 	}
-	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: a}})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: a}})
 	if !isGone(pods, a) || isGone(pods, b) {
 		t.Errorf("a deleted: gone %v; b held: gone %v", isGone(pods, a), isGone(pods, b))
 	}
-	pods.notice(timeline.Notice{GapOpen: true, Reason: "watch connection closed"})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindGapOpen, Reason: "watch connection closed"})
 	if isGone(pods, b) {
 		t.Errorf("b gone during a gap")
 	}
-	pods.notice(timeline.Notice{Listed: true, List: []runtime.Object{c}})
-	pods.notice(timeline.Notice{GapClose: true, Relisted: true})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindList, List: []runtime.Object{c}})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindGapClose, Relisted: true})
 	if !isGone(pods, b) || isGone(pods, c) {
 		t.Errorf("after a relist without b: b gone %v, c (listed) gone %v", isGone(pods, b), isGone(pods, c))
 	}
 	newC := nodePod("c")
 	newC.UID = "uid-c-2"
-	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: newC}})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Added, Object: newC}})
 	if !isGone(pods, c) || isGone(pods, newC) {
 		t.Errorf("a new pod under c's name: the old c gone %v, the new one gone %v", isGone(pods, c), isGone(pods, newC))
 	}
 
 	shared := newNodePods([]corev1.Pod{*a, *b})
 	shared.replays = true
-	shared.notice(timeline.Notice{Listed: true, Initial: true, List: []runtime.Object{a}})
+	shared.notice(listwatch.Notice{Kind: listwatch.KindList, Initial: true, List: []runtime.Object{a}})
 	if isGone(shared, b) {
 		t.Errorf("b, missing from a shared watch's replay, is gone")
 	}
-	shared.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: b}})
+	shared.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: b}})
 	if !isGone(shared, b) {
 		t.Errorf("b deleted after the replay is not gone")
 	}
@@ -103,7 +103,7 @@ func TestNodePodsHoldTheLatestVersion(t *testing.T) {
 	deleted := a.DeepCopy()
 	deleted.ResourceVersion, deleted.DeletionTimestamp = "7", &metav1.Time{Time: time.Now()}
 	_, _, _, changed := pods.current(a)
-	pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Modified, Object: deleted}})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: deleted}})
 	select {
 	case <-changed:
 	default:
@@ -112,13 +112,13 @@ func TestNodePodsHoldTheLatestVersion(t *testing.T) {
 	if got, _, _, _ := pods.current(a); got.ResourceVersion != "7" || got.DeletionTimestamp == nil {
 		t.Errorf("current %+v, want the version the watch delivered", got.ObjectMeta)
 	}
-	pods.notice(timeline.Notice{Err: apierrors.NewForbidden(corev1.Resource("pods"), "", errors.New("RBAC"))})
+	pods.notice(listwatch.Notice{Kind: listwatch.KindError, Err: apierrors.NewForbidden(corev1.Resource("pods"), "", errors.New("RBAC"))})
 	if _, _, failed, _ := pods.current(a); !apierrors.IsForbidden(failed) {
 		t.Errorf("failed %v after a forbidden watch, want it", failed)
 	}
 }
 
-// followPods over the fake cluster: its own timeline.Stream lists the
+// followPods over the fake cluster: its own listwatch.Stream lists the
 // node's pods and watches them; a pod it saw deleted is gone without a GET.
 func TestNodePodsFollowTheirOwnStream(t *testing.T) {
 	cs := fake.NewClientset(nodePod("a"), nodePod("b"))

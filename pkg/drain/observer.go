@@ -1,10 +1,7 @@
 package drain
 
 import (
-	"context"
-
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // Events is told what a Drainer does as it happens, the way
@@ -59,16 +56,6 @@ type Events struct {
 	NodeDone func(res *NodeResult)
 	// PoolDone is called once with a pool's result, whatever the outcome.
 	PoolDone func(res *PoolResult)
-	// SharedWatch, when set, is asked for a watch that another part of
-	// the process runs, before the drain opens its own: of the pods on
-	// node (fieldSelector spec.nodeName), or, for node "", of the
-	// cluster's PodDisruptionBudgets. It returns false when it runs no
-	// such watch; else it calls notice, in order and without blocking
-	// for long, with the Notices of that timeline.Stream until ctx ends:
-	// first a List of what the stream holds (followed by a GapOpen while
-	// a gap is open), and an Err when the watch stops before ctx. The
-	// drain then treats these Notices as its own stream's.
-	SharedWatch func(ctx context.Context, node string, notice func(timeline.Notice)) bool
 }
 
 // call calls f with v unless f, an Events field, is nil.

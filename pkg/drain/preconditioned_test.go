@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // Another drain evicted the pod after we listed it: our eviction, sent
@@ -44,9 +44,9 @@ func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 	e := testEvictor(cs, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, listed)
 	go func() {
 		eventually(t, "the first eviction", func() bool { return e.tracker.Snapshot()[0].Attempts == 1 })
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Modified, Object: evicted}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: evicted}})
 		eventually(t, "the pod waited for", func() bool { return e.tracker.Snapshot()[0].State == StateTerminating })
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: evicted}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: evicted}})
 	}()
 	if err := e.evictAll(context.Background(), []corev1.Pod{*listed}); err != nil {
 		t.Fatalf("evictAll: %v", err)

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // statefulPod is pod web-0 of StatefulSet web on node n1 with uid.
@@ -67,8 +67,8 @@ func TestRecreatedPodIsNotEvicted(t *testing.T) {
 	e := testEvictor(cs, Backoff{Base: time.Hour, Cap: time.Hour}, statefulPod("old"))
 	go func() {
 		eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Deleted, Object: statefulPod("old")}})
-		e.pods.notice(timeline.Notice{Event: &watch.Event{Type: watch.Added, Object: statefulPod("new")}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: statefulPod("old")}})
+		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Added, Object: statefulPod("new")}})
 	}()
 	if err := e.evictAll(context.Background(), []corev1.Pod{*statefulPod("old")}); err != nil {
 		t.Fatalf("evictAll: %v", err)

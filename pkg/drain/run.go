@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // Drainer drains nodes: kubectl's filters (k8s.io/kubectl/pkg/drain)
@@ -56,6 +57,14 @@ type Drainer struct {
 	// MaxConcurrentNodes is how many nodes of a pool (DrainPool) are
 	// drained at a time; below 1 means 1.
 	MaxConcurrentNodes int
+
+	// Watches, when set, shares watches another part of the process runs
+	// (drain --watch's node watch publishes its own there): the drain
+	// reads each node's pods (timeline.StreamPodsOn) and the
+	// PodDisruptionBudgets (timeline.StreamBudgets) from it when it shares
+	// them, and opens a watch of its own otherwise or once the shared one
+	// ended.
+	Watches *listwatch.Hub
 }
 
 // run is the state that one call of Drain or DrainPool shares across its

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -44,7 +45,7 @@ func (d *nodeRun) followEndpoints(ctx context.Context, dep *appsv1.Deployment, r
 	}
 	w.names = names
 	listed := make(chan struct{})
-	s := &timeline.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(
+	s := &listwatch.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(
 		d.Client.DiscoveryV1().RESTClient(), "endpointslices", dep.Namespace, func(o *metav1.ListOptions) {
 			o.LabelSelector = discoveryv1.LabelServiceName + " in (" + strings.Join(names, ",") + ")"
 		})}
@@ -58,12 +59,12 @@ func (d *nodeRun) followEndpoints(ctx context.Context, dep *appsv1.Deployment, r
 
 // run takes the stream's notices until ctx ends, closing listed at the
 // first List or error.
-func (w *endpointWatch) run(ctx context.Context, s *timeline.Stream, t *capacity.Tracker, listed chan struct{}) {
+func (w *endpointWatch) run(ctx context.Context, s *listwatch.Stream, t *capacity.Tracker, listed chan struct{}) {
 	defer close(w.done)
 	var once sync.Once
 	first := func() { once.Do(func() { close(listed) }) }
 	defer first()
-	ch := make(chan timeline.Notice)
+	ch := make(chan listwatch.Notice)
 	go s.Run(ctx, ch)
 	for {
 		select {
@@ -71,10 +72,10 @@ func (w *endpointWatch) run(ctx context.Context, s *timeline.Stream, t *capacity
 			return
 		case n := <-ch:
 			w.notice(t, n)
-			if n.Listed || n.Err != nil {
+			if n.Kind == listwatch.KindList || n.Kind == listwatch.KindError {
 				first()
 			}
-			if n.Err != nil {
+			if n.Kind == listwatch.KindError {
 				return
 			}
 		}
@@ -82,18 +83,18 @@ func (w *endpointWatch) run(ctx context.Context, s *timeline.Stream, t *capacity
 }
 
 // notice records one notice of the stream.
-func (w *endpointWatch) notice(t *capacity.Tracker, n timeline.Notice) {
+func (w *endpointWatch) notice(t *capacity.Tracker, n listwatch.Notice) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var changes []capacity.Change
-	switch {
-	case n.Err != nil:
+	switch n.Kind {
+	case listwatch.KindError:
 		w.markAll("unknown: the EndpointSlices could not be watched: " + n.Err.Error())
-	case n.GapOpen:
+	case listwatch.KindGapOpen:
 		w.markAll("unknown: the EndpointSlice watch lost its connection during the rollout; a drop to zero then would not have been seen")
-	case n.Listed:
+	case listwatch.KindList:
 		changes = t.List(n.Recv, capacity.SlicesOf(n.List), n.Initial)
-	case n.Event != nil:
+	case listwatch.KindEvent:
 		if s, ok := n.Event.Object.(*discoveryv1.EndpointSlice); ok {
 			changes = t.Slice(n.Recv, n.Event.Type, s)
 		}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // slice is an EndpointSlice of service with one endpoint per pod UID,
@@ -34,14 +34,14 @@ func TestEndpointWatchKeepsTheLowestReadyCount(t *testing.T) {
 		close(w.done)
 		return w, capacity.NewTracker(w.names, capacity.DesiredReadyAtStart)
 	}
-	ev := func(s *discoveryv1.EndpointSlice) timeline.Notice {
-		return timeline.Notice{Recv: now, Event: &watch.Event{Type: watch.Modified, Object: s}}
+	ev := func(s *discoveryv1.EndpointSlice) listwatch.Notice {
+		return listwatch.Notice{Recv: now, Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}}
 	}
-	listed := timeline.Notice{Recv: now, Listed: true, Initial: true, List: []runtime.Object{slice("a", "web", map[string]bool{"old": true})}}
+	listed := listwatch.Notice{Recv: now, Kind: listwatch.KindList, Initial: true, List: []runtime.Object{slice("a", "web", map[string]bool{"old": true})}}
 
 	// A surge: the new pod Ready first, then the old one leaves.
 	w, tr := newWatch()
-	for _, n := range []timeline.Notice{listed,
+	for _, n := range []listwatch.Notice{listed,
 		ev(slice("a", "web", map[string]bool{"old": true, "new": false})),
 		ev(slice("a", "web", map[string]bool{"old": true, "new": true})),
 		ev(slice("a", "web", map[string]bool{"old": false, "new": true})),
@@ -54,7 +54,7 @@ func TestEndpointWatchKeepsTheLowestReadyCount(t *testing.T) {
 
 	// An eviction: the old pod leaves before the new one is Ready.
 	w, tr = newWatch()
-	for _, n := range []timeline.Notice{listed,
+	for _, n := range []listwatch.Notice{listed,
 		ev(slice("a", "web", map[string]bool{"old": false})),
 		ev(slice("a", "web", map[string]bool{"new": true}))} {
 		w.notice(tr, n)
@@ -65,7 +65,7 @@ func TestEndpointWatchKeepsTheLowestReadyCount(t *testing.T) {
 
 	// A gap: what happened in it is unknown, never "never zero".
 	w, tr = newWatch()
-	for _, n := range []timeline.Notice{listed, {Recv: now, GapOpen: true}, {Recv: now, GapClose: true}} {
+	for _, n := range []listwatch.Notice{listed, {Recv: now, Kind: listwatch.KindGapOpen}, {Recv: now, Kind: listwatch.KindGapClose}} {
 		w.notice(tr, n)
 	}
 	if got := w.wait(); got[0].NeverZero() || got[0].Unknown == "" {

@@ -11,12 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // streamBudgets is the name of the PodDisruptionBudgets' watch.
-const streamBudgets = "PodDisruptionBudgets"
+const streamBudgets = timeline.StreamBudgets
 
 // budgetSample is one status of a PodDisruptionBudget as the disruption
 // controller wrote it: status.currentHealthy (ready pods not being
@@ -39,8 +40,8 @@ type budgetTrack struct {
 }
 
 // budgetStream is the one watch of the cluster's PodDisruptionBudgets.
-func (f *follower) budgetStream() *timeline.Stream {
-	return &timeline.Stream{Name: streamBudgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
+func (f *follower) budgetStream() *listwatch.Stream {
+	return &listwatch.Stream{Name: streamBudgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
 		"poddisruptionbudgets", "", func(*metav1.ListOptions) {})}
 }
 
@@ -127,7 +128,7 @@ func (f *follower) matchBudget(r *rollout.Rollout, tr *budgetTrack) {
 
 // budgetGap marks the budgets' watch lost (open) or regained, kept apart
 // from the pods' gaps: a budget's status is no fact of a pod's race.
-func (f *follower) budgetGap(n timeline.Notice, open bool) (timeline.Gap, bool) {
+func (f *follower) budgetGap(n listwatch.Notice, open bool) (timeline.Gap, bool) {
 	last := len(f.budgetGaps) - 1
 	isOpen := last >= 0 && f.budgetGaps[last].To.IsZero()
 	switch {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -67,8 +68,8 @@ func TestBudgetBelowDesiredHealthyFromItsStatus(t *testing.T) {
 func TestBudgetNotObservedIsUnknown(t *testing.T) {
 	f := budgetFollower(t)
 	f.budgetsListed(timelinetest.At(-500), []runtime.Object{pdb("api", "api", 2, 1)}, true)
-	f.budgetGap(timeline.Notice{Stream: streamBudgets, Recv: timelinetest.At(1000), Reason: "watch connection closed"}, true)
-	f.budgetGap(timeline.Notice{Stream: streamBudgets, Recv: timelinetest.At(3000), Relisted: true}, false)
+	f.budgetGap(listwatch.Notice{Stream: streamBudgets, Recv: timelinetest.At(1000), Reason: "watch connection closed"}, true)
+	f.budgetGap(listwatch.Notice{Stream: streamBudgets, Recv: timelinetest.At(3000), Relisted: true}, false)
 	f.w.budgetGaps = f.budgetGaps
 	v := ComputeWith(f.w, timeline.Options{})
 	b := v.Workloads[1].Budgets
@@ -78,7 +79,7 @@ func TestBudgetNotObservedIsUnknown(t *testing.T) {
 
 	f = budgetFollower(t)
 	forbidden := apierrors.NewForbidden(policyv1.Resource("poddisruptionbudgets"), "", errors.New("RBAC"))
-	if err := f.handle(context.Background(), timeline.Notice{Stream: streamBudgets, Err: forbidden}); err != nil {
+	if err := f.handle(context.Background(), listwatch.Notice{Stream: streamBudgets, Kind: listwatch.KindError, Err: forbidden}); err != nil {
 		t.Fatal(err)
 	}
 	v = ComputeWith(f.w, timeline.Options{})

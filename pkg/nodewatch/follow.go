@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -48,11 +48,12 @@ type Config struct {
 	// Ready, when set, is called once every watch has its first List: from
 	// then on every termination is seen from its start.
 	Ready func()
-	// Tap, when set, is called with each Notice of the watch of the pods
-	// on node, and, with node "", of the PodDisruptionBudgets' watch, in
-	// order, as Follow takes it, so that another reader of the same
-	// objects needs no watch of its own; it must not block.
-	Tap func(node string, n timeline.Notice)
+	// Watches, when set, is given every Notice of Follow's watches as
+	// Follow takes it (Publish): another reader of the objects of a stream
+	// it shares (the pods on each node, timeline.StreamPodsOn, and the
+	// PodDisruptionBudgets, timeline.StreamBudgets) subscribes there and
+	// needs no watch of its own. The caller closes it once Follow returned.
+	Watches *listwatch.Hub
 }
 
 // ErrNoNodes is returned (wrapped) when the selector matches no node.
@@ -78,7 +79,7 @@ func Follow(ctx context.Context, cfg Config) (*Watch, error) {
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f.pending = timeline.RunStreams(streamCtx, f.streams(), f.notices)
+	f.pending = listwatch.RunStreams(streamCtx, f.streams(), f.notices)
 	err = f.loop(ctx)
 	f.finish()
 	return w, err
@@ -116,7 +117,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
 		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
-		listed: map[string]bool{}, drainers: map[string]drainerSeen{}, notices: make(chan timeline.Notice),
+		listed: map[string]bool{}, drainers: map[string]drainerSeen{}, notices: make(chan listwatch.Notice),
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{}}
 	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
 	return f
@@ -144,7 +145,7 @@ type follower struct {
 	// index of each node's last one.
 	nodeGaps    []timeline.Gap
 	nodeGapOpen map[string]int
-	notices     chan timeline.Notice
+	notices     chan listwatch.Notice
 	pending     int
 	listed      map[string]bool
 	done        bool
@@ -176,27 +177,27 @@ func (f *follower) note(msg string) {
 }
 
 // podStream is the name of the pods' stream of a node.
-func podStream(node string) string { return timeline.StreamPods + " on " + node }
+func podStream(node string) string { return timeline.StreamPodsOn(node) }
 
 // streams builds one pods' watch a node (field spec.nodeName), and one
 // watch each of the nodes, the EndpointSlices, the pod Events and the
 // PodDisruptionBudgets.
-func (f *follower) streams() []*timeline.Stream {
+func (f *follower) streams() []*listwatch.Stream {
 	c := f.cfg.Client
-	var out []*timeline.Stream
+	var out []*listwatch.Stream
 	for _, n := range f.w.Nodes {
 		sel := fields.OneTermEqualSelector("spec.nodeName", n).String()
-		out = append(out, &timeline.Stream{Name: podStream(n), LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
+		out = append(out, &listwatch.Stream{Name: podStream(n), LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
 			func(o *metav1.ListOptions) { o.FieldSelector = sel })})
 	}
 	nodeSel := f.cfg.Selector
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
 	out = append(out,
-		&timeline.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
+		&listwatch.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
 			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel })},
-		&timeline.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
+		&listwatch.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
 			func(*metav1.ListOptions) {})},
-		&timeline.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
+		&listwatch.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 		f.budgetStream(),
 	)
@@ -208,18 +209,6 @@ func (f *follower) streams() []*timeline.Stream {
 	return out
 }
 
-// tap hands a notice of a pods' or the budgets' stream to Config.Tap.
-func (f *follower) tap(n timeline.Notice) {
-	if f.cfg.Tap == nil {
-		return
-	}
-	if node, ok := strings.CutPrefix(n.Stream, timeline.StreamPods+" on "); ok {
-		f.cfg.Tap(node, n)
-	} else if n.Stream == streamBudgets {
-		f.cfg.Tap("", n)
-	}
-}
-
 // loop handles notices until no evictable pod is left (plus the settle
 // time), every node is gone, or ctx ends.
 func (f *follower) loop(ctx context.Context) error {
@@ -227,7 +216,7 @@ func (f *follower) loop(ctx context.Context) error {
 	for {
 		select {
 		case n := <-f.notices:
-			f.tap(n)
+			f.cfg.Watches.Publish(n)
 			if err := f.handle(ctx, n); err != nil {
 				return err
 			}

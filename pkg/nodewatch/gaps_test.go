@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -22,10 +23,10 @@ func TestNodeGapOnThatNodesPodsOnly(t *testing.T) {
 	on2 := f.set.Add(timelinetest.At(0), other, true)
 	f.nodeOf[types.UID(on1.TL.UID)], f.nodeOf[other.UID] = "n1", "n2"
 
-	f.gap(timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), GapOpen: true, Reason: "watch connection closed"}, true)
-	f.gap(timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), GapOpen: true}, true) // repeated: one gap
-	f.gap(timeline.Notice{Stream: timeline.StreamEvents, Recv: timelinetest.At(150), GapOpen: true}, true)
-	f.gap(timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(900), GapClose: true, Relisted: true}, false)
+	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindGapOpen, Reason: "watch connection closed"}, true)
+	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindGapOpen}, true) // repeated: one gap
+	f.gap(listwatch.Notice{Stream: timeline.StreamEvents, Recv: timelinetest.At(150), Kind: listwatch.KindGapOpen}, true)
+	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(900), Kind: listwatch.KindGapClose, Relisted: true}, false)
 	f.finish()
 
 	if len(f.w.Gaps) != 2 {
@@ -74,7 +75,7 @@ func TestFinishedAgreesWithWhatIsLeft(t *testing.T) {
 		}
 	}
 	check("both pods on their nodes")
-	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Listed: true})
+	f.podsListed(context.Background(), "n1", listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindList})
 	check("the pod on n1 gone")
 	f.deleted["n2"] = true
 	check("n2 deleted")
@@ -83,7 +84,7 @@ func TestFinishedAgreesWithWhatIsLeft(t *testing.T) {
 	}
 	p3 := timelinetest.Pod(30, nil)
 	p3.UID, p3.Name, p3.Spec.NodeName = "uid-web-3", "web-3", "n1"
-	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(200), List: []runtime.Object{p3}, Listed: true})
+	f.podsListed(context.Background(), "n1", listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(200), List: []runtime.Object{p3}, Kind: listwatch.KindList})
 	check("a pod arrived on n1")
 	if f.finished() {
 		t.Error("finished with a new pod on n1")
@@ -97,6 +98,6 @@ func listOnTwoNodes(f *follower, ms int64) {
 	p1.Spec.NodeName = "n1"
 	p2 := timelinetest.Pod(30, nil)
 	p2.UID, p2.Name, p2.Spec.NodeName = "uid-web-2", "web-2", "n2"
-	f.podsListed(context.Background(), "n1", timeline.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Listed: true, Initial: true})
-	f.podsListed(context.Background(), "n2", timeline.Notice{Stream: podStream("n2"), Recv: timelinetest.At(ms), List: []runtime.Object{p2}, Listed: true, Initial: true})
+	f.podsListed(context.Background(), "n1", listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Kind: listwatch.KindList, Initial: true})
+	f.podsListed(context.Background(), "n2", listwatch.Notice{Stream: podStream("n2"), Recv: timelinetest.At(ms), List: []runtime.Object{p2}, Kind: listwatch.KindList, Initial: true})
 }

@@ -15,29 +15,30 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // handle feeds one notice to the pods' recorders, the capacity trackers or
 // the nodes. It returns an error only when the pods cannot be watched.
-func (f *follower) handle(ctx context.Context, n timeline.Notice) error {
-	switch {
-	case n.Err != nil:
+func (f *follower) handle(ctx context.Context, n listwatch.Notice) error {
+	switch n.Kind {
+	case listwatch.KindError:
 		return f.streamFailed(n)
-	case n.GapOpen:
+	case listwatch.KindGapOpen:
 		f.gap(n, true)
-	case n.GapClose:
+	case listwatch.KindGapClose:
 		f.gap(n, false)
-	case n.Listed:
+	case listwatch.KindList:
 		f.listedNotice(ctx, n)
-	case n.Event != nil:
+	case listwatch.KindEvent:
 		f.watched(ctx, n.Recv, n.Event)
 	}
 	return nil
 }
 
-func (f *follower) streamFailed(n timeline.Notice) error {
+func (f *follower) streamFailed(n listwatch.Notice) error {
 	switch n.Stream {
 	case timeline.StreamEndpointSlices:
 		f.set.Unseen(n.Stream)
@@ -67,7 +68,7 @@ func (f *follower) firstList(stream string) {
 // gap marks a stream's lost (open) or regained watch. A pods' stream is
 // one node's: its gap is marked on that node's pods only, and kept apart
 // (nodeGaps) from the shared streams' gaps the pod set keeps.
-func (f *follower) gap(n timeline.Notice, open bool) {
+func (f *follower) gap(n listwatch.Notice, open bool) {
 	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
 	var g timeline.Gap
 	var ok bool
@@ -89,7 +90,7 @@ func (f *follower) gap(n timeline.Notice, open bool) {
 }
 
 // openNodeGap opens the gap of one node's pods' watch on its pods.
-func (f *follower) openNodeGap(node string, n timeline.Notice) (timeline.Gap, bool) {
+func (f *follower) openNodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
 	if i, open := f.nodeGapOpen[node]; open && f.nodeGaps[i].To.IsZero() {
 		return timeline.Gap{}, false
 	}
@@ -105,7 +106,7 @@ func (f *follower) openNodeGap(node string, n timeline.Notice) (timeline.Gap, bo
 }
 
 // closeNodeGap closes it, on the pods that have it open.
-func (f *follower) closeNodeGap(node string, n timeline.Notice) (timeline.Gap, bool) {
+func (f *follower) closeNodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
 	i, open := f.nodeGapOpen[node]
 	if !open || !f.nodeGaps[i].To.IsZero() {
 		return timeline.Gap{}, false
@@ -120,7 +121,7 @@ func (f *follower) closeNodeGap(node string, n timeline.Notice) (timeline.Gap, b
 	return *g, true
 }
 
-func (f *follower) listedNotice(ctx context.Context, n timeline.Notice) {
+func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
 	switch node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on "); {
 	case isPods:
 		f.podsListed(ctx, node, n)
@@ -149,7 +150,7 @@ func (f *follower) listedNotice(ctx context.Context, n timeline.Notice) {
 
 // podsListed records a List of one node's pods; DaemonSet and mirror pods
 // are left out.
-func (f *follower) podsListed(ctx context.Context, node string, n timeline.Notice) {
+func (f *follower) podsListed(ctx context.Context, node string, n listwatch.Notice) {
 	keep := make([]runtime.Object, 0, len(n.List))
 	for _, o := range n.List {
 		if p, ok := o.(*corev1.Pod); ok && !excepted(p) {

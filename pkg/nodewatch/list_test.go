@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -21,7 +22,7 @@ func TestNodeListDoesNotDeleteOtherNodesPods(t *testing.T) {
 	a.Spec.NodeName = "n1"
 	b.UID, b.Name, b.Spec.NodeName = "uid-web-2", "web-2", "n2"
 	list := func(node string, ms int64, pods ...runtime.Object) {
-		f.listedNotice(context.Background(), timeline.Notice{Stream: podStream(node), Recv: timelinetest.At(ms), List: pods, Initial: ms == 0})
+		f.listedNotice(context.Background(), listwatch.Notice{Stream: podStream(node), Recv: timelinetest.At(ms), Kind: listwatch.KindList, List: pods, Initial: ms == 0})
 	}
 	list("n1", 0, a)
 	list("n2", 0, b)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"sort"
 	"testing"
@@ -39,8 +40,8 @@ func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSli
 		list = append(list, p)
 	}
 	slice := timelinetest.PodsSlice("web-abc", "web", eps)
-	f.handle(timeline.Notice{Stream: "pod", Listed: true, Initial: true, Recv: time.Now(), List: list})
-	f.handle(timeline.Notice{Stream: "EndpointSlices", Listed: true, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
+	f.handle(listwatch.Notice{Stream: "pod", Kind: listwatch.KindList, Initial: true, Recv: time.Now(), List: list})
+	f.handle(listwatch.Notice{Stream: "EndpointSlices", Kind: listwatch.KindList, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
 	return f, slice, pods
 }
 
@@ -75,7 +76,7 @@ func BenchmarkRolloutOf200Pods(b *testing.B) {
 		ep.Conditions.Ready, ep.Conditions.Terminating = timelinetest.Bool(i%2 == 1), timelinetest.Bool(i%2 == 0)
 		slice = s
 		sent := time.Now()
-		_ = f.handle(timeline.Notice{Stream: "EndpointSlices", Recv: sent, Event: &watch.Event{Type: watch.Modified, Object: s}})
+		_ = f.handle(listwatch.Notice{Stream: "EndpointSlices", Recv: sent, Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}})
 		lat = append(lat, (<-lines).Sub(sent))
 		for len(lines) > 0 {
 			<-lines

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
@@ -96,7 +97,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 		return nil, fmt.Errorf("%s: %w", w, err)
 	}
 	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation,
-		everReady: map[types.UID]bool{}, notices: make(chan timeline.Notice), listed: map[string]bool{}}
+		everReady: map[types.UID]bool{}, notices: make(chan listwatch.Notice), listed: map[string]bool{}}
 	if cfg.Action == Restart {
 		if f.patch, err = restartPatch(obj); err != nil {
 			return nil, fmt.Errorf("cannot restart %s: %w", w, err)
@@ -110,7 +111,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f.pending = timeline.RunStreams(streamCtx, f.streams(), f.notices)
+	f.pending = listwatch.RunStreams(streamCtx, f.streams(), f.notices)
 	err = f.loop(ctx)
 	f.finish()
 	return f.r, err
@@ -129,7 +130,7 @@ type workloadFollower struct {
 	set                        podset.Set
 	everReady                  map[types.UID]bool
 	capacity                   *serviceTracks
-	notices                    chan timeline.Notice
+	notices                    chan listwatch.Notice
 	pending                    int
 	listed                     map[string]bool
 	acted, started, statusDone bool
@@ -176,12 +177,12 @@ func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 var workloadResource = map[string]string{KindDeployment: "deployments", kindStatefulSet: "statefulsets", kindDaemonSet: "daemonsets"}
 
 // streams builds the four watches, each filtered server-side.
-func (f *workloadFollower) streams() []*timeline.Stream {
+func (f *workloadFollower) streams() []*listwatch.Stream {
 	c, w := f.cfg.Client, f.cfg.Workload
 	ns, podSel := w.Namespace, f.st.selector.String()
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
 	nameSel := fields.OneTermEqualSelector("metadata.name", w.Name).String()
-	out := []*timeline.Stream{
+	out := []*listwatch.Stream{
 		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
 			func(o *metav1.ListOptions) { o.LabelSelector = podSel })},
 		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
@@ -196,7 +197,7 @@ func (f *workloadFollower) streams() []*timeline.Stream {
 	if !f.r.ServicesUnseen {
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(f.r.Services, ",") + ")"
 	}
-	return append(out, &timeline.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
+	return append(out, &listwatch.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
 		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 

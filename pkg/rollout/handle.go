@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"time"
 
@@ -15,23 +16,23 @@ import (
 // handle feeds one notice to the pods' recorders, the capacity tracker or
 // the workload's status. It returns an error only when the pods or the
 // workload cannot be watched.
-func (f *workloadFollower) handle(n timeline.Notice) error {
-	switch {
-	case n.Err != nil:
+func (f *workloadFollower) handle(n listwatch.Notice) error {
+	switch n.Kind {
+	case listwatch.KindError:
 		return f.streamFailed(n)
-	case n.GapOpen:
+	case listwatch.KindGapOpen:
 		f.gapOpened(n)
-	case n.GapClose:
+	case listwatch.KindGapClose:
 		f.gapClosed(n)
-	case n.Listed:
+	case listwatch.KindList:
 		f.listedNotice(n)
-	case n.Event != nil:
+	case listwatch.KindEvent:
 		f.watched(n.Recv, n.Event)
 	}
 	return nil
 }
 
-func (f *workloadFollower) streamFailed(n timeline.Notice) error {
+func (f *workloadFollower) streamFailed(n listwatch.Notice) error {
 	w := f.cfg.Workload
 	switch n.Stream {
 	case "pod":
@@ -55,21 +56,21 @@ func (f *workloadFollower) streamFailed(n timeline.Notice) error {
 
 // gapOpened marks a stream's lost watch on the rollout and on every pod
 // being followed, whose verdicts then say their times may be late.
-func (f *workloadFollower) gapOpened(n timeline.Notice) {
+func (f *workloadFollower) gapOpened(n listwatch.Notice) {
 	if g, ok := f.set.OpenGap(n); ok {
 		f.r.Gaps = f.set.Gaps
 		f.cfg.Printer.gap(f.r, g)
 	}
 }
 
-func (f *workloadFollower) gapClosed(n timeline.Notice) {
+func (f *workloadFollower) gapClosed(n listwatch.Notice) {
 	if g, ok := f.set.CloseGap(n); ok {
 		f.r.Gaps = f.set.Gaps
 		f.cfg.Printer.gap(f.r, g)
 	}
 }
 
-func (f *workloadFollower) listedNotice(n timeline.Notice) {
+func (f *workloadFollower) listedNotice(n listwatch.Notice) {
 	first := !f.listed[n.Stream]
 	f.listed[n.Stream] = true
 	switch n.Stream {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -20,10 +21,10 @@ func TestZeroPrinterIsSafe(t *testing.T) {
 		f, slice, _ := followerOf(3, p)
 		s := slice.DeepCopy()
 		s.Endpoints[0].Conditions.Ready, s.Endpoints[0].Conditions.Terminating = timelinetest.Bool(false), timelinetest.Bool(true)
-		if err := f.handle(timeline.Notice{Stream: timeline.StreamEndpointSlices, Recv: time.Now(), Event: &watch.Event{Type: watch.Modified, Object: s}}); err != nil {
+		if err := f.handle(listwatch.Notice{Stream: timeline.StreamEndpointSlices, Recv: time.Now(), Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		_ = f.handle(timeline.Notice{Stream: timeline.StreamEvents, Recv: time.Now(), GapOpen: true, Reason: "cut"})
+		_ = f.handle(listwatch.Notice{Stream: timeline.StreamEvents, Recv: time.Now(), Kind: listwatch.KindGapOpen, Reason: "cut"})
 		f.status(time.Now(), "web-0", "restart sent")
 		f.note("a note")
 		f.requests(probe.Bucket{From: time.Now(), Results: []probe.Result{{Kind: probe.Refused}}})

@@ -8,11 +8,15 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // lineSignal is a writer that reports the time each line was written.
@@ -46,19 +50,21 @@ func BenchmarkDeliveryToLine(b *testing.B) { deliveryToLine(b, nil, 0) }
 func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Duration) {
 	pod := testPod(30, nil)
 	fw := watch.NewFake()
-	lists := make(chan string, 1)
-	lists <- "1"
-	s := &scriptedLW{lists: lists, watches: make(chan any, 1), opts: make(chan metav1.ListOptions, 1)}
-	s.watches <- fw
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(context.Context, metav1.ListOptions) (k8sruntime.Object, error) {
+			return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.Pod{*pod}}, nil
+		},
+		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
+	}
 	lines := make(lineSignal, 1)
-	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}, notices: make(chan Notice), listedOnce: map[string]bool{}}
+	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
 	f.rec = NewRecorder(pod, nil, time.Now())
 	f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
 	f.rec.MarkT0(time.Now(), "delete-sent", "DELETE sent")
 	<-lines
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go (&Stream{Name: "pod", LW: s.lw()}).Run(ctx, f.notices)
+	go (&listwatch.Stream{Name: "pod", LW: lw}).Run(ctx, f.notices)
 	go func() {
 		for {
 			select {

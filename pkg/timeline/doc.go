@@ -8,6 +8,7 @@
 // objects; Follow feeds it from the API server and reports each change to a
 // Printer as it happens. The renderers (lines, chart, JSON, Mermaid) are in
 // internal/timeline/render and only read it; pkg/rollout builds a
-// workload's rollout on the same Recorder, Stream and verdict. The facts:
+// workload's rollout on the same Recorder and verdict. The watches are
+// pkg/listwatch's Streams. The facts:
 // docs/watch.md; the verdict rules: docs/watch-verdict.md.
 package timeline

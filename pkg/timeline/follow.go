@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // Action is what Follow does to start the termination.
@@ -102,7 +103,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading pod %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
-	f := &follower{cfg: cfg, notices: make(chan Notice), listedOnce: map[string]bool{}}
+	f := &follower{cfg: cfg, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
 	services, svcErr := selecting.Services(ctx, cfg.Client, pod)
 	f.rec = NewRecorder(pod, services, time.Now())
 	f.rec.TL.ProbeURL = cfg.ProbeURL
@@ -123,7 +124,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	}
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f.pending = RunStreams(streamCtx, f.streams(pod, services, svcErr != nil), f.notices)
+	f.pending = listwatch.RunStreams(streamCtx, f.streams(pod, services, svcErr != nil), f.notices)
 	err = f.loop(ctx)
 	f.rec.TL.End = time.Now()
 	return f.rec.TL, err
@@ -132,7 +133,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 type follower struct {
 	cfg     Config
 	rec     *Recorder
-	notices chan Notice
+	notices chan listwatch.Notice
 	// pending counts streams whose first List has not arrived.
 	pending    int
 	listedOnce map[string]bool
@@ -154,11 +155,11 @@ func (f *follower) say(msg string) { f.cfg.Printer.note(f.rec.TL, msg) }
 // streams builds the three watches, each filtered server-side: the pod by
 // metadata.name, the EndpointSlices by kubernetes.io/service-name, the
 // Events by involvedObject.uid.
-func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) []*Stream {
+func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) []*listwatch.Stream {
 	c, ns := f.cfg.Client, pod.Namespace
 	podSel := fields.OneTermEqualSelector("metadata.name", pod.Name).String()
 	evSel := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
-	out := []*Stream{
+	out := []*listwatch.Stream{
 		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
 			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
 		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
@@ -171,7 +172,7 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	if !allSlices {
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(services, ",") + ")"
 	}
-	return append(out, &Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
+	return append(out, &listwatch.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
 		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 

@@ -7,33 +7,35 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // handle feeds one notice to the recorder. It returns an error only when the
 // pod itself cannot be watched; EndpointSlices or Events that cannot be
 // watched degrade the timeline with a note.
-func (f *follower) handle(n Notice) error {
+func (f *follower) handle(n listwatch.Notice) error {
 	tl := f.rec.TL
-	switch {
-	case n.Err != nil:
+	switch n.Kind {
+	case listwatch.KindError:
 		return f.streamFailed(n)
-	case n.GapOpen:
+	case listwatch.KindGapOpen:
 		if f.openGap(n.Stream) {
 			return nil
 		}
 		g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 		f.rec.Gap(g)
 		f.cfg.Printer.gap(tl, g)
-	case n.GapClose:
+	case listwatch.KindGapClose:
 		if g, ok := f.rec.CloseGap(n.Stream, n.Recv, n.Relisted); ok {
 			f.cfg.Printer.gap(tl, g)
 		}
-	case n.Listed:
+	case listwatch.KindList:
 		f.listed(n)
 		if n.Initial {
 			f.pending--
 		}
-	case n.Event != nil:
+	case listwatch.KindEvent:
 		f.watched(n.Recv, n.Event)
 	}
 	return nil
@@ -48,7 +50,7 @@ func (f *follower) openGap(stream string) bool {
 	return false
 }
 
-func (f *follower) streamFailed(n Notice) error {
+func (f *follower) streamFailed(n listwatch.Notice) error {
 	tl := f.rec.TL
 	switch n.Stream {
 	case "pod":
@@ -67,7 +69,7 @@ func (f *follower) streamFailed(n Notice) error {
 	return nil
 }
 
-func (f *follower) listed(n Notice) {
+func (f *follower) listed(n listwatch.Notice) {
 	f.listedOnce[n.Stream] = true
 	switch n.Stream {
 	case "pod":

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // TestZeroPrinterIsSafe records a termination's changes through a follower
@@ -16,7 +17,7 @@ func TestZeroPrinterIsSafe(t *testing.T) {
 		f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
 		f.rec.Stall = func(g Gap) { f.cfg.Printer.gap(f.rec.TL, g) }
 		f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
-		_ = f.handle(Notice{Stream: StreamEvents, Recv: at(10), GapOpen: true, Reason: "cut"})
+		_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(10), Kind: listwatch.KindGapOpen, Reason: "cut"})
 		f.say("a note")
 		f.requests(probe.Bucket{From: at(20), Results: []probe.Result{{Kind: probe.Reset}}})
 		if tl := f.rec.TL; len(tl.Events) != 1 || len(tl.Requests) != 1 || len(tl.Gaps) != 1 {

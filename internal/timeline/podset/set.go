@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -38,7 +39,7 @@ type Set struct {
 	order      []*timeline.Recorder
 	slices     map[types.UID]*discoveryv1.EndpointSlice
 	podsListed bool
-	heldEvents *timeline.Notice
+	heldEvents *listwatch.Notice
 }
 
 // Recorders returns every pod's Recorder in the order first seen.
@@ -174,7 +175,7 @@ func (s *Set) slicesFor(rec *timeline.Recorder) []discoveryv1.EndpointSlice {
 // EventList records a List of Events for the pods they are about (the
 // first one is held until the pods are listed, so that no Event is lost
 // for a pod not known yet).
-func (s *Set) EventList(n timeline.Notice) {
+func (s *Set) EventList(n listwatch.Notice) {
 	if n.Initial && !s.podsListed {
 		s.heldEvents = &n
 		return
@@ -216,7 +217,7 @@ func (s *Set) Unseen(stream string) {
 
 // OpenGap marks a stream's lost watch on every Recorder; it returns the
 // gap, false when that stream's gap is already open.
-func (s *Set) OpenGap(n timeline.Notice) (timeline.Gap, bool) {
+func (s *Set) OpenGap(n listwatch.Notice) (timeline.Gap, bool) {
 	for _, g := range s.Gaps {
 		if g.Stream == n.Stream && g.To.IsZero() {
 			return timeline.Gap{}, false
@@ -232,7 +233,7 @@ func (s *Set) OpenGap(n timeline.Notice) (timeline.Gap, bool) {
 
 // CloseGap closes the stream's open gap on every Recorder and returns it,
 // false when none was open.
-func (s *Set) CloseGap(n timeline.Notice) (timeline.Gap, bool) {
+func (s *Set) CloseGap(n listwatch.Notice) (timeline.Gap, bool) {
 	for i := len(s.Gaps) - 1; i >= 0; i-- {
 		g := &s.Gaps[i]
 		if g.Stream == n.Stream && g.To.IsZero() {

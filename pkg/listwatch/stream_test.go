@@ -1,4 +1,4 @@
-package timeline
+package listwatch
 
 import (
 	"context"
@@ -15,9 +15,7 @@ import (
 )
 
 func podRV(rv string) *corev1.Pod {
-	p := testPod(30, nil)
-	p.ResourceVersion = rv
-	return p
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0", ResourceVersion: rv}}
 }
 
 // scriptedLW serves Lists from lists and each Watch call from the next
@@ -69,28 +67,28 @@ func TestStreamMarksDroppedWatchAndResumes(t *testing.T) {
 	out := make(chan Notice)
 	go (&Stream{Name: "pod", LW: s.lw()}).Run(ctx, out)
 
-	if n := next(t, out); !n.Listed || !n.Initial || len(n.List) != 1 {
+	if n := next(t, out); n.Kind != KindList || !n.Initial || len(n.List) != 1 {
 		t.Fatalf("first notice %+v, want the initial List", n)
 	}
 	if o := <-s.opts; o.ResourceVersion != "10" {
 		t.Fatalf("first watch from %q, want the List's resourceVersion 10", o.ResourceVersion)
 	}
 	w1.Modify(podRV("11"))
-	if n := next(t, out); n.Event == nil || n.Event.Type != watch.Modified {
+	if n := next(t, out); n.Kind != KindEvent || n.Event.Type != watch.Modified {
 		t.Fatalf("want the MODIFIED, got %+v", n)
 	}
 	w1.Stop() // the connection drops
-	if n := next(t, out); !n.GapOpen {
+	if n := next(t, out); n.Kind != KindGapOpen {
 		t.Fatalf("want a gap opening, got %+v", n)
 	}
 	if o := <-s.opts; o.ResourceVersion != "11" {
 		t.Fatalf("resumed from %q, want 11", o.ResourceVersion)
 	}
-	if n := next(t, out); !n.GapClose || n.Relisted {
+	if n := next(t, out); n.Kind != KindGapClose || n.Relisted {
 		t.Fatalf("want the gap closed by a resumed watch, got %+v", n)
 	}
 	w2.Modify(podRV("12"))
-	if n := next(t, out); n.Event == nil {
+	if n := next(t, out); n.Kind != KindEvent {
 		t.Fatalf("want the MODIFIED after the gap, got %+v", n)
 	}
 }
@@ -112,17 +110,17 @@ func TestStreamRelistsAfterExpiry(t *testing.T) {
 
 	next(t, out) // initial List
 	w1.Stop()
-	if n := next(t, out); !n.GapOpen {
+	if n := next(t, out); n.Kind != KindGapOpen {
 		t.Fatalf("want a gap opening, got %+v", n)
 	}
 	n := next(t, out)
-	if n.GapOpen {
+	if n.Kind == KindGapOpen {
 		n = next(t, out) // the 410 itself may report the gap again
 	}
-	if !n.Listed || n.Initial || n.List[0].(*corev1.Pod).ResourceVersion != "50" {
+	if n.Kind != KindList || n.Initial || n.List[0].(*corev1.Pod).ResourceVersion != "50" {
 		t.Fatalf("want a re-list, got %+v", n)
 	}
-	if n := next(t, out); !n.GapClose || !n.Relisted {
+	if n := next(t, out); n.Kind != KindGapClose || !n.Relisted {
 		t.Fatalf("want the gap closed as re-listed, got %+v", n)
 	}
 }
@@ -137,7 +135,7 @@ func TestStreamForbiddenList(t *testing.T) {
 		func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return nil, nil })
 	out := make(chan Notice, 1)
 	(&Stream{Name: "EndpointSlices", LW: lw}).Run(context.Background(), out)
-	if n := <-out; !apierrors.IsForbidden(n.Err) {
+	if n := <-out; n.Kind != KindError || !apierrors.IsForbidden(n.Err) {
 		t.Fatalf("want the forbidden error, got %+v", n)
 	}
 }

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+)
+
+// beginWatch is what the pod, rollout and node watches do before they
+// follow: say on Ctrl-C what is waited for (note), and bound ctx by
+// --timeout (0: no limit). The caller defers cancel.
+func beginWatch(ctx context.Context, timeout time.Duration, note stopNote) (context.Context, context.CancelFunc) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	onInterrupt(ctx, func() stopNote { return note })
+	return eviction.WithTimeout(ctx, timeout)
+}
+
+// watchSink is where a watch writes, by -o, the same for the pod, rollout
+// and node watches: json and yaml documents to doc, a Mermaid chart to
+// out with the live lines and the verdict on errOut, else everything to
+// out.
+type watchSink struct {
+	output           string
+	out, errOut, doc io.Writer
+}
+
+// printer returns the live printer: the JSON one on doc, or the line
+// printer on the stream the lines go to.
+func printer[P any](s watchSink, json func(io.Writer) P, lines func(io.Writer) P) P {
+	switch s.output {
+	case "json", "yaml":
+		return json(s.doc)
+	case "mermaid":
+		return lines(s.errOut)
+	}
+	return lines(s.out)
+}
+
+// watchSummary is how one watch writes its end (of what W, judged by V).
+type watchSummary[W, V any] struct {
+	json, verdict, mermaid func(io.Writer, W, V) error
+	// text are the parts of the summary without -o, in order.
+	text []func(io.Writer, W, V) error
+}
+
+// write writes the summary of w and v to s.
+func (m watchSummary[W, V]) write(s watchSink, w W, v V) error {
+	switch s.output {
+	case "json", "yaml":
+		return m.json(s.doc, w, v)
+	case "mermaid":
+		if err := m.verdict(s.errOut, w, v); err != nil {
+			return err
+		}
+		return m.mermaid(s.out, w, v)
+	}
+	for _, write := range m.text {
+		if err := write(s.out, w, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newWatchSink is the sink of -o output on streams.
+func newWatchSink(output string, streams genericiooptions.IOStreams) watchSink {
+	return watchSink{output: output, out: streams.Out, errOut: streams.ErrOut, doc: documentWriter(streams.Out, output)}
+}
