@@ -233,7 +233,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 			f.r.Ended = "complete"
 			return nil
 		case <-ctx.Done():
-			f.r.Ended = timeline.EndReason(ctx, f.done, "complete")
+			f.r.Ended = timeline.Ended(timeline.EndReason(ctx, f.done, string(timeline.EndedComplete)))
 			return nil
 		}
 	}
