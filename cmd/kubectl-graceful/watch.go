@@ -17,8 +17,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
-type WatchPodOptions struct {
+// watchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
+type watchPodOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	Namespace string
@@ -53,17 +53,17 @@ type WatchPodOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
+// newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
 // subcommand, `watch TYPE/NAME` (a workload) its own arguments.
-func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	cmd := NewCmdWatchWorkload(configFlags, streams)
-	cmd.AddCommand(NewCmdWatchPod(configFlags, streams), NewCmdWatchNode(configFlags, streams))
+func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := newCmdWatchWorkload(configFlags, streams)
+	cmd.AddCommand(newCmdWatchPod(configFlags, streams), newCmdWatchNode(configFlags, streams))
 	return cmd
 }
 
-// NewCmdWatchPod builds `kubectl graceful watch pod NAME`.
-func NewCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &WatchPodOptions{configFlags: configFlags, IOStreams: streams}
+// newCmdWatchPod builds `kubectl graceful watch pod NAME`.
+func newCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &watchPodOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "pod NAME [--delete [--grace-period N] | --evict]",
 		Short: "Show a pod's termination on two tracks and give a verdict on the endpoint race",
@@ -103,15 +103,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 			return nil
 		},
 		ValidArgsFunction: completePod(configFlags),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Delete, "delete", false, "Delete the pod, then watch it terminate")
@@ -138,7 +130,7 @@ func addWatchOutputFlag(cmd *cobra.Command, output *string) {
 
 // Complete reads the namespace from the kubeconfig/-n, builds the probe's
 // configuration and the client.
-func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = args[0]
 	o.doc = documentWriter(o.Out, o.Output)
 	o.probe.complete()
@@ -155,7 +147,7 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 }
 
 // Validate rejects flag combinations that cannot be done.
-func (o *WatchPodOptions) Validate() error {
+func (o *watchPodOptions) Validate() error {
 	switch {
 	case o.Name == "":
 		return errMissingArg("one pod", "watch pod NAME")
@@ -179,7 +171,7 @@ func (o *WatchPodOptions) Validate() error {
 
 // Run follows the pod, then prints the chart and the verdict. It returns
 // cliutil.Risk() when the verdict found a risk.
-func (o *WatchPodOptions) Run(ctx context.Context) error {
+func (o *watchPodOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -218,7 +210,7 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	return watchOutcome(o.render(tl, v), err, v.Risk)
 }
 
-func (o *WatchPodOptions) printer() timeline.Printer {
+func (o *watchPodOptions) printer() timeline.Printer {
 	switch o.Output {
 	case "json", "yaml":
 		return render.PodJSONPrinter(o.doc)
@@ -228,7 +220,7 @@ func (o *WatchPodOptions) printer() timeline.Printer {
 	return render.PodLinePrinter(o.Out, o.Wide)
 }
 
-func (o *WatchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
+func (o *watchPodOptions) render(tl *timeline.Timeline, v timeline.Verdict) error {
 	switch o.Output {
 	case "json", "yaml":
 		return render.WriteJSONSummary(o.doc, tl, v)

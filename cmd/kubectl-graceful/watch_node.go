@@ -17,8 +17,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WatchNodeOptions are the inputs of `kubectl graceful watch node`.
-type WatchNodeOptions struct {
+// watchNodeOptions are the inputs of `kubectl graceful watch node`.
+type watchNodeOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// Nodes are the nodes named; Selector (-l) picks a pool instead.
@@ -40,9 +40,9 @@ type WatchNodeOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
-func NewCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &WatchNodeOptions{configFlags: configFlags, IOStreams: streams}
+// newCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
+func newCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &watchNodeOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "node (NAME... | -l SELECTOR)",
 		Short: "Watch the pods of draining nodes terminate and say which workloads raced their endpoints",
@@ -63,15 +63,7 @@ matches the selector, the pods cannot be watched).`,
   kubectl graceful watch node -l eks.amazonaws.com/nodegroup=ng-old --timeout 1h
   kubectl graceful watch node worker-3 worker-4 -o json`,
 		ValidArgsFunction: completeNodes(configFlags),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
@@ -84,7 +76,7 @@ matches the selector, the pods cannot be watched).`,
 }
 
 // Complete takes the node names and builds the client.
-func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *watchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Nodes = args
 	var err error
 	o.client, err = newClient(o.configFlags, clientLimits{})
@@ -92,7 +84,7 @@ func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 }
 
 // Validate rejects what cannot be watched, before anything is read.
-func (o *WatchNodeOptions) Validate() error {
+func (o *watchNodeOptions) Validate() error {
 	switch {
 	case len(o.Nodes) == 0 && o.Selector == "":
 		return errMissingArg("the nodes or select them with -l", "watch node NAME... (or -l SELECTOR)")
@@ -112,7 +104,7 @@ func (o *WatchNodeOptions) Validate() error {
 
 // Run follows the nodes, then prints the summary. It returns
 // cliutil.Risk() when the drain verdict found a risk.
-func (o *WatchNodeOptions) Run(ctx context.Context) error {
+func (o *watchNodeOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -141,14 +133,14 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 
 // sayNodes words a node not found, or a selector matching none, as every
 // command does.
-func (o *WatchNodeOptions) sayNodes(ctx context.Context, err error) error {
+func (o *watchNodeOptions) sayNodes(ctx context.Context, err error) error {
 	if errors.Is(err, nodewatch.ErrNoNodes) {
 		return errNoMatch("node", o.Selector)
 	}
 	return sayNotFound(ctx, o.client, err, "node", "")
 }
 
-func (o *WatchNodeOptions) render(doc io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
+func (o *watchNodeOptions) render(doc io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
 	switch o.Output {
 	case "json", "yaml":
 		return render.WriteNodeJSONSummary(doc, w, v)

@@ -20,9 +20,9 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WatchWorkloadOptions are the inputs of `kubectl graceful watch
+// watchWorkloadOptions are the inputs of `kubectl graceful watch
 // deployment/NAME` (also TYPE NAME, statefulsets and daemonsets).
-type WatchWorkloadOptions struct {
+type watchWorkloadOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// Args are the workload as typed: ["deployment/web"] or
@@ -54,10 +54,10 @@ type WatchWorkloadOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
+// newCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
 // of `watch pod`.
-func NewCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &WatchWorkloadOptions{configFlags: configFlags, IOStreams: streams}
+func newCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &watchWorkloadOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "watch (TYPE/NAME | TYPE NAME) [--restart | --scale N]",
 		Short: "Watch a termination or a whole rollout and say whether it raced its endpoints",
@@ -89,15 +89,7 @@ pods, RBAC).`,
 			return nil
 		},
 		ValidArgsFunction: completeWorkloads(configFlags, false),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
@@ -113,7 +105,7 @@ pods, RBAC).`,
 
 // Complete resolves the workload's kind as kubectl does (short names,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
-func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Args = args
 	o.doc = documentWriter(o.Out, o.Output)
 	o.probe.complete()
@@ -162,7 +154,7 @@ func splitWorkloadArgs(args []string) (string, string, error) {
 }
 
 // Validate rejects what cannot be done, before anything is sent.
-func (o *WatchWorkloadOptions) Validate() error {
+func (o *watchWorkloadOptions) Validate() error {
 	switch {
 	case o.Workload.Name == "":
 		return errMissingArg("one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)")
@@ -187,7 +179,7 @@ func (o *WatchWorkloadOptions) Validate() error {
 
 // Run follows the workload, then prints the summary. It returns
 // cliutil.Risk() when the rollout verdict found a risk.
-func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
+func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -220,7 +212,7 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	return watchOutcome(o.render(r, v), err, v.Risk)
 }
 
-func (o *WatchWorkloadOptions) printer() rollout.Printer {
+func (o *watchWorkloadOptions) printer() rollout.Printer {
 	switch o.Output {
 	case "json", "yaml":
 		return render.RolloutJSONPrinter(o.doc)
@@ -230,7 +222,7 @@ func (o *WatchWorkloadOptions) printer() rollout.Printer {
 	return render.RolloutLinePrinter(o.Out, o.Wide)
 }
 
-func (o *WatchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {
+func (o *watchWorkloadOptions) render(r *rollout.Rollout, v rollout.Verdict) error {
 	switch o.Output {
 	case "json", "yaml":
 		return render.WriteWorkloadJSONSummary(o.doc, r, v)
