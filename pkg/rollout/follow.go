@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // Printer receives what Follow sees, as it sees it. Every func is

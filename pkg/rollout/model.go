@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // The workload kinds `watch` follows: the apps/v1 kinds that own pods

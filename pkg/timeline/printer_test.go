@@ -3,7 +3,7 @@ package timeline
 import (
 	"testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // TestZeroPrinterIsSafe records a termination's changes through a follower
