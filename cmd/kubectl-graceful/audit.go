@@ -22,9 +22,9 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// AuditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
+// auditOptions runs `kubectl graceful audit`: the checks of pkg/inspect over
 // a live cluster (default) or over manifests (-f/-k, no cluster needed).
-type AuditOptions struct {
+type auditOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// Filenames, Recursive and Kustomize select manifest mode (-f, -R, -k).
@@ -75,13 +75,9 @@ type AuditOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdAudit builds `kubectl graceful audit` and `audit explain ID`.
-func NewCmdAudit(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	return newCmdAudit(&AuditOptions{configFlags: configFlags, IOStreams: streams})
-}
-
-// newCmdAudit builds the command around o, binding every flag to it.
-func newCmdAudit(o *AuditOptions) *cobra.Command {
+// newCmdAudit builds `kubectl graceful audit` and `audit explain ID`
+// around o, binding every flag to it.
+func newCmdAudit(o *auditOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit [TYPE/NAME ...] [-f FILE|DIR|-] [-k DIR]",
 		Short: "Check workloads' termination settings, live or from manifests",
@@ -97,15 +93,7 @@ Explain a check: kubectl graceful audit explain ID`,
   kubectl graceful audit -f k8s/ -R -o sarif > audit.sarif
   kubectl graceful audit -k overlays/prod --kube-version 1.29 --fail-on warning`,
 		ValidArgsFunction: completeWorkloads(o.configFlags, true),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to audit, or - for stdin (no cluster needed)")
@@ -146,7 +134,7 @@ Explain a check: kubectl graceful audit explain ID`,
 // Complete reads the --config file and the namespace from the kubeconfig
 // flags, resolves colour, the target version, --fail-on and the fleet's
 // contexts, and tees stdin for --fix -f -. Validate changes nothing.
-func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
+func (o *auditOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Resources = args
 	if o.ConfigFile != "" {
 		if err := o.applyConfig(cmd); err != nil {
@@ -180,13 +168,13 @@ func (o *AuditOptions) Complete(cmd *cobra.Command, args []string) error {
 	return o.completeFleet()
 }
 
-func (o *AuditOptions) manifestMode() bool {
+func (o *auditOptions) manifestMode() bool {
 	return len(o.Filenames) > 0 || o.Kustomize != ""
 }
 
 // useColor applies --color: always, never, or auto (stdout is a terminal
 // and NO_COLOR is unset, https://no-color.org).
-func (o *AuditOptions) useColor() bool {
+func (o *auditOptions) useColor() bool {
 	switch o.Color {
 	case "always":
 		return true
@@ -202,7 +190,7 @@ func (o *AuditOptions) useColor() bool {
 
 // Validate checks flag values and their combinations; it sets nothing
 // and reads nothing.
-func (o *AuditOptions) Validate() error {
+func (o *auditOptions) Validate() error {
 	if o.explainFlag != "" {
 		return fmt.Errorf("audit --explain was removed: use kubectl graceful audit explain %s", o.explainFlag)
 	}
@@ -247,7 +235,7 @@ func (o *AuditOptions) Validate() error {
 
 // Run loads the inventory, audits it and prints the report. It returns
 // cliutil.Risk() when a finding is at or above --fail-on.
-func (o *AuditOptions) Run(ctx context.Context) error {
+func (o *auditOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -317,7 +305,7 @@ func (o *AuditOptions) Run(ctx context.Context) error {
 
 // reportUnread names each input that could not be read, one line each, and
 // returns exit status 1: the audit did not read all it was given.
-func (o *AuditOptions) reportUnread(e *load.UnreadError) error {
+func (o *auditOptions) reportUnread(e *load.UnreadError) error {
 	for _, f := range e.Files {
 		fmt.Fprintln(o.ErrOut, "error: not read: "+termsafe.Escape(cliutil.OneLine(load.FileMessage(f))))
 	}
@@ -325,7 +313,7 @@ func (o *AuditOptions) reportUnread(e *load.UnreadError) error {
 }
 
 // maxInputBytes parses --max-input-size ("" is the default, 256Mi).
-func (o *AuditOptions) maxInputBytes() (int64, error) {
+func (o *auditOptions) maxInputBytes() (int64, error) {
 	if o.MaxInputSize == "" {
 		return load.DefaultMaxInputBytes, nil
 	}
@@ -337,7 +325,7 @@ func (o *AuditOptions) maxInputBytes() (int64, error) {
 }
 
 // checkOptions are the checks' settings from the flags.
-func (o *AuditOptions) checkOptions() inspect.Options {
+func (o *auditOptions) checkOptions() inspect.Options {
 	opts := inspect.DefaultOptions()
 	opts.Skip = o.Skip
 	opts.PreStopFloorSeconds = o.PreStopFloor
@@ -353,7 +341,7 @@ func (o *AuditOptions) checkOptions() inspect.Options {
 
 // write prints r in the -o format; the table's MESSAGE column wraps to the
 // terminal's width when stdout is one.
-func (o *AuditOptions) write(r *inspect.Report) error {
+func (o *auditOptions) write(r *inspect.Report) error {
 	if o.Output == "table" {
 		_, width := terminal(o.Out)
 		return report.TableWidth(o.Out, r, o.color, width)
@@ -378,7 +366,7 @@ type auditConfig struct {
 
 // applyConfig reads ConfigFile (strictly: an unknown key is an error) and
 // sets every option whose flag was not given on the command line.
-func (o *AuditOptions) applyConfig(cmd *cobra.Command) error {
+func (o *auditOptions) applyConfig(cmd *cobra.Command) error {
 	data, err := os.ReadFile(o.ConfigFile)
 	if err != nil {
 		return fmt.Errorf("--config: %v", err)

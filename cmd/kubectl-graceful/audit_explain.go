@@ -10,9 +10,9 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// AuditExplainOptions is `audit explain [ID]`: one check's explanation,
+// auditExplainOptions is `audit explain [ID]`: one check's explanation,
 // or with no ID the list of checks.
-type AuditExplainOptions struct {
+type auditExplainOptions struct {
 	// ID is the check to explain; "" lists them all.
 	ID string
 
@@ -20,26 +20,18 @@ type AuditExplainOptions struct {
 }
 
 func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &AuditExplainOptions{IOStreams: streams}
+	o := &auditExplainOptions{IOStreams: streams}
 	return &cobra.Command{
 		Use:               "explain [ID]",
 		Short:             "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeExplainID,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 }
 
 // Complete takes the ID from the arguments.
-func (o *AuditExplainOptions) Complete(args []string) error {
+func (o *auditExplainOptions) Complete(_ *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		o.ID = args[0]
 	}
@@ -47,7 +39,7 @@ func (o *AuditExplainOptions) Complete(args []string) error {
 }
 
 // Validate refuses an ID no check has, as --skip does.
-func (o *AuditExplainOptions) Validate() error {
+func (o *auditExplainOptions) Validate() error {
 	if o.ID == "" {
 		return nil
 	}
@@ -55,7 +47,7 @@ func (o *AuditExplainOptions) Validate() error {
 }
 
 // Run prints the check's explanation, or the list of checks.
-func (o *AuditExplainOptions) Run(context.Context) error {
+func (o *auditExplainOptions) Run(context.Context) error {
 	if o.ID == "" {
 		for _, c := range inspect.Checks() {
 			if _, err := fmt.Fprintf(o.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {

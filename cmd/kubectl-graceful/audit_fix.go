@@ -52,14 +52,14 @@ func (f *fixOptions) addFlags(fs *pflag.FlagSet) {
 
 // completeFix keeps, for --fix -f -, a copy of what the loader reads from
 // stdin, to edit it.
-func (o *AuditOptions) completeFix() {
+func (o *auditOptions) completeFix() {
 	if o.fix.Fix && slices.Contains(o.Filenames, "-") && o.In != nil {
 		o.In = io.TeeReader(o.In, &o.fix.stdin)
 	}
 }
 
 // validateFix checks the --fix flags against the mode.
-func (o *AuditOptions) validateFix() error {
+func (o *auditOptions) validateFix() error {
 	f := &o.fix
 	if !f.Fix {
 		if f.Diff || len(f.Only) > 0 {
@@ -87,7 +87,7 @@ func (o *AuditOptions) validateFix() error {
 // that the patch lines agree with each other and with what --fix writes,
 // and so that every machine format carries the same fix (the table shows
 // none).
-func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) (done bool, err error) {
+func (o *auditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) (done bool, err error) {
 	if o.fix.Fix {
 		return true, o.runFix(inv, r, opts)
 	}
@@ -104,7 +104,7 @@ func (o *AuditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts i
 
 // planOptions are the fix's settings: the audit's, and the version the
 // inventory was read for (--kube-version, or live the server's).
-func (o *AuditOptions) planOptions(inv *inspect.Inventory, opts inspect.Options) fix.Options {
+func (o *auditOptions) planOptions(inv *inspect.Inventory, opts inspect.Options) fix.Options {
 	return fix.Options{PreStopFloorSeconds: o.PreStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
 		Version: inv.Version, Only: o.fix.Only, Skip: o.Skip}
 }
@@ -113,7 +113,7 @@ func (o *AuditOptions) planOptions(inv *inspect.Inventory, opts inspect.Options)
 // into the files (or prints the diff, or the fixed stdin stream). It
 // returns exit 1 when a file or an object could not be edited, exit 2 for
 // a non-empty --diff.
-func (o *AuditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) error {
+func (o *auditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) error {
 	plan := fix.NewPlan(inv, r.Findings, o.planOptions(inv, opts))
 	stdin := slices.Contains(o.Filenames, "-")
 	msgs := o.Out
@@ -154,7 +154,7 @@ type fixResult struct {
 }
 
 // fixFiles applies the plan file by file and reports each object.
-func (o *AuditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
+func (o *auditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
 	var res fixResult
 	skip := func(what, why string) {
 		fmt.Fprintf(o.ErrOut, "skipped %s: %s\n", termsafe.Escape(what), termsafe.Escape(why))
@@ -187,7 +187,7 @@ func (o *AuditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
 }
 
 // fixVerb says what happened to an object: fixed, or planned with --diff.
-func (o *AuditOptions) fixVerb() string {
+func (o *auditOptions) fixVerb() string {
 	if o.fix.Diff {
 		return "planned"
 	}
@@ -198,7 +198,7 @@ func (o *AuditOptions) fixVerb() string {
 // and returns the text it edited. A file that is no longer the text the
 // plan was made from (another process changed it since the audit read
 // it) is refused: the plan's "0 -> 20" could lower what is now 90.
-func (o *AuditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, []byte, error) {
+func (o *auditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, []byte, error) {
 	if file == stdinFile {
 		e, err := fix.Edit(file, o.fix.stdin.Bytes(), plan, o.namespace)
 		return e, o.fix.stdin.Bytes(), err
@@ -217,7 +217,7 @@ func (o *AuditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, []b
 // emitFix prints the diff, prints the fixed stdin stream, or writes the
 // file (only while it still holds before, the text that was edited), as
 // the flags ask.
-func (o *AuditOptions) emitFix(e *fix.FileEdit, before []byte) error {
+func (o *auditOptions) emitFix(e *fix.FileEdit, before []byte) error {
 	switch {
 	case o.fix.Diff:
 		d, err := e.Diff()

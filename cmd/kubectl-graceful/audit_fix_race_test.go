@@ -31,7 +31,7 @@ spec:
 func runAuditWith(t *testing.T, afterLoad func(), args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	o := &AuditOptions{configFlags: genericclioptions.NewConfigFlags(false), afterLoad: afterLoad,
+	o := &auditOptions{configFlags: genericclioptions.NewConfigFlags(false), afterLoad: afterLoad,
 		IOStreams: genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}}
 	cmd := newCmdAudit(o)
 	cmd.SetArgs(args)

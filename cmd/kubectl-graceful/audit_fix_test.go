@@ -21,7 +21,7 @@ func runAudit(t *testing.T, stdin string, args ...string) (string, string, int) 
 	t.Helper()
 	var out, errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}
-	cmd := newCmdAudit(&AuditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams})
+	cmd := newCmdAudit(&auditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams})
 	cmd.SetArgs(args)
 	cmd.SetOut(&errOut)
 	cmd.SetErr(&errOut)

@@ -42,7 +42,7 @@ func (f *fleetOptions) enabled() bool { return len(f.Contexts) > 0 || f.AllConte
 
 // validateFleet checks the fleet flags against the others. It reads
 // nothing: completeFleet resolves the names.
-func (o *AuditOptions) validateFleet() error {
+func (o *auditOptions) validateFleet() error {
 	f := &o.fleet
 	if !f.enabled() {
 		return nil
@@ -64,7 +64,7 @@ func (o *AuditOptions) validateFleet() error {
 // name, one named twice, or a kubeconfig with no context, is an error. With fleet flags
 // that conflict it reads nothing, so that Validate names the conflict
 // rather than a kubeconfig the audit would not use.
-func (o *AuditOptions) completeFleet() error {
+func (o *auditOptions) completeFleet() error {
 	f := &o.fleet
 	if !f.enabled() || o.validateFleet() != nil {
 		return nil
@@ -103,7 +103,7 @@ func set(flag *string) bool { return flag != nil && *flag != "" }
 // prints one report. A cluster that could not be audited gets one line on
 // stderr, after the report; the others are still reported. The exit status
 // is 1 when no cluster could be audited, otherwise the findings decide.
-func (o *AuditOptions) runFleet(ctx context.Context) error {
+func (o *auditOptions) runFleet(ctx context.Context) error {
 	results := make([]report.ClusterReport, len(o.fleet.contexts))
 	sem := make(chan struct{}, o.fleet.Parallel)
 	var wg sync.WaitGroup
@@ -152,7 +152,7 @@ const (
 
 // auditContext audits the cluster of one kubeconfig context, in the
 // namespace -n gives or else the context's own.
-func (o *AuditOptions) auditContext(ctx context.Context, name string) (*inspect.Report, error) {
+func (o *auditOptions) auditContext(ctx context.Context, name string) (*inspect.Report, error) {
 	getter := contextClient(o.configFlags, name)
 	ns := ""
 	if o.configFlags.Namespace != nil {
@@ -210,7 +210,7 @@ func requestTimeoutSet(f *genericclioptions.ConfigFlags) bool {
 
 // writeFleet prints the fleet's report in the -o format; the table's
 // MESSAGE column wraps to the terminal's width when stdout is one.
-func (o *AuditOptions) writeFleet(f *report.Fleet) error {
+func (o *auditOptions) writeFleet(f *report.Fleet) error {
 	if o.Output == "table" {
 		_, width := terminal(o.Out)
 		return report.FleetTableWidth(o.Out, f, o.color, width)

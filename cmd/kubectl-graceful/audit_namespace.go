@@ -13,7 +13,7 @@ import (
 // "default". Manifest audits need no kubeconfig: when there is none (no
 // file at $KUBECONFIG or ~/.kube/config), it is "default"; a kubeconfig that
 // exists but cannot be read is an error, as it is for kubectl apply.
-func (o *AuditOptions) defaultNamespace() (string, error) {
+func (o *auditOptions) defaultNamespace() (string, error) {
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err == nil {
 		return ns, nil
@@ -29,7 +29,7 @@ func (o *AuditOptions) defaultNamespace() (string, error) {
 // which would read as a clean audit. A read the server refuses (RBAC) or
 // fails is not an answer.
 // c is nil when the kubeconfig cannot be loaded (load.Live says so).
-func (o *AuditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
+func (o *auditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
 	if o.AllNamespaces || c == nil {
 		return nil
 	}

@@ -25,7 +25,7 @@ func TestAuditColor(t *testing.T) {
 		if tc.noColor {
 			t.Setenv("NO_COLOR", "1")
 		}
-		o := &AuditOptions{Color: tc.flag, IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
+		o := &auditOptions{Color: tc.flag, IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
 		if got := o.useColor(); got != tc.want {
 			t.Errorf("--color %s NO_COLOR=%v: %v, want %v", tc.flag, tc.noColor, got, tc.want)
 		}
@@ -33,21 +33,21 @@ func TestAuditColor(t *testing.T) {
 }
 
 func TestAuditValidate(t *testing.T) {
-	valid := func() *AuditOptions {
-		return &AuditOptions{configFlags: genericclioptions.NewConfigFlags(false), Output: "table", FailOn: "error", Color: "auto", PreStopFloor: 5, MaxGrace: 300}
+	valid := func() *auditOptions {
+		return &auditOptions{configFlags: genericclioptions.NewConfigFlags(false), Output: "table", FailOn: "error", Color: "auto", PreStopFloor: 5, MaxGrace: 300}
 	}
 	for _, tc := range []struct {
 		name string
-		mod  func(*AuditOptions)
+		mod  func(*auditOptions)
 		want string
 	}{
-		{"fail-on", func(o *AuditOptions) { o.FailOn = "fatal" }, "--fail-on"},
-		{"skip", func(o *AuditOptions) { o.Skip = []string{"nope"} }, "--skip"},
-		{"output", func(o *AuditOptions) { o.Output = "xml" }, "--output"},
-		{"color", func(o *AuditOptions) { o.Color = "rainbow" }, "--color"},
-		{"-f with resources", func(o *AuditOptions) { o.Filenames = []string{"x"}; o.Resources = []string{"deploy/x"} }, "resource arguments"},
-		{"-f and -k", func(o *AuditOptions) { o.Filenames = []string{"x"}; o.Kustomize = "y" }, "either -f or -k"},
-		{"-f with -A", func(o *AuditOptions) { o.Filenames = []string{"x"}; o.AllNamespaces = true }, "-A and -l"},
+		{"fail-on", func(o *auditOptions) { o.FailOn = "fatal" }, "--fail-on"},
+		{"skip", func(o *auditOptions) { o.Skip = []string{"nope"} }, "--skip"},
+		{"output", func(o *auditOptions) { o.Output = "xml" }, "--output"},
+		{"color", func(o *auditOptions) { o.Color = "rainbow" }, "--color"},
+		{"-f with resources", func(o *auditOptions) { o.Filenames = []string{"x"}; o.Resources = []string{"deploy/x"} }, "resource arguments"},
+		{"-f and -k", func(o *auditOptions) { o.Filenames = []string{"x"}; o.Kustomize = "y" }, "either -f or -k"},
+		{"-f with -A", func(o *auditOptions) { o.Filenames = []string{"x"}; o.AllNamespaces = true }, "-A and -l"},
 	} {
 		o := valid()
 		tc.mod(o)
@@ -66,7 +66,7 @@ func TestAuditConfigFile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("skip: [pdb-missing]\nfailOn: warning\nshutdownSeconds: 20\nmaxGrace: 120\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	opts := &AuditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
+	opts := &auditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
 	cmd := newCmdAudit(opts)
 	if err := cmd.Flags().Parse([]string{"--config", file, "--max-grace", "600", "-f", "x.yaml"}); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -34,8 +35,8 @@ kubectl-graceful. For example:
   kubectl-graceful completion fish > ~/.config/fish/completions/kubectl-graceful.fish
   kubectl-graceful completion powershell | Out-String | Invoke-Expression`
 
-// CompletionOptions prints a completion script for one shell.
-type CompletionOptions struct {
+// completionOptions prints a completion script for one shell.
+type completionOptions struct {
 	// Shell is one of completionShells.
 	Shell string
 
@@ -45,11 +46,11 @@ type CompletionOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdCompletion builds `kubectl graceful completion SHELL`. It replaces
+// newCmdCompletion builds `kubectl graceful completion SHELL`. It replaces
 // cobra's default completion command because that one names the script after
 // the root command ("graceful"), a program no shell ever runs.
-func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &CompletionOptions{IOStreams: streams}
+func newCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &completionOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:                   "completion bash|zsh|fish|powershell",
 		Short:                 "Print a shell completion script",
@@ -57,24 +58,26 @@ func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
 		DisableFlagsInUseLine: true,
 		ValidArgs:             completionShells,
 		Args:                  cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Complete(cmd, args)
-			return o.Run()
-		},
+		RunE:                  runE(o),
 	}
 	return cmd
 }
 
 // Complete records the shell and the root of the command tree.
-func (o *CompletionOptions) Complete(cmd *cobra.Command, args []string) {
+func (o *completionOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Shell = args[0]
 	o.Root = cmd.Root()
+	return nil
 }
+
+// Validate has nothing to check: cobra's Args took only a shell of
+// completionShells.
+func (o *completionOptions) Validate() error { return nil }
 
 // Run writes the script for o.Shell to o.Out. The root is renamed to the
 // plugin's binary name while the script is generated, since cobra takes the
 // program name from the root's Use.
-func (o *CompletionOptions) Run() error {
+func (o *completionOptions) Run(context.Context) error {
 	use := o.Root.Use
 	o.Root.Use = pluginBinary
 	defer func() { o.Root.Use = use }()

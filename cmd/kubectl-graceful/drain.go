@@ -12,8 +12,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// DrainNodeOptions are the flags and state of `kubectl graceful drain node`.
-type DrainNodeOptions struct {
+// drainNodeOptions are the flags and state of `kubectl graceful drain node`.
+type drainNodeOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// NodeNames are the nodes named on the command line.
@@ -59,8 +59,8 @@ type DrainNodeOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdDrain builds `kubectl graceful drain` with its `node` subcommand.
-func NewCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+// newCmdDrain builds `kubectl graceful drain` with its `node` subcommand.
+func newCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "drain",
 		Short: "Drain nodes without breaking PodDisruptionBudgets, saying what blocks",
@@ -78,14 +78,14 @@ var (
 )
 
 // newDrainNodeOptions are the options with the flags' defaults.
-func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *DrainNodeOptions {
-	return &DrainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
+func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *drainNodeOptions {
+	return &drainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
 		Flags: preflight.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
 		MaxConcurrentNodes: 1}
 }
 
 // newCmdDrainNode builds `drain node` around o, binding every flag to it.
-func newCmdDrainNode(o *DrainNodeOptions) *cobra.Command {
+func newCmdDrainNode(o *drainNodeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "node NAME... | -l SELECTOR",
 		Short: "Cordon a node and evict its pods, after a preflight that says what would block",
@@ -116,15 +116,7 @@ a pod its PodDisruptionBudget still refused.`,
   kubectl graceful drain node -l pool=old --ignore-daemonsets --timeout 10m --uncordon-on-failure
   kubectl graceful drain node -l pool=old --ignore-daemonsets --max-concurrent-nodes 3`,
 		ValidArgsFunction: completeNodes(o.configFlags),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter nodes on")

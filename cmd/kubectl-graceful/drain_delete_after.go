@@ -14,7 +14,7 @@ import (
 // budget and says each on stderr before it happens, in every output
 // format: a budget overridden is never silent.
 type budgetOverrides struct {
-	o *DrainNodeOptions
+	o *drainNodeOptions
 	n atomic.Int32
 }
 
@@ -42,7 +42,7 @@ func (b *budgetOverrides) exit(err error) error {
 // validateDeleteAfter rejects --delete-after where it cannot be kept: with
 // a dry run (nothing is deleted, and the flag would claim otherwise), with
 // --disable-eviction (every pod is deleted at once already), below zero.
-func (o *DrainNodeOptions) validateDeleteAfter() error {
+func (o *drainNodeOptions) validateDeleteAfter() error {
 	switch {
 	case o.DeleteAfter < 0:
 		return fmt.Errorf("--delete-after must be a positive duration, not %s", o.DeleteAfter)

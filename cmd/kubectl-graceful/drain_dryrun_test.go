@@ -43,7 +43,7 @@ func TestDrainBareDryRunIsClient(t *testing.T) {
 		if err := cmd.Flags().Parse([]string{flag, "n1"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := o.Complete(cmd.Flags().Args()); err != nil {
+		if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
 			t.Fatal(err)
 		}
 		if o.DryRun != want || o.Validate() != nil {

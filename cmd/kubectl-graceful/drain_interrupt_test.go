@@ -29,8 +29,8 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	}
 	errOut.Reset()
 	in.signalled()
-	if *exitedAt != ExitInterruptedTwice {
-		t.Fatalf("exit %d, want %d", *exitedAt, ExitInterruptedTwice)
+	if *exitedAt != exitInterruptedTwice {
+		t.Fatalf("exit %d, want %d", *exitedAt, exitInterruptedTwice)
 	}
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[1], "left cordoned: ") {

@@ -9,7 +9,7 @@ import (
 
 // lbWaiting says on stderr, as it starts, the wait for the load
 // balancers' deregistration delay (drain.Events.LBWaiting).
-func (o *DrainNodeOptions) lbWaiting(w drain.LBWait) {
+func (o *drainNodeOptions) lbWaiting(w drain.LBWait) {
 	fmt.Fprintln(o.ErrOut, termsafe.Escape(fmt.Sprintf(
 		"node %s: its pods are gone; waiting %.0f s more for the %d s deregistration delay of %s before reporting it drained (--exclude-from-lb)",
 		w.Node, w.RemainingSeconds, w.DelaySeconds, w.From)))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,7 +17,7 @@ import (
 
 // Complete takes the node names, resolves a bare --dry-run and builds the
 // client; it does not call the API server.
-func (o *DrainNodeOptions) Complete(args []string) error {
+func (o *drainNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.NodeNames = args
 	o.completeDryRun()
 	var err error
@@ -33,7 +34,7 @@ const bareDryRun = "unchanged"
 // (k8s.io/kubectl/pkg/cmd/util: "--dry-run is deprecated and can be
 // replaced with --dry-run=client."). A mode written after a space is a
 // node name to the flag parser: the line names that trap too.
-func (o *DrainNodeOptions) completeDryRun() {
+func (o *drainNodeOptions) completeDryRun() {
 	if o.DryRun != bareDryRun {
 		return
 	}
@@ -53,7 +54,7 @@ func (o *DrainNodeOptions) completeDryRun() {
 // (kubectl's meaning): it bounds the lookup's throttling waits, not its
 // 30 s outage window (--request-timeout bounds each read), so that a node
 // whose turn a short --timeout ends is still summarised as timed out.
-func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
+func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 	b := drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}
 	if o.Selector != "" {
 		list, err := drain.ThroughOutage(ctx, b, o.Timeout, func(ctx context.Context) (*corev1.NodeList, error) {
@@ -86,7 +87,7 @@ func (o *DrainNodeOptions) lookupNodes(ctx context.Context) error {
 // and -l, --disable-eviction
 // without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
 // selectors, a non-positive retry delay, --max-concurrent-nodes below 1.
-func (o *DrainNodeOptions) Validate() error {
+func (o *drainNodeOptions) Validate() error {
 	switch {
 	case len(o.NodeNames) == 0 && o.Selector == "":
 		return errMissingArg("the nodes or select them with -l", "drain node NAME... (or -l SELECTOR)")

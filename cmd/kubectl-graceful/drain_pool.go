@@ -12,7 +12,7 @@ import (
 // runPool drains o.nodes as one pool and prints the JSON report when
 // asked. It returns the API error (exit 1), cliutil.Risk() when a node was
 // not drained or a dry run found a blocker (exit 2), else nil.
-func (o *DrainNodeOptions) runPool(ctx context.Context, d *drain.Drainer) error {
+func (o *drainNodeOptions) runPool(ctx context.Context, d *drain.Drainer) error {
 	res, err := d.DrainPool(ctx, o.nodes)
 	if structured(o.Output) {
 		if jerr := render.PoolJSON(documentWriter(o.Out, o.Output), res); jerr != nil {

@@ -14,7 +14,7 @@ import (
 // Run drains one node, or several as a pool (runPool), and prints the JSON report when
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
-func (o *DrainNodeOptions) Run(ctx context.Context) error {
+func (o *drainNodeOptions) Run(ctx context.Context) error {
 	if o.Watch {
 		o.Out = &syncWriter{w: o.Out}
 	}
@@ -51,7 +51,7 @@ func (o *DrainNodeOptions) Run(ctx context.Context) error {
 }
 
 // drainAll drains one node, or several as a pool (runPool).
-func (o *DrainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error {
+func (o *drainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error {
 	if len(o.nodes) > 1 {
 		return o.runPool(ctx, d)
 	}
@@ -95,7 +95,7 @@ func exitFor(results []*drain.NodeResult, want int) error {
 }
 
 // drainer builds the Drainer for the options, telling events what happens.
-func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
+func (o *drainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
 		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: preflight.AuditWarnings,
@@ -106,7 +106,7 @@ func (o *DrainNodeOptions) drainer(events drain.Events) *drain.Drainer {
 // view is what shows the drain as it goes: the text renderer on stdout
 // (its progress redrawn in place when stdout is a terminal), or nothing
 // with -o json or yaml, whose document is written once at the end.
-func (o *DrainNodeOptions) view() drain.Events {
+func (o *drainNodeOptions) view() drain.Events {
 	if structured(o.Output) {
 		return drain.Events{}
 	}

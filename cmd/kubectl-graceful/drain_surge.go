@@ -11,7 +11,7 @@ import (
 )
 
 // addSurgeOrderFlags binds --surge and --order to o.
-func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *DrainNodeOptions) {
+func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *drainNodeOptions) {
 	f.BoolVar(&o.Flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the Deployment's pods. One node only.")
 	f.StringVar(&o.Flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(preflight.Orders...)})
@@ -19,7 +19,7 @@ func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *DrainNodeOption
 
 // validateSurgeOrder rejects --surge with --disable-eviction or with
 // several nodes, and an unknown --order.
-func (o *DrainNodeOptions) validateSurgeOrder() error {
+func (o *drainNodeOptions) validateSurgeOrder() error {
 	if o.Flags.Order != "" && !slices.Contains(preflight.Orders, o.Flags.Order) {
 		return errNotOneOf("--order", o.Flags.Order, preflight.Orders...)
 	}

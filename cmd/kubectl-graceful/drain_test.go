@@ -11,39 +11,39 @@ import (
 )
 
 func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
-	ok := func() *DrainNodeOptions {
-		return &DrainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second, MaxConcurrentNodes: 1}
+	ok := func() *drainNodeOptions {
+		return &drainNodeOptions{NodeNames: []string{"n"}, DryRun: "none", RetryDelay: time.Second, RetryMax: 10 * time.Second, MaxConcurrentNodes: 1}
 	}
 	cases := map[string]struct {
-		mutate func(o *DrainNodeOptions)
+		mutate func(o *drainNodeOptions)
 		want   string
 	}{
-		"no node":                      {func(o *DrainNodeOptions) { o.NodeNames = nil }, "name the nodes or select them with -l"},
-		"named twice":                  {func(o *DrainNodeOptions) { o.NodeNames = []string{"n", "n"} }, `node "n" is named twice`},
-		"names and selector":           {func(o *DrainNodeOptions) { o.Selector = "a=b" }, "not both"},
-		"disable-eviction alone":       {func(o *DrainNodeOptions) { o.Flags.DisableEviction = true }, "--yes-bypass-pdb"},
-		"bad dry-run":                  {func(o *DrainNodeOptions) { o.DryRun = "yes" }, "--dry-run"},
-		"bad output":                   {func(o *DrainNodeOptions) { o.Output = "yml" }, `did you mean "yaml"?`},
-		"bad pod selector":             {func(o *DrainNodeOptions) { o.PodSelector = "a in (" }, "--pod-selector"},
-		"zero retry delay":             {func(o *DrainNodeOptions) { o.RetryDelay = 0 }, "--eviction-retry-delay"},
-		"zero concurrent nodes":        {func(o *DrainNodeOptions) { o.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
-		"disable-eviction with bypass": {func(o *DrainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, ""},
-		"defaults":                     {func(o *DrainNodeOptions) {}, ""},
+		"no node":                      {func(o *drainNodeOptions) { o.NodeNames = nil }, "name the nodes or select them with -l"},
+		"named twice":                  {func(o *drainNodeOptions) { o.NodeNames = []string{"n", "n"} }, `node "n" is named twice`},
+		"names and selector":           {func(o *drainNodeOptions) { o.Selector = "a=b" }, "not both"},
+		"disable-eviction alone":       {func(o *drainNodeOptions) { o.Flags.DisableEviction = true }, "--yes-bypass-pdb"},
+		"bad dry-run":                  {func(o *drainNodeOptions) { o.DryRun = "yes" }, "--dry-run"},
+		"bad output":                   {func(o *drainNodeOptions) { o.Output = "yml" }, `did you mean "yaml"?`},
+		"bad pod selector":             {func(o *drainNodeOptions) { o.PodSelector = "a in (" }, "--pod-selector"},
+		"zero retry delay":             {func(o *drainNodeOptions) { o.RetryDelay = 0 }, "--eviction-retry-delay"},
+		"zero concurrent nodes":        {func(o *drainNodeOptions) { o.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
+		"disable-eviction with bypass": {func(o *drainNodeOptions) { o.Flags.DisableEviction, o.YesBypassPDB = true, true }, ""},
+		"defaults":                     {func(o *drainNodeOptions) {}, ""},
 		// --surge and --order.
-		"surge with disable-eviction": {func(o *DrainNodeOptions) { o.Flags.Surge, o.Flags.DisableEviction, o.YesBypassPDB = true, true, true }, "--surge"},
-		"surge with a selector":       {func(o *DrainNodeOptions) { o.Flags.Surge, o.NodeNames, o.Selector = true, nil, "a=b" }, "one node"},
-		"surge with two nodes":        {func(o *DrainNodeOptions) { o.Flags.Surge, o.NodeNames = true, []string{"a", "b"} }, "one node"},
-		"unknown order":               {func(o *DrainNodeOptions) { o.Flags.Order = "priorty" }, `did you mean "priority"?`},
-		"surge and order priority":    {func(o *DrainNodeOptions) { o.Flags.Surge, o.Flags.Order = true, "priority" }, ""},
-		"order none":                  {func(o *DrainNodeOptions) { o.Flags.Order = "none" }, ""},
+		"surge with disable-eviction": {func(o *drainNodeOptions) { o.Flags.Surge, o.Flags.DisableEviction, o.YesBypassPDB = true, true, true }, "--surge"},
+		"surge with a selector":       {func(o *drainNodeOptions) { o.Flags.Surge, o.NodeNames, o.Selector = true, nil, "a=b" }, "one node"},
+		"surge with two nodes":        {func(o *drainNodeOptions) { o.Flags.Surge, o.NodeNames = true, []string{"a", "b"} }, "one node"},
+		"unknown order":               {func(o *drainNodeOptions) { o.Flags.Order = "priorty" }, `did you mean "priority"?`},
+		"surge and order priority":    {func(o *drainNodeOptions) { o.Flags.Surge, o.Flags.Order = true, "priority" }, ""},
+		"order none":                  {func(o *drainNodeOptions) { o.Flags.Order = "none" }, ""},
 		// --delete-after.
-		"delete-after with dry-run client": {func(o *DrainNodeOptions) { o.DeleteAfter, o.DryRun = 5*time.Second, "client" }, "--dry-run changes nothing"},
-		"delete-after with dry-run server": {func(o *DrainNodeOptions) { o.DeleteAfter, o.DryRun = 5*time.Second, "server" }, "--dry-run changes nothing"},
-		"delete-after with disable-eviction": {func(o *DrainNodeOptions) {
+		"delete-after with dry-run client": {func(o *drainNodeOptions) { o.DeleteAfter, o.DryRun = 5*time.Second, "client" }, "--dry-run changes nothing"},
+		"delete-after with dry-run server": {func(o *drainNodeOptions) { o.DeleteAfter, o.DryRun = 5*time.Second, "server" }, "--dry-run changes nothing"},
+		"delete-after with disable-eviction": {func(o *drainNodeOptions) {
 			o.DeleteAfter, o.Flags.DisableEviction, o.YesBypassPDB = 5*time.Second, true, true
 		}, "--disable-eviction"},
-		"delete-after negative": {func(o *DrainNodeOptions) { o.DeleteAfter = -time.Second }, "positive"},
-		"delete-after alone":    {func(o *DrainNodeOptions) { o.DeleteAfter = 5 * time.Second }, ""},
+		"delete-after negative": {func(o *drainNodeOptions) { o.DeleteAfter = -time.Second }, "positive"},
+		"delete-after alone":    {func(o *drainNodeOptions) { o.DeleteAfter = 5 * time.Second }, ""},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

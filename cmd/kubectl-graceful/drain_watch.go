@@ -16,7 +16,7 @@ import (
 // drainWatch is `drain node --watch`: the node watch over the drain's own
 // evictions, in the same process.
 type drainWatch struct {
-	o    *DrainNodeOptions
+	o    *drainNodeOptions
 	stop context.CancelCauseFunc
 	done chan struct{}
 	w    *nodewatch.Watch
@@ -35,7 +35,7 @@ const (
 
 // startWatch starts the node watch and waits until it sees every
 // termination from its start (or watchSetup passed, said so).
-func (o *DrainNodeOptions) startWatch(ctx context.Context) *drainWatch {
+func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	if sw, ok := o.Out.(*syncWriter); ok {
 		sw.stamp(time.Now())
 	}

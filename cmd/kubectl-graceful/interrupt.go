@@ -10,9 +10,9 @@ import (
 	"syscall"
 )
 
-// ExitInterruptedTwice is the exit status after a second SIGINT or SIGTERM:
+// exitInterruptedTwice is the exit status after a second SIGINT or SIGTERM:
 // 128 + SIGINT, what a shell reports for a command killed by Ctrl-C.
-const ExitInterruptedTwice = 130
+const exitInterruptedTwice = 130
 
 // stopNote says what a command still does once interrupted: Waiting is
 // what it waits for before it exits ("2 evictions in flight"), Skipped what
@@ -28,7 +28,7 @@ type stopNote struct {
 // interrupt turns SIGINT and SIGTERM into the cancellation of the
 // command's context, for every command, in one place. The first signal
 // cancels the context and says at once on stderr what the command still
-// waits for; the second exits at once with ExitInterruptedTwice.
+// waits for; the second exits at once with exitInterruptedTwice.
 type interrupt struct {
 	errOut io.Writer
 	exit   func(code int)
@@ -92,9 +92,9 @@ func (in *interrupt) signalled() {
 		in.cancel()
 		return
 	}
-	fmt.Fprintf(in.errOut, "interrupted again: exiting at once, without %s (exit status %d)\n", note.Skipped, ExitInterruptedTwice)
+	fmt.Fprintf(in.errOut, "interrupted again: exiting at once, without %s (exit status %d)\n", note.Skipped, exitInterruptedTwice)
 	if note.Left != "" {
 		fmt.Fprintln(in.errOut, note.Left)
 	}
-	in.exit(ExitInterruptedTwice)
+	in.exit(exitInterruptedTwice)
 }

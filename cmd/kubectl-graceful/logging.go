@@ -23,7 +23,7 @@ import (
 // warnings ("Warning: policy/v1beta1 ... is deprecated") are printed once
 // each, escaped, as kubectl prints them. It binds -v/--v to root's
 // persistent flags and sets process-wide state (klog's logger, client-go's
-// default warning handler): call it once, from NewCmdRoot.
+// default warning handler): call it once, from newCmdRoot.
 func setupLogging(root *cobra.Command, errOut io.Writer) {
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)

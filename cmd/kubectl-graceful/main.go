@@ -20,7 +20,7 @@ import (
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	ctx, stop := withInterrupt(context.Background(), os.Stderr, os.Exit)
-	root := NewCmdRoot(streams)
+	root := newCmdRoot(streams)
 	root.SetArgs(rootArgs(os.Args[0], os.Args[1:]))
 	err := root.ExecuteContext(ctx)
 	stop()

@@ -6,16 +6,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// options is the shape of a command's options, as kubectl's commands have
-// it: Complete fills what the flags and arguments leave (the client),
-// Validate refuses bad input before anything is read, Run does the work.
+// options is every command's shape, as kubectl's commands and
+// sample-cli-plugin have it: Complete fills what the flags do not give from
+// the arguments and the environment, Validate refuses bad input before
+// anything is sent to the cluster, Run does the work.
 type options interface {
 	Complete(cmd *cobra.Command, args []string) error
 	Validate() error
 	Run(ctx context.Context) error
 }
 
-// runE is the RunE of a command with options o.
+// runE is every command's RunE: Complete, Validate, then Run with the
+// command's context (cancelled on SIGINT/SIGTERM, interrupt.go).
 func runE(o options) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := o.Complete(cmd, args); err != nil {

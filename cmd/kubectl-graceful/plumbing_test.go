@@ -40,8 +40,8 @@ func TestInterruptFirstStopsSecondExits(t *testing.T) {
 	}
 	errOut.Reset()
 	in.signalled()
-	if *exitedAt != ExitInterruptedTwice {
-		t.Errorf("the second signal exited with %d, want %d", *exitedAt, ExitInterruptedTwice)
+	if *exitedAt != exitInterruptedTwice {
+		t.Errorf("the second signal exited with %d, want %d", *exitedAt, exitInterruptedTwice)
 	}
 	if !strings.Contains(errOut.String(), "without the summary") {
 		t.Errorf("the second signal's message %q does not say the summary is skipped", errOut.String())

@@ -12,10 +12,10 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 )
 
-// NewCmdRoot builds `kubectl graceful` with kubectl's standard flags
+// newCmdRoot builds `kubectl graceful` with kubectl's standard flags
 // (--kubeconfig, --context, -n, --as, --request-timeout, ...) bound once, on
 // the root, and shared by every subcommand through configFlags.
-func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+func newCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true)
 	configFlags.WrapConfigFn = boundedConfig
 	root := &cobra.Command{
@@ -57,12 +57,12 @@ node drains stop dropping requests.
 	// Our own completion command names its scripts after the plugin binary.
 	root.CompletionOptions.DisableDefaultCmd = true
 
-	root.AddCommand(NewCmdVersion(streams))
-	root.AddCommand(NewCmdWatch(configFlags, streams))
-	root.AddCommand(NewCmdDrain(configFlags, streams))
+	root.AddCommand(newCmdVersion(streams))
+	root.AddCommand(newCmdWatch(configFlags, streams))
+	root.AddCommand(newCmdDrain(configFlags, streams))
 	root.AddCommand(newCmdUncordon(configFlags, streams))
-	root.AddCommand(NewCmdAudit(configFlags, streams))
-	root.AddCommand(NewCmdCompletion(streams))
+	root.AddCommand(newCmdAudit(&auditOptions{configFlags: configFlags, IOStreams: streams}))
+	root.AddCommand(newCmdCompletion(streams))
 	return root
 }
 

@@ -36,7 +36,7 @@ current-context: a
 	}
 	audit := func(args ...string) func(t *testing.T) (any, func() error) {
 		return func(t *testing.T) (any, func() error) {
-			o := &AuditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams()}
+			o := &auditOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams()}
 			cmd := newCmdAudit(o)
 			if err := cmd.Flags().Parse(args); err != nil {
 				t.Fatal(err)
@@ -57,13 +57,13 @@ current-context: a
 			if err := cmd.Flags().Parse([]string{"--dry-run", "-l", "pool=old"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := o.Complete(cmd.Flags().Args()); err != nil {
+			if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
 				t.Fatal(err)
 			}
 			return o, o.Validate
 		},
 		"watch pod --probe": func(t *testing.T) (any, func() error) {
-			o := &WatchPodOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams(), GracePeriod: -1,
+			o := &watchPodOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams(), GracePeriod: -1,
 				Propagation: 5 * time.Second, probe: probeFlags{URL: "https://shop.example.com/", Rate: 20, Timeout: time.Second, Headers: []string{"Host: shop"}}}
 			if err := o.Complete(nil, []string{"web-0"}); err != nil {
 				t.Fatal(err)

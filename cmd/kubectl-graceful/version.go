@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -10,36 +11,34 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/version"
 )
 
-// VersionOptions prints the plugin's own stamped version; it never contacts
+// versionOptions prints the plugin's own stamped version; it never contacts
 // the cluster.
-type VersionOptions struct {
+type versionOptions struct {
 	// Output is "" for one line, "json" or "yaml".
 	Output string
 
 	genericiooptions.IOStreams
 }
 
-// NewCmdVersion builds `kubectl graceful version`.
-func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &VersionOptions{IOStreams: streams}
+// newCmdVersion builds `kubectl graceful version`.
+func newCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &versionOptions{IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the plugin's version",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
-		},
+		RunE:  runE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(versionFormats...)})
 	return cmd
 }
 
+// Complete has nothing to take: version has no arguments.
+func (o *versionOptions) Complete(*cobra.Command, []string) error { return nil }
+
 // Validate rejects output formats other than "", "json" and "yaml".
-func (o *VersionOptions) Validate() error {
+func (o *versionOptions) Validate() error {
 	return validateOutput("version", o.Output, versionFormats...)
 }
 
@@ -47,7 +46,7 @@ func (o *VersionOptions) Validate() error {
 var versionFormats = []string{"", "json", "yaml"}
 
 // Run prints the version.
-func (o *VersionOptions) Run() error {
+func (o *versionOptions) Run(context.Context) error {
 	info := version.Get()
 	if structured(o.Output) {
 		enc := json.NewEncoder(documentWriter(o.Out, o.Output))

@@ -16,8 +16,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WatchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
-type WatchPodOptions struct {
+// watchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
+type watchPodOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	Namespace string
@@ -52,17 +52,17 @@ type WatchPodOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
+// newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
 // subcommand, `watch TYPE/NAME` (a workload) its own arguments.
-func NewCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	cmd := NewCmdWatchWorkload(configFlags, streams)
-	cmd.AddCommand(NewCmdWatchPod(configFlags, streams), NewCmdWatchNode(configFlags, streams))
+func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := newCmdWatchWorkload(configFlags, streams)
+	cmd.AddCommand(newCmdWatchPod(configFlags, streams), newCmdWatchNode(configFlags, streams))
 	return cmd
 }
 
-// NewCmdWatchPod builds `kubectl graceful watch pod NAME`.
-func NewCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &WatchPodOptions{configFlags: configFlags, IOStreams: streams}
+// newCmdWatchPod builds `kubectl graceful watch pod NAME`.
+func newCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &watchPodOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "pod NAME [--delete [--grace-period N] | --evict]",
 		Short: "Show a pod's termination on two tracks and give a verdict on the endpoint race",
@@ -129,7 +129,7 @@ func addWatchOutputFlag(cmd *cobra.Command, output *string) {
 
 // Complete reads the namespace from the kubeconfig/-n, builds the probe's
 // configuration and the client.
-func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = args[0]
 	o.sink = newWatchSink(o.Output, o.IOStreams)
 	o.probe.complete()
@@ -146,7 +146,7 @@ func (o *WatchPodOptions) Complete(_ *cobra.Command, args []string) error {
 }
 
 // Validate rejects flag combinations that cannot be done.
-func (o *WatchPodOptions) Validate() error {
+func (o *watchPodOptions) Validate() error {
 	switch {
 	case o.Name == "":
 		return errMissingArg("one pod", "watch pod NAME")
@@ -170,7 +170,7 @@ func (o *WatchPodOptions) Validate() error {
 
 // Run follows the pod, then prints the chart and the verdict. It returns
 // cliutil.Risk() when the verdict found a risk.
-func (o *WatchPodOptions) Run(ctx context.Context) error {
+func (o *watchPodOptions) Run(ctx context.Context) error {
 	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
 		Skipped: "the timeline and the verdict"})
 	defer cancel()
@@ -203,7 +203,7 @@ func (o *WatchPodOptions) Run(ctx context.Context) error {
 	return watchOutcome(podWatchSummary.write(o.sink, tl, v), err, v.Risk)
 }
 
-func (o *WatchPodOptions) printer() timeline.Printer {
+func (o *watchPodOptions) printer() timeline.Printer {
 	return printer(o.sink, render.PodJSONPrinter, func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.Wide) })
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WatchNodeOptions are the inputs of `kubectl graceful watch node`.
-type WatchNodeOptions struct {
+// watchNodeOptions are the inputs of `kubectl graceful watch node`.
+type watchNodeOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// Nodes are the nodes named; Selector (-l) picks a pool instead.
@@ -39,9 +39,9 @@ type WatchNodeOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
-func NewCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &WatchNodeOptions{configFlags: configFlags, IOStreams: streams}
+// newCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
+func newCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &watchNodeOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "node (NAME... | -l SELECTOR)",
 		Short: "Watch the pods of draining nodes terminate and say which workloads raced their endpoints",
@@ -75,7 +75,7 @@ matches the selector, the pods cannot be watched).`,
 }
 
 // Complete takes the node names and builds the client.
-func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *watchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Nodes = args
 	var err error
 	o.client, err = newClient(o.configFlags, clientLimits{})
@@ -83,7 +83,7 @@ func (o *WatchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 }
 
 // Validate rejects what cannot be watched, before anything is read.
-func (o *WatchNodeOptions) Validate() error {
+func (o *watchNodeOptions) Validate() error {
 	switch {
 	case len(o.Nodes) == 0 && o.Selector == "":
 		return errMissingArg("the nodes or select them with -l", "watch node NAME... (or -l SELECTOR)")
@@ -103,7 +103,7 @@ func (o *WatchNodeOptions) Validate() error {
 
 // Run follows the nodes, then prints the summary. It returns
 // cliutil.Risk() when the drain verdict found a risk.
-func (o *WatchNodeOptions) Run(ctx context.Context) error {
+func (o *watchNodeOptions) Run(ctx context.Context) error {
 	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the drain so far and its verdict",
 		Skipped: "the summary and the verdict"})
 	defer cancel()
@@ -121,7 +121,7 @@ func (o *WatchNodeOptions) Run(ctx context.Context) error {
 
 // sayNodes words a node not found, or a selector matching none, as every
 // command does.
-func (o *WatchNodeOptions) sayNodes(ctx context.Context, err error) error {
+func (o *watchNodeOptions) sayNodes(ctx context.Context, err error) error {
 	if errors.Is(err, nodewatch.ErrNoNodes) {
 		return errNoMatch("node", o.Selector)
 	}

@@ -45,7 +45,7 @@ func validatePropagation(d time.Duration) error {
 // happened. A refused delete or eviction (forbidden, denied by admission,
 // not found) keeps its own error. A request cut short by the deadline or
 // Ctrl-C counts as the timeout or the interruption it is.
-func (o *WatchPodOptions) noTermination(tl *timeline.Timeline, err error) error {
+func (o *watchPodOptions) noTermination(tl *timeline.Timeline, err error) error {
 	pod := tl.Namespace + "/" + tl.Pod
 	var end string
 	switch {

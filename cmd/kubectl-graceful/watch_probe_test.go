@@ -32,7 +32,7 @@ func TestWatchPodValidateProbeFlags(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			o := WatchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second,
+			o := watchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second,
 				probe: probeFlags{Rate: 20, Timeout: 2 * time.Second}}
 			c.edit(&o.probe)
 			err := o.Validate()

@@ -18,23 +18,23 @@ import (
 )
 
 func TestWatchPodValidate(t *testing.T) {
-	ok := WatchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second}
+	ok := watchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second}
 	cases := []struct {
 		name string
-		edit func(o *WatchPodOptions)
+		edit func(o *watchPodOptions)
 		want string // "" = valid
 	}{
-		{"wait", func(o *WatchPodOptions) {}, ""},
-		{"delete with grace", func(o *WatchPodOptions) { o.Delete, o.GracePeriod = true, 5 }, ""},
-		{"evict json", func(o *WatchPodOptions) { o.Evict, o.Output = true, "json" }, ""},
-		{"both", func(o *WatchPodOptions) { o.Delete, o.Evict = true, true }, "--delete and --evict are exclusive"},
-		{"grace alone", func(o *WatchPodOptions) { o.GracePeriod = 5 }, "--grace-period needs --delete or --evict"},
-		{"grace 0", func(o *WatchPodOptions) { o.Delete, o.GracePeriod = true, 0 }, "force delete"},
-		{"negative settle", func(o *WatchPodOptions) { o.Settle = -time.Second }, "must not be negative"},
-		{"yml", func(o *WatchPodOptions) { o.Output = "yml" }, `--output "yml" is not supported for watch pod: use json, yaml, mermaid, or leave it out; did you mean "yaml"?`},
-		{"yaml", func(o *WatchPodOptions) { o.Output = "yaml" }, ""},
-		{"propagation 1s", func(o *WatchPodOptions) { o.Propagation = time.Second }, ""},
-		{"propagation 0", func(o *WatchPodOptions) { o.Propagation = 0 }, "--propagation 0s is not allowed"},
+		{"wait", func(o *watchPodOptions) {}, ""},
+		{"delete with grace", func(o *watchPodOptions) { o.Delete, o.GracePeriod = true, 5 }, ""},
+		{"evict json", func(o *watchPodOptions) { o.Evict, o.Output = true, "json" }, ""},
+		{"both", func(o *watchPodOptions) { o.Delete, o.Evict = true, true }, "--delete and --evict are exclusive"},
+		{"grace alone", func(o *watchPodOptions) { o.GracePeriod = 5 }, "--grace-period needs --delete or --evict"},
+		{"grace 0", func(o *watchPodOptions) { o.Delete, o.GracePeriod = true, 0 }, "force delete"},
+		{"negative settle", func(o *watchPodOptions) { o.Settle = -time.Second }, "must not be negative"},
+		{"yml", func(o *watchPodOptions) { o.Output = "yml" }, `--output "yml" is not supported for watch pod: use json, yaml, mermaid, or leave it out; did you mean "yaml"?`},
+		{"yaml", func(o *watchPodOptions) { o.Output = "yaml" }, ""},
+		{"propagation 1s", func(o *watchPodOptions) { o.Propagation = time.Second }, ""},
+		{"propagation 0", func(o *watchPodOptions) { o.Propagation = 0 }, "--propagation 0s is not allowed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestWatchPodValidate(t *testing.T) {
 // verdict when no propagation is given.
 func TestWatchPropagationDefaultIsThePreStopFloor(t *testing.T) {
 	floor := time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
-	cmd := NewCmdWatchPod(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
+	cmd := newCmdWatchPod(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
 	if got := cmd.Flags().Lookup("propagation").DefValue; got != floor.String() {
 		t.Errorf("--propagation default %s, want the audit's --prestop-floor %s", got, floor)
 	}
@@ -75,18 +75,18 @@ func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
 	interrupt := fmt.Errorf("%w before pod shop/web-0 was gone: the timeline above is partial", timeline.ErrInterrupted)
 	cases := []struct {
 		name  string
-		o     WatchPodOptions
+		o     watchPodOptions
 		tl    *timeline.Timeline
 		err   error
 		want  string
 		avoid string
 	}{
-		{"forbidden delete keeps its error", WatchPodOptions{Delete: true}, tl, forbidden, forbidden.Error(), "verdict"},
-		{"nobody deleted it", WatchPodOptions{Timeout: 30 * time.Second}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
-		{"PDB refusal until the timeout", WatchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused, timeout,
+		{"forbidden delete keeps its error", watchPodOptions{Delete: true}, tl, forbidden, forbidden.Error(), "verdict"},
+		{"nobody deleted it", watchPodOptions{Timeout: 30 * time.Second}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
+		{"PDB refusal until the timeout", watchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused, timeout,
 			"the eviction of pod shop/web-0 was refused until --timeout 8s ran out (last answer: Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently): not evicted", "retrying"},
-		{"Ctrl-C before a deletion", WatchPodOptions{}, tl, interrupt, "nobody deleted pod shop/web-0 before the watch was interrupted", "partial"},
-		{"eviction cut by the deadline", WatchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused,
+		{"Ctrl-C before a deletion", watchPodOptions{}, tl, interrupt, "nobody deleted pod shop/web-0 before the watch was interrupted", "partial"},
+		{"eviction cut by the deadline", watchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused,
 			fmt.Errorf("evicting pod shop/web-0: %w", context.DeadlineExceeded), "the eviction of pod shop/web-0 was refused until --timeout 8s ran out", "deadline"},
 	}
 	for _, c := range cases {
@@ -118,15 +118,15 @@ func TestWatchWorkloadArgs(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.wantErrSub)
 		}
 	}
-	cmd := NewCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard())
+	cmd := newCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard())
 	if err := cmd.Args(cmd, nil); err == nil || !strings.Contains(err.Error(), "name one workload") {
 		t.Errorf("no arguments: %v", err)
 	}
-	o := WatchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Restart: true, Scale: 2}
+	o := watchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Restart: true, Scale: 2}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "exclusive") {
 		t.Errorf("--restart with --scale: %v", err)
 	}
-	o = WatchWorkloadOptions{Workload: rollout.Workload{Kind: "ReplicaSet", Name: "web"}, Scale: -1}
+	o = watchWorkloadOptions{Workload: rollout.Workload{Kind: "ReplicaSet", Name: "web"}, Scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "ReplicaSet has no pod template with a rollout") {
 		t.Errorf("a ReplicaSet: %v", err)
 	}
@@ -135,13 +135,13 @@ func TestWatchWorkloadArgs(t *testing.T) {
 // --propagation is on the rollout watch too, with watch pod's default and
 // validation, and reaches every pod's verdict.
 func TestWatchWorkloadPropagation(t *testing.T) {
-	cmd := NewCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard())
-	pod := NewCmdWatchPod(nil, genericiooptions.NewTestIOStreamsDiscard())
+	cmd := newCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard())
+	pod := newCmdWatchPod(nil, genericiooptions.NewTestIOStreamsDiscard())
 	f, pf := cmd.Flags().Lookup("propagation"), pod.Flags().Lookup("propagation")
 	if f == nil || pf == nil || f.DefValue != pf.DefValue || f.Usage != pf.Usage {
 		t.Fatalf("--propagation of watch TYPE/NAME %+v, of watch pod %+v: want the same flag", f, pf)
 	}
-	o := WatchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Scale: -1}
+	o := watchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--propagation 0s is not allowed") {
 		t.Errorf("--propagation 0: %v", err)
 	}

@@ -19,9 +19,9 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// WatchWorkloadOptions are the inputs of `kubectl graceful watch
+// watchWorkloadOptions are the inputs of `kubectl graceful watch
 // deployment/NAME` (also TYPE NAME, statefulsets and daemonsets).
-type WatchWorkloadOptions struct {
+type watchWorkloadOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
 	// Args are the workload as typed: ["deployment/web"] or
@@ -53,10 +53,10 @@ type WatchWorkloadOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
+// newCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
 // of `watch pod`.
-func NewCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &WatchWorkloadOptions{configFlags: configFlags, IOStreams: streams}
+func newCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &watchWorkloadOptions{configFlags: configFlags, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:   "watch (TYPE/NAME | TYPE NAME) [--restart | --scale N]",
 		Short: "Watch a termination or a whole rollout and say whether it raced its endpoints",
@@ -104,7 +104,7 @@ pods, RBAC).`,
 
 // Complete resolves the workload's kind as kubectl does (short names,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
-func (o *WatchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
+func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Args = args
 	o.sink = newWatchSink(o.Output, o.IOStreams)
 	o.probe.complete()
@@ -153,7 +153,7 @@ func splitWorkloadArgs(args []string) (string, string, error) {
 }
 
 // Validate rejects what cannot be done, before anything is sent.
-func (o *WatchWorkloadOptions) Validate() error {
+func (o *watchWorkloadOptions) Validate() error {
 	switch {
 	case o.Workload.Name == "":
 		return errMissingArg("one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)")
@@ -178,7 +178,7 @@ func (o *WatchWorkloadOptions) Validate() error {
 
 // Run follows the workload, then prints the summary. It returns
 // cliutil.Risk() when the rollout verdict found a risk.
-func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
+func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the rollout so far and its verdict",
 		Skipped: "the summary and the verdict"})
 	defer cancel()
@@ -205,7 +205,7 @@ func (o *WatchWorkloadOptions) Run(ctx context.Context) error {
 	return watchOutcome(rolloutWatchSummary.write(o.sink, r, v), err, v.Risk)
 }
 
-func (o *WatchWorkloadOptions) printer() rollout.Printer {
+func (o *watchWorkloadOptions) printer() rollout.Printer {
 	return printer(o.sink, render.RolloutJSONPrinter, func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.Wide) })
 }
 

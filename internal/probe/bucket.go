@@ -6,25 +6,6 @@ import (
 	"time"
 )
 
-// Bucket is the requests started within one BucketWidth.
-type Bucket struct {
-	// From is the start of the bucket; requests started in [From,
-	// From+BucketWidth) are in it, in start order.
-	From    time.Time
-	Results []Result
-}
-
-// Failed counts the failed requests.
-func (b Bucket) Failed() int {
-	n := 0
-	for _, r := range b.Results {
-		if r.Failed() {
-			n++
-		}
-	}
-	return n
-}
-
 // aggregator groups results by the bucket of their start and hands out
 // each bucket, in order, once it is complete.
 type aggregator struct {

@@ -1,8 +1,9 @@
 package drain
 
 // Outcome is how the drain of a node (NodeResult.Outcome) or of a pool
-// (PoolResult.Outcome) ended. Its JSON values are stable kebab-case words,
-// which the text output shows as they are.
+// (PoolResult.Outcome) ended, and what a pool drain did to each node
+// (PoolNode.Result). Its JSON values are stable kebab-case words, which the
+// text output shows as they are or in words ("partly drained").
 type Outcome string
 
 // Outcomes of a node's drain.
@@ -26,4 +27,14 @@ const (
 	outcomeNotDrained Outcome = "not-drained"
 	// OutcomeNodeGone: the node was deleted during the pool drain.
 	OutcomeNodeGone Outcome = "node-gone"
+)
+
+// What a pool drain did to a node (PoolNode.Result) beyond OutcomeDrained
+// and OutcomeNodeGone.
+const (
+	// OutcomePartlyDrained: some of its pods were evicted, some left.
+	OutcomePartlyDrained Outcome = "partly-drained"
+	// OutcomeUntouched: no eviction of it was accepted nor left
+	// unanswered (it may be cordoned).
+	OutcomeUntouched Outcome = "untouched"
 )

@@ -243,7 +243,7 @@ func TestDrainPoolNodeDeleted(t *testing.T) {
 	for _, n := range r.Nodes {
 		want := "drained"
 		if n.Node == victim {
-			want = "gone"
+			want = "node-gone"
 		}
 		if n.Result != want {
 			t.Errorf("node %s: result %s (%s), want %s", n.Node, n.Result, n.Outcome, want)

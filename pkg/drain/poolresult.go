@@ -6,19 +6,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// PoolNodeResult is what a pool drain did to one node (PoolNode.Result), a
-// stable kebab-case value in JSON; the text output shows it as words
-// ("partly drained").
-type PoolNodeResult string
-
-// What a pool drain did to one node (PoolNode.Result).
-const (
-	NodeDrained       PoolNodeResult = "drained"
-	NodePartlyDrained PoolNodeResult = "partly-drained" // some pods evicted, some left
-	NodeUntouched     PoolNodeResult = "untouched"      // no eviction accepted nor unanswered (it may be cordoned)
-	NodeGone          PoolNodeResult = "gone"           // deleted during the drain
-)
-
 // PoolResult is what a pool drain did: its preflight, each node, and the
 // count that matters across nodes, evictions per pod.
 type PoolResult struct {
@@ -52,8 +39,9 @@ type PoolResult struct {
 // cordon) plus what the pool summary shows of it.
 type PoolNode struct {
 	*NodeResult
-	// Result is NodeDrained, NodePartlyDrained, NodeUntouched or NodeGone.
-	Result PoolNodeResult `json:"result"`
+	// Result is what the pool drain did to the node: OutcomeDrained,
+	// OutcomePartlyDrained, OutcomeUntouched or OutcomeNodeGone.
+	Result Outcome `json:"result"`
 	// Evicted counts the node's pods whose eviction was accepted.
 	Evicted int `json:"evicted"`
 	// Left counts the node's pods still there at the end (terminating
@@ -87,13 +75,13 @@ func newPoolNode(res *NodeResult) *PoolNode {
 	}
 	switch {
 	case res.Outcome == OutcomeNodeGone:
-		n.Result, n.StaysCordoned = NodeGone, nil
+		n.Result, n.StaysCordoned = OutcomeNodeGone, nil
 	case res.Outcome == OutcomeDrained:
-		n.Result = NodeDrained
+		n.Result = OutcomeDrained
 	case !touched:
-		n.Result = NodeUntouched
+		n.Result = OutcomeUntouched
 	default:
-		n.Result = NodePartlyDrained
+		n.Result = OutcomePartlyDrained
 	}
 	return n
 }
@@ -106,7 +94,7 @@ func (r *PoolResult) tally(interrupted bool) {
 	all := len(r.Nodes) > 0
 	for _, n := range r.Nodes {
 		r.Evictions += n.Evicted
-		all = all && n.Result == NodeDrained
+		all = all && n.Result == OutcomeDrained
 	}
 	if r.InitialPods > 0 {
 		r.EvictionsPerPod = float64(r.Evictions) / float64(r.InitialPods)

@@ -15,15 +15,15 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 	gone := newPoolNode(&NodeResult{Node: "e", Outcome: OutcomeNodeGone, After: yes})
 	for _, c := range []struct {
 		n             *PoolNode
-		result        PoolNodeResult
+		result        Outcome
 		evicted, left int
 		cordoned      bool
 	}{
-		{drained, NodeDrained, 2, 0, true},
-		{partly, NodePartlyDrained, 1, 2, true},
-		{cut, NodePartlyDrained, 0, 1, true},
-		{untouched, NodeUntouched, 0, 1, false},
-		{gone, NodeGone, 0, 0, false},
+		{drained, OutcomeDrained, 2, 0, true},
+		{partly, OutcomePartlyDrained, 1, 2, true},
+		{cut, OutcomePartlyDrained, 0, 1, true},
+		{untouched, OutcomeUntouched, 0, 1, false},
+		{gone, OutcomeNodeGone, 0, 0, false},
 	} {
 		if c.n.Result != c.result || c.n.Evicted != c.evicted || c.n.Left != c.left || (c.n.StaysCordoned != nil) != c.cordoned {
 			t.Errorf("node %s: %s, evicted %d, left %d, stays cordoned %v; want %s, %d, %d, known %v",

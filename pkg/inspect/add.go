@@ -66,10 +66,10 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 	case *policyv1.PodDisruptionBudget:
 		inv.PDBs = append(inv.PDBs, PDB{PodDisruptionBudget: *o, Source: src})
 	case *autoscalingv2.HorizontalPodAutoscaler:
-		inv.HPAs = append(inv.HPAs, hpaObject{Kind: kindHPA, Namespace: o.Namespace, Name: o.Name,
+		inv.HPAs = append(inv.HPAs, HPA{Kind: kindHPA, Namespace: o.Namespace, Name: o.Name,
 			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
 	case *autoscalingv1.HorizontalPodAutoscaler:
-		inv.HPAs = append(inv.HPAs, hpaObject{Kind: kindHPA, Namespace: o.Namespace, Name: o.Name,
+		inv.HPAs = append(inv.HPAs, HPA{Kind: kindHPA, Namespace: o.Namespace, Name: o.Name,
 			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
 	case *networkingv1.Ingress:
 		inv.Ingresses = append(inv.Ingresses, *o)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -67,6 +68,7 @@ func TestInventoryMergeCarriesEveryField(t *testing.T) {
 	v := reflect.ValueOf(&full).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // unexported ones too
 		switch f.Kind() {
 		case reflect.Slice:
 			f.Set(reflect.MakeSlice(f.Type(), 1, 1))

@@ -54,7 +54,7 @@ var removedAPIVersion = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "API servers stop serving an apiVersion in the release that removes it; applying a manifest written in it fails (\"no matches for kind\"), so the workload is never updated or created. Removed: " + removedAPIList() + ". The fields the checks read kept their meaning, so the audit reads the object as the current version.",
 		Fix:    "Change apiVersion to the replacement (apps/v1, batch/v1, policy/v1); apps/v1 requires spec.selector, and a policy/v1 PDB's empty selector selects every pod. kubectl convert can rewrite the manifest.",
 		Source: "Kubernetes deprecated API migration guide (kubernetes.io/docs/reference/using-api/deprecation-guide)",

@@ -32,7 +32,7 @@ type Check struct {
 	Summary string
 	// Explanation says why the check matters, how to fix what it finds, and
 	// the Kubernetes source of the rule.
-	Explanation checkDoc
+	Explanation Explanation
 	// Needs lists inputs without which the check cannot run.
 	Needs []Input
 	// LiveOnly marks checks that read object status (live clusters only).
@@ -45,9 +45,9 @@ type Check struct {
 	run   func(s *scope, c *Check) []Finding
 }
 
-// checkDoc is the explanation of a check (`kubectl graceful audit explain ID`):
+// Explanation explains a check (`kubectl graceful audit explain ID`):
 // plain sentences, no markdown.
-type checkDoc struct {
+type Explanation struct {
 	// Why the problem drops requests or blocks drains.
 	Why string
 	// Fix is the change that removes the finding.

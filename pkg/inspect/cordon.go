@@ -48,7 +48,7 @@ var toleratesCordon = register(&Check{
 			return []Finding{c.finding(w, "", msg, "tolerate only the taints the pods need (list each key), not node.kubernetes.io/unschedulable nor every taint")}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "A cordon marks the node unschedulable and the node lifecycle controller taints it node.kubernetes.io/unschedulable:NoSchedule; the scheduler keeps off only pods that do not tolerate that taint. A pod that tolerates it, or every taint (operator: Exists without a key), can have its replacement placed right back on the node being drained: the drain evicts it again, or ends with the node not empty. Some drainers do not evict such pods at all (Karpenter treats them as tolerating its disruption). " +
 			"DaemonSet pods are left out: a drain skips them (--ignore-daemonsets).",
 		Fix:    "Tolerate only the taints the pods need, each by key; never node.kubernetes.io/unschedulable or every taint for a workload that must leave drained nodes.",

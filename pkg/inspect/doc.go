@@ -20,7 +20,7 @@
 //		Topic:       topicTermination,    // where the docs list it
 //		Severity:    SeverityWarning,     // default severity
 //		Summary:     "one line: what it finds and what that breaks",
-//		Explanation: checkDoc{Why: "...", Fix: "...", Source: "Kubernetes source of the rule"},
+//		Explanation: Explanation{Why: "...", Fix: "...", Source: "Kubernetes source of the rule"},
 //		Needs:       []Input{InputServices}, // inputs without which it is skipped
 //		run:         func(s *scope, c *Check) []Finding { ... },
 //	})

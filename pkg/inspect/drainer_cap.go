@@ -27,7 +27,7 @@ var shutdownExceedsDrainerCap = register(&Check{
 		}
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkDrainerCaps(s, c, w) })
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "Drainers bound a pod's termination whatever its grace period says: cluster-autoscaler gives each pod at most --max-graceful-termination-sec (default 600 s) when it scales a node down, " +
 			"Karpenter deletes what is left when a NodePool's terminationGracePeriod ends, and a spot instance is reclaimed 2 minutes after its notice. " +
 			"A workload whose preStop, app shutdown and load balancer deregistration together take longer loses the rest: SIGKILL, or the instance gone.",

@@ -73,7 +73,7 @@ var fieldNewerThanTarget = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "Some fields the checks read are accepted by API servers only from the release where their feature gate is beta and on by default. Written for an older target, the server drops the field (gate off) or does not know it, and the workload does not do what the manifest says: a preStop sleep that is refused, a sidecar that runs as an init container that never completes. " +
 			"From files the target is --kube-version; live it is the server's version (discovery). A live object holding such a field was accepted, so the API server's gate is on; where kubelets need the gate too (preStop sleep, native sidecars) the API does not show whether they have it, and the finding is a warning.",
 		Fix:    "Target a release that accepts the field, or write what the target accepts: exec [\"sleep\", \"N\"] for lifecycle.preStop.sleep below 1.30 (--fix does this where the image may have a sleep binary), a regular container for a native sidecar below 1.29, no unhealthyPodEvictionPolicy below 1.27.",

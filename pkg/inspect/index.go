@@ -38,8 +38,8 @@ func (s *scope) index() *index {
 	x := &index{
 		services:  byNamespace(inv.Services, func(v corev1.Service) string { return v.Namespace }),
 		pdbs:      byNamespace(inv.PDBs, func(p PDB) string { return p.Namespace }),
-		hpas:      byNamespace(inv.HPAs, func(h hpaObject) string { return h.Namespace }),
-		pods:      byNamespace(inv.Pods, func(p podLabels) string { return p.Namespace }),
+		hpas:      byNamespace(inv.HPAs, func(h HPA) string { return h.Namespace }),
+		pods:      byNamespace(inv.Pods, func(p PodLabels) string { return p.Namespace }),
 		workloads: map[string][]*Workload{},
 		pdbSel:    make([]labels.Selector, len(inv.PDBs)),
 	}

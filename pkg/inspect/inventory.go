@@ -123,8 +123,8 @@ type PDB struct {
 	UnknownFields []UnknownField
 }
 
-// hpaObject is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
-type hpaObject struct {
+// HPA is what the checks read of a HorizontalPodAutoscaler (v1 or v2).
+type HPA struct {
 	// Kind is HorizontalPodAutoscaler, or ScaledObject for KEDA's.
 	Kind            string
 	Namespace, Name string
@@ -144,17 +144,17 @@ type Inventory struct {
 	Workloads []*Workload
 	Services  []corev1.Service
 	PDBs      []PDB
-	HPAs      []hpaObject
+	HPAs      []HPA
 	// CRDScale maps "group/Kind" to whether the kind has a scale
 	// subresource: from each CustomResourceDefinition read, and live from
 	// API discovery for the kinds ScaleQuestions names (SetScale).
 	CRDScale map[string]bool
-	// WorkloadRefs are Argo Rollouts that run another workload's pod
+	// workloadRefs are Argo Rollouts that run another workload's pod
 	// template (spec.workloadRef), filed as workloads when audited.
-	WorkloadRefs []workloadRef
-	// UnreadRefs are objects of kinds the audit does not read that name a
+	workloadRefs []workloadRef
+	// unreadRefs are objects of kinds the audit does not read that name a
 	// workload (a VerticalPodAutoscaler's targetRef), said in a note.
-	UnreadRefs []unreadRef
+	unreadRefs []unreadRef
 	Ingresses  []networkingv1.Ingress
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
@@ -164,7 +164,7 @@ type Inventory struct {
 	TargetGroupBindings []TargetGroupBinding
 	// Pods are the labels of the live pods in scope (live mode only), used
 	// to tell whether a PDB selects any pod right now.
-	Pods []podLabels
+	Pods []PodLabels
 	// Unavailable gives, for each input that could not be read, the reason.
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
@@ -192,12 +192,12 @@ func (inv *Inventory) AddNotAudited(reason NotAuditedReason, message string) {
 	inv.NotAudited[NotAudited{Reason: reason, Message: message}]++
 }
 
-// podLabels is what the checks read of a live pod: its namespace and
+// PodLabels is what the checks read of a live pod: its namespace and
 // labels, which PDB selectors are matched against, and its controller,
 // which tells the workload it belongs to. The labels are the pod's own:
 // operators and meshes add labels to running pods that the workload's
 // template does not have.
-type podLabels struct {
+type PodLabels struct {
 	Namespace string
 	Labels    map[string]string
 	// ControllerKind, ControllerName and ControllerAPIVersion are the
@@ -210,7 +210,7 @@ type podLabels struct {
 // reference (nil for none). Pods a workload owns are not counted in
 // Objects: the workload stands for them.
 func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string, controller *metav1.OwnerReference) {
-	p := podLabels{Namespace: namespace, Labels: labels}
+	p := PodLabels{Namespace: namespace, Labels: labels}
 	if controller != nil {
 		p.ControllerKind, p.ControllerName, p.ControllerAPIVersion = controller.Kind, controller.Name, controller.APIVersion
 	}
@@ -241,8 +241,8 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.Services = append(inv.Services, other.Services...)
 	inv.PDBs = append(inv.PDBs, other.PDBs...)
 	inv.HPAs = append(inv.HPAs, other.HPAs...)
-	inv.WorkloadRefs = append(inv.WorkloadRefs, other.WorkloadRefs...)
-	inv.UnreadRefs = append(inv.UnreadRefs, other.UnreadRefs...)
+	inv.workloadRefs = append(inv.workloadRefs, other.workloadRefs...)
+	inv.unreadRefs = append(inv.unreadRefs, other.unreadRefs...)
 	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)

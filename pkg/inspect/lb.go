@@ -17,7 +17,7 @@ var lbDeregistrationExceedsGrace = register(&Check{
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkLBDeregistration(s, c, w) })
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "Cloud load balancers keep a deregistered target draining for a delay: an AWS target group's deregistration_delay.timeout_seconds (AWS default 300 s when nothing sets it), a Classic ELB's connection draining timeout, GKE's BackendConfig connectionDraining.drainingTimeoutSec. " +
 			"With pod targets (AWS ip mode, GKE NEGs) a terminating pod is deregistered and the load balancer keeps its connections that long: a pod killed sooner cuts them, and a preStop shorter than the delay lets requests arrive after SIGTERM. " +
 			"With node targets (instance mode) the delay applies when a node leaves the group in a drain or scale-down. docs/audit.md lists every load balancer form the audit recognises and where each rule comes from.",

@@ -39,7 +39,7 @@ var nlbIPLateDeregistration = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "This rule rests on public reports, not on the provider's documentation: several users of the AWS Load Balancer Controller measured that a Network Load Balancer with IP targets keeps routing new connections to a target for about two minutes after its deregistration starts, whatever deregistration_delay.timeout_seconds says, so a pod whose preStop delay is shorter gets requests after it stops. The audit says so as info, for each serving container behind such an NLB whose preStop delay is below 120 s.",
 		Fix:    "Measure it on your load balancer (kubectl graceful watch pod NAME --propagation 120s while a pod is deleted); where it holds, lengthen the preStop delay to about 120 s and the grace period above it, or put a proxy in front that drains in step with the endpoints.",
 		Source: "public reports, not AWS documentation: kubernetes-sigs/aws-load-balancer-controller#2366 and #3270 (NLB IP targets receive new connections about two minutes after deregistration starts)",

@@ -181,8 +181,8 @@ func pdbRef(p PDB) ObjectRef {
 // workload at replicas 0 (the HPA controller disables scaling while the
 // target's replicas are 0, pkg/controller/podautoscaler): it is not
 // returned then; KEDA scales from 0 itself.
-func (s *scope) hpaFor(w *Workload) *hpaObject {
-	var found *hpaObject
+func (s *scope) hpaFor(w *Workload) *HPA {
+	var found *HPA
 	for _, i := range s.index().hpas[w.Object.Namespace] {
 		h := &s.inv.HPAs[i]
 		if h.TargetKind != w.Object.Kind || h.TargetName != w.Object.Name {

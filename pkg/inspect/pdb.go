@@ -25,7 +25,7 @@ var pdbMissing = register(&Check{
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return s.checkPDBMissing(c, w) })
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel). Live, budgets are matched against the labels the running pods carry, as the eviction API does (operators and meshes label pods at run time): a workload whose pods are all covered that way is not flagged, one with some pods under no budget is, with how many.",
 		Fix:    "Create a PDB with maxUnavailable: 1 (or a percentage) selecting the workload's pods.",
 		Source: srcEviction,
@@ -82,7 +82,7 @@ var pdbBlocksEviction = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "A PDB that can never allow a disruption (maxUnavailable 0 or 0%, minAvailable 100%, an integer minAvailable >= replicas, or neither field set, for which the disruption controller expects no pods) makes every eviction return 429: kubectl drain and cluster upgrades hang until someone deletes the PDB. Percentages are scaled with rounding up, as the disruption controller does; with an HPA, its minReplicas is used. Live, a budget whose status the controller cannot compute (condition DisruptionAllowed=False, reason SyncFailed: for example pods owned by a custom resource without a scale subresource) blocks the same way.",
 		Fix:    "Use maxUnavailable: 1 (or a percentage that resolves to at least 1), or raise replicas above minAvailable.",
 		Source: srcEviction,
@@ -196,7 +196,7 @@ var pdbNoDisruptionsNow = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "status.disruptionsAllowed is 0 right now (some pods are unhealthy or the budget is tight): any drain or eviction started now blocks with 429.",
 		Fix:    "Find and fix the unready pods before draining, or scale up; check currentHealthy vs desiredHealthy.",
 		Source: srcEviction,
@@ -239,7 +239,7 @@ var pdbOverlap = register(&Check{
 			return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "When more than one PDB matches a pod, the eviction API refuses to evict it with a 500 error (\"This pod has more than one PodDisruptionBudget\"): drains cannot proceed. Live, the running pods' own labels are matched, as the eviction API does; from files, the pod template's.",
 		Fix:    "Make the PDBs' selectors disjoint so each pod matches exactly one.",
 		Source: srcEviction,
@@ -262,7 +262,7 @@ var pdbSelectsNothing = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "A PDB whose selector matches no pod protects nothing: usually a typo in labels, or a budget left behind. A PDB without selector matches no pod (in policy/v1 an empty selector {} matches every pod in the namespace, which pdb-overlap then reports).",
 		Fix:    "Set spec.selector to the pod template labels of the workload it should protect, or delete it.",
 		Source: srcEviction,
@@ -326,7 +326,7 @@ var pdbUnhealthyEvictionPolicy = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "With unhealthyPodEvictionPolicy IfHealthyBudget (the default), a Running but not Ready pod can be evicted only while the budget allows a disruption; a crash-looping pod can so block a drain forever. AlwaysAllow (beta 1.27, GA 1.31) lets such pods be evicted at once, which is what most services want: an unready pod serves no traffic anyway.",
 		Fix:    "Set spec.unhealthyPodEvictionPolicy: AlwaysAllow unless the app needs unready pods protected (e.g. quorum-based stores).",
 		Source: "KEP-3017 (PDB unhealthy pod eviction policy); " + srcEviction,

@@ -20,7 +20,7 @@ import (
 // is controlled by a ReplicaSet named <deployment>-<pod-template-hash>
 // (pkg/controller/deployment/sync.go, getNewReplicaSet), the hash being the
 // pod's pod-template-hash label.
-func podOwnerRefs(p podLabels) []ObjectRef {
+func podOwnerRefs(p PodLabels) []ObjectRef {
 	ns := namespaceOf(p.Namespace)
 	switch p.ControllerKind {
 	case "":
@@ -153,7 +153,7 @@ var pdbSplit = register(&Check{
 			return []Finding{c.finding(w, "", msg, fmt.Sprintf("kubectl get pods -n %s --show-labels shows which labels put each pod under which budget", w.Object.Namespace))}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "The disruption controller and the eviction API match a budget against each pod's own labels. Operators (database operators labelling a primary and its replicas, service meshes) set labels on running pods that the pod template does not have, so the pods of one workload can fall under several budgets. Each budget's disruptionsAllowed counts only the pods it selects: together they may allow more of the workload down at once than any one says.",
 		Fix:    "Check that the budgets together keep enough of the workload up (a budget per role is often intended, e.g. a database's primary and replicas).",
 		Source: srcEviction + "; disruption controller (pkg/controller/disruption, getPodsForPdb)",

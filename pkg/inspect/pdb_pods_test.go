@@ -10,12 +10,12 @@ import (
 
 // livePod is a running pod of Deployment deployName (through its
 // ReplicaSet deployName-hash) with the template's labels plus extra.
-func livePod(deployName, hash string, extra map[string]string) podLabels {
+func livePod(deployName, hash string, extra map[string]string) PodLabels {
 	l := map[string]string{"app": deployName, "tier": "web", "pod-template-hash": hash}
 	for k, v := range extra {
 		l[k] = v
 	}
-	return podLabels{Namespace: "shop", Labels: l, ControllerKind: "ReplicaSet", ControllerName: deployName + "-" + hash}
+	return PodLabels{Namespace: "shop", Labels: l, ControllerKind: "ReplicaSet", ControllerName: deployName + "-" + hash}
 }
 
 func role(r string) map[string]string { return map[string]string{"role": r} }
@@ -26,7 +26,7 @@ func matchRole(r string) *metav1.LabelSelector {
 
 // auditLive audits objs and pods as a live cluster and returns the
 // findings of check.
-func auditLive(check string, pods []podLabels, objs ...runtime.Object) []Finding {
+func auditLive(check string, pods []PodLabels, objs ...runtime.Object) []Finding {
 	inv := &Inventory{Live: true, Version: Version{1, 37}}
 	for _, o := range objs {
 		inv.Add(o, nil)
@@ -47,7 +47,7 @@ func auditLive(check string, pods []podLabels, objs ...runtime.Object) []Finding
 func TestPDBMatchingUsesRunningPodsLabels(t *testing.T) {
 	db := deploy("db")
 	primary, replicas := pdbWith("db-primary", matchRole("primary"), "1", ""), pdbWith("db-replicas", matchRole("replica"), "", "1")
-	labelled := []podLabels{livePod("db", "7f9", role("primary")), livePod("db", "7f9", role("replica")), livePod("db", "7f9", role("replica"))}
+	labelled := []PodLabels{livePod("db", "7f9", role("primary")), livePod("db", "7f9", role("replica")), livePod("db", "7f9", role("replica"))}
 
 	if got := auditLive("pdb-missing", labelled, db, primary, replicas); len(got) != 0 {
 		t.Errorf("every running pod is under a budget: got %+v", got)
@@ -57,7 +57,7 @@ func TestPDBMatchingUsesRunningPodsLabels(t *testing.T) {
 		t.Errorf("pods under two budgets: want them named with their counts, got %+v", split)
 	}
 
-	partial := []podLabels{livePod("db", "7f9", role("primary")), livePod("db", "7f9", role("replica")), livePod("db", "7f9", nil)}
+	partial := []PodLabels{livePod("db", "7f9", role("primary")), livePod("db", "7f9", role("replica")), livePod("db", "7f9", nil)}
 	got := auditLive("pdb-missing", partial, db, primary, replicas)
 	if len(got) != 1 || !strings.Contains(got[0].Message, "1 of its 3 running pods are under no PodDisruptionBudget (db-primary covers 1, db-replicas covers 1") {
 		t.Errorf("one pod under no budget: want it counted, got %+v", got)
@@ -67,7 +67,7 @@ func TestPDBMatchingUsesRunningPodsLabels(t *testing.T) {
 		t.Errorf("files: the template is all there is, want pdb-missing, got %+v", got)
 	}
 
-	unlabelled := []podLabels{livePod("db", "7f9", nil), livePod("db", "7f9", nil)}
+	unlabelled := []PodLabels{livePod("db", "7f9", nil), livePod("db", "7f9", nil)}
 	if got := auditLive("pdb-missing", unlabelled, db, primary, replicas); len(got) != 1 || !strings.Contains(got[0].Message, "no PodDisruptionBudget selects any of its 2 running pods") {
 		t.Errorf("no running pod labelled: want pdb-missing, got %+v", got)
 	}
@@ -79,7 +79,7 @@ func TestPDBMatchingUsesRunningPodsLabels(t *testing.T) {
 func TestPDBOverlapUsesRunningPodsLabels(t *testing.T) {
 	db := deploy("db")
 	byApp, mesh := pdbWith("db", matchApp("db"), "", "1"), pdbWith("mesh", &metav1.LabelSelector{MatchLabels: map[string]string{"mesh": "on"}}, "", "1")
-	pods := []podLabels{livePod("db", "7f9", map[string]string{"mesh": "on"}), livePod("db", "7f9", nil)}
+	pods := []PodLabels{livePod("db", "7f9", map[string]string{"mesh": "on"}), livePod("db", "7f9", nil)}
 	got := auditLive("pdb-overlap", pods, db, byApp, mesh)
 	if len(got) != 1 || !strings.Contains(got[0].Message, "1 of its 2 running pods match more than one PodDisruptionBudget (db, mesh)") {
 		t.Errorf("want the overlap of the running pods, got %+v", got)
@@ -95,7 +95,7 @@ func TestPDBOverlapUsesRunningPodsLabels(t *testing.T) {
 func TestPodsOfDeploymentsWithSharedPrefixes(t *testing.T) {
 	web, webAPI := deploy("web"), deploy("web-api")
 	budget := pdbWith("web-api", matchApp("web-api"), "", "1")
-	pods := []podLabels{livePod("web-api", "5d8", nil), livePod("web-api", "5d8", nil)}
+	pods := []PodLabels{livePod("web-api", "5d8", nil), livePod("web-api", "5d8", nil)}
 	got := auditLive("pdb-missing", pods, web, webAPI, budget)
 	if len(got) != 1 || got[0].Object.Name != "web" || !strings.Contains(got[0].Message, "3 replicas and no PodDisruptionBudget") {
 		t.Errorf("want pdb-missing for web only (no running pods: its template), got %+v", got)

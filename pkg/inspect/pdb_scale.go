@@ -67,7 +67,7 @@ var pdbCustomResourceNoScale = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "For maxUnavailable, and for a percentage minAvailable, the disruption controller needs the expected number of pods, which it reads from the pods' controller: a Deployment, ReplicaSet, StatefulSet or ReplicationController, or any other kind through its /scale subresource. Pods whose controller is a custom resource without /scale (a KubeVirt VirtualMachineInstance, many operators' objects) leave it unable to count: the budget's status stays DisruptionAllowed=False with reason SyncFailed and every eviction is refused, so drains hang. " +
 			"From files this is known when the CustomResourceDefinition is among the inputs; live, from API discovery (the resource of the pods' controller lists no /scale subresource), before any budget has failed.",
 		Fix:    "Use an integer minAvailable (it needs no expected count): the pods' count minus what maxUnavailable allowed keeps the same tolerance (`audit --fix` writes it when the count is known). Or add the scale subresource to the CustomResourceDefinition.",

@@ -67,7 +67,7 @@ func (s *scope) selectedPods(i int) []int {
 
 // scaleCounted returns the group, version and kind of pod's controller
 // when the disruption controller counts its pods through /scale.
-func scaleCounted(pod podLabels) (schema.GroupVersionKind, bool) {
+func scaleCounted(pod PodLabels) (schema.GroupVersionKind, bool) {
 	if pod.ControllerKind == "" {
 		return schema.GroupVersionKind{}, false
 	}

@@ -32,7 +32,7 @@ var missingPreStop = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "When a pod is deleted, kubelet sends SIGTERM while the EndpointSlice controller, kube-proxy on every node, ingress controllers and cloud load balancers are still removing the pod's endpoint. Requests keep arriving at a process that is shutting down: a few 502s/connection resets on every deploy or drain.",
 		Fix:    "Add a preStop delay so the endpoint is gone before SIGTERM: lifecycle.preStop.sleep.seconds: 10 (Kubernetes 1.30+) or exec [\"sleep\",\"10\"], and keep terminationGracePeriodSeconds above the delay plus the app's shutdown time.",
 		Source: srcEndpoints,
@@ -73,7 +73,7 @@ var preStopTooShort = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",
 		Fix:    "Raise the preStop sleep to at least the floor (default 5 s, --prestop-floor), within the grace period.",
 		Source: srcEndpoints,
@@ -105,7 +105,7 @@ var preStopSleepBinaryMissing = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "Distroless, scratch and static images have no shell and no sleep binary. An exec preStop calling them fails at once; the only trace is a FailedPreStopHook event, and the container gets SIGTERM without the intended delay.",
 		Fix:    "Use the native lifecycle.preStop.sleep action (1.30+), ship a static sleep binary, or use a :debug variant that has busybox.",
 		Source: "KEP-3960 (PodLifecycleSleepAction); kubelet lifecycle handlers (pkg/kubelet/lifecycle/handlers.go)",
@@ -135,7 +135,7 @@ var preferNativeSleep = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "lifecycle.preStop.sleep needs no binary in the image and is not subject to exec failures. It is beta and on by default from 1.30 and GA in 1.34; sleep seconds: 0 is allowed from 1.33.",
 		Fix:    "Replace exec [\"sleep\",\"N\"] with sleep: {seconds: N}.",
 		Source: "KEP-3960 (PodLifecycleSleepAction), KEP-4818 (zero-second sleep)",
@@ -173,7 +173,7 @@ var preStopStopsServerFirst = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "A preStop script runs in order. A command that stops the server (nginx -s quit or stop, kill 1, apachectl graceful-stop, haproxy -sf, a curl to a quit or shutdown path) before a sleep closes the listener at the start of the hook, while the EndpointSlice, kube-proxy and load balancers still send the pod requests: they are refused. The sleep after it delays nothing that matters, and often never runs (the container ends with its server). " +
 			"The audit, --fix and the watch count only the sleeps before such a command as the hook's delay.",
 		Fix:    "Sleep first, then stop the server (sh -c \"sleep 10; nginx -s quit\"), or use a preStop sleep alone and let the kubelet's SIGTERM stop the server.",

@@ -40,7 +40,7 @@ var preStopDelayUnknown = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "The delay a preStop hook buys is what covers endpoint removal. A native sleep or an exec `sleep N` says how long it is; any other exec command (a script, a binary) and an httpGet hook last as long as they take, which only running them shows. " +
 			"The audit then cannot say whether the delay reaches --prestop-floor, nor whether the hook ends inside the grace period, so it says so (info) instead of counting it as enough. " +
 			"A tcpSocket hook is deprecated and not supported as a lifecycle handler: kubelet fails it at once, the container gets SIGTERM with no delay, as if it had no hook (warning).",

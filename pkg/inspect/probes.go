@@ -25,7 +25,7 @@ var missingReadinessProbe = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "Without a readinessProbe a pod is Ready as soon as its containers start, so it receives traffic before the app listens, and rollouts move on before new pods can serve.",
 		Fix:    "Add a readinessProbe (httpGet on a health endpoint, tcpSocket or grpc) to each serving container.",
 		Source: "Pod Lifecycle docs, \"Container probes\"; EndpointSlice controller (pkg/controller/endpointslice): the ready condition",
@@ -64,7 +64,7 @@ var readinessProbePortUnknown = register(&Check{
 			return out
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "kubelet resolves a named probe port in the container's own ports; an undeclared name makes the probe fail forever and the pod never turns Ready. Numbered ports are not flagged: declaring ports is informational and kubelet probes any number.",
 		Fix:    "Point the probe at a declared port (by name or number) or declare the port in containers[].ports.",
 		Source: "kubelet prober (pkg/kubelet/prober, findPortByName)",

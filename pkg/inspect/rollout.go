@@ -38,7 +38,7 @@ var singleReplica = register(&Check{
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "With one replica behind a Service, every rollout (with maxSurge 0), eviction, node drain or crash leaves the Service with no ready endpoint.",
 		Fix:    "Run at least 2 replicas (or an HPA with minReplicas >= 2), with a PDB.",
 		Source: srcDeployment,
@@ -63,7 +63,7 @@ var rolloutDowntime = register(&Check{
 			return nil
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "Strategy Recreate stops all pods before starting new ones; a RollingUpdate whose maxUnavailable resolves (rounding down) to all replicas may do the same. Either way the Service has no ready endpoint during the rollout.",
 		Fix:    "Use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (or percentages that keep at least one pod).",
 		Source: srcDeployment,
@@ -143,7 +143,7 @@ var minReadySecondsZero = register(&Check{
 			return []Finding{c.finding(w, "", msg, fix)}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "With minReadySeconds 0 a rollout replaces the next old pod as soon as a new one first reports Ready, even if it crashes a second later; a short minReadySeconds lets new pods prove they stay Ready.",
 		Fix:    "Set spec.minReadySeconds to a few seconds (e.g. 10).",
 		Source: srcDeployment,

@@ -54,7 +54,7 @@ func (inv *Inventory) AddScalingObject(u *unstructured.Unstructured, src *Source
 			kind = "Deployment" // KEDA's default
 		}
 		min, _, _ := unstructured.NestedInt64(u.Object, "spec", "minReplicaCount")
-		inv.HPAs = append(inv.HPAs, hpaObject{Kind: kindScaledObject, Namespace: u.GetNamespace(), Name: u.GetName(),
+		inv.HPAs = append(inv.HPAs, HPA{Kind: kindScaledObject, Namespace: u.GetNamespace(), Name: u.GetName(),
 			TargetKind: kind, TargetName: name, MinReplicas: int32(min)})
 	case gvk.Group == "argoproj.io" && gvk.Kind == "Rollout":
 		ref, found, _ := unstructured.NestedMap(u.Object, "spec", "workloadRef")
@@ -67,7 +67,7 @@ func (inv *Inventory) AddScalingObject(u *unstructured.Unstructured, src *Source
 		}
 		kind, _ := ref["kind"].(string)
 		name, _ := ref["name"].(string)
-		inv.WorkloadRefs = append(inv.WorkloadRefs, workloadRef{Namespace: namespaceOf(u.GetNamespace()), Name: u.GetName(), Source: src,
+		inv.workloadRefs = append(inv.workloadRefs, workloadRef{Namespace: namespaceOf(u.GetNamespace()), Name: u.GetName(), Source: src,
 			Annotations: u.GetAnnotations(), TargetKind: kind, TargetName: name, Replicas: int32(r)})
 	default:
 		return false
@@ -81,7 +81,7 @@ func (inv *Inventory) AddScalingObject(u *unstructured.Unstructured, src *Source
 // replicas, once; one that names a workload not in the inventory is said
 // in a note.
 func (inv *Inventory) resolveWorkloadRefs() {
-	for _, r := range inv.WorkloadRefs {
+	for _, r := range inv.workloadRefs {
 		var tpl *Workload
 		for _, w := range inv.Workloads {
 			if w.Object == (ObjectRef{Kind: r.TargetKind, Namespace: r.Namespace, Name: r.TargetName}) {
@@ -100,11 +100,11 @@ func (inv *Inventory) resolveWorkloadRefs() {
 			r.Namespace, r.Name, r.TargetKind, r.TargetName, replicas)
 		_ = w
 	}
-	inv.WorkloadRefs = nil
+	inv.workloadRefs = nil
 }
 
 // floorText names where a scaler's floor comes from, for messages.
-func (h *hpaObject) floorText(n int32) string {
+func (h *HPA) floorText(n int32) string {
 	if h.Kind == kindScaledObject {
 		if h.MinReplicas == 0 {
 			return fmt.Sprintf("minReplicaCount 0 of ScaledObject %s (%d when active)", h.Name, n)

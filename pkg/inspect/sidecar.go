@@ -27,7 +27,7 @@ var sidecarStopsFirst = register(&Check{
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkSidecarStopsFirst(c, w) })
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "The kubelet stops a pod's ordinary containers (spec.containers) in parallel, each after its own preStop hook. An app with a preStop delay keeps serving (or finishing work) for that long, but a proxy container beside it with no preStop (istio-proxy, linkerd-proxy, envoy, cloud-sql-proxy, or any container without one) gets SIGTERM at once and starts draining or exits: " +
 			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +
 			"But every container's preStop hook runs at the start of termination, a native sidecar's included: a proxy whose hook ends it (pilot-agent request POST quitquitquit, curl .../quitquitquit, kill 1, linkerd-await --shutdown, an httpGet on /quitquitquit or /shutdown) rather than delaying is gone while the app still serves; the finding quotes what the hook runs. " +

@@ -47,7 +47,7 @@ var stopSignal = register(&Check{
 			return &f
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "lifecycle.stopSignal chooses the signal the kubelet sends a container at termination instead of the image's STOPSIGNAL or SIGTERM. It is alpha (feature gate ContainerStopSignals, alpha since 1.33 and off by default through 1.37): an API server without the gate drops the field, so the manifest does not do what it says; with the gate on, the pod needs spec.os.name, and the kubelet needs the gate too, which the API does not show. " +
 			"Live, an object holding the field was accepted by a gated API server; the finding is then only for SIGKILL behind a Service, which ends in-flight requests at once.",
 		Fix:    "Handle SIGTERM in the app (or set STOPSIGNAL in the image) and remove the field, unless every API server and kubelet runs with the gate; never SIGKILL for a serving container.",

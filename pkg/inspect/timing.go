@@ -23,7 +23,7 @@ var prestopExceedsGrace = register(&Check{
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. When preStop lasts as long as the grace period, the app gets SIGTERM with no time left (or only kubelet's one-off 2 s extension) and is SIGKILLed with in-flight requests (exit 137). A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
 		Source: srcKubelet,
@@ -78,7 +78,7 @@ var shutdownBudgetExceedsGrace = register(&Check{
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkShutdownBudget(s, c, w) })
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(assumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
 		Fix:    "Raise terminationGracePeriodSeconds to preStop + shutdown + a few seconds.",
 		Source: srcKubelet,
@@ -145,7 +145,7 @@ var gracePeriodZero = register(&Check{
 				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds}))}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "terminationGracePeriodSeconds: 0 means immediate SIGKILL: no preStop hook, no SIGTERM handler, every in-flight request is cut.",
 		Fix:    "Remove the field (default 30 s) or set it to the preStop delay plus the shutdown time.",
 		Source: srcKubelet,
@@ -169,7 +169,7 @@ var gracePeriodLong = register(&Check{
 				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
 		})
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why:    "kubectl drain and rollouts wait for each pod's termination; a very long grace period stalls node maintenance and deploys that long per pod when the app does not exit by itself.",
 		Fix:    "Lower terminationGracePeriodSeconds to what shutdown really needs, or raise the threshold with --max-grace if the long drain is intended.",
 		Source: srcKubelet,

@@ -47,7 +47,7 @@ var unknownField = register(&Check{
 		}
 		return out
 	},
-	Explanation: checkDoc{
+	Explanation: Explanation{
 		Why: "kubectl apply sends objects with strict field validation (fieldValidation=Strict, the default since 1.27): the API server refuses an object with a field its type does not have (\"unknown field\"), so the apply fails. A lenient apply (--validate=false, an older client, a controller) drops the field without a word, and the object runs as if it were absent: a misspelled preStop hook is no hook, a misspelled grace period is the default 30 s, a misspelled minAvailable is a budget with neither field. " +
 			"The audit names the field and the closest field the type has (from the Go types of k8s.io/api) and judges nothing else of the object until it is fixed: neither as the text suggests (the field is not applied) nor as if the field were absent (which is not what its author meant); --fix leaves an object with such a field in the part it would edit to its author.",
 		Fix:    "Rename the field to the one the API type has (the finding names the closest), or remove it.",

@@ -32,7 +32,7 @@ func (inv *Inventory) AddUnreadReference(u *unstructured.Unstructured) {
 		kind, _, _ := unstructured.NestedString(u.Object, "spec", f, "kind")
 		name, _, _ := unstructured.NestedString(u.Object, "spec", f, "name")
 		if kind != "" && name != "" {
-			inv.UnreadRefs = append(inv.UnreadRefs, unreadRef{Kind: u.GetKind(), Namespace: namespaceOf(u.GetNamespace()), Name: u.GetName(),
+			inv.unreadRefs = append(inv.unreadRefs, unreadRef{Kind: u.GetKind(), Namespace: namespaceOf(u.GetNamespace()), Name: u.GetName(),
 				Field: "spec." + f, TargetKind: kind, TargetName: name})
 			return
 		}
@@ -44,7 +44,7 @@ func (inv *Inventory) AddUnreadReference(u *unstructured.Unstructured) {
 // may not hold.
 func unreadRefNotes(inv *Inventory) []string {
 	var out []string
-	for _, r := range inv.UnreadRefs {
+	for _, r := range inv.unreadRefs {
 		for _, w := range inv.Workloads {
 			if w.Object == (ObjectRef{Kind: r.TargetKind, Namespace: r.Namespace, Name: r.TargetName}) {
 				out = append(out, fmt.Sprintf("%s %s/%s names %s %s/%s (%s), and the audit does not read that kind: what it changes in the workload's replicas or pods is not judged",

@@ -28,10 +28,10 @@ type Watch struct {
 	Terminating []string
 	// NodesDeleted are the followed nodes deleted while watched.
 	NodesDeleted []string
-	// Ended says why the watch stopped: "empty" (no evictable pod left on
-	// the nodes), "nodes-deleted", "timeout", "interrupted" or "stopped"
-	// (the drain it followed stopped first: ErrStopped).
-	Ended string
+	// Ended says why the watch stopped: EndedEmpty, EndedNodesDeleted,
+	// EndedTimeout, EndedInterrupted or EndedStopped (the drain it
+	// followed stopped first: ErrStopped).
+	Ended timeline.Ended
 	// EndpointsUnseen, EventsUnseen and ServicesUnseen are set when those
 	// could not be watched or listed (RBAC): the verdict says what it lacks.
 	EndpointsUnseen, EventsUnseen, ServicesUnseen bool

@@ -41,10 +41,10 @@ type Verdict struct {
 	Risk bool `json:"risk"`
 	// CannotTell is true when a fact the verdict needs was not seen (a
 	// stream forbidden, a budget's status not observed): never SAFE then.
-	CannotTell bool   `json:"cannotTell"`
-	Ended      string `json:"ended"`
-	Terminated int    `json:"terminated"`
-	Raced      int    `json:"raced"`
+	CannotTell bool           `json:"cannotTell"`
+	Ended      timeline.Ended `json:"ended"`
+	Terminated int            `json:"terminated"`
+	Raced      int            `json:"raced"`
 	// WindowTooShort counts the pods told to stop after their endpoint
 	// left but too soon (rollout.PodResult.WindowTooShort): no race.
 	WindowTooShort int `json:"windowTooShort"`
@@ -126,12 +126,12 @@ func findings(w *Watch, v *Verdict) {
 		risk("workloads at risk: %s", strings.Join(atRisk, "; "))
 	}
 	switch w.Ended {
-	case "empty":
+	case timeline.EndedEmpty:
 		fact("no evictable pod is left on the nodes (DaemonSet and mirror pods stay)")
-	case "nodes-deleted":
+	case timeline.EndedNodesDeleted:
 		fact("every node was deleted")
-	case "timeout", "interrupted", "stopped":
-		how := map[string]string{"timeout": "reached --timeout", "interrupted": "was interrupted", "stopped": "ended with the drain"}[w.Ended]
+	case timeline.EndedTimeout, timeline.EndedInterrupted, timeline.EndedStopped:
+		how := map[timeline.Ended]string{timeline.EndedTimeout: "reached --timeout", timeline.EndedInterrupted: "was interrupted", timeline.EndedStopped: "ended with the drain"}[w.Ended]
 		switch {
 		case len(v.Remaining) > 0 && w.T0.IsZero():
 			// Nobody drained: pods that were never deleted are no risk.

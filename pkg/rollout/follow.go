@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // Printer receives what Follow sees, as it sees it. Every func is
@@ -234,7 +234,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 			f.r.Ended = "complete"
 			return nil
 		case <-ctx.Done():
-			f.r.Ended = timeline.EndReason(ctx, f.done, "complete")
+			f.r.Ended = timeline.Ended(timeline.EndReason(ctx, f.done, string(timeline.EndedComplete)))
 			return nil
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // The workload kinds `watch` follows: the apps/v1 kinds that own pods
@@ -100,9 +100,9 @@ type Rollout struct {
 	// Stalled is the workload's own report that it stopped progressing
 	// (a Deployment's ProgressDeadlineExceeded), empty otherwise.
 	Stalled string
-	// Ended says why the watch stopped: "complete", "stalled", "timeout"
-	// or "interrupted".
-	Ended string
+	// Ended says why the watch stopped: timeline.EndedComplete,
+	// EndedStalled, EndedTimeout or EndedInterrupted.
+	Ended timeline.Ended
 	// LastStatus is the last rollout status message seen.
 	LastStatus string
 	// NeverReady are pods of the workload, alive at the end, whose Ready

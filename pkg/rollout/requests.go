@@ -1,7 +1,7 @@
 package rollout
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 

@@ -60,13 +60,13 @@ type CapacityResult struct {
 type Verdict struct {
 	// Risk is true for any pod at risk, capacity below a budget, or a
 	// rollout that did not complete: the command exits 2.
-	Risk       bool   `json:"risk"`
-	Complete   bool   `json:"complete"`
-	Ended      string `json:"ended"`
-	DurationMs *int64 `json:"durationMs,omitempty"`
-	Terminated int    `json:"terminated"`
-	Raced      int    `json:"raced"`
-	Killed     int    `json:"sigkilled"`
+	Risk       bool           `json:"risk"`
+	Complete   bool           `json:"complete"`
+	Ended      timeline.Ended `json:"ended"`
+	DurationMs *int64         `json:"durationMs,omitempty"`
+	Terminated int            `json:"terminated"`
+	Raced      int            `json:"raced"`
+	Killed     int            `json:"sigkilled"`
 	// WorstWindowMs is the smallest window of the pods that raced.
 	WorstWindowMs *int64 `json:"worstWindowMs,omitempty"`
 	WorstPod      string `json:"worstPod,omitempty"`
@@ -250,15 +250,15 @@ func capacityFindings(c CapacityResult, risk, fact func(string, ...any)) {
 
 func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 	switch r.Ended {
-	case "complete":
+	case timeline.EndedComplete:
 		if v.DurationMs != nil {
 			fact("rollout complete %d ms after its start (%s)", *v.DurationMs, t0Text(r.T0Source))
 		}
-	case "stalled":
+	case timeline.EndedStalled:
 		risk("rollout stalled: %s", r.Stalled)
-	case "timeout", "interrupted":
+	case timeline.EndedTimeout, timeline.EndedInterrupted:
 		how, stop := "did not complete before --timeout", "reached --timeout"
-		if r.Ended == "interrupted" {
+		if r.Ended == timeline.EndedInterrupted {
 			how, stop = "was interrupted before it completed", "was interrupted"
 		}
 		if r.T0.IsZero() {
@@ -269,13 +269,13 @@ func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 	}
 	if len(r.NeverReady) > 0 {
 		msg := "pod(s) never Ready while watched: " + strings.Join(r.NeverReady, ", ")
-		if r.Ended == "complete" {
+		if r.Ended == timeline.EndedComplete {
 			fact("%s", msg)
 		} else {
 			risk("%s", msg)
 		}
 	}
-	if r.T0.IsZero() && r.Ended == "complete" {
+	if r.T0.IsZero() && r.Ended == timeline.EndedComplete {
 		fact("no rollout, scale-down or drain was seen while watching")
 	}
 }

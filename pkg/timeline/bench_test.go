@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // lineSignal is a writer that reports the time each line was written.

@@ -3,7 +3,7 @@ package timeline
 import (
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // Track is the side of a termination an event belongs to. The values

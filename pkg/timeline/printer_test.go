@@ -3,8 +3,8 @@ package timeline
 import (
 	"testing"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // TestZeroPrinterIsSafe records a termination's changes through a follower

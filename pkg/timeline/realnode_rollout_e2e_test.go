@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // realDeployment creates Deployment web of replicas test-app pods on the

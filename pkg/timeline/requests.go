@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // LabelCount is how many requests ended one way: Kind, and for
@@ -22,7 +22,7 @@ type LabelCount struct {
 func (k LabelCount) label() string { return probe.Label(k.Kind, k.Status) }
 
 // RequestLine is one 100 ms bucket of probe requests, as the live lines
-// show it: those started in [From, From+probe.BucketWidth).
+// show it: those started in [From, From+100 ms).
 type RequestLine struct {
 	From   time.Time
 	OK     int

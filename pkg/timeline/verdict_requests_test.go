@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
 // probed adds one request every 50 ms from fromMs to toMs to tl, failing

@@ -102,15 +102,15 @@ func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
 		return
 	}
 	var rows [][]string
-	counts := map[drain.PoolNodeResult]int{}
+	counts := map[drain.Outcome]int{}
 	for _, n := range res.Nodes {
 		counts[n.Result]++
 		rows = append(rows, []string{escape(n.Node), poolNodeText(n.Result) + outcomeNote(n), strconv.Itoa(n.Evicted),
 			strconv.Itoa(n.Left), cordonCell(n), seconds(n.DurationSeconds)})
 	}
 	fmt.Fprintf(w, "\nPool summary: %d node(s), %d drained, %d partly drained, %d untouched, %d gone, in %s\n",
-		len(res.Nodes), counts[drain.NodeDrained], counts[drain.NodePartlyDrained], counts[drain.NodeUntouched],
-		counts[drain.NodeGone], seconds(res.DurationSeconds))
+		len(res.Nodes), counts[drain.OutcomeDrained], counts[drain.OutcomePartlyDrained], counts[drain.OutcomeUntouched],
+		counts[drain.OutcomeNodeGone], seconds(res.DurationSeconds))
 	drawTable(w, []string{"NODE", "RESULT", "EVICTED", "LEFT", "CORDONED", "DURATION"}, rows, width)
 	fmt.Fprintf(w, "evictions per pod: %.2f (%d evictions accepted, %d pod(s) to evict at the start)\n",
 		res.EvictionsPerPod, res.Evictions, res.InitialPods)
@@ -137,7 +137,7 @@ func outcomeNote(n *drain.PoolNode) string {
 // cordonCell says whether the node stays cordoned, from the read at the end.
 func cordonCell(n *drain.PoolNode) string {
 	switch {
-	case n.Result == drain.NodeGone:
+	case n.Result == drain.OutcomeNodeGone:
 		return "-"
 	case n.StaysCordoned == nil:
 		return "unknown"

@@ -14,12 +14,12 @@ func TestPoolSummaryTellsEachNodeAndTheEvictionsPerPod(t *testing.T) {
 	res := &drain.PoolResult{Outcome: drain.OutcomeInterrupted, InitialPods: 8, Evictions: 3, EvictionsPerPod: 0.375,
 		EvictedAgain: []string{}, DurationSeconds: 12.34, Nodes: []*drain.PoolNode{
 			{NodeResult: &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeDrained, CordonedByUs: true, DurationSeconds: 4},
-				Result: drain.NodeDrained, Evicted: 2, StaysCordoned: &yes},
+				Result: drain.OutcomeDrained, Evicted: 2, StaysCordoned: &yes},
 			{NodeResult: &drain.NodeResult{Node: "n2", Outcome: drain.OutcomeInterrupted, CordonedByUs: true, Uncordoned: true},
-				Result: drain.NodePartlyDrained, Evicted: 1, Left: 2, StaysCordoned: &no},
+				Result: drain.OutcomePartlyDrained, Evicted: 1, Left: 2, StaysCordoned: &no},
 			{NodeResult: &drain.NodeResult{Node: "n3", Outcome: drain.OutcomeInterrupted},
-				Result: drain.NodeUntouched, Left: 3, StaysCordoned: &yes},
-			{NodeResult: &drain.NodeResult{Node: evil, Outcome: drain.OutcomeNodeGone}, Result: drain.NodeGone},
+				Result: drain.OutcomeUntouched, Left: 3, StaysCordoned: &yes},
+			{NodeResult: &drain.NodeResult{Node: evil, Outcome: drain.OutcomeNodeGone}, Result: drain.OutcomeNodeGone},
 		}}
 	var b bytes.Buffer
 	PoolSummary(&b, res, 0)

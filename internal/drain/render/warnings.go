@@ -7,10 +7,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// kindTerminationAudit is the warning kind of the audit's findings for
-// an evicted pod (preflight's warningTerminationAudit, its JSON "kind").
-const kindTerminationAudit = "termination-audit"
-
 // byWorkload folds the termination-audit warnings of the pods of one
 // workload that say the same thing into one, naming the workload and its
 // pods: the pods of a Deployment share a spec, so each of them would
@@ -30,7 +26,7 @@ func byWorkload(r *preflight.Report) []preflight.Issue {
 	for _, i := range r.Warnings {
 		w, ok := owner[i.Pod]
 		switch {
-		case i.Kind != kindTerminationAudit:
+		case i.Kind != preflight.WarningTerminationAudit:
 			out = append(out, i)
 			continue
 		case !ok: // a pod of its own: named alone

@@ -29,7 +29,7 @@ func TestPreflightAuditWarningsByWorkload(t *testing.T) {
 		PodWarnings: func(*corev1.Pod) []string { return []string{"no preStop hook", "grace period 0"} }})
 	n := 0
 	for _, w := range r.Warnings {
-		if w.Kind == kindTerminationAudit && w.Pod != "" {
+		if w.Kind == preflight.WarningTerminationAudit && w.Pod != "" {
 			n++
 		}
 	}

@@ -19,8 +19,9 @@ var (
 		drain.GoneByLostAnswer:  "gone after an eviction whose answer was lost",
 		drain.GoneByDeleteAfter: "deleted past its budget",
 	}
-	poolNodeWords = map[drain.PoolNodeResult]string{
-		drain.NodePartlyDrained: "partly drained",
+	poolNodeWords = map[drain.Outcome]string{
+		drain.OutcomePartlyDrained: "partly drained",
+		drain.OutcomeNodeGone:      "gone",
 	}
 )
 
@@ -31,7 +32,7 @@ func stateText(s drain.State) string { return wordOr(stateWords, s) }
 func goneByText(g drain.GoneBy) string { return wordOr(goneByWords, g) }
 
 // poolNodeText is a pool node's result as the text output shows it.
-func poolNodeText(r drain.PoolNodeResult) string { return wordOr(poolNodeWords, r) }
+func poolNodeText(r drain.Outcome) string { return wordOr(poolNodeWords, r) }
 
 // wordOr returns v's words from m, or v itself.
 func wordOr[T ~string](m map[T]string, v T) string {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 

@@ -10,24 +10,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Kinds of the issues about the caller's permissions.
-const (
-	// blockerForbidden: the caller may not do something the drain does.
-	blockerForbidden = "forbidden"
-	// warningAccessUnknown: a permission could not be checked.
-	warningAccessUnknown = "access-unknown"
-	// warningBudgetWatchForbidden: the caller may list but not watch the
-	// PodDisruptionBudgets of a namespace where one covers a pod to
-	// evict, so the drain's informer sees their
-	// status.disruptionsAllowed only at each relist (after a backoff);
-	// it still drains, leaning on the Eviction API's 429 answers.
-	warningBudgetWatchForbidden = "budget-watch-forbidden"
-)
-
-// accessCheck is one request the drain will make and the API server's
+// AccessCheck is one request the drain will make and the API server's
 // answer, for the caller, to a SelfSubjectAccessReview
 // (authorization.k8s.io/v1) of it.
-type accessCheck struct {
+type AccessCheck struct {
 	Verb        string `json:"verb"`
 	Resource    string `json:"resource"`
 	Subresource string `json:"subresource,omitempty"`
@@ -46,7 +32,7 @@ type accessCheck struct {
 
 // What says the request for a person: "create pods/eviction in namespace
 // shop", "patch nodes/worker-1".
-func (a accessCheck) What() string {
+func (a AccessCheck) What() string {
 	res := a.Resource
 	if a.Subresource != "" {
 		res += "/" + a.Subresource
@@ -67,16 +53,16 @@ func (a accessCheck) What() string {
 // namespaces holding a PDB (budgeted), watch poddisruptionbudgets
 // (watchBudgets' informers; the preflight's own list of them fails the
 // preflight when forbidden).
-func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []accessCheck {
-	out := []accessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
+func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
+	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
 	for _, ns := range namespaces {
-		remove := accessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
+		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
 		if f.DisableEviction {
-			remove = accessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
+			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
 		}
-		out = append(out, remove, accessCheck{Verb: "get", Resource: "pods", Namespace: ns})
+		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
 		if !f.DisableEviction && budgeted[ns] {
-			out = append(out, accessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
+			out = append(out, AccessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
 		}
 	}
 	return out
@@ -90,9 +76,9 @@ func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f 
 // The patch of a named node is first asked of every node (no name): RBAC
 // allowing that allows each name, and only a denial asks the named one.
 func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags,
-	answers map[accessCheck]accessCheck) []accessCheck {
+	answers map[AccessCheck]AccessCheck) []AccessCheck {
 	if answers == nil {
-		answers = map[accessCheck]accessCheck{}
+		answers = map[AccessCheck]AccessCheck{}
 	}
 	sort.Strings(namespaces)
 	checks := accessNeeded(node, namespaces, budgeted, f)
@@ -114,7 +100,7 @@ func reviewAccess(ctx context.Context, client kubernetes.Interface, node string,
 
 // review returns the answer to the question of c (its request, not its
 // answer fields), asking the API server unless answers holds it already.
-func review(ctx context.Context, client kubernetes.Interface, c accessCheck, answers map[accessCheck]accessCheck) accessCheck {
+func review(ctx context.Context, client kubernetes.Interface, c AccessCheck, answers map[AccessCheck]AccessCheck) AccessCheck {
 	if got, ok := answers[c]; ok {
 		return got
 	}
@@ -142,7 +128,7 @@ func review(ctx context.Context, client kubernetes.Interface, c accessCheck, ans
 // the namespaces of the pods it evicts or waits for) into blockers that
 // stop the drain before it changes anything, and unknown answers into
 // warnings.
-func accessIssues(r *Report, checks []accessCheck) {
+func accessIssues(r *Report, checks []AccessCheck) {
 	involved := map[string]bool{}
 	for _, g := range r.Evict {
 		involved[g.Namespace] = true
@@ -162,10 +148,10 @@ func accessIssues(r *Report, checks []accessCheck) {
 		}
 		switch {
 		case c.Error != "":
-			r.Warnings = append(r.Warnings, Issue{Kind: warningAccessUnknown, Message: fmt.Sprintf(
+			r.Warnings = append(r.Warnings, Issue{Kind: WarningAccessUnknown, Message: fmt.Sprintf(
 				"could not check whether you may %s: %s", c.What(), c.Error)})
 		case !c.Allowed && c.Optional:
-			r.Warnings = append(r.Warnings, Issue{Kind: warningBudgetWatchForbidden, Message: fmt.Sprintf(
+			r.Warnings = append(r.Warnings, Issue{Kind: WarningBudgetWatchForbidden, Message: fmt.Sprintf(
 				"you may not %s: the drain sees the budgets' disruptionsAllowed only when it lists them again after a "+
 					"backoff, late, so it leans on the Eviction API's 429 answers: the same result, more requests, "+
 					"possibly a slower drain", c.What())})
@@ -174,7 +160,7 @@ func accessIssues(r *Report, checks []accessCheck) {
 			if c.Reason != "" {
 				why = " (" + c.Reason + ")"
 			}
-			r.Blockers = append(r.Blockers, Issue{Kind: blockerForbidden, Refuses: true, Message: fmt.Sprintf(
+			r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
 				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
 					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.What(), why)})
 		}

@@ -16,8 +16,8 @@ func TestPreflightAccess(t *testing.T) {
 	for i := range checks {
 		checks[i].Allowed = true
 	}
-	deny := func(verb, namespace string) []accessCheck {
-		out := append([]accessCheck{}, checks...)
+	deny := func(verb, namespace string) []AccessCheck {
+		out := append([]AccessCheck{}, checks...)
 		for i := range out {
 			if out[i].Verb == verb && out[i].Namespace == namespace {
 				out[i].Allowed = false
@@ -27,7 +27,7 @@ func TestPreflightAccess(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		access []accessCheck
+		access []AccessCheck
 		want   string // message of the one blocker, "" for none
 		warn   string
 	}{
@@ -37,7 +37,7 @@ func TestPreflightAccess(t *testing.T) {
 		{"no get pods in shop", deny("get", ns), "you may not get pods in namespace shop", ""},
 		{"namespace without evicted pods", deny("create", "other"), "", ""},
 		{"no watch on budgets in shop", deny("watch", ns), "", ""},
-		{"review failed", append(append([]accessCheck{}, checks...), accessCheck{Verb: "create", Resource: "pods",
+		{"review failed", append(append([]AccessCheck{}, checks...), AccessCheck{Verb: "create", Resource: "pods",
 			Subresource: "eviction", Namespace: ns, Error: "the server is unreachable"}), "",
 			"could not check whether you may create pods/eviction in namespace shop: the server is unreachable"},
 	} {
@@ -45,20 +45,20 @@ func TestPreflightAccess(t *testing.T) {
 			in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", false))
 			in.Access = c.access
 			r := preflightOf(t, in)
-			b := has(r.Blockers, blockerForbidden)
+			b := has(r.Blockers, BlockerForbidden)
 			switch {
 			case c.want == "" && b != nil:
 				t.Errorf("blockers %+v, want none", r.Blockers)
 			case c.want != "" && (b == nil || !strings.Contains(b.Message, c.want) || !b.Refuses || !r.Refused()):
 				t.Errorf("blockers %+v, want a refusing %q", r.Blockers, c.want)
 			}
-			if w := has(r.Warnings, warningAccessUnknown); (c.warn == "") != (w == nil) || w != nil && w.Message != c.warn {
+			if w := has(r.Warnings, WarningAccessUnknown); (c.warn == "") != (w == nil) || w != nil && w.Message != c.warn {
 				t.Errorf("warnings %+v, want %q", r.Warnings, c.warn)
 			}
-			w := has(r.Warnings, warningBudgetWatchForbidden)
+			w := has(r.Warnings, WarningBudgetWatchForbidden)
 			if wantWatch := c.name == "no watch on budgets in shop"; wantWatch != (w != nil) ||
 				w != nil && !strings.HasPrefix(w.Message, "you may not watch poddisruptionbudgets in namespace shop: ") {
-				t.Errorf("warnings %+v, want a %s warning: %v", r.Warnings, warningBudgetWatchForbidden, wantWatch)
+				t.Errorf("warnings %+v, want a %s warning: %v", r.Warnings, WarningBudgetWatchForbidden, wantWatch)
 			}
 		})
 	}
@@ -71,7 +71,7 @@ func TestPreflightAccess(t *testing.T) {
 			noBudget.Access[i].Allowed = false
 		}
 	}
-	if w := has(preflightOf(t, noBudget).Warnings, warningBudgetWatchForbidden); w != nil {
+	if w := has(preflightOf(t, noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
 		t.Errorf("no budget covers the pods, yet %+v", w)
 	}
 	if d := accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {

@@ -10,10 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// blockerPDBNeverAllows: the budget's own status says it cannot allow a
-// disruption by itself, whatever the drain waits for.
-const blockerPDBNeverAllows = "pdb-never-allows"
-
 // neverAllows returns why b's PDB, which allows no disruption now, will
 // never allow one without someone changing it or its workload, in the
 // disruption controller's terms (pkg/controller/disruption:

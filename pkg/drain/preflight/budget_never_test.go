@@ -58,7 +58,7 @@ func TestPreflightBudgetThatNeverAllows(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := preflightOf(t, input(c.pods, []policyv1.PodDisruptionBudget{c.pdb}, node("node-b", false)))
-			b := has(r.Blockers, blockerPDBNeverAllows)
+			b := has(r.Blockers, BlockerPDBNeverAllows)
 			if !c.never {
 				if b != nil {
 					t.Fatalf("blocker %+v for a budget that can recover", b)
@@ -66,14 +66,14 @@ func TestPreflightBudgetThatNeverAllows(t *testing.T) {
 				return
 			}
 			if b == nil {
-				t.Fatalf("blockers %v, warnings %v: want %s", kinds(r.Blockers), kinds(r.Warnings), blockerPDBNeverAllows)
+				t.Fatalf("blockers %v, warnings %v: want %s", kinds(r.Blockers), kinds(r.Warnings), BlockerPDBNeverAllows)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(b.Message, w) {
 					t.Errorf("message %q lacks %q", b.Message, w)
 				}
 			}
-			if has(r.Warnings, warningPDBSequential) != nil || len(r.Budgets) != 1 || r.Budgets[0].Plan != "blocked" {
+			if has(r.Warnings, WarningPDBSequential) != nil || len(r.Budgets) != 1 || r.Budgets[0].Plan != "blocked" {
 				t.Errorf("warnings %v, budgets %+v: want the plan blocked and no waves", kinds(r.Warnings), r.Budgets)
 			}
 		})

@@ -36,7 +36,7 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 			for i, p := range pdbs {
 				names[i] = p.Name
 			}
-			r.Blockers = append(r.Blockers, Issue{Kind: blockerMultiplePDBs, Pod: podKey(pod), Message: fmt.Sprintf(
+			r.Blockers = append(r.Blockers, Issue{Kind: BlockerMultiplePDBs, Pod: podKey(pod), Message: fmt.Sprintf(
 				"pod %s is covered by %d PodDisruptionBudgets (%v): the eviction API refuses it with 500 "+
 					"(more than one PodDisruptionBudget) whatever they allow: waiting will not help; make their selectors disjoint", podKey(pod), len(pdbs), names)})
 		}
@@ -71,9 +71,9 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 
 // planBudget decides how the pods of one PDB leave the node, adds its
 // blockers and warnings to r, and returns the wait it forces.
-func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duration) {
+func planBudget(r *Report, b *budgetBucket, in Input) (BudgetEntry, time.Duration) {
 	pdb, st := b.pdb, b.pdb.Status
-	out := budgetEntry{Namespace: pdb.Namespace, Name: pdb.Name,
+	out := BudgetEntry{Namespace: pdb.Namespace, Name: pdb.Name,
 		HealthyOnNode: int32(len(b.healthy)), DisruptionsAllowed: st.DisruptionsAllowed,
 		CurrentHealthy: st.CurrentHealthy, DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods,
 		UnhealthyPodEvictionPolicy: string(unhealthyPolicy(pdb)), Plan: "all at once", Waves: 1}
@@ -86,7 +86,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duratio
 		return out, 0
 	}
 	if pdb.Status.ObservedGeneration < pdb.Generation && !syncFailed(pdb) {
-		r.Warnings = append(r.Warnings, Issue{Kind: warningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s is still being processed by the disruption controller: evictions answer 429 until it catches up", pdbName(pdb))})
 	}
 	if unreadyBlockers(r, b) || b.shared {
@@ -99,14 +99,14 @@ func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duratio
 	}
 	if why := zeroBySpec(pdb, in.NamespacePods); why != "" {
 		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption by its spec (%s): its %d Ready pod(s) on this node can never be evicted; "+
 				"waiting will not help: change the PDB or scale the workload", pdbName(pdb), why, h)})
 		return out, 0
 	}
 	if why := neverAllows(b, in); why != "" {
 		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption and cannot by itself: %s. Its %d Ready pod(s) on this node can never be evicted; "+
 				"waiting does not help: change the PDB or its workload", pdbName(pdb), why, h)})
 		return out, 0
@@ -121,7 +121,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duratio
 	}
 	if pod := podWithoutRoom(b.healthy, in); pod != nil {
 		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: blockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
 			"PDB %s allows %d disruption(s) now (currentHealthy %d, desiredHealthy %d) and %d of its Ready pods are on this node; "+
 				"the rest can go only once replacements are Ready elsewhere, and no other node can take %s "+
 				"(Ready, schedulable, matching its node selector/affinity and tolerations): waiting helps only if such a node appears "+
@@ -135,7 +135,7 @@ func planBudget(r *Report, b *budgetBucket, in Input) (budgetEntry, time.Duratio
 	if perWave == 1 {
 		out.Plan = "one after another"
 	}
-	r.Warnings = append(r.Warnings, Issue{Kind: warningPDBSequential, PDB: pdbName(pdb), Message: fmt.Sprintf(
+	r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBSequential, PDB: pdbName(pdb), Message: fmt.Sprintf(
 		"PDB %s allows %d disruption(s) now and %d of its Ready pods are on this node: they go %s, "+
 			"each wave once the replacements are Ready elsewhere%s", pdbName(pdb), st.DisruptionsAllowed, h, out.Plan, gatesWait(b.healthy))})
 	return out, time.Duration(waves-1) * (in.RetryDelay + readyDelay(b.healthy))
@@ -165,7 +165,7 @@ func unreadyBlockers(r *Report, b *budgetBucket) bool {
 	st := b.pdb.Status
 	for _, pod := range b.unhealthy {
 		why := whyUnready(pod)
-		r.Blockers = append(r.Blockers, Issue{Kind: blockerUnreadyPod, PDB: pdbName(b.pdb), Pod: podKey(pod), Message: fmt.Sprintf(
+		r.Blockers = append(r.Blockers, Issue{Kind: BlockerUnreadyPod, PDB: pdbName(b.pdb), Pod: podKey(pod), Message: fmt.Sprintf(
 			"pod %s is not Ready%s and PDB %s (unhealthyPodEvictionPolicy IfHealthyBudget) has currentHealthy %d < desiredHealthy %d: "+
 				"its eviction is refused until it turns Ready; %s; unhealthyPodEvictionPolicy: AlwaysAllow lets it go",
 			podKey(pod), why.paren(), pdbName(b.pdb), st.CurrentHealthy, st.DesiredHealthy, why.wait)})

@@ -174,7 +174,7 @@ func TestPoolPreflightJSON(t *testing.T) {
 func TestDrainTogetherCountsTheWholeGroup(t *testing.T) {
 	var nodes []*Report
 	for _, n := range []string{"a", "b", "c"} {
-		nodes = append(nodes, &Report{Node: n, Budgets: []budgetEntry{{Namespace: ns, Name: "web", HealthyOnNode: 1}}})
+		nodes = append(nodes, &Report{Node: n, Budgets: []BudgetEntry{{Namespace: ns, Name: "web", HealthyOnNode: 1}}})
 	}
 	got := drainTogether(nodes, []PoolBudget{{Namespace: ns, Name: "web", PerWave: 2}})
 	if want := [][]string{{"a", "b"}, {"c"}}; !reflect.DeepEqual(got, want) {

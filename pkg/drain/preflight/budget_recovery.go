@@ -93,7 +93,7 @@ func holdBlocker(pdb *policyv1.PodDisruptionBudget, h budgetHold, healthyOnNode 
 		policy = "under unhealthyPodEvictionPolicy AlwaysAllow the unready pods could be evicted first, " +
 			"but they are not on this node, so the drain does not remove them, and their replacements too must turn Ready"
 	}
-	return Issue{Kind: blockerPDBHeldByUnready, PDB: pdbName(pdb), Message: fmt.Sprintf(
+	return Issue{Kind: BlockerPDBHeldByUnready, PDB: pdbName(pdb), Message: fmt.Sprintf(
 		"PDB %s allows no disruption (currentHealthy %d, desiredHealthy %d) and will not recover by itself: "+
 			"it is held by unready pod(s) %s; %s. None of its %d Ready pod(s) on this node can be evicted "+
 			"until those pods turn Ready or someone fixes, removes or scales down their workload: "+

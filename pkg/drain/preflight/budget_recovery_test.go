@@ -62,7 +62,7 @@ func TestPreflightBudgetHeldByUnreadyPods(t *testing.T) {
 			in := input(c.pods, []policyv1.PodDisruptionBudget{c.pdb}, node("node-b", false))
 			in.Now = time.Date(2026, 1, 1, 11, 2, 0, 0, time.UTC)
 			r := preflightOf(t, in)
-			b := has(r.Blockers, blockerPDBHeldByUnready)
+			b := has(r.Blockers, BlockerPDBHeldByUnready)
 			if !c.blocked {
 				if b != nil || len(r.Blockers) != 0 {
 					t.Fatalf("blockers = %+v, want none (the budget may recover)", r.Blockers)
@@ -70,7 +70,7 @@ func TestPreflightBudgetHeldByUnreadyPods(t *testing.T) {
 				return
 			}
 			if b == nil || b.PDB != "shop/web" {
-				t.Fatalf("blockers = %+v, want %s for shop/web", r.Blockers, blockerPDBHeldByUnready)
+				t.Fatalf("blockers = %+v, want %s for shop/web", r.Blockers, BlockerPDBHeldByUnready)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(b.Message, w) {
@@ -80,7 +80,7 @@ func TestPreflightBudgetHeldByUnreadyPods(t *testing.T) {
 			if len(r.Budgets) != 1 || r.Budgets[0].Plan != "blocked" {
 				t.Errorf("budgets = %+v, want the plan blocked", r.Budgets)
 			}
-			if r.EstimatedSeconds != nil || !strings.HasPrefix(r.Verdict, "would block: "+blockerPDBHeldByUnready) {
+			if r.EstimatedSeconds != nil || !strings.HasPrefix(r.Verdict, "would block: "+string(BlockerPDBHeldByUnready)) {
 				t.Errorf("estimate %v verdict %q, want no estimate and would block", r.EstimatedSeconds, r.Verdict)
 			}
 		})

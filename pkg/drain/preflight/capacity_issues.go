@@ -11,12 +11,12 @@ import (
 func capacityIssues(r *PoolReport) {
 	c := r.Capacity
 	if n := len(c.NotReplaced); n > 0 {
-		r.Warnings = append(r.Warnings, Issue{Kind: warningPoolNotReplaced, Message: fmt.Sprintf(
+		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolNotReplaced, Message: fmt.Sprintf(
 			"%d evicted pod(s) have no controller (%s): they are deleted, and nothing recreates them elsewhere",
 			n, firstFew(c.NotReplaced))})
 	}
 	if !c.UsageKnown {
-		r.Warnings = append(r.Warnings, Issue{Kind: warningPoolCapacityUnknown, Message: fmt.Sprintf(
+		r.Warnings = append(r.Warnings, Issue{Kind: WarningPoolCapacityUnknown, Message: fmt.Sprintf(
 			"the requests of the pods already on the nodes outside the pool are unknown (%s): "+
 				"the free room counted is their whole allocatable, so the pods may not fit even where this says they do",
 			c.UsageError)})
@@ -38,7 +38,7 @@ func capacityIssues(r *PoolReport) {
 			"(first-fit packing of requests, nodeSelector, affinity and taints; pod anti-affinity and topology spread not counted)",
 			joinAmounts(c.Resources, false), c.NodesOutside, joinAmounts(c.Resources, true), len(c.Unplaced), firstFew(why))
 	}
-	r.Blockers = append(r.Blockers, Issue{Kind: blockerPoolNoCapacity, Refuses: true,
+	r.Blockers = append(r.Blockers, Issue{Kind: BlockerPoolNoCapacity, Refuses: true,
 		Message: msg + "; the drain does not start: waiting will not help"})
 }
 

@@ -43,7 +43,7 @@ func poolInput(pool []string, nodes []corev1.Node, pods []corev1.Pod, pdbs []pol
 	view := cordonedView(nodes, in.Pool)
 	for i := range in.Pool {
 		one := Input{Node: &in.Pool[i], Nodes: view, NamespacePods: pods, PDBs: pdbs,
-			RSOwners: map[string]ownerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
+			RSOwners: map[string]OwnerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 			Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, Now: time.Unix(1e9, 0)}
 		for _, p := range pods {
 			if p.Spec.NodeName == in.Pool[i].Name {
@@ -88,9 +88,9 @@ func TestPoolCapacityShortOutside(t *testing.T) {
 			break
 		}
 	}
-	b := has(r.Blockers, blockerPoolNoCapacity)
+	b := has(r.Blockers, BlockerPoolNoCapacity)
 	if b == nil || !b.Refuses || !r.Refused() {
-		t.Fatalf("blockers = %+v, want %s refusing", r.Blockers, blockerPoolNoCapacity)
+		t.Fatalf("blockers = %+v, want %s refusing", r.Blockers, BlockerPoolNoCapacity)
 	}
 	for _, s := range []string{"request 8 CPU / 16 GiB / 4 pods", "1 schedulable node(s) outside it they may use have 2 CPU / 4 GiB / 109 pods free",
 		"3 pod(s) would fit nowhere", "not enough cpu: requests 2 CPU, at most 0 CPU free"} {
@@ -108,7 +108,7 @@ func TestPoolCapacityNoNodeOutside(t *testing.T) {
 	nodes := []corev1.Node{sized(node("p1", false), "8", "16Gi", "110"), sized(node("p2", false), "8", "16Gi", "110")}
 	pods := []corev1.Pod{requesting(rsPod("web-1-a", "web-1", "web", "p1", true), "100m", "64Mi")}
 	r := poolPreflightOf(t, poolInput([]string{"p1", "p2"}, nodes, pods, nil))
-	b := has(r.Blockers, blockerPoolNoCapacity)
+	b := has(r.Blockers, BlockerPoolNoCapacity)
 	if b == nil || !strings.Contains(b.Message, "nowhere for the 1 pod(s) to go, which request 0.1 CPU / 64 MiB / 1 pods") {
 		t.Fatalf("blockers = %+v, want nowhere for the pods to go with the requests", r.Blockers)
 	}
@@ -172,10 +172,10 @@ func TestPoolCapacityBarePodAndUnknownUsage(t *testing.T) {
 	in.PerNode[0].Flags.Force = true
 	in.OutsidePods, in.OutsidePodsError = nil, errors.New("the server is on fire")
 	r := poolPreflightOf(t, in)
-	if len(r.Capacity.Unplaced) != 0 || len(r.Capacity.NotReplaced) != 1 || has(r.Warnings, warningPoolNotReplaced) == nil {
+	if len(r.Capacity.Unplaced) != 0 || len(r.Capacity.NotReplaced) != 1 || has(r.Warnings, WarningPoolNotReplaced) == nil {
 		t.Errorf("capacity = %+v warnings %v: want the bare pod not replaced, not unplaced", r.Capacity, kinds(r.Warnings))
 	}
-	w := has(r.Warnings, warningPoolCapacityUnknown)
+	w := has(r.Warnings, WarningPoolCapacityUnknown)
 	if r.Capacity.UsageKnown || w == nil || !strings.Contains(w.Message, "the server is on fire") {
 		t.Errorf("usage known %v, warnings %+v: want unknown with the reason", r.Capacity.UsageKnown, r.Warnings)
 	}

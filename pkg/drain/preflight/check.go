@@ -30,7 +30,7 @@ type Input struct {
 	// PDBs are the PodDisruptionBudgets of those namespaces, with status.
 	PDBs []policyv1.PodDisruptionBudget
 	// RSOwners maps "namespace/replicaSet" to the Deployment controlling it.
-	RSOwners map[string]ownerRef
+	RSOwners map[string]OwnerRef
 	// Deployments are those of the namespaces, by "namespace/name"; one
 	// missing could not be read.
 	Deployments map[string]*appsv1.Deployment
@@ -44,7 +44,7 @@ type Input struct {
 	PodWarnings func(pod *corev1.Pod) []string
 	// Access are the caller's permissions for the requests the drain
 	// makes, as the API server answered; nil when they were not checked.
-	Access []accessCheck
+	Access []AccessCheck
 	// Now is the time the input was read, to date ages and deadlines; the
 	// zero value means time.Now().
 	Now time.Time
@@ -66,12 +66,12 @@ func Check(in Input) *Report {
 	r := &Report{
 		Node:            in.Node.Name,
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
-		Evict:           []ownerGroup{},
-		Skipped:         []podEntry{},
+		Evict:           []OwnerGroup{},
+		Skipped:         []PodEntry{},
 		Terminating:     []TerminatingPod{},
-		Access:          append([]accessCheck{}, in.Access...),
+		Access:          append([]AccessCheck{}, in.Access...),
 		ServerDryRun:    []ServerAnswer{},
-		Budgets:         []budgetEntry{},
+		Budgets:         []BudgetEntry{},
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
 		WaitCompleted:   []string{},
@@ -105,14 +105,14 @@ func Check(in Input) *Report {
 	maxWait := budgets(r, evict, in)
 	r.Warnings = append(append([]Issue{}, replicaWarnings(notSurged(r.Evict, r.Surge), r.Budgets)...), r.Warnings...)
 	if in.Flags.DisableEviction {
-		r.Warnings = append(r.Warnings, Issue{Kind: warningDisableEviction,
+		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
 	}
 	accessIssues(r, in.Access)
 	if in.PodWarnings != nil {
 		for _, pod := range evict {
 			for _, msg := range in.PodWarnings(pod) {
-				r.Warnings = append(r.Warnings, Issue{Kind: warningTerminationAudit, Pod: podKey(pod),
+				r.Warnings = append(r.Warnings, Issue{Kind: WarningTerminationAudit, Pod: podKey(pod),
 					Message: "loses requests when evicted: " + msg})
 			}
 		}
@@ -137,8 +137,8 @@ func (r *Report) estimate(seconds ...int64) {
 	r.Verdict = verdict(r)
 }
 
-func podInfo(pod *corev1.Pod, f Flags, note string) podEntry {
-	return podEntry{Namespace: pod.Namespace, Name: pod.Name, Phase: string(pod.Status.Phase),
+func podInfo(pod *corev1.Pod, f Flags, note string) PodEntry {
+	return PodEntry{Namespace: pod.Namespace, Name: pod.Name, Phase: string(pod.Status.Phase),
 		Ready: isReady(pod), GracePeriodSeconds: gracePeriod(pod, f), Note: note}
 }
 
@@ -165,9 +165,9 @@ func longestGrace(pods []*corev1.Pod, f Flags) int64 {
 
 // groupByOwner groups the evicted pods by namespace and workload, sorted,
 // with each workload's replica count taken from in.NamespacePods.
-func groupByOwner(pods []*corev1.Pod, in Input) []ownerGroup {
+func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
 	idx := map[string]int{}
-	groups := []ownerGroup{}
+	groups := []OwnerGroup{}
 	for _, pod := range pods {
 		o := ownerOf(pod, in.RSOwners)
 		key := pod.Namespace + "/" + o.String()
@@ -178,7 +178,7 @@ func groupByOwner(pods []*corev1.Pod, in Input) []ownerGroup {
 		if !ok {
 			i = len(groups)
 			idx[key] = i
-			groups = append(groups, ownerGroup{Namespace: pod.Namespace, Owner: o, Replicas: replicas(pod.Namespace, o, in)})
+			groups = append(groups, OwnerGroup{Namespace: pod.Namespace, Owner: o, Replicas: replicas(pod.Namespace, o, in)})
 		}
 		groups[i].Pods = append(groups[i].Pods, podInfo(pod, in.Flags, ""))
 	}
@@ -196,7 +196,7 @@ func groupByOwner(pods []*corev1.Pod, in Input) []ownerGroup {
 
 // replicas counts the live (not terminating, not finished) pods of owner in
 // namespace; 0 for a bare pod.
-func replicas(namespace string, owner ownerRef, in Input) int {
+func replicas(namespace string, owner OwnerRef, in Input) int {
 	if owner.Kind == "" {
 		return 0
 	}
@@ -216,7 +216,7 @@ func replicas(namespace string, owner ownerRef, in Input) int {
 
 // replicaWarnings warns of workloads that go down during the drain: a single
 // replica, or every replica on this node with no PDB to pace their eviction.
-func replicaWarnings(groups []ownerGroup, budgets []budgetEntry) []Issue {
+func replicaWarnings(groups []OwnerGroup, budgets []BudgetEntry) []Issue {
 	guarded := map[string]bool{}
 	for _, b := range budgets {
 		for _, p := range b.PodsOnNode {
@@ -234,10 +234,10 @@ func replicaWarnings(groups []ownerGroup, budgets []budgetEntry) []Issue {
 		name := g.Namespace + "/" + g.Owner.String()
 		switch {
 		case g.Replicas == 1:
-			out = append(out, Issue{Kind: warningSingleReplica, Message: fmt.Sprintf(
+			out = append(out, Issue{Kind: WarningSingleReplica, Message: fmt.Sprintf(
 				"%s has a single replica: it serves nothing until its replacement is Ready elsewhere", name)})
 		case g.Replicas > 1 && len(g.Pods) >= g.Replicas:
-			out = append(out, Issue{Kind: warningAllReplicas, Message: fmt.Sprintf(
+			out = append(out, Issue{Kind: WarningAllReplicas, Message: fmt.Sprintf(
 				"all %d replicas of %s are on this node: without a PodDisruptionBudget they all go at once", g.Replicas, name)})
 		}
 	}
@@ -249,7 +249,7 @@ func replicaWarnings(groups []ownerGroup, budgets []budgetEntry) []Issue {
 func terminating(r *Report, pod *corev1.Pod, in Input) {
 	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
 	r.Terminating = append(r.Terminating, t)
-	if i := terminatingIssue(t); i != nil && i.Kind == blockerTerminatingStuck {
+	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {
 		r.Blockers = append(r.Blockers, *i)
 	} else if i != nil {
 		r.Warnings = append(r.Warnings, *i)
@@ -278,7 +278,7 @@ func verdict(r *Report) string {
 	}
 	var why []string
 	for _, b := range r.Blockers {
-		s := b.Kind
+		s := string(b.Kind)
 		switch {
 		case b.PDB != "":
 			s += " (PDB " + b.PDB + ")"

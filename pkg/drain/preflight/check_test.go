@@ -62,19 +62,19 @@ func input(pods []corev1.Pod, pdbs []policyv1.PodDisruptionBudget, others ...cor
 		}
 	}
 	return Input{Node: &a, Nodes: nodes, Pods: onA, NamespacePods: pods, PDBs: pdbs,
-		RSOwners: map[string]ownerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
+		RSOwners: map[string]OwnerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}},
 		Flags:    Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second}
 }
 
-func kinds(issues []Issue) []string {
-	var out []string
+func kinds(issues []Issue) []IssueKind {
+	var out []IssueKind
 	for _, i := range issues {
 		out = append(out, i.Kind)
 	}
 	return out
 }
 
-func has(issues []Issue, kind string) *Issue {
+func has(issues []Issue, kind IssueKind) *Issue {
 	for i := range issues {
 		if issues[i].Kind == kind {
 			return &issues[i]
@@ -103,7 +103,7 @@ func TestPreflightPDBRoomElsewhereGoesOneAfterAnother(t *testing.T) {
 	if b := r.Budgets[0]; b.HealthyOnNode != 3 || b.DisruptionsAllowed != 1 || b.UnhealthyPodEvictionPolicy != "IfHealthyBudget" {
 		t.Errorf("budget = %+v", b)
 	}
-	if has(r.Warnings, warningPDBSequential) == nil || has(r.Warnings, warningAllReplicas) != nil {
+	if has(r.Warnings, WarningPDBSequential) == nil || has(r.Warnings, WarningAllReplicas) != nil {
 		t.Errorf("warnings = %v, want pdb-sequential and no all-replicas-on-node (the PDB paces them)", kinds(r.Warnings))
 	}
 	if len(r.Evict) != 1 || r.Evict[0].Owner.String() != "Deployment/web" || len(r.Evict[0].Pods) != 3 || r.Evict[0].Replicas != 3 {
@@ -133,7 +133,7 @@ func TestPreflightPDBNoRoomElsewhereBlocks(t *testing.T) {
 				}
 			}
 			r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, others...))
-			b := has(r.Blockers, blockerPDBNoRoom)
+			b := has(r.Blockers, BlockerPDBNoRoom)
 			if b == nil || b.PDB != ns+"/web" || b.Refuses {
 				t.Fatalf("blockers = %+v, want a non-refusing pdb-no-room-elsewhere on shop/web", r.Blockers)
 			}
@@ -153,7 +153,7 @@ func TestPreflightPDBWithinBudgetGoesAtOnce(t *testing.T) {
 	pods := threeWebPods(true)
 	pods[2].Spec.NodeName = "node-b"
 	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 2, 3, 1, 3)}))
-	if len(r.Blockers) != 0 || r.Budgets[0].Plan != "all at once" || has(r.Warnings, warningAllReplicas) != nil {
+	if len(r.Blockers) != 0 || r.Budgets[0].Plan != "all at once" || has(r.Warnings, WarningAllReplicas) != nil {
 		t.Fatalf("blockers %v budgets %+v warnings %v", r.Blockers, r.Budgets, kinds(r.Warnings))
 	}
 }
@@ -163,7 +163,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 	p.Spec.MinAvailable = nil
 	p.Spec.MaxUnavailable = ptr.To(intstr.FromInt32(0))
 	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{p}, node("node-b", false)))
-	b := has(r.Blockers, blockerPDBAllowsNone)
+	b := has(r.Blockers, BlockerPDBAllowsNone)
 	if b == nil || !strings.Contains(b.Message, "maxUnavailable: 0") || b.PDB != "shop/web" {
 		t.Fatalf("blockers = %+v, want pdb-allows-none naming maxUnavailable: 0", r.Blockers)
 	}
@@ -173,7 +173,7 @@ func TestPreflightPDBAllowingNothingBySpec(t *testing.T) {
 
 	minAll := pdb("web", "web", 0, 3, 3, 3) // minAvailable 3 of 3
 	r = preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{minAll}, node("node-b", false)))
-	if has(r.Blockers, blockerPDBAllowsNone) == nil {
+	if has(r.Blockers, BlockerPDBAllowsNone) == nil {
 		t.Errorf("minAvailable == expectedPods: blockers = %v, want pdb-allows-none", kinds(r.Blockers))
 	}
 }
@@ -190,8 +190,8 @@ func TestPreflightPDBAllowingNothingWhileAPodTerminates(t *testing.T) {
 	pods[2].Spec.NodeName = "node-b" // the replacement, Ready
 	minAll := pdb("web", "web", 0, 3, 3, 4)
 	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{minAll}))
-	b := has(r.Blockers, blockerPDBAllowsNone)
-	if b == nil || has(r.Blockers, blockerPDBNoRoom) != nil || !strings.Contains(b.Message, "minAvailable: 3 with 3 pod(s) selected that are not terminating") {
+	b := has(r.Blockers, BlockerPDBAllowsNone)
+	if b == nil || has(r.Blockers, BlockerPDBNoRoom) != nil || !strings.Contains(b.Message, "minAvailable: 3 with 3 pod(s) selected that are not terminating") {
 		t.Fatalf("blockers = %+v, want pdb-allows-none from minAvailable 3 and the 3 pods that can be healthy", r.Blockers)
 	}
 }
@@ -199,7 +199,7 @@ func TestPreflightPDBAllowingNothingWhileAPodTerminates(t *testing.T) {
 func TestPreflightPodUnderTwoPDBs(t *testing.T) {
 	other := pdb("web-too", "web", 1, 3, 2, 3)
 	r := preflightOf(t, input(threeWebPods(true), []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3), other}, node("node-b", false)))
-	b := has(r.Blockers, blockerMultiplePDBs)
+	b := has(r.Blockers, BlockerMultiplePDBs)
 	if b == nil || !strings.Contains(b.Message, "500") {
 		t.Fatalf("blockers = %+v, want multiple-pdbs mentioning the 500", r.Blockers)
 	}
@@ -214,7 +214,7 @@ func TestPreflightUnreadyPod(t *testing.T) {
 	budget := pdb("web", "web", 0, 2, 3, 3)
 	budget.Spec.MinAvailable = ptr.To(intstr.FromString("90%"))
 	r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{budget}, node("node-b", false)))
-	b := has(r.Blockers, blockerUnreadyPod)
+	b := has(r.Blockers, BlockerUnreadyPod)
 	if b == nil || b.Pod != "shop/web-1-a" {
 		t.Fatalf("IfHealthyBudget: blockers = %+v, want unready-pod-if-healthy-budget for shop/web-1-a", r.Blockers)
 	}
@@ -228,7 +228,7 @@ func TestPreflightUnreadyPod(t *testing.T) {
 	// IfHealthyBudget with the budget met: the unready pod may go.
 	met := pdb("web", "web", 0, 2, 2, 3)
 	r = preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{met}, node("node-b", false)))
-	if has(r.Blockers, blockerUnreadyPod) != nil {
+	if has(r.Blockers, BlockerUnreadyPod) != nil {
 		t.Errorf("budget met: blockers = %+v, want none", r.Blockers)
 	}
 }
@@ -257,7 +257,7 @@ func special() []corev1.Pod {
 
 func TestPreflightPodsNeedingFlags(t *testing.T) {
 	r := preflightOf(t, input(special(), nil))
-	want := map[string]string{blockerNeedsForce: "shop/bare", blockerNeedsDeleteEmptyDirData: "shop/scratch", blockerNeedsIgnoreDaemonSets: "shop/agent"}
+	want := map[IssueKind]string{BlockerNeedsForce: "shop/bare", BlockerNeedsDeleteEmptyDirData: "shop/scratch", BlockerNeedsIgnoreDaemonSets: "shop/agent"}
 	for kind, pod := range want {
 		b := has(r.Blockers, kind)
 		if b == nil || b.Pod != pod || !b.Refuses {
@@ -285,7 +285,7 @@ func TestPreflightDoNotDisruptAnnotations(t *testing.T) {
 	r := preflightOf(t, input(pods, nil, node("node-b", false)))
 	var got []string
 	for _, b := range r.Blockers {
-		if b.Kind == blockerDoNotDisrupt {
+		if b.Kind == BlockerDoNotDisrupt {
 			got = append(got, b.Pod)
 		}
 	}
@@ -305,7 +305,7 @@ func TestPreflightSingleReplicaAndCordoned(t *testing.T) {
 	in.Node.Spec.Unschedulable = true
 	in.Flags.GracePeriodSeconds = 5
 	r := preflightOf(t, in)
-	if w := has(r.Warnings, warningSingleReplica); w == nil || !strings.Contains(w.Message, "shop/Deployment/web") {
+	if w := has(r.Warnings, WarningSingleReplica); w == nil || !strings.Contains(w.Message, "shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want single-replica for Deployment/web", r.Warnings)
 	}
 	if !r.AlreadyCordoned || r.EstimatedSeconds == nil || *r.EstimatedSeconds != 5 {
@@ -318,7 +318,7 @@ func TestPreflightDisableEvictionBypassesBudgets(t *testing.T) {
 	in := input(threeWebPods(true), []policyv1.PodDisruptionBudget{p})
 	in.Flags.DisableEviction = true
 	r := preflightOf(t, in)
-	if len(r.Blockers) != 0 || has(r.Warnings, warningDisableEviction) == nil {
+	if len(r.Blockers) != 0 || has(r.Warnings, WarningDisableEviction) == nil {
 		t.Errorf("blockers %v warnings %v", r.Blockers, kinds(r.Warnings))
 	}
 }
@@ -332,7 +332,7 @@ func TestPreflightAuditWarnings(t *testing.T) {
 		return nil
 	}
 	r := preflightOf(t, in)
-	w := has(r.Warnings, warningTerminationAudit)
+	w := has(r.Warnings, WarningTerminationAudit)
 	if w == nil || w.Pod != "shop/web-1-b" || !strings.Contains(w.Message, "no preStop hook") {
 		t.Errorf("warnings = %+v", r.Warnings)
 	}
@@ -340,7 +340,7 @@ func TestPreflightAuditWarnings(t *testing.T) {
 
 func TestPreflightAllReplicasOnNodeWithoutPDB(t *testing.T) {
 	r := preflightOf(t, input(threeWebPods(true), nil, node("node-b", false)))
-	w := has(r.Warnings, warningAllReplicas)
+	w := has(r.Warnings, WarningAllReplicas)
 	if w == nil || !strings.Contains(w.Message, "all 3 replicas of shop/Deployment/web") {
 		t.Errorf("warnings = %+v, want all-replicas-on-node", r.Warnings)
 	}
@@ -356,7 +356,7 @@ func TestPreflightWarnsOfPodsTheAuditRatesError(t *testing.T) {
 	r := preflightOf(t, in)
 	var got []string
 	for _, w := range r.Warnings {
-		if w.Kind == warningTerminationAudit {
+		if w.Kind == WarningTerminationAudit {
 			got = append(got, w.Pod)
 		}
 	}
@@ -382,7 +382,7 @@ func TestPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
 	r := preflightOf(t, in)
 	var got []Issue
 	for _, w := range r.Warnings {
-		if w.Kind == warningTerminationAudit {
+		if w.Kind == WarningTerminationAudit {
 			got = append(got, w)
 		}
 	}

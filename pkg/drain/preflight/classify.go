@@ -54,9 +54,8 @@ const (
 // classification is the outcome for one pod and, unless evicted, why.
 type classification struct {
 	action podAction
-	// kind is the blocker kind for actionRefuse (blockerNeedsForce, ...) or
-	// a short reason for actionSkip.
-	kind   string
+	// kind is the blocker for actionRefuse (BlockerNeedsForce, ...).
+	kind   IssueKind
 	reason string
 }
 
@@ -71,24 +70,24 @@ func classify(pod *corev1.Pod, f Flags) classification {
 	ref := metav1.GetControllerOf(pod)
 	if ref != nil && isDaemonSet(ref) && !finished {
 		if !f.IgnoreDaemonSets {
-			return classification{actionRefuse, blockerNeedsIgnoreDaemonSets,
+			return classification{actionRefuse, BlockerNeedsIgnoreDaemonSets,
 				"DaemonSet-managed pod: needs --ignore-daemonsets (it is then left in place)"}
 		}
-		return classification{actionSkip, "daemonset", "DaemonSet-managed: ignored (--ignore-daemonsets)"}
+		return classification{action: actionSkip, reason: "DaemonSet-managed: ignored (--ignore-daemonsets)"}
 	}
 	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
-		return classification{actionSkip, "mirror", "static (mirror) pod: managed by the kubelet, not evicted"}
+		return classification{action: actionSkip, reason: "static (mirror) pod: managed by the kubelet, not evicted"}
 	}
 	if hasEmptyDir(pod) && !finished && !f.DeleteEmptyDirData {
-		return classification{actionRefuse, blockerNeedsDeleteEmptyDirData,
+		return classification{actionRefuse, BlockerNeedsDeleteEmptyDirData,
 			"uses emptyDir: needs --delete-emptydir-data (its local data is lost)"}
 	}
 	if ref == nil && !finished && !f.Force {
-		return classification{actionRefuse, blockerNeedsForce,
+		return classification{actionRefuse, BlockerNeedsForce,
 			"declares no controller: needs --force (nothing recreates it)"}
 	}
 	if why := DoNotDisrupt(pod); why != "" && !f.EvictDoNotDisrupt {
-		return classification{actionRefuse, blockerDoNotDisrupt,
+		return classification{actionRefuse, BlockerDoNotDisrupt,
 			why + ": an operator asked not to disrupt it (--evict-do-not-disrupt overrides)"}
 	}
 	return classification{action: actionEvict}

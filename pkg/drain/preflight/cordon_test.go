@@ -23,11 +23,11 @@ func TestPreflightToleratesCordon(t *testing.T) {
 				pods[i].Spec.Tolerations = []corev1.Toleration{tol}
 			}
 			r := preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", true)))
-			b := has(r.Blockers, blockerToleratesCordon)
+			b := has(r.Blockers, BlockerToleratesCordon)
 			if b == nil || b.Refuses || !strings.Contains(b.Message, "may be scheduled back on node-a") {
 				t.Fatalf("blockers = %+v, want a tolerates-cordon blocker", r.Blockers)
 			}
-			if has(r.Blockers, blockerPDBNoRoom) != nil {
+			if has(r.Blockers, BlockerPDBNoRoom) != nil {
 				t.Errorf("the cordoned node-b is counted as closed to a pod that tolerates the cordon: %+v", r.Blockers)
 			}
 		})
@@ -39,7 +39,7 @@ func TestPreflightToleratesCordon(t *testing.T) {
 		}
 		in := input(pods, nil, node("node-b", false))
 		in.Node.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
-		if b := has(preflightOf(t, in).Blockers, blockerToleratesCordon); b != nil {
+		if b := has(preflightOf(t, in).Blockers, BlockerToleratesCordon); b != nil {
 			t.Errorf("blocker %+v for a node the pod does not tolerate otherwise", b)
 		}
 	})

@@ -9,8 +9,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
-// poolEviction is one pod the pool evicts, with what the wall-time model reads.
-type poolEviction struct {
+// PoolEviction is one pod the pool evicts, with what the wall-time model reads.
+type PoolEviction struct {
 	// Node is the pool node it is evicted from.
 	Node      string `json:"node"`
 	Namespace string `json:"namespace"`
@@ -29,15 +29,15 @@ type poolEviction struct {
 
 // poolPods lists the evicted pods for the model, sorted by node (drain
 // order), then budget, then name.
-func poolPods(nodes []*Report, pods []poolPod, flags Flags) []poolEviction {
+func poolPods(nodes []*Report, pods []poolPod, flags Flags) []PoolEviction {
 	pdbOf := budgetOfPod(nodes)
 	order := map[string]int{}
 	for i, nr := range nodes {
 		order[nr.Node] = i
 	}
-	out := make([]poolEviction, 0, len(pods))
+	out := make([]PoolEviction, 0, len(pods))
 	for _, p := range pods {
-		pp := poolEviction{Node: p.node, Namespace: p.pod.Namespace, Name: p.pod.Name,
+		pp := PoolEviction{Node: p.node, Namespace: p.pod.Namespace, Name: p.pod.Name,
 			GracePeriodSeconds: gracePeriod(p.pod, flags)}
 		if isReady(p.pod) && !bypassesBudget(p.pod) {
 			pp.PDB = pdbOf[p.node+"/"+podKey(p.pod)]
@@ -99,9 +99,9 @@ type poolTimes struct {
 // idealPoolSecondsWith is idealPoolSeconds with the times of measured in
 // place of the model's, for a benchmark that measured them on its cluster.
 func idealPoolSecondsWith(r *PoolReport, maxConcurrent int, measured poolTimes) float64 {
-	exit := func(p poolEviction) float64 { return float64(p.ExitSeconds) }
+	exit := func(p PoolEviction) float64 { return float64(p.ExitSeconds) }
 	if measured.ExitSeconds > 0 {
-		exit = func(poolEviction) float64 { return measured.ExitSeconds }
+		exit = func(PoolEviction) float64 { return measured.ExitSeconds }
 	}
 	wave := func(b PoolBudget) float64 { return b.WaveSeconds }
 	if measured.WaveSeconds > 0 {
@@ -116,14 +116,14 @@ func idealPoolSecondsWith(r *PoolReport, maxConcurrent int, measured poolTimes) 
 func estimatedPoolSeconds(r *PoolReport, maxConcurrent int) int64 {
 	s := poolSeconds(r, maxConcurrent,
 		func(b PoolBudget) float64 { return b.WaveSeconds + r.RetryDelaySeconds },
-		func(p poolEviction) float64 { return float64(p.GracePeriodSeconds) })
+		func(p PoolEviction) float64 { return float64(p.GracePeriodSeconds) })
 	return int64(math.Ceil(s))
 }
 
 // poolSeconds runs the model of idealPoolSeconds with wave giving each
 // budget's time from an eviction to its next place and term each pod's
 // time from eviction to gone.
-func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64, term func(poolEviction) float64) float64 {
+func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64, term func(PoolEviction) float64) float64 {
 	// Each budget's places, as the time each is next free.
 	places := map[string][]float64{}
 	waves := map[string]float64{}
@@ -138,7 +138,7 @@ func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64
 		}
 		places[b.key()], waves[b.key()] = p, wave(b)
 	}
-	byNode := map[string][]poolEviction{}
+	byNode := map[string][]PoolEviction{}
 	for _, p := range r.Pods {
 		byNode[p.Node] = append(byNode[p.Node], p)
 	}

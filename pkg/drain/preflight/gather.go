@@ -34,7 +34,7 @@ type clusterReads struct {
 	nodesRV    string
 	namespaces map[string]*namespaceReads
 	// answers are the SelfSubjectAccessReviews' answers, by question.
-	answers map[accessCheck]accessCheck
+	answers map[AccessCheck]AccessCheck
 	// pods, when set, are every pod of the cluster (a pool's one list):
 	// each node's and each namespace's pods are taken from it.
 	pods *corev1.PodList
@@ -44,14 +44,14 @@ type clusterReads struct {
 type namespaceReads struct {
 	pods   []corev1.Pod
 	pdbs   []policyv1.PodDisruptionBudget
-	owners map[string]ownerRef // "namespace/replicaSet" -> its controller
+	owners map[string]OwnerRef // "namespace/replicaSet" -> its controller
 	// deployments by "namespace/name"; empty when they may not be read.
 	deployments map[string]*appsv1.Deployment
 }
 
 // gather is Gather reading shared lists through reads.
 func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (Input, error) {
-	in := Input{Node: node, Flags: flags, RSOwners: map[string]ownerRef{}, Deployments: map[string]*appsv1.Deployment{}}
+	in := Input{Node: node, Flags: flags, RSOwners: map[string]OwnerRef{}, Deployments: map[string]*appsv1.Deployment{}}
 	if reads.nodes == nil {
 		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -87,7 +87,7 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		namespaces = append(namespaces, ns)
 	}
 	if reads.answers == nil {
-		reads.answers = map[accessCheck]accessCheck{}
+		reads.answers = map[AccessCheck]AccessCheck{}
 	}
 	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags, reads.answers)
 	in.Now = time.Now()
@@ -121,13 +121,13 @@ func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interfac
 	if err != nil {
 		return nil, fmt.Errorf("listing PodDisruptionBudgets in namespace %s: %w", namespace, err)
 	}
-	ns := &namespaceReads{pods: pods.Items, pdbs: pdbs.Items, owners: map[string]ownerRef{}}
+	ns := &namespaceReads{pods: pods.Items, pdbs: pdbs.Items, owners: map[string]OwnerRef{}}
 	// A ReplicaSet we may not read stands for its Deployment.
 	if rss, err := client.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{}); err == nil {
 		for i := range rss.Items {
 			rs := &rss.Items[i]
 			if ref := metav1.GetControllerOf(rs); ref != nil {
-				ns.owners[namespace+"/"+rs.Name] = ownerRef{Kind: ref.Kind, Name: ref.Name}
+				ns.owners[namespace+"/"+rs.Name] = OwnerRef{Kind: ref.Kind, Name: ref.Name}
 			}
 		}
 	}

@@ -7,10 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// WarningLBNotExcluded: LoadBalancer Services exist and the drain will
-// not take the node out of their load balancers (--exclude-from-lb absent).
-const WarningLBNotExcluded = "lb-not-excluded"
-
 // LBNotExcluded returns the warning that the cluster's LoadBalancer
 // Services keep sending to node through the drain: since Kubernetes 1.30 a
 // cordon no longer takes a node out of them (KEP-3458), only the label

@@ -5,15 +5,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ownerRef names the workload a pod belongs to: its controller, or, for a
+// OwnerRef names the workload a pod belongs to: its controller, or, for a
 // ReplicaSet that a Deployment controls, the Deployment.
-type ownerRef struct {
+type OwnerRef struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 }
 
 // String returns "Kind/name", or "(no controller)" for a bare pod.
-func (o ownerRef) String() string {
+func (o OwnerRef) String() string {
 	if o.Kind == "" {
 		return "(no controller)"
 	}
@@ -22,24 +22,24 @@ func (o ownerRef) String() string {
 
 // replicated reports whether the owner recreates an evicted pod (and so
 // can make room elsewhere): everything but a bare pod and a DaemonSet.
-func (o ownerRef) replicated() bool {
+func (o OwnerRef) replicated() bool {
 	return o.Kind != "" && o.Kind != "DaemonSet"
 }
 
 // ownerOf returns the workload of pod. rsOwners maps "namespace/replicaSet"
 // to the ReplicaSet's own controller (a Deployment), as Gather resolved it;
 // a ReplicaSet missing from it is its own workload.
-func ownerOf(pod *corev1.Pod, rsOwners map[string]ownerRef) ownerRef {
+func ownerOf(pod *corev1.Pod, rsOwners map[string]OwnerRef) OwnerRef {
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil {
-		return ownerRef{}
+		return OwnerRef{}
 	}
 	if ref.Kind == "ReplicaSet" {
 		if o, ok := rsOwners[pod.Namespace+"/"+ref.Name]; ok {
 			return o
 		}
 	}
-	return ownerRef{Kind: ref.Kind, Name: ref.Name}
+	return OwnerRef{Kind: ref.Kind, Name: ref.Name}
 }
 
 // podKey returns "namespace/name".

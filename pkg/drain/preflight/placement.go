@@ -99,7 +99,7 @@ func cordonTolerators(r *Report, evict []*corev1.Pod, in Input) {
 		if !ok || !ownerOf(pod, in.RSOwners).replicated() || !placeable(pod, nodeaffinity.GetRequiredNodeAffinity(pod), in.Node) {
 			continue
 		}
-		r.Blockers = append(r.Blockers, Issue{Kind: blockerToleratesCordon, Pod: podKey(pod),
+		r.Blockers = append(r.Blockers, Issue{Kind: BlockerToleratesCordon, Pod: podKey(pod),
 			Message: fmt.Sprintf("tolerates the cordon (%s): its replacement may be scheduled back on %s, so the drain cannot empty the node, and waiting does not help; tolerate only the taints it needs", tol, in.Node.Name)})
 	}
 }

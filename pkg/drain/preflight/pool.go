@@ -10,25 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// Pool-level blocker kinds: reasons the drain of the whole set cannot
-// finish, beyond those of its nodes.
-const (
-	// blockerPoolNoCapacity: the pods of the pool do not fit on the
-	// schedulable nodes outside it (requests against allocatable, node
-	// selector/affinity, taints).
-	blockerPoolNoCapacity = "pool-no-capacity"
-)
-
-// Pool-level warning kinds.
-const (
-	// warningPoolNotReplaced: evicted pods no controller recreates; they
-	// are deleted, not moved.
-	warningPoolNotReplaced = "pool-pod-not-replaced"
-	// warningPoolCapacityUnknown: the pods outside the pool could not be
-	// listed, so their requests are not counted.
-	warningPoolCapacityUnknown = "pool-capacity-unknown"
-)
-
 // PoolInput is everything the pool preflight reads, gathered beforehand
 // (GatherPool) or built by hand in tests.
 type PoolInput struct {
@@ -73,7 +54,7 @@ type PoolReport struct {
 	// can drain at the same time without waiting on each other's budgets.
 	DrainTogether [][]string `json:"drainTogether"`
 	// Pods are the evicted pods with what the wall-time model reads.
-	Pods []poolEviction `json:"pods"`
+	Pods []PoolEviction `json:"pods"`
 	// MaxConcurrentNodes is how many nodes the estimate drains at a time.
 	MaxConcurrentNodes int `json:"maxConcurrentNodes"`
 	// RetryDelaySeconds is the drain's first wait after a refused
@@ -246,7 +227,7 @@ func poolVerdict(r *PoolReport) string {
 	}
 	var why []string
 	for _, b := range r.Blockers {
-		why = append(why, b.Kind)
+		why = append(why, string(b.Kind))
 	}
 	for _, n := range r.Nodes {
 		if len(n.Blockers) > 0 {

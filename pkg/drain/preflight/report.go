@@ -1,38 +1,9 @@
 package preflight
 
-// Blocker kinds: each names one reason a drain cannot finish. The first
-// five make the drain refuse to start (Issue.Refuses); the PDB ones make it
-// wait, until --timeout or Ctrl-C.
-const (
-	blockerNeedsForce              = "needs-force"
-	blockerNeedsDeleteEmptyDirData = "needs-delete-emptydir-data"
-	blockerNeedsIgnoreDaemonSets   = "needs-ignore-daemonsets"
-	blockerDoNotDisrupt            = "do-not-disrupt"
-	blockerPDBAllowsNone           = "pdb-allows-none"
-	blockerPDBNoRoom               = "pdb-no-room-elsewhere"
-	blockerMultiplePDBs            = "multiple-pdbs"
-	blockerUnreadyPod              = "unready-pod-if-healthy-budget"
-	blockerPDBHeldByUnready        = "pdb-held-by-unready-pods"
-	// blockerToleratesCordon: a pod whose replacement may land back on
-	// the cordoned node (it tolerates node.kubernetes.io/unschedulable).
-	blockerToleratesCordon = "tolerates-cordon"
-)
-
-// Warning kinds: the drain can finish, but something will hurt.
-const (
-	warningSingleReplica    = "single-replica"
-	warningAllReplicas      = "all-replicas-on-node"
-	warningPDBSequential    = "pdb-sequential"
-	warningPDBNotObserved   = "pdb-not-observed"
-	warningDisableEviction  = "disable-eviction"
-	warningTerminationAudit = "termination-audit"
-)
-
 // Issue is one blocker or warning of a preflight.
 type Issue struct {
-	// Kind is one of the blocker* or warning* constants (their values are
-	// the JSON "kind", stable for programs).
-	Kind string `json:"kind"`
+	// Kind is one of the Blocker* or Warning* values.
+	Kind IssueKind `json:"kind"`
 	// Pod is "namespace/name" when the issue is about one pod.
 	Pod string `json:"pod,omitempty"`
 	// PDB is "namespace/name" when the issue is about a PodDisruptionBudget.
@@ -44,8 +15,8 @@ type Issue struct {
 	Refuses bool `json:"refuses,omitempty"`
 }
 
-// podEntry is one pod the preflight looked at.
-type podEntry struct {
+// PodEntry is one pod the preflight looked at.
+type PodEntry struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	Phase     string `json:"phase"`
@@ -56,19 +27,19 @@ type podEntry struct {
 	Note string `json:"note,omitempty"`
 }
 
-// ownerGroup is the pods of one workload on the node.
-type ownerGroup struct {
+// OwnerGroup is the pods of one workload on the node.
+type OwnerGroup struct {
 	Namespace string     `json:"namespace"`
-	Owner     ownerRef   `json:"owner"`
-	Pods      []podEntry `json:"pods"`
+	Owner     OwnerRef   `json:"owner"`
+	Pods      []PodEntry `json:"pods"`
 	// Replicas is how many live pods the workload has in the cluster
 	// (counted from the namespace's pods), 0 for a bare pod.
 	Replicas int `json:"replicas"`
 }
 
-// budgetEntry is one PodDisruptionBudget that covers pods the drain evicts, as
+// BudgetEntry is one PodDisruptionBudget that covers pods the drain evicts, as
 // its status stands now.
-type budgetEntry struct {
+type BudgetEntry struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// PodsOnNode are the names of its pods the drain would evict.
@@ -99,16 +70,16 @@ type Report struct {
 	Node            string `json:"node"`
 	AlreadyCordoned bool   `json:"alreadyCordoned"`
 	// Evict are the pods the drain evicts, grouped by workload.
-	Evict []ownerGroup `json:"evict"`
+	Evict []OwnerGroup `json:"evict"`
 	// Skipped are pods left in place (DaemonSet with --ignore-daemonsets,
 	// mirror pods) and pods the drain refuses to remove, with Note saying why.
-	Skipped []podEntry `json:"skipped"`
+	Skipped []PodEntry `json:"skipped"`
 	// Terminating are pods already being deleted: not evicted again, waited for.
 	Terminating []TerminatingPod `json:"terminating"`
-	Budgets     []budgetEntry    `json:"budgets"`
+	Budgets     []BudgetEntry    `json:"budgets"`
 	Blockers    []Issue          `json:"blockers"`
 	// Access are the permission checks of the drain's requests.
-	Access []accessCheck `json:"access"`
+	Access []AccessCheck `json:"access"`
 	// ServerDryRun are the API server's answers to each eviction sent with
 	// dryRun=All (--dry-run=server); empty otherwise.
 	ServerDryRun []ServerAnswer `json:"serverDryRun"`

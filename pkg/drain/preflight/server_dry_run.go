@@ -13,9 +13,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
-// blockerServerRefused: the API server refused a dry-run eviction.
-const blockerServerRefused = "server-dry-run-refused"
-
 // ServerAnswer is what the API server answered one eviction (a delete with
 // --disable-eviction) sent with dryRun=All: it runs authorization,
 // admission and the budget check, and changes nothing.
@@ -56,7 +53,7 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 	}
 	for _, a := range r.ServerDryRun {
 		if a.Answer != string(eviction.Accepted) {
-			r.Blockers = append(r.Blockers, Issue{Kind: blockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
+			r.Blockers = append(r.Blockers, Issue{Kind: BlockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
 				"the API server refused the dry-run eviction of %s/%s: %d %s: %s; %s", a.Namespace, a.Name, a.Code, a.Answer, a.Cause,
 				waitingOn(eviction.AnswerKind(a.Answer)))})
 		}
@@ -65,7 +62,7 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 }
 
 // serverAnswer reads the answer to one dry-run request for p.
-func serverAnswer(p podEntry, err error) ServerAnswer {
+func serverAnswer(p PodEntry, err error) ServerAnswer {
 	a := eviction.Read(err)
 	out := ServerAnswer{Namespace: p.Namespace, Name: p.Name, Answer: string(a.Kind), Cause: a.Cause}
 	var api apierrors.APIStatus

@@ -25,7 +25,7 @@ const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 // removes the old pods only once new ones are Ready.
 type SurgePlan struct {
 	Namespace string   `json:"namespace"`
-	Owner     ownerRef `json:"owner"`
+	Owner     OwnerRef `json:"owner"`
 	// ReadyOnNode is how many of its Ready pods are on the node (all of them).
 	ReadyOnNode int `json:"readyOnNode"`
 	// Replicas is the Deployment's spec.replicas (0 for other kinds).
@@ -50,7 +50,7 @@ type SurgePlan struct {
 
 // surgePlans returns a plan for each workload of groups whose Ready pods
 // are all among those evicted.
-func surgePlans(groups []ownerGroup, in Input) []SurgePlan {
+func surgePlans(groups []OwnerGroup, in Input) []SurgePlan {
 	plans := []SurgePlan{}
 	for _, g := range groups {
 		if !g.Owner.replicated() || g.Owner.Kind == "Job" {
@@ -81,7 +81,7 @@ func surgePlans(groups []ownerGroup, in Input) []SurgePlan {
 }
 
 // workloadPods returns the live pods of owner in namespace.
-func workloadPods(namespace string, owner ownerRef, in Input) []*corev1.Pod {
+func workloadPods(namespace string, owner OwnerRef, in Input) []*corev1.Pod {
 	var out []*corev1.Pod
 	for i := range in.NamespacePods {
 		p := &in.NamespacePods[i]
@@ -201,14 +201,14 @@ func readDeployments(ctx context.Context, client kubernetes.Interface, namespace
 
 // notSurged returns the groups that --surge does not roll: a surged
 // workload keeps a Ready pod, so the warnings of going down are not its.
-func notSurged(groups []ownerGroup, plans []SurgePlan) []ownerGroup {
+func notSurged(groups []OwnerGroup, plans []SurgePlan) []OwnerGroup {
 	rolled := map[string]bool{}
 	for _, p := range plans {
 		if p.WithSurge && p.CanSurge {
 			rolled[p.Namespace+"/"+p.Owner.String()] = true
 		}
 	}
-	out := make([]ownerGroup, 0, len(groups))
+	out := make([]OwnerGroup, 0, len(groups))
 	for _, g := range groups {
 		if !rolled[g.Namespace+"/"+g.Owner.String()] {
 			out = append(out, g)

@@ -34,7 +34,7 @@ func deployment(replicas int32, st appsv1.DeploymentStrategyType, surge, unavail
 // Deployment web (ReplicaSet web-1), the Deployment being d.
 func surgeInput(d *appsv1.Deployment, f Flags, pods ...corev1.Pod) Input {
 	in := input(pods, nil, node("node-b", false))
-	in.RSOwners = map[string]ownerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}}
+	in.RSOwners = map[string]OwnerRef{ns + "/web-1": {Kind: "Deployment", Name: "web"}}
 	in.Deployments = map[string]*appsv1.Deployment{ns + "/web": d}
 	in.Flags = f
 	return in
@@ -76,7 +76,7 @@ func TestSurgePlanReadsMaxSurgeAsTheController(t *testing.T) {
 			if int(s.MaxSurge) != want || s.CanSurge != tc.can {
 				t.Fatalf("maxSurge %d canSurge %v, want %d %v (%s)", s.MaxSurge, s.CanSurge, want, tc.can, s.Plan)
 			}
-			if single := has(r.Warnings, warningSingleReplica); tc.can && single != nil {
+			if single := has(r.Warnings, WarningSingleReplica); tc.can && single != nil {
 				t.Fatalf("a Deployment --surge rolls is warned of as going down: %s", single.Message)
 			}
 			if tc.can && !strings.Contains(s.Plan, RestartedAtAnnotation) {

@@ -9,15 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Kinds of the issues about pods already terminating.
-const (
-	// blockerTerminatingStuck: a pod past its grace deadline is still there.
-	blockerTerminatingStuck = "terminating-pod-stuck"
-	// warningTerminatingFinalizer: a pod within its grace period will wait
-	// on finalizers after it.
-	warningTerminatingFinalizer = "terminating-pod-finalizer"
-)
-
 // stuckSlack is how long past its grace deadline a pod may still be there
 // before the preflight calls it stuck: the kubelet kills the containers at
 // the deadline and then reports, which takes a few seconds on a busy node.
@@ -115,11 +106,11 @@ func terminatingIssue(t TerminatingPod) *Issue {
 	key := t.Namespace + "/" + t.Name
 	switch {
 	case t.stuck():
-		return &Issue{Kind: blockerTerminatingStuck, Pod: key, Message: fmt.Sprintf(
+		return &Issue{Kind: BlockerTerminatingStuck, Pod: key, Message: fmt.Sprintf(
 			"pod %s (last delete request %s ago) is still there %s: it waits on %s; %s",
 			key, time.Duration(t.DeletedSecondsAgo)*time.Second, t.since(), t.WaitsOn, t.remedy())}
 	case len(t.Finalizers) > 0:
-		return &Issue{Kind: warningTerminatingFinalizer, Pod: key, Message: fmt.Sprintf(
+		return &Issue{Kind: WarningTerminatingFinalizer, Pod: key, Message: fmt.Sprintf(
 			"pod %s is terminating and waits on %s: it stays after its grace period until they are removed",
 			key, t.WaitsOn)}
 	}

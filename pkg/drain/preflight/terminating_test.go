@@ -37,30 +37,30 @@ func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 		name       string
 		pod        corev1.Pod
 		nodeReady  bool
-		blocker    string
+		blocker    IssueKind
 		waitsOn    string
 		estimate   int64
 		deletedAgo int64
 	}{
 		{"held by a finalizer past its deadline", deleting(web, now.Add(-2*time.Minute), 30, "example.com/hold"), true,
-			blockerTerminatingStuck, "finalizer example.com/hold", -1, 120},
+			BlockerTerminatingStuck, "finalizer example.com/hold", -1, 120},
 		{"within its grace period, with a finalizer", deleting(web, now.Add(-10*time.Second), 40, "example.com/hold"), true,
 			"", "its grace period (ends in 30s), then finalizer example.com/hold", 30, 10},
 		{"within its grace period", deleting(web, now.Add(-10*time.Second), 40), true, "", "its grace period (ends in 30s)", 30, 10},
 		{"past its deadline on a node not Ready", deleting(web, now.Add(-time.Minute), 30), false,
-			blockerTerminatingStuck, "the kubelet of node node-a, which is not Ready", -1, 60},
+			BlockerTerminatingStuck, "the kubelet of node node-a, which is not Ready", -1, 60},
 		{"just past its deadline", deleting(web, now.Add(-32*time.Second), 30), true,
 			"", "the kubelet of node node-a to report its containers stopped", 0, 32},
 		// The kubelet's final delete (grace 0) moved the deadline to the
 		// request time: only the finalizer is left, at once.
 		{"stopped, held by a finalizer", stopped(deleting(web, now.Add(-2*time.Second), 0, "example.org/keep")), true,
-			blockerTerminatingStuck, "finalizer example.org/keep", -1, 2},
+			BlockerTerminatingStuck, "finalizer example.org/keep", -1, 2},
 		{"stopped within its grace period, held by a finalizer", stopped(deleting(web, now.Add(-2*time.Second), 30, "example.org/keep")), true,
-			blockerTerminatingStuck, "finalizer example.org/keep", -1, 2},
+			BlockerTerminatingStuck, "finalizer example.org/keep", -1, 2},
 		{"just past its deadline, held by a finalizer", deleting(web, now.Add(-31*time.Second), 30, "example.org/keep"), true,
-			blockerTerminatingStuck, "finalizer example.org/keep", -1, 31},
+			BlockerTerminatingStuck, "finalizer example.org/keep", -1, 31},
 		{"just past its deadline on a node not Ready", deleting(web, now.Add(-31*time.Second), 30), false,
-			blockerTerminatingStuck, "the kubelet of node node-a, which is not Ready", -1, 31},
+			BlockerTerminatingStuck, "the kubelet of node node-a, which is not Ready", -1, 31},
 		{"within its grace period on a node not Ready", deleting(web, now.Add(-10*time.Second), 40), false,
 			"", "its grace period (ends in 30s)", 30, 10},
 	} {
@@ -86,7 +86,7 @@ func TestPreflightAlreadyTerminatingPods(t *testing.T) {
 				return
 			}
 			b := has(r.Blockers, c.blocker)
-			if b == nil || !strings.Contains(b.Message, c.waitsOn) || !strings.HasPrefix(r.Verdict, "would block: "+c.blocker) ||
+			if b == nil || !strings.Contains(b.Message, c.waitsOn) || !strings.HasPrefix(r.Verdict, "would block: "+string(c.blocker)) ||
 				r.EstimatedSeconds != nil || !strings.Contains(b.Message, "waiting ") {
 				t.Errorf("blockers %+v verdict %q, want %s naming %q", r.Blockers, r.Verdict, c.blocker, c.waitsOn)
 			}

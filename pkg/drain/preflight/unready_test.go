@@ -71,7 +71,7 @@ func TestPreflightNamesReadinessGates(t *testing.T) {
 	r := preflightOf(t, input([]corev1.Pod{here, ready, elsewhere},
 		[]policyv1.PodDisruptionBudget{maxUnavailableOne(3, 1, policyv1.IfHealthyBudget)}, node("node-b", false)))
 	want := "held unready by readiness gate " + lbGate + " (condition False, reason Elb.RegistrationInProgress"
-	for _, kind := range []string{blockerUnreadyPod, blockerPDBHeldByUnready} {
+	for _, kind := range []IssueKind{BlockerUnreadyPod, BlockerPDBHeldByUnready} {
 		b := has(r.Blockers, kind)
 		if b == nil || !strings.Contains(b.Message, want) || strings.Contains(b.Message, "crash") {
 			t.Errorf("%s = %+v, want it to name the gate (%q), never a crash loop", kind, b, want)
@@ -85,8 +85,8 @@ func TestPreflightNamesReadinessGates(t *testing.T) {
 	}
 	pods := []corev1.Pod{gatedReady("web-1-a", "node-a"), gatedReady("web-1-b", "node-a"), gatedReady("web-1-c", "node-b")}
 	r = preflightOf(t, input(pods, []policyv1.PodDisruptionBudget{pdb("web", "web", 1, 3, 2, 3)}, node("node-b", false)))
-	w := has(r.Warnings, warningPDBSequential)
+	w := has(r.Warnings, WarningPDBSequential)
 	if w == nil || !strings.Contains(w.Message, "readiness gate(s) "+lbGate+", set by whoever owns them, not the kubelet") {
-		t.Errorf("%s = %+v, want the waves to wait for the gate", warningPDBSequential, w)
+		t.Errorf("%s = %+v, want the waves to wait for the gate", WarningPDBSequential, w)
 	}
 }

@@ -1,14 +1,13 @@
+// Package probe is the data of the requests `watch --probe` sends: how one
+// ended (Kind), one request (Result), and the requests started within one
+// 100 ms bucket (Bucket). A watch's Timeline keeps them and its verdict
+// judges them (pkg/timeline); the prober that sends them is the plugin's
+// own (internal/probe).
 package probe
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"os"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -22,7 +21,7 @@ const (
 	Status  Kind = "status"             // an HTTP answer outside 2xx/3xx; Result.Status has it
 	Refused Kind = "connection-refused" // nothing accepted the connection (ECONNREFUSED)
 	Reset   Kind = "reset"              // the connection was reset or closed before an answer
-	Timeout Kind = "timeout"            // no answer within Config.Timeout
+	Timeout Kind = "timeout"            // no answer within the prober's timeout
 	Other   Kind = "other"              // DNS, TLS or any other error
 )
 
@@ -57,22 +56,21 @@ func Label(k Kind, status int) string {
 	return strings.ReplaceAll(string(k), "-", " ")
 }
 
-// classify maps a transport error to its Kind.
-func classify(err error) Kind {
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
-		errors.As(err, &ne) && ne.Timeout():
-		return Timeout
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return Refused
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), isEOF(err):
-		return Reset
-	}
-	return Other
+// Bucket is the requests started within one 100 ms span.
+type Bucket struct {
+	// From is the start of the bucket; requests started in [From,
+	// From+100 ms) are in it, in start order.
+	From    time.Time
+	Results []Result
 }
 
-// isEOF is a connection closed by the server before a whole answer.
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+// Failed counts the failed requests.
+func (b Bucket) Failed() int {
+	n := 0
+	for _, r := range b.Results {
+		if r.Failed() {
+			n++
+		}
+	}
+	return n
 }
