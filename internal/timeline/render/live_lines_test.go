@@ -28,7 +28,7 @@ func TestNodeLinesFit120Columns(t *testing.T) {
 		fits, wide bool
 	}{
 		{"default", render.NodeLines{}, true, false},
-		{"stamped", render.NodeLines{Stamped: true, StampWidth: 12}, true, false},
+		{"stamped", render.NodeLines{Stamped: true, StampWidth: 13}, true, false},
 		{"wide", render.NodeLines{Wide: true}, false, true},
 	} {
 		var b bytes.Buffer
