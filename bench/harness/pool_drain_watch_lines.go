@@ -55,15 +55,17 @@ func (l *lineClock) beforeClock() int {
 }
 
 // watchFields splits a live line into fields, without the drain's clock
-// ("[+1.234 s]", "[+1.234s]" before it had a space) that drain --watch
-// starts every line with.
+// ("[+  1.234 s]" right aligned, "[+1.234 s]" and "[+1.234s]" before)
+// that drain --watch starts every line with.
 func watchFields(line string) []string {
 	f := strings.Fields(line)
-	switch {
-	case len(f) > 1 && strings.HasPrefix(f[0], "[+") && f[1] == "s]":
-		f = f[2:]
-	case len(f) > 0 && strings.HasPrefix(f[0], "[+"):
-		f = f[1:]
+	if len(f) == 0 || !strings.HasPrefix(f[0], "[+") {
+		return f
+	}
+	for i, s := range f {
+		if strings.HasSuffix(s, "]") {
+			return f[i+1:]
+		}
 	}
 	return f
 }

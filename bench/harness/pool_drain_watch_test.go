@@ -81,10 +81,11 @@ func TestTextLatenciesWithDrainClock(t *testing.T) {
 	at(2, "[+0.002s] n1: evicting 1 pod(s)")
 	at(3, "[+0.003s]     before  --:--:--  n1  ns/Deployment/a  a-1  control-plane  pod object deleted (seen by re-list)")
 	at(5, "[+0.005s]      +0 ms  12:00:00  n1  ns/Deployment/a  a-1  control-plane  deletionTimestamp set")
-	at(1012, "[+1.012 s]  +1000 ms  12:00:01  n1  ns/Deployment/a  a-1  kubelet  Killing") // 7 ms after the first, today's stamp
+	at(1012, "[+1.012 s]  +1000 ms  12:00:01  n1  ns/Deployment/a  a-1  kubelet  Killing")  // 7 ms after the first
+	at(1013, "[+  1.013 s]  +1001 ms  12:00:01  n1  ns/Deployment/a  a-1  kubelet  Killed") // today's stamp, right aligned
 	got := l.textLatencies()
-	if len(got) != 2 || got[0] != 0 || got[1] != 7*time.Millisecond {
-		t.Errorf("got %v, want [0s 7ms]", got)
+	if len(got) != 3 || got[0] != 0 || got[1] != 7*time.Millisecond || got[2] != 7*time.Millisecond {
+		t.Errorf("got %v, want [0s 7ms 7ms]", got)
 	}
 	if n := l.beforeClock(); n != 1 {
 		t.Errorf("%d lines before the clock, want 1", n)

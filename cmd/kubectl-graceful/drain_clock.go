@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // syncWriter serialises the lines of the drain's progress and of the
 // watch, written from two goroutines. Once stamp is called it starts
 // every line with one clock for both, the seconds since the drain's start
-// at the moment the line is written ("[+12.345s] "), so that a reader can
+// at the moment the line is written ("[+ 12.345 s] ", stampText), so that a reader can
 // order the drain's lines (timed from each node's start) and the watch's
 // (timed from the first deletion); unstamp stops it for the summary.
 type syncWriter struct {
@@ -27,7 +28,7 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	if s.start.IsZero() {
 		return s.w.Write(p)
 	}
-	stamp := fmt.Sprintf("[+%.3f s] ", time.Since(s.start).Seconds())
+	stamp := stampText(time.Since(s.start))
 	var b bytes.Buffer
 	for rest := p; len(rest) > 0; {
 		if !s.midLine {
@@ -46,9 +47,27 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// stampWidth is the columns of a stamp ("[+12.345 s] ") in the first
-// 100 s, which the watch's lines leave room for.
-const stampWidth = 12
+// stampWidth is the columns of every stamp (stampText), which the
+// watch's lines and the drain's progress leave room for.
+const stampWidth = 13
+
+// stampDigits is the columns of a stamp's seconds.
+const stampDigits = stampWidth - len("[+ s] ")
+
+// stampText is d as a stamp of stampWidth columns: the seconds right
+// aligned with three decimals up to 999.999 s, fewer decimals after, so
+// that a drain that runs for hours still fits the lines' room (whole
+// seconds keep the width up to 115 days).
+func stampText(d time.Duration) string {
+	secs := d.Seconds()
+	n := ""
+	for prec := 3; prec >= 0; prec-- {
+		if n = strconv.FormatFloat(secs, 'f', prec, 64); len(n) <= stampDigits {
+			break
+		}
+	}
+	return fmt.Sprintf("[+%*s s] ", stampDigits, n)
+}
 
 // stamp starts the clock at start; unstamp ends the stamps.
 func (s *syncWriter) stamp(start time.Time) {

@@ -36,7 +36,7 @@ type watchPodOptions struct {
 	Timeout time.Duration
 	// Output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
 	Output string
-	// Wide is --wide: live lines with whole messages.
+	// Wide is --wide: live lines with the server's time and whole messages.
 	Wide bool
 	// sink is where -o sends the output.
 	sink watchSink
@@ -111,7 +111,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
 	addWatchOutputFlag(cmd, &o.Output)
-	addWideFlag(f, &o.Wide, "")
+	addWideFlag(f, &o.Wide, " (the server's time)")
 	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd

@@ -39,7 +39,7 @@ type watchWorkloadOptions struct {
 	// Output is "" (lines, table, chart, verdict), "json", "yaml" or
 	// "mermaid".
 	Output string
-	// Wide is --wide: live lines with whole messages.
+	// Wide is --wide: live lines with the server's time and whole messages.
 	Wide bool
 	// sink is where -o sends the output.
 	sink watchSink
@@ -96,7 +96,7 @@ pods, RBAC).`,
 	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
 	addWatchOutputFlag(cmd, &o.Output)
-	addWideFlag(f, &o.Wide, "")
+	addWideFlag(f, &o.Wide, " (the server's time)")
 	addPropagationFlag(f, &o.Propagation)
 	o.probe.add(f)
 	return cmd

@@ -161,7 +161,7 @@ func TestWatchNodeDrainPoolMaxConcurrent(t *testing.T) {
 // drain's lines and the watch's alike.
 func checkOneClock(t *testing.T, out string) {
 	t.Helper()
-	stamp := regexp.MustCompile(`^\[\+(\d+\.\d{3}) s\] `)
+	stamp := regexp.MustCompile(`^\[\+ *(\d+\.\d{3}) s\] `)
 	// A clock of the line's own: the watch's "+524 ms" column, the
 	// drain's "+0.5 s".
 	second := regexp.MustCompile(`(^|\s)[+-]\d+ ms\s|(^|\s)\+\d+\.\d s\s`)

@@ -103,7 +103,7 @@ func TestLiveLinesElideLongPodNames(t *testing.T) {
 			render.NodeLinePrinter(b, render.NodeLines{Wide: wide}).PodEvent(&many, many.Nodes[1], r, &tl, e)
 		}},
 		{"drain --watch", render.LineWidth - 12, func(b *bytes.Buffer, wide bool) {
-			render.NodeLinePrinter(b, render.NodeLines{Wide: wide, Stamped: true, StampWidth: 12}).PodEvent(&many, many.Nodes[1], r, &tl, e)
+			render.NodeLinePrinter(b, render.NodeLines{Wide: wide, Stamped: true, StampWidth: 13}).PodEvent(&many, many.Nodes[1], r, &tl, e)
 		}},
 	} {
 		for _, l := range fits(t, c.name, c.out(false), c.width) {
@@ -143,7 +143,7 @@ func TestNoteAndGapLinesFit(t *testing.T) {
 			p.Gap(w, gap)
 		}},
 		{"drain --watch", render.LineWidth - 12, func(b *bytes.Buffer, wide bool) {
-			p := render.NodeLinePrinter(b, render.NodeLines{Wide: wide, Stamped: true, StampWidth: 12})
+			p := render.NodeLinePrinter(b, render.NodeLines{Wide: wide, Stamped: true, StampWidth: 13})
 			p.Note(w, note)
 			p.Gap(w, gap)
 		}},

@@ -25,11 +25,26 @@ func msColumn(tl *timeline.Timeline, t time.Time, initial bool) string {
 	return fmt.Sprintf("%+d ms", ms)
 }
 
+// serverColumn is the server's whole-second time of t, "--:--:--" when
+// the API records none; --wide prints it after the ms column.
 func serverColumn(t time.Time) string {
 	if t.IsZero() {
 		return "--:--:--"
 	}
 	return t.UTC().Format("15:04:05")
+}
+
+// noServerTime fills the server-time column of a line of our own (a gap,
+// the probe's requests), which no API object stamps.
+const noServerTime = "--------"
+
+// clockHead starts a live line: the ms column, one clock for every
+// command; wide adds server (serverColumn or noServerTime) after it.
+func clockHead(ms, server string, wide bool) string {
+	if !wide {
+		return fmt.Sprintf("%10s  ", ms)
+	}
+	return fmt.Sprintf("%10s  %s  ", ms, server)
 }
 
 // LineWidth is the columns a narrow live line fits in: long messages are
@@ -58,16 +73,16 @@ func writeFitted(w io.Writer, head, msg, tail string, wide bool) error {
 }
 
 // WriteLine writes one event as a line: milliseconds since the delete
-// request, the server's whole-second time (or dashes when the API records
-// none), the track and what changed, escaped for the terminal; the message
-// cut to fit LineWidth columns unless wide.
+// request, the track and what changed, escaped for the terminal; the
+// message cut to fit LineWidth columns unless wide, which adds the
+// server's whole-second time (or dashes when the API records none).
 func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event, wide bool) error {
 	return writeEventLine(w, tl, e, "", wide)
 }
 
 // writeEventLine is WriteLine with tail after the message, never cut.
 func writeEventLine(w io.Writer, tl *timeline.Timeline, e timeline.Event, tail string, wide bool) error {
-	return writeFitted(w, fmt.Sprintf("%10s  %s  %-13s  ", msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), trackText(e.Track)), e.Message, tail, wide)
+	return writeFitted(w, clockHead(msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), wide)+fmt.Sprintf("%-13s  ", trackText(e.Track)), e.Message, tail, wide)
 }
 
 // WritePreStopWait writes, after a container's Killing line, the wait its
@@ -81,7 +96,7 @@ func WritePreStopWait(w io.Writer, tl *timeline.Timeline, e timeline.Event, wide
 	if !ok || !ps.Has || !ps.Known || ps.Delay <= 0 || !seen || e.Initial {
 		return nil
 	}
-	head := fmt.Sprintf("%10s  %s  %-13s  ", msColumn(tl, e.Recv, false), serverColumn(time.Time{}), "waiting")
+	head := clockHead(msColumn(tl, e.Recv, false), serverColumn(time.Time{}), wide) + fmt.Sprintf("%-13s  ", "waiting")
 	return writeFitted(w, head, fmt.Sprintf("preStop %s of container %s: SIGTERM expected at %+d ms", seconds(ps.Delay), e.Container, ms+ps.Delay.Milliseconds()), "", wide)
 }
 
@@ -113,7 +128,7 @@ func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap, wide bool)
 	if !g.To.IsZero() {
 		at = g.To
 	}
-	head := fmt.Sprintf("%10s  %s  %-13s  ", msColumn(tl, at, false), "--------", "watch")
+	head := clockHead(msColumn(tl, at, false), noServerTime, wide) + fmt.Sprintf("%-13s  ", "watch")
 	_, err := io.WriteString(w, head+gapText(g, narrowRoom(LineWidth-len(head), wide))+"\n")
 	return err
 }

@@ -28,7 +28,7 @@ func TestNodeLinesFit120Columns(t *testing.T) {
 		fits, wide bool
 	}{
 		{"default", render.NodeLines{}, true, false},
-		{"stamped", render.NodeLines{Stamped: true, StampWidth: 12}, true, false},
+		{"stamped", render.NodeLines{Stamped: true, StampWidth: 13}, true, false},
 		{"wide", render.NodeLines{Wide: true}, false, true},
 	} {
 		var b bytes.Buffer
@@ -87,6 +87,31 @@ func TestPodAndRolloutLinesFit120Columns(t *testing.T) {
 	}{{"watch pod --wide", pod(true), 1}, {"rollout --wide", rolloutLine(true), 2}} {
 		if strings.Count(c.out, "END\n") != c.ends || strings.Contains(c.out, "…") {
 			t.Errorf("%s: want whole messages:\n%s", c.name, c.out)
+		}
+	}
+}
+
+// The rollout watch's live lines have one clock by default, the ms since
+// the rollout's start (100 ms before At(0)); --wide adds the server's time
+// after it.
+func TestRolloutLinesOneClockUnlessWide(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	tl := r.Pods[1]
+	e := timeline.Event{Recv: timelinetest.At(1392), Server: timelinetest.At(1000), Track: timeline.Kubelet, Message: "Event Normal Killing: Stopping container web"}
+	server := timelinetest.At(1000).UTC().Format("15:04:05")
+	for wide, want := range map[bool][]string{
+		false: {"  +1492 ms  web-1  ", "  +1492 ms  Service web  ", "  +1492 ms  deployment/web  "},
+		true:  {"  +1492 ms  " + server + "  web-1  ", "  +1492 ms  --:--:--  Service web  ", "  +1492 ms  --:--:--  deployment/web  "},
+	} {
+		var b bytes.Buffer
+		_ = render.WriteWorkloadLine(&b, r, tl, e, wide)
+		_ = render.WriteCapacityLine(&b, r, "web", rollout.CapacitySample{Recv: e.Recv, Ready: 2, Desired: 3}, wide)
+		_ = render.WriteStatusLine(&b, r, rollout.StatusChange{Recv: e.Recv, Message: "rolled out"}, wide)
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		for i, l := range lines {
+			if i >= len(want) || !strings.HasPrefix(l, want[i]) {
+				t.Errorf("wide %v: line %q, want it to start %q", wide, l, want[min(i, len(want)-1)])
+			}
 		}
 	}
 }

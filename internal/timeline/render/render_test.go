@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -32,11 +33,41 @@ func TestWriteLineEscapesClusterText(t *testing.T) {
 	}
 }
 
+// A live line has one clock by default, the ms column; --wide adds the
+// server's time, dashes when the API records none.
 func TestWriteLineBeforeT0AndEndpointWithoutServerTime(t *testing.T) {
-	var b bytes.Buffer
-	_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timelinetest.At(5), Track: timeline.ControlPlane, Message: "x"}, false)
-	if !strings.Contains(b.String(), "before  --:--:--  control plane") {
-		t.Errorf("line before the delete request: %q", b.String())
+	for wide, want := range map[bool]string{false: "    before  control plane  x\n", true: "    before  --:--:--  control plane  x\n"} {
+		var b bytes.Buffer
+		_ = render.WriteLine(&b, &timeline.Timeline{}, timeline.Event{Recv: timelinetest.At(5), Track: timeline.ControlPlane, Message: "x"}, wide)
+		if b.String() != want {
+			t.Errorf("wide %v: line before the delete request: %q, want %q", wide, b.String(), want)
+		}
+	}
+}
+
+// Every live line of watch pod starts with the one clock, "+N ms", and
+// tells no other clock's time; --wide adds the server-time column.
+func TestLiveLinesOneClockUnlessWide(t *testing.T) {
+	tl := &timeline.Timeline{T0: timelinetest.At(0)}
+	killing := timeline.Event{Recv: timelinetest.At(16), Server: timelinetest.At(0), Track: timeline.Kubelet, Message: "Event Normal Killing: Stopping container web", Container: "web"}
+	tl.PreStop = map[string]timeline.PreStop{"web": {Has: true, Known: true, Delay: 10 * time.Second}}
+	server := regexp.MustCompile(`\d\d:\d\d:\d\d|--:--:--|--------`)
+	for _, wide := range []bool{false, true} {
+		var b bytes.Buffer
+		_ = render.WriteLine(&b, tl, killing, wide)
+		_ = render.WritePreStopWait(&b, tl, killing, wide)
+		_ = render.WriteGapLine(&b, tl, timeline.Gap{Stream: "pod", From: timelinetest.At(1000), Reason: "closed"}, wide)
+		_ = render.WriteRequestsLine(&b, tl, timeline.RequestLine{From: timelinetest.At(100), OK: 3}, wide)
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		if len(lines) != 4 {
+			t.Fatalf("wide %v: want 4 lines:\n%s", wide, b.String())
+		}
+		for _, l := range lines {
+			servers := len(server.FindAllString(l, -1))
+			if !regexp.MustCompile(`^ *\+\d+ ms  `).MatchString(l) || servers != map[bool]int{false: 0, true: 1}[wide] {
+				t.Errorf("wide %v: %d server times in %q", wide, servers, l)
+			}
+		}
 	}
 }
 

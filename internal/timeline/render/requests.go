@@ -19,15 +19,16 @@ func requestsText(l timeline.RequestLine) string {
 }
 
 // WriteRequestsLine writes one 100 ms bucket of probe requests as a line on
-// the "requests" track, at the start of the bucket.
-func WriteRequestsLine(w io.Writer, tl *timeline.Timeline, l timeline.RequestLine) error {
-	_, err := fmt.Fprintf(w, "%10s  %s  %-13s  %s\n", msColumn(tl, l.From, false), "--------", "requests", termsafe.Escape(requestsText(l)))
+// the "requests" track, at the start of the bucket; wide adds the
+// server-time column (noServerTime).
+func WriteRequestsLine(w io.Writer, tl *timeline.Timeline, l timeline.RequestLine, wide bool) error {
+	_, err := fmt.Fprintf(w, "%s%-13s  %s\n", clockHead(msColumn(tl, l.From, false), noServerTime, wide), "requests", termsafe.Escape(requestsText(l)))
 	return err
 }
 
 // Requests prints a bucket of the probe's requests.
 func (p LinePrinter) Requests(tl *timeline.Timeline, l timeline.RequestLine) {
-	_ = WriteRequestsLine(p.W, tl, l)
+	_ = WriteRequestsLine(p.W, tl, l, p.Wide)
 }
 
 // JSONRequests is one line of -o json for a bucket of probe requests.

@@ -63,7 +63,7 @@ func TestRequestsLinesAndJSON(t *testing.T) {
 	l := timeline.RequestLine{From: timelinetest.At(100), OK: 1, Failed: 2, Kinds: []timeline.LabelCount{{Kind: probe.Status, Status: 502, Count: 1}, {Kind: "reset\x1b[2J", Count: 1}}}
 	var b bytes.Buffer
 	render.LinePrinter{W: &b}.Requests(tl, l)
-	if got := b.String(); !strings.Contains(got, "+100 ms  --------  requests       1 ok, 2 failed (502 x1, reset\\x1b[2J x1)") {
+	if got := b.String(); !strings.Contains(got, "+100 ms  requests       1 ok, 2 failed (502 x1, reset\\x1b[2J x1)") {
 		t.Errorf("line %q", got)
 	}
 	b.Reset()

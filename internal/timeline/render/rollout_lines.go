@@ -21,11 +21,11 @@ import (
 func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
 
 // writeSubjectLine writes one live line: milliseconds since the rollout's
-// start, the server's time, what it is about (a pod, a Service, the
-// workload), the track, and the message, escaped; unless wide, the subject
-// elided and the message cut to fit LineWidth columns.
+// start, what it is about (a pod, a Service, the workload), the track, and
+// the message, escaped; unless wide, the subject elided and the message
+// cut to fit LineWidth columns; wide adds the server's time (server).
 func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string, wide bool) error {
-	pre, post := fmt.Sprintf("%10s  %s  ", ms, server), fmt.Sprintf("  %-13s  ", track)
+	pre, post := clockHead(ms, server, wide), fmt.Sprintf("  %-13s  ", track)
 	subject = termsafe.Escape(subject)
 	if !wide {
 		subject = ElideName(subject, min(MaxName, LineWidth-len(pre)-len(post)-minMessage))

@@ -82,7 +82,7 @@ func (p WorkloadJSONPrinter) Note(_ *rollout.Rollout, msg string) {
 
 // Requests prints a bucket of the probe's requests.
 func (p WorkloadLinePrinter) Requests(r *rollout.Rollout, l timeline.RequestLine) {
-	_ = WriteRequestsLine(p.W, clock(r), l)
+	_ = WriteRequestsLine(p.W, clock(r), l, p.Wide)
 }
 
 // Requests prints a bucket of the probe's requests.
