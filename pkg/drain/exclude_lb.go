@@ -1,8 +1,10 @@
 package drain
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -170,6 +172,15 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report) {
 	if err != nil {
 		return
 	}
+	// The node's own first: Services in the namespaces of the pods it
+	// evicts (the warning names three).
+	mine := map[string]bool{}
+	for _, g := range r.Evict {
+		mine[g.Namespace] = true
+	}
+	slices.SortStableFunc(svcs.Items, func(a, b corev1.Service) int {
+		return cmp.Compare(b2i(mine[b.Namespace]), b2i(mine[a.Namespace]))
+	})
 	if w, ok := preflight.LBNotExcluded(r.Node, svcs.Items); ok {
 		r.Warnings = append(r.Warnings, w)
 	}
@@ -206,4 +217,12 @@ func (d *nodeRun) servesNode(svc corev1.Service) bool {
 		}
 	}
 	return false
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
