@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +51,13 @@ func (p *Prober) Once(ctx context.Context) Result {
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "kubectl-graceful-probe")
 	}
+	// Whether a connection was ever set up tells the network's silence
+	// from the app's (classify).
+	var connected atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		ConnectDone: func(_, _ string, err error) { connected.Store(connected.Load() || err == nil) },
+		GotConn:     func(httptrace.GotConnInfo) { connected.Store(true) },
+	}))
 	resp, err := p.client.Do(req)
 	if err == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
@@ -57,9 +66,9 @@ func (p *Prober) Once(ctx context.Context) Result {
 	r := Result{Start: start, Latency: time.Since(start)}
 	switch {
 	case err != nil && resp != nil:
-		r.Kind, r.Status, r.Err = classify(err), resp.StatusCode, err.Error()
+		r.Kind, r.Status, r.Err = classify(err, true), resp.StatusCode, err.Error()
 	case err != nil:
-		r.Kind, r.Err = classify(err), err.Error()
+		r.Kind, r.Err = classify(err, connected.Load()), err.Error()
 	case resp.StatusCode >= 200 && resp.StatusCode < 400:
 		r.Kind, r.Status = OK, resp.StatusCode
 	default:

@@ -22,8 +22,15 @@ const (
 	Status  Kind = "status"             // an HTTP answer outside 2xx/3xx; Result.Status has it
 	Refused Kind = "connection-refused" // nothing accepted the connection (ECONNREFUSED)
 	Reset   Kind = "reset"              // the connection was reset or closed before an answer
-	Timeout Kind = "timeout"            // no answer within Config.Timeout
-	Other   Kind = "other"              // DNS, TLS or any other error
+	Timeout Kind = "timeout"            // connected, but no answer within Config.Timeout
+	// NoAnswer: the network gave no answer at all, so no connection was
+	// ever set up: the SYN went unanswered until Config.Timeout (dropped
+	// on the way, or sent by stale rules to an address where nothing
+	// runs), or the route refused it (no route to the host or network).
+	// The app never saw such a request: a live pod's kernel answers a
+	// SYN even when the app does not, with a SYN-ACK or a reset.
+	NoAnswer Kind = "no-answer"
+	Other    Kind = "other" // DNS, TLS or any other error
 )
 
 // Result is one request.
@@ -51,18 +58,27 @@ func (r Result) Label() string { return Label(r.Kind, r.Status) }
 // Label names an outcome of kind k for people; status is the HTTP status
 // code, used for Status.
 func Label(k Kind, status int) string {
-	if k == Status {
+	switch k {
+	case Status:
 		return fmt.Sprint(status)
+	case NoAnswer:
+		return "no answer: network"
 	}
 	return strings.ReplaceAll(string(k), "-", " ")
 }
 
-// classify maps a transport error to its Kind.
-func classify(err error) Kind {
+// classify maps a transport error to its Kind; connected tells whether a
+// connection was set up before it.
+func classify(err error, connected bool) Kind {
 	var ne net.Error
 	switch {
+	case !connected && (errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)):
+		return NoAnswer
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
+		if !connected {
+			return NoAnswer
+		}
 		return Timeout
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return Refused
