@@ -121,8 +121,8 @@ func silenceFindings(w *Watch, risk, fact func(string, ...any)) {
 				s.Node, s.facts(), w.End.Sub(s.Seen).Round(100*time.Millisecond), waitsOnKubelet(held))
 			continue
 		}
-		fact("node %s did not report for %s (%s, seen %s, back %s): its pods' terminations could not end in that time, and what they did then is known only from what its kubelet reported after",
-			s.Node, s.Back.Sub(s.Seen).Round(100*time.Millisecond), s.facts(), clock(s.Seen), clock(s.Back))
+		fact("node %s stopped reporting: the node lifecycle controller marked it at %s, once no heartbeat had come for its grace period (%s), and its kubelet reported again at %s: its pods' terminations could not end while it was silent, and what they did then is known only from what its kubelet reported after",
+			s.Node, clock(s.Seen), s.facts(), clock(s.Back))
 	}
 }
 

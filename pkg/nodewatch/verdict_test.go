@@ -148,7 +148,7 @@ func TestNodeVerdictNamesASilentNode(t *testing.T) {
 	silent.Back = start.Add(215 * time.Second)
 	w = &Watch{Nodes: []string{"n1"}, Ended: "empty", T0: start, Start: start, End: start.Add(230 * time.Second), Silences: []Silence{silent}}
 	v = ComputeWith(w, timeline.Options{})
-	if got := strings.Join(v.Findings, "\n"); v.Risk || !strings.Contains(got, "node n1 did not report for 15s") {
+	if got := strings.Join(v.Findings, "\n"); v.Risk || !strings.Contains(got, "node n1 stopped reporting: the node lifecycle controller marked it at 14:03:20.000Z") || !strings.Contains(got, "reported again at 14:03:35.000Z") {
 		t.Errorf("back: risk %v, findings %q", v.Risk, v.Findings)
 	}
 }
