@@ -50,6 +50,7 @@ func TestRealNodeNotReadyMidDrain(t *testing.T) {
 			e2e.WaitFor(t, 2*time.Minute, node+" without the unreachable taint", func() bool { return !unreachable(env, node) })
 		})
 		ns := env.Namespace(t)
+		aloneOn(t, env, ns, node)
 		logs := t.TempDir()
 		app := createRealApp(t, env, ns, "web", 2, hardenedOpts, withExitLog(logs))
 		waitSpread(t, env, ns, 2, app)
@@ -164,4 +165,23 @@ func unreachable(env *e2e.Env, node string) bool {
 		}
 	}
 	return false
+}
+
+// aloneOn waits until node holds no pod of another namespace: a real-node
+// test that ran before may still be deleting its namespace, and the drain
+// would refuse its bare pods.
+func aloneOn(t *testing.T, env *e2e.Env, ns, node string) {
+	t.Helper()
+	e2e.WaitFor(t, e2e.SetupWait, node+" without other tests' pods", func() bool {
+		pods, err := env.Client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		if err != nil {
+			return false
+		}
+		for _, p := range pods.Items {
+			if p.Namespace != ns {
+				return false
+			}
+		}
+		return true
+	})
 }

@@ -32,6 +32,12 @@ func New(cfg Config) *Prober {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
+// synRetransmit is when Linux sends an unanswered SYN again (the initial
+// retransmission timeout, TCP_TIMEOUT_INIT, RFC 6298): a connection set up
+// later than that had its first SYN go unanswered, and a request that then
+// runs out of time lost it to the network.
+const synRetransmit = time.Second
+
 // Once sends one request and returns its result.
 func (p *Prober) Once(ctx context.Context) Result {
 	start := time.Now()
@@ -51,12 +57,18 @@ func (p *Prober) Once(ctx context.Context) Result {
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "kubectl-graceful-probe")
 	}
-	// Whether a connection was ever set up tells the network's silence
-	// from the app's (classify).
+	// Whether a connection was set up at the first SYN tells the
+	// network's silence from the app's (classify).
 	var connected atomic.Bool
+	var dialStart atomic.Int64
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		ConnectDone: func(_, _ string, err error) { connected.Store(connected.Load() || err == nil) },
-		GotConn:     func(httptrace.GotConnInfo) { connected.Store(true) },
+		ConnectStart: func(_, _ string) { dialStart.Store(time.Now().UnixNano()) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil && time.Since(time.Unix(0, dialStart.Load())) < synRetransmit {
+				connected.Store(true)
+			}
+		},
+		GotConn: func(i httptrace.GotConnInfo) { connected.Store(connected.Load() || i.Reused) },
 	}))
 	resp, err := p.client.Do(req)
 	if err == nil {

@@ -23,10 +23,11 @@ const (
 	Refused Kind = "connection-refused" // nothing accepted the connection (ECONNREFUSED)
 	Reset   Kind = "reset"              // the connection was reset or closed before an answer
 	Timeout Kind = "timeout"            // connected, but no answer within Config.Timeout
-	// NoAnswer: the network gave no answer at all, so no connection was
-	// ever set up: the SYN went unanswered until Config.Timeout (dropped
-	// on the way, or sent by stale rules to an address where nothing
-	// runs), or the route refused it (no route to the host or network).
+	// NoAnswer: the network gave no answer, so no connection was set up
+	// in time: the SYN went unanswered until Config.Timeout, or was
+	// answered only once sent again and the time ran out (dropped on the
+	// way, or sent by stale rules to an address where nothing runs), or
+	// the route refused it (no route to the host or network).
 	// The app never saw such a request: a live pod's kernel answers a
 	// SYN even when the app does not, with a SYN-ACK or a reset.
 	NoAnswer Kind = "no-answer"

@@ -76,8 +76,10 @@ func TestRealNodeProbeRouteDropped(t *testing.T) {
 		}
 		// At 20 a second, about 60 requests start inside the drop, each
 		// a new connection whose SYN (and its retransmissions) is dropped;
-		// the dial timeout (1 s) is under the drop's 3 s.
-		if most := int(routeDrop.Seconds()*20) + 5; noAnswer == 0 || noAnswer > most || noAnswer > int(dropped) {
+		// the dial timeout (1 s) is under the drop's 3 s. (The drop's
+		// counter is read just before its table goes: a SYN may be
+		// dropped in between, uncounted.)
+		if most := int(routeDrop.Seconds()*20) + 5; noAnswer == 0 || noAnswer > most {
 			t.Errorf("--probe counted %d requests with no answer: network; the drop held %s and dropped %d packets (want 1 to %d)", noAnswer, routeDrop, dropped, most)
 		}
 		if v.Requests == nil || v.Requests.Network != noAnswer {
