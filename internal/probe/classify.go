@@ -9,12 +9,18 @@ import (
 	"syscall"
 )
 
-// classify maps a transport error to its Kind.
-func classify(err error) Kind {
+// classify maps a transport error to its Kind; connected tells whether a
+// connection was set up before it.
+func classify(err error, connected bool) Kind {
 	var ne net.Error
 	switch {
+	case !connected && (errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH)):
+		return NoAnswer
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
+		if !connected {
+			return NoAnswer
+		}
 		return Timeout
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return Refused

@@ -13,10 +13,11 @@ type (
 
 // The kinds of outcome (data.OK, ...).
 const (
-	OK      = data.OK
-	Status  = data.Status
-	Refused = data.Refused
-	Reset   = data.Reset
-	Timeout = data.Timeout
-	Other   = data.Other
+	OK       = data.OK
+	Status   = data.Status
+	Refused  = data.Refused
+	Reset    = data.Reset
+	Timeout  = data.Timeout
+	NoAnswer = data.NoAnswer
+	Other    = data.Other
 )

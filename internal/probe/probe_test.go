@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
 func mustURL(t *testing.T, raw string) Config {
@@ -76,6 +78,8 @@ func TestOnceClassifies(t *testing.T) {
 	}{
 		{ok.URL, OK, "ok"}, {bad.URL, Status, "502"}, {closing.URL, Reset, "reset"},
 		{slow.URL, Timeout, "timeout"}, {refused, Refused, "connection refused"},
+		// Its SYNs dropped: no connection, the network's silence.
+		{"http://" + e2e.BlackHole(t) + "/", NoAnswer, "no answer: network"},
 	}
 	for _, c := range cases {
 		cfg := mustURL(t, c.url)

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +32,12 @@ func New(cfg Config) *Prober {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
+// synRetransmit is when Linux sends an unanswered SYN again (the initial
+// retransmission timeout, TCP_TIMEOUT_INIT, RFC 6298): a connection set up
+// later than that had its first SYN go unanswered, and a request that then
+// runs out of time lost it to the network.
+const synRetransmit = time.Second
+
 // Once sends one request and returns its result.
 func (p *Prober) Once(ctx context.Context) Result {
 	start := time.Now()
@@ -49,6 +57,19 @@ func (p *Prober) Once(ctx context.Context) Result {
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "kubectl-graceful-probe")
 	}
+	// Whether a connection was set up at the first SYN tells the
+	// network's silence from the app's (classify).
+	var connected atomic.Bool
+	var dialStart atomic.Int64
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		ConnectStart: func(_, _ string) { dialStart.Store(time.Now().UnixNano()) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil && time.Since(time.Unix(0, dialStart.Load())) < synRetransmit {
+				connected.Store(true)
+			}
+		},
+		GotConn: func(i httptrace.GotConnInfo) { connected.Store(connected.Load() || i.Reused) },
+	}))
 	resp, err := p.client.Do(req)
 	if err == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
@@ -57,9 +78,9 @@ func (p *Prober) Once(ctx context.Context) Result {
 	r := Result{Start: start, Latency: time.Since(start)}
 	switch {
 	case err != nil && resp != nil:
-		r.Kind, r.Status, r.Err = classify(err), resp.StatusCode, err.Error()
+		r.Kind, r.Status, r.Err = classify(err, true), resp.StatusCode, err.Error()
 	case err != nil:
-		r.Kind, r.Err = classify(err), err.Error()
+		r.Kind, r.Err = classify(err, connected.Load()), err.Error()
 	case resp.StatusCode >= 200 && resp.StatusCode < 400:
 		r.Kind, r.Status = OK, resp.StatusCode
 	default:

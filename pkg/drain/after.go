@@ -25,6 +25,9 @@ type NodeAfter struct {
 	// NewPods are the pods ("namespace/name") the drain would evict that
 	// it did not start with or saw go: they came after it.
 	NewPods []string `json:"newPods"`
+	// NotReporting, when set, says that the node's kubelet had stopped
+	// reporting: its terminating pods wait on it.
+	NotReporting *NodeSilence `json:"notReporting,omitempty"`
 	// cause is the API error behind Unknown.
 	cause error
 }
@@ -50,6 +53,7 @@ func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker, 
 		}
 	}
 	after := &NodeAfter{Known: true, Unschedulable: n.Spec.Unschedulable, NewPods: []string{}}
+	after.NotReporting = d.readSilence(ctx, n, tracker)
 	pods, err := d.podsAfter(ctx, node, watched)
 	if err != nil {
 		return &NodeAfter{Unknown: "the node's pods could not be read: " + err.Error(), NewPods: []string{}, cause: err}

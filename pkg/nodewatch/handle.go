@@ -228,6 +228,7 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 	case *corev1.Node:
 		if ev.Type != watch.Deleted {
 			f.nodeSeen(ctx, o)
+			f.readySeen(recv, o)
 		}
 		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
 			f.nodeDeleted(o.Name)
@@ -241,6 +242,7 @@ func (f *follower) nodesListed(ctx context.Context, recv time.Time, list []runti
 		if n, ok := o.(*corev1.Node); ok {
 			present[n.Name] = true
 			f.nodeSeen(ctx, n)
+			f.readySeen(recv, n)
 		}
 	}
 	for _, n := range f.w.Nodes {

@@ -43,6 +43,9 @@ type Watch struct {
 	// Drainers are who the marks on the nodes said drains them, each time
 	// they changed (also a note each, as seen).
 	Drainers []Drainer
+	// Silences are the times a followed node's kubelet did not report
+	// (its Ready condition Unknown), as seen.
+	Silences []Silence
 
 	pods map[*timeline.Timeline]podPlace
 	// budgets are the PodDisruptionBudgets that cover each workload,

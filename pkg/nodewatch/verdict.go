@@ -147,6 +147,7 @@ func findings(w *Watch, v *Verdict) {
 		fact("no evictable pod was on the nodes: nothing to watch")
 	}
 	missingFindings(w, v, risk)
+	silenceFindings(w, risk, fact)
 	if n := len(w.Gaps); n > 0 {
 		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -130,5 +131,24 @@ func TestExceptedAgreesWithKubectlDrain(t *testing.T) {
 		if excepted(p) == evicted[p.Name] {
 			t.Errorf("pod %s: excepted %v, kubectl drain evicts it: %v", p.Name, excepted(p), evicted[p.Name])
 		}
+	}
+}
+
+// A node whose kubelet stopped reporting is named in the verdict: still
+// silent at the end, a risk that holds its pods; back, a fact saying for
+// how long.
+func TestNodeVerdictNamesASilentNode(t *testing.T) {
+	start := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
+	silent := Silence{Node: "n1", LastHeartbeat: start, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.", Seen: start.Add(200 * time.Second)}
+	w := &Watch{Nodes: []string{"n1"}, Ended: "interrupted", T0: start, Start: start, End: start.Add(230 * time.Second), Silences: []Silence{silent}}
+	v := ComputeWith(w, timeline.Options{})
+	if got := strings.Join(v.Findings, "\n"); !v.Risk || !strings.Contains(got, "node n1 stopped reporting (its Ready condition is Unknown (NodeStatusUnknown: Kubelet stopped posting node status.), its kubelet's last heartbeat at 14:00:00Z) and had not reported again when the watch ended, 30s later") {
+		t.Errorf("still silent: risk %v, findings %q", v.Risk, v.Findings)
+	}
+	silent.Back = start.Add(215 * time.Second)
+	w = &Watch{Nodes: []string{"n1"}, Ended: "empty", T0: start, Start: start, End: start.Add(230 * time.Second), Silences: []Silence{silent}}
+	v = ComputeWith(w, timeline.Options{})
+	if got := strings.Join(v.Findings, "\n"); v.Risk || !strings.Contains(got, "node n1 stopped reporting: the node lifecycle controller marked it at 14:03:20.000Z") || !strings.Contains(got, "reported again at 14:03:35.000Z") {
+		t.Errorf("back: risk %v, findings %q", v.Risk, v.Findings)
 	}
 }

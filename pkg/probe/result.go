@@ -21,8 +21,16 @@ const (
 	Status  Kind = "status"             // an HTTP answer outside 2xx/3xx; Result.Status has it
 	Refused Kind = "connection-refused" // nothing accepted the connection (ECONNREFUSED)
 	Reset   Kind = "reset"              // the connection was reset or closed before an answer
-	Timeout Kind = "timeout"            // no answer within the prober's timeout
-	Other   Kind = "other"              // DNS, TLS or any other error
+	Timeout Kind = "timeout"            // connected, but no answer within the prober's timeout
+	// NoAnswer: the network gave no answer, so no connection was set up
+	// in time: the SYN went unanswered until the prober's timeout, or was
+	// answered only once sent again and the time ran out (dropped on the
+	// way, or sent by stale rules to an address where nothing runs), or
+	// the route refused it (no route to the host or network).
+	// The app never saw such a request: a live pod's kernel answers a
+	// SYN even when the app does not, with a SYN-ACK or a reset.
+	NoAnswer Kind = "no-answer"
+	Other    Kind = "other" // DNS, TLS or any other error
 )
 
 // Result is one request.
@@ -50,8 +58,11 @@ func (r Result) Label() string { return Label(r.Kind, r.Status) }
 // Label names an outcome of kind k for people; status is the HTTP status
 // code, used for Status.
 func Label(k Kind, status int) string {
-	if k == Status {
+	switch k {
+	case Status:
 		return fmt.Sprint(status)
+	case NoAnswer:
+		return "no answer: network"
 	}
 	return strings.ReplaceAll(string(k), "-", " ")
 }

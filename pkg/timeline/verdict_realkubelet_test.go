@@ -182,15 +182,15 @@ func TestReasonOnlyConditionChangeHasNoServerTime(t *testing.T) {
 	t.Fatalf("no Initialized condition event in %+v", r.TL.Events)
 }
 
-// On a real data plane a timeout after the endpoint left is a request the
+// On a real data plane a request with no answer after the endpoint left is one the
 // rules still sent to an address where nothing answered, not one that
 // reached the pod.
 func TestLateRequestsSayWhatTheyMean(t *testing.T) {
-	timeouts := lateRequestsText([]LabelCount{{Kind: probe.Timeout, Count: 11}})
+	timeouts := lateRequestsText([]LabelCount{{Kind: probe.NoAnswer, Count: 11}})
 	if strings.Contains(timeouts, "reached the pod") || !strings.Contains(timeouts, "11 got no answer at all") {
 		t.Errorf("timeouts: %q", timeouts)
 	}
-	mixed := lateRequestsText([]LabelCount{{Kind: probe.Refused, Count: 3}, {Kind: probe.Timeout, Count: 2}})
+	mixed := lateRequestsText([]LabelCount{{Kind: probe.Refused, Count: 3}, {Kind: probe.NoAnswer, Count: 2}})
 	if !strings.Contains(mixed, "3 were refused") || !strings.Contains(mixed, "2 got no answer") {
 		t.Errorf("mixed: %q", mixed)
 	}

@@ -23,6 +23,14 @@ type RequestsVerdict struct {
 	LastFailedMs  *int64 `json:"lastFailedMs,omitempty"`
 	// Kinds counts the failures by outcome, most frequent first.
 	Kinds []LabelCount `json:"kinds"`
+	// Network counts the failures the network gave no answer to
+	// (probe.NoAnswer: no connection was ever set up) that the
+	// termination does not explain: started before the endpoint left the
+	// traffic or before the pod was told to stop, when a live pod's
+	// kernel answers a connection even if its app does not. They are
+	// counted in Failed and Kinds but not held against the app, nor placed
+	// in InRaceWindow or AfterEndpointOut.
+	Network int `json:"network"`
 	// InRaceWindow counts failed requests started inside the race window
 	// the API showed (from StopMs to EndpointOutMs when WindowMs < 0);
 	// AfterEndpointOut those started when or after the endpoint left the traffic,
@@ -59,6 +67,18 @@ type RequestSpan struct {
 	Races [][2]int64
 	// EndpointOut is when the first endpoint left, in ms (nil: never).
 	EndpointOut *int64
+	// Stop is when the pod was told to stop, in ms (nil: not known, then
+	// only EndpointOut bounds the stale rules, staleRule).
+	Stop *int64
+}
+
+// staleRule reports whether a request started at ms that the network gave
+// no answer to can be kube-proxy's rules still sending to the stopped
+// pod's address (they lag the EndpointSlice, docs/probe.md): it started
+// when or after the endpoint left the traffic and the pod was told to
+// stop. Before either, the pod's address answers.
+func (sp RequestSpan) staleRule(ms int64) bool {
+	return sp.EndpointOut != nil && ms >= *sp.EndpointOut && (sp.Stop == nil || ms >= *sp.Stop)
 }
 
 // JudgeRequests counts the requests, their failures by kind and place,
@@ -84,6 +104,10 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 		}
 		if rv.LastFailedMs == nil || ms > *rv.LastFailedMs {
 			rv.LastFailedMs = ptr(ms)
+		}
+		if r.Kind == probe.NoAnswer && !sp.staleRule(ms) {
+			rv.Network++
+			continue
 		}
 		switch {
 		case inAny(ms, sp.Races):
@@ -114,7 +138,7 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 	if tl.ProbeURL == "" {
 		return nil
 	}
-	sp := RequestSpan{Ms: tl.Ms, End: terminationEnd(tl, evs), EndpointOut: v.EndpointOutMs}
+	sp := RequestSpan{Ms: tl.Ms, End: terminationEnd(tl, evs), EndpointOut: v.EndpointOutMs, Stop: v.StopMs}
 	if v.WindowMs != nil && sigtermOrder(v) == orderBefore && sigkilledAfterSigterm(v) == nil {
 		sp.Races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
 	}
@@ -153,17 +177,23 @@ func percentiles(ds []time.Duration) (p50, p99 *float64) {
 }
 
 // requestFindings says how many requests failed, when, and how that
-// relates to what the API showed. Any failed request is a risk.
+// relates to what the API showed. Any failed request is a risk, but for
+// those the network gave no answer to outside the termination
+// (RequestsVerdict.Network): a fact, the network's, not the app's.
 func requestFindings(v *Verdict, l *findingList) {
 	rv := v.Requests
 	if rv == nil {
 		return
 	}
-	if rv.Failed == 0 {
+	switch {
+	case rv.Failed == 0:
 		l.fact("0 of %d requests to %s failed", rv.Total, rv.URL)
-	} else {
+	case rv.Failed > rv.Network:
 		l.risk("%d of %d requests failed between %+d ms and %+d ms (%s)", rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds))
 		l.risk("%s", placeFailures(v))
+	}
+	if rv.Network > 0 {
+		l.fact("%s", networkText(rv))
 	}
 	if lat := LatencyText(rv, "the delete request", "the termination"); lat != "" {
 		l.fact("request latency p50/p99: %s", lat)
@@ -179,7 +209,7 @@ func placeFailures(v *Verdict) string {
 	switch {
 	case v.WindowMs != nil && sigtermOrder(v) == orderBefore && sigkilledAfterSigterm(v) == nil:
 		s = fmt.Sprintf("%d of them inside the race window the API showed (%+d ms to %+d ms), %d after the endpoint left the traffic", rv.InRaceWindow, *v.StopMs, *v.EndpointOutMs, rv.AfterEndpointOut)
-	case v.EndpointOutMs != nil && rv.AfterEndpointOut == rv.Failed:
+	case v.EndpointOutMs != nil && rv.AfterEndpointOut == rv.Failed-rv.Network:
 		s = fmt.Sprintf("the API showed no race window, yet %d failed after the endpoint left the traffic at %+d ms: the data plane kept routing to the pod while it converged, which the API cannot show", rv.AfterEndpointOut, *v.EndpointOutMs)
 	case v.WindowMs != nil && sigtermOrder(v) == orderUnknown && sigkilledAfterSigterm(v) == nil:
 		s = fmt.Sprintf("SIGTERM (between %+d and %+d ms) and the endpoint leaving the traffic (%+d ms) are too close for the API to order; the failures show that the pod stopped serving while the data plane still sent it requests", *v.SigtermEarliestMs, *v.SigtermLatestMs, *v.EndpointOutMs)
@@ -212,8 +242,10 @@ func lateRequestsText(kinds []LabelCount) string {
 	var parts []string
 	for _, k := range kinds {
 		switch k.Kind {
+		case probe.NoAnswer:
+			parts = append(parts, fmt.Sprintf("%d got no answer at all (no connection: rules still sending to the pod's address, where nothing answered)", k.Count))
 		case probe.Timeout:
-			parts = append(parts, fmt.Sprintf("%d got no answer at all (timeouts: rules still sending to the pod's address, where nothing answered)", k.Count))
+			parts = append(parts, fmt.Sprintf("%d timed out once connected (something accepted the connection and did not answer in time)", k.Count))
 		case probe.Refused:
 			parts = append(parts, fmt.Sprintf("%d were refused (the app's port closed, or kube-proxy rejecting a Service left with no endpoint)", k.Count))
 		case probe.Reset:
@@ -248,3 +280,10 @@ func LatencyText(rv *RequestsVerdict, start, what string) string {
 // milliseconds, rounded to the microsecond so that the text prints what it
 // printed when the latency was kept in milliseconds.
 func msOf(sec float64) float64 { return math.Round(sec*1e6) / 1000 }
+
+// networkText says which failures were the network's: no connection was
+// ever set up, at a time the pod's own address would have answered.
+func networkText(rv *RequestsVerdict) string {
+	return fmt.Sprintf("%d of %d requests to %s got no answer: network (no connection was ever set up: the packets were dropped or found no route on the way), while the pod was still routed and not yet told to stop, when its own kernel would have answered: the network's failures, not the app's; they tell nothing of its shutdown",
+		rv.Network, rv.Total, rv.URL)
+}

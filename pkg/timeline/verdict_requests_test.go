@@ -136,3 +136,43 @@ func TestRequestLinesOnlyOnFailuresOrChange(t *testing.T) {
 		t.Errorf("line %+v", p.lines[1])
 	}
 }
+
+// Requests the network gave no answer to while the pod was still routed
+// and not yet told to stop (a route dropped on the way) are the network's:
+// named so, never a risk of the app; the same failures once the pod was
+// stopped and its endpoint out are kube-proxy's stale rules to its
+// address, held against the termination as before.
+func TestNoAnswerBeforeTheStopIsTheNetworks(t *testing.T) {
+	quiet := terminate(t, 30, true, 5, []string{"web"}, 5200, 0, nil)
+	base := ComputeWith(quiet, Options{})
+	tl := terminate(t, 30, true, 5, []string{"web"}, 5200, 0, nil)
+	probed(tl, -1000, 6000, 2*time.Millisecond, func(ms int64) string {
+		if ms >= 300 && ms < 3300 {
+			return string(probe.NoAnswer)
+		}
+		return ""
+	})
+	v := ComputeWith(tl, Options{})
+	rv := v.Requests
+	if rv == nil || rv.Failed != 60 || rv.Network != 60 || rv.AfterEndpointOut != 0 || rv.InRaceWindow != 0 {
+		t.Fatalf("requests verdict %+v", rv)
+	}
+	if v.Risk != base.Risk || hasFinding(v, "requests failed") {
+		t.Errorf("risk %v (without the probe %v), findings %q", v.Risk, base.Risk, v.Findings)
+	}
+	if !hasFinding(v, "60 of 141 requests to http://shop.example.com/ got no answer: network") || !hasFinding(v, "not the app's") {
+		t.Errorf("no finding names the network: %q", v.Findings)
+	}
+
+	late := terminate(t, 30, true, 5, []string{"web"}, 5200, 0, nil)
+	probed(late, -1000, 6000, 2*time.Millisecond, func(ms int64) string {
+		if ms >= 5300 && ms < 5800 {
+			return string(probe.NoAnswer)
+		}
+		return ""
+	})
+	lv := ComputeWith(late, Options{})
+	if lv.Requests.Network != 0 || lv.Requests.AfterEndpointOut != 10 || !lv.Risk || !hasFinding(lv, "10 got no answer at all") {
+		t.Errorf("no answer after the stop: %+v, risk %v, findings %q", lv.Requests, lv.Risk, lv.Findings)
+	}
+}

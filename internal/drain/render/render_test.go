@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
@@ -89,6 +92,26 @@ func TestSummaryOfADrainStoppedBeforeTheCordon(t *testing.T) {
 		Summary(&b, &drain.NodeResult{Node: "n1", Outcome: outcome}, 0)
 		if got := strings.TrimSpace(b.String()); got != want {
 			t.Errorf("%s: summary %q, want %q", outcome, got, want)
+		}
+	}
+}
+
+// A drain that stopped while its node's kubelet was silent says so, from
+// the read at the end, and names the pods stuck terminating there.
+func TestSummaryOfANodeThatStoppedReporting(t *testing.T) {
+	var b bytes.Buffer
+	hb := metav1.NewTime(time.Date(2026, 12, 2, 14, 1, 2, 0, time.UTC))
+	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeInterrupted, CordonedByUs: true, EvictionsStarted: true,
+		Pods: []drain.PodProgress{{Namespace: "shop", Name: "a", State: drain.StateTerminating, Attempts: 1}},
+		After: &drain.NodeAfter{Known: true, Unschedulable: true, NewPods: []string{}, NotReporting: &drain.NodeSilence{
+			LastHeartbeat: &hb, Ready: corev1.ConditionUnknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.",
+			LeaseExpired: true, Unreachable: true, Terminating: []string{"shop/a"}}}}, 0)
+	out := b.String()
+	for _, want := range []string{"evicted: 0, still on the node: 1 (1 terminating",
+		"node n1 stopped reporting: its kubelet's last heartbeat was at 14:01:02Z; its Lease expired; its Ready condition is Unknown (NodeStatusUnknown: Kubelet stopped posting node status.); tainted node.kubernetes.io/unreachable",
+		"1 pod(s) stuck terminating on it: shop/a;", "waiting will not help until the node reports again"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
 }

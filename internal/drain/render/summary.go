@@ -58,6 +58,7 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	left := len(res.Pods) - counts[drain.StateGone] - counts[drain.StateUnknown]
 	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)%s\n",
 		gone[drain.GoneByEviction], byOthers(gone), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
+	silenceLines(w, res, name)
 	cordonLine(w, res, name)
 }
 

@@ -176,7 +176,7 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	switch {
 	case v.CannotTell:
 		head = "CANNOT TELL: a watch was cut or stalled while the race was decided (no risk seen in what arrived)"
-	case v.Risk && v.Requests != nil && v.Requests.Failed > 0:
+	case v.Risk && v.Requests != nil && v.Requests.Failed > v.Requests.Network:
 		head = fmt.Sprintf("RISK: %d of %d requests failed while this pod terminated", v.Requests.Failed, v.Requests.Total)
 	case v.Risk:
 		head = "RISK: requests can fail while this pod terminates"
