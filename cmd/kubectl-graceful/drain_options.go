@@ -88,13 +88,7 @@ func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 // without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
 // selectors, a non-positive retry delay, --max-concurrent-nodes below 1.
 func (o *drainNodeOptions) Validate() error {
-	switch {
-	case len(o.NodeNames) == 0 && o.Selector == "":
-		return errMissingArg("the nodes or select them with -l", "drain node NAME... (or -l SELECTOR)")
-	case len(o.NodeNames) > 0 && o.Selector != "":
-		return errNamesAndSelector("node")
-	}
-	if err := firstNamedTwice("node", o.NodeNames); err != nil {
+	if err := validateNodeArgs(o.NodeNames, o.Selector, "drain node NAME... (or -l SELECTOR)"); err != nil {
 		return err
 	}
 	if o.Flags.DisableEviction && !o.YesBypassPDB {
