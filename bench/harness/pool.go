@@ -24,8 +24,10 @@ type poolRun struct {
 	// m is the drain's measurement (peak RSS, exit code).
 	m Measurement
 	// requests is the apiserver's count of the drain's requests
-	// (drainRequests), when asked for.
+	// (drainRequests), when asked for; own is what the drain sent
+	// itself, from its -v 6 log (clientRequests), when it was logged.
 	requests int64
+	own      requestCounts
 }
 
 // poolResult is everything the pool rows report.
