@@ -193,7 +193,7 @@ func requestFindings(v *Verdict, l *findingList) {
 		l.risk("%s", placeFailures(v))
 	}
 	if rv.Network > 0 {
-		l.fact("%s", networkText(rv))
+		l.fact("%s", NetworkText(rv))
 	}
 	if lat := LatencyText(rv, "the delete request", "the termination"); lat != "" {
 		l.fact("request latency p50/p99: %s", lat)
@@ -281,9 +281,10 @@ func LatencyText(rv *RequestsVerdict, start, what string) string {
 // printed when the latency was kept in milliseconds.
 func msOf(sec float64) float64 { return math.Round(sec*1e6) / 1000 }
 
-// networkText says which failures were the network's: no connection was
-// ever set up, at a time the pod's own address would have answered.
-func networkText(rv *RequestsVerdict) string {
+// NetworkText says which failures of rv were the network's
+// (RequestsVerdict.Network): no connection was ever set up, at a time the
+// pod's own address would have answered.
+func NetworkText(rv *RequestsVerdict) string {
 	return fmt.Sprintf("%d of %d requests to %s got no answer: network (no connection was ever set up: the packets were dropped or found no route on the way), while the pod was still routed and not yet told to stop, when its own kernel would have answered: the network's failures, not the app's; they tell nothing of its shutdown",
 		rv.Network, rv.Total, rv.URL)
 }
