@@ -162,9 +162,10 @@ func (d *nodeRun) includeLB(ctx context.Context, res *NodeResult) {
 }
 
 // warnLBNotExcluded adds the preflight's warning that LoadBalancer
-// Services keep the node through the drain, without --exclude-from-lb; a
-// failed list of Services adds nothing (the drain does not need them).
-func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report) {
+// Services keep the node through the drain, without --exclude-from-lb;
+// pods are the node's, for the Services of policy Local. A failed list of
+// Services adds nothing (the drain does not need them).
+func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, pods []corev1.Pod) {
 	if d.ExcludeFromLB || r == nil {
 		return
 	}
@@ -181,7 +182,7 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report) {
 	slices.SortStableFunc(svcs.Items, func(a, b corev1.Service) int {
 		return cmp.Compare(b2i(mine[b.Namespace]), b2i(mine[a.Namespace]))
 	})
-	if w, ok := preflight.LBNotExcluded(r.Node, svcs.Items); ok {
+	if w, ok := preflight.LBNotExcluded(r.Node, svcs.Items, pods); ok {
 		r.Warnings = append(r.Warnings, w)
 	}
 }

@@ -173,7 +173,7 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	}
 	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
 	res.Preflight = preflight.Check(in)
-	d.warnLBNotExcluded(ctx, res.Preflight)
+	d.warnLBNotExcluded(ctx, res.Preflight, in.Pods)
 	if d.DryRun && d.ServerDryRun {
 		preflight.ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
 	}

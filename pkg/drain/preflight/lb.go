@@ -5,17 +5,22 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // LBNotExcluded returns the warning that the cluster's LoadBalancer
 // Services keep sending to node through the drain: since Kubernetes 1.30 a
 // cordon no longer takes a node out of them (KEP-3458), only the label
-// node.kubernetes.io/exclude-from-external-load-balancers does. ok is
-// false when there is no LoadBalancer Service.
-func LBNotExcluded(node string, services []corev1.Service) (Issue, bool) {
+// node.kubernetes.io/exclude-from-external-load-balancers does. A
+// Service with externalTrafficPolicy Cluster counts wherever its pods run
+// (its load balancers send through every node); one with Local only when
+// it selects one of pods, the node's, since its load balancers' health
+// check (healthCheckNodePort) already fails on a node without its
+// endpoints. ok is false when no Service counts.
+func LBNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (Issue, bool) {
 	var names []string
 	for _, s := range services {
-		if s.Spec.Type == corev1.ServiceTypeLoadBalancer {
+		if s.Spec.Type == corev1.ServiceTypeLoadBalancer && (s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal || selectsAny(s, pods)) {
 			names = append(names, s.Namespace+"/"+s.Name)
 		}
 	}
@@ -29,4 +34,19 @@ func LBNotExcluded(node string, services []corev1.Service) (Issue, bool) {
 	return Issue{Kind: WarningLBNotExcluded, Message: fmt.Sprintf(
 		"%d LoadBalancer Service(s) (%s): the cordon does not take node %s out of their load balancers (Kubernetes 1.30+, KEP-3458), so they may keep sending it connections through the drain; --exclude-from-lb labels it %s first",
 		len(names), strings.Join(shown, ", "), node, corev1.LabelNodeExcludeBalancers)}, true
+}
+
+// selectsAny reports whether svc's selector matches a pod of pods in its
+// namespace; a Service without a selector matches none.
+func selectsAny(svc corev1.Service, pods []corev1.Pod) bool {
+	if len(svc.Spec.Selector) == 0 {
+		return false
+	}
+	sel := labels.SelectorFromSet(svc.Spec.Selector)
+	for _, p := range pods {
+		if p.Namespace == svc.Namespace && sel.Matches(labels.Set(p.Labels)) {
+			return true
+		}
+	}
+	return false
 }

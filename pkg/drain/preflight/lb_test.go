@@ -1,0 +1,42 @@
+package preflight
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// lbSvc is a LoadBalancer Service of ns selecting app, with policy.
+func lbSvc(ns, name, app string, policy corev1.ServiceExternalTrafficPolicy) corev1.Service {
+	return corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": app}, ExternalTrafficPolicy: policy}}
+}
+
+// Which LoadBalancer Services keep sending to a cordoned node: those of
+// policy Cluster wherever their pods are (every node is a target), those of
+// policy Local only when the node runs one of their pods (elsewhere the
+// load balancer's health check already fails); no other type.
+func TestLBNotExcludedCountsTheServicesThatReachTheNode(t *testing.T) {
+	pods := []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-1", Labels: map[string]string{"app": "web"}}}}
+	clusterIP := lbSvc("shop", "internal", "web", "")
+	clusterIP.Spec.Type = corev1.ServiceTypeClusterIP
+	svcs := []corev1.Service{
+		lbSvc("other", "ingress", "nginx", corev1.ServiceExternalTrafficPolicyCluster),
+		lbSvc("shop", "web", "web", corev1.ServiceExternalTrafficPolicyLocal),
+		lbSvc("shop", "api", "api", corev1.ServiceExternalTrafficPolicyLocal),
+		lbSvc("other", "web", "web", corev1.ServiceExternalTrafficPolicyLocal),
+		clusterIP,
+	}
+	w, ok := LBNotExcluded("node-1", svcs, pods)
+	if !ok || w.Kind != WarningLBNotExcluded {
+		t.Fatalf("no lb-not-excluded warning: %+v", w)
+	}
+	if !strings.HasPrefix(w.Message, "2 LoadBalancer Service(s) (other/ingress, shop/web): ") {
+		t.Errorf("message %q, want the Cluster one and the Local one with a pod on the node", w.Message)
+	}
+	if _, ok := LBNotExcluded("node-1", svcs[2:], pods); ok {
+		t.Errorf("a warning for Local Services with no pod on the node")
+	}
+}
