@@ -247,7 +247,11 @@ func (h *harness) watchPoolDrain(ctx context.Context, p *fixture.NodePool, argv 
 		return run, watchLines{}, err
 	}
 	run.own = clientRequests(stderr.String())
-	h.logf("%s: its own requests (-v 6 log) %s", argv[0], run.own.top(16))
+	log := filepath.Join(h.cfg.OutDir, fmt.Sprintf("drain-requests-%s-%s-%s.log", filepath.Base(argv[0]), p.Name, map[bool]string{true: "watch", false: "plain"}[watch]))
+	if err := os.WriteFile(log, stderr.Bytes(), 0o644); err != nil {
+		return run, watchLines{}, err
+	}
+	h.logf("%s: its own requests (-v 6 log, %s) %s", argv[0], log, run.own.top(16))
 	t0 := time.Now()
 	if err := p.WaitReadyOnSpares(ctx, h.cs, 3*time.Minute); err != nil {
 		return run, watchLines{}, err
