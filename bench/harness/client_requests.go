@@ -21,19 +21,27 @@ var clientResponse = regexp.MustCompile(`verb="([A-Z]+)" url="([^"]*)"`)
 // clientStatus matches the status of a logged response.
 var clientStatus = regexp.MustCompile(`status="[^"]*"`)
 
+// plainResponse matches the unstructured -v 6 line of one response that
+// older client-go (kubectl v1.32's) writes once per request:
+// `round_trippers.go:560] GET https://host/api/v1/nodes 200 OK in 2 milliseconds`.
+var plainResponse = regexp.MustCompile(`round_trippers\.go:\d+\] ([A-Z]+) (\S+) \d{3} .* in \d+ milliseconds`)
+
 // clientRequests counts the requests in a command's client-go -v 6 log
 // (its stderr) by "VERB resource" (or "VERB resource/subresource"), the
-// keys drainRequests uses. client-go logs some responses twice, not always
-// on adjacent lines: a request line (verb, URL and status) seen n times
-// is (n+1)/2 requests, as the small-pool e2e counts them.
+// keys drainRequests uses. client-go v0.37 logs some responses twice, not
+// always on adjacent lines: a request line (verb, URL and status) seen n
+// times is (n+1)/2 requests, as the small-pool e2e counts them; an older
+// client-go's unstructured line is one request.
 func clientRequests(log string) requestCounts {
 	seen := map[string]int{}
+	out := requestCounts{}
 	for _, line := range strings.Split(log, "\n") {
 		if m := clientResponse.FindString(line); m != "" && strings.Contains(line, "status=") {
 			seen[m+" "+clientStatus.FindString(line)]++
+		} else if m := plainResponse.FindStringSubmatch(line); m != nil {
+			out[requestKind(m[1], m[2])]++
 		}
 	}
-	out := requestCounts{}
 	for line, n := range seen {
 		m := clientResponse.FindStringSubmatch(line)
 		out[requestKind(m[1], m[2])] += int64((n + 1) / 2)

@@ -30,3 +30,23 @@ I1202 18:01:02.000009 1 round_trippers.go:632] "Response" verb="GET" url="https:
 		t.Errorf("total %d, want 7", got.total())
 	}
 }
+
+// kubectl v1.32 writes one unstructured line per response: each counts.
+func TestClientRequestsReadsOlderKubectl(t *testing.T) {
+	log := `I1202 18:22:48.330587   17961 round_trippers.go:560] GET https://127.0.0.1:33793/api/v1/nodes?limit=500 200 OK in 2 milliseconds
+I1202 18:22:48.330588   17961 round_trippers.go:560] GET https://127.0.0.1:33793/api/v1/namespaces/a/pods/p-1 200 OK in 2 milliseconds
+I1202 18:22:48.330589   17961 round_trippers.go:560] GET https://127.0.0.1:33793/api/v1/namespaces/a/pods/p-1 404 Not Found in 1 milliseconds
+I1202 18:22:48.330590   17961 round_trippers.go:560] POST https://127.0.0.1:33793/api/v1/namespaces/a/pods/p-1/eviction 429 Too Many Requests in 3 milliseconds
+I1202 18:22:48.330591   17961 round_trippers.go:560] POST https://127.0.0.1:33793/api/v1/namespaces/a/pods/p-1/eviction 201 Created in 3 milliseconds
+`
+	got := clientRequests(log)
+	want := requestCounts{"LIST nodes": 1, "GET pods": 2, "POST pods/eviction": 2}
+	if len(got) != len(want) {
+		t.Fatalf("counts %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %d, want %d (all: %v)", k, got[k], v, got)
+		}
+	}
+}
