@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"errors"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,12 +74,17 @@ func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker, 
 	return after
 }
 
+// heldWait bounds the wait for the node's pod watch's first list before
+// the pods are listed instead.
+const heldWait = 5 * time.Second
+
 // podsAfter returns the pods of node the drain would evict now: from
-// watched when it holds them, else listed with kubectl's filters.
+// watched when it holds them (its first list waited for up to heldWait),
+// else listed with kubectl's filters.
 func (d *nodeRun) podsAfter(ctx context.Context, node string, watched *nodePods) ([]corev1.Pod, error) {
 	if watched != nil {
 		selector, err := labels.Parse(d.PodSelector)
-		if held, ok := watched.held(); ok && err == nil {
+		if held, ok := watched.waitHeld(ctx, heldWait); ok && err == nil {
 			var out []corev1.Pod
 			for _, p := range held {
 				if selector.Matches(labels.Set(p.Labels)) && preflight.Evicts(p, d.Flags) {

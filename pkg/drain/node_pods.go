@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -55,6 +56,10 @@ type nodePods struct {
 	// listed is true once a list came; inGap while a gap is open (the
 	// watch may have missed changes).
 	listed, inGap bool
+	// settled is closed when listed first turns true or the watch fails
+	// for good: what waitHeld waits on.
+	settled     chan struct{}
+	settledOnce sync.Once
 }
 
 // goneKey is the key of one pod object: its name and UID.
@@ -62,7 +67,7 @@ func goneKey(pod *corev1.Pod) string { return podKey(pod) + "\x00" + string(pod.
 
 // newNodePods starts from the pods the drain listed.
 func newNodePods(listed []corev1.Pod) *nodePods {
-	c := &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}, wake: map[string]chan struct{}{}}
+	c := &nodePods{pods: map[string]*corev1.Pod{}, gone: map[string]bool{}, wake: map[string]chan struct{}{}, settled: make(chan struct{})}
 	for i := range listed {
 		c.pods[podKey(&listed[i])] = &listed[i]
 	}
@@ -154,11 +159,13 @@ func (c *nodePods) notice(n listwatch.Notice) {
 		// watch is refused for good.
 		if apierrors.IsForbidden(n.Err) || apierrors.IsUnauthorized(n.Err) {
 			c.failed = n.Err
+			c.settle()
 		}
 		c.wakeAll()
 	case listwatch.KindList:
 		c.replace(n.List, !c.replays)
 		c.replays, c.listed, c.inGap = false, true, false
+		c.settle()
 	case listwatch.KindGapOpen:
 		c.inGap = true
 	case listwatch.KindGapClose:
@@ -242,6 +249,24 @@ func (c *nodePods) current(pod *corev1.Pod) (latest *corev1.Pod, gone bool, fail
 		latest = held
 	}
 	return latest, c.gone[goneKey(pod)], c.failed, w
+}
+
+// settle closes settled, once.
+func (c *nodePods) settle() { c.settledOnce.Do(func() { close(c.settled) }) }
+
+// waitHeld is held once the watch's first list came (or it failed for
+// good), waiting at most limit for it: a node whose drain had nothing to
+// evict can end before its watch list has, and its pods read from the
+// watch cost no request where a list of them costs one.
+func (c *nodePods) waitHeld(ctx context.Context, limit time.Duration) ([]*corev1.Pod, bool) {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-c.settled:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return c.held()
 }
 
 // held returns the pods the watch holds now, and false when it cannot
