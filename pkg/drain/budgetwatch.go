@@ -38,6 +38,10 @@ type budgetWatch struct {
 	// held eviction at every status change of any budget (O(pods x
 	// changes), the drain's largest CPU cost at 2,000 pods).
 	wake map[string]chan struct{}
+	// changes counts, per budget, the statuses taken: a refusal answered
+	// while the count stood where it stood at the request's sending was
+	// judged on a status newer than any held (budgetWatch.changes).
+	changes map[string]uint64
 	// synced are the informers' HasSynced.
 	synced []cache.InformerSynced
 }
@@ -48,7 +52,7 @@ type budgetWatch struct {
 // and retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
-		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
+		seen: map[string]bool{}, wake: map[string]chan struct{}{}, changes: map[string]uint64{}}
 	var listed atomic.Bool
 	if r.Watches.Subscribe(ctx, timeline.StreamBudgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
@@ -104,6 +108,10 @@ func (w *budgetWatch) set(obj any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.allowed[pdbName(pdb)] = pdb.Status.DisruptionsAllowed
+	if w.changes == nil {
+		w.changes = map[string]uint64{}
+	}
+	w.changes[pdbName(pdb)]++
 	w.disrupted[pdbName(pdb)] = pdb.Status.DisruptedPods
 	for pod := range pdb.Status.DisruptedPods {
 		w.seen[pdbName(pdb)+"\x00"+pod] = true
@@ -124,6 +132,16 @@ func (w *budgetWatch) forget() {
 		close(c)
 	}
 	w.wake = map[string]chan struct{}{}
+}
+
+// changeCount returns how many statuses of pdb the watch took so far.
+func (w *budgetWatch) changeCount(pdb string) uint64 {
+	if w == nil || pdb == "" {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.changes[pdb]
 }
 
 // state returns the PDB's disruptionsAllowed (-1 when unknown) and a channel

@@ -67,7 +67,7 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 			return err
 		}
 		e.tracker.attempt(pod.Namespace, pod.Name)
-		sentVersion := pod.ResourceVersion
+		sentVersion, sentBudget := pod.ResourceVersion, e.budgets.changeCount(e.pdbOf[podKey(pod)])
 		err := e.send(ctx, pod, r.conflicts < maxConflicts)
 		a := eviction.Read(err)
 		e.pacer.done(e.pdbOf[podKey(pod)], pod.Name, a.Kind == eviction.Accepted || a.Kind == eviction.Lost)
@@ -86,7 +86,7 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 		if e.overrideDue(a) {
 			return e.override(ctx, pod)
 		}
-		if !e.waitRetry(ctx, pod, a, &r) {
+		if !e.waitRetry(ctx, pod, a, &r, sentBudget) {
 			return fmt.Errorf("eviction not retried: %w", context.Cause(ctx))
 		}
 		if a.Kind == eviction.Lost {

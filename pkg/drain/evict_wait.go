@@ -31,8 +31,13 @@ func (e *evictor) record(pod *corev1.Pod, a eviction.Answer, backoff time.Durati
 // 429 no longer than until the budget's watch shows it allowing a
 // disruption; and no longer than until the node's pod watch shows the pod
 // gone or terminating (deleted by another client, by its namespace). It
-// reports false at once when ctx ends.
-func (e *evictor) waitRetry(ctx context.Context, pod *corev1.Pod, a eviction.Answer, r *podRetries) bool {
+// reports false at once when ctx ends. sent is the budget's changeCount
+// when the refused request went: while it stands, a status allowing a
+// disruption is older than the API server's refusal (another pod's
+// eviction took the disruption), so the wait goes on until the next
+// status instead of sending again at once, which, with every pod of the
+// budget waiting on it, sent a burst of requests bound to be refused.
+func (e *evictor) waitRetry(ctx context.Context, pod *corev1.Pod, a eviction.Answer, r *podRetries, sent uint64) bool {
 	wait := max(e.backoff.delay(r.refused), a.RetryAfter)
 	pdb := ""
 	switch a.Kind {
@@ -46,7 +51,8 @@ func (e *evictor) waitRetry(ctx context.Context, pod *corev1.Pod, a eviction.Ans
 	for {
 		allowed, budgetChanged := e.budgets.state(pdb)
 		latest, gone, failed, podChanged := e.pods.current(pod)
-		if allowed > 0 || gone || failed != nil || latest.DeletionTimestamp != nil {
+		fresh := pdb == "" || e.budgets.changeCount(pdb) != sent
+		if allowed > 0 && fresh || gone || failed != nil || latest.DeletionTimestamp != nil {
 			return true
 		}
 		select {
