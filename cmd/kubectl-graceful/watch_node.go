@@ -82,20 +82,16 @@ func (o *watchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	return err
 }
 
-// Validate rejects what cannot be watched, before anything is read.
+// Validate rejects what cannot be watched, before anything is read: the
+// node arguments as drain and uncordon refuse them, then the flags.
 func (o *watchNodeOptions) Validate() error {
-	switch {
-	case len(o.Nodes) == 0 && o.Selector == "":
-		return errMissingArg("the nodes or select them with -l", "watch node NAME... (or -l SELECTOR)")
-	case len(o.Nodes) > 0 && o.Selector != "":
-		return errNamesAndSelector("node")
-	case o.Settle < 0 || o.Timeout < 0:
+	if err := validateNodeArgs(o.Nodes, o.Selector, "watch node NAME... (or -l SELECTOR)"); err != nil {
+		return err
+	}
+	if o.Settle < 0 || o.Timeout < 0 {
 		return errors.New("--settle and --timeout must not be negative")
 	}
 	if err := validateOutput("watch node", o.Output, watchFormats...); err != nil {
-		return err
-	}
-	if err := firstNamedTwice("node", o.Nodes); err != nil {
 		return err
 	}
 	return validatePropagation(o.Propagation)

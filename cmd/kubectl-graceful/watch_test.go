@@ -64,6 +64,30 @@ func TestWatchPropagationDefaultIsThePreStopFloor(t *testing.T) {
 	}
 }
 
+// watch node refuses its node arguments as drain node and uncordon do,
+// before its flags: the same line for the same mistake.
+func TestWatchNodeValidate(t *testing.T) {
+	for _, c := range []struct {
+		edit func(o *watchNodeOptions)
+		want string // "" = valid
+	}{
+		{func(o *watchNodeOptions) {}, ""},
+		{func(o *watchNodeOptions) { o.Nodes = nil }, "name the nodes or select them with -l: kubectl graceful watch node NAME... (or -l SELECTOR)"},
+		{func(o *watchNodeOptions) { o.Selector = "pool=old" }, "name nodes or select them with -l, not both"},
+		{func(o *watchNodeOptions) { o.Nodes = []string{"n", "n"}; o.Settle = -time.Second }, `node "n" is named twice`},
+		{func(o *watchNodeOptions) { o.Settle = -time.Second }, "--settle and --timeout must not be negative"},
+		{func(o *watchNodeOptions) { o.Output = "yml" }, `--output "yml" is not supported for watch node`},
+		{func(o *watchNodeOptions) { o.Propagation = 0 }, "--propagation 0s is not allowed"},
+	} {
+		o := watchNodeOptions{Nodes: []string{"n"}, Settle: time.Second, Propagation: 5 * time.Second}
+		c.edit(&o)
+		err := o.Validate()
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", o, err, c.want)
+		}
+	}
+}
+
 // A watch that saw no termination prints no verdict: the error says what
 // happened instead.
 func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
