@@ -37,10 +37,10 @@ var LoadBalancerResources = []loadBalancerResource{
 	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, inputTargetGroupBindings},
 }
 
-// AddLoadBalancerObject files a load balancer custom resource (a GKE
+// addLoadBalancerObject files a load balancer custom resource (a GKE
 // BackendConfig, an AWS TargetGroupBinding) from its unstructured content.
 // It returns false for any other kind.
-func (inv *Inventory) AddLoadBalancerObject(u *unstructured.Unstructured) bool {
+func (inv *Inventory) addLoadBalancerObject(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
 	switch {
 	case gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig":

@@ -38,13 +38,13 @@ type workloadRef struct {
 	Replicas               int32
 }
 
-// AddScalingObject files a KEDA ScaledObject (its scaleTargetRef, and
+// addScalingObject files a KEDA ScaledObject (its scaleTargetRef, and
 // minReplicaCount, default 0, as the floor) or an Argo Rollout with a
 // spec.workloadRef and no template of its own. It returns false for any
 // other object (a Rollout with a template is a generic workload).
 // Sources: KEDA ScaledObject spec (keda.sh/v1alpha1), Argo Rollouts
 // "Rollout: workloadRef" (docs/features/specification.md).
-func (inv *Inventory) AddScalingObject(u *unstructured.Unstructured, src *Source) bool {
+func (inv *Inventory) addScalingObject(u *unstructured.Unstructured, src *Source) bool {
 	gvk := u.GroupVersionKind()
 	switch {
 	case gvk.Group == "keda.sh" && gvk.Kind == kindScaledObject:

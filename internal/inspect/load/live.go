@@ -192,9 +192,7 @@ func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 			continue
 		}
 		for i := range list.Items {
-			if !l.inv.AddLoadBalancerObject(&list.Items[i]) {
-				l.inv.AddScalingObject(&list.Items[i], nil)
-			}
+			l.inv.Add(&list.Items[i], nil)
 		}
 	}
 }
