@@ -196,7 +196,7 @@ func (o *watchPodOptions) Run(ctx context.Context) error {
 	if tl == nil {
 		return sayNotFound(ctx, o.client, err, "pod", o.namespace)
 	}
-	if !tl.Started() {
+	if tl.T0.IsZero() {
 		return o.noTermination(tl, err)
 	}
 	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.propagation})
