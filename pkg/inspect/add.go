@@ -21,8 +21,8 @@ import (
 // Add files one object into the inventory: typed workloads (Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob), Services, PDBs,
 // HPAs and Ingresses, and unstructured custom resources of the kinds the
-// checks read (LoadBalancerResources, ScalingResources, and
-// CustomResourceDefinitions, for which kinds have a scale subresource).
+// checks read (CustomResources, and CustomResourceDefinitions, for which
+// kinds have a scale subresource).
 // Objects managed by another workload (a ReplicaSet owned by a
 // Deployment, a pod with a controller, a Job owned by a CronJob) are
 // counted but not audited, so each workload is reported once, through its

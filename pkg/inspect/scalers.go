@@ -19,10 +19,10 @@ const (
 	kindScaledObject = "ScaledObject"
 )
 
-// ScalingResources are the custom resources that set a workload's
+// scalingResources are the custom resources that set a workload's
 // replicas or pod template, read by a live audit where the cluster serves
 // them: KEDA ScaledObjects, Argo Rollouts (those with a workloadRef).
-var ScalingResources = []loadBalancerResource{
+var scalingResources = []customResource{
 	{schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}, inputScaledObjects},
 	{schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}, inputRollouts},
 }
