@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
+
+// client stands for the program's clientset (kubernetes.NewForConfig).
+var client kubernetes.Interface
 
 // Follow a node's drain, whoever drains it, as `watch node node-1` does:
 // Follow calls Ready once every watch has listed (start a drain of your
@@ -22,12 +24,6 @@ import (
 // Follow needs a cluster (its watches use the client's REST client, which
 // a fake clientset lacks): this example is compiled, not run.
 func ExampleFollow() {
-	cfg, err := clientcmd.BuildConfigFromFlags("", clientcmd.RecommendedHomeFile)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return
-	}
-	client := kubernetes.NewForConfigOrDie(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
+
+// client stands for the program's clientset (kubernetes.NewForConfig).
+var client kubernetes.Interface
 
 // Restart a Deployment and follow its rollout, as `watch deployment/web
 // --restart` does: Follow opens its watches, sends the restart once each
@@ -21,15 +23,10 @@ import (
 // Follow needs a cluster (its watches use the client's REST client, which
 // a fake clientset lacks): this example is compiled, not run.
 func ExampleFollow() {
-	cfg, err := clientcmd.BuildConfigFromFlags("", clientcmd.RecommendedHomeFile)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	r, err := rollout.Follow(ctx, rollout.Config{Client: kubernetes.NewForConfigOrDie(cfg),
+	r, err := rollout.Follow(ctx, rollout.Config{Client: client,
 		Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: "web"}, Action: rollout.Restart,
 		Printer: rollout.Printer{Capacity: func(_ *rollout.Rollout, service string, s rollout.CapacitySample) {
 			fmt.Println(service, "ready:", s.Ready, "of", s.Desired)
