@@ -27,40 +27,40 @@ import (
 type auditOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	// Filenames, Recursive and Kustomize select manifest mode (-f, -R, -k).
-	Filenames []string
-	Recursive bool
-	Kustomize string
-	// MaxInputSize bounds what is read of each -f input ("256Mi").
-	MaxInputSize string
+	// filenames, recursive and kustomize select manifest mode (-f, -R, -k).
+	filenames []string
+	recursive bool
+	kustomize string
+	// maxInputSize bounds what is read of each -f input ("256Mi").
+	maxInputSize string
 	// afterLoad, when set, runs once the manifests are read: the tests
 	// change a file there, as another process could.
 	afterLoad func()
-	// Selector (-l) and AllNamespaces (-A) narrow live mode.
-	Selector      string
-	AllNamespaces bool
-	// Resources are resource arguments (deployment/checkout) in live mode.
-	Resources []string
+	// selector (-l) and allNamespaces (-A) narrow live mode.
+	selector      string
+	allNamespaces bool
+	// resources are resource arguments (deployment/checkout) in live mode.
+	resources []string
 	// fleet audits several clusters (--contexts, --all-contexts).
 	fleet fleetOptions
 
-	// ConfigFile (--config) is a YAML file of defaults for the flags below
+	// configFile (--config) is a YAML file of defaults for the flags below
 	// (see auditConfig); flags given on the command line win.
-	ConfigFile  string
-	Output      string
-	FailOn      string
-	Skip        []string
-	Color       string
-	KubeVersion string
+	configFile  string
+	output      string
+	failOnFlag  string
+	skip        []string
+	colorFlag   string
+	kubeVersion string
 
-	// ShutdownSeconds (seconds; -1 means not set), PreStopFloor and
-	// MaxGrace (seconds) tune the checks.
-	ShutdownSeconds int64
-	PreStopFloor    int64
-	MaxGrace        int64
-	// DrainerCap is --drainer-cap: a drainer's limit on a pod's
+	// shutdownSeconds (seconds; -1 means not set), preStopFloor and
+	// maxGrace (seconds) tune the checks.
+	shutdownSeconds int64
+	preStopFloor    int64
+	maxGrace        int64
+	// drainerCap is --drainer-cap: a drainer's limit on a pod's
 	// termination to compare each workload's shutdown with; 0 for none.
-	DrainerCap time.Duration
+	drainerCap time.Duration
 
 	fix fixOptions
 	// explainFlag is the removed --explain ID, kept hidden so that its
@@ -96,24 +96,24 @@ Explain a check: kubectl graceful audit explain ID`,
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
-	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest files or directories to audit, or - for stdin (no cluster needed)")
-	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Walk -f directories recursively")
-	f.StringVar(&o.MaxInputSize, "max-input-size", "256Mi", "Read at most this much of each -f input (file or stdin), a quantity such as 256Mi; a larger input is reported as not read")
-	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory to build and audit (no cluster needed)")
-	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector narrowing the workloads audited (live)")
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Audit every namespace (live)")
-	f.StringVarP(&o.Output, "output", "o", "table", "Output format: "+strings.Join(report.Formats, ", "))
-	f.StringVar(&o.FailOn, "fail-on", "error", "Exit 2 when a finding is at or above: error, warning, info, none")
-	f.StringSliceVar(&o.Skip, "skip", nil, "Check IDs not to run (comma-separated)")
-	f.StringVar(&o.Color, "color", "auto", "Colour severities: auto (on a terminal, unless NO_COLOR is set), always, never")
-	f.StringVar(&o.KubeVersion, "kube-version", "", "Target Kubernetes version for manifests (e.g. 1.29; default: current)")
+	f.StringSliceVarP(&o.filenames, "filename", "f", nil, "Manifest files or directories to audit, or - for stdin (no cluster needed)")
+	f.BoolVarP(&o.recursive, "recursive", "R", false, "Walk -f directories recursively")
+	f.StringVar(&o.maxInputSize, "max-input-size", "256Mi", "Read at most this much of each -f input (file or stdin), a quantity such as 256Mi; a larger input is reported as not read")
+	f.StringVarP(&o.kustomize, "kustomize", "k", "", "Kustomization directory to build and audit (no cluster needed)")
+	f.StringVarP(&o.selector, "selector", "l", "", "Label selector narrowing the workloads audited (live)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Audit every namespace (live)")
+	f.StringVarP(&o.output, "output", "o", "table", "Output format: "+strings.Join(report.Formats, ", "))
+	f.StringVar(&o.failOnFlag, "fail-on", "error", "Exit 2 when a finding is at or above: error, warning, info, none")
+	f.StringSliceVar(&o.skip, "skip", nil, "Check IDs not to run (comma-separated)")
+	f.StringVar(&o.colorFlag, "color", "auto", "Colour severities: auto (on a terminal, unless NO_COLOR is set), always, never")
+	f.StringVar(&o.kubeVersion, "kube-version", "", "Target Kubernetes version for manifests (e.g. 1.29; default: current)")
 	f.StringVar(&o.explainFlag, "explain", "", "Removed: use kubectl graceful audit explain ID")
 	_ = f.MarkHidden("explain")
-	f.StringVar(&o.ConfigFile, "config", "", "YAML file with defaults: skip, failOn, shutdownSeconds, prestopFloor, maxGrace, kubeVersion")
-	f.DurationVar(&o.DrainerCap, "drainer-cap", 0, "A drainer's limit on a pod's termination (cluster-autoscaler's --max-graceful-termination-sec, a Karpenter NodePool's terminationGracePeriod, 2m for spot): warn where preStop + app shutdown + load balancer deregistration is longer")
-	f.Int64Var(&o.ShutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
-	f.Int64Var(&o.PreStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
-	f.Int64Var(&o.MaxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
+	f.StringVar(&o.configFile, "config", "", "YAML file with defaults: skip, failOn, shutdownSeconds, prestopFloor, maxGrace, kubeVersion")
+	f.DurationVar(&o.drainerCap, "drainer-cap", 0, "A drainer's limit on a pod's termination (cluster-autoscaler's --max-graceful-termination-sec, a Karpenter NodePool's terminationGracePeriod, 2m for spot): warn where preStop + app shutdown + load balancer deregistration is longer")
+	f.Int64Var(&o.shutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
+	f.Int64Var(&o.preStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
+	f.Int64Var(&o.maxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")
 	o.fleet.addFlags(f)
 	o.fix.addFlags(f)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{
@@ -135,8 +135,8 @@ Explain a check: kubectl graceful audit explain ID`,
 // flags, resolves colour, the target version, --fail-on and the fleet's
 // contexts, and tees stdin for --fix -f -. Validate changes nothing.
 func (o *auditOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.Resources = args
-	if o.ConfigFile != "" {
+	o.resources = args
+	if o.configFile != "" {
 		if err := o.applyConfig(cmd); err != nil {
 			return err
 		}
@@ -152,8 +152,8 @@ func (o *auditOptions) Complete(cmd *cobra.Command, args []string) error {
 		}
 		o.namespace = ns
 	}
-	if o.KubeVersion != "" {
-		v, err := inspect.ParseVersion(o.KubeVersion)
+	if o.kubeVersion != "" {
+		v, err := inspect.ParseVersion(o.kubeVersion)
 		if err != nil {
 			return fmt.Errorf("--kube-version: %v", err)
 		}
@@ -161,7 +161,7 @@ func (o *auditOptions) Complete(cmd *cobra.Command, args []string) error {
 	}
 	o.color = o.useColor()
 	// A bad value is Validate's to name; only a good one is kept.
-	if sev, err := parseFailOn(o.FailOn); err == nil {
+	if sev, err := parseFailOn(o.failOnFlag); err == nil {
 		o.failOn = sev
 	}
 	o.completeFix()
@@ -169,13 +169,13 @@ func (o *auditOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 func (o *auditOptions) manifestMode() bool {
-	return len(o.Filenames) > 0 || o.Kustomize != ""
+	return len(o.filenames) > 0 || o.kustomize != ""
 }
 
 // useColor applies --color: always, never, or auto (stdout is a terminal
 // and NO_COLOR is unset, https://no-color.org).
 func (o *auditOptions) useColor() bool {
-	switch o.Color {
+	switch o.colorFlag {
 	case "always":
 		return true
 	case "never":
@@ -194,34 +194,34 @@ func (o *auditOptions) Validate() error {
 	if o.explainFlag != "" {
 		return fmt.Errorf("audit --explain was removed: use kubectl graceful audit explain %s", o.explainFlag)
 	}
-	if _, err := parseFailOn(o.FailOn); err != nil {
+	if _, err := parseFailOn(o.failOnFlag); err != nil {
 		return err
 	}
-	if err := validateIDs(o.Skip); err != nil {
+	if err := validateIDs(o.skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
 	}
-	if o.DrainerCap < 0 {
-		return fmt.Errorf("--drainer-cap must not be negative, not %s", o.DrainerCap)
+	if o.drainerCap < 0 {
+		return fmt.Errorf("--drainer-cap must not be negative, not %s", o.drainerCap)
 	}
-	if !slices.Contains(colorValues, o.Color) {
-		return errNotOneOf("--color", o.Color, colorValues...)
+	if !slices.Contains(colorValues, o.colorFlag) {
+		return errNotOneOf("--color", o.colorFlag, colorValues...)
 	}
-	if err := firstNamedTwice("workload", o.Resources); err != nil {
+	if err := firstNamedTwice("workload", o.resources); err != nil {
 		return err
 	}
-	if err := validateOutput("audit", o.Output, report.Formats...); err != nil {
+	if err := validateOutput("audit", o.output, report.Formats...); err != nil {
 		return err
 	}
-	if o.manifestMode() && len(o.Resources) > 0 {
-		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.Resources, " "))
+	if o.manifestMode() && len(o.resources) > 0 {
+		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.resources, " "))
 	}
-	if len(o.Filenames) > 0 && o.Kustomize != "" {
+	if len(o.filenames) > 0 && o.kustomize != "" {
 		return fmt.Errorf("use either -f or -k, not both")
 	}
-	if o.manifestMode() && (o.AllNamespaces || o.Selector != "") {
+	if o.manifestMode() && (o.allNamespaces || o.selector != "") {
 		return fmt.Errorf("-A and -l apply to live audits, not to -f/-k manifests")
 	}
-	if o.PreStopFloor < 0 || o.MaxGrace < 0 {
+	if o.preStopFloor < 0 || o.maxGrace < 0 {
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
 	if err := o.validateFleet(); err != nil {
@@ -240,7 +240,7 @@ func (o *auditOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	onInterrupt(ctx, func() stopNote {
-		return stopNote{Waiting: "the reads in flight", Skipped: "waiting"}
+		return stopNote{waiting: "the reads in flight", skipped: "waiting"}
 	})
 	if o.fleet.enabled() {
 		return o.runFleet(ctx)
@@ -252,8 +252,8 @@ func (o *auditOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = load.Manifests(load.ManifestOptions{Filenames: o.Filenames, Recursive: o.Recursive,
-			Kustomize: o.Kustomize, Namespace: o.namespace, Stdin: o.In, MaxInputBytes: max, Read: o.fix.remember,
+		err = load.Manifests(load.ManifestOptions{Filenames: o.filenames, Recursive: o.recursive,
+			Kustomize: o.kustomize, Namespace: o.namespace, Stdin: o.In, MaxInputBytes: max, Read: o.fix.remember,
 			Skipped: func(line string) { fmt.Fprintln(o.ErrOut, termsafe.Escape(line)) }}, inv)
 		// Inputs that could not be read do not hide the findings of
 		// those that could: they are reported, then each unread one.
@@ -264,15 +264,15 @@ func (o *auditOptions) Run(ctx context.Context) error {
 			o.afterLoad()
 		}
 	} else {
-		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.AllNamespaces,
-			Selector: o.Selector, Resources: o.Resources, Context: contextName(o.configFlags)}, inv)
+		err := load.Live(ctx, o.configFlags, load.LiveOptions{Namespace: o.namespace, AllNamespaces: o.allNamespaces,
+			Selector: o.selector, Resources: o.resources, Context: contextName(o.configFlags)}, inv)
 		// Asked once the cluster answered: an unreachable one, or a
 		// failing credential plugin, is reported once, by load.Live.
 		c, cerr := newClient(o.configFlags, clientLimits{})
 		if cerr != nil {
 			c = nil
 		}
-		if err != nil && !o.AllNamespaces {
+		if err != nil && !o.allNamespaces {
 			return sayNotFound(ctx, c, err, "", o.namespace)
 		} else if err != nil {
 			return err
@@ -314,12 +314,12 @@ func (o *auditOptions) reportUnread(e *load.UnreadError) error {
 
 // maxInputBytes parses --max-input-size ("" is the default, 256Mi).
 func (o *auditOptions) maxInputBytes() (int64, error) {
-	if o.MaxInputSize == "" {
+	if o.maxInputSize == "" {
 		return load.DefaultMaxInputBytes, nil
 	}
-	q, err := resource.ParseQuantity(o.MaxInputSize)
+	q, err := resource.ParseQuantity(o.maxInputSize)
 	if err != nil || q.Sign() <= 0 {
-		return 0, fmt.Errorf("--max-input-size %q is not a positive quantity such as 256Mi", o.MaxInputSize)
+		return 0, fmt.Errorf("--max-input-size %q is not a positive quantity such as 256Mi", o.maxInputSize)
 	}
 	return q.Value(), nil
 }
@@ -327,14 +327,14 @@ func (o *auditOptions) maxInputBytes() (int64, error) {
 // checkOptions are the checks' settings from the flags.
 func (o *auditOptions) checkOptions() inspect.Options {
 	opts := inspect.DefaultOptions()
-	opts.Skip = o.Skip
-	opts.PreStopFloorSeconds = o.PreStopFloor
-	opts.MaxGraceSeconds = o.MaxGrace
-	if o.ShutdownSeconds >= 0 {
-		opts.ShutdownSeconds = &o.ShutdownSeconds
+	opts.Skip = o.skip
+	opts.PreStopFloorSeconds = o.preStopFloor
+	opts.MaxGraceSeconds = o.maxGrace
+	if o.shutdownSeconds >= 0 {
+		opts.ShutdownSeconds = &o.shutdownSeconds
 	}
-	if o.DrainerCap > 0 {
-		opts.DrainerCaps = []inspect.DrainerCap{{Seconds: int64(o.DrainerCap / time.Second), Name: "--drainer-cap"}}
+	if o.drainerCap > 0 {
+		opts.DrainerCaps = []inspect.DrainerCap{{Seconds: int64(o.drainerCap / time.Second), Name: "--drainer-cap"}}
 	}
 	return opts
 }
@@ -342,11 +342,11 @@ func (o *auditOptions) checkOptions() inspect.Options {
 // write prints r in the -o format; the table's MESSAGE column wraps to the
 // terminal's width when stdout is one.
 func (o *auditOptions) write(r *inspect.Report) error {
-	if o.Output == "table" {
+	if o.output == "table" {
 		_, width := terminal(o.Out)
 		return report.TableWidth(o.Out, r, o.color, width)
 	}
-	return report.Write(o.Out, r, o.Output, o.color)
+	return report.Write(o.Out, r, o.output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the
@@ -364,35 +364,35 @@ type auditConfig struct {
 	KubeVersion     string   `json:"kubeVersion"`
 }
 
-// applyConfig reads ConfigFile (strictly: an unknown key is an error) and
+// applyConfig reads configFile (strictly: an unknown key is an error) and
 // sets every option whose flag was not given on the command line.
 func (o *auditOptions) applyConfig(cmd *cobra.Command) error {
-	data, err := os.ReadFile(o.ConfigFile)
+	data, err := os.ReadFile(o.configFile)
 	if err != nil {
 		return fmt.Errorf("--config: %v", err)
 	}
 	var c auditConfig
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return fmt.Errorf("--config %s: %v", o.ConfigFile, err)
+		return fmt.Errorf("--config %s: %v", o.configFile, err)
 	}
 	unset := func(name string) bool { return !cmd.Flags().Changed(name) }
 	if c.Skip != nil && unset("skip") {
-		o.Skip = c.Skip
+		o.skip = c.Skip
 	}
 	if c.FailOn != "" && unset("fail-on") {
-		o.FailOn = c.FailOn
+		o.failOnFlag = c.FailOn
 	}
 	if c.ShutdownSeconds != nil && unset("shutdown-seconds") {
-		o.ShutdownSeconds = *c.ShutdownSeconds
+		o.shutdownSeconds = *c.ShutdownSeconds
 	}
 	if c.PreStopFloor != nil && unset("prestop-floor") {
-		o.PreStopFloor = *c.PreStopFloor
+		o.preStopFloor = *c.PreStopFloor
 	}
 	if c.MaxGrace != nil && unset("max-grace") {
-		o.MaxGrace = *c.MaxGrace
+		o.maxGrace = *c.MaxGrace
 	}
 	if c.KubeVersion != "" && unset("kube-version") {
-		o.KubeVersion = c.KubeVersion
+		o.kubeVersion = c.KubeVersion
 	}
 	return nil
 }

@@ -13,8 +13,8 @@ import (
 // auditExplainOptions is `audit explain [ID]`: one check's explanation,
 // or with no ID the list of checks.
 type auditExplainOptions struct {
-	// ID is the check to explain; "" lists them all.
-	ID string
+	// id is the check to explain; "" lists them all.
+	id string
 
 	genericiooptions.IOStreams
 }
@@ -33,22 +33,22 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 // Complete takes the ID from the arguments.
 func (o *auditExplainOptions) Complete(_ *cobra.Command, args []string) error {
 	if len(args) == 1 {
-		o.ID = args[0]
+		o.id = args[0]
 	}
 	return nil
 }
 
 // Validate refuses an ID no check has, as --skip does.
 func (o *auditExplainOptions) Validate() error {
-	if o.ID == "" {
+	if o.id == "" {
 		return nil
 	}
-	return validateIDs([]string{o.ID})
+	return validateIDs([]string{o.id})
 }
 
 // Run prints the check's explanation, or the list of checks.
 func (o *auditExplainOptions) Run(context.Context) error {
-	if o.ID == "" {
+	if o.id == "" {
 		for _, c := range inspect.Checks() {
 			if _, err := fmt.Fprintf(o.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
 				return err
@@ -56,7 +56,7 @@ func (o *auditExplainOptions) Run(context.Context) error {
 		}
 		return nil
 	}
-	_, err := fmt.Fprint(o.Out, explainText(inspect.Lookup(o.ID)))
+	_, err := fmt.Fprint(o.Out, explainText(inspect.Lookup(o.id)))
 	return err
 }
 

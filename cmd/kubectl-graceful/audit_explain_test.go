@@ -19,7 +19,7 @@ func TestAuditExplainEveryCheck(t *testing.T) {
 			t.Errorf("explainText(%s) lacks its why or its source: %q", c.ID, text)
 		}
 	}
-	o := &auditExplainOptions{ID: "nope"}
+	o := &auditExplainOptions{id: "nope"}
 	if err := o.Validate(); err == nil || err.Error() != `unknown check "nope" (kubectl graceful audit explain lists the checks)` {
 		t.Errorf("audit explain nope: %v, want an error saying where the checks are listed", err)
 	}

@@ -22,12 +22,12 @@ const stdinFile = "STDIN"
 
 // fixOptions are the flags of `audit -f PATH --fix`.
 type fixOptions struct {
-	// Fix rewrites the manifests with the plan of internal/fix.
-	Fix bool
-	// Diff prints the change as a unified diff instead of writing it.
-	Diff bool
-	// Only lists the check IDs whose findings are fixed (--fix-only).
-	Only []string
+	// fix rewrites the manifests with the plan of internal/fix.
+	fix bool
+	// diff prints the change as a unified diff instead of writing it.
+	diff bool
+	// only lists the check IDs whose findings are fixed (--fix-only).
+	only []string
 
 	// stdin keeps what the loader read from -f -, to print it fixed.
 	stdin bytes.Buffer
@@ -45,15 +45,15 @@ func (f *fixOptions) remember(name string, data []byte) {
 }
 
 func (f *fixOptions) addFlags(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.Fix, "fix", false, "Rewrite the -f manifests with one combined fix per workload, keeping comments and layout (-f -: print the fixed stream)")
-	fs.BoolVar(&f.Diff, "diff", false, "With --fix: print a unified diff and change nothing; exit 2 when it is not empty")
-	fs.StringSliceVar(&f.Only, "fix-only", nil, "With --fix: fix only the findings of these check IDs (comma-separated)")
+	fs.BoolVar(&f.fix, "fix", false, "Rewrite the -f manifests with one combined fix per workload, keeping comments and layout (-f -: print the fixed stream)")
+	fs.BoolVar(&f.diff, "diff", false, "With --fix: print a unified diff and change nothing; exit 2 when it is not empty")
+	fs.StringSliceVar(&f.only, "fix-only", nil, "With --fix: fix only the findings of these check IDs (comma-separated)")
 }
 
 // completeFix keeps, for --fix -f -, a copy of what the loader reads from
 // stdin, to edit it.
 func (o *auditOptions) completeFix() {
-	if o.fix.Fix && slices.Contains(o.Filenames, "-") && o.In != nil {
+	if o.fix.fix && slices.Contains(o.filenames, "-") && o.In != nil {
 		o.In = io.TeeReader(o.In, &o.fix.stdin)
 	}
 }
@@ -61,8 +61,8 @@ func (o *auditOptions) completeFix() {
 // validateFix checks the --fix flags against the mode.
 func (o *auditOptions) validateFix() error {
 	f := &o.fix
-	if !f.Fix {
-		if f.Diff || len(f.Only) > 0 {
+	if !f.fix {
+		if f.diff || len(f.only) > 0 {
 			return fmt.Errorf("--diff and --fix-only go with --fix")
 		}
 		return nil
@@ -70,12 +70,12 @@ func (o *auditOptions) validateFix() error {
 	switch {
 	case !o.manifestMode():
 		return fmt.Errorf("--fix edits manifest files, not live objects: fix the manifests the objects come from (audit them with -f), or see the combined change with -o yaml")
-	case o.Kustomize != "":
+	case o.kustomize != "":
 		return fmt.Errorf("--fix cannot edit -k output (kustomize builds it): run it with -f on the files the kustomization reads")
-	case o.Output != "table":
-		return fmt.Errorf("--fix prints its own report: leave out -o %s", o.Output)
+	case o.output != "table":
+		return fmt.Errorf("--fix prints its own report: leave out -o %s", o.output)
 	}
-	if err := validateIDs(f.Only); err != nil {
+	if err := validateIDs(f.only); err != nil {
 		return fmt.Errorf("--fix-only: %v", err)
 	}
 	return nil
@@ -88,10 +88,10 @@ func (o *auditOptions) validateFix() error {
 // and so that every machine format carries the same fix (the table shows
 // none).
 func (o *auditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) (done bool, err error) {
-	if o.fix.Fix {
+	if o.fix.fix {
 		return true, o.runFix(inv, r, opts)
 	}
-	if o.Output != "table" {
+	if o.output != "table" {
 		cmds := fix.NewPlan(inv, r.Findings, o.planOptions(inv, opts)).Commands()
 		for i, f := range r.Findings {
 			if c, ok := cmds[fix.FindingKey(f)]; ok {
@@ -105,8 +105,8 @@ func (o *auditOptions) fixHook(inv *inspect.Inventory, r *inspect.Report, opts i
 // planOptions are the fix's settings: the audit's, and the version the
 // inventory was read for (--kube-version, or live the server's).
 func (o *auditOptions) planOptions(inv *inspect.Inventory, opts inspect.Options) fix.Options {
-	return fix.Options{PreStopFloorSeconds: o.PreStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
-		Version: inv.Version, Only: o.fix.Only, Skip: o.Skip}
+	return fix.Options{PreStopFloorSeconds: o.preStopFloor, ShutdownSeconds: opts.ShutdownSeconds,
+		Version: inv.Version, Only: o.fix.only, Skip: o.skip}
 }
 
 // runFix plans the combined fix for the report's findings and writes it
@@ -115,13 +115,13 @@ func (o *auditOptions) planOptions(inv *inspect.Inventory, opts inspect.Options)
 // a non-empty --diff.
 func (o *auditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts inspect.Options) error {
 	plan := fix.NewPlan(inv, r.Findings, o.planOptions(inv, opts))
-	stdin := slices.Contains(o.Filenames, "-")
+	stdin := slices.Contains(o.filenames, "-")
 	msgs := o.Out
-	if o.fix.Diff || stdin {
+	if o.fix.diff || stdin {
 		msgs = o.ErrOut // stdout carries the diff or the stream
 	}
 	res := o.fixFiles(plan, msgs)
-	if stdin && !o.fix.Diff && !res.printedStdin {
+	if stdin && !o.fix.diff && !res.printedStdin {
 		if _, err := o.Out.Write(o.fix.stdin.Bytes()); err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (o *auditOptions) runFix(inv *inspect.Inventory, r *inspect.Report, opts in
 	switch {
 	case res.failed:
 		return &cliutil.ExitCodeError{Code: cliutil.ExitError, Err: errors.New("some files or objects were skipped (see above)")}
-	case o.fix.Diff && res.files > 0:
+	case o.fix.diff && res.files > 0:
 		return cliutil.Risk()
 	}
 	return nil
@@ -181,14 +181,14 @@ func (o *auditOptions) fixFiles(plan *fix.Plan, msgs io.Writer) fixResult {
 		if e.Changed() {
 			res.files++
 		}
-		res.printedStdin = res.printedStdin || (file == stdinFile && !o.fix.Diff)
+		res.printedStdin = res.printedStdin || (file == stdinFile && !o.fix.diff)
 	}
 	return res
 }
 
 // fixVerb says what happened to an object: fixed, or planned with --diff.
 func (o *auditOptions) fixVerb() string {
-	if o.fix.Diff {
+	if o.fix.diff {
 		return "planned"
 	}
 	return "fixed  "
@@ -203,7 +203,7 @@ func (o *auditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, []b
 		e, err := fix.Edit(file, o.fix.stdin.Bytes(), plan, o.namespace)
 		return e, o.fix.stdin.Bytes(), err
 	}
-	data, err := readEditable(file, !o.fix.Diff)
+	data, err := readEditable(file, !o.fix.diff)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,7 +219,7 @@ func (o *auditOptions) editFile(file string, plan *fix.Plan) (*fix.FileEdit, []b
 // the flags ask.
 func (o *auditOptions) emitFix(e *fix.FileEdit, before []byte) error {
 	switch {
-	case o.fix.Diff:
+	case o.fix.diff:
 		d, err := e.Diff()
 		if err != nil {
 			return err

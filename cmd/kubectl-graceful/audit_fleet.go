@@ -23,22 +23,22 @@ import (
 // reached through its kubeconfig context, audited concurrently into one
 // report. kubectl's --context stays the single-cluster flag.
 type fleetOptions struct {
-	Contexts    []string
-	AllContexts bool
-	// Parallel is how many clusters are audited at once.
-	Parallel int
+	contextsFlag []string
+	allContexts  bool
+	// parallel is how many clusters are audited at once.
+	parallel int
 
 	// contexts are the resolved context names, in report order.
 	contexts []string
 }
 
 func (f *fleetOptions) addFlags(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&f.Contexts, "contexts", nil, "Audit the clusters of these kubeconfig contexts (comma-separated) into one report with a CLUSTER column")
-	fs.BoolVar(&f.AllContexts, "all-contexts", false, "Audit the cluster of every kubeconfig context into one report")
-	fs.IntVar(&f.Parallel, "parallel", 4, "With --contexts or --all-contexts: clusters audited at once")
+	fs.StringSliceVar(&f.contextsFlag, "contexts", nil, "Audit the clusters of these kubeconfig contexts (comma-separated) into one report with a CLUSTER column")
+	fs.BoolVar(&f.allContexts, "all-contexts", false, "Audit the cluster of every kubeconfig context into one report")
+	fs.IntVar(&f.parallel, "parallel", 4, "With --contexts or --all-contexts: clusters audited at once")
 }
 
-func (f *fleetOptions) enabled() bool { return len(f.Contexts) > 0 || f.AllContexts }
+func (f *fleetOptions) enabled() bool { return len(f.contextsFlag) > 0 || f.allContexts }
 
 // validateFleet checks the fleet flags against the others. It reads
 // nothing: completeFleet resolves the names.
@@ -48,13 +48,13 @@ func (o *auditOptions) validateFleet() error {
 		return nil
 	}
 	switch {
-	case len(f.Contexts) > 0 && f.AllContexts:
+	case len(f.contextsFlag) > 0 && f.allContexts:
 		return fmt.Errorf("use either --contexts or --all-contexts, not both")
 	case o.manifestMode():
 		return fmt.Errorf("--contexts and --all-contexts audit live clusters: not with -f/-k manifests")
 	case set(o.configFlags.Context) || set(o.configFlags.ClusterName) || set(o.configFlags.AuthInfoName) || set(o.configFlags.APIServer):
 		return fmt.Errorf("--context, --cluster, --user and --server pick one cluster: use --contexts/--all-contexts without them")
-	case f.Parallel < 1:
+	case f.parallel < 1:
 		return fmt.Errorf("--parallel must be at least 1")
 	}
 	return nil
@@ -81,14 +81,14 @@ func (o *auditOptions) completeFleet() error {
 	if len(known) == 0 {
 		return fmt.Errorf("the kubeconfig has no contexts: nothing to audit with --contexts/--all-contexts")
 	}
-	if f.AllContexts {
+	if f.allContexts {
 		f.contexts = known
 		return nil
 	}
-	if err := firstNamedTwice("context", f.Contexts); err != nil {
+	if err := firstNamedTwice("context", f.contextsFlag); err != nil {
 		return err
 	}
-	for _, name := range f.Contexts {
+	for _, name := range f.contextsFlag {
 		if _, ok := raw.Contexts[name]; !ok {
 			return fmt.Errorf("--contexts: no context %q in the kubeconfig%s (it has: %s)", name, didYouMean(name, known), strings.Join(known, ", "))
 		}
@@ -105,7 +105,7 @@ func set(flag *string) bool { return flag != nil && *flag != "" }
 // is 1 when no cluster could be audited, otherwise the findings decide.
 func (o *auditOptions) runFleet(ctx context.Context) error {
 	results := make([]report.ClusterReport, len(o.fleet.contexts))
-	sem := make(chan struct{}, o.fleet.Parallel)
+	sem := make(chan struct{}, o.fleet.parallel)
 	var wg sync.WaitGroup
 	for i, name := range o.fleet.contexts {
 		wg.Add(1)
@@ -169,8 +169,8 @@ func (o *auditOptions) auditContext(ctx context.Context, name string) (*inspect.
 	if !requestTimeoutSet(o.configFlags) {
 		reach = fleetReachTimeout
 	}
-	err := load.Live(ctx, getter, load.LiveOptions{Namespace: ns, AllNamespaces: o.AllNamespaces,
-		Selector: o.Selector, Resources: o.Resources, ReachTimeout: reach, Context: contextName(getter)}, inv)
+	err := load.Live(ctx, getter, load.LiveOptions{Namespace: ns, AllNamespaces: o.allNamespaces,
+		Selector: o.selector, Resources: o.resources, ReachTimeout: reach, Context: contextName(getter)}, inv)
 	if err != nil {
 		return nil, err
 	}
@@ -211,9 +211,9 @@ func requestTimeoutSet(f *genericclioptions.ConfigFlags) bool {
 // writeFleet prints the fleet's report in the -o format; the table's
 // MESSAGE column wraps to the terminal's width when stdout is one.
 func (o *auditOptions) writeFleet(f *report.Fleet) error {
-	if o.Output == "table" {
+	if o.output == "table" {
 		_, width := terminal(o.Out)
 		return report.FleetTableWidth(o.Out, f, o.color, width)
 	}
-	return report.WriteFleet(o.Out, f, o.Output, o.color)
+	return report.WriteFleet(o.Out, f, o.output, o.color)
 }

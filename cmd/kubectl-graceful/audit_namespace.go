@@ -30,7 +30,7 @@ func (o *auditOptions) defaultNamespace() (string, error) {
 // fails is not an answer.
 // c is nil when the kubeconfig cannot be loaded (load.Live says so).
 func (o *auditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
-	if o.AllNamespaces || c == nil {
+	if o.allNamespaces || c == nil {
 		return nil
 	}
 	if namespaceMissing(ctx, c, o.namespace) {

@@ -25,7 +25,7 @@ func TestAuditColor(t *testing.T) {
 		if tc.noColor {
 			t.Setenv("NO_COLOR", "1")
 		}
-		o := &auditOptions{Color: tc.flag, IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
+		o := &auditOptions{colorFlag: tc.flag, IOStreams: genericiooptions.IOStreams{Out: &bytes.Buffer{}}}
 		if got := o.useColor(); got != tc.want {
 			t.Errorf("--color %s NO_COLOR=%v: %v, want %v", tc.flag, tc.noColor, got, tc.want)
 		}
@@ -34,20 +34,20 @@ func TestAuditColor(t *testing.T) {
 
 func TestAuditValidate(t *testing.T) {
 	valid := func() *auditOptions {
-		return &auditOptions{configFlags: genericclioptions.NewConfigFlags(false), Output: "table", FailOn: "error", Color: "auto", PreStopFloor: 5, MaxGrace: 300}
+		return &auditOptions{configFlags: genericclioptions.NewConfigFlags(false), output: "table", failOnFlag: "error", colorFlag: "auto", preStopFloor: 5, maxGrace: 300}
 	}
 	for _, tc := range []struct {
 		name string
 		mod  func(*auditOptions)
 		want string
 	}{
-		{"fail-on", func(o *auditOptions) { o.FailOn = "fatal" }, "--fail-on"},
-		{"skip", func(o *auditOptions) { o.Skip = []string{"nope"} }, "--skip"},
-		{"output", func(o *auditOptions) { o.Output = "xml" }, "--output"},
-		{"color", func(o *auditOptions) { o.Color = "rainbow" }, "--color"},
-		{"-f with resources", func(o *auditOptions) { o.Filenames = []string{"x"}; o.Resources = []string{"deploy/x"} }, "resource arguments"},
-		{"-f and -k", func(o *auditOptions) { o.Filenames = []string{"x"}; o.Kustomize = "y" }, "either -f or -k"},
-		{"-f with -A", func(o *auditOptions) { o.Filenames = []string{"x"}; o.AllNamespaces = true }, "-A and -l"},
+		{"fail-on", func(o *auditOptions) { o.failOnFlag = "fatal" }, "--fail-on"},
+		{"skip", func(o *auditOptions) { o.skip = []string{"nope"} }, "--skip"},
+		{"output", func(o *auditOptions) { o.output = "xml" }, "--output"},
+		{"color", func(o *auditOptions) { o.colorFlag = "rainbow" }, "--color"},
+		{"-f with resources", func(o *auditOptions) { o.filenames = []string{"x"}; o.resources = []string{"deploy/x"} }, "resource arguments"},
+		{"-f and -k", func(o *auditOptions) { o.filenames = []string{"x"}; o.kustomize = "y" }, "either -f or -k"},
+		{"-f with -A", func(o *auditOptions) { o.filenames = []string{"x"}; o.allNamespaces = true }, "-A and -l"},
 	} {
 		o := valid()
 		tc.mod(o)
@@ -74,8 +74,8 @@ func TestAuditConfigFile(t *testing.T) {
 	if err := opts.Complete(cmd, nil); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(opts.Skip, ",") != "pdb-missing" || opts.FailOn != "warning" || opts.ShutdownSeconds != 20 || opts.MaxGrace != 600 {
-		t.Errorf("config not applied or flag not winning: skip=%v failOn=%s shutdown=%d maxGrace=%d", opts.Skip, opts.FailOn, opts.ShutdownSeconds, opts.MaxGrace)
+	if strings.Join(opts.skip, ",") != "pdb-missing" || opts.failOnFlag != "warning" || opts.shutdownSeconds != 20 || opts.maxGrace != 600 {
+		t.Errorf("config not applied or flag not winning: skip=%v failOn=%s shutdown=%d maxGrace=%d", opts.skip, opts.failOnFlag, opts.shutdownSeconds, opts.maxGrace)
 	}
 	if err := os.WriteFile(file, []byte("skipp: [x]\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -11,12 +11,12 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// clientLimits are a client's rate limits: QPS in requests per second,
-// Burst in requests; zero keeps client-go's defaults (5 and 10); and what
+// clientLimits are a client's rate limits: qps in requests per second,
+// burst in requests; zero keeps client-go's defaults (5 and 10); and what
 // wraps its transport, if anything.
 type clientLimits struct {
-	QPS   float32
-	Burst int
+	qps   float32
+	burst int
 	// wrap, when set, wraps the client's transport.
 	wrap func(http.RoundTripper) http.RoundTripper
 }
@@ -28,7 +28,7 @@ type clientLimits struct {
 // fairness still applies: the transport hands each of its throttling
 // answers to the drain (drain.ThrottlingSeen), which shows it and waits it
 // out itself.
-var drainClientLimits = clientLimits{QPS: 50, Burst: 100, wrap: drain.ThrottlingSeen}
+var drainClientLimits = clientLimits{qps: 50, burst: 100, wrap: drain.ThrottlingSeen}
 
 // newClient builds the clientset of kubectl's flags (--kubeconfig,
 // --context, --as, --request-timeout, ...) with limits. It does not call
@@ -38,8 +38,8 @@ func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kuber
 	if err != nil {
 		return nil, err
 	}
-	if limits.QPS > 0 {
-		cfg.QPS, cfg.Burst = limits.QPS, limits.Burst
+	if limits.qps > 0 {
+		cfg.QPS, cfg.Burst = limits.qps, limits.burst
 	}
 	if limits.wrap != nil {
 		cfg.Wrap(limits.wrap)

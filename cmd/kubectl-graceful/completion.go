@@ -37,11 +37,11 @@ kubectl-graceful. For example:
 
 // completionOptions prints a completion script for one shell.
 type completionOptions struct {
-	// Shell is one of completionShells.
-	Shell string
+	// shell is one of completionShells.
+	shell string
 
-	// Root is the command tree the script completes.
-	Root *cobra.Command
+	// root is the command tree the script completes.
+	root *cobra.Command
 
 	genericiooptions.IOStreams
 }
@@ -65,8 +65,8 @@ func newCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
 
 // Complete records the shell and the root of the command tree.
 func (o *completionOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.Shell = args[0]
-	o.Root = cmd.Root()
+	o.shell = args[0]
+	o.root = cmd.Root()
 	return nil
 }
 
@@ -74,14 +74,14 @@ func (o *completionOptions) Complete(cmd *cobra.Command, args []string) error {
 // completionShells.
 func (o *completionOptions) Validate() error { return nil }
 
-// Run writes the script for o.Shell to o.Out. The root is renamed to the
+// Run writes the script for o.shell to o.Out. The root is renamed to the
 // plugin's binary name while the script is generated, since cobra takes the
 // program name from the root's Use.
 func (o *completionOptions) Run(context.Context) error {
-	use := o.Root.Use
-	o.Root.Use = pluginBinary
-	defer func() { o.Root.Use = use }()
-	return generateCompletion(o.Root, o.Shell, o.Out)
+	use := o.root.Use
+	o.root.Use = pluginBinary
+	defer func() { o.root.Use = use }()
+	return generateCompletion(o.root, o.shell, o.Out)
 }
 
 // generateCompletion writes cobra's script for shell, with descriptions.

@@ -16,43 +16,43 @@ import (
 type drainNodeOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	// NodeNames are the nodes named on the command line.
-	NodeNames []string
-	// Selector selects nodes by label instead (-l, --selector).
-	Selector string
-	// PodSelector limits the drain to pods matching it (--pod-selector).
-	PodSelector string
-	Flags       preflight.Flags
-	// Timeout bounds each node's evictions; 0 waits forever (--timeout).
-	Timeout time.Duration
-	// DryRun is "none", "client" or "server"; anything but none stops after
+	// nodeNames are the nodes named on the command line.
+	nodeNames []string
+	// selector selects nodes by label instead (-l, --selector).
+	selector string
+	// podSelector limits the drain to pods matching it (--pod-selector).
+	podSelector string
+	flags       preflight.Flags
+	// timeout bounds each node's evictions; 0 waits forever (--timeout).
+	timeout time.Duration
+	// dryRun is "none", "client" or "server"; anything but none stops after
 	// the preflight (--dry-run).
-	DryRun string
-	// Output is "" for text, "json" or "yaml".
-	Output string
-	// UncordonOnFailure uncordons a node this command cordoned when its drain fails.
-	UncordonOnFailure bool
-	// YesBypassPDB confirms --disable-eviction.
-	YesBypassPDB bool
-	// RetryDelay and RetryMax are the first and the longest wait between two
+	dryRun string
+	// output is "" for text, "json" or "yaml".
+	output string
+	// uncordonOnFailure uncordons a node this command cordoned when its drain fails.
+	uncordonOnFailure bool
+	// yesBypassPDB confirms --disable-eviction.
+	yesBypassPDB bool
+	// retryDelay and retryMax are the first and the longest wait between two
 	// eviction requests for a pod a PodDisruptionBudget refused.
-	RetryDelay time.Duration
-	RetryMax   time.Duration
-	// MaxConcurrentNodes is how many nodes of a pool are drained at a time
+	retryDelay time.Duration
+	retryMax   time.Duration
+	// maxConcurrentNodes is how many nodes of a pool are drained at a time
 	// (--max-concurrent-nodes, >= 1).
-	MaxConcurrentNodes int
-	// Watch follows the terminations the drain causes (watch node) and
-	// judges them; Propagation is its --propagation.
-	Watch       bool
-	Propagation time.Duration
-	// Wide is --wide: the watch's live lines with every column.
-	Wide bool
-	// DeleteAfter, above 0, deletes the pods a PodDisruptionBudget still
+	maxConcurrentNodes int
+	// watch follows the terminations the drain causes (watch node) and
+	// judges them; propagation is its --propagation.
+	watch       bool
+	propagation time.Duration
+	// wide is --wide: the watch's live lines with every column.
+	wide bool
+	// deleteAfter, above 0, deletes the pods a PodDisruptionBudget still
 	// refuses this long after the evictions started (--delete-after).
-	DeleteAfter time.Duration
-	// ExcludeFromLB labels each node out of external load balancers
+	deleteAfter time.Duration
+	// excludeFromLB labels each node out of external load balancers
 	// before its evictions (--exclude-from-lb).
-	ExcludeFromLB bool
+	excludeFromLB bool
 
 	client kubernetes.Interface
 	nodes  []corev1.Node
@@ -79,9 +79,9 @@ var (
 
 // newDrainNodeOptions are the options with the flags' defaults.
 func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *drainNodeOptions {
-	return &drainNodeOptions{configFlags: configFlags, IOStreams: streams, DryRun: "none",
-		Flags: preflight.Flags{GracePeriodSeconds: -1}, RetryDelay: time.Second, RetryMax: 5 * time.Second,
-		MaxConcurrentNodes: 1}
+	return &drainNodeOptions{configFlags: configFlags, IOStreams: streams, dryRun: "none",
+		flags: preflight.Flags{GracePeriodSeconds: -1}, retryDelay: time.Second, retryMax: 5 * time.Second,
+		maxConcurrentNodes: 1}
 }
 
 // newCmdDrainNode builds `drain node` around o, binding every flag to it.
@@ -119,30 +119,30 @@ a pod its PodDisruptionBudget still refused.`,
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter nodes on")
-	f.StringVar(&o.PodSelector, "pod-selector", "", "Label selector to filter pods on the node")
-	f.BoolVar(&o.Flags.Force, "force", false, "Continue even if there are pods that do not declare a controller.")
-	f.BoolVar(&o.Flags.IgnoreDaemonSets, "ignore-daemonsets", false, "Ignore DaemonSet-managed pods.")
-	f.BoolVar(&o.Flags.DeleteEmptyDirData, "delete-emptydir-data", false, "Continue even if there are pods using emptyDir (local data that will be deleted when the node is drained).")
-	f.IntVar(&o.Flags.GracePeriodSeconds, "grace-period", -1, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used.")
-	f.DurationVar(&o.Timeout, "timeout", 0, "The length of time to wait before giving up on a node, zero means infinite")
-	f.BoolVar(&o.Flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
-	f.BoolVar(&o.YesBypassPDB, "yes-bypass-pdb", false, "Confirm --disable-eviction: PodDisruptionBudgets will not be checked.")
-	f.BoolVar(&o.Flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
-	f.StringVar(&o.DryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker. Without a value: client, with a warning.`)
+	f.StringVarP(&o.selector, "selector", "l", "", "Selector (label query) to filter nodes on")
+	f.StringVar(&o.podSelector, "pod-selector", "", "Label selector to filter pods on the node")
+	f.BoolVar(&o.flags.Force, "force", false, "Continue even if there are pods that do not declare a controller.")
+	f.BoolVar(&o.flags.IgnoreDaemonSets, "ignore-daemonsets", false, "Ignore DaemonSet-managed pods.")
+	f.BoolVar(&o.flags.DeleteEmptyDirData, "delete-emptydir-data", false, "Continue even if there are pods using emptyDir (local data that will be deleted when the node is drained).")
+	f.IntVar(&o.flags.GracePeriodSeconds, "grace-period", -1, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used.")
+	f.DurationVar(&o.timeout, "timeout", 0, "The length of time to wait before giving up on a node, zero means infinite")
+	f.BoolVar(&o.flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
+	f.BoolVar(&o.yesBypassPDB, "yes-bypass-pdb", false, "Confirm --disable-eviction: PodDisruptionBudgets will not be checked.")
+	f.BoolVar(&o.flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
+	f.StringVar(&o.dryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker. Without a value: client, with a warning.`)
 	f.Lookup("dry-run").NoOptDefVal = bareDryRun
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (preflight, per-pod results and durations)")
-	f.BoolVar(&o.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
-	f.DurationVar(&o.RetryDelay, "eviction-retry-delay", o.RetryDelay, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")
+	f.StringVarP(&o.output, "output", "o", "", "Output format: json or yaml (preflight, per-pod results and durations)")
+	f.BoolVar(&o.uncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
+	f.DurationVar(&o.retryDelay, "eviction-retry-delay", o.retryDelay, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
 	// drain never slower than kubectl's while the first retries come sooner.
-	f.DurationVar(&o.RetryMax, "eviction-retry-max", o.RetryMax, "Longest wait between two eviction requests for one pod")
-	f.BoolVar(&o.Watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
-	addPropagationFlag(f, &o.Propagation)
-	addWideFlag(f, &o.Wide, " (the server's time, the workload)")
-	f.DurationVar(&o.DeleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
-	f.BoolVar(&o.ExcludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")
-	f.IntVar(&o.MaxConcurrentNodes, "max-concurrent-nodes", o.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
+	f.DurationVar(&o.retryMax, "eviction-retry-max", o.retryMax, "Longest wait between two eviction requests for one pod")
+	f.BoolVar(&o.watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
+	addPropagationFlag(f, &o.propagation)
+	addWideFlag(f, &o.wide, " (the server's time, the workload)")
+	f.DurationVar(&o.deleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
+	f.BoolVar(&o.excludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")
+	f.IntVar(&o.maxConcurrentNodes, "max-concurrent-nodes", o.maxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	addSurgeOrderFlags(cmd, f, o)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{
 		"output":  completeValues(drainFormats...),

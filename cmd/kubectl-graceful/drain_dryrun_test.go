@@ -46,8 +46,8 @@ func TestDrainBareDryRunIsClient(t *testing.T) {
 		if err := o.Complete(cmd, cmd.Flags().Args()); err != nil {
 			t.Fatal(err)
 		}
-		if o.DryRun != want || o.Validate() != nil {
-			t.Errorf("%s: DryRun %q (Validate: %v), want %q", flag, o.DryRun, o.Validate(), want)
+		if o.dryRun != want || o.Validate() != nil {
+			t.Errorf("%s: DryRun %q (Validate: %v), want %q", flag, o.dryRun, o.Validate(), want)
 		}
 		if warned := errOut.Len() > 0; warned != (flag == "--dry-run") {
 			t.Errorf("%s: stderr %q", flag, errOut.String())

@@ -108,19 +108,19 @@ func (w *drainWatcher) inFlight() (int, bool) {
 // in flight to return (none is started any more), then it re-reads the
 // pods left and prints the summary.
 func (w *drainWatcher) stopNote() stopNote {
-	note := stopNote{Waiting: "the reads in flight, then the summary", Skipped: "the summary"}
-	note.Left = w.leftCordoned()
+	note := stopNote{waiting: "the reads in flight, then the summary", skipped: "the summary"}
+	note.left = w.leftCordoned()
 	n, evicting := w.inFlight()
 	if !evicting {
 		return note
 	}
 	switch n {
 	case 0:
-		note.Waiting = "the summary (no eviction is in flight, and no new one starts)"
+		note.waiting = "the summary (no eviction is in flight, and no new one starts)"
 	case 1:
-		note.Waiting = "1 eviction in flight (no new one starts), then the summary"
+		note.waiting = "1 eviction in flight (no new one starts), then the summary"
 	default:
-		note.Waiting = fmt.Sprintf("%d evictions in flight (no new one starts), then the summary", n)
+		note.waiting = fmt.Sprintf("%d evictions in flight (no new one starts), then the summary", n)
 	}
 	return note
 }

@@ -53,15 +53,15 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 // cordon on, evictions started or not, and no longer once uncordoned.
 func TestSecondInterruptOneNode(t *testing.T) {
 	w := &drainWatcher{}
-	if got := w.stopNote().Left; got != "" {
+	if got := w.stopNote().left; got != "" {
 		t.Errorf("before any cordon: %q", got)
 	}
 	w.NodeCordoned("node-1", true)
-	if got := w.stopNote().Left; !strings.Contains(got, "left cordoned: node-1 ") {
+	if got := w.stopNote().left; !strings.Contains(got, "left cordoned: node-1 ") {
 		t.Errorf("after the cordon: %q", got)
 	}
 	w.NodeUncordoned("node-1")
-	if got := w.stopNote().Left; got != "" {
+	if got := w.stopNote().left; got != "" {
 		t.Errorf("after the uncordon: %q", got)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // Complete takes the node names, resolves a bare --dry-run and builds the
 // client; it does not call the API server.
 func (o *drainNodeOptions) Complete(_ *cobra.Command, args []string) error {
-	o.NodeNames = args
+	o.nodeNames = args
 	o.completeDryRun()
 	var err error
 	o.client, err = newClient(o.configFlags, drainClientLimits)
@@ -35,13 +35,13 @@ const bareDryRun = "unchanged"
 // replaced with --dry-run=client."). A mode written after a space is a
 // node name to the flag parser: the line names that trap too.
 func (o *drainNodeOptions) completeDryRun() {
-	if o.DryRun != bareDryRun {
+	if o.dryRun != bareDryRun {
 		return
 	}
-	o.DryRun = "client"
+	o.dryRun = "client"
 	line := "warning: --dry-run without a value is taken as --dry-run=client, as kubectl does: write --dry-run=client (or --dry-run=server)"
 	for _, mode := range []string{"client", "server", "none"} {
-		if slices.Contains(o.NodeNames, mode) {
+		if slices.Contains(o.nodeNames, mode) {
 			line += fmt.Sprintf("; %q after it is read as a node name, not as the mode: write --dry-run=%s", mode, mode)
 		}
 	}
@@ -55,22 +55,22 @@ func (o *drainNodeOptions) completeDryRun() {
 // 30 s outage window (--request-timeout bounds each read), so that a node
 // whose turn a short --timeout ends is still summarised as timed out.
 func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
-	b := drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}
-	if o.Selector != "" {
-		list, err := drain.ThroughOutage(ctx, b, o.Timeout, func(ctx context.Context) (*corev1.NodeList, error) {
-			return o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+	b := drain.Backoff{Base: o.retryDelay, Cap: o.retryMax}
+	if o.selector != "" {
+		list, err := drain.ThroughOutage(ctx, b, o.timeout, func(ctx context.Context) (*corev1.NodeList, error) {
+			return o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
 		})
 		if err != nil {
-			return fmt.Errorf("listing nodes with -l %s: %w", o.Selector, err)
+			return fmt.Errorf("listing nodes with -l %s: %w", o.selector, err)
 		}
 		if len(list.Items) == 0 {
-			return errNoMatch("node", o.Selector)
+			return errNoMatch("node", o.selector)
 		}
 		o.nodes = list.Items
 		return nil
 	}
-	for _, name := range o.NodeNames {
-		n, err := drain.ThroughOutage(ctx, b, o.Timeout, func(ctx context.Context) (*corev1.Node, error) {
+	for _, name := range o.nodeNames {
+		n, err := drain.ThroughOutage(ctx, b, o.timeout, func(ctx context.Context) (*corev1.Node, error) {
 			return o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		})
 		if apierrors.IsNotFound(err) {
@@ -88,31 +88,31 @@ func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 // without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
 // selectors, a non-positive retry delay, --max-concurrent-nodes below 1.
 func (o *drainNodeOptions) Validate() error {
-	if err := validateNodeArgs(o.NodeNames, o.Selector, "drain node NAME... (or -l SELECTOR)"); err != nil {
+	if err := validateNodeArgs(o.nodeNames, o.selector, "drain node NAME... (or -l SELECTOR)"); err != nil {
 		return err
 	}
-	if o.Flags.DisableEviction && !o.YesBypassPDB {
+	if o.flags.DisableEviction && !o.yesBypassPDB {
 		return errors.New("--disable-eviction deletes pods without checking PodDisruptionBudgets; " +
 			"add --yes-bypass-pdb if that is really what you want")
 	}
-	if !slices.Contains(dryRunModes, o.DryRun) {
-		return errNotOneOf("--dry-run", o.DryRun, dryRunModes...)
+	if !slices.Contains(dryRunModes, o.dryRun) {
+		return errNotOneOf("--dry-run", o.dryRun, dryRunModes...)
 	}
-	if err := validateOutput("drain node", o.Output, drainFormats...); err != nil {
+	if err := validateOutput("drain node", o.output, drainFormats...); err != nil {
 		return err
 	}
-	for flag, sel := range map[string]string{"--pod-selector": o.PodSelector, "--selector": o.Selector} {
+	for flag, sel := range map[string]string{"--pod-selector": o.podSelector, "--selector": o.selector} {
 		if _, err := labels.Parse(sel); err != nil {
 			return fmt.Errorf("%s must be a valid label selector: %v", flag, err)
 		}
 	}
 	switch {
-	case o.Watch && o.DryRun != "none":
+	case o.watch && o.dryRun != "none":
 		return errors.New("--watch follows the evictions, and --dry-run evicts nothing: use one or the other")
-	case o.Watch && structured(o.Output):
-		return fmt.Errorf("--watch prints the watch's lines and verdict as text: -o %s is not supported with it (use watch node -o %s beside the drain)", o.Output, o.Output)
-	case o.Watch:
-		if err := validatePropagation(o.Propagation); err != nil {
+	case o.watch && structured(o.output):
+		return fmt.Errorf("--watch prints the watch's lines and verdict as text: -o %s is not supported with it (use watch node -o %s beside the drain)", o.output, o.output)
+	case o.watch:
+		if err := validatePropagation(o.propagation); err != nil {
 			return err
 		}
 	}
@@ -122,10 +122,10 @@ func (o *drainNodeOptions) Validate() error {
 	if err := o.validateSurgeOrder(); err != nil {
 		return err
 	}
-	if o.MaxConcurrentNodes < 1 {
-		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.MaxConcurrentNodes)
+	if o.maxConcurrentNodes < 1 {
+		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.maxConcurrentNodes)
 	}
-	if o.RetryDelay <= 0 || o.RetryMax < o.RetryDelay {
+	if o.retryDelay <= 0 || o.retryMax < o.retryDelay {
 		return errors.New("--eviction-retry-delay must be > 0 and at most --eviction-retry-max")
 	}
 	return nil

@@ -14,8 +14,8 @@ import (
 // not drained or a dry run found a blocker (exit 2), else nil.
 func (o *drainNodeOptions) runPool(ctx context.Context, d *drain.Drainer) error {
 	res, err := d.DrainPool(ctx, o.nodes)
-	if structured(o.Output) {
-		if jerr := render.PoolJSON(documentWriter(o.Out, o.Output), res); jerr != nil {
+	if structured(o.output) {
+		if jerr := render.PoolJSON(documentWriter(o.Out, o.output), res); jerr != nil {
 			return jerr
 		}
 	}

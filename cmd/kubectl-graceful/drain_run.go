@@ -15,7 +15,7 @@ import (
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *drainNodeOptions) Run(ctx context.Context) error {
-	if o.Watch {
+	if o.watch {
 		o.Out = &syncWriter{w: o.Out}
 	}
 	watcher := &drainWatcher{}
@@ -28,7 +28,7 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 		return err
 	}
 	var watch *drainWatch
-	if o.Watch {
+	if o.watch {
 		watch = o.startWatch(ctx)
 	}
 	events := watcher.events(o.view())
@@ -40,7 +40,7 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 		// One watch of each node's pods and of the budgets, for both.
 		d.Watches = watch.watches
 	}
-	if o.Flags.DisableEviction {
+	if o.flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
 	err := o.drainAll(ctx, d)
@@ -68,8 +68,8 @@ func (o *drainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error
 			break
 		}
 	}
-	if structured(o.Output) {
-		if err := render.JSON(documentWriter(o.Out, o.Output), results); err != nil {
+	if structured(o.output) {
+		if err := render.JSON(documentWriter(o.Out, o.output), results); err != nil {
 			return err
 		}
 	}
@@ -96,25 +96,25 @@ func exitFor(results []*drain.NodeResult, want int) error {
 
 // drainer builds the Drainer for the options, telling events what happens.
 func (o *drainNodeOptions) drainer(events drain.Events) *drain.Drainer {
-	return &drain.Drainer{Client: o.client, Flags: o.Flags, PodSelector: o.PodSelector, Timeout: o.Timeout,
-		DryRun: o.DryRun != "none", ServerDryRun: o.DryRun == "server", UncordonOnFailure: o.UncordonOnFailure,
-		Backoff: drain.Backoff{Base: o.RetryDelay, Cap: o.RetryMax}, PodWarnings: preflight.AuditWarnings,
-		Events: events, MaxConcurrentNodes: o.MaxConcurrentNodes, DeleteAfter: o.DeleteAfter,
-		ExcludeFromLB: o.ExcludeFromLB}
+	return &drain.Drainer{Client: o.client, Flags: o.flags, PodSelector: o.podSelector, Timeout: o.timeout,
+		DryRun: o.dryRun != "none", ServerDryRun: o.dryRun == "server", UncordonOnFailure: o.uncordonOnFailure,
+		Backoff: drain.Backoff{Base: o.retryDelay, Cap: o.retryMax}, PodWarnings: preflight.AuditWarnings,
+		Events: events, MaxConcurrentNodes: o.maxConcurrentNodes, DeleteAfter: o.deleteAfter,
+		ExcludeFromLB: o.excludeFromLB}
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout
 // (its progress redrawn in place when stdout is a terminal), or nothing
 // with -o json or yaml, whose document is written once at the end.
 func (o *drainNodeOptions) view() drain.Events {
-	if structured(o.Output) {
+	if structured(o.output) {
 		return drain.Events{}
 	}
 	tty, width := terminal(o.Out)
 	t := render.NewText(o.Out, tty, width)
-	t.SetConcurrentNodes(o.MaxConcurrentNodes)
-	if o.Watch {
-		t.SetStamped(stampWidth, o.Wide)
+	t.SetConcurrentNodes(o.maxConcurrentNodes)
+	if o.watch {
+		t.SetStamped(stampWidth, o.wide)
 	}
 	return t.Events()
 }

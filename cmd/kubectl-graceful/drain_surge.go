@@ -12,21 +12,21 @@ import (
 
 // addSurgeOrderFlags binds --surge and --order to o.
 func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *drainNodeOptions) {
-	f.BoolVar(&o.Flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the Deployment's pods. One node only.")
-	f.StringVar(&o.Flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
+	f.BoolVar(&o.flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the Deployment's pods. One node only.")
+	f.StringVar(&o.flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(preflight.Orders...)})
 }
 
 // validateSurgeOrder rejects --surge with --disable-eviction or with
 // several nodes, and an unknown --order.
 func (o *drainNodeOptions) validateSurgeOrder() error {
-	if o.Flags.Order != "" && !slices.Contains(preflight.Orders, o.Flags.Order) {
-		return errNotOneOf("--order", o.Flags.Order, preflight.Orders...)
+	if o.flags.Order != "" && !slices.Contains(preflight.Orders, o.flags.Order) {
+		return errNotOneOf("--order", o.flags.Order, preflight.Orders...)
 	}
 	switch {
-	case o.Flags.Surge && o.Flags.DisableEviction:
+	case o.flags.Surge && o.flags.DisableEviction:
 		return errors.New("--surge lets the Deployment controller replace pods before they are evicted, and --disable-eviction deletes them: use one or the other")
-	case o.Flags.Surge && (len(o.NodeNames) > 1 || o.Selector != ""):
+	case o.flags.Surge && (len(o.nodeNames) > 1 || o.selector != ""):
 		return errors.New("--surge drains one node: name a single node (not -l or several names)")
 	}
 	return nil

@@ -48,11 +48,11 @@ func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	ready := make(chan struct{})
 	dw.watches = sharedWatches(names)
 	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
-		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.Wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
-	if o.Selector != "" {
+		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
+	if o.selector != "" {
 		// A pool picked by -l: the watch lists it with one request where
 		// it would read each named node once.
-		cfg.Nodes, cfg.Selector = nil, o.Selector
+		cfg.Nodes, cfg.Selector = nil, o.selector
 	}
 	go func() {
 		defer close(dw.done)
@@ -100,7 +100,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 	if sw, ok := o.Out.(*syncWriter); ok {
 		sw.unstamp()
 	}
-	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.Propagation})
+	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.propagation})
 	if err := nodeWatchSummary.write(watchSink{out: o.Out}, dw.w, v); err != nil {
 		return err
 	}

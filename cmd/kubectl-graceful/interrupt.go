@@ -14,15 +14,15 @@ import (
 // 128 + SIGINT, what a shell reports for a command killed by Ctrl-C.
 const exitInterruptedTwice = 130
 
-// stopNote says what a command still does once interrupted: Waiting is
-// what it waits for before it exits ("2 evictions in flight"), Skipped what
-// a second interrupt would skip ("the summary"), Left what a second
+// stopNote says what a command still does once interrupted: waiting is
+// what it waits for before it exits ("2 evictions in flight"), skipped what
+// a second interrupt would skip ("the summary"), left what a second
 // interrupt leaves changed on the cluster without a summary to say so
 // ("left cordoned: a b (...)"; "" when nothing), already escaped.
 type stopNote struct {
-	Waiting string
-	Skipped string
-	Left    string
+	waiting string
+	skipped string
+	left    string
 }
 
 // interrupt turns SIGINT and SIGTERM into the cancellation of the
@@ -82,19 +82,19 @@ func onInterrupt(ctx context.Context, note func() stopNote) {
 func (in *interrupt) signalled() {
 	in.mu.Lock()
 	in.count++
-	count, note := in.count, stopNote{Waiting: "what is in flight", Skipped: "waiting"}
+	count, note := in.count, stopNote{waiting: "what is in flight", skipped: "waiting"}
 	if in.note != nil {
 		note = in.note()
 	}
 	in.mu.Unlock()
 	if count == 1 {
-		fmt.Fprintf(in.errOut, "stopping: waiting for %s; Ctrl-C again to exit without %s\n", note.Waiting, note.Skipped)
+		fmt.Fprintf(in.errOut, "stopping: waiting for %s; Ctrl-C again to exit without %s\n", note.waiting, note.skipped)
 		in.cancel()
 		return
 	}
-	fmt.Fprintf(in.errOut, "interrupted again: exiting at once, without %s (exit status %d)\n", note.Skipped, exitInterruptedTwice)
-	if note.Left != "" {
-		fmt.Fprintln(in.errOut, note.Left)
+	fmt.Fprintf(in.errOut, "interrupted again: exiting at once, without %s (exit status %d)\n", note.skipped, exitInterruptedTwice)
+	if note.left != "" {
+		fmt.Fprintln(in.errOut, note.left)
 	}
 	in.exit(exitInterruptedTwice)
 }

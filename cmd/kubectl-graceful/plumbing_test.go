@@ -26,7 +26,7 @@ func testInterrupt(t *testing.T) (ctx context.Context, in *interrupt, errOut *by
 
 func TestInterruptFirstStopsSecondExits(t *testing.T) {
 	ctx, in, errOut, exitedAt := testInterrupt(t)
-	onInterrupt(ctx, func() stopNote { return stopNote{Waiting: "2 evictions in flight", Skipped: "the summary"} })
+	onInterrupt(ctx, func() stopNote { return stopNote{waiting: "2 evictions in flight", skipped: "the summary"} })
 
 	in.signalled()
 	if ctx.Err() == nil {
@@ -101,7 +101,7 @@ func TestTerminalIsFalseForBuffersAndPipes(t *testing.T) {
 
 func TestDrainStopNoteCountsEvictionsInFlight(t *testing.T) {
 	w := &drainWatcher{}
-	if got := w.stopNote().Waiting; got != "the reads in flight, then the summary" {
+	if got := w.stopNote().waiting; got != "the reads in flight, then the summary" {
 		t.Errorf("before any eviction: %q", got)
 	}
 	pods := []corev1.Pod{
@@ -110,7 +110,7 @@ func TestDrainStopNoteCountsEvictionsInFlight(t *testing.T) {
 	}
 	tr := drain.NewTracker(pods, nil)
 	w.EvictionsStarted("n1", tr)
-	if got := w.stopNote().Waiting; !strings.HasPrefix(got, "the summary (no eviction is in flight") {
+	if got := w.stopNote().waiting; !strings.HasPrefix(got, "the summary (no eviction is in flight") {
 		t.Errorf("nothing in flight: %q", got)
 	}
 }

@@ -14,8 +14,8 @@ import (
 // versionOptions prints the plugin's own stamped version; it never contacts
 // the cluster.
 type versionOptions struct {
-	// Output is "" for one line, "json" or "yaml".
-	Output string
+	// output is "" for one line, "json" or "yaml".
+	output string
 
 	genericiooptions.IOStreams
 }
@@ -29,7 +29,7 @@ func newCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  runE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "Output format: json or yaml")
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(versionFormats...)})
 	return cmd
 }
@@ -39,7 +39,7 @@ func (o *versionOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate rejects output formats other than "", "json" and "yaml".
 func (o *versionOptions) Validate() error {
-	return validateOutput("version", o.Output, versionFormats...)
+	return validateOutput("version", o.output, versionFormats...)
 }
 
 // versionFormats are version's -o values ("" for one line).
@@ -48,8 +48,8 @@ var versionFormats = []string{"", "json", "yaml"}
 // Run prints the version.
 func (o *versionOptions) Run(context.Context) error {
 	info := version.Get()
-	if structured(o.Output) {
-		enc := json.NewEncoder(documentWriter(o.Out, o.Output))
+	if structured(o.output) {
+		enc := json.NewEncoder(documentWriter(o.Out, o.output))
 		enc.SetIndent("", "  ")
 		return enc.Encode(info)
 	}

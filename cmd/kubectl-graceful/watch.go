@@ -20,30 +20,30 @@ import (
 type watchPodOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	Namespace string
-	Name      string
-	// Delete and Evict start the termination; neither waits for someone
+	namespace string
+	name      string
+	// delete and evict start the termination; neither waits for someone
 	// else to delete the pod.
-	Delete bool
-	Evict  bool
-	// GracePeriod is the grace period in seconds for --delete/--evict; -1
+	delete bool
+	evict  bool
+	// gracePeriod is the grace period in seconds for --delete/--evict; -1
 	// keeps the pod's terminationGracePeriodSeconds.
-	GracePeriod int64
-	// Settle is how long to keep listening after the pod object is gone.
-	Settle time.Duration
-	// Timeout bounds the whole command, eviction retries included; 0 means
+	gracePeriod int64
+	// settle is how long to keep listening after the pod object is gone.
+	settle time.Duration
+	// timeout bounds the whole command, eviction retries included; 0 means
 	// no limit.
-	Timeout time.Duration
-	// Output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
-	Output string
-	// Wide is --wide: live lines with the server's time and whole messages.
-	Wide bool
+	timeout time.Duration
+	// output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
+	output string
+	// wide is --wide: live lines with the server's time and whole messages.
+	wide bool
 	// sink is where -o sends the output.
 	sink watchSink
-	// Propagation is how long kube-proxy, Ingress controllers and load
+	// propagation is how long kube-proxy, Ingress controllers and load
 	// balancers are given to stop sending traffic, counted from the delete
 	// request: a pod told to stop sooner is a risk.
-	Propagation time.Duration
+	propagation time.Duration
 	// probe holds the --probe* flags.
 	probe probeFlags
 
@@ -105,14 +105,14 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.Delete, "delete", false, "Delete the pod, then watch it terminate")
-	f.BoolVar(&o.Evict, "evict", false, "Evict the pod through the Eviction API (policy/v1), retrying while a PodDisruptionBudget refuses")
-	f.Int64Var(&o.GracePeriod, "grace-period", -1, "Grace period in seconds for --delete or --evict; -1 keeps the pod's own")
-	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
-	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
-	addWatchOutputFlag(cmd, &o.Output)
-	addWideFlag(f, &o.Wide, " (the server's time)")
-	addPropagationFlag(f, &o.Propagation)
+	f.BoolVar(&o.delete, "delete", false, "Delete the pod, then watch it terminate")
+	f.BoolVar(&o.evict, "evict", false, "Evict the pod through the Eviction API (policy/v1), retrying while a PodDisruptionBudget refuses")
+	f.Int64Var(&o.gracePeriod, "grace-period", -1, "Grace period in seconds for --delete or --evict; -1 keeps the pod's own")
+	f.DurationVar(&o.settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
+	addWatchOutputFlag(cmd, &o.output)
+	addWideFlag(f, &o.wide, " (the server's time)")
+	addPropagationFlag(f, &o.propagation)
 	o.probe.add(f)
 	return cmd
 }
@@ -130,14 +130,14 @@ func addWatchOutputFlag(cmd *cobra.Command, output *string) {
 // Complete reads the namespace from the kubeconfig/-n, builds the probe's
 // configuration and the client.
 func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = args[0]
-	o.sink = newWatchSink(o.Output, o.IOStreams)
+	o.name = args[0]
+	o.sink = newWatchSink(o.output, o.IOStreams)
 	o.probe.complete()
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return err
 	}
-	o.Namespace = ns
+	o.namespace = ns
 	if rc, err := o.configFlags.ToRESTConfig(); err == nil {
 		o.apiServer = rc.Host
 	}
@@ -148,63 +148,63 @@ func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
 // Validate rejects flag combinations that cannot be done.
 func (o *watchPodOptions) Validate() error {
 	switch {
-	case o.Name == "":
+	case o.name == "":
 		return errMissingArg("one pod", "watch pod NAME")
-	case o.Delete && o.Evict:
+	case o.delete && o.evict:
 		return errors.New("--delete and --evict are exclusive: choose one")
-	case o.GracePeriod != -1 && !o.Delete && !o.Evict:
+	case o.gracePeriod != -1 && !o.delete && !o.evict:
 		return errors.New("--grace-period needs --delete or --evict")
-	case o.GracePeriod == 0 || o.GracePeriod < -1:
-		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.GracePeriod)
-	case o.Settle < 0 || o.Timeout < 0:
+	case o.gracePeriod == 0 || o.gracePeriod < -1:
+		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.gracePeriod)
+	case o.settle < 0 || o.timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
 	}
-	if err := validatePropagation(o.Propagation); err != nil {
+	if err := validatePropagation(o.propagation); err != nil {
 		return err
 	}
 	if err := o.probe.validate("watch pod"); err != nil {
 		return err
 	}
-	return validateOutput("watch pod", o.Output, watchFormats...)
+	return validateOutput("watch pod", o.output, watchFormats...)
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns
 // cliutil.Risk() when the verdict found a risk.
 func (o *watchPodOptions) Run(ctx context.Context) error {
-	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the timeline so far and the verdict",
-		Skipped: "the timeline and the verdict"})
+	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the timeline so far and the verdict",
+		skipped: "the timeline and the verdict"})
 	defer cancel()
-	cfg := timeline.Config{Client: o.client, Namespace: o.Namespace, Name: o.Name, Settle: o.Settle, Printer: o.printer()}
+	cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle, Printer: o.printer()}
 	switch {
-	case o.Delete:
+	case o.delete:
 		cfg.Action = timeline.Delete
-	case o.Evict:
+	case o.evict:
 		cfg.Action = timeline.Evict
 	}
-	if o.GracePeriod > 0 {
-		cfg.GracePeriodSeconds = &o.GracePeriod
+	if o.gracePeriod > 0 {
+		cfg.GracePeriodSeconds = &o.gracePeriod
 	}
-	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, o.Delete || o.Evict)
+	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, o.delete || o.evict)
 	if err != nil {
 		return err
 	}
 	if pr != nil {
-		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.Buckets
+		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.buckets
 	}
 	tl, err := timeline.Follow(ctx, cfg)
 	pr.Stop()
 	if tl == nil {
-		return sayNotFound(ctx, o.client, err, "pod", o.Namespace)
+		return sayNotFound(ctx, o.client, err, "pod", o.namespace)
 	}
-	if !tl.Started() {
+	if tl.T0.IsZero() {
 		return o.noTermination(tl, err)
 	}
-	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.Propagation})
+	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(podWatchSummary.write(o.sink, tl, v), err, v.Risk)
 }
 
 func (o *watchPodOptions) printer() timeline.Printer {
-	return printer(o.sink, render.PodJSONPrinter, func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.Wide) })
+	return printer(o.sink, render.PodJSONPrinter, func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.wide) })
 }
 
 // podWatchSummary is watch pod's end: a chart and the verdict.

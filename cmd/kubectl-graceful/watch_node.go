@@ -20,20 +20,20 @@ import (
 type watchNodeOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	// Nodes are the nodes named; Selector (-l) picks a pool instead.
-	Nodes    []string
-	Selector string
-	// Settle is how long to keep listening once the nodes are empty.
-	Settle time.Duration
-	// Timeout bounds the whole command; 0 means no limit.
-	Timeout time.Duration
-	// Output is "" (lines, chart, table, verdict), "json", "yaml" or
+	// nodes are the nodes named; selector (-l) picks a pool instead.
+	nodes    []string
+	selector string
+	// settle is how long to keep listening once the nodes are empty.
+	settle time.Duration
+	// timeout bounds the whole command; 0 means no limit.
+	timeout time.Duration
+	// output is "" (lines, chart, table, verdict), "json", "yaml" or
 	// "mermaid".
-	Output string
-	// Propagation is --propagation, passed to every pod's verdict.
-	Propagation time.Duration
-	// Wide is --wide: live lines with every column.
-	Wide bool
+	output string
+	// propagation is --propagation, passed to every pod's verdict.
+	propagation time.Duration
+	// wide is --wide: live lines with every column.
+	wide bool
 
 	client kubernetes.Interface
 	genericiooptions.IOStreams
@@ -65,57 +65,53 @@ matches the selector, the pods cannot be watched).`,
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
-	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
-	f.DurationVar(&o.Timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit")
-	addWatchOutputFlag(cmd, &o.Output)
-	addPropagationFlag(f, &o.Propagation)
-	addWideFlag(f, &o.Wide, " (the server's time, the workload)")
+	f.StringVarP(&o.selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
+	f.DurationVar(&o.settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
+	f.DurationVar(&o.timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit")
+	addWatchOutputFlag(cmd, &o.output)
+	addPropagationFlag(f, &o.propagation)
+	addWideFlag(f, &o.wide, " (the server's time, the workload)")
 	return cmd
 }
 
 // Complete takes the node names and builds the client.
 func (o *watchNodeOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Nodes = args
+	o.nodes = args
 	var err error
 	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
 }
 
-// Validate rejects what cannot be watched, before anything is read.
+// Validate rejects what cannot be watched, before anything is read: the
+// node arguments as drain and uncordon refuse them, then the flags.
 func (o *watchNodeOptions) Validate() error {
-	switch {
-	case len(o.Nodes) == 0 && o.Selector == "":
-		return errMissingArg("the nodes or select them with -l", "watch node NAME... (or -l SELECTOR)")
-	case len(o.Nodes) > 0 && o.Selector != "":
-		return errNamesAndSelector("node")
-	case o.Settle < 0 || o.Timeout < 0:
+	if err := validateNodeArgs(o.nodes, o.selector, "watch node NAME... (or -l SELECTOR)"); err != nil {
+		return err
+	}
+	if o.settle < 0 || o.timeout < 0 {
 		return errors.New("--settle and --timeout must not be negative")
 	}
-	if err := validateOutput("watch node", o.Output, watchFormats...); err != nil {
+	if err := validateOutput("watch node", o.output, watchFormats...); err != nil {
 		return err
 	}
-	if err := firstNamedTwice("node", o.Nodes); err != nil {
-		return err
-	}
-	return validatePropagation(o.Propagation)
+	return validatePropagation(o.propagation)
 }
 
 // Run follows the nodes, then prints the summary. It returns
 // cliutil.Risk() when the drain verdict found a risk.
 func (o *watchNodeOptions) Run(ctx context.Context) error {
-	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the drain so far and its verdict",
-		Skipped: "the summary and the verdict"})
+	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the drain so far and its verdict",
+		skipped: "the summary and the verdict"})
 	defer cancel()
-	sink := newWatchSink(o.Output, o.IOStreams)
+	sink := newWatchSink(o.output, o.IOStreams)
 	pr := printer(sink, render.NodeJSONPrinter, func(w io.Writer) nodewatch.Printer {
-		return render.NodeLinePrinter(w, render.NodeLines{Wide: o.Wide})
+		return render.NodeLinePrinter(w, render.NodeLines{Wide: o.wide})
 	})
-	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.Nodes, Selector: o.Selector, Settle: o.Settle, Printer: pr})
+	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.nodes, Selector: o.selector, Settle: o.settle, Printer: pr})
 	if w == nil {
 		return o.sayNodes(ctx, err)
 	}
-	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.Propagation})
+	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(nodeWatchSummary.write(sink, w, v), err, v.Risk)
 }
 
@@ -123,7 +119,7 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 // command does.
 func (o *watchNodeOptions) sayNodes(ctx context.Context, err error) error {
 	if errors.Is(err, nodewatch.ErrNoNodes) {
-		return errNoMatch("node", o.Selector)
+		return errNoMatch("node", o.selector)
 	}
 	return sayNotFound(ctx, o.client, err, "node", "")
 }

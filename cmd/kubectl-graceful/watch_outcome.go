@@ -52,7 +52,7 @@ func (o *watchPodOptions) noTermination(tl *timeline.Timeline, err error) error 
 	case err == nil:
 		return fmt.Errorf("no termination of pod %s was seen: no verdict", pod)
 	case errors.As(err, new(*eviction.TimeoutError)) || errors.Is(err, context.DeadlineExceeded):
-		end = fmt.Sprintf("--timeout %s ran out", o.Timeout)
+		end = fmt.Sprintf("--timeout %s ran out", o.timeout)
 	case errors.Is(err, timeline.ErrInterrupted) || errors.Is(err, context.Canceled):
 		end = "the watch was interrupted"
 	default:
@@ -61,7 +61,7 @@ func (o *watchPodOptions) noTermination(tl *timeline.Timeline, err error) error 
 	if refusal := strings.TrimSuffix(tl.LastRefusal(), "; retrying"); refusal != "" {
 		return fmt.Errorf("the eviction of pod %s was refused until %s (last answer: %s): not evicted, no termination to judge, no verdict", pod, end, refusal)
 	}
-	if o.Delete || o.Evict {
+	if o.delete || o.evict {
 		return fmt.Errorf("pod %s was not deleted before %s: no termination to judge, no verdict", pod, end)
 	}
 	return fmt.Errorf("nobody deleted pod %s before %s: no termination to judge, no verdict", pod, end)

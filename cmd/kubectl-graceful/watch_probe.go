@@ -24,23 +24,23 @@ const probeBaseline = time.Second
 
 // probeFlags are the --probe* flags of the watch commands.
 type probeFlags struct {
-	URL       string
-	Rate      int
-	Timeout   time.Duration
-	KeepAlive bool
-	Headers   []string
-	Insecure  bool
+	url       string
+	rate      int
+	timeout   time.Duration
+	keepAlive bool
+	headers   []string
+	insecure  bool
 
 	cfg probe.Config
 }
 
 func (p *probeFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&p.URL, "probe", "", "Send HTTP(S) GET requests to this URL while watching and put them on the timeline as a third track, requests (use the public Ingress or load balancer URL: the path users' requests take)")
-	f.IntVar(&p.Rate, "probe-rate", probe.DefaultRate, fmt.Sprintf("Probe requests per second (1 to %d)", probe.MaxRate))
-	f.DurationVar(&p.Timeout, "probe-timeout", probe.DefaultTimeout, "Timeout of each probe request")
-	f.BoolVar(&p.KeepAlive, "probe-keepalive", false, "Reuse probe connections, as a load balancer's pool does (default: a new connection for each request)")
-	f.StringArrayVar(&p.Headers, "probe-header", nil, `Header added to each probe request, "Name: value" (repeatable; Host is honoured)`)
-	f.BoolVar(&p.Insecure, "probe-insecure", false, "Do not verify the probe URL's TLS certificate (self-signed certificates)")
+	f.StringVar(&p.url, "probe", "", "Send HTTP(S) GET requests to this URL while watching and put them on the timeline as a third track, requests (use the public Ingress or load balancer URL: the path users' requests take)")
+	f.IntVar(&p.rate, "probe-rate", probe.DefaultRate, fmt.Sprintf("Probe requests per second (1 to %d)", probe.MaxRate))
+	f.DurationVar(&p.timeout, "probe-timeout", probe.DefaultTimeout, "Timeout of each probe request")
+	f.BoolVar(&p.keepAlive, "probe-keepalive", false, "Reuse probe connections, as a load balancer's pool does (default: a new connection for each request)")
+	f.StringArrayVar(&p.headers, "probe-header", nil, `Header added to each probe request, "Name: value" (repeatable; Host is honoured)`)
+	f.BoolVar(&p.insecure, "probe-insecure", false, "Do not verify the probe URL's TLS certificate (self-signed certificates)")
 }
 
 // complete builds the probe's configuration from the flags. A value that
@@ -54,9 +54,9 @@ func (p *probeFlags) complete() {
 // validate checks the flags; it sets nothing. The --probe-* flags without
 // --probe are refused: they would do nothing.
 func (p *probeFlags) validate(cmd string) error {
-	if p.URL == "" {
-		changed := p.Rate != 0 && p.Rate != probe.DefaultRate || p.Timeout != 0 && p.Timeout != probe.DefaultTimeout
-		if changed || p.KeepAlive || len(p.Headers) > 0 || p.Insecure {
+	if p.url == "" {
+		changed := p.rate != 0 && p.rate != probe.DefaultRate || p.timeout != 0 && p.timeout != probe.DefaultTimeout
+		if changed || p.keepAlive || len(p.headers) > 0 || p.insecure {
 			return fmt.Errorf("%s: the --probe-* flags need --probe URL", cmd)
 		}
 		return nil
@@ -70,15 +70,15 @@ func (p *probeFlags) validate(cmd string) error {
 
 // config is the probe's configuration from the flags (--probe set).
 func (p *probeFlags) config() (probe.Config, error) {
-	if p.URL == "" {
+	if p.url == "" {
 		return probe.Config{}, nil
 	}
-	u, err := probe.ParseURL(p.URL)
+	u, err := probe.ParseURL(p.url)
 	if err != nil {
 		return probe.Config{}, err
 	}
-	cfg := probe.Config{URL: u, Rate: p.Rate, Timeout: p.Timeout, KeepAlive: p.KeepAlive, Insecure: p.Insecure, Header: http.Header{}}
-	for _, h := range p.Headers {
+	cfg := probe.Config{URL: u, Rate: p.rate, Timeout: p.timeout, KeepAlive: p.keepAlive, Insecure: p.insecure, Header: http.Header{}}
+	for _, h := range p.headers {
 		name, value, err := probe.ParseHeader(h)
 		if err != nil {
 			return probe.Config{}, err
@@ -95,7 +95,7 @@ func (p *probeFlags) redacted() string { return p.cfg.URL.Redacted() }
 
 // probing is a running probe: its buckets, and stop to end it.
 type probing struct {
-	Buckets <-chan probe.Bucket
+	buckets <-chan probe.Bucket
 	stop    func()
 }
 
@@ -143,7 +143,7 @@ func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writ
 		case <-ctx.Done():
 		}
 	}
-	return &probing{Buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
+	return &probing{buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
 }
 
 func connText(keepAlive bool) string {

@@ -19,21 +19,21 @@ func TestWatchPodValidateProbeFlags(t *testing.T) {
 		want string // "" = valid
 	}{
 		{"no probe", func(p *probeFlags) {}, ""},
-		{"probe", func(p *probeFlags) { p.URL = "https://shop.example.com/healthz" }, ""},
-		{"header", func(p *probeFlags) { p.URL, p.Headers = "http://10.0.0.1/", []string{"Host: shop.example.com"} }, ""},
-		{"malformed", func(p *probeFlags) { p.URL = "http://[::1" }, "is not a URL"},
-		{"scheme", func(p *probeFlags) { p.URL = "ftp://shop.example.com/" }, `unsupported scheme "ftp"`},
-		{"no scheme", func(p *probeFlags) { p.URL = "shop.example.com" }, "unsupported scheme"},
-		{"rate 0", func(p *probeFlags) { p.URL, p.Rate = "http://x/", 0 }, "--probe-rate 0 is out of range: use 1 to 200"},
-		{"rate 201", func(p *probeFlags) { p.URL, p.Rate = "http://x/", 201 }, "--probe-rate 201 is out of range"},
-		{"timeout", func(p *probeFlags) { p.URL, p.Timeout = "http://x/", 0 }, "--probe-timeout 0s is not allowed"},
-		{"bad header", func(p *probeFlags) { p.URL, p.Headers = "http://x/", []string{"nocolon"} }, `--probe-header "nocolon"`},
-		{"rate alone", func(p *probeFlags) { p.Rate = 50 }, "need --probe URL"},
+		{"probe", func(p *probeFlags) { p.url = "https://shop.example.com/healthz" }, ""},
+		{"header", func(p *probeFlags) { p.url, p.headers = "http://10.0.0.1/", []string{"Host: shop.example.com"} }, ""},
+		{"malformed", func(p *probeFlags) { p.url = "http://[::1" }, "is not a URL"},
+		{"scheme", func(p *probeFlags) { p.url = "ftp://shop.example.com/" }, `unsupported scheme "ftp"`},
+		{"no scheme", func(p *probeFlags) { p.url = "shop.example.com" }, "unsupported scheme"},
+		{"rate 0", func(p *probeFlags) { p.url, p.rate = "http://x/", 0 }, "--probe-rate 0 is out of range: use 1 to 200"},
+		{"rate 201", func(p *probeFlags) { p.url, p.rate = "http://x/", 201 }, "--probe-rate 201 is out of range"},
+		{"timeout", func(p *probeFlags) { p.url, p.timeout = "http://x/", 0 }, "--probe-timeout 0s is not allowed"},
+		{"bad header", func(p *probeFlags) { p.url, p.headers = "http://x/", []string{"nocolon"} }, `--probe-header "nocolon"`},
+		{"rate alone", func(p *probeFlags) { p.rate = 50 }, "need --probe URL"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			o := watchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second,
-				probe: probeFlags{Rate: 20, Timeout: 2 * time.Second}}
+			o := watchPodOptions{name: "web-0", gracePeriod: -1, settle: time.Second, propagation: 5 * time.Second,
+				probe: probeFlags{rate: 20, timeout: 2 * time.Second}}
 			c.edit(&o.probe)
 			err := o.Validate()
 			switch {
@@ -67,7 +67,7 @@ func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	p := probeFlags{URL: "http://" + addr + "/", Rate: 20, Timeout: time.Second}
+	p := probeFlags{url: "http://" + addr + "/", rate: 20, timeout: time.Second}
 	p.complete()
 	if err := p.validate("watch pod"); err != nil {
 		t.Fatal(err)
@@ -80,13 +80,13 @@ func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
 
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
-	p = probeFlags{URL: srv.URL, Rate: 50, Timeout: time.Second}
+	p = probeFlags{url: srv.URL, rate: 50, timeout: time.Second}
 	p.complete()
 	pr, err = p.start(context.Background(), "https://127.0.0.1:6443", &errOut, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := <-pr.Buckets
+	b := <-pr.buckets
 	pr.Stop()
 	if len(b.Results) == 0 || b.Results[0].Failed() {
 		t.Errorf("first bucket %+v", b)

@@ -18,23 +18,23 @@ import (
 )
 
 func TestWatchPodValidate(t *testing.T) {
-	ok := watchPodOptions{Name: "web-0", GracePeriod: -1, Settle: time.Second, Propagation: 5 * time.Second}
+	ok := watchPodOptions{name: "web-0", gracePeriod: -1, settle: time.Second, propagation: 5 * time.Second}
 	cases := []struct {
 		name string
 		edit func(o *watchPodOptions)
 		want string // "" = valid
 	}{
 		{"wait", func(o *watchPodOptions) {}, ""},
-		{"delete with grace", func(o *watchPodOptions) { o.Delete, o.GracePeriod = true, 5 }, ""},
-		{"evict json", func(o *watchPodOptions) { o.Evict, o.Output = true, "json" }, ""},
-		{"both", func(o *watchPodOptions) { o.Delete, o.Evict = true, true }, "--delete and --evict are exclusive"},
-		{"grace alone", func(o *watchPodOptions) { o.GracePeriod = 5 }, "--grace-period needs --delete or --evict"},
-		{"grace 0", func(o *watchPodOptions) { o.Delete, o.GracePeriod = true, 0 }, "force delete"},
-		{"negative settle", func(o *watchPodOptions) { o.Settle = -time.Second }, "must not be negative"},
-		{"yml", func(o *watchPodOptions) { o.Output = "yml" }, `--output "yml" is not supported for watch pod: use json, yaml, mermaid, or leave it out; did you mean "yaml"?`},
-		{"yaml", func(o *watchPodOptions) { o.Output = "yaml" }, ""},
-		{"propagation 1s", func(o *watchPodOptions) { o.Propagation = time.Second }, ""},
-		{"propagation 0", func(o *watchPodOptions) { o.Propagation = 0 }, "--propagation 0s is not allowed"},
+		{"delete with grace", func(o *watchPodOptions) { o.delete, o.gracePeriod = true, 5 }, ""},
+		{"evict json", func(o *watchPodOptions) { o.evict, o.output = true, "json" }, ""},
+		{"both", func(o *watchPodOptions) { o.delete, o.evict = true, true }, "--delete and --evict are exclusive"},
+		{"grace alone", func(o *watchPodOptions) { o.gracePeriod = 5 }, "--grace-period needs --delete or --evict"},
+		{"grace 0", func(o *watchPodOptions) { o.delete, o.gracePeriod = true, 0 }, "force delete"},
+		{"negative settle", func(o *watchPodOptions) { o.settle = -time.Second }, "must not be negative"},
+		{"yml", func(o *watchPodOptions) { o.output = "yml" }, `--output "yml" is not supported for watch pod: use json, yaml, mermaid, or leave it out; did you mean "yaml"?`},
+		{"yaml", func(o *watchPodOptions) { o.output = "yaml" }, ""},
+		{"propagation 1s", func(o *watchPodOptions) { o.propagation = time.Second }, ""},
+		{"propagation 0", func(o *watchPodOptions) { o.propagation = 0 }, "--propagation 0s is not allowed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,6 +64,30 @@ func TestWatchPropagationDefaultIsThePreStopFloor(t *testing.T) {
 	}
 }
 
+// watch node refuses its node arguments as drain node and uncordon do,
+// before its flags: the same line for the same mistake.
+func TestWatchNodeValidate(t *testing.T) {
+	for _, c := range []struct {
+		edit func(o *watchNodeOptions)
+		want string // "" = valid
+	}{
+		{func(o *watchNodeOptions) {}, ""},
+		{func(o *watchNodeOptions) { o.nodes = nil }, "name the nodes or select them with -l: kubectl graceful watch node NAME... (or -l SELECTOR)"},
+		{func(o *watchNodeOptions) { o.selector = "pool=old" }, "name nodes or select them with -l, not both"},
+		{func(o *watchNodeOptions) { o.nodes = []string{"n", "n"}; o.settle = -time.Second }, `node "n" is named twice`},
+		{func(o *watchNodeOptions) { o.settle = -time.Second }, "--settle and --timeout must not be negative"},
+		{func(o *watchNodeOptions) { o.output = "yml" }, `--output "yml" is not supported for watch node`},
+		{func(o *watchNodeOptions) { o.propagation = 0 }, "--propagation 0s is not allowed"},
+	} {
+		o := watchNodeOptions{nodes: []string{"n"}, settle: time.Second, propagation: 5 * time.Second}
+		c.edit(&o)
+		err := o.Validate()
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want %q", o, err, c.want)
+		}
+	}
+}
+
 // A watch that saw no termination prints no verdict: the error says what
 // happened instead.
 func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
@@ -81,12 +105,12 @@ func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
 		want  string
 		avoid string
 	}{
-		{"forbidden delete keeps its error", watchPodOptions{Delete: true}, tl, forbidden, forbidden.Error(), "verdict"},
-		{"nobody deleted it", watchPodOptions{Timeout: 30 * time.Second}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
-		{"PDB refusal until the timeout", watchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused, timeout,
+		{"forbidden delete keeps its error", watchPodOptions{delete: true}, tl, forbidden, forbidden.Error(), "verdict"},
+		{"nobody deleted it", watchPodOptions{timeout: 30 * time.Second}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
+		{"PDB refusal until the timeout", watchPodOptions{evict: true, timeout: 8 * time.Second}, refused, timeout,
 			"the eviction of pod shop/web-0 was refused until --timeout 8s ran out (last answer: Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently): not evicted", "retrying"},
 		{"Ctrl-C before a deletion", watchPodOptions{}, tl, interrupt, "nobody deleted pod shop/web-0 before the watch was interrupted", "partial"},
-		{"eviction cut by the deadline", watchPodOptions{Evict: true, Timeout: 8 * time.Second}, refused,
+		{"eviction cut by the deadline", watchPodOptions{evict: true, timeout: 8 * time.Second}, refused,
 			fmt.Errorf("evicting pod shop/web-0: %w", context.DeadlineExceeded), "the eviction of pod shop/web-0 was refused until --timeout 8s ran out", "deadline"},
 	}
 	for _, c := range cases {
@@ -122,11 +146,11 @@ func TestWatchWorkloadArgs(t *testing.T) {
 	if err := cmd.Args(cmd, nil); err == nil || !strings.Contains(err.Error(), "name one workload") {
 		t.Errorf("no arguments: %v", err)
 	}
-	o := watchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Restart: true, Scale: 2}
+	o := watchWorkloadOptions{workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, restart: true, scale: 2}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "exclusive") {
 		t.Errorf("--restart with --scale: %v", err)
 	}
-	o = watchWorkloadOptions{Workload: rollout.Workload{Kind: "ReplicaSet", Name: "web"}, Scale: -1}
+	o = watchWorkloadOptions{workload: rollout.Workload{Kind: "ReplicaSet", Name: "web"}, scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "ReplicaSet has no pod template with a rollout") {
 		t.Errorf("a ReplicaSet: %v", err)
 	}
@@ -141,7 +165,7 @@ func TestWatchWorkloadPropagation(t *testing.T) {
 	if f == nil || pf == nil || f.DefValue != pf.DefValue || f.Usage != pf.Usage {
 		t.Fatalf("--propagation of watch TYPE/NAME %+v, of watch pod %+v: want the same flag", f, pf)
 	}
-	o := watchWorkloadOptions{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Scale: -1}
+	o := watchWorkloadOptions{workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--propagation 0s is not allowed") {
 		t.Errorf("--propagation 0: %v", err)
 	}

@@ -24,27 +24,27 @@ import (
 type watchWorkloadOptions struct {
 	configFlags *genericclioptions.ConfigFlags
 
-	// Args are the workload as typed: ["deployment/web"] or
+	// args are the workload as typed: ["deployment/web"] or
 	// ["deployment", "web"].
-	Args     []string
-	Workload rollout.Workload
-	// Restart does what `kubectl rollout restart` does; Scale (>= 0) sets
+	args     []string
+	workload rollout.Workload
+	// restart does what `kubectl rollout restart` does; scale (>= 0) sets
 	// the replicas through the scale subresource; -1 means no scale.
-	Restart bool
-	Scale   int32
-	// Settle is how long to keep listening after the rollout completed.
-	Settle time.Duration
-	// Timeout bounds the whole command; 0 means no limit.
-	Timeout time.Duration
-	// Output is "" (lines, table, chart, verdict), "json", "yaml" or
+	restart bool
+	scale   int32
+	// settle is how long to keep listening after the rollout completed.
+	settle time.Duration
+	// timeout bounds the whole command; 0 means no limit.
+	timeout time.Duration
+	// output is "" (lines, table, chart, verdict), "json", "yaml" or
 	// "mermaid".
-	Output string
-	// Wide is --wide: live lines with the server's time and whole messages.
-	Wide bool
+	output string
+	// wide is --wide: live lines with the server's time and whole messages.
+	wide bool
 	// sink is where -o sends the output.
 	sink watchSink
-	// Propagation is --propagation, passed to every pod's verdict.
-	Propagation time.Duration
+	// propagation is --propagation, passed to every pod's verdict.
+	propagation time.Duration
 	// probe holds the --probe* flags.
 	probe probeFlags
 
@@ -91,13 +91,13 @@ pods, RBAC).`,
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
-	f.BoolVar(&o.Restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
-	f.Int32Var(&o.Scale, "scale", -1, "Scale the workload to N replicas (scale subresource), then watch")
-	f.DurationVar(&o.Settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
-	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
-	addWatchOutputFlag(cmd, &o.Output)
-	addWideFlag(f, &o.Wide, " (the server's time)")
-	addPropagationFlag(f, &o.Propagation)
+	f.BoolVar(&o.restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
+	f.Int32Var(&o.scale, "scale", -1, "Scale the workload to N replicas (scale subresource), then watch")
+	f.DurationVar(&o.settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
+	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
+	addWatchOutputFlag(cmd, &o.output)
+	addWideFlag(f, &o.wide, " (the server's time)")
+	addPropagationFlag(f, &o.propagation)
 	o.probe.add(f)
 	return cmd
 }
@@ -105,8 +105,8 @@ pods, RBAC).`,
 // Complete resolves the workload's kind as kubectl does (short names,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Args = args
-	o.sink = newWatchSink(o.Output, o.IOStreams)
+	o.args = args
+	o.sink = newWatchSink(o.output, o.IOStreams)
 	o.probe.complete()
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
@@ -130,7 +130,7 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	if gvk.Kind == "Pod" {
 		return fmt.Errorf("to follow one pod use: kubectl graceful watch pod %s", name)
 	}
-	o.Workload = rollout.Workload{Kind: gvk.Kind, Namespace: ns, Name: name}
+	o.workload = rollout.Workload{Kind: gvk.Kind, Namespace: ns, Name: name}
 	cfg, err := o.configFlags.ToRESTConfig()
 	if err != nil {
 		return err
@@ -155,58 +155,58 @@ func splitWorkloadArgs(args []string) (string, string, error) {
 // Validate rejects what cannot be done, before anything is sent.
 func (o *watchWorkloadOptions) Validate() error {
 	switch {
-	case o.Workload.Name == "":
+	case o.workload.Name == "":
 		return errMissingArg("one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)")
-	case o.Restart && o.Scale >= 0:
+	case o.restart && o.scale >= 0:
 		return errors.New("--restart and --scale are exclusive: choose one")
-	case o.Scale < -1:
-		return fmt.Errorf("--scale %d is not allowed: use 0 or more replicas", o.Scale)
-	case o.Settle < 0 || o.Timeout < 0:
+	case o.scale < -1:
+		return fmt.Errorf("--scale %d is not allowed: use 0 or more replicas", o.scale)
+	case o.settle < 0 || o.timeout < 0:
 		return errors.New("--settle and --timeout must not be negative")
 	}
-	if err := validateOutput("watch", o.Output, watchFormats...); err != nil {
+	if err := validateOutput("watch", o.output, watchFormats...); err != nil {
 		return err
 	}
 	if err := o.probe.validate("watch"); err != nil {
 		return err
 	}
-	if err := rollout.CheckKind(o.Workload.Kind); err != nil {
+	if err := rollout.CheckKind(o.workload.Kind); err != nil {
 		return err
 	}
-	return validatePropagation(o.Propagation)
+	return validatePropagation(o.propagation)
 }
 
 // Run follows the workload, then prints the summary. It returns
 // cliutil.Risk() when the rollout verdict found a risk.
 func (o *watchWorkloadOptions) Run(ctx context.Context) error {
-	ctx, cancel := beginWatch(ctx, o.Timeout, stopNote{Waiting: "the watches to close, then the rollout so far and its verdict",
-		Skipped: "the summary and the verdict"})
+	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the rollout so far and its verdict",
+		skipped: "the summary and the verdict"})
 	defer cancel()
-	cfg := rollout.Config{Client: o.client, Workload: o.Workload, Settle: o.Settle, Printer: o.printer()}
+	cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle, Printer: o.printer()}
 	switch {
-	case o.Restart:
+	case o.restart:
 		cfg.Action = rollout.Restart
-	case o.Scale >= 0:
-		cfg.Action, cfg.Replicas = rollout.Scale, o.Scale
+	case o.scale >= 0:
+		cfg.Action, cfg.Replicas = rollout.Scale, o.scale
 	}
 	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, cfg.Action != rollout.Wait)
 	if err != nil {
 		return err
 	}
 	if pr != nil {
-		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.Buckets
+		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.buckets
 	}
 	r, err := rollout.Follow(ctx, cfg)
 	pr.Stop()
 	if r == nil {
-		return sayNotFound(ctx, o.client, err, strings.ToLower(o.Workload.Kind), o.Workload.Namespace)
+		return sayNotFound(ctx, o.client, err, strings.ToLower(o.workload.Kind), o.workload.Namespace)
 	}
-	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.Propagation})
+	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(rolloutWatchSummary.write(o.sink, r, v), err, v.Risk)
 }
 
 func (o *watchWorkloadOptions) printer() rollout.Printer {
-	return printer(o.sink, render.RolloutJSONPrinter, func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.Wide) })
+	return printer(o.sink, render.RolloutJSONPrinter, func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.wide) })
 }
 
 // rolloutWatchSummary is watch TYPE/NAME's end: a table, a chart and the

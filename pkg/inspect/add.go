@@ -13,17 +13,24 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Add files one typed object into the inventory: workloads (Deployment,
+// Add files one object into the inventory: typed workloads (Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob), Services, PDBs,
-// HPAs and Ingresses. Objects managed by another workload (a ReplicaSet
-// owned by a Deployment, a pod with a controller, a Job owned by a CronJob)
-// are counted but not audited, so each workload is reported once, through
-// its owner. It returns false for kinds the audit does not read.
+// HPAs and Ingresses, and unstructured custom resources of the kinds the
+// checks read (CustomResources, and CustomResourceDefinitions, for which
+// kinds have a scale subresource).
+// Objects managed by another workload (a ReplicaSet owned by a
+// Deployment, a pod with a controller, a Job owned by a CronJob) are
+// counted but not audited, so each workload is reported once, through its
+// owner. It returns false for kinds the audit does not read.
 func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return inv.addLoadBalancerObject(u) || inv.addScalingObject(u, src) || inv.addCustomResourceDefinition(u)
+	}
 	inv.Objects++
 	switch o := obj.(type) {
 	case *appsv1.Deployment:

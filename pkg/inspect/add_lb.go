@@ -1,6 +1,8 @@
 package inspect
 
 import (
+	"iter"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,25 +24,40 @@ type TargetGroupBinding struct {
 	Managed bool
 }
 
-// loadBalancerResource is a custom resource the audit reads for load
-// balancer draining, and the input it fills.
-type loadBalancerResource struct {
-	Resource schema.GroupVersionResource
-	Input    Input
+// customResource is a custom resource a live audit lists, and the input
+// it fills.
+type customResource struct {
+	resource schema.GroupVersionResource
+	input    Input
 }
 
-// LoadBalancerResources are read by a live audit where the cluster serves
+// loadBalancerResources are read by a live audit where the cluster serves
 // them (GKE, EKS with the AWS Load Balancer Controller); elsewhere they are
 // absent and nothing is reported.
-var LoadBalancerResources = []loadBalancerResource{
+var loadBalancerResources = []customResource{
 	{schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, inputBackendConfigs},
 	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, inputTargetGroupBindings},
 }
 
-// AddLoadBalancerObject files a load balancer custom resource (a GKE
+// CustomResources yields the custom resources a live audit lists where
+// the cluster serves them, each with the Input its objects fill (for
+// Inventory.MarkUnavailable): the load balancers' (GKE BackendConfig, AWS
+// TargetGroupBinding), then the scalers' (KEDA ScaledObject, Argo
+// Rollout). Their objects go to Inventory.Add.
+func CustomResources() iter.Seq2[schema.GroupVersionResource, Input] {
+	return func(yield func(schema.GroupVersionResource, Input) bool) {
+		for _, r := range slices.Concat(loadBalancerResources, scalingResources) {
+			if !yield(r.resource, r.input) {
+				return
+			}
+		}
+	}
+}
+
+// addLoadBalancerObject files a load balancer custom resource (a GKE
 // BackendConfig, an AWS TargetGroupBinding) from its unstructured content.
 // It returns false for any other kind.
-func (inv *Inventory) AddLoadBalancerObject(u *unstructured.Unstructured) bool {
+func (inv *Inventory) addLoadBalancerObject(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
 	switch {
 	case gvk.Group == "cloud.google.com" && gvk.Kind == "BackendConfig":

@@ -85,7 +85,7 @@ func TestLBFormsTargetGroupBinding(t *testing.T) {
 		inv.Add(deploy("web"), nil)
 		inv.Add(web, nil)
 		for _, u := range us {
-			if !inv.AddLoadBalancerObject(u) {
+			if !inv.addLoadBalancerObject(u) {
 				t.Fatalf("%s not filed", u.GetName())
 			}
 		}
@@ -129,7 +129,7 @@ func TestLBFormsGKE(t *testing.T) {
 		bc := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "cloud.google.com/v1", "kind": "BackendConfig",
 			"metadata": map[string]any{"name": "drain", "namespace": "shop"},
 			"spec":     map[string]any{"connectionDraining": map[string]any{"drainingTimeoutSec": int64(60)}}}}
-		inv.AddLoadBalancerObject(bc)
+		inv.addLoadBalancerObject(bc)
 		var got []Finding
 		for _, f := range Audit(inv, DefaultOptions()).Findings {
 			if f.Check == "lb-deregistration-exceeds-grace" {

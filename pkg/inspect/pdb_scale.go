@@ -7,12 +7,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// AddCustomResourceDefinition records whether the kind a
+// addCustomResourceDefinition records whether the kind a
 // CustomResourceDefinition defines has a scale subresource in any of its
 // versions; the definition itself is counted as an object, not as a
 // workload nor a custom resource not audited. It returns false for any
 // other object.
-func (inv *Inventory) AddCustomResourceDefinition(u *unstructured.Unstructured) bool {
+func (inv *Inventory) addCustomResourceDefinition(u *unstructured.Unstructured) bool {
 	gvk := u.GroupVersionKind()
 	if gvk.Group != "apiextensions.k8s.io" || gvk.Kind != "CustomResourceDefinition" {
 		return false

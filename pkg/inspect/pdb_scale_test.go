@@ -39,7 +39,7 @@ func TestPDBCustomResourceWithoutScale(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			inv := &Inventory{Version: Version{1, 37}}
-			if tc.withCRD && !inv.AddCustomResourceDefinition(crd(tc.scale)) {
+			if tc.withCRD && !inv.addCustomResourceDefinition(crd(tc.scale)) {
 				t.Fatal("CRD not read")
 			}
 			d := deploy("vm")
@@ -91,7 +91,7 @@ func TestPDBWithoutScaleKeepsTolerance(t *testing.T) {
 		{"", "5", 3, `"minAvailable":0}}'`},   // never below 0
 	} {
 		inv := &Inventory{Version: Version{1, 37}}
-		inv.AddCustomResourceDefinition(crd)
+		inv.addCustomResourceDefinition(crd)
 		d := deploy("vm")
 		inv.AddGenericWorkload("example.io/v1", "VM", "shop", "vm", nil, d.Spec.Template, &tc.replicas, nil)
 		inv.Add(pdbWith("vm", matchApp("vm"), tc.min, tc.max), nil)

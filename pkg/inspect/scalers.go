@@ -19,10 +19,10 @@ const (
 	kindScaledObject = "ScaledObject"
 )
 
-// ScalingResources are the custom resources that set a workload's
+// scalingResources are the custom resources that set a workload's
 // replicas or pod template, read by a live audit where the cluster serves
 // them: KEDA ScaledObjects, Argo Rollouts (those with a workloadRef).
-var ScalingResources = []loadBalancerResource{
+var scalingResources = []customResource{
 	{schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}, inputScaledObjects},
 	{schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}, inputRollouts},
 }
@@ -38,13 +38,13 @@ type workloadRef struct {
 	Replicas               int32
 }
 
-// AddScalingObject files a KEDA ScaledObject (its scaleTargetRef, and
+// addScalingObject files a KEDA ScaledObject (its scaleTargetRef, and
 // minReplicaCount, default 0, as the floor) or an Argo Rollout with a
 // spec.workloadRef and no template of its own. It returns false for any
 // other object (a Rollout with a template is a generic workload).
 // Sources: KEDA ScaledObject spec (keda.sh/v1alpha1), Argo Rollouts
 // "Rollout: workloadRef" (docs/features/specification.md).
-func (inv *Inventory) AddScalingObject(u *unstructured.Unstructured, src *Source) bool {
+func (inv *Inventory) addScalingObject(u *unstructured.Unstructured, src *Source) bool {
 	gvk := u.GroupVersionKind()
 	switch {
 	case gvk.Group == "keda.sh" && gvk.Kind == kindScaledObject:

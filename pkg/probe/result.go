@@ -53,18 +53,14 @@ func (r Result) Failed() bool { return r.Kind != OK }
 
 // Label names the outcome for people: "ok", "502", "connection refused",
 // "reset", "timeout", "other".
-func (r Result) Label() string { return Label(r.Kind, r.Status) }
-
-// Label names an outcome of kind k for people; status is the HTTP status
-// code, used for Status.
-func Label(k Kind, status int) string {
-	switch k {
+func (r Result) Label() string {
+	switch r.Kind {
 	case Status:
-		return fmt.Sprint(status)
+		return fmt.Sprint(r.Status)
 	case NoAnswer:
 		return "no answer: network"
 	}
-	return strings.ReplaceAll(string(k), "-", " ")
+	return strings.ReplaceAll(string(r.Kind), "-", " ")
 }
 
 // Bucket is the requests started within one 100 ms span.

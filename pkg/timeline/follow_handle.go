@@ -91,7 +91,7 @@ func (f *follower) listed(n listwatch.Notice) {
 	case "Events":
 		for _, o := range n.List {
 			if ev, ok := o.(*corev1.Event); ok {
-				f.rec.ListedEvent(n.Recv, ev, n.Initial)
+				f.rec.KubeEvent(n.Recv, ev, n.Initial)
 			}
 		}
 	}

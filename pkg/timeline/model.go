@@ -223,11 +223,6 @@ func (tl *Timeline) Ms(t time.Time) (int64, bool) {
 // grace period), the moment the kubelet sends SIGKILL.
 func (tl *Timeline) deadline() int64 { return tl.GracePeriodSeconds * 1000 }
 
-// Started reports whether a termination was seen: this command's delete or
-// accepted eviction, a deletionTimestamp, or a pod already terminating.
-// A timeline that never started has nothing to judge.
-func (tl *Timeline) Started() bool { return !tl.T0.IsZero() }
-
 // LastRefusal returns the message of the last refused eviction, "" when
 // none was refused.
 func (tl *Timeline) LastRefusal() string {

@@ -399,10 +399,11 @@ func (s EndpointState) String() string {
 	return fmt.Sprintf("ready=%t serving=%t terminating=%t", s.Ready, s.Serving, s.Terminating)
 }
 
-// KubeEvent records a core/v1 Event about the pod. The kubelet updates an
+// kubeEvent records a core/v1 Event about the pod (beforeWatch marks one
+// that happened before the watch started). The kubelet updates an
 // Event's count when it repeats, so a MODIFIED with a higher count is a new
 // occurrence; the same count again (a re-list) is not.
-func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
+func (r *Recorder) kubeEvent(recv time.Time, ev *corev1.Event, beforeWatch bool) {
 	if string(ev.InvolvedObject.UID) != r.TL.UID {
 		return
 	}
@@ -414,7 +415,7 @@ func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
 		return
 	}
 	r.events[ev.UID] = count
-	e := Event{Recv: recv, Server: eventTime(ev), Track: ControlPlane, Kind: KindOtherEvent, Initial: initial,
+	e := Event{Recv: recv, Server: eventTime(ev), Track: ControlPlane, Kind: KindOtherEvent, Initial: beforeWatch,
 		Container: containerOfFieldPath(ev.InvolvedObject.FieldPath), stored: storedTime(ev)}
 	if ev.Source.Component == "kubelet" || ev.ReportingController == "kubelet" {
 		e.Track = Kubelet
@@ -519,17 +520,20 @@ func (r *Recorder) Wants(slice *discoveryv1.EndpointSlice) bool {
 	return endpointOf(slice, r.TL.UID) != nil || r.slices[slice.Name].service != ""
 }
 
-// ListedEvent records an Event found by a List. A re-list after a gap
-// records it (the recorder drops repeats by count). The first List only
-// remembers it, unless the pod was already terminating and the Event is
-// from its termination: then it is shown, marked as before the watch.
-func (r *Recorder) ListedEvent(recv time.Time, ev *corev1.Event, initial bool) {
+// KubeEvent records a core/v1 Event about the pod, from a watch
+// notification or a List; initial is set for the watch's first List, as
+// SliceList takes it. A re-list after a gap records it (the
+// recorder drops repeats by count: the kubelet updates an Event's count
+// when it repeats). The first List only remembers it, unless the pod was
+// already terminating and the Event is from its termination: then it is
+// shown, marked as before the watch.
+func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
 	tl := r.TL
 	switch {
 	case !initial:
-		r.KubeEvent(recv, ev, false)
+		r.kubeEvent(recv, ev, false)
 	case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
-		r.KubeEvent(recv, ev, true)
+		r.kubeEvent(recv, ev, true)
 	default:
 		r.seedEvent(ev)
 	}

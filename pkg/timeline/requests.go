@@ -19,7 +19,7 @@ type LabelCount struct {
 
 // label is the outcome in the words of the text output: "502",
 // "connection refused", "reset", "timeout", "other".
-func (k LabelCount) label() string { return probe.Label(k.Kind, k.Status) }
+func (k LabelCount) label() string { return probe.Result{Kind: k.Kind, Status: k.Status}.Label() }
 
 // RequestLine is one 100 ms bucket of probe requests, as the live lines
 // show it: those started in [From, From+100 ms).

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -169,32 +168,29 @@ func (l *lister) with(ctx context.Context) *lister {
 }
 
 // loadBalancerObjects reads the load balancer and scaling custom resources
-// (inspect.LoadBalancerResources, inspect.ScalingResources) where the
-// cluster serves them; where it
+// (inspect.CustomResources) where the cluster serves them; where it
 // does not (no GKE, no AWS Load Balancer Controller) nothing is reported,
 // and a forbidden list marks its input unavailable.
 func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 	var dc dynamic.Interface
-	for _, r := range slices.Concat(inspect.LoadBalancerResources, inspect.ScalingResources) {
-		if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(r.Resource.GroupVersion().String()); err != nil {
+	for resource, input := range inspect.CustomResources() {
+		if _, err := l.cs.Discovery().ServerResourcesForGroupVersion(resource.GroupVersion().String()); err != nil {
 			continue
 		}
 		if dc == nil {
 			var err error
 			if dc, err = dynamic.NewForConfig(cfg); err != nil {
-				l.inv.MarkUnavailable(r.Input, err.Error())
+				l.inv.MarkUnavailable(input, err.Error())
 				continue
 			}
 		}
-		list, err := dc.Resource(r.Resource).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
+		list, err := dc.Resource(resource).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
 		if err != nil {
-			l.inv.MarkUnavailable(r.Input, err.Error())
+			l.inv.MarkUnavailable(input, err.Error())
 			continue
 		}
 		for i := range list.Items {
-			if !l.inv.AddLoadBalancerObject(&list.Items[i]) {
-				l.inv.AddScalingObject(&list.Items[i], nil)
-			}
+			l.inv.Add(&list.Items[i], nil)
 		}
 	}
 }

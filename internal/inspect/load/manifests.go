@@ -347,11 +347,8 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		origin = src.File
 	}
 	where := fmt.Sprintf("%s: %s %q", origin, gvk.Kind, u.GetName())
-	if inv.AddLoadBalancerObject(u) || inv.AddScalingObject(u, src) {
-		return nil
-	}
-	if inv.AddCustomResourceDefinition(u) {
-		return nil // a definition, not a workload nor something that makes one
+	if inv.Add(u, src) {
+		return nil // a load balancer or scaling object, or a definition
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
 		return addForeign(inv, u, src, where)

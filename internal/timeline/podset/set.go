@@ -183,7 +183,7 @@ func (s *Set) EventList(n listwatch.Notice) {
 	for _, o := range n.List {
 		if ev, ok := o.(*corev1.Event); ok {
 			if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
-				rec.ListedEvent(n.Recv, ev, n.Initial)
+				rec.KubeEvent(n.Recv, ev, n.Initial)
 			}
 		}
 	}

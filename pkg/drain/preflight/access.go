@@ -30,9 +30,9 @@ type AccessCheck struct {
 	Optional bool `json:"optional,omitempty"`
 }
 
-// What says the request for a person: "create pods/eviction in namespace
+// what says the request for a person: "create pods/eviction in namespace
 // shop", "patch nodes/worker-1".
-func (a AccessCheck) What() string {
+func (a AccessCheck) what() string {
 	res := a.Resource
 	if a.Subresource != "" {
 		res += "/" + a.Subresource
@@ -149,12 +149,12 @@ func accessIssues(r *Report, checks []AccessCheck) {
 		switch {
 		case c.Error != "":
 			r.Warnings = append(r.Warnings, Issue{Kind: WarningAccessUnknown, Message: fmt.Sprintf(
-				"could not check whether you may %s: %s", c.What(), c.Error)})
+				"could not check whether you may %s: %s", c.what(), c.Error)})
 		case !c.Allowed && c.Optional:
 			r.Warnings = append(r.Warnings, Issue{Kind: WarningBudgetWatchForbidden, Message: fmt.Sprintf(
 				"you may not %s: the drain sees the budgets' disruptionsAllowed only when it lists them again after a "+
 					"backoff, late, so it leans on the Eviction API's 429 answers: the same result, more requests, "+
-					"possibly a slower drain", c.What())})
+					"possibly a slower drain", c.what())})
 		case !c.Allowed:
 			why := ""
 			if c.Reason != "" {
@@ -162,7 +162,7 @@ func accessIssues(r *Report, checks []AccessCheck) {
 			}
 			r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
 				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
-					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.What(), why)})
+					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.what(), why)})
 		}
 	}
 }

@@ -74,12 +74,12 @@ func TestPreflightAccess(t *testing.T) {
 	if w := has(preflightOf(t, noBudget).Warnings, WarningBudgetWatchForbidden); w != nil {
 		t.Errorf("no budget covers the pods, yet %+v", w)
 	}
-	if d := accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}); d[1].What() != "delete pods in namespace shop" {
-		t.Errorf("--disable-eviction needs %q, want delete pods", d[1].What())
+	if d := accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}); d[1].what() != "delete pods in namespace shop" {
+		t.Errorf("--disable-eviction needs %q, want delete pods", d[1].what())
 	}
 	for _, c := range accessNeeded("node-a", []string{ns}, map[string]bool{ns: true}, Flags{DisableEviction: true}) {
 		if c.Resource == "poddisruptionbudgets" {
-			t.Errorf("--disable-eviction deletes pods, budgets play no part, yet it checks %q", c.What())
+			t.Errorf("--disable-eviction deletes pods, budgets play no part, yet it checks %q", c.what())
 		}
 	}
 }
