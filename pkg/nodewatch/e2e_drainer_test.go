@@ -105,3 +105,52 @@ func TestWatchNodeNamesKuredOfAHelmRelease(t *testing.T) {
 		t.Errorf("the cordon is called unmarked although kured's lock names the node:\n%s", res.Stdout)
 	}
 }
+
+// TestWatchNodeShowsDrainerEventsAndConditions: an Event about the node
+// emitted as cluster-autoscaler emits it, and a condition a node problem
+// detector adds, are on the timeline as they come, each with who said it
+// and its words escaped; an Event about another node is not.
+func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
+	t.Parallel()
+	env, ns, node := onePodNode(t, "announced", 0)
+	ctx := context.Background()
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide")
+	w.WaitOutput(t, time.Minute, "capacity")
+
+	now := metav1.NewTime(time.Now())
+	for i, about := range []string{node + "-other", node} {
+		ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.scaledown-%d", node, i), Namespace: ns},
+			InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: about, APIVersion: "v1"},
+			Reason:         "ScaleDown", Message: "marked the node as toBeDeleted/unschedulable", Type: corev1.EventTypeNormal,
+			Source: corev1.EventSource{Component: "cluster-autoscaler"}, FirstTimestamp: now, LastTimestamp: now, Count: 1}
+		if _, err := env.Client.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.WaitOutput(t, time.Minute, "Normal Event ScaleDown by cluster-autoscaler: marked the node as toBeDeleted/unschedulable")
+
+	cond := fmt.Sprintf(`{"status":{"conditions":[{"type":"TerminationScheduled","status":"True","reason":"SpotInterruption","message":"reclaimed in 2 minutes\u001b[2J","lastTransitionTime":%q,"lastHeartbeatTime":%q}]}}`,
+		now.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	if _, err := env.Client.CoreV1().Nodes().Patch(ctx, node, types.StrategicMergePatchType, []byte(cond),
+		metav1.PatchOptions{FieldManager: "node-problem-detector"}, "status"); err != nil {
+		t.Fatal(err)
+	}
+	w.WaitOutput(t, time.Minute, `condition TerminationScheduled=True (SpotInterruption: reclaimed in 2 minutes\x1b[2J) by node-problem-detector`)
+
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=announced"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods: %v, %v", pods, err)
+	}
+	p := pods.Items[0]
+	if err := env.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	res := w.Wait()
+	t.Logf("watch node:\n%s\n%s", res.Stdout, res.Stderr)
+	if n := strings.Count(res.Stdout, "Event ScaleDown"); n != 1 {
+		t.Errorf("%d ScaleDown lines, want the followed node's one:\n%s", n, res.Stdout)
+	}
+	if strings.Contains(res.Stdout, "\x1b") {
+		t.Errorf("an escape byte from the cluster reached the output:\n%q", res.Stdout)
+	}
+}

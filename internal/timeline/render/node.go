@@ -84,6 +84,9 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		Note: func(_ *nodewatch.Watch, msg string) {
 			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(LineWidth-o.StampWidth, o.Wide)))
 		},
+		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
+			line(w, e.Recv, false, e.Time, e.Node, "-", "Node "+e.Node, "node", e.String())
+		},
 	}
 }
 
