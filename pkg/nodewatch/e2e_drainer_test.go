@@ -12,6 +12,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
 // TestWatchNodeNamesClusterAutoscaler: a drain started the way
@@ -23,8 +25,7 @@ func TestWatchNodeNamesClusterAutoscaler(t *testing.T) {
 	t.Parallel()
 	env, ns, node := onePodNode(t, "scaled", 0)
 	ctx := context.Background()
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide") // the note whole on one line
-	w.WaitOutput(t, time.Minute, "capacity")
+	w := watchWide(t, env, node)
 	if strings.Contains(w.Stdout(), "drained by") || strings.Contains(w.Stdout(), "cordoned by someone") {
 		t.Fatalf("a drainer is named before any mark:\n%s", w.Stdout())
 	}
@@ -83,8 +84,7 @@ func TestWatchNodeNamesKuredOfAHelmRelease(t *testing.T) {
 	if _, err := env.Client.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide") // the note whole on one line
-	w.WaitOutput(t, time.Minute, "capacity")
+	w := watchWide(t, env, node)
 	if strings.Contains(w.Stdout(), "drained by") {
 		t.Fatalf("a drainer is named before the cordon:\n%s", w.Stdout())
 	}
@@ -92,14 +92,7 @@ func TestWatchNodeNamesKuredOfAHelmRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.WaitOutput(t, time.Minute, fmt.Sprintf("node %s: drained by kured (the weave.works/kured-node-lock lock on DaemonSet %s/nightly-kured names this node)", node, ns))
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=rebooted"})
-	if err != nil || len(pods.Items) != 1 {
-		t.Fatalf("pods: %v, %v", pods, err)
-	}
-	p := pods.Items[0]
-	if err := env.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	evictOnly(t, env, ns, "rebooted")
 	res := w.Wait()
 	if strings.Contains(res.Stdout, "cordoned by someone") {
 		t.Errorf("the cordon is called unmarked although kured's lock names the node:\n%s", res.Stdout)
@@ -114,8 +107,7 @@ func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
 	t.Parallel()
 	env, ns, node := onePodNode(t, "announced", 0)
 	ctx := context.Background()
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide")
-	w.WaitOutput(t, time.Minute, "capacity")
+	w := watchWide(t, env, node)
 
 	now := metav1.NewTime(time.Now())
 	for i, about := range []string{node + "-other", node} {
@@ -137,14 +129,7 @@ func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
 	}
 	w.WaitOutput(t, time.Minute, `condition TerminationScheduled=True (SpotInterruption: reclaimed in 2 minutes\x1b[2J) by node-problem-detector`)
 
-	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=announced"})
-	if err != nil || len(pods.Items) != 1 {
-		t.Fatalf("pods: %v, %v", pods, err)
-	}
-	p := pods.Items[0]
-	if err := env.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}}); err != nil {
-		t.Fatal(err)
-	}
+	evictOnly(t, env, ns, "announced")
 	res := w.Wait()
 	t.Logf("watch node:\n%s\n%s", res.Stdout, res.Stderr)
 	if n := strings.Count(res.Stdout, "Event ScaleDown"); n != 1 {
@@ -153,4 +138,27 @@ func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
 	if strings.Contains(res.Stdout, "\x1b") {
 		t.Errorf("an escape byte from the cluster reached the output:\n%q", res.Stdout)
 	}
+}
+
+// evictOnly evicts the one pod of app in ns.
+func evictOnly(t *testing.T, env *e2e.Env, ns, app string) {
+	t.Helper()
+	ctx := context.Background()
+	pods, err := env.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods of %s: %v, %v", app, pods, err)
+	}
+	p := pods.Items[0]
+	if err := env.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: ns}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// watchWide starts `watch node NODE --wide` (each line whole) and waits
+// until it has listed the node's pods and their Services.
+func watchWide(t *testing.T, env *e2e.Env, node string) *e2e.Running {
+	t.Helper()
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "node", node, "--settle", "1s", "--timeout", "90s", "--wide")
+	w.WaitOutput(t, time.Minute, "capacity")
+	return w
 }
