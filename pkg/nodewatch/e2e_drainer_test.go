@@ -111,13 +111,16 @@ func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
 
 	now := metav1.NewTime(time.Now())
 	for i, about := range []string{node + "-other", node} {
-		ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.scaledown-%d", node, i), Namespace: ns},
+		// A cluster-scoped object's Events live in default, as client-go's
+		// recorder writes them (the API server refuses another namespace).
+		ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s.scaledown-%d", node, i), Namespace: metav1.NamespaceDefault},
 			InvolvedObject: corev1.ObjectReference{Kind: "Node", Name: about, APIVersion: "v1"},
 			Reason:         "ScaleDown", Message: "marked the node as toBeDeleted/unschedulable", Type: corev1.EventTypeNormal,
 			Source: corev1.EventSource{Component: "cluster-autoscaler"}, FirstTimestamp: now, LastTimestamp: now, Count: 1}
-		if _, err := env.Client.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
+		if _, err := env.Client.CoreV1().Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = env.Client.CoreV1().Events(ev.Namespace).Delete(context.Background(), ev.Name, metav1.DeleteOptions{}) })
 	}
 	w.WaitOutput(t, time.Minute, "Normal Event ScaleDown by cluster-autoscaler: marked the node as toBeDeleted/unschedulable")
 
@@ -129,6 +132,10 @@ func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
 	}
 	w.WaitOutput(t, time.Minute, `condition TerminationScheduled=True (SpotInterruption: reclaimed in 2 minutes\x1b[2J) by node-problem-detector`)
 
+	// Cordoned, as the drainer would: the replacement goes elsewhere.
+	if _, err := env.Client.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	evictOnly(t, env, ns, "announced")
 	res := w.Wait()
 	t.Logf("watch node:\n%s\n%s", res.Stdout, res.Stderr)
