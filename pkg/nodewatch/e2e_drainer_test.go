@@ -120,7 +120,9 @@ func TestWatchNodeShowsDrainerEventsAndConditions(t *testing.T) {
 		if _, err := env.Client.CoreV1().Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = env.Client.CoreV1().Events(ev.Namespace).Delete(context.Background(), ev.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = env.Client.CoreV1().Events(ev.Namespace).Delete(context.Background(), ev.Name, metav1.DeleteOptions{})
+		})
 	}
 	w.WaitOutput(t, time.Minute, "Normal Event ScaleDown by cluster-autoscaler: marked the node as toBeDeleted/unschedulable")
 

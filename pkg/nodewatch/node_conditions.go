@@ -67,7 +67,7 @@ func conditionManager(node *corev1.Node, typ string) string {
 				Conditions map[string]json.RawMessage `json:"f:conditions"`
 			} `json:"f:status"`
 		}
-		if json.Unmarshal(m.FieldsV1.Raw, &fs) != nil {
+		if json.Unmarshal(m.FieldsV1.GetRawBytes(), &fs) != nil {
 			continue
 		}
 		if _, ok := fs.Status.Conditions[key]; ok {

@@ -82,8 +82,8 @@ func TestNodeConditionChanges(t *testing.T) {
 	n2.Status.Conditions = append(n2.Status.Conditions, corev1.NodeCondition{Type: "TerminationScheduled", Status: corev1.ConditionTrue,
 		Reason: "SpotInterruption", Message: "reclaimed in 2 minutes\x1b[2J"})
 	n2.ManagedFields = []metav1.ManagedFieldsEntry{
-		{Manager: "kubelet", Time: &metav1.Time{Time: time.Unix(1_800_000_000, 0)}, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"MemoryPressure\"}":{}}}}`)}},
-		{Manager: "node-problem-detector", Time: &metav1.Time{Time: time.Unix(1_800_000_010, 0)}, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:conditions":{"k:{\"type\":\"TerminationScheduled\"}":{".":{}}}}}`)}},
+		{Manager: "kubelet", Time: &metav1.Time{Time: time.Unix(1_800_000_000, 0)}, FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{"k:{\"type\":\"MemoryPressure\"}":{}}}}`)},
+		{Manager: "node-problem-detector", Time: &metav1.Time{Time: time.Unix(1_800_000_010, 0)}, FieldsV1: metav1.NewFieldsV1(`{"f:status":{"f:conditions":{"k:{\"type\":\"TerminationScheduled\"}":{".":{}}}}}`)},
 	}
 	f.conditionsSeen(timelinetest.At(10), n2)
 	n3 := n2.DeepCopy()
