@@ -110,7 +110,7 @@ Explain a check: kubectl graceful audit explain ID`,
 	f.StringVar(&o.explainFlag, "explain", "", "Removed: use kubectl graceful audit explain ID")
 	_ = f.MarkHidden("explain")
 	f.StringVar(&o.configFile, "config", "", "YAML file with defaults: skip, failOn, shutdownSeconds, prestopFloor, maxGrace, kubeVersion")
-	f.DurationVar(&o.drainerCap, "drainer-cap", 0, "A drainer's limit on a pod's termination (cluster-autoscaler's --max-graceful-termination-sec, a Karpenter NodePool's terminationGracePeriod, 2m for spot): warn where preStop + app shutdown + load balancer deregistration is longer")
+	f.DurationVar(&o.drainerCap, "drainer-cap", 0, "A drainer's limit on a pod's termination (cluster-autoscaler's --max-graceful-termination-sec, a Karpenter NodePool's terminationGracePeriod, 2m for spot): warn where preStop + app shutdown + load balancer deregistration is longer (live, the caps the cluster shows are read too)")
 	f.Int64Var(&o.shutdownSeconds, "shutdown-seconds", -1, "The app's shutdown time after SIGTERM, in seconds, where no "+inspect.ShutdownSecondsAnnotation+" annotation says")
 	f.Int64Var(&o.preStopFloor, "prestop-floor", 5, "Shortest preStop delay, in seconds, for pods behind a Service")
 	f.Int64Var(&o.maxGrace, "max-grace", 300, "Grace period, in seconds, above which grace-period-long warns")

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
@@ -22,7 +23,7 @@ var shutdownExceedsDrainerCap = register(&Check{
 	Severity: SeverityWarning,
 	Summary:  "preStop plus the app's shutdown plus the load balancer's deregistration delay is longer than a drainer's cap: that drainer cuts the shutdown short",
 	run: func(s *scope, c *Check) []Finding {
-		if len(s.opts.DrainerCaps) == 0 {
+		if len(s.opts.DrainerCaps)+len(s.inv.DrainerCaps) == 0 {
 			return nil
 		}
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkDrainerCaps(s, c, w) })
@@ -31,8 +32,10 @@ var shutdownExceedsDrainerCap = register(&Check{
 		Why: "Drainers bound a pod's termination whatever its grace period says: cluster-autoscaler gives each pod at most --max-graceful-termination-sec (default 600 s) when it scales a node down, " +
 			"Karpenter deletes what is left when a NodePool's terminationGracePeriod ends, and a spot instance is reclaimed 2 minutes after its notice. " +
 			"A workload whose preStop, app shutdown and load balancer deregistration together take longer loses the rest: SIGKILL, or the instance gone.",
-		Fix:    "Shorten the preStop delay or the load balancer's deregistration delay to fit the cap, or raise the drainer's cap; give the cap with --drainer-cap to check it.",
-		Source: "cluster-autoscaler --max-graceful-termination-sec, default 600 (github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md); Karpenter NodePool spec.template.spec.terminationGracePeriod (kubernetes-sigs/karpenter#916); AWS EC2 spot instance interruption notices, 2 minutes (docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html)",
+		Fix: "Shorten the preStop delay or the load balancer's deregistration delay to fit the cap, or raise the drainer's cap. " +
+			"Live, the audit reads the caps the cluster shows: cluster-autoscaler's --max-graceful-termination-sec from its Deployment's container arguments (600 s when the flag is absent), " +
+			"each Karpenter NodePool's spec.template.spec.terminationGracePeriod (karpenter.sh/v1, where served), and the spot notice of spot nodes (by their labels: 120 s on AWS, 30 s on Compute Engine and Azure); give any other cap, or one for files, with --drainer-cap.",
+		Source: "cluster-autoscaler --max-graceful-termination-sec, default 600 (github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/FAQ.md); Karpenter NodePool spec.template.spec.terminationGracePeriod (kubernetes-sigs/karpenter#916); AWS EC2 spot instance interruption notices, 2 minutes (docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-instance-termination-notices.html); GKE Spot and preemptible VMs, 30 s from the preemption notice by default (cloud.google.com/kubernetes-engine/docs/concepts/spot-vms); Azure Scheduled Events, Preempt, 30 s (learn.microsoft.com/azure/virtual-machines/linux/scheduled-events)",
 	},
 })
 
@@ -58,7 +61,7 @@ func checkDrainerCaps(s *scope, c *Check, w *Workload) []Finding {
 	}
 	total := pre + app + lb
 	var out []Finding
-	for _, cp := range s.opts.DrainerCaps {
+	for _, cp := range slices.Concat(s.opts.DrainerCaps, s.inv.DrainerCaps) {
 		if total <= cp.Seconds {
 			continue
 		}

@@ -165,6 +165,10 @@ type Inventory struct {
 	// Pods are the labels of the live pods in scope (live mode only), used
 	// to tell whether a PDB selects any pod right now.
 	Pods []PodLabels
+	// DrainerCaps are the drainers' caps on a pod's termination the live
+	// cluster shows (internal/inspect/load), compared with each workload's
+	// shutdown as Options.DrainerCaps are.
+	DrainerCaps []DrainerCap
 	// Unavailable gives, for each input that could not be read, the reason.
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
@@ -246,6 +250,11 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)
+	for _, c := range other.DrainerCaps {
+		if !slices.Contains(inv.DrainerCaps, c) { // one cluster read twice: one cap
+			inv.DrainerCaps = append(inv.DrainerCaps, c)
+		}
+	}
 	inv.Objects += other.Objects
 	for k, v := range other.CRDScale {
 		if inv.CRDScale == nil {

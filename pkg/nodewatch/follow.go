@@ -32,6 +32,9 @@ type Printer struct {
 	Capacity func(w *Watch, service string, s rollout.CapacitySample)
 	Gap      func(w *Watch, g timeline.Gap)
 	Note     func(w *Watch, msg string)
+	// NodeEvent is an Event about a followed node or a change of one of
+	// its conditions, as it comes.
+	NodeEvent func(w *Watch, e NodeEvent)
 }
 
 // Config is what Follow needs.
@@ -118,7 +121,8 @@ func newFollower(cfg Config, nodes []string) *follower {
 		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
 		listed: map[string]bool{}, drainers: map[string]drainerSeen{}, notices: make(chan listwatch.Notice),
-		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{}}
+		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{},
+		nodeEventsSeen: map[types.UID]string{}, conditions: map[string]map[corev1.NodeConditionType]conditionSeen{}}
 	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
 	return f
 }
@@ -152,6 +156,10 @@ type follower struct {
 	// drainers is what nodeSeen last saw of each node.
 	drainers map[string]drainerSeen
 	kured    kuredLocator
+	// nodeEventsSeen is what nodeEvent last saw of each Event about the
+	// nodes; conditions what conditionsSeen last saw of each node's.
+	nodeEventsSeen map[types.UID]string
+	conditions     map[string]map[corev1.NodeConditionType]conditionSeen
 	// leftFrom is where finished resumes its scan of the recorders: every
 	// one before it is gone or on a deleted node.
 	leftFrom int
@@ -180,8 +188,9 @@ func (f *follower) note(msg string) {
 func podStream(node string) string { return timeline.StreamPodsOn(node) }
 
 // streams builds one pods' watch a node (field spec.nodeName), and one
-// watch each of the nodes, the EndpointSlices, the pod Events and the
-// PodDisruptionBudgets.
+// watch each of the nodes, the EndpointSlices, the pod Events, the nodes'
+// Events and the PodDisruptionBudgets. The nodes keep their managedFields:
+// they say who set a condition.
 func (f *follower) streams() []*listwatch.Stream {
 	c := f.cfg.Client
 	var out []*listwatch.Stream
@@ -194,12 +203,13 @@ func (f *follower) streams() []*listwatch.Stream {
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
 	out = append(out,
 		&listwatch.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
-			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel })},
+			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel }), KeepManagedFields: true},
 		&listwatch.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
 			func(*metav1.ListOptions) {})},
 		&listwatch.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 		f.budgetStream(),
+		f.nodeEventStream(),
 	)
 	// One request each, where a List then a watch are two.
 	wl := !watchlist.DoesClientNotSupportWatchListSemantics(c)

@@ -49,6 +49,8 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 	case streamBudgets:
 		f.w.BudgetsUnseen = true
 		f.note(fmt.Sprintf("cannot watch PodDisruptionBudgets (%v): no workload's time below its budget's desiredHealthy can be told", n.Err))
+	case streamNodeEvents:
+		f.nodeEventsUnseen(n.Err)
 	case "nodes":
 		f.note(fmt.Sprintf("cannot watch the nodes (%v): a node deleted while watched is not seen", n.Err))
 	default:
@@ -73,6 +75,9 @@ func (f *follower) gap(n listwatch.Notice, open bool) {
 	var g timeline.Gap
 	var ok bool
 	switch {
+	case n.Stream == streamNodeEvents:
+		f.nodeEventsGap(n, open)
+		return
 	case n.Stream == streamBudgets:
 		g, ok = f.budgetGap(n, open)
 	case !isPods && open:
@@ -142,6 +147,8 @@ func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
 		f.nodesListed(ctx, n.Recv, n.List)
 	case n.Stream == streamBudgets:
 		f.budgetsListed(n.Recv, n.List, n.Initial)
+	case n.Stream == streamNodeEvents:
+		f.nodeEventsListed(n.Recv, n.List, n.Initial)
 	}
 	if n.Initial {
 		f.firstList(n.Stream)
@@ -222,6 +229,10 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 			f.samples(c.tracker.Slice(recv, ev.Type, o), c)
 		}
 	case *corev1.Event:
+		if o.InvolvedObject.Kind == "Node" {
+			f.nodeEvent(recv, ev.Type, o, false)
+			return
+		}
 		f.set.KubeEvent(recv, ev.Type, o)
 	case *policyv1.PodDisruptionBudget:
 		f.budgetEvent(recv, ev.Type, o)
@@ -229,6 +240,7 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 		if ev.Type != watch.Deleted {
 			f.nodeSeen(ctx, o)
 			f.readySeen(recv, o)
+			f.conditionsSeen(recv, o)
 		}
 		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
 			f.nodeDeleted(o.Name)
@@ -243,6 +255,7 @@ func (f *follower) nodesListed(ctx context.Context, recv time.Time, list []runti
 			present[n.Name] = true
 			f.nodeSeen(ctx, n)
 			f.readySeen(recv, n)
+			f.conditionsSeen(recv, n)
 		}
 	}
 	for _, n := range f.w.Nodes {

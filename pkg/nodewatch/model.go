@@ -43,6 +43,9 @@ type Watch struct {
 	// Drainers are who the marks on the nodes said drains them, each time
 	// they changed (also a note each, as seen).
 	Drainers []Drainer
+	// NodeEvents are the Events about the nodes and the changes of their
+	// conditions seen while watched, in the order seen.
+	NodeEvents []NodeEvent
 	// Silences are the times a followed node's kubelet did not report
 	// (its Ready condition Unknown), as seen.
 	Silences []Silence

@@ -96,6 +96,7 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 		return fmt.Errorf("kubeconfig context %s: %v", where, err)
 	}
 	l := newLister(ctx, cs, md, ns, opts, inv)
+	l.everyDeployment = ns == metav1.NamespaceAll && opts.Selector == "" && len(opts.Resources) == 0
 	if len(opts.Resources) > 0 {
 		if err := l.resources(getter, opts); err != nil {
 			return err
@@ -105,6 +106,7 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 		return fmt.Errorf("context %s: %v", where, err)
 	}
 	l.loadBalancerObjects(cfg)
+	l.drainerCaps(cfg)
 	scaleSubresources(getter, inv)
 	return nil
 }
@@ -205,6 +207,9 @@ type lister struct {
 	ns   string
 	page int64
 	inv  *inspect.Inventory
+	// everyDeployment is set when the workloads read hold every
+	// Deployment of the cluster (all namespaces, no -l, no resources).
+	everyDeployment bool
 }
 
 // listFunc is one typed List call (e.g. Deployments(ns).List).

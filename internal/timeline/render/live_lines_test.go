@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -113,5 +114,28 @@ func TestRolloutLinesOneClockUnlessWide(t *testing.T) {
 				t.Errorf("wide %v: line %q, want it to start %q", wide, l, want[min(i, len(want)-1)])
 			}
 		}
+	}
+}
+
+// A node's Event or condition is one node line, subject "Node NAME", its
+// words escaped, whether stamped by drain --watch or not; -o json gives it
+// whole as a node-event line.
+func TestNodeEventLine(t *testing.T) {
+	w, _ := drainOf(rollouttest.Rollout(t))
+	e := nodewatch.NodeEvent{Node: "n1", Type: "Warning", Reason: "ScaleDownFailed", Message: "drain failed\x1b[2J", By: "cluster-autoscaler",
+		Recv: timelinetest.At(1500), Time: timelinetest.At(1400)}
+	for _, o := range []render.NodeLines{{}, {Stamped: true, StampWidth: 13}, {Wide: true}} {
+		var b bytes.Buffer
+		render.NodeLinePrinter(&b, o).NodeEvent(w, e)
+		line := b.String()
+		if strings.Count(line, "\n") != 1 || strings.Contains(line, "\x1b") || !strings.Contains(line, `Warning Event ScaleDownFailed by cluster-autoscaler: drain failed\x1b[2J`) ||
+			!strings.Contains(line, "Node n1") || !strings.Contains(line, "node ") || (!o.Wide && len([]rune(line))-1+o.StampWidth > render.LineWidth) {
+			t.Errorf("%+v: %q", o, line)
+		}
+	}
+	var b bytes.Buffer
+	render.NodeJSONPrinter(&b).NodeEvent(w, e)
+	if !strings.Contains(b.String(), `"type":"node-event"`) || !strings.Contains(b.String(), `"by":"cluster-autoscaler"`) || strings.Contains(b.String(), "\x1b") {
+		t.Errorf("json: %s", b.String())
 	}
 }

@@ -84,6 +84,19 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		Note: func(_ *nodewatch.Watch, msg string) {
 			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(LineWidth-o.StampWidth, o.Wide)))
 		},
+		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
+			if o.Wide {
+				line(w, e.Recv, false, e.Time, e.Node, "-", "Node "+e.Node, "node", e.String())
+				return
+			}
+			// No pod column: the drainer's words get its room.
+			head := fmt.Sprintf("%-13s  ", "node")
+			if !o.Stamped {
+				head = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), e.Recv, false)) + head
+			}
+			msg := termsafe.Escape("Node " + e.Node + ": " + e.String())
+			_, _ = fmt.Fprintf(out, "%s%s\n", head, fitMessage(msg, LineWidth-o.StampWidth-len([]rune(head))))
+		},
 	}
 }
 

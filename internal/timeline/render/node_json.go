@@ -16,6 +16,9 @@ type NodeJSONLine struct {
 	WorkloadJSONLine
 	Node     string `json:"node,omitempty"`
 	Workload string `json:"workload,omitempty"`
+	// NodeEvent is set on a line of type "node-event": an Event about
+	// the node or a change of one of its conditions.
+	NodeEvent *nodewatch.NodeEvent `json:"nodeEvent,omitempty"`
 }
 
 // NodeJSONSummary is the last line of `watch node -o json`.
@@ -48,6 +51,10 @@ func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
 		Gap: func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, nodeClock(w), g) },
 		Note: func(_ *nodewatch.Watch, msg string) {
 			enc(NodeJSONLine{WorkloadJSONLine: WorkloadJSONLine{JSONEvent: JSONEvent{Type: "note", Local: time.Now().Round(0), Message: msg}}})
+		},
+		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
+			enc(NodeJSONLine{Node: e.Node, NodeEvent: &e, WorkloadJSONLine: WorkloadJSONLine{JSONEvent: JSONEvent{
+				Type: "node-event", Ms: msPtr(nodeClock(w), e.Recv), Local: e.Recv.Round(0), Server: e.Time, Message: e.String()}}})
 		},
 	}
 }
