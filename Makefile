@@ -66,16 +66,9 @@ test: build vet lint cluster-up
 # control plane's take turns on a cluster of their own, the real nodes'
 # (RealNode...) run on this checkout's real nodes. .ci/run runs it after
 # `make test`.
-FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain|RealNodeKubeletPaused|RealNodeKubeletRestarted|RealNodeContainerdRestartedMidDrain|RealNodeLastEndpointLeaves|RealNodeProbeRouteDropped
+FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain|RealNodeKubeletPaused|RealNodeKubeletRestarted|RealNodeContainerdRestartedMidDrain|RealNodeLastEndpointLeaves|RealNodeProbeRouteDropped|RealNodeNotReadyMidDrain
 test-faults: build cluster-up
 	GRACEFUL_E2E=1 GRACEFUL_FAULT_RUNS=5 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run '$(FAULT_TESTS)' ./pkg/drain ./pkg/timeline ./cmd/kubectl-graceful
-
-# The node that goes NotReady mid-drain (docs/reliability.md), five runs:
-# about 4 minutes each, the control plane's 3m20s node-monitor grace
-# period, too long for make test and CI; its test skips unless
-# GRACEFUL_NODE_SILENCE=1, as this target sets.
-test-faults-node-silence: build cluster-up
-	GRACEFUL_E2E=1 GRACEFUL_NODE_SILENCE=1 GRACEFUL_FAULT_RUNS=5 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 40m -run 'RealNodeNotReadyMidDrain' ./cmd/kubectl-graceful
 
 # Unit tests only (no cluster): a plain `go test ./...` skips the e2e tests.
 test-unit:

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -16,15 +15,21 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
 // notReadyWait bounds the wait for the node lifecycle controller to mark
-// the stopped kubelet's node Ready Unknown: the local control plane runs
-// it with kwokctl's --node-monitor-grace-period=3m20s and
-// --node-monitor-period=25s, so up to about 3m45s after the last
-// heartbeat.
-const notReadyWait = 6 * time.Minute
+// the stopped kubelet's node Ready Unknown: it does so once a check (every
+// localcluster.NodeMonitorPeriod, 5 s) finds no heartbeat for
+// localcluster.NodeMonitorGracePeriod (50 s), so at most 55 s after the
+// stop; the rest is room for a loaded machine. silenceTimeout is the
+// drains' and the watch's --timeout: time to set up, be silent and
+// finish.
+const (
+	notReadyWait   = localcluster.NodeMonitorGracePeriod + localcluster.NodeMonitorPeriod + time.Minute
+	silenceTimeout = notReadyWait + 2*time.Minute
+)
 
 // TestRealNodeNotReadyMidDrain drains real-node-0 and, once its pod is
 // terminating (in its 5 s preStop), stops real-node-0's kubelet (SIGSTOP)
@@ -39,9 +44,6 @@ const notReadyWait = 6 * time.Minute
 //   - once the kubelet is back, the running drain ends drained, after each
 //     pod's app logged its own exit.
 func TestRealNodeNotReadyMidDrain(t *testing.T) {
-	if os.Getenv("GRACEFUL_NODE_SILENCE") != "1" {
-		t.Skip("about 4 minutes a run (the control plane's 3m20s node-monitor grace period): make test-faults-node-silence runs it, five times")
-	}
 	env := e2e.Cluster(t)
 	env.RealNodes(t)
 	node := realnode.NodeName
@@ -50,8 +52,8 @@ func TestRealNodeNotReadyMidDrain(t *testing.T) {
 		t.Cleanup(func() {
 			env.RestoreRealNodePart(t, node, realnode.PartKubelet)
 			// The controller lifts the unreachable taints on its next
-			// pass (every 25 s): the next run's pods need the node.
-			e2e.WaitFor(t, 2*time.Minute, node+" without the unreachable taint", func() bool { return !unreachable(env, node) })
+			// pass (every 5 s): the next run's pods need the node.
+			e2e.WaitFor(t, time.Minute, node+" without the unreachable taint", func() bool { return !unreachable(env, node) })
 		})
 		ns := env.Namespace(t)
 		aloneOn(t, env, ns, node)
@@ -59,8 +61,8 @@ func TestRealNodeNotReadyMidDrain(t *testing.T) {
 		app := createRealApp(t, env, ns, "web", 2, hardenedOpts, withExitLog(logs))
 		waitSpread(t, env, ns, 2, app)
 		onNode := podsOn(t, env, ns, node)
-		watch := env.StartKubectl(t, 12*time.Minute, "graceful", "watch", "node", node, "--timeout", "10m")
-		first := env.StartKubectl(t, 12*time.Minute, "graceful", "drain", "node", node, "--ignore-daemonsets", "--timeout", "10m")
+		watch := env.StartKubectl(t, silenceTimeout+time.Minute, "graceful", "watch", "node", node, "--timeout", silenceTimeout.String())
+		first := env.StartKubectl(t, silenceTimeout+time.Minute, "graceful", "drain", "node", node, "--ignore-daemonsets", "--timeout", silenceTimeout.String())
 		if !terminatingOn(env, ns, node, 2*time.Minute) {
 			first.Interrupt()
 			res := first.Wait()
@@ -71,7 +73,7 @@ func TestRealNodeNotReadyMidDrain(t *testing.T) {
 		}
 		stopped := time.Now()
 		defer func() { _ = realnode.Signal(node, realnode.PartKubelet, syscall.SIGCONT) }()
-		second := env.StartKubectl(t, 12*time.Minute, "graceful", "drain", "node", node, "--ignore-daemonsets", "--timeout", "10m")
+		second := env.StartKubectl(t, silenceTimeout+time.Minute, "graceful", "drain", "node", node, "--ignore-daemonsets", "--timeout", silenceTimeout.String())
 		e2e.WaitFor(t, notReadyWait, node+" Ready Unknown", func() bool { return readyStatus(env, node) == corev1.ConditionUnknown })
 		silent := time.Since(stopped)
 		t.Logf("%s Ready Unknown %s after its kubelet was stopped", node, silent.Round(time.Second))

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ControllerQPS and ControllerBurst are the client-side rate limits
@@ -21,10 +22,33 @@ const (
 	ControllerBurst = 600
 )
 
+// NodeMonitorGracePeriod and NodeMonitorPeriod are kube-controller-manager's
+// --node-monitor-grace-period (how long a node may go without a heartbeat,
+// a status update or a Lease renewal, before the node lifecycle controller
+// sets its Ready condition to Unknown) and --node-monitor-period (how often
+// it looks): Kubernetes' own defaults since 1.32 (kubernetes/kubernetes
+// pull 126287), where kwokctl starts it with five times those (its
+// heartbeat factor: 3m20s and 25s), so that a node whose kubelet stopped
+// would be seen silent only after about 4 minutes.
+//
+// FakeNodeLeaseSeconds is kwok's --node-lease-duration-seconds: kwok
+// renews each fake node's Lease every quarter of it (10 s), as a kubelet
+// does with its default 40 s, so that a fake node misses four renewals
+// before the grace period ends. kwokctl's own 200 s (a renewal every 50 s)
+// would leave the fake nodes' heartbeat to the node-heartbeat Stage (every
+// 20 to 45 s), too close to 50 s on a loaded machine. The real nodes'
+// kubelets use the same 40 s Lease (internal/realnode).
+const (
+	NodeMonitorGracePeriod = 50 * time.Second
+	NodeMonitorPeriod      = 5 * time.Second
+	FakeNodeLeaseSeconds   = 40
+)
+
 // componentsPatches returns kwokctl's componentsPatches: the Service range
 // (serviceCIDRArgs), the controllers' client rates and no leader election,
-// kwok kept to the fake nodes, and the API server reaching kubelets by
-// InternalIP.
+// the node lifecycle controller's grace period and period, kwok kept to the
+// fake nodes and renewing their Leases as often as a kubelet, and the API
+// server reaching kubelets by InternalIP.
 func componentsPatches() string {
 	// One instance of each: leader election only lets a loaded machine
 	// (a lease renewal late by its deadline) stop them, and nothing here
@@ -34,12 +58,14 @@ func componentsPatches() string {
 		// The real node's kubelet serves on its InternalIP; the default
 		// order tries its hostname first, which nothing resolves here.
 		"kube-apiserver":          append(serviceCIDRArgs(), [2]string{"kubelet-preferred-address-types", "InternalIP"}),
-		"kube-controller-manager": append(serviceCIDRArgs(), rates...),
+		"kube-controller-manager": append(append(serviceCIDRArgs(), rates...), nodeMonitorArgs()...),
 		"kube-scheduler":          rates,
 		// kwokctl starts kwok with --manage-all-nodes=true; the later
 		// flags win, so kwok plays the kubelet only for the nodes
-		// annotated as fake and leaves the real node (realnode) alone.
-		"kwok-controller": {{"manage-all-nodes", "false"}, {"manage-nodes-with-annotation-selector", FakeNodeAnnotation + "=fake"}},
+		// annotated as fake and leaves the real node (realnode) alone,
+		// and renews their Leases every 10 s (FakeNodeLeaseSeconds).
+		"kwok-controller": {{"manage-all-nodes", "false"}, {"manage-nodes-with-annotation-selector", FakeNodeAnnotation + "=fake"},
+			{"node-lease-duration-seconds", fmt.Sprint(FakeNodeLeaseSeconds)}},
 	}
 	var b strings.Builder
 	b.WriteString("componentsPatches:\n")
@@ -50,6 +76,15 @@ func componentsPatches() string {
 		}
 	}
 	return b.String()
+}
+
+// nodeMonitorArgs are kube-controller-manager's node lifecycle flags; as
+// extraArgs they come after kwokctl's own and win.
+func nodeMonitorArgs() [][2]string {
+	return [][2]string{
+		{"node-monitor-grace-period", NodeMonitorGracePeriod.String()},
+		{"node-monitor-period", NodeMonitorPeriod.String()},
+	}
 }
 
 // patchesCurrent returns nil when the cluster of o was created with

@@ -9,14 +9,18 @@ import (
 
 // TestComponentsPatches: the Service range on kube-apiserver and
 // kube-controller-manager, the client rates and no leader election on the
-// controller manager and the scheduler, and a cluster made with other
-// patches is not current.
+// controller manager and the scheduler, Kubernetes' default node monitor
+// grace period and period on the controller manager, kwok's fake node
+// Leases renewed every 10 s, and a cluster made with other patches is not
+// current.
 func TestComponentsPatches(t *testing.T) {
 	p := componentsPatches()
 	for _, want := range []string{
 		"- name: kube-apiserver\n  extraArgs:\n  - key: service-cluster-ip-range\n    value: \"" + ServiceCIDR + "\"\n",
 		"- name: kube-controller-manager\n  extraArgs:\n  - key: service-cluster-ip-range\n    value: \"" + ServiceCIDR + "\"\n  - key: kube-api-qps\n    value: \"300\"\n  - key: kube-api-burst\n    value: \"600\"\n",
 		"- name: kube-scheduler\n  extraArgs:\n  - key: kube-api-qps\n    value: \"300\"\n  - key: kube-api-burst\n    value: \"600\"\n",
+		"  - key: leader-elect\n    value: \"false\"\n  - key: node-monitor-grace-period\n    value: \"50s\"\n  - key: node-monitor-period\n    value: \"5s\"\n- name: kube-scheduler\n",
+		"  - key: node-lease-duration-seconds\n    value: \"40\"\n",
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("patches lack\n%s\nin\n%s", want, p)

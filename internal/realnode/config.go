@@ -150,6 +150,13 @@ func cniConfig(n node) string {
 `, n.cniNetwork(), n.bridge(), n.podCIDR(), n.gateway(), filepath.Join(n.l.root, "cni", "ipam"))
 }
 
+// kubeletLeaseSeconds and kubeletStatusSeconds are the kubelet's
+// nodeLeaseDurationSeconds and nodeStatusUpdateFrequency (seconds).
+const (
+	kubeletLeaseSeconds  = 40
+	kubeletStatusSeconds = 10
+)
+
 // kubeletConfig is the KubeletConfiguration: serving on the pod bridge's
 // gateway (the node's InternalIP, where the API server's `kubectl logs`
 // reaches it; kube-apiserver prefers InternalIP, see localcluster) and its
@@ -157,7 +164,13 @@ func cniConfig(n node) string {
 // reaches either), cgroupfs on the
 // machine's cgroup v1 (failCgroupV1: false), no image garbage collection
 // (the imported images cannot be pulled again), and a readiness of pods
-// reported without delay. real-node-1's kubelet keeps its pods' cgroups
+// reported without delay. Its heartbeats are Kubernetes' defaults, written
+// out because the control plane's node-monitor grace period
+// (localcluster.NodeMonitorGracePeriod, 50 s) is sized on them: a Lease of
+// kubeletLeaseSeconds renewed every quarter of it (10 s) and a status check
+// every kubeletStatusSeconds, so a kubelet stopped for 10 s keeps its node
+// Ready and one stopped for longer than the grace period does not.
+// real-node-1's kubelet keeps its pods' cgroups
 // under a root of their own and their logs in its folder, so that neither
 // kubelet sees the other's as orphans.
 func kubeletConfig(n node) string {
@@ -194,7 +207,10 @@ serverTLSBootstrap: false
 registerNode: true
 registerWithTaints:
 %sstaticPodPath: ""
-%s`, n.gateway(), KubeletPort, n.healthAddr(), KubeletHealthzPort, n.l.containerdSock(), clusterDNSIP, n.taintsYAML(), n.kubeletExtra())
+nodeLeaseDurationSeconds: %d
+nodeStatusUpdateFrequency: %ds
+%s`, n.gateway(), KubeletPort, n.healthAddr(), KubeletHealthzPort, n.l.containerdSock(), clusterDNSIP, n.taintsYAML(),
+		kubeletLeaseSeconds, kubeletStatusSeconds, n.kubeletExtra())
 }
 
 // proxyConfig is the KubeProxyConfiguration: nftables mode, bound to
