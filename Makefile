@@ -66,7 +66,7 @@ test: build vet lint cluster-up
 # control plane's take turns on a cluster of their own, the real nodes'
 # (RealNode...) run on this checkout's real nodes. .ci/run runs it after
 # `make test`.
-FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain|RealNodeKubeletPaused|RealNodeKubeletRestarted|RealNodeContainerdRestartedMidDrain|RealNodeLastEndpointLeaves|RealNodeProbeRouteDropped|RealNodeNotReadyMidDrain
+FAULT_TESTS := APIServerPaused|APIServerRestarted|APIServerDownAtStart|ConcurrentOverlappingDrains|NodeUncordonedMidDrain|RealNodeKubeletPaused|RealNodeKubeletRestarted|RealNodeContainerdRestartedMidDrain|RealNodeLastEndpointLeaves|RealNodeProbeRouteDropped|RealNodeNotReadyMidDrain|RefusedByAdmissionUntilItsOperatorMovesIt
 test-faults: build cluster-up
 	GRACEFUL_E2E=1 GRACEFUL_FAULT_RUNS=5 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run '$(FAULT_TESTS)' ./pkg/drain ./pkg/timeline ./cmd/kubectl-graceful
 

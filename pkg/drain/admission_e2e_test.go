@@ -1,11 +1,14 @@
 package drain_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -14,8 +17,10 @@ import (
 )
 
 // An eviction refused by a ValidatingAdmissionPolicy (422, reason Invalid)
-// is a refusal by admission, not the cluster failing the drain:
-// `refused by admission: MESSAGE`, exit 2, the headline once.
+// is a refusal by admission, not the cluster failing the drain: the pod is
+// retried with back-off until --timeout, and the summary names it with the
+// policy's message (`refused by admission: MESSAGE`), exit 2, the headline
+// once; the pod is still there.
 func TestDrainRefusedByAdmissionPolicy(t *testing.T) {
 	t.Parallel()
 	refusedByPolicy(t, metav1.StatusReasonInvalid)
@@ -36,23 +41,116 @@ func refusedByPolicy(t *testing.T, reason metav1.StatusReason) {
 	pod := f.pods("app=web", onNode(a))[0]
 	f.denyEvictions(pod.Name, reason, "evictions are frozen for the change window")
 
-	res := f.drain(a, "--timeout", "60s")
+	start := time.Now()
+	res := f.drain(a, "--timeout", "8s", "-v", "6")
 	want := "refused by admission: pods \"" + pod.Name + "\" is forbidden: ValidatingAdmissionPolicy 'deny-evictions-" + f.ns +
 		"' with binding 'deny-evictions-" + f.ns + "' denied request: evictions are frozen for the change window"
-	expect(t, res, 2, want, "NOT drained: evictions were refused")
-	if n := strings.Count(res.Stdout+res.Stderr, "NOT drained"); n != 1 {
+	expect(t, res, 2, want, "NOT drained: --timeout reached")
+	if took := time.Since(start); took < 8*time.Second {
+		t.Errorf("the drain ended after %s, before its 8s --timeout: the refused pod was not retried", took.Round(time.Millisecond))
+	}
+	if n := strings.Count(res.Stdout, "NOT drained"); n != 1 {
 		t.Errorf("the headline printed %d times, want once", n)
 	}
-	if res.Stderr != "" {
-		t.Errorf("an admission refusal reported on stderr, as an API failure is:\n%s", res.Stderr)
+	if n := evictionsOf(res.Stderr, pod.Name); n < 2 {
+		t.Errorf("%d evictions of %s sent, want it retried until --timeout", n, pod.Name)
 	}
 	if len(f.pods("app=web", onNode(a))) != 1 {
 		t.Errorf("pod %s is gone, though admission refused its eviction", pod.Name)
 	}
 }
 
+// An operator that moves a pod itself (as Strimzi's drain cleaner does)
+// has a policy refuse its eviction and deletes it on its own: the drain
+// goes on with the node's other pods, retries the refused one, counts it
+// gone once its operator deleted it (its replacement, elsewhere, is never
+// evicted) and ends drained.
+// make test-faults runs it five times in a row.
+func TestDrainRefusedByAdmissionUntilItsOperatorMovesIt(t *testing.T) {
+	t.Parallel()
+	e2e.RepeatRealFault(t, operatorMovesRefusedPod)
+}
+
+// operatorMovesRefusedPod is one run of
+// TestDrainRefusedByAdmissionUntilItsOperatorMovesIt.
+func operatorMovesRefusedPod(t *testing.T) string {
+	f := newFixture(t)
+	a, b := f.env.Node(t), f.env.Node(t)
+	sel := f.pool(a, b)
+	f.cordon(b, true)
+	f.deploy("web", "web", 1, sel, nil)
+	f.deploy("api", "api", 2, sel, nil)
+	f.cordon(b, false)
+	pod := f.pods("app=web", onNode(a))[0]
+	f.denyEvictions(pod.Name, metav1.StatusReasonInvalid, "the operator moves this pod itself")
+
+	done := make(chan e2e.Result, 1)
+	start := time.Now()
+	go func() { done <- f.drain(a, "--timeout", "90s", "-o", "json") }()
+	// The operator's move: it deletes the pod a few seconds in, once the
+	// policy refused at least one eviction.
+	time.Sleep(4 * time.Second)
+	if err := f.env.Client.CoreV1().Pods(f.ns).Delete(f.ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.ExitCode != 0 {
+		t.Fatalf("exit status %d, want 0 (drained)", res.ExitCode)
+	}
+	var report struct {
+		Nodes []struct {
+			Outcome string `json:"outcome"`
+			Pods    []struct {
+				Name   string `json:"name"`
+				State  string `json:"state"`
+				GoneBy string `json:"goneBy"`
+			} `json:"pods"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil || len(report.Nodes) != 1 {
+		t.Fatalf("report: %v\n%s", err, res.Stdout)
+	}
+	n := report.Nodes[0]
+	if n.Outcome != "drained" {
+		t.Errorf("outcome %s, want drained", n.Outcome)
+	}
+	seen := false
+	for _, p := range n.Pods {
+		if p.Name == pod.Name {
+			seen = true
+			if p.State != "gone" || p.GoneBy == "evicted" {
+				t.Errorf("the refused pod: state %s, gone by %q; want gone, not by our eviction", p.State, p.GoneBy)
+			}
+		} else if p.State != "gone" || p.GoneBy != "evicted" {
+			t.Errorf("pod %s: state %s, gone by %q; want evicted", p.Name, p.State, p.GoneBy)
+		}
+	}
+	if !seen || len(n.Pods) != 3 {
+		t.Errorf("%d pods in the report (the refused one among them: %v), want 3", len(n.Pods), seen)
+	}
+	if left := f.pods("app=web", onNode(a)); len(left) != 0 {
+		t.Errorf("%d web pods still on the drained node", len(left))
+	}
+	if len(f.pods("app=web", func(*corev1.Pod) bool { return true })) != 1 {
+		t.Errorf("the web Deployment's replacement was evicted or never came")
+	}
+	return fmt.Sprintf("drained in %s, the refused pod gone by its operator's delete", time.Since(start).Round(time.Millisecond))
+}
+
+// evictionsOf counts the evictions of pod in a -v 6 log (each response
+// logged twice).
+func evictionsOf(log, pod string) int {
+	n := 0
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, `verb="POST"`) && strings.Contains(line, "/pods/"+pod+"/eviction") && strings.Contains(line, "status=") {
+			n++
+		}
+	}
+	return (n + 1) / 2
+}
+
 // denyEvictions makes a ValidatingAdmissionPolicy, bound to the fixture's
-// namespace only, that refuses every eviction with message and reason,
+// namespace only, that refuses every eviction of pod with message and reason,
 // and waits until the API server applies it (a server-side dry-run
 // eviction of pod refused).
 func (f *fixture) denyEvictions(pod string, reason metav1.StatusReason, message string) {
@@ -71,7 +169,7 @@ func (f *fixture) denyEvictions(pod string, reason metav1.StatusReason, message 
 					},
 				}},
 			},
-			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: message, Reason: &reason}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "object.metadata.name != '" + pod + "'", Message: message, Reason: &reason}},
 		},
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{

@@ -2,7 +2,6 @@ package drain
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -122,9 +121,15 @@ func (e *evictor) answered(ctx context.Context, listed *corev1.Pod, a eviction.A
 	case ctx.Err() != nil:
 		e.tracker.stopped(ns, name)
 		return true, err
-	case a.Kind == eviction.AdmissionRefused:
-		e.tracker.set(ns, name, StateFailed, admissionRefusedPrefix+a.Cause)
-		return true, errors.New(admissionRefusedPrefix + a.Cause)
+	case a.Kind == eviction.AdmissionRefused && ctx.Err() == nil:
+		// A policy or webhook may hold one pod while an operator moves it
+		// itself (Strimzi's drain cleaner): retried with back-off until
+		// --timeout, the pod read again from the watch each time, so that
+		// it counts as gone once its operator deleted it.
+		r.refused++
+		r.last = a
+		e.tracker.set(ns, name, StateBlocked, admissionRefusedPrefix+a.Cause)
+		return false, nil
 	}
 	return true, e.fail(listed, err)
 }
