@@ -100,7 +100,9 @@ func (s *SurgePlan) plan(d *appsv1.Deployment) {
 		s.Plan = "cannot surge: a StatefulSet replaces a pod only after the old one is gone (one pod per ordinal)"
 		return
 	case s.Owner.Kind != "Deployment":
-		s.Plan = "cannot surge: only a Deployment's rolling update starts new pods before removing old ones"
+		// Other kinds may surge by their own rules (an OpenKruise
+		// CloneSet's maxSurge, an Argo Rollout's); --surge drives none.
+		s.Plan = "cannot surge: --surge rolls Deployments only, not a " + s.Owner.Kind
 		return
 	case d == nil:
 		s.Plan = "cannot surge: the Deployment could not be read"
