@@ -101,7 +101,12 @@ func TestAuditLiveMatchesManifests(t *testing.T) {
 
 	live := auditJSON(t, kubectl, 2, "-n", ns)
 	files := auditJSON(t, kubectl, 2, "-n", ns, "-f", "testdata/audit")
-	if l, f := strings.Join(keys(live), "\n"), strings.Join(keys(files), "\n"); l != f {
+	// A live audit also reads the drainers' caps the whole cluster shows
+	// (a cluster-autoscaler's Deployment in any namespace): other
+	// packages' tests create such drainers on the same cluster at the
+	// same time, so the finding those caps make is left out here (its own
+	// test, TestAuditLiveDrainerCapOfClusterAutoscaler, runs alone).
+	if l, f := strings.Join(withoutCheck(keys(live), "shutdown-exceeds-drainer-cap"), "\n"), strings.Join(keys(files), "\n"); l != f {
 		t.Errorf("live and manifest audits differ\nlive:\n%s\n\nmanifests:\n%s", l, f)
 	}
 	for _, want := range []struct{ check, kind, name string }{
@@ -270,4 +275,15 @@ func TestAuditBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withoutCheck drops the keys (as keys makes them) of check.
+func withoutCheck(keys []string, check string) []string {
+	var out []string
+	for _, k := range keys {
+		if !strings.Contains(k, " "+check+" ") {
+			out = append(out, k)
+		}
+	}
+	return out
 }
