@@ -61,7 +61,12 @@ func TestRealNodeNotReadyMidDrain(t *testing.T) {
 		app := createRealApp(t, env, ns, "web", 2, hardenedOpts, withExitLog(logs))
 		waitSpread(t, env, ns, 2, app)
 		onNode := podsOn(t, env, ns, node)
-		watch := env.StartKubectl(t, silenceTimeout+time.Minute, "graceful", "watch", "node", node, "--timeout", silenceTimeout.String())
+		// --settle 25s: the node empties about 2 s after its kubelet
+		// resumes, but the kubelet posts its status again only on its
+		// next sync (every 10 s, nodeStatusUpdateFrequency); the default
+		// 3 s of listening after the node is empty could end before the
+		// node reports again, as a fresh-clone CI run saw once.
+		watch := env.StartKubectl(t, silenceTimeout+time.Minute, "graceful", "watch", "node", node, "--timeout", silenceTimeout.String(), "--settle", "25s")
 		first := env.StartKubectl(t, silenceTimeout+time.Minute, "graceful", "drain", "node", node, "--ignore-daemonsets", "--timeout", silenceTimeout.String())
 		if !terminatingOn(env, ns, node, 2*time.Minute) {
 			first.Interrupt()
