@@ -31,12 +31,47 @@ func stampGap(tl *Timeline, e Event) (Gap, bool) {
 	return Gap{}, false
 }
 
-// stampedIn reports whether gap g stamped a change that arrived between
-// from and to: a gap wholly before the stretch that decides the race can
-// still have hidden it, when what it hid arrived inside the stretch.
-func stampedIn(tl *Timeline, g Gap, from, to time.Time) bool {
+// stampedFrom returns the earliest time a gap-stamped e can have
+// happened: the start of its gap, or of the first of the cuts its watch
+// went through with nothing delivered between them (a watch whose
+// reconnection fails again opens gap after gap; what it replays at last
+// may have happened in any of them).
+func stampedFrom(tl *Timeline, e Event) (time.Time, bool) {
+	g, ok := stampGap(tl, e)
+	if !ok {
+		return time.Time{}, false
+	}
+	from := g.From
+	for again := true; again; {
+		again = false
+		for _, h := range tl.Gaps {
+			if h.Stream == g.Stream && !h.Stalled && !h.To.IsZero() && h.From.Before(from) && !h.To.After(from) &&
+				!deliveredIn(tl, g.Stream, h.To, from) {
+				from, again = h.From, true
+			}
+		}
+	}
+	return from, true
+}
+
+// deliveredIn reports whether stream delivered a change after from and
+// before to.
+func deliveredIn(tl *Timeline, stream string, from, to time.Time) bool {
 	for _, e := range tl.Events {
-		if sg, ok := stampGap(tl, e); ok && sg == g && !e.Recv.Before(from) && !e.Recv.After(to) {
+		if streamOf(e) == stream && e.Recv.After(from) && e.Recv.Before(to) {
+			return true
+		}
+	}
+	return false
+}
+
+// stampedIn reports whether a gap of stream stamped a change that arrived
+// between from and to: a gap wholly before the stretch that decides the
+// race can still have hidden it, when what it hid arrived inside the
+// stretch.
+func stampedIn(tl *Timeline, stream string, from, to time.Time) bool {
+	for _, e := range tl.Events {
+		if _, ok := stampGap(tl, e); ok && streamOf(e) == stream && !e.Recv.Before(from) && !e.Recv.After(to) {
 			return true
 		}
 	}
@@ -96,18 +131,17 @@ func holdsAcrossGap(tl *Timeline, o Options, v Verdict) bool {
 
 // earliest returns a copy of tl in which the gap-stamped events of one
 // side (the EndpointSlices watch, or the others) happened at their gap's
-// start, the earliest they can have; no sooner than this command's own
+// start (stampedFrom), the earliest they can have; no sooner than this command's own
 // delete or eviction, which the termination follows.
 func earliest(tl *Timeline, endpointSide bool) *Timeline {
 	c := *tl
 	c.Events = slices.Clone(tl.Events)
 	own := tl.T0Source == t0DeleteSent || tl.T0Source == t0EvictionAccepted
 	for i, e := range c.Events {
-		g, ok := stampGap(tl, e)
+		at, ok := stampedFrom(tl, e)
 		if !ok || (streamOf(e) == StreamEndpointSlices) != endpointSide {
 			continue
 		}
-		at := g.From
 		if own && at.Before(tl.T0) {
 			at = tl.T0
 		}

@@ -13,15 +13,23 @@ import (
 // the deletion, Killing, the endpoint leaving, the exit and the pod's
 // removal all arrive within milliseconds of the resume, stamped late.
 func resumedAfterDeletion(cut []string) *Timeline {
+	return resumedAfterGaps(cut, [][2]int64{{-9000, 0}})
+}
+
+// resumedAfterGaps is resumedAfterDeletion with the cut watches cut over
+// each of gaps in turn ({from, to} ms), nothing delivered between them.
+func resumedAfterGaps(cut []string, gaps [][2]int64) *Timeline {
 	pod := testPod(30, sleepHook(5))
 	r := NewRecorder(pod, []string{"web"}, at(-10000))
 	r.SliceList(at(-9900), nil, true)
 	r.SliceEvent(at(-9800), watch.Added, readySlice("web-abc", "web"))
-	for _, s := range cut {
-		r.Gap(Gap{Stream: s, From: at(-9000), Reason: "connection refused"})
-	}
-	for _, s := range cut {
-		r.CloseGap(s, at(0), false)
+	for _, g := range gaps {
+		for _, s := range cut {
+			r.Gap(Gap{Stream: s, From: at(g[0]), Reason: "connection refused"})
+		}
+		for _, s := range cut {
+			r.CloseGap(s, at(g[1]), false)
+		}
 	}
 	del := deleting(pod, at(-8000))
 	r.PodEvent(at(1), watch.Modified, del)
@@ -57,6 +65,18 @@ func TestVerdictOnATerminationInsideAGap(t *testing.T) {
 				t.Errorf("cut %v: a claim on arrival times: %q", cut, f)
 			}
 		}
+	}
+}
+
+// A watch whose reconnections failed again opened gap after gap: what it
+// replayed at last may have happened in any of them, not only in the
+// last, short one.
+func TestVerdictOnATerminationInsideAChainOfGaps(t *testing.T) {
+	cut := []string{StreamPods, StreamEndpointSlices, StreamEvents}
+	tl := resumedAfterGaps(cut, [][2]int64{{-9000, -6000}, {-5990, -3000}, {-2990, -60}, {-50, 0}})
+	v := ComputeWith(tl, Options{})
+	if !v.CannotTell || v.Window != "" || hasFinding(v, "--propagation 5s met") {
+		t.Errorf("cannotTell %v window %q; findings %q", v.CannotTell, v.Window, v.Findings)
 	}
 }
 

@@ -27,7 +27,7 @@ func partialStreams(tl *Timeline, v *Verdict) []string {
 			end = to.Add(time.Millisecond) // still open: covers the rest
 		}
 		hid := g.From.Before(to) && end.After(from) && gapHid(tl, g)
-		if (hid || stampedIn(tl, g, from, to)) && !slices.Contains(out, g.Stream) {
+		if (hid || stampedIn(tl, g.Stream, from, to)) && !slices.Contains(out, g.Stream) {
 			out = append(out, g.Stream)
 		}
 	}
