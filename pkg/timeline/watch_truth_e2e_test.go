@@ -208,6 +208,9 @@ func TestWatchPodTruthE2E(t *testing.T) {
 		if findingWith(v, "race window") || findingWith(v, "met)") || v.Window != "" {
 			t.Errorf("window %q judged on the resumed watch's stamps: %v", v.Window, v.Findings)
 		}
+		if t.Failed() {
+			t.Logf("stdout:\n%s", r.stdout)
+		}
 	})
 }
 
