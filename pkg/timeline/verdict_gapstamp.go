@@ -158,7 +158,7 @@ func earliest(tl *Timeline, endpointSide bool) *Timeline {
 // never a race drawn from arrival times.
 func doubtFinding(v *Verdict, l *findingList) {
 	v.CannotTell, v.Window, v.ShortByMs = true, "", nil
-	l.risk("cannot tell: %s fell in a gap of the %s watch(es): they happened somewhere between the watch's cut and their late arrival, and where decides the race, so whether the pod stopped receiving traffic before it was told to stop is not known",
+	l.risk("cannot tell: %s fell in a gap of the %s watch(es) (cut or stalled): they happened somewhere between the gap's start and their late arrival, and where decides the race, so whether the pod stopped receiving traffic before it was told to stop is not known",
 		joinNames(v.doubt.facts), joinNames(v.doubt.streams))
 }
 
