@@ -37,7 +37,8 @@ func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 	c := evictionAnswers(nsTerminating())
 	base := 300 * time.Millisecond
 	e := testEvictor(c, Backoff{Base: base, Cap: base}, webA())
-	e.budgets = &budgetWatch{allowed: map[string]int32{"shop/web": 3}, wake: map[string]chan struct{}{}}
+	e.budgets = newBudgetWatch()
+	e.budgets.allowed["shop/web"] = 3
 	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
 	go func() {
 		eventually(t, "a second request", func() bool { return evictions(c) >= 2 })
@@ -135,8 +136,8 @@ func TestRefusalNamesAPodTheBudgetCountsAsDisrupted(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
 	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
 	since := metav1.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)
-	e.budgets = &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: map[string]chan struct{}{},
-		disrupted: map[string]map[string]metav1.Time{"shop/web": {"web-a": since}}}
+	e.budgets = newBudgetWatch()
+	e.budgets.allowed["shop/web"], e.budgets.disrupted["shop/web"] = 0, map[string]metav1.Time{"web-a": since}
 	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -24,11 +24,6 @@ func budgetStatus(w *budgetWatch, allowed int32, disrupted ...string) {
 	w.set(pdb)
 }
 
-func newTestBudgetWatch() *budgetWatch {
-	return &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
-		seen: map[string]bool{}, wake: map[string]chan struct{}{}}
-}
-
 // reserveAsync reserves in a goroutine and returns a channel closed when
 // the reservation was granted.
 func reserveAsync(t *testing.T, p *budgetPacer, ctx context.Context) (<-chan error, <-chan string) {
@@ -41,7 +36,7 @@ func reserveAsync(t *testing.T, p *budgetPacer, ctx context.Context) (<-chan err
 }
 
 func TestPacerHoldsWhatTheBudgetCannotGive(t *testing.T) {
-	w := newTestBudgetWatch()
+	w := newBudgetWatch()
 	p := newBudgetPacer(w)
 	ctx := context.Background()
 	budgetStatus(w, 1)
@@ -84,7 +79,7 @@ func waitGranted(t *testing.T, done <-chan error, held string) {
 }
 
 func TestPacerCountsAnAcceptanceTheStatusDoesNotShowYet(t *testing.T) {
-	w := newTestBudgetWatch()
+	w := newBudgetWatch()
 	p := newBudgetPacer(w)
 	budgetStatus(w, 1)
 	if err := p.reserve(context.Background(), "shop/web", func(string) {}); err != nil {
@@ -100,7 +95,7 @@ func TestPacerCountsAnAcceptanceTheStatusDoesNotShowYet(t *testing.T) {
 }
 
 func TestPacerLetsThroughUnknownBudgetsAndRefusals(t *testing.T) {
-	w := newTestBudgetWatch()
+	w := newBudgetWatch()
 	p := newBudgetPacer(w)
 	// Not listed yet: the Eviction API judges.
 	for range 3 {
@@ -148,7 +143,7 @@ func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
 // other budgets (a pool drain holds most of its evictions at once);
 // forgetting the statuses wakes them all.
 func TestBudgetChangeWakesOnlyItsWaiters(t *testing.T) {
-	w := newTestBudgetWatch()
+	w := newBudgetWatch()
 	_, web := w.state("shop/web")
 	_, api := w.state("shop/api")
 	w.set(&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "api"}})

@@ -46,13 +46,18 @@ type budgetWatch struct {
 	synced []cache.InformerSynced
 }
 
+// newBudgetWatch is a budgetWatch that knows no budget yet.
+func newBudgetWatch() *budgetWatch {
+	return &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
+		seen: map[string]bool{}, wake: map[string]chan struct{}{}, changes: map[string]uint64{}}
+}
+
 // watchBudgets follows the budgets until ctx ends: from the cluster-wide
 // watch Drainer.Watches shares when it holds one, else with one PDB
 // informer per namespace. Until the first list, the budgets are unknown
 // and retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
-	w := &budgetWatch{allowed: map[string]int32{}, disrupted: map[string]map[string]metav1.Time{},
-		seen: map[string]bool{}, wake: map[string]chan struct{}{}, changes: map[string]uint64{}}
+	w := newBudgetWatch()
 	var listed atomic.Bool
 	if r.Watches.Subscribe(ctx, timeline.StreamBudgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
@@ -108,9 +113,6 @@ func (w *budgetWatch) set(obj any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.allowed[pdbName(pdb)] = pdb.Status.DisruptionsAllowed
-	if w.changes == nil {
-		w.changes = map[string]uint64{}
-	}
 	w.changes[pdbName(pdb)]++
 	w.disrupted[pdbName(pdb)] = pdb.Status.DisruptedPods
 	for pod := range pdb.Status.DisruptedPods {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -61,5 +62,49 @@ func TestDrainDeleteAfterDryRunE2E(t *testing.T) {
 	}
 	if f.unschedulable(node) {
 		t.Errorf("node %s was cordoned by a refused command", node)
+	}
+}
+
+// In a pool (drain node -l), --delete-after deletes, on each node, only
+// the pod its budget still refuses past DURATION, naming each with its
+// budget on stderr before and in the summary after, and exits 3; the pod
+// whose budget allows is evicted as usual.
+func TestDrainPoolDeleteAfterE2E(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, b, spare := f.env.Node(t), f.env.Node(t), f.env.Node(t)
+	home := f.pool(a, b, spare)
+	old := "d-" + f.ns
+	f.label(oldPoolLabel, old, a, b)
+	f.placeOn([]string{b, spare}, func() {
+		f.deploy("stuck-a", "stuck", 1, home, nil)
+		f.deploy("web", "web", 1, home, nil)
+	})
+	f.placeOn([]string{a, spare}, func() { f.deploy("stuck-b", "stuck", 1, home, nil) })
+	two, one := intstr.FromInt32(2), intstr.FromInt32(1)
+	f.pdb("stuck", "stuck", &two, nil, nil, 2)
+	f.pdb("web", "web", nil, &one, nil, 1)
+	stuck := map[string][]corev1.Pod{a: f.pods("app=stuck", onNode(a)), b: f.pods("app=stuck", onNode(b))}
+	web := f.pods("app=web", onNode(a))
+	if len(stuck[a]) != 1 || len(stuck[b]) != 1 || len(web) != 1 {
+		t.Fatalf("stuck pods on %s %d, on %s %d; web on %s %d: want 1 each", a, len(stuck[a]), b, len(stuck[b]), a, len(web))
+	}
+
+	res := f.drain("-l", oldPoolLabel+"="+old, "--delete-after", "5s", "--eviction-retry-max", "1s", "--timeout", "120s")
+	var want []string
+	for _, node := range []string{a, b} {
+		pod := f.ns + "/" + stuck[node][0].Name
+		want = append(want, "BUDGET OVERRIDDEN: pod "+pod+" deleted past PodDisruptionBudget "+f.ns+"/stuck (--delete-after)")
+		warn := "deleting pod " + pod + " on node " + node + ", which PodDisruptionBudget " + f.ns + "/stuck still refuses"
+		if !strings.Contains(res.Stderr, warn) {
+			t.Errorf("stderr does not name the pod and its budget before the delete: want %q", warn)
+		}
+		if _, err := f.env.Client.CoreV1().Pods(f.ns).Get(f.ctx, stuck[node][0].Name, metav1.GetOptions{}); err == nil {
+			t.Errorf("pod %s is still there after the drain said it was deleted", pod)
+		}
+	}
+	expect(t, res, 3, append(want, "node "+a+" drained: 1 pod(s) evicted, 1 deleted past its budget")...)
+	if strings.Contains(res.Stderr, web[0].Name) || strings.Contains(res.Stdout, "PodDisruptionBudget "+f.ns+"/web (--delete-after)") {
+		t.Errorf("the pod whose budget allows its eviction is named as deleted past it")
 	}
 }

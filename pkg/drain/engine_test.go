@@ -139,8 +139,8 @@ func TestEngineBackoffRespectsContext(t *testing.T) {
 func TestEngineRetriesWhenTheBudgetAllows(t *testing.T) {
 	c := evictionAnswers(pdbRefusal(), nil)
 	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
-	e.budgets = &budgetWatch{allowed: map[string]int32{"shop/web": 0}, wake: map[string]chan struct{}{},
-		disrupted: map[string]map[string]metav1.Time{}, seen: map[string]bool{}}
+	e.budgets = newBudgetWatch()
+	e.budgets.allowed["shop/web"] = 0
 	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
 	go func() {
 		eventually(t, "the first refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })

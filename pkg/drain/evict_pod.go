@@ -121,7 +121,7 @@ func (e *evictor) answered(ctx context.Context, listed *corev1.Pod, a eviction.A
 	case ctx.Err() != nil:
 		e.tracker.stopped(ns, name)
 		return true, err
-	case a.Kind == eviction.AdmissionRefused && ctx.Err() == nil:
+	case a.Kind == eviction.AdmissionRefused:
 		// A policy or webhook may hold one pod while an operator moves it
 		// itself (Strimzi's drain cleaner): retried with back-off until
 		// --timeout, the pod read again from the watch each time, so that

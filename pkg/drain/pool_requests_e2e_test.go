@@ -6,13 +6,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
-
-// requestLine matches client-go's -v 6 log of one request: its verb and URL.
-var requestLine = regexp.MustCompile(`verb="([A-Z]+)" url="([^"]*)"`)
-
-// statusOf matches the status of a response in client-go's -v 6 log.
-var statusOf = regexp.MustCompile(`status="[^"]*"`)
 
 // podGetURL is the URL of a GET of one pod.
 var podGetURL = regexp.MustCompile(`/api/v1/namespaces/[^/"]+/pods/[^/"?]+($|\?)`)
@@ -39,30 +35,15 @@ func TestDrainPoolWaitsOnOneWatchPerNode(t *testing.T) {
 	w.checkBudgets(desired)
 	kinds := map[string]int{}
 	gets, evictions, total := 0, 0, 0
-	// client-go logs each response twice at -v 6, not always next to each
-	// other and its milliseconds measured twice: a request line seen n
-	// times, its time left out, is (n+1)/2 requests.
-	seen := map[string]int{}
-	for _, line := range strings.Split(stderr, "\n") {
-		if m := requestLine.FindString(line); m != "" && strings.Contains(line, "status=") {
-			seen[m+" "+statusOf.FindString(line)]++
+	for _, r := range e2e.ClientRequests(stderr) {
+		total += r.Count
+		switch kind := r.Kind(); {
+		case kind == "GET pods" && podGetURL.MatchString(r.URL):
+			gets += r.Count
+		case kind == "POST pods/eviction":
+			evictions += r.Count
 		}
-	}
-	for line, n := range seen {
-		m := requestLine.FindStringSubmatch(line)
-		times := (n + 1) / 2
-		total += times
-		path := m[2]
-		if i := strings.IndexAny(path, "?"); i >= 0 {
-			path = path[:i]
-		}
-		switch {
-		case m[1] == "GET" && podGetURL.MatchString(m[2]):
-			gets += times
-		case m[1] == "POST" && strings.HasSuffix(path, "/eviction"):
-			evictions += times
-		}
-		kinds[m[1]+" "+resourceOf(path)] += times
+		kinds[r.Kind()] += r.Count
 	}
 	t.Logf("%d requests for 12 evicted pods: %d evictions, %d GETs of single pods; by kind: %s", total, evictions, gets, summary(kinds))
 	if gets != 0 {
@@ -79,22 +60,6 @@ func TestDrainPoolWaitsOnOneWatchPerNode(t *testing.T) {
 	if rest := total - evictions; rest > 18 {
 		t.Errorf("%d requests beyond the evictions, want at most 18: 3 per node and 11 per run (%s)", rest, summary(kinds))
 	}
-}
-
-// resourceOf is the resource (and subresource) a request's path names,
-// "pods/eviction", for the log.
-func resourceOf(path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	for i := len(parts) - 1; i >= 0; i-- {
-		switch parts[i] {
-		case "pods", "nodes", "poddisruptionbudgets", "selfsubjectaccessreviews", "namespaces", "replicasets", "deployments", "statefulsets", "daemonsets", "events", "services", "endpointslices":
-			if i+2 < len(parts) {
-				return parts[i] + "/" + parts[i+2]
-			}
-			return parts[i]
-		}
-	}
-	return path
 }
 
 // summary prints kinds sorted by name.
@@ -129,16 +94,13 @@ func TestDrainPoolEmptyNodeListsItsPodsOnce(t *testing.T) {
 			t.Errorf("node %s: outcome %s, want drained", n.Node, n.Outcome)
 		}
 	}
-	// client-go logs each response twice at -v 6 (see above).
 	lists := 0
-	for _, line := range strings.Split(stderr, "\n") {
-		m := requestLine.FindStringSubmatch(line)
-		if m != nil && strings.Contains(line, "status=") && m[1] == "GET" && strings.Contains(m[2], "/api/v1/pods?") &&
-			strings.Contains(m[2], "spec.nodeName%3D"+empty) && !strings.Contains(m[2], "watch=true") {
-			lists++
+	for _, r := range e2e.ClientRequests(stderr) {
+		if r.Kind() == "LIST pods" && strings.Contains(r.URL, "spec.nodeName%3D"+empty) {
+			lists += r.Count
 		}
 	}
-	if got := (lists + 1) / 2; got != 1 {
+	if got := lists; got != 1 {
 		t.Errorf("%d lists of the pods of the empty node %s, want 1 (kubectl's filters); the summary reads its pod watch", got, empty)
 	}
 }

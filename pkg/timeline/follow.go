@@ -103,12 +103,9 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading pod %s/%s: %w", cfg.Namespace, cfg.Name, err)
 	}
-	f := &follower{cfg: cfg, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
 	services, svcErr := selecting.Services(ctx, cfg.Client, pod)
-	f.rec = NewRecorder(pod, services, time.Now())
+	f := newFollower(cfg, NewRecorder(pod, services, time.Now()))
 	f.rec.TL.ProbeURL = cfg.ProbeURL
-	f.rec.Emit = func(e Event) { cfg.Printer.event(f.rec.TL, e) }
-	f.rec.Stall = func(g Gap) { cfg.Printer.gap(f.rec.TL, g) }
 	for _, e := range f.rec.TL.Events { // a deletion found at start
 		f.rec.Emit(e)
 	}
@@ -126,6 +123,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	defer cancel()
 	f.pending = listwatch.RunStreams(streamCtx, f.streams(pod, services, svcErr != nil), f.notices)
 	err = f.loop(ctx)
+	f.flushLines()
 	f.rec.TL.End = time.Now()
 	return f.rec.TL, err
 }
@@ -140,6 +138,27 @@ type follower struct {
 	acted      bool
 	goneSeen   bool
 	reqLog     RequestLog
+	// held are the lines waiting for the probe's buckets (line).
+	held []heldLine
+}
+
+// newFollower is a follower of rec's pod printing through cfg.Printer,
+// each line in time order with the probe's (line).
+func newFollower(cfg Config, rec *Recorder) *follower {
+	f := &follower{cfg: cfg, rec: rec, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
+	rec.Emit = func(e Event) { f.line(e.Recv, func() { cfg.Printer.event(rec.TL, e) }) }
+	rec.Stall = f.gapLine
+	return f
+}
+
+// gapLine prints a gap's opening (at its start) or closing, or a stall
+// (at its end), as the gap lines show them.
+func (f *follower) gapLine(g Gap) {
+	at := g.From
+	if !g.To.IsZero() {
+		at = g.To
+	}
+	f.line(at, func() { f.cfg.Printer.gap(f.rec.TL, g) })
 }
 
 // note prints msg and keeps it for the verdict: what the reader must know
@@ -150,7 +169,9 @@ func (f *follower) note(msg string) {
 }
 
 // say prints msg as it happens only (what is being followed, waiting).
-func (f *follower) say(msg string) { f.cfg.Printer.note(f.rec.TL, msg) }
+func (f *follower) say(msg string) {
+	f.line(time.Now(), func() { f.cfg.Printer.note(f.rec.TL, msg) })
+}
 
 // streams builds the three watches, each filtered server-side: the pod by
 // metadata.name, the EndpointSlices by kubernetes.io/service-name, the

@@ -15,7 +15,6 @@ import (
 // pod itself cannot be watched; EndpointSlices or Events that cannot be
 // watched degrade the timeline with a note.
 func (f *follower) handle(n listwatch.Notice) error {
-	tl := f.rec.TL
 	switch n.Kind {
 	case listwatch.KindError:
 		return f.streamFailed(n)
@@ -25,10 +24,10 @@ func (f *follower) handle(n listwatch.Notice) error {
 		}
 		g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 		f.rec.Gap(g)
-		f.cfg.Printer.gap(tl, g)
+		f.gapLine(g)
 	case listwatch.KindGapClose:
 		if g, ok := f.rec.CloseGap(n.Stream, n.Recv, n.Relisted); ok {
-			f.cfg.Printer.gap(tl, g)
+			f.gapLine(g)
 		}
 	case listwatch.KindList:
 		f.listed(n)

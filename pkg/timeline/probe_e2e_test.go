@@ -2,6 +2,8 @@ package timeline_test
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,7 @@ func TestWatchProbeE2E(t *testing.T) {
 		if rv.Kinds[0].Status != 502 {
 			t.Errorf("failure kinds %v, want 502 from the balancer", rv.Kinds)
 		}
+		linesInTimeOrder(t, r.stdout)
 	})
 
 	t.Run("hardened pod: preStop longer than the propagation, zero failures, exit 0", func(t *testing.T) {
@@ -151,5 +154,24 @@ func TestWatchRolloutProbeE2E(t *testing.T) {
 				t.Errorf("hardened: requests %+v, findings %q", rv, w.verdict().Findings)
 			}
 		})
+	}
+}
+
+// linesInTimeOrder checks that the live lines of -o json, requests lines
+// among them, come in the order of their times.
+func linesInTimeOrder(t *testing.T, stdout string) {
+	t.Helper()
+	last, lastLine := int64(math.MinInt64), ""
+	for _, line := range strings.Split(stdout, "\n") {
+		var l struct {
+			Ms *int64 `json:"ms"`
+		}
+		if json.Unmarshal([]byte(line), &l) != nil || l.Ms == nil {
+			continue
+		}
+		if *l.Ms < last {
+			t.Errorf("line at %+d ms printed after one at %+d ms:\n  %s\n  %s", *l.Ms, last, lastLine, line)
+		}
+		last, lastLine = *l.Ms, line
 	}
 }

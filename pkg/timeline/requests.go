@@ -99,13 +99,16 @@ func (rl *RequestLog) Line(b probe.Bucket) (RequestLine, bool) {
 }
 
 // requests records a bucket of probe results and prints its line when the
-// RequestLog says so.
+// RequestLog says so, after the held lines of before the bucket and
+// before those of its span (releaseLines).
 func (f *follower) requests(b probe.Bucket) {
 	tl := f.rec.TL
 	tl.Requests = append(tl.Requests, b.Results...)
+	f.releaseLines(b.From)
 	if p := f.cfg.Printer.Requests; p != nil {
 		if l, shown := f.reqLog.Line(b); shown {
 			p(tl, l)
 		}
 	}
+	f.releaseLines(bucketEnd(b.From))
 }

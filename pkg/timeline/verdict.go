@@ -131,6 +131,9 @@ type Verdict struct {
 	// unknownHooks are the regular containers whose preStop hook of
 	// unknown length bounds SIGTERM (boundUnknownHooks), hookBases how.
 	unknownHooks, hookBases []string
+	// doubt, when set, holds the gap-stamped facts the window would rest
+	// on: it is not judged (doubtFinding).
+	doubt *gapDoubt
 }
 
 // Options tune the verdict.
@@ -163,8 +166,20 @@ func compute(tl *Timeline) Verdict { return ComputeWith(tl, Options{}) }
 
 // ComputeWith derives the verdict from a timeline. It is pure: the same
 // timeline and options always give the same verdict. The rules are those of
-// docs/watch-verdict.md.
+// docs/watch-verdict.md. A window judged on facts stamped by a gap is
+// judged again with them at their gap's start; when the judgement changes,
+// the verdict claims neither: it cannot tell (verdict_gapstamp.go).
 func ComputeWith(tl *Timeline, o Options) Verdict {
+	v := judge(tl, o, nil)
+	if d := gapDoubtOf(tl, &v); d != nil && !holdsAcrossGap(tl, o, v) {
+		v = judge(tl, o, d)
+	}
+	return v
+}
+
+// judge derives the verdict from tl's stamps as they are; with doubt set,
+// it judges no window (doubtFinding).
+func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 	if o.Propagation <= 0 {
 		o.Propagation = DefaultPropagation
 	}
@@ -197,6 +212,9 @@ func ComputeWith(tl *Timeline, o Options) Verdict {
 	v.Requests = requestsVerdict(tl, evs, &v)
 	if p := partialStreams(tl, &v); p != nil {
 		v.PartialStreams = p
+	}
+	if v.doubt = doubt; doubt != nil {
+		v.PartialStreams = withDoubt(v.PartialStreams, doubt)
 	}
 	findings(tl, evs, rt, &v)
 	return v

@@ -176,6 +176,10 @@ func outText(rt routing) string {
 // it being told to stop: a race when negative, a risk when the pod was
 // told to stop sooner than the propagation time after the request.
 func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
+	if v.doubt != nil {
+		doubtFinding(v, l)
+		return
+	}
 	if v.BehindService && !tl.AlreadyTerminating && sigkilledAfterSigterm(v) == nil && boundFindings(tl, rt, v, l) {
 		return
 	}

@@ -26,7 +26,8 @@ func partialStreams(tl *Timeline, v *Verdict) []string {
 		if end.IsZero() {
 			end = to.Add(time.Millisecond) // still open: covers the rest
 		}
-		if g.From.Before(to) && end.After(from) && gapHid(tl, g) && !slices.Contains(out, g.Stream) {
+		hid := g.From.Before(to) && end.After(from) && gapHid(tl, g)
+		if (hid || stampedIn(tl, g.Stream, from, to)) && !slices.Contains(out, g.Stream) {
 			out = append(out, g.Stream)
 		}
 	}

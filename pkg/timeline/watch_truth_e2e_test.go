@@ -9,6 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -171,15 +172,7 @@ func TestWatchPodTruthE2E(t *testing.T) {
 
 	t.Run("a stalled watch is marked", func(t *testing.T) {
 		t.Parallel()
-		ns, node := env.Namespace(t), env.Node(t)
-		createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
-		proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
-		l := startLive(t, kc, watchJSON(ns, "web-0")...)
-		l.waitFor("waiting for pod", 30*time.Second)
-		proxy.Pause(4 * time.Second)
-		if err := env.Client.CoreV1().Pods(ns).Delete(context.Background(), "web-0", metav1.DeleteOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		l, _ := deletedBehindProxy(t, env, func(p *e2e.CutProxy) { p.Pause(4 * time.Second) })
 		r := l.wait()
 		stalls := 0
 		for _, g := range r.summary.Gaps {
@@ -195,6 +188,48 @@ func TestWatchPodTruthE2E(t *testing.T) {
 			t.Errorf("stalls %d, stall line %v, findings %v; gaps %+v", stalls, stallLine, r.summary.Verdict.Findings, r.summary.Gaps)
 		}
 	})
+	t.Run("a termination wholly inside a cut watch cannot be told", func(t *testing.T) {
+		t.Parallel()
+		// preStop 5 s: on the resumed watches' stamps the window looks met.
+		l, ns := deletedBehindProxy(t, env, func(p *e2e.CutProxy) { p.Cut(25 * time.Second) })
+		pods := env.Client.CoreV1().Pods(ns)
+		err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := pods.Get(ctx, "web-0", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+		if err != nil {
+			t.Fatalf("web-0 not gone while the watch was cut: %v", err)
+		}
+		r := l.wait()
+		v := r.summary.Verdict
+		if r.code != 2 || !v.CannotTell || !findingWith(v, "fell in a gap") || len(v.PartialStreams) == 0 {
+			t.Errorf("exit %d cannotTell %v partial %v findings %v: want exit 2, cannot tell, naming what fell in the gap", r.code, v.CannotTell, v.PartialStreams, v.Findings)
+		}
+		if findingWith(v, "race window") || findingWith(v, "met)") || v.Window != "" {
+			t.Errorf("window %q judged on the resumed watch's stamps: %v", v.Window, v.Findings)
+		}
+		if t.Failed() {
+			t.Logf("stdout:\n%s", r.stdout)
+		}
+	})
+}
+
+// deletedBehindProxy starts `watch pod web-0 -o json` (preStop 5 s,
+// another ready endpoint behind the Service) through a CutProxy, lets
+// fault act on the proxy, then deletes web-0 directly, not through the
+// proxy. It returns the running watch and the namespace.
+func deletedBehindProxy(t *testing.T, env *e2e.Env, fault func(*e2e.CutProxy)) (*live, string) {
+	t.Helper()
+	ns, node := env.Namespace(t), env.Node(t)
+	createServedPods(t, env, ns, node, podOpts{grace: 30, preStop: 5})
+	proxy, kc := e2e.ProxyTo(t, env.Kubeconfig)
+	l := startLive(t, kc, watchJSON(ns, "web-0")...)
+	l.waitFor("waiting for pod", 30*time.Second)
+	fault(proxy)
+	if err := env.Client.CoreV1().Pods(ns).Delete(context.Background(), "web-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return l, ns
 }
 
 // trafficEndsAt reports whether at ms the endpoint stopped serving or was

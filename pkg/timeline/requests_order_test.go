@@ -1,0 +1,57 @@
+package timeline
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+)
+
+// A probed watch prints its lines in time order: the prober hands out a
+// 100 ms bucket only once every request started in it has ended, so the
+// line of the bucket at +100 ms, with a request that took 400 ms to time
+// out, arrives after the endpoint's change at +150 ms and the gap at
+// +300 ms; it is still printed before them.
+func TestProbedLinesPrintInTimeOrder(t *testing.T) {
+	var printed []string
+	p := Printer{
+		Event: func(tl *Timeline, e Event) { printed = append(printed, fmt.Sprintf("%d %s", ms(tl, e.Recv), e.Kind)) },
+		Gap:   func(tl *Timeline, g Gap) { printed = append(printed, fmt.Sprintf("%d gap", ms(tl, g.From))) },
+		Requests: func(tl *Timeline, l RequestLine) {
+			printed = append(printed, fmt.Sprintf("%d requests", ms(tl, l.From)))
+		},
+	}
+	reqs := make(chan probe.Bucket)
+	f := newFollower(Config{Printer: p, Requests: reqs}, NewRecorder(testPod(30, nil), []string{"web"}, at(-1000)))
+	f.rec.SliceList(at(-900), nil, true)
+	f.rec.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
+	f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
+	f.requests(probe.Bucket{From: at(0), Results: []probe.Result{{Start: at(0), Kind: probe.OK}}})
+	f.rec.SliceEvent(at(150), watch.Modified, terminatingSlice("web-abc", "web"))
+	_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(300), Kind: listwatch.KindGapOpen, Reason: "cut"})
+	f.requests(probe.Bucket{From: at(100), Results: []probe.Result{{Start: at(100), Kind: probe.Timeout}}})
+	f.requests(probe.Bucket{From: at(200), Results: []probe.Result{{Start: at(200), Kind: probe.Reset}}})
+	f.rec.SliceEvent(at(450), watch.Modified, slice("web-abc", "web", nil, nil, nil))
+	f.flushLines()
+	want := []string{"-900 service-endpoints", "-800 endpoint-added", "-800 service-endpoints",
+		"0 requests", "0 delete-sent", "100 requests", "150 endpoint-changed", "200 requests", "300 gap", "450 endpoint-removed"}
+	if fmt.Sprint(printed) != fmt.Sprint(want) {
+		t.Errorf("printed\n  %q\nwant\n  %q", printed, want)
+	}
+}
+
+// Without a probe nothing is held: each line is printed as it comes.
+func TestUnprobedLinesPrintAtOnce(t *testing.T) {
+	n := 0
+	f := newFollower(Config{Printer: Printer{Event: func(*Timeline, Event) { n++ }}}, NewRecorder(testPod(30, nil), nil, at(-1000)))
+	f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
+	if n != 1 {
+		t.Errorf("%d lines printed, want 1 at once", n)
+	}
+}
+
+func ms(tl *Timeline, t time.Time) int64 { v, _ := tl.Ms(t); return v }

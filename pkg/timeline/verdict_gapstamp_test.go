@@ -1,0 +1,128 @@
+package timeline
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// resumedAfterDeletion plays a pod (preStop 5 s, Service web, deleted by
+// someone else) whose cut watches came back after its termination had
+// happened inside the gap: each watch replays what it missed at once, so
+// the deletion, Killing, the endpoint leaving, the exit and the pod's
+// removal all arrive within milliseconds of the resume, stamped late.
+func resumedAfterDeletion(cut []string) *Timeline {
+	return resumedAfterGaps(cut, [][2]int64{{-9000, 0}})
+}
+
+// resumedAfterGaps is resumedAfterDeletion with the cut watches cut over
+// each of gaps in turn ({from, to} ms), nothing delivered between them.
+func resumedAfterGaps(cut []string, gaps [][2]int64) *Timeline {
+	pod := testPod(30, sleepHook(5))
+	r := NewRecorder(pod, []string{"web"}, at(-10000))
+	r.SliceList(at(-9900), nil, true)
+	r.SliceEvent(at(-9800), watch.Added, readySlice("web-abc", "web"))
+	for _, g := range gaps {
+		for _, s := range cut {
+			r.Gap(Gap{Stream: s, From: at(g[0]), Reason: "connection refused"})
+		}
+		for _, s := range cut {
+			r.CloseGap(s, at(g[1]), false)
+		}
+	}
+	del := deleting(pod, at(-8000))
+	r.PodEvent(at(1), watch.Modified, del)
+	r.KubeEvent(at(3), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(-8000)), false)
+	r.SliceEvent(at(5), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.PodEvent(at(7), watch.Modified, exited(del, 0, at(-3000)))
+	r.SliceEvent(at(9), watch.Modified, slice("web-abc", "web", nil, nil, nil))
+	r.PodEvent(at(11), watch.Deleted, exited(del, 0, at(-3000)))
+	return r.TL
+}
+
+// A termination that happened wholly inside a gap is not judged on the
+// late stamps of the resumed watches: whichever watches were cut, the
+// verdict says it cannot tell and names what fell in the gap, never SAFE
+// and never a race.
+func TestVerdictOnATerminationInsideAGap(t *testing.T) {
+	for _, cut := range [][]string{
+		{StreamPods, StreamEndpointSlices, StreamEvents},
+		{StreamEndpointSlices},
+		{StreamPods, StreamEvents},
+	} {
+		tl := resumedAfterDeletion(cut)
+		v := ComputeWith(tl, Options{})
+		if !v.Risk || !v.CannotTell || v.Raced() || v.WindowShort() {
+			t.Errorf("cut %v: risk %v cannotTell %v window %q; findings %q", cut, v.Risk, v.CannotTell, v.Window, v.Findings)
+			continue
+		}
+		if !strings.HasPrefix(v.Findings[0], "cannot tell: ") || !strings.Contains(v.Findings[0], "fell in a gap") {
+			t.Errorf("cut %v: first finding %q", cut, v.Findings[0])
+		}
+		for _, f := range v.Findings {
+			if strings.Contains(f, "race window") || strings.Contains(f, "--propagation 5s met") {
+				t.Errorf("cut %v: a claim on arrival times: %q", cut, f)
+			}
+		}
+	}
+}
+
+// A watch whose reconnections failed again opened gap after gap: what it
+// replayed at last may have happened in any of them, not only in the
+// last, short one.
+func TestVerdictOnATerminationInsideAChainOfGaps(t *testing.T) {
+	cut := []string{StreamPods, StreamEndpointSlices, StreamEvents}
+	tl := resumedAfterGaps(cut, [][2]int64{{-9000, -6000}, {-5990, -3000}, {-2990, -60}, {-50, 0}})
+	v := ComputeWith(tl, Options{})
+	if !v.CannotTell || v.Window != "" || hasFinding(v, "--propagation 5s met") {
+		t.Errorf("cannotTell %v window %q; findings %q", v.CannotTell, v.Window, v.Findings)
+	}
+}
+
+// The endpoint's removal seen only when the cut EndpointSlices watch
+// resumed, after the SIGTERM estimate: its arrival is no time of the
+// removal, so no race is claimed from it.
+func TestEndpointRemovalStampedByAGapIsNoRace(t *testing.T) {
+	tl := terminate(t, 30, true, 5, []string{"web"}, 7000, 0, func(r *Recorder) {
+		r.Gap(Gap{Stream: StreamEndpointSlices, From: at(10), Reason: "connection refused"})
+		r.CloseGap(StreamEndpointSlices, at(6000), true)
+	})
+	// The terminating change at +15 ms is replaced by the re-list's net
+	// result: the endpoint removed, seen at +6001 ms.
+	tl.Events = dropKind(tl.Events, KindEndpointChanged)
+	for i, e := range tl.Events {
+		if e.Kind == KindEndpointRemoved {
+			tl.Events[i].Recv = at(6001)
+		}
+	}
+	v := ComputeWith(tl, Options{})
+	if !v.CannotTell || v.Raced() || hasFinding(v, "race window") {
+		t.Errorf("cannotTell %v window %q; findings %q", v.CannotTell, v.Window, v.Findings)
+	}
+	if !hasFinding(v, "EndpointRemoved") {
+		t.Errorf("the finding does not name the fact that fell in the gap: %q", v.Findings)
+	}
+}
+
+// A risk that holds wherever in the gap the late facts happened stays the
+// risk it is: no preStop delay, Killing stamped by a cut Events watch.
+func TestGapStampedFactsKeepARiskThatHoldsEitherWay(t *testing.T) {
+	tl := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, func(r *Recorder) {
+		r.Gap(Gap{Stream: StreamEvents, From: at(-2000), To: at(18)})
+	})
+	v := ComputeWith(tl, Options{})
+	if !v.Risk || v.CannotTell || v.Window != WindowTooShort {
+		t.Errorf("risk %v cannotTell %v window %q: %q", v.Risk, v.CannotTell, v.Window, v.Findings)
+	}
+}
+
+func dropKind(evs []Event, k Kind) []Event {
+	var out []Event
+	for _, e := range evs {
+		if e.Kind != k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
