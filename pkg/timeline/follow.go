@@ -124,7 +124,11 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	}
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f.pending = listwatch.RunStreams(streamCtx, f.streams(pod, services, svcErr != nil), f.notices)
+	streams := f.streams(pod, services, svcErr != nil)
+	for _, s := range streams {
+		go s.Run(streamCtx, f.notices)
+	}
+	f.pending = len(streams)
 	err = f.loop(ctx)
 	f.rec.TL.End = time.Now()
 	return f.rec.TL, err
