@@ -421,19 +421,10 @@ func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 		PodSelector:         d.PodSelector,
 		ChunkSize:           500,
 		DisableEviction:     d.Flags.DisableEviction,
-		AdditionalFilters:   []kdrain.PodFilter{d.doNotDisruptFilter, d.drainLabelFilter},
+		AdditionalFilters:   []kdrain.PodFilter{preflight.Filter(d.Flags)},
 		Out:                 io.Discard,
 		ErrOut:              io.Discard,
 	}
-}
-
-// doNotDisruptFilter is a kubectl drain filter refusing pods annotated not to be
-// disrupted, unless --evict-do-not-disrupt.
-func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
-	if why := preflight.DoNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {
-		return kdrain.MakePodDeleteStatusWithError("Pods annotated " + why + " (use --evict-do-not-disrupt to override)")
-	}
-	return kdrain.MakePodDeleteStatusOkay()
 }
 
 // budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to
