@@ -279,7 +279,9 @@ func TestPDBOverlapAndSelection(t *testing.T) {
 	})
 	inv := &Inventory{}
 	inv.Add(pdbWith("prometheus", matchApp("prometheus"), "1", ""), nil)
-	inv.AddCustomResource("shop")
+	if err := inv.AddCustomResource(customObject("monitoring.coreos.com/v1", "Prometheus", "shop", "k8s", nil, nil), nil); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range Audit(inv, DefaultOptions()).Findings {
 		if f.Check == "pdb-selects-nothing" {
 			t.Errorf("a custom resource in the namespace may create the pods (operator): %+v", f)

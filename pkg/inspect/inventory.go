@@ -221,15 +221,6 @@ func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string, c
 	inv.Pods = append(inv.Pods, p)
 }
 
-// AddCustomResource counts a custom resource in namespace.
-func (inv *Inventory) AddCustomResource(namespace string) {
-	if inv.CustomResources == nil {
-		inv.CustomResources = map[string]int{}
-	}
-	inv.CustomResources[namespace]++
-	inv.Objects++
-}
-
 // MarkUnavailable records that input could not be read, and why.
 func (inv *Inventory) MarkUnavailable(in Input, reason string) {
 	if inv.Unavailable == nil {

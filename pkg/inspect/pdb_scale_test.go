@@ -43,7 +43,7 @@ func TestPDBCustomResourceWithoutScale(t *testing.T) {
 				t.Fatal("CRD not read")
 			}
 			d := deploy("vm")
-			inv.AddGenericWorkload("example.io/v1", "VM", "shop", "vm", nil, d.Spec.Template, nil, nil)
+			addGeneric(t, inv, customObject("example.io/v1", "VM", "shop", "vm", &d.Spec.Template, nil))
 			inv.Add(pdbWith("vm", matchApp("vm"), tc.min, tc.max), nil)
 			var got []Finding
 			for _, f := range Audit(inv, DefaultOptions()).Findings {
@@ -93,7 +93,7 @@ func TestPDBWithoutScaleKeepsTolerance(t *testing.T) {
 		inv := &Inventory{Version: Version{1, 37}}
 		inv.addCustomResourceDefinition(crd)
 		d := deploy("vm")
-		inv.AddGenericWorkload("example.io/v1", "VM", "shop", "vm", nil, d.Spec.Template, &tc.replicas, nil)
+		addGeneric(t, inv, customObject("example.io/v1", "VM", "shop", "vm", &d.Spec.Template, &tc.replicas))
 		inv.Add(pdbWith("vm", matchApp("vm"), tc.min, tc.max), nil)
 		got := scaleFindings(inv)
 		if len(got) != 1 || !strings.Contains(got[0].Fix, tc.want) {
