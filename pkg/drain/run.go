@@ -285,7 +285,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Trac
 			res.Outcome = OutcomeUndone
 		}
 		return res, nil
-	case eviction.TimedOut(nodeCtx) != nil:
+	case errors.As(context.Cause(nodeCtx), new(*eviction.TimeoutError)):
 		return d.stop(res, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
 		return d.stop(res, tracker, OutcomeInterrupted, nil)

@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
@@ -10,7 +11,7 @@ import (
 // stoppedOutcome is the outcome of a drain whose node context ended:
 // OutcomeTimedOut when --timeout ended it, else OutcomeInterrupted.
 func stoppedOutcome(nodeCtx context.Context) Outcome {
-	if eviction.TimedOut(nodeCtx) != nil {
+	if errors.As(context.Cause(nodeCtx), new(*eviction.TimeoutError)) {
 		return OutcomeTimedOut
 	}
 	return OutcomeInterrupted

@@ -224,7 +224,7 @@ func (f *follower) loop(ctx context.Context) error {
 			if f.rec.Gone() {
 				return nil
 			}
-			if t := eviction.TimedOut(ctx); t != nil {
+			if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
 				return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", t, f.cfg.Namespace, f.cfg.Name)
 			}
 			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)
