@@ -385,7 +385,7 @@ func TestSuppressionAndSkip(t *testing.T) {
 func TestUnavailableInputSkipsChecks(t *testing.T) {
 	inv := &Inventory{Live: true}
 	inv.Add(deploy("web"), nil)
-	inv.MarkUnavailable(InputPDBs, "forbidden by RBAC")
+	inv.Unavailable = map[Input]string{InputPDBs: "forbidden by RBAC"}
 	r := Audit(inv, DefaultOptions())
 	for _, id := range []string{"pdb-missing", "pdb-blocks-eviction", "pdb-overlap", "pdb-selects-nothing", "pdb-no-disruptions-now"} {
 		if !hasSkipped(r, id) {

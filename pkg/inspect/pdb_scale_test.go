@@ -152,7 +152,7 @@ func TestPDBWithoutScaleLive(t *testing.T) {
 		t.Errorf("with /scale: findings %+v, want none", got)
 	}
 	inv = live()
-	inv.MarkUnavailable(InputPods, "forbidden")
+	inv.Unavailable = map[Input]string{InputPods: "forbidden"}
 	inv.SetScale("example.io", "VM", false)
 	if _, ok := inv.IntegerMinAvailable(&inv.PDBs[0]); ok {
 		t.Error("IntegerMinAvailable known without the pods")
