@@ -125,6 +125,6 @@ func (e *evictor) withDeleteAfter(node string, after time.Duration, overriding f
 }
 
 // overriding records that the pod is being deleted past budget.
-func (t *Tracker) overriding(namespace, name, budget string) {
+func (t *podTracker) overriding(namespace, name, budget string) {
 	t.update(namespace, name, func(p *PodProgress) { p.DeletedPastBudget, p.Budget = true, budget })
 }
