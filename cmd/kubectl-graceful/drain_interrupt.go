@@ -10,13 +10,15 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// drainWatcher keeps, as the drain's Events tell it (events), the trackers
-// of the nodes being evicted (several in a pool drain), so that a Ctrl-C
-// can say how many evictions the drain still waits for, and the nodes
-// cordoned.
+// drainWatcher keeps, as the drain's Events tell it (events), the
+// progress of the pods of the nodes being evicted (several in a pool
+// drain), so that a Ctrl-C can say how many evictions the drain still
+// waits for, and the nodes cordoned.
 type drainWatcher struct {
-	mu       sync.Mutex
-	trackers map[string]*drain.Tracker
+	mu sync.Mutex
+	// evicting are the pods of each node being evicted, by
+	// "namespace/name".
+	evicting map[string]map[string]drain.PodProgress
 	// cordoned are the nodes this drain cordoned or found cordoned, less
 	// those it uncordoned after a failure (Events.NodeCordoned and
 	// NodeUncordoned): what a
@@ -44,21 +46,33 @@ func (w *drainWatcher) markCordoned(node string, cordoned bool) {
 	}
 }
 
-// EvictionsStarted keeps pods, the tracker of node's evictions.
-func (w *drainWatcher) EvictionsStarted(node string, pods *drain.Tracker) {
+// EvictionsStarted keeps pods, the progress of node's pods.
+func (w *drainWatcher) EvictionsStarted(node string, pods []drain.PodProgress) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.trackers == nil {
-		w.trackers = map[string]*drain.Tracker{}
+	if w.evicting == nil {
+		w.evicting = map[string]map[string]drain.PodProgress{}
 	}
-	w.trackers[node] = pods
+	w.evicting[node] = map[string]drain.PodProgress{}
+	for _, p := range pods {
+		w.evicting[node][p.Namespace+"/"+p.Name] = p
+	}
 }
 
-// NodeDone forgets the tracker of the node res is of.
+// PodChanged keeps the progress of a pod of a node being evicted.
+func (w *drainWatcher) PodChanged(node string, p drain.PodProgress) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if pods := w.evicting[node]; pods != nil {
+		pods[p.Namespace+"/"+p.Name] = p
+	}
+}
+
+// NodeDone forgets the pods of the node res is of.
 func (w *drainWatcher) NodeDone(res *drain.NodeResult) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.trackers, res.Node)
+	delete(w.evicting, res.Node)
 }
 
 // events returns view with w told, before view, of each node cordoned,
@@ -68,6 +82,7 @@ func (w *drainWatcher) events(view drain.Events) drain.Events {
 	ev.NodeCordoned = then2(w.NodeCordoned, view.NodeCordoned)
 	ev.NodeUncordoned = then(w.NodeUncordoned, view.NodeUncordoned)
 	ev.EvictionsStarted = then2(w.EvictionsStarted, view.EvictionsStarted)
+	ev.PodChanged = then2(w.PodChanged, view.PodChanged)
 	ev.NodeDone = then(w.NodeDone, view.NodeDone)
 	return ev
 }
@@ -98,10 +113,14 @@ func (w *drainWatcher) inFlight() (int, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := 0
-	for _, t := range w.trackers {
-		n += t.InFlight()
+	for _, pods := range w.evicting {
+		for _, p := range pods {
+			if p.InFlight() {
+				n++
+			}
+		}
 	}
-	return n, len(w.trackers) > 0
+	return n, len(w.evicting) > 0
 }
 
 // stopNote says what an interrupted drain still waits for: the evictions

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
@@ -104,13 +101,15 @@ func TestDrainStopNoteCountsEvictionsInFlight(t *testing.T) {
 	if got := w.stopNote().waiting; got != "the reads in flight, then the summary" {
 		t.Errorf("before any eviction: %q", got)
 	}
-	pods := []corev1.Pod{
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a"}},
-		{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "b"}},
-	}
-	tr := drain.NewTracker(pods, nil)
-	w.EvictionsStarted("n1", tr)
+	w.EvictionsStarted("n1", []drain.PodProgress{
+		{Namespace: "shop", Name: "a", State: drain.StatePending},
+		{Namespace: "shop", Name: "b", State: drain.StatePending},
+	})
 	if got := w.stopNote().waiting; !strings.HasPrefix(got, "the summary (no eviction is in flight") {
 		t.Errorf("nothing in flight: %q", got)
+	}
+	w.PodChanged("n1", drain.PodProgress{Namespace: "shop", Name: "a", State: drain.StateEvicting})
+	if got := w.stopNote().waiting; !strings.HasPrefix(got, "1 eviction in flight") {
+		t.Errorf("one request out: %q", got)
 	}
 }

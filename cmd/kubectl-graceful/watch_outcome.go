@@ -58,11 +58,22 @@ func (o *watchPodOptions) noTermination(tl *timeline.Timeline, err error) error 
 	default:
 		return err
 	}
-	if refusal := strings.TrimSuffix(tl.LastRefusal(), "; retrying"); refusal != "" {
+	if refusal := strings.TrimSuffix(lastRefusal(tl), "; retrying"); refusal != "" {
 		return fmt.Errorf("the eviction of pod %s was refused until %s (last answer: %s): not evicted, no termination to judge, no verdict", pod, end, refusal)
 	}
 	if o.delete || o.evict {
 		return fmt.Errorf("pod %s was not deleted before %s: no termination to judge, no verdict", pod, end)
 	}
 	return fmt.Errorf("nobody deleted pod %s before %s: no termination to judge, no verdict", pod, end)
+}
+
+// lastRefusal returns the message of the last refused eviction of tl, ""
+// when none was refused.
+func lastRefusal(tl *timeline.Timeline) string {
+	for i := len(tl.Events) - 1; i >= 0; i-- {
+		if tl.Events[i].Kind == timeline.KindEvictionRefused {
+			return tl.Events[i].Message
+		}
+	}
+	return ""
 }

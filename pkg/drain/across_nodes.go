@@ -17,7 +17,7 @@ func (d *nodeRun) evictedAgain(cordonedAt time.Time, initial map[string]bool) []
 		return nil
 	}
 	var out []string
-	for _, p := range d.tracker.Snapshot() {
+	for _, p := range d.tracker.snapshot() {
 		key := p.Namespace + "/" + p.Name
 		pod := d.tracker.listedPod(key)
 		if p.accepted && !initial[key] && pod != nil && !pod.CreationTimestamp.Time.Before(cordonedAt.Truncate(time.Second)) {

@@ -39,7 +39,7 @@ type NodeAfter struct {
 // watch holds, picked by the same filters (preflight.Evicts and the pod
 // selector), and a node the pool's node watch holds cordoned is not read
 // again: the summary costs no request.
-func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker, watched *nodePods) *NodeAfter {
+func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *podTracker, watched *nodePods) *NodeAfter {
 	var n *corev1.Node
 	if watched != nil {
 		n = d.nodes.cordoned(node)
@@ -60,7 +60,7 @@ func (d *nodeRun) readAfter(ctx context.Context, node string, tracker *Tracker, 
 		return &NodeAfter{Unknown: "the node's pods could not be read: " + err.Error(), NewPods: []string{}, cause: err}
 	}
 	known := map[string]State{}
-	for _, p := range tracker.Snapshot() {
+	for _, p := range tracker.snapshot() {
 		known[p.Namespace+"/"+p.Name] = p.State
 	}
 	for _, p := range pods {

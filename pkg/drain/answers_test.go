@@ -51,7 +51,7 @@ func TestNamespaceTerminatingBacksOffAndCountsTheNamespace(t *testing.T) {
 	if waited := time.Since(start); waited < 250*time.Millisecond {
 		t.Errorf("second request after %s, want the backoff (300ms), not the budget's shortcut", waited)
 	}
-	p := e.tracker.Snapshot()[0]
+	p := e.tracker.snapshot()[0]
 	if p.State != StateGone || p.GoneBy != GoneByNamespace || p.Attempts != evictions(c) || p.Attempts < 2 {
 		t.Errorf("after the namespace deleted it: %+v, want gone by the namespace, each of the %d requests counted", p, evictions(c))
 	}
@@ -63,24 +63,24 @@ func TestGoneByWhoRemovedThePod(t *testing.T) {
 	c := evictionAnswers(pdbRefusal())
 	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
 	go func() {
-		eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+		eventually(t, "the refusal", func() bool { return e.tracker.snapshot()[0].State == StateBlocked })
 		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: webA()}})
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- e.evictAll(ctx, []corev1.Pod{*webA()}) }()
-	eventually(t, "the pod gone", func() bool { return e.tracker.Snapshot()[0].State == StateGone })
-	if p := e.tracker.Snapshot()[0]; p.GoneBy != GoneByOther || p.Attempts != 1 {
+	eventually(t, "the pod gone", func() bool { return e.tracker.snapshot()[0].State == StateGone })
+	if p := e.tracker.snapshot()[0]; p.GoneBy != GoneByOther || p.Attempts != 1 {
 		t.Errorf("pod deleted by someone else: %+v, want gone, deleted by another client, 1 request", p)
 	}
 	cancel()
 	<-done
 
-	tr := NewTracker([]corev1.Pod{*webA()}, nil)
+	tr := newTracker([]corev1.Pod{*webA()}, nil)
 	tr.accept("shop", "web-a", "")
 	tr.set("shop", "web-a", StateGone, "")
-	if p := tr.Snapshot()[0]; p.GoneBy != GoneByEviction {
+	if p := tr.snapshot()[0]; p.GoneBy != GoneByEviction {
 		t.Errorf("accepted eviction: goneBy %q, want %q", p.GoneBy, GoneByEviction)
 	}
 }
@@ -94,8 +94,8 @@ func TestAlreadyTerminatingPodIsNotEvictedAgain(t *testing.T) {
 	c := evictionAnswers(nil)
 	e := testEvictor(c, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, pod)
 	go func() {
-		eventually(t, "the pod waited for", func() bool { return e.tracker.Snapshot()[0].State == StateTerminating })
-		p := e.tracker.Snapshot()[0]
+		eventually(t, "the pod waited for", func() bool { return e.tracker.snapshot()[0].State == StateTerminating })
+		p := e.tracker.snapshot()[0]
 		if p.WaitsOn != "finalizer example.com/hold" || p.Attempts != 0 {
 			t.Errorf("terminating pod: %+v", p)
 		}
@@ -107,7 +107,7 @@ func TestAlreadyTerminatingPodIsNotEvictedAgain(t *testing.T) {
 	if n := evictions(c); n != 0 {
 		t.Errorf("%d evictions sent for a terminating pod", n)
 	}
-	if p := e.tracker.Snapshot()[0]; p.State != StateGone || p.GoneBy != GoneByOther {
+	if p := e.tracker.snapshot()[0]; p.State != StateGone || p.GoneBy != GoneByOther {
 		t.Errorf("terminating pod at the end: %+v, want gone by another client", p)
 	}
 }
@@ -142,11 +142,11 @@ func TestRefusalNamesAPodTheBudgetCountsAsDisrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.evictAll(ctx, []corev1.Pod{*webA()}) }()
-	eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+	eventually(t, "the refusal", func() bool { return e.tracker.snapshot()[0].State == StateBlocked })
 	cancel()
 	<-done
 	want := "The disruption budget web needs 2 healthy pods and has 2 currently; the budget counts this pod as disrupted since 11:00:00Z"
-	if p := e.tracker.Snapshot()[0]; !strings.HasPrefix(p.Cause, want) {
+	if p := e.tracker.snapshot()[0]; !strings.HasPrefix(p.Cause, want) {
 		t.Errorf("cause %q, want it to start with %q", p.Cause, want)
 	}
 }

@@ -125,18 +125,6 @@ func (e *evictor) withDeleteAfter(node string, after time.Duration, overriding f
 }
 
 // overriding records that the pod is being deleted past budget.
-func (t *Tracker) overriding(namespace, name, budget string) {
+func (t *podTracker) overriding(namespace, name, budget string) {
 	t.update(namespace, name, func(p *PodProgress) { p.DeletedPastBudget, p.Budget = true, budget })
-}
-
-// BudgetsOverridden returns the pods of the node that --delete-after
-// deleted past their PodDisruptionBudget.
-func (r *NodeResult) BudgetsOverridden() []PodProgress {
-	var out []PodProgress
-	for _, p := range r.Pods {
-		if p.DeletedPastBudget {
-			out = append(out, p)
-		}
-	}
-	return out
 }

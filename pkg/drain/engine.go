@@ -21,7 +21,7 @@ type evictor struct {
 	client  kubernetes.Interface
 	flags   preflight.Flags
 	backoff Backoff
-	tracker *Tracker
+	tracker *podTracker
 	pods    *nodePods
 	// budgets and pdbOf ("namespace/pod" -> "namespace/pdb") end the wait
 	// after a budget's 429 as soon as the budget allows a disruption; both

@@ -61,7 +61,7 @@ func testEvictor(client kubernetes.Interface, b Backoff, pods ...*corev1.Pod) *e
 		listed = append(listed, *p)
 	}
 	return &evictor{client: client, flags: preflight.Flags{GracePeriodSeconds: -1}, backoff: b,
-		tracker: NewTracker(listed, nil), pods: newNodePods(listed), failures: &apiFailures{}}
+		tracker: newTracker(listed, nil), pods: newNodePods(listed), failures: &apiFailures{}}
 }
 
 // evictions counts the eviction requests the fake cluster received.
@@ -97,7 +97,7 @@ func TestEngineRefusalThenAcceptance(t *testing.T) {
 	if err := e.evictAll(context.Background(), []corev1.Pod{*webA()}); err != nil {
 		t.Fatalf("evictAll: %v", err)
 	}
-	p := e.tracker.Snapshot()[0]
+	p := e.tracker.snapshot()[0]
 	if p.State != StateGone || p.GoneBy != GoneByEviction || p.Attempts != 2 {
 		t.Errorf("after acceptance: %+v, want gone by eviction after 2 requests", p)
 	}
@@ -121,7 +121,7 @@ func TestEngineBackoffRespectsContext(t *testing.T) {
 	e := testEvictor(c, Backoff{Base: time.Hour, Cap: time.Hour}, webA())
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		eventually(t, "the first refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+		eventually(t, "the first refusal", func() bool { return e.tracker.snapshot()[0].State == StateBlocked })
 		cancel()
 	}()
 	start := time.Now()
@@ -143,7 +143,7 @@ func TestEngineRetriesWhenTheBudgetAllows(t *testing.T) {
 	e.budgets.allowed["shop/web"] = 0
 	e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
 	go func() {
-		eventually(t, "the first refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+		eventually(t, "the first refusal", func() bool { return e.tracker.snapshot()[0].State == StateBlocked })
 		e.budgets.set(&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
 			Status: policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: 1}})
 	}()

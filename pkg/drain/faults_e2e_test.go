@@ -95,7 +95,7 @@ func (f *fixture) node(name string) *corev1.Node {
 
 // onStart calls fn when the evictions start.
 func onStart(fn func()) drain.Events {
-	return drain.Events{EvictionsStarted: func(string, *drain.Tracker) { fn() }}
+	return drain.Events{EvictionsStarted: func(string, []drain.PodProgress) { fn() }}
 }
 
 // Eviction answers lost after the server evicted the pods, and pod reads

@@ -19,7 +19,7 @@ import (
 func TestStoppedEvictionReadAgain(t *testing.T) {
 	for _, deletedAt := range []int32{2, 0} {
 		d, _, cs := recreated(t)
-		tracker := NewTracker([]corev1.Pod{*statefulPod("old")}, nil)
+		tracker := newTracker([]corev1.Pod{*statefulPod("old")}, nil)
 		tracker.attempt("shop", "web-0")
 		tracker.stopped("shop", "web-0")
 		var gets atomic.Int32
@@ -31,7 +31,7 @@ func TestStoppedEvictionReadAgain(t *testing.T) {
 			return true, p, nil
 		})
 		d.newRun().node().refreshGone(context.Background(), tracker)
-		got := tracker.Snapshot()[0]
+		got := tracker.snapshot()[0]
 		switch {
 		case deletedAt > 0 && got.State != StateTerminating:
 			t.Errorf("deleted at read %d: %s (%s), want %s", deletedAt, got.State, got.Cause, StateTerminating)

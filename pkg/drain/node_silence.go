@@ -76,9 +76,9 @@ const nodeLeaseNamespace = corev1.NamespaceNodeLease
 // lack the right to make: the Ready condition alone then tells) is read
 // only when pods are left terminating, where the answer matters: a
 // drained node's summary costs no request more.
-func (d *nodeRun) readSilence(ctx context.Context, node *corev1.Node, tracker *Tracker) *NodeSilence {
+func (d *nodeRun) readSilence(ctx context.Context, node *corev1.Node, tracker *podTracker) *NodeSilence {
 	terminating := []string{}
-	for _, p := range tracker.Snapshot() {
+	for _, p := range tracker.snapshot() {
 		if p.State == StateTerminating {
 			terminating = append(terminating, p.Namespace+"/"+p.Name)
 		}

@@ -32,8 +32,11 @@ type Events struct {
 	// says CordonedByUs.
 	NodesCordoned func(nodes []*NodeResult)
 	// EvictionsStarted is called once the node is cordoned and its pods are
-	// about to be evicted; pods records their progress until NodeDone.
-	EvictionsStarted func(node string, pods *Tracker)
+	// about to be evicted, with the progress of each (pending), sorted by
+	// namespace and name; PodChanged then tells each change until
+	// NodeDone. The times in PodProgress (StartedSeconds) count from this
+	// call.
+	EvictionsStarted func(node string, pods []PodProgress)
 	// SurgeDone is called once --surge's rollout of a Deployment on node
 	// ended, before the node's evictions.
 	SurgeDone func(node string, res SurgeResult)

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
-	kdrain "k8s.io/kubectl/pkg/drain"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
@@ -25,7 +25,10 @@ import (
 func (e *evictor) evictWaves(ctx context.Context, pods []corev1.Pod) error {
 	by := map[int32][]corev1.Pod{}
 	for _, p := range pods {
-		by[preflight.PodPriority(&p)] = append(by[preflight.PodPriority(&p)], p)
+		// spec.priority, which admission sets from its PriorityClass, as
+		// the preflight's Waves sort by.
+		prio := ptr.Deref(p.Spec.Priority, 0)
+		by[prio] = append(by[prio], p)
 	}
 	prios := make([]int32, 0, len(by))
 	for p := range by {
@@ -41,16 +44,6 @@ func (e *evictor) evictWaves(ctx context.Context, pods []corev1.Pod) error {
 		}
 	}
 	return nil
-}
-
-// drainLabelFilter is a kubectl drain filter leaving in place the pods
-// Cluster API's drain label says not to evict, when --order is given
-// (preflight.DrainLabelValue).
-func (d *nodeRun) drainLabelFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
-	if preflight.DrainLabelValue(&pod, d.Flags) != "" {
-		return kdrain.MakePodDeleteStatusSkip()
-	}
-	return kdrain.MakePodDeleteStatusOkay()
 }
 
 // waitCompleted waits until each pod of keys ("namespace/name", labelled

@@ -43,9 +43,9 @@ func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 	})
 	e := testEvictor(cs, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, listed)
 	go func() {
-		eventually(t, "the first eviction", func() bool { return e.tracker.Snapshot()[0].Attempts == 1 })
+		eventually(t, "the first eviction", func() bool { return e.tracker.snapshot()[0].Attempts == 1 })
 		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: evicted}})
-		eventually(t, "the pod waited for", func() bool { return e.tracker.Snapshot()[0].State == StateTerminating })
+		eventually(t, "the pod waited for", func() bool { return e.tracker.snapshot()[0].State == StateTerminating })
 		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: evicted}})
 	}()
 	if err := e.evictAll(context.Background(), []corev1.Pod{*listed}); err != nil {
@@ -54,7 +54,7 @@ func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 	if len(sent) != 1 || sent[0].DeleteOptions.Preconditions.UID == nil || *sent[0].DeleteOptions.Preconditions.UID != "uid-1" {
 		t.Fatalf("evictions sent %+v: want one, with the listed pod's UID and resourceVersion as preconditions", sent)
 	}
-	if got := e.tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByOther {
+	if got := e.tracker.snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByOther {
 		t.Errorf("web-0 %s by %q, want gone by %q", got.State, got.GoneBy, GoneByOther)
 	}
 }

@@ -29,9 +29,9 @@ func statefulPod(uid types.UID) *corev1.Pod {
 // recreated returns a tracker that started with web-0 (uid "old", our
 // eviction accepted, not yet seen gone) and a cluster where the
 // StatefulSet has recreated web-0 (uid "new") on the cordoned node n1.
-func recreated(t *testing.T) (*Drainer, *Tracker, *fake.Clientset) {
+func recreated(t *testing.T) (*Drainer, *podTracker, *fake.Clientset) {
 	t.Helper()
-	tracker := NewTracker([]corev1.Pod{*statefulPod("old")}, nil)
+	tracker := newTracker([]corev1.Pod{*statefulPod("old")}, nil)
 	tracker.attempt("shop", "web-0")
 	tracker.accept("shop", "web-0", "")
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Spec: corev1.NodeSpec{Unschedulable: true}}
@@ -47,7 +47,7 @@ func TestRecreatedPodIsNotTheSamePod(t *testing.T) {
 	ctx := context.Background()
 	n := d.newRun().node()
 	n.refreshGone(ctx, tracker)
-	if got := tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByEviction {
+	if got := tracker.snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByEviction {
 		t.Errorf("web-0 (old uid) %s by %q, want gone by %q: a new pod holds its name", got.State, got.GoneBy, GoneByEviction)
 	}
 	after := n.readAfter(ctx, "n1", tracker, nil)
@@ -66,7 +66,7 @@ func TestRecreatedPodIsNotEvicted(t *testing.T) {
 	cs := evictionAnswers(pdbRefusal())
 	e := testEvictor(cs, Backoff{Base: time.Hour, Cap: time.Hour}, statefulPod("old"))
 	go func() {
-		eventually(t, "the refusal", func() bool { return e.tracker.Snapshot()[0].State == StateBlocked })
+		eventually(t, "the refusal", func() bool { return e.tracker.snapshot()[0].State == StateBlocked })
 		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: statefulPod("old")}})
 		e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Added, Object: statefulPod("new")}})
 	}()
@@ -76,7 +76,7 @@ func TestRecreatedPodIsNotEvicted(t *testing.T) {
 	if n := evictions(cs); n != 1 {
 		t.Errorf("%d evictions sent, want the one refused: never one for the recreated pod", n)
 	}
-	if got := e.tracker.Snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByOther {
+	if got := e.tracker.snapshot()[0]; got.State != StateGone || got.GoneBy != GoneByOther {
 		t.Errorf("web-0 (old uid) %s by %q, want gone by another client", got.State, got.GoneBy)
 	}
 }

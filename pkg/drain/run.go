@@ -96,7 +96,7 @@ type nodeRun struct {
 	failures *apiFailures
 	// tracker is the pods of the node being evicted, kept for the pool's
 	// count of pods evicted again; nil until the evictions start.
-	tracker *Tracker
+	tracker *podTracker
 	// watched follows the node's pods from the evictions on; nil before.
 	watched *nodePods
 }
@@ -237,7 +237,7 @@ func listFailed(errs []error) error {
 func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budgets func() *budgetWatch,
 	pdbOf map[string]string) (*NodeResult, error) {
 	if err := d.excludeFromLB(nodeCtx, res); err != nil {
-		return d.stop(res, NewTracker(nil, nil), OutcomeError, err)
+		return d.stop(res, newTracker(nil, nil), OutcomeError, err)
 	}
 	list, errs := d.podsForDeletion(nodeCtx, res.Node)
 	if nodeCtx.Err() != nil {
@@ -247,10 +247,10 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 		if len(errs) == 0 {
 			errs = []error{listFailed(errs)}
 		}
-		return d.stop(res, NewTracker(nil, nil), OutcomeRefused, utilerrors.NewAggregate(errs))
+		return d.stop(res, newTracker(nil, nil), OutcomeRefused, utilerrors.NewAggregate(errs))
 	}
 	pods := list.Pods()
-	tracker := NewTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
+	tracker := newTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
 	d.tracker = tracker
 	// Started after the list above, and from it: a pod listed there is
 	// gone only once this watch saw it leave.
@@ -258,7 +258,7 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	e := &evictor{client: d.Client, flags: d.Flags, backoff: d.Backoff, tracker: tracker,
 		pods: d.watched, budgets: budgets(), pdbOf: pdbOf, pacer: d.pacer, failures: d.failures}
 	e.withDeleteAfter(res.Node, d.DeleteAfter, d.Events.BudgetOverridden)
-	call2(d.Events.EvictionsStarted, res.Node, tracker)
+	call2(d.Events.EvictionsStarted, res.Node, tracker.snapshot())
 	err := e.evictAll(nodeCtx, pods)
 	if err == nil {
 		err = d.waitCompleted(nodeCtx, res.Preflight.WaitCompleted)
@@ -267,13 +267,13 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 }
 
 // finish decides the outcome once every pod's eviction returned.
-func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Tracker, err error) (*NodeResult, error) {
+func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *podTracker, err error) (*NodeResult, error) {
 	node := res.Node
 	switch {
 	case err == nil:
 		d.waitLB(nodeCtx, res)
 		res.Outcome = OutcomeDrained
-		res.Pods = tracker.Snapshot()
+		res.Pods = tracker.snapshot()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		res.After = d.readAfter(ctx, node, tracker, d.watched)
@@ -285,7 +285,7 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Trac
 			res.Outcome = OutcomeUndone
 		}
 		return res, nil
-	case eviction.TimedOut(nodeCtx) != nil:
+	case errors.As(context.Cause(nodeCtx), new(*eviction.TimeoutError)):
 		return d.stop(res, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
 		return d.stop(res, tracker, OutcomeInterrupted, nil)
@@ -303,19 +303,19 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *Trac
 
 // stop records an unfinished drain: marks the pods still there and
 // uncordons when asked and allowed.
-func (d *nodeRun) stop(res *NodeResult, tracker *Tracker, outcome Outcome, err error) (*NodeResult, error) {
+func (d *nodeRun) stop(res *NodeResult, tracker *podTracker, outcome Outcome, err error) (*NodeResult, error) {
 	res.Outcome = outcome
 	if err != nil {
 		res.Error = err.Error()
 	}
-	for _, p := range tracker.Snapshot() {
+	for _, p := range tracker.snapshot() {
 		tracker.stopped(p.Namespace, p.Name)
 	}
 	// The command's context may be cancelled: undo with a fresh one.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	d.refreshGone(ctx, tracker)
-	res.Pods = tracker.Snapshot()
+	res.Pods = tracker.snapshot()
 	if d.UncordonOnFailure && res.CordonedByUs {
 		why, uerr := d.cordons.uncordon(ctx, res.Node)
 		switch {
@@ -348,9 +348,9 @@ func (d *nodeRun) getPod(ctx context.Context, namespace, name string) (*corev1.P
 // refreshGone marks as gone the pods that left while the drain stopped,
 // including one whose name a new pod holds now (by UID), and as
 // terminating those found deleted since.
-func (d *nodeRun) refreshGone(ctx context.Context, tracker *Tracker) {
+func (d *nodeRun) refreshGone(ctx context.Context, tracker *podTracker) {
 	settled := time.Now().Add(lostSettle)
-	for _, p := range tracker.Snapshot() {
+	for _, p := range tracker.snapshot() {
 		if p.State == StateGone {
 			continue
 		}
@@ -421,19 +421,10 @@ func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 		PodSelector:         d.PodSelector,
 		ChunkSize:           500,
 		DisableEviction:     d.Flags.DisableEviction,
-		AdditionalFilters:   []kdrain.PodFilter{d.doNotDisruptFilter, d.drainLabelFilter},
+		AdditionalFilters:   []kdrain.PodFilter{preflight.Filter(d.Flags)},
 		Out:                 io.Discard,
 		ErrOut:              io.Discard,
 	}
-}
-
-// doNotDisruptFilter is a kubectl drain filter refusing pods annotated not to be
-// disrupted, unless --evict-do-not-disrupt.
-func (d *Drainer) doNotDisruptFilter(pod corev1.Pod) kdrain.PodDeleteStatus {
-	if why := preflight.DoNotDisrupt(&pod); why != "" && !d.Flags.EvictDoNotDisrupt {
-		return kdrain.MakePodDeleteStatusWithError("Pods annotated " + why + " (use --evict-do-not-disrupt to override)")
-	}
-	return kdrain.MakePodDeleteStatusOkay()
 }
 
 // budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to

@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
@@ -10,7 +11,7 @@ import (
 // stoppedOutcome is the outcome of a drain whose node context ended:
 // OutcomeTimedOut when --timeout ended it, else OutcomeInterrupted.
 func stoppedOutcome(nodeCtx context.Context) Outcome {
-	if eviction.TimedOut(nodeCtx) != nil {
+	if errors.As(context.Cause(nodeCtx), new(*eviction.TimeoutError)) {
 		return OutcomeTimedOut
 	}
 	return OutcomeInterrupted
@@ -31,11 +32,11 @@ func (d *nodeRun) stopBeforeEvictions(res *NodeResult, outcome Outcome) (*NodeRe
 // own (the drain's may have ended), for a summary of what is left. The
 // tracker is empty when the list fails; cancel ends the list's context
 // once the summary is made.
-func (d *nodeRun) listLeft(node string) (*Tracker, context.CancelFunc) {
+func (d *nodeRun) listLeft(node string) (*podTracker, context.CancelFunc) {
 	listCtx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	tracker := NewTracker(nil, nil)
+	tracker := newTracker(nil, nil)
 	if list, _ := d.podsForDeletion(listCtx, node); list != nil {
-		tracker = NewTracker(list.Pods(), nil)
+		tracker = newTracker(list.Pods(), nil)
 	}
 	return tracker, cancel
 }

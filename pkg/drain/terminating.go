@@ -34,7 +34,7 @@ func waitsOn(pod *corev1.Pod, now time.Time) string {
 
 // alreadyTerminating records that pod was found terminating by someone
 // else's delete: it is not evicted again, only waited for.
-func (t *Tracker) alreadyTerminating(pod *corev1.Pod) {
+func (t *podTracker) alreadyTerminating(pod *corev1.Pod) {
 	why := waitsOn(pod, time.Now())
 	t.update(pod.Namespace, pod.Name, func(p *PodProgress) {
 		if p.State == StateGone {
@@ -54,7 +54,7 @@ func (t *Tracker) alreadyTerminating(pod *corev1.Pod) {
 
 // listedPod returns the pod "namespace/name" as listed when the evictions
 // started, nil when it was not listed.
-func (t *Tracker) listedPod(key string) *corev1.Pod {
+func (t *podTracker) listedPod(key string) *corev1.Pod {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.listed[key]

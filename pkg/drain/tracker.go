@@ -88,9 +88,9 @@ const (
 	GoneByDeleteAfter GoneBy = "deleted-past-budget"
 )
 
-// Tracker records each pod's progress; the goroutines of the pods'
-// evictions feed it.
-type Tracker struct {
+// podTracker records each pod's progress; the goroutines of the pods'
+// evictions feed it, and Events.PodChanged is told each change.
+type podTracker struct {
 	mu       sync.Mutex
 	start    time.Time
 	pods     map[string]*PodProgress
@@ -99,11 +99,11 @@ type Tracker struct {
 	listed map[string]*corev1.Pod
 }
 
-// NewTracker starts tracking pods; onChange (may be nil) is called, outside
+// newTracker starts tracking pods; onChange (may be nil) is called, outside
 // the lock, with a copy of a pod's progress each time its state or cause
 // changes.
-func NewTracker(pods []corev1.Pod, onChange func(p PodProgress)) *Tracker {
-	t := &Tracker{start: time.Now(), pods: map[string]*PodProgress{}, onChange: onChange, listed: map[string]*corev1.Pod{}}
+func newTracker(pods []corev1.Pod, onChange func(p PodProgress)) *podTracker {
+	t := &podTracker{start: time.Now(), pods: map[string]*PodProgress{}, onChange: onChange, listed: map[string]*corev1.Pod{}}
 	for i := range pods {
 		t.listed[podKey(&pods[i])] = &pods[i]
 		t.pods[podKey(&pods[i])] = &PodProgress{Namespace: pods[i].Namespace, Name: pods[i].Name, State: StatePending}
@@ -116,16 +116,13 @@ func NewTracker(pods []corev1.Pod, onChange func(p PodProgress)) *Tracker {
 // StatefulSet's pod keeps its name): the API server gives each object a
 // new UID. A pod that was not listed, or listed without a UID, is judged
 // by its name alone.
-func (t *Tracker) sameAsListed(pod *corev1.Pod) bool {
+func (t *podTracker) sameAsListed(pod *corev1.Pod) bool {
 	listed, ok := t.listed[podKey(pod)]
 	return !ok || listed.UID == "" || listed.UID == pod.UID
 }
 
-// Elapsed returns the time since the drain of the node started.
-func (t *Tracker) Elapsed() time.Duration { return time.Since(t.start) }
-
 // update applies fn to the pod's progress and reports a change.
-func (t *Tracker) update(namespace, name string, fn func(p *PodProgress)) {
+func (t *podTracker) update(namespace, name string, fn func(p *PodProgress)) {
 	t.mu.Lock()
 	p, ok := t.pods[namespace+"/"+name]
 	if !ok {
@@ -147,7 +144,7 @@ func (t *Tracker) update(namespace, name string, fn func(p *PodProgress)) {
 }
 
 // attempt records an eviction request about to be sent.
-func (t *Tracker) attempt(namespace, name string) {
+func (t *podTracker) attempt(namespace, name string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		p.Attempts++
 		if p.started.IsZero() {
@@ -164,7 +161,7 @@ func (t *Tracker) attempt(namespace, name string) {
 }
 
 // set moves a pod to state with cause, unless it is already gone.
-func (t *Tracker) set(namespace, name string, state State, cause string) {
+func (t *podTracker) set(namespace, name string, state State, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StateGone {
 			return
@@ -187,7 +184,7 @@ func (t *Tracker) set(namespace, name string, state State, cause string) {
 
 // waiting gives a pod not sent yet (or refused before) the cause of its
 // wait, keeping its state and start.
-func (t *Tracker) waiting(namespace, name, cause string) {
+func (t *podTracker) waiting(namespace, name, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StatePending || p.State == StateBlocked {
 			p.Cause, p.held = cause, true
@@ -196,7 +193,7 @@ func (t *Tracker) waiting(namespace, name, cause string) {
 }
 
 // accept records that our eviction (or delete) of the pod was accepted.
-func (t *Tracker) accept(namespace, name, cause string) {
+func (t *podTracker) accept(namespace, name, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State != StateGone {
 			p.accepted, p.State, p.Cause = true, StateTerminating, cause
@@ -221,8 +218,8 @@ func goneBy(p *PodProgress) GoneBy {
 	}
 }
 
-// Snapshot returns every pod's progress sorted by namespace and name.
-func (t *Tracker) Snapshot() []PodProgress {
+// snapshot returns every pod's progress sorted by namespace and name.
+func (t *podTracker) snapshot() []PodProgress {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make([]PodProgress, 0, len(t.pods))
@@ -243,7 +240,7 @@ func (t *Tracker) Snapshot() []PodProgress {
 
 // stopped marks a pod the drain gave up on because it was stopped, keeping
 // the last cause (the PDB that held it) when there is one.
-func (t *Tracker) stopped(namespace, name string) {
+func (t *podTracker) stopped(namespace, name string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StateGone || p.State == StateTerminating || p.State == StateFailed {
 			return
@@ -266,18 +263,11 @@ func final(state State) bool {
 	return state == StateGone || state == StateFailed || state == StateStopped
 }
 
-// InFlight counts the pods whose eviction was sent and not finished: the
-// request is out, or it was accepted and the pod is not gone yet.
-func (t *Tracker) InFlight() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, p := range t.pods {
-		if p.State == StateEvicting || p.State == StateTerminating && p.accepted {
-			n++
-		}
-	}
-	return n
+// InFlight reports whether the pod's eviction was sent and not finished:
+// the request is out, or it was accepted (by us: not a pod found
+// terminating) and the pod is not gone yet.
+func (p PodProgress) InFlight() bool {
+	return p.State == StateEvicting || p.State == StateTerminating && p.accepted
 }
 
 // podKey is the "namespace/name" the tracker and the preflight key pods by.
@@ -289,7 +279,7 @@ func pdbName(pdb *policyv1.PodDisruptionBudget) string { return pdb.Namespace + 
 
 // wasAccepted reports whether an eviction (or delete) of the pod
 // "namespace/name" by this drain was accepted.
-func (t *Tracker) wasAccepted(key string) bool {
+func (t *podTracker) wasAccepted(key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.pods[key]

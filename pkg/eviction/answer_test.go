@@ -141,13 +141,13 @@ func TestWithTimeoutNamesTheTimeout(t *testing.T) {
 	ctx, cancel := WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	<-ctx.Done()
-	te := TimedOut(ctx)
-	if te == nil || te.Error() != "--timeout 1ms reached" {
-		t.Fatalf("TimedOut = %v, want --timeout 1ms reached", te)
+	var te *TimeoutError
+	if !errors.As(context.Cause(ctx), &te) || te.Error() != "--timeout 1ms reached" {
+		t.Fatalf("cause = %v, want --timeout 1ms reached", context.Cause(ctx))
 	}
 	interrupted, stop := WithTimeout(context.Background(), time.Hour)
 	stop()
-	if TimedOut(interrupted) != nil {
+	if errors.As(context.Cause(interrupted), new(*TimeoutError)) {
 		t.Error("a context cancelled before its timeout counts as timed out")
 	}
 	unlimited, stop := WithTimeout(context.Background(), 0)

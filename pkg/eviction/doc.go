@@ -14,6 +14,6 @@
 //
 // What it offers other programs: Read (an error to an Answer, its Kind a
 // stable kebab-case value), Transient and Credentials (which failures a
-// retry may cure), and the --timeout error (WithTimeout, TimedOut). What pkg/
+// retry may cure), and the --timeout error (WithTimeout, TimeoutError). What pkg/
 // offers as a whole is stated once in ARCHITECTURE.md ("Layout").
 package eviction

@@ -2,12 +2,13 @@ package eviction
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
 // TimeoutError is the error of a drain or watch that its --timeout ended,
-// and the cause (context.Cause) of the context WithTimeout returns.
+// and the cause (context.Cause) of the context WithTimeout returns:
+// errors.As(context.Cause(ctx), &te) tells a --timeout from another end
+// (Ctrl-C, the parent's).
 type TimeoutError struct {
 	// Timeout is the --timeout that was reached.
 	Timeout time.Duration
@@ -23,14 +24,4 @@ func WithTimeout(parent context.Context, d time.Duration) (context.Context, cont
 		return context.WithCancel(parent)
 	}
 	return context.WithTimeoutCause(parent, d, &TimeoutError{Timeout: d})
-}
-
-// TimedOut returns the *TimeoutError that ended ctx, or nil when ctx has not
-// ended or ended for another reason (Ctrl-C, its parent).
-func TimedOut(ctx context.Context) *TimeoutError {
-	var t *TimeoutError
-	if errors.As(context.Cause(ctx), &t) {
-		return t
-	}
-	return nil
 }

@@ -41,7 +41,7 @@ var loadBalancerResources = []customResource{
 
 // CustomResources yields the custom resources a live audit lists where
 // the cluster serves them, each with the Input its objects fill (for
-// Inventory.MarkUnavailable): the load balancers' (GKE BackendConfig, AWS
+// Inventory.Unavailable): the load balancers' (GKE BackendConfig, AWS
 // TargetGroupBinding), then the scalers' (KEDA ScaledObject, Argo
 // Rollout). Their objects go to Inventory.Add.
 func CustomResources() iter.Seq2[schema.GroupVersionResource, Input] {

@@ -279,7 +279,9 @@ func TestPDBOverlapAndSelection(t *testing.T) {
 	})
 	inv := &Inventory{}
 	inv.Add(pdbWith("prometheus", matchApp("prometheus"), "1", ""), nil)
-	inv.AddCustomResource("shop")
+	if err := inv.AddCustomResource(customObject("monitoring.coreos.com/v1", "Prometheus", "shop", "k8s", nil, nil), nil); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range Audit(inv, DefaultOptions()).Findings {
 		if f.Check == "pdb-selects-nothing" {
 			t.Errorf("a custom resource in the namespace may create the pods (operator): %+v", f)
@@ -383,7 +385,7 @@ func TestSuppressionAndSkip(t *testing.T) {
 func TestUnavailableInputSkipsChecks(t *testing.T) {
 	inv := &Inventory{Live: true}
 	inv.Add(deploy("web"), nil)
-	inv.MarkUnavailable(InputPDBs, "forbidden by RBAC")
+	inv.Unavailable = map[Input]string{InputPDBs: "forbidden by RBAC"}
 	r := Audit(inv, DefaultOptions())
 	for _, id := range []string{"pdb-missing", "pdb-blocks-eviction", "pdb-overlap", "pdb-selects-nothing", "pdb-no-disruptions-now"} {
 		if !hasSkipped(r, id) {

@@ -169,7 +169,8 @@ type Inventory struct {
 	// cluster shows (internal/inspect/load), compared with each workload's
 	// shutdown as Options.DrainerCaps are.
 	DrainerCaps []DrainerCap
-	// Unavailable gives, for each input that could not be read, the reason.
+	// Unavailable gives, for each input that could not be read, the reason
+	// (nil when all were read).
 	Unavailable map[Input]string
 	// Objects counts every object read, workloads or not.
 	Objects int
@@ -221,23 +222,6 @@ func (inv *Inventory) AddPodLabels(namespace string, labels map[string]string, c
 	inv.Pods = append(inv.Pods, p)
 }
 
-// AddCustomResource counts a custom resource in namespace.
-func (inv *Inventory) AddCustomResource(namespace string) {
-	if inv.CustomResources == nil {
-		inv.CustomResources = map[string]int{}
-	}
-	inv.CustomResources[namespace]++
-	inv.Objects++
-}
-
-// MarkUnavailable records that input could not be read, and why.
-func (inv *Inventory) MarkUnavailable(in Input, reason string) {
-	if inv.Unavailable == nil {
-		inv.Unavailable = map[Input]string{}
-	}
-	inv.Unavailable[in] = reason
-}
-
 // Merge files everything of other into inv: its objects, counts and notes
 // (a note already said is not said again). Version and Live stay inv's.
 func (inv *Inventory) Merge(other *Inventory) {
@@ -269,7 +253,10 @@ func (inv *Inventory) Merge(other *Inventory) {
 		inv.BackendConfigs[k] = v
 	}
 	for k, v := range other.Unavailable {
-		inv.MarkUnavailable(k, v)
+		if inv.Unavailable == nil {
+			inv.Unavailable = map[Input]string{}
+		}
+		inv.Unavailable[k] = v
 	}
 	for k, n := range other.CustomResources {
 		if inv.CustomResources == nil {

@@ -43,7 +43,7 @@ func TestPDBCustomResourceWithoutScale(t *testing.T) {
 				t.Fatal("CRD not read")
 			}
 			d := deploy("vm")
-			inv.AddGenericWorkload("example.io/v1", "VM", "shop", "vm", nil, d.Spec.Template, nil, nil)
+			addGeneric(t, inv, customObject("example.io/v1", "VM", "shop", "vm", &d.Spec.Template, nil))
 			inv.Add(pdbWith("vm", matchApp("vm"), tc.min, tc.max), nil)
 			var got []Finding
 			for _, f := range Audit(inv, DefaultOptions()).Findings {
@@ -93,7 +93,7 @@ func TestPDBWithoutScaleKeepsTolerance(t *testing.T) {
 		inv := &Inventory{Version: Version{1, 37}}
 		inv.addCustomResourceDefinition(crd)
 		d := deploy("vm")
-		inv.AddGenericWorkload("example.io/v1", "VM", "shop", "vm", nil, d.Spec.Template, &tc.replicas, nil)
+		addGeneric(t, inv, customObject("example.io/v1", "VM", "shop", "vm", &d.Spec.Template, &tc.replicas))
 		inv.Add(pdbWith("vm", matchApp("vm"), tc.min, tc.max), nil)
 		got := scaleFindings(inv)
 		if len(got) != 1 || !strings.Contains(got[0].Fix, tc.want) {
@@ -152,7 +152,7 @@ func TestPDBWithoutScaleLive(t *testing.T) {
 		t.Errorf("with /scale: findings %+v, want none", got)
 	}
 	inv = live()
-	inv.MarkUnavailable(InputPods, "forbidden")
+	inv.Unavailable = map[Input]string{InputPods: "forbidden"}
 	inv.SetScale("example.io", "VM", false)
 	if _, ok := inv.IntegerMinAvailable(&inv.PDBs[0]); ok {
 		t.Error("IntegerMinAvailable known without the pods")

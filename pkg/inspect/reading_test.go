@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestReportListsAreNeverNull(t *testing.T) {
@@ -26,7 +28,7 @@ func TestGenericWorkloadsAreCountedAndNoted(t *testing.T) {
 	zero := int64(0)
 	tpl := corev1.PodTemplateSpec{Spec: corev1.PodSpec{TerminationGracePeriodSeconds: &zero,
 		Containers: []corev1.Container{{Name: "app", Image: "x"}}}}
-	inv.AddGenericWorkload("apps.kruise.io/v1alpha1", "CloneSet", "", "web", nil, tpl, nil, nil)
+	addGeneric(t, inv, customObject("apps.kruise.io/v1alpha1", "CloneSet", "", "web", &tpl, nil))
 	inv.AddNotAudited(NotAuditedCustomResource, "custom resources without a pod template")
 	inv.AddNotAudited(NotAuditedCustomResource, "custom resources without a pod template")
 	r := Audit(inv, DefaultOptions())
@@ -70,5 +72,34 @@ func TestReasonsAreKebabCaseWithMessages(t *testing.T) {
 	}
 	if len(r.Skipped) == 0 {
 		t.Errorf("a manifest audit skipped no live-only check")
+	}
+}
+
+// customObject is an object of a kind the audit does not read, with pod
+// template tpl and spec.replicas when not nil.
+func customObject(apiVersion, kind, namespace, name string, tpl *corev1.PodTemplateSpec, replicas *int32) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	if tpl != nil {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tpl)
+		if err != nil {
+			panic(err)
+		}
+		_ = unstructured.SetNestedMap(u.Object, m, "spec", "template")
+	}
+	if replicas != nil {
+		_ = unstructured.SetNestedField(u.Object, int64(*replicas), "spec", "replicas")
+	}
+	return u
+}
+
+// addGeneric files u as a generic workload, failing t unless it is filed.
+func addGeneric(t *testing.T, inv *Inventory, u *unstructured.Unstructured) {
+	t.Helper()
+	if added, err := inv.AddGenericWorkload(u, nil); !added || err != nil {
+		t.Fatalf("AddGenericWorkload = %v, %v", added, err)
 	}
 }

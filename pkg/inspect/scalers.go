@@ -95,10 +95,9 @@ func (inv *Inventory) resolveWorkloadRefs() {
 		}
 		replicas := r.Replicas
 		inv.Objects--
-		w := inv.AddGenericWorkload("argoproj.io/v1alpha1", "Rollout", r.Namespace, r.Name, r.Annotations, tpl.Template, &replicas, r.Source)
+		inv.addGeneric("argoproj.io/v1alpha1", "Rollout", r.Namespace, r.Name, r.Annotations, tpl.Template, &replicas, r.Source)
 		inv.Notes[len(inv.Notes)-1] = fmt.Sprintf("Rollout %s/%s runs the pod template of %s %s (workloadRef) with its own replicas (%d): audited as a generic workload",
 			r.Namespace, r.Name, r.TargetKind, r.TargetName, replicas)
-		_ = w
 	}
 	inv.workloadRefs = nil
 }

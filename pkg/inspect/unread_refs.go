@@ -22,12 +22,11 @@ type unreadRef struct {
 // Canary), workloadRef (Argo Rollouts).
 var refFields = []string{"scaleTargetRef", "targetRef", "workloadRef"}
 
-// AddUnreadReference records u, an object of a kind the audit does not
+// addUnreadReference records u, an object of a kind the audit does not
 // read, when it names a workload in spec.scaleTargetRef, spec.targetRef
 // or spec.workloadRef (kind and name): the report says, once, that the
-// workload's meaning may be changed by it. It does not count u; the
-// caller files u as it otherwise would.
-func (inv *Inventory) AddUnreadReference(u *unstructured.Unstructured) {
+// workload's meaning may be changed by it. It does not count u.
+func (inv *Inventory) addUnreadReference(u *unstructured.Unstructured) {
 	for _, f := range refFields {
 		kind, _, _ := unstructured.NestedString(u.Object, "spec", f, "kind")
 		name, _, _ := unstructured.NestedString(u.Object, "spec", f, "name")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -170,8 +169,7 @@ func (s *Stream) watchList(ctx context.Context) ([]runtime.Object, string, watch
 
 // watchFrom is watch, its first watch opened already when open is not nil.
 func (s *Stream) watchFrom(ctx context.Context, rv string, send func(Notice) bool, open watch.Interface) bool {
-	gw := &gapWatcher{lw: s.LW, send: send, open: open}
-	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, gw)
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, s.gapWatcher(send, open))
 	if err != nil {
 		send(Notice{Recv: time.Now(), Kind: KindError, Err: err})
 		return false
@@ -198,87 +196,64 @@ func (s *Stream) watchFrom(ctx context.Context, rv string, send func(Notice) boo
 }
 
 // gapWatcher is the RetryWatcher's client: it opens each watch through the
-// ListWatch and reports when one drops (its channel closes without Stop)
-// and when a later one succeeds.
-type gapWatcher struct {
-	lw    *cache.ListWatch
-	send  func(Notice) bool
-	calls int
-	// open is a watch opened already (a watch list's), handed out first.
-	open watch.Interface
+// stream's ListWatch (open, a watch list's watch opened already, first)
+// and reports when one drops (its channel closes without Stop) and when a
+// later one succeeds. A 410 Gone at connection time is turned into a watch
+// error event, so that RetryWatcher ends and the stream re-lists instead
+// of retrying a dead resourceVersion.
+func (s *Stream) gapWatcher(send func(Notice) bool, open watch.Interface) *cache.ListWatch {
+	calls := 0
+	return &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		if w := open; w != nil {
+			open = nil
+			calls++
+			return dropWatcher(w, send), nil
+		}
+		w, err := s.LW.WatchWithContext(ctx, opts)
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			st := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: err.Error()}
+			fw := watch.NewFakeWithChanSize(1, false)
+			fw.Error(&st)
+			fw.Stop()
+			return fw, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		calls++
+		if calls > 1 {
+			send(Notice{Recv: time.Now(), Kind: KindGapClose})
+		}
+		return dropWatcher(w, send), nil
+	}}
 }
 
-// WatchWithContext implements cache.WatcherWithContext. A 410 Gone at
-// connection time is turned into a watch error event, so that RetryWatcher
-// ends and the stream re-lists instead of retrying a dead resourceVersion.
-func (g *gapWatcher) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-	if w := g.open; w != nil {
-		g.open = nil
-		g.calls++
-		return newDropWatcher(w, g.send), nil
-	}
-	w, err := g.lw.WatchWithContext(ctx, opts)
-	if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
-		st := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonGone, Message: err.Error()}
-		fw := watch.NewFakeWithChanSize(1, false)
-		fw.Error(&st)
-		fw.Stop()
-		return fw, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	g.calls++
-	if g.calls > 1 {
-		g.send(Notice{Recv: time.Now(), Kind: KindGapClose})
-	}
-	return newDropWatcher(w, g.send), nil
-}
-
-// dropWatcher forwards a watch and reports a drop when the underlying
-// channel closes before Stop was called.
-type dropWatcher struct {
-	inner watch.Interface
-	out   chan watch.Event
-	stop  chan struct{}
-	once  sync.Once
-}
-
-func newDropWatcher(inner watch.Interface, send func(Notice) bool) *dropWatcher {
-	d := &dropWatcher{inner: inner, out: make(chan watch.Event), stop: make(chan struct{})}
+// dropWatcher forwards inner and reports a drop when inner's channel
+// closes before the watch it returns is stopped.
+func dropWatcher(inner watch.Interface, send func(Notice) bool) watch.Interface {
+	out := make(chan watch.Event)
+	pw := watch.NewProxyWatcher(out)
 	go func() {
-		defer close(d.out)
-		for ev := range inner.ResultChan() {
+		defer close(out)
+		defer inner.Stop()
+		for {
 			select {
-			case d.out <- ev:
-			case <-d.stop:
+			case ev, ok := <-inner.ResultChan():
+				if !ok {
+					if !pw.Stopping() {
+						send(Notice{Recv: time.Now(), Kind: KindGapOpen, Reason: "watch connection closed"})
+					}
+					return
+				}
+				select {
+				case out <- ev:
+				case <-pw.StopChan():
+					return
+				}
+			case <-pw.StopChan():
 				return
 			}
 		}
-		select {
-		case <-d.stop:
-		default:
-			send(Notice{Recv: time.Now(), Kind: KindGapOpen, Reason: "watch connection closed"})
-		}
 	}()
-	return d
-}
-
-// ResultChan implements watch.Interface.
-func (d *dropWatcher) ResultChan() <-chan watch.Event { return d.out }
-
-// Stop implements watch.Interface.
-func (d *dropWatcher) Stop() {
-	d.once.Do(func() { close(d.stop) })
-	d.inner.Stop()
-}
-
-// RunStreams runs each stream in its own goroutine until ctx ends, all
-// reporting to out, and returns how many were started (the first Lists to
-// wait for).
-func RunStreams(ctx context.Context, streams []*Stream, out chan<- Notice) int {
-	for _, s := range streams {
-		go s.Run(ctx, out)
-	}
-	return len(streams)
+	return pw
 }

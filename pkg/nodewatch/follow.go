@@ -82,7 +82,11 @@ func Follow(ctx context.Context, cfg Config) (*Watch, error) {
 	f.prepare(ctx)
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f.pending = listwatch.RunStreams(streamCtx, f.streams(), f.notices)
+	streams := f.streams()
+	for _, s := range streams {
+		go s.Run(streamCtx, f.notices)
+	}
+	f.pending = len(streams)
 	err = f.loop(ctx)
 	f.finish()
 	return w, err

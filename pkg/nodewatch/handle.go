@@ -99,14 +99,12 @@ func (f *follower) openNodeGap(node string, n listwatch.Notice) (timeline.Gap, b
 	if i, open := f.nodeGapOpen[node]; open && f.nodeGaps[i].To.IsZero() {
 		return timeline.Gap{}, false
 	}
-	g := timeline.Gap{Stream: timeline.StreamPods, From: n.Recv, Reason: "pods on " + node + ": " + n.Reason}
+	onPods := n
+	onPods.Stream, onPods.Reason = timeline.StreamPods, "pods on "+node+": "+n.Reason
+	g := timeline.Gap{Stream: onPods.Stream, From: n.Recv, Reason: onPods.Reason}
 	f.nodeGapOpen[node] = len(f.nodeGaps)
 	f.nodeGaps = append(f.nodeGaps, g)
-	for _, rec := range f.set.Recorders() {
-		if f.nodeOf[types.UID(rec.TL.UID)] == node {
-			rec.Gap(g)
-		}
-	}
+	f.gapOnPods(node, onPods)
 	return g, true
 }
 
@@ -118,12 +116,20 @@ func (f *follower) closeNodeGap(node string, n listwatch.Notice) (timeline.Gap, 
 	}
 	g := &f.nodeGaps[i]
 	g.To, g.Relisted = n.Recv, n.Relisted
+	onPods := n
+	onPods.Stream = timeline.StreamPods
+	f.gapOnPods(node, onPods)
+	return *g, true
+}
+
+// gapOnPods gives n, a gap notice of the watch of node's pods, to the
+// Recorders of its pods.
+func (f *follower) gapOnPods(node string, n listwatch.Notice) {
 	for _, rec := range f.set.Recorders() {
 		if f.nodeOf[types.UID(rec.TL.UID)] == node {
-			rec.CloseGap(timeline.StreamPods, n.Recv, n.Relisted)
+			rec.Gap(n)
 		}
 	}
-	return *g, true
 }
 
 func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {

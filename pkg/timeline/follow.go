@@ -121,7 +121,11 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	}
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	f.pending = listwatch.RunStreams(streamCtx, f.streams(pod, services, svcErr != nil), f.notices)
+	streams := f.streams(pod, services, svcErr != nil)
+	for _, s := range streams {
+		go s.Run(streamCtx, f.notices)
+	}
+	f.pending = len(streams)
 	err = f.loop(ctx)
 	f.flushLines()
 	f.rec.TL.End = time.Now()
@@ -241,7 +245,7 @@ func (f *follower) loop(ctx context.Context) error {
 			if f.rec.Gone() {
 				return nil
 			}
-			if t := eviction.TimedOut(ctx); t != nil {
+			if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
 				return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", t, f.cfg.Namespace, f.cfg.Name)
 			}
 			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)

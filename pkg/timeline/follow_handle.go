@@ -18,15 +18,8 @@ func (f *follower) handle(n listwatch.Notice) error {
 	switch n.Kind {
 	case listwatch.KindError:
 		return f.streamFailed(n)
-	case listwatch.KindGapOpen:
-		if f.openGap(n.Stream) {
-			return nil
-		}
-		g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
-		f.rec.Gap(g)
-		f.gapLine(g)
-	case listwatch.KindGapClose:
-		if g, ok := f.rec.CloseGap(n.Stream, n.Recv, n.Relisted); ok {
+	case listwatch.KindGapOpen, listwatch.KindGapClose:
+		if g, ok := f.rec.Gap(n); ok {
 			f.gapLine(g)
 		}
 	case listwatch.KindList:
@@ -38,15 +31,6 @@ func (f *follower) handle(n listwatch.Notice) error {
 		f.watched(n.Recv, n.Event)
 	}
 	return nil
-}
-
-func (f *follower) openGap(stream string) bool {
-	for _, g := range f.rec.TL.Gaps {
-		if g.Stream == stream && g.To.IsZero() {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *follower) streamFailed(n listwatch.Notice) error {

@@ -223,17 +223,6 @@ func (tl *Timeline) Ms(t time.Time) (int64, bool) {
 // grace period), the moment the kubelet sends SIGKILL.
 func (tl *Timeline) deadline() int64 { return tl.GracePeriodSeconds * 1000 }
 
-// LastRefusal returns the message of the last refused eviction, "" when
-// none was refused.
-func (tl *Timeline) LastRefusal() string {
-	for i := len(tl.Events) - 1; i >= 0; i-- {
-		if tl.Events[i].Kind == KindEvictionRefused {
-			return tl.Events[i].Message
-		}
-	}
-	return ""
-}
-
 // HasKind reports whether the timeline holds an event of kind k.
 func (tl *Timeline) HasKind(k Kind) bool {
 	for _, e := range tl.Events {

@@ -10,6 +10,8 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // Recorder turns watch notifications into timeline events. It keeps the last
@@ -485,25 +487,28 @@ func containerOfFieldPath(p string) string {
 	return ""
 }
 
-// Gap records that stream lost its watch at from (To zero while open).
-// It returns the index to close it with CloseGap.
-func (r *Recorder) Gap(g Gap) int {
-	r.TL.Gaps = append(r.TL.Gaps, g)
-	return len(r.TL.Gaps) - 1
-}
-
-// CloseGap closes the open gap of stream at to, with relisted saying whether
-// the watch had to be replaced by a List. It returns the closed gap and
-// false when no gap of stream was open.
-func (r *Recorder) CloseGap(stream string, to time.Time, relisted bool) (Gap, bool) {
+// Gap records a gap notice of stream n.Stream, with n.Reason: a
+// KindGapOpen opens the stream's gap at n.Recv (false when it is open
+// already), a KindGapClose closes it at n.Recv, re-listed when n.Relisted
+// (false when none was open). It returns the gap as it then stands.
+func (r *Recorder) Gap(n listwatch.Notice) (Gap, bool) {
 	for i := len(r.TL.Gaps) - 1; i >= 0; i-- {
 		g := &r.TL.Gaps[i]
-		if g.Stream == stream && g.To.IsZero() {
-			g.To, g.Relisted = to, g.Relisted || relisted
-			return *g, true
+		if g.Stream != n.Stream || !g.To.IsZero() {
+			continue
 		}
+		if n.Kind != listwatch.KindGapClose {
+			return Gap{}, false
+		}
+		g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
+		return *g, true
 	}
-	return Gap{}, false
+	if n.Kind != listwatch.KindGapOpen {
+		return Gap{}, false
+	}
+	g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
+	r.TL.Gaps = append(r.TL.Gaps, g)
+	return g, true
 }
 
 // Wants reports whether the Recorder is given a slice: one of its pod's

@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // An Event delivered 3.5 s after its server time, on a connected watch, is
@@ -60,8 +62,8 @@ func TestRecorderStallNotMarkedInGapOrUnderSkew(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, nil, at(-100))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.Gap(Gap{Stream: "Events", From: at(500)})
-	r.CloseGap("Events", at(4000), true)
+	r.Gap(listwatch.Notice{Stream: "Events", Recv: at(500), Kind: listwatch.KindGapOpen})
+	r.Gap(listwatch.Notice{Stream: "Events", Recv: at(4000), Kind: listwatch.KindGapClose, Relisted: true})
 	r.KubeEvent(at(4000), kubeEvent("k", "Normal", "Killing", "Stopping container", at(1000)), false)
 	if len(r.TL.Gaps) != 1 || r.TL.Gaps[0].Stalled {
 		t.Errorf("gaps %+v: the late Event is inside the cut", r.TL.Gaps)

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // resumedAfterDeletion plays a pod (preStop 5 s, Service web, deleted by
@@ -25,10 +27,10 @@ func resumedAfterGaps(cut []string, gaps [][2]int64) *Timeline {
 	r.SliceEvent(at(-9800), watch.Added, readySlice("web-abc", "web"))
 	for _, g := range gaps {
 		for _, s := range cut {
-			r.Gap(Gap{Stream: s, From: at(g[0]), Reason: "connection refused"})
+			r.Gap(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: s, Recv: at(g[0]), Reason: "connection refused"})
 		}
 		for _, s := range cut {
-			r.CloseGap(s, at(g[1]), false)
+			r.Gap(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: s, Recv: at(g[1])})
 		}
 	}
 	del := deleting(pod, at(-8000))
@@ -85,8 +87,8 @@ func TestVerdictOnATerminationInsideAChainOfGaps(t *testing.T) {
 // removal, so no race is claimed from it.
 func TestEndpointRemovalStampedByAGapIsNoRace(t *testing.T) {
 	tl := terminate(t, 30, true, 5, []string{"web"}, 7000, 0, func(r *Recorder) {
-		r.Gap(Gap{Stream: StreamEndpointSlices, From: at(10), Reason: "connection refused"})
-		r.CloseGap(StreamEndpointSlices, at(6000), true)
+		r.Gap(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: StreamEndpointSlices, Recv: at(10), Reason: "connection refused"})
+		r.Gap(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: StreamEndpointSlices, Recv: at(6000), Relisted: true})
 	})
 	// The terminating change at +15 ms is replaced by the re-list's net
 	// result: the endpoint removed, seen at +6001 ms.
@@ -109,7 +111,8 @@ func TestEndpointRemovalStampedByAGapIsNoRace(t *testing.T) {
 // risk it is: no preStop delay, Killing stamped by a cut Events watch.
 func TestGapStampedFactsKeepARiskThatHoldsEitherWay(t *testing.T) {
 	tl := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, func(r *Recorder) {
-		r.Gap(Gap{Stream: StreamEvents, From: at(-2000), To: at(18)})
+		r.Gap(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: StreamEvents, Recv: at(-2000)})
+		r.Gap(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: StreamEvents, Recv: at(18)})
 	})
 	v := ComputeWith(tl, Options{})
 	if !v.Risk || v.CannotTell || v.Window != WindowTooShort {

@@ -10,7 +10,10 @@ import (
 // overriddenLine names, after the table, each pod --delete-after deleted
 // past its PodDisruptionBudget, with the budget; nothing when none was.
 func overriddenLine(w io.Writer, res *drain.NodeResult) {
-	for _, p := range res.BudgetsOverridden() {
+	for _, p := range res.Pods {
+		if !p.DeletedPastBudget {
+			continue
+		}
 		budget := "its PodDisruptionBudget (name unknown)"
 		if p.Budget != "" {
 			budget = "PodDisruptionBudget " + escape(p.Budget)

@@ -67,11 +67,11 @@ func (t *Text) NodePodChanged(node string, p drain.PodProgress) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	elapsed := time.Duration(0)
-	switch tr := t.trackers[node]; {
+	switch start, ok := t.started[node]; {
 	case t.progress.stamped:
 		elapsed = noClock
-	case tr != nil:
-		elapsed = tr.Elapsed()
+	case ok:
+		elapsed = time.Since(start)
 	}
 	fmt.Fprintln(t.out, t.progress.plainLine(escape(node)+": ", p, elapsed))
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,9 +26,12 @@ type Progress struct {
 	// columns is what a plain line fits in, 0 for no limit (SetStamped).
 	columns int
 
-	mu      sync.Mutex
-	tracker *drain.Tracker
+	mu sync.Mutex
+	// node is the node shown, start when its evictions started (zero
+	// before), pods the last progress told of each of its pods.
 	node    string
+	start   time.Time
+	pods    map[string]drain.PodProgress
 	drawn   int // lines drawn by the last redraw
 	stop    chan struct{}
 	stopped chan struct{}
@@ -42,20 +46,23 @@ func NewProgress(out io.Writer, tty bool, width int) *Progress {
 	return &Progress{out: out, tty: tty, width: width}
 }
 
-// Changed is the Tracker's onChange: a plain line per change when not on a
-// terminal.
+// Changed is drain.Events.PodChanged of one node: kept for the next
+// redraw on a terminal, a plain line otherwise.
 func (p *Progress) Changed(pp drain.PodProgress) {
-	if p.tty {
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.tty {
+		if p.pods != nil {
+			p.pods[pp.Namespace+"/"+pp.Name] = pp
+		}
+		return
+	}
 	elapsed := time.Duration(0)
 	switch {
 	case p.stamped:
 		elapsed = noClock
-	case p.tracker != nil:
-		elapsed = p.tracker.Elapsed()
+	case !p.start.IsZero():
+		elapsed = time.Since(p.start)
 	}
 	fmt.Fprintln(p.out, p.plainLine("", pp, elapsed))
 }
@@ -75,10 +82,14 @@ func (p *Progress) plainLine(prefix string, pp drain.PodProgress, elapsed time.D
 // cause before the pod's name is elided.
 const minCause = 30
 
-// Start begins showing node's drain as tracker records it.
-func (p *Progress) Start(node string, tracker *drain.Tracker) {
+// Start begins showing node's drain, its pods' progress as
+// drain.Events.EvictionsStarted gives it.
+func (p *Progress) Start(node string, pods []drain.PodProgress) {
 	p.mu.Lock()
-	p.tracker, p.node = tracker, node
+	p.node, p.start, p.pods = node, time.Now(), map[string]drain.PodProgress{}
+	for _, pp := range pods {
+		p.pods[pp.Namespace+"/"+pp.Name] = pp
+	}
 	p.mu.Unlock()
 	if !p.tty {
 		return
@@ -116,8 +127,8 @@ func (p *Progress) Stop() {
 func (p *Progress) redraw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pods := p.tracker.Snapshot()
-	elapsed := p.tracker.Elapsed()
+	pods := p.snapshot()
+	elapsed := time.Since(p.start)
 	var b strings.Builder
 	if p.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
@@ -135,6 +146,27 @@ func (p *Progress) redraw() {
 	}
 	p.drawn = len(lines)
 	_, _ = io.WriteString(p.out, b.String())
+}
+
+// snapshot returns the pods' progress sorted by namespace and name, each
+// duration brought up to now until the pod's state is final (gone,
+// failed, not evicted), as the drain's own durations stop.
+func (p *Progress) snapshot() []drain.PodProgress {
+	out := make([]drain.PodProgress, 0, len(p.pods))
+	for _, pp := range p.pods {
+		switch pp.State {
+		case drain.StateGone, drain.StateFailed, drain.StateStopped:
+		default:
+			if pp.StartedSeconds > 0 {
+				pp.DurationSeconds = time.Since(p.start).Seconds() - pp.StartedSeconds
+			}
+		}
+		out = append(out, pp)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
+	})
+	return out
 }
 
 // header counts pods per state.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
@@ -22,8 +23,9 @@ type Text struct {
 	// mu keeps whole blocks (a summary, a preflight) apart when several
 	// nodes of a pool report at once.
 	mu sync.Mutex
-	// trackers are the nodes being evicted when several run at once.
-	trackers map[string]*drain.Tracker
+	// started are when the nodes being evicted, when several run at once,
+	// started their evictions.
+	started map[string]time.Time
 	// pool is set once a pool's preflight was shown: its pods' changes
 	// are shown as NodePodChanged, those of one node as PodChanged.
 	pool bool
@@ -64,15 +66,15 @@ func (t *Text) PreflightReady(r *preflight.Report) { Preflight(t.out, r, t.width
 
 // EvictionsStarted starts the progress view; with several nodes at once,
 // it says so in a line instead.
-func (t *Text) EvictionsStarted(node string, pods *drain.Tracker) {
+func (t *Text) EvictionsStarted(node string, pods []drain.PodProgress) {
 	if t.concurrent > 1 {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		if t.trackers == nil {
-			t.trackers = map[string]*drain.Tracker{}
+		if t.started == nil {
+			t.started = map[string]time.Time{}
 		}
-		t.trackers[node] = pods
-		fmt.Fprintf(t.out, "%s: evicting %d pod(s)\n", escape(node), len(pods.Snapshot()))
+		t.started[node] = time.Now()
+		fmt.Fprintf(t.out, "%s: evicting %d pod(s)\n", escape(node), len(pods))
 		return
 	}
 	t.progress.Start(node, pods)

@@ -182,13 +182,13 @@ func (l *lister) loadBalancerObjects(cfg *rest.Config) {
 		if dc == nil {
 			var err error
 			if dc, err = dynamic.NewForConfig(cfg); err != nil {
-				l.inv.MarkUnavailable(input, err.Error())
+				l.unavailable(input, err.Error())
 				continue
 			}
 		}
 		list, err := dc.Resource(resource).Namespace(l.ns).List(l.ctx, metav1.ListOptions{})
 		if err != nil {
-			l.inv.MarkUnavailable(input, err.Error())
+			l.unavailable(input, err.Error())
 			continue
 		}
 		for i := range list.Items {
@@ -292,11 +292,11 @@ func (l *lister) optional(in inspect.Input, read func() error) {
 	defer l.mu.Unlock()
 	switch {
 	case apierrors.IsForbidden(err):
-		l.inv.MarkUnavailable(in, "forbidden by RBAC: "+err.Error())
+		l.unavailable(in, "forbidden by RBAC: "+err.Error())
 	case apierrors.IsNotFound(err):
-		l.inv.MarkUnavailable(in, "the server does not serve this API")
+		l.unavailable(in, "the server does not serve this API")
 	default:
-		l.inv.MarkUnavailable(in, err.Error())
+		l.unavailable(in, err.Error())
 	}
 }
 
@@ -323,4 +323,12 @@ func (l *lister) resources(getter resource.RESTClientGetter, opts LiveOptions) e
 		}
 		return addUnstructured(l.inv, u, nil)
 	})
+}
+
+// unavailable records that input in could not be read, and why.
+func (l *lister) unavailable(in inspect.Input, reason string) {
+	if l.inv.Unavailable == nil {
+		l.inv.Unavailable = map[inspect.Input]string{}
+	}
+	l.inv.Unavailable[in] = reason
 }

@@ -351,7 +351,7 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 		return nil // a load balancer or scaling object, or a definition
 	}
 	if !scheme.Scheme.IsGroupRegistered(gvk.Group) {
-		return addForeign(inv, u, src, where)
+		return wrapWhere(where, inv.AddCustomResource(u, src))
 	}
 	written := gvk.GroupVersion().String()
 	if gvk == (schema.GroupVersionKind{Group: "policy", Version: "v1beta1", Kind: "PodDisruptionBudget"}) {
@@ -373,11 +373,11 @@ func addUnstructured(inv *inspect.Inventory, u *unstructured.Unstructured, src *
 	}
 	if !audited[gvk.GroupKind()] {
 		// Never decoded as its type (a Secret's values are not read).
-		added, err := addGeneric(inv, u, src, where)
+		added, err := inv.AddGenericWorkload(u, src)
 		if err == nil && !added {
 			inv.Objects++
 		}
-		return err
+		return wrapWhere(where, err)
 	}
 	obj, err := scheme.Scheme.New(gvk)
 	if err != nil {

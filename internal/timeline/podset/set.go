@@ -226,7 +226,7 @@ func (s *Set) OpenGap(n listwatch.Notice) (timeline.Gap, bool) {
 	g := timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 	s.Gaps = append(s.Gaps, g)
 	for _, rec := range s.order {
-		rec.Gap(g)
+		rec.Gap(n)
 	}
 	return g, true
 }
@@ -239,7 +239,7 @@ func (s *Set) CloseGap(n listwatch.Notice) (timeline.Gap, bool) {
 		if g.Stream == n.Stream && g.To.IsZero() {
 			g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
 			for _, rec := range s.order {
-				rec.CloseGap(n.Stream, n.Recv, n.Relisted)
+				rec.Gap(n)
 			}
 			return *g, true
 		}

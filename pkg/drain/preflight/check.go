@@ -82,7 +82,7 @@ func Check(in Input) *Report {
 		c := classify(pod, in.Flags)
 		switch c.action {
 		case actionEvict:
-			if v := DrainLabelValue(pod, in.Flags); v != "" {
+			if v := drainLabelValue(pod, in.Flags); v != "" {
 				labelled(r, pod, v, in.Flags)
 				continue
 			}

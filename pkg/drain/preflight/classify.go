@@ -86,7 +86,7 @@ func classify(pod *corev1.Pod, f Flags) classification {
 		return classification{actionRefuse, BlockerNeedsForce,
 			"declares no controller: needs --force (nothing recreates it)"}
 	}
-	if why := DoNotDisrupt(pod); why != "" && !f.EvictDoNotDisrupt {
+	if why := doNotDisrupt(pod); why != "" && !f.EvictDoNotDisrupt {
 		return classification{actionRefuse, BlockerDoNotDisrupt,
 			why + ": an operator asked not to disrupt it (--evict-do-not-disrupt overrides)"}
 	}
@@ -98,15 +98,15 @@ func classify(pod *corev1.Pod, f Flags) classification {
 // filters.go) pick it for deletion, as classify copies them and the
 // agreement test holds them together, it is not annotated not to be
 // disrupted unless f allows it, and, under --order, Cluster API's drain
-// label does not leave it in place (DrainLabelValue): the same filters as
+// label does not leave it in place (drainLabelValue): the same filters as
 // the drain's own.
 func Evicts(pod *corev1.Pod, f Flags) bool {
-	return classify(pod, f).action == actionEvict && DrainLabelValue(pod, f) == ""
+	return classify(pod, f).action == actionEvict && drainLabelValue(pod, f) == ""
 }
 
-// DoNotDisrupt returns the annotation that asks not to disrupt pod, as
+// doNotDisrupt returns the annotation that asks not to disrupt pod, as
 // `key=value`, or "" when there is none.
-func DoNotDisrupt(pod *corev1.Pod) string {
+func doNotDisrupt(pod *corev1.Pod) string {
 	if v, ok := pod.Annotations[safeToEvictAnnotation]; ok && v == "false" {
 		return fmt.Sprintf("%s=%q", safeToEvictAnnotation, v)
 	}

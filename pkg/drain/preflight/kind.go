@@ -18,7 +18,7 @@ const (
 	// (daemonSetFilter) needs --ignore-daemonsets.
 	BlockerNeedsIgnoreDaemonSets IssueKind = "needs-ignore-daemonsets"
 	// BlockerDoNotDisrupt: an operator annotated the pod not to be
-	// disrupted (DoNotDisrupt); --evict-do-not-disrupt overrides.
+	// disrupted; --evict-do-not-disrupt overrides.
 	BlockerDoNotDisrupt IssueKind = "do-not-disrupt"
 	// BlockerForbidden: the caller may not do something the drain does
 	// (a SelfSubjectAccessReview said no).

@@ -38,10 +38,10 @@ type Wave struct {
 	Pods []string `json:"pods"`
 }
 
-// DrainLabelValue returns the Cluster API drain label's value of pod when
+// drainLabelValue returns the Cluster API drain label's value of pod when
 // f asks for an order (the label is honoured with --order priority
 // only), else "".
-func DrainLabelValue(pod *corev1.Pod, f Flags) string {
+func drainLabelValue(pod *corev1.Pod, f Flags) string {
 	if f.Order != OrderPriority {
 		return ""
 	}
@@ -63,9 +63,9 @@ func labelled(r *Report, pod *corev1.Pod, v string, f Flags) {
 	r.Skipped = append(r.Skipped, podInfo(pod, f, note))
 }
 
-// PodPriority is the priority the waves sort pod by: spec.priority,
+// podPriority is the priority the waves sort pod by: spec.priority,
 // which admission sets from its PriorityClass, 0 when unset.
-func PodPriority(pod *corev1.Pod) int32 {
+func podPriority(pod *corev1.Pod) int32 {
 	if pod.Spec.Priority != nil {
 		return *pod.Spec.Priority
 	}
@@ -80,7 +80,7 @@ func waves(pods []*corev1.Pod, f Flags) []Wave {
 	}
 	by := map[int32][]string{}
 	for _, p := range pods {
-		by[PodPriority(p)] = append(by[PodPriority(p)], podKey(p))
+		by[podPriority(p)] = append(by[podPriority(p)], podKey(p))
 	}
 	out := make([]Wave, 0, len(by))
 	for prio, names := range by {
@@ -100,7 +100,7 @@ func wavesGrace(pods []*corev1.Pod, f Flags) int64 {
 	}
 	by := map[int32][]*corev1.Pod{}
 	for _, p := range pods {
-		by[PodPriority(p)] = append(by[PodPriority(p)], p)
+		by[podPriority(p)] = append(by[podPriority(p)], p)
 	}
 	var sum int64
 	for _, wave := range by {
