@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -53,6 +54,23 @@ func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kuber
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	return kubernetes.NewForConfig(cfg)
+}
+
+// newDynamicClient builds a dynamic client of kubectl's flags with
+// limits, for the custom resources a command reads (JSON: they have no
+// protobuf encoding). It does not call the API server.
+func newDynamicClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (dynamic.Interface, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	if limits.qps > 0 {
+		cfg.QPS, cfg.Burst = limits.qps, limits.burst
+	}
+	if limits.wrap != nil {
+		cfg.Wrap(limits.wrap)
+	}
+	return dynamic.NewForConfig(cfg)
 }
 
 // contextName names the cluster the flags select, for load.LiveOptions'

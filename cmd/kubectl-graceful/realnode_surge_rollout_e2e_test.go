@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+)
+
+// createRollout creates a single-replica Argo Rollout of the test app with
+// the canary strategy (steps: none, or canary's), spread over the real
+// nodes, and a Service selecting its pods; adjust changes the pod spec.
+func createRollout(t *testing.T, env *e2e.Env, dc dynamic.Interface, ns, name string, canary map[string]any, o realnode.PodOpts,
+	adjust ...func(*corev1.PodSpec)) realApp {
+	t.Helper()
+	labels := map[string]string{"app": name}
+	spec := realnode.PodSpec(o)
+	realnode.Spread(&spec, labels)
+	for _, f := range adjust {
+		f(&spec)
+	}
+	tmpl, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+		"metadata": map[string]any{"name": name},
+		"spec": map[string]any{"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": tmpl, "strategy": map[string]any{"canary": canary}}}}
+	if _, err := dc.Resource(argorollout.Resource).Namespace(ns).Create(context.Background(), ro, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := env.Client.CoreV1().Services(ns).Create(context.Background(), &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}}},
+		metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return realApp{name: name, clusterIP: svc.Spec.ClusterIP}
+}
+
+// readySeen is the test's own watch of ns's pods: when it first saw each
+// pod Ready.
+type readySeen struct {
+	mu   sync.Mutex
+	at   map[string]time.Time
+	stop func()
+}
+
+func watchReady(t *testing.T, env *e2e.Env, ns string) *readySeen {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w, err := env.Client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &readySeen{at: map[string]time.Time{}, stop: func() { cancel(); w.Stop() }}
+	go func() {
+		for ev := range w.ResultChan() {
+			p, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					r.mu.Lock()
+					if _, seen := r.at[p.Name]; !seen {
+						r.at[p.Name] = time.Now()
+					}
+					r.mu.Unlock()
+				}
+			}
+		}
+	}()
+	return r
+}
+
+var sigtermLine = regexp.MustCompile(`SIGTERM at (\S+)`)
+
+// ownSigterm returns the time the app logged its first SIGTERM in file.
+func ownSigterm(file string) (time.Time, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return time.Time{}, false
+	}
+	m := sigtermLine.FindSubmatch(b)
+	if m == nil {
+		return time.Time{}, false
+	}
+	at, err := time.Parse(time.RFC3339Nano, string(m[1]))
+	return at, err == nil
+}
+
+// A single-replica canary Argo Rollout (no steps) on real-node-0 behind a
+// Service, run by the real Argo Rollouts controller, and beside it one
+// whose canary has a `pause: {}` step. The preflight says --surge rolls
+// the first (Argo's maxSurge 25 % of 1: 1 pod) and cannot the second (the
+// pause waits for a promotion). `drain node real-node-0 --surge` restarts
+// the first onto real-node-1 while the test's own request loop runs: no
+// request fails, the summary says its Ready endpoints never reached zero,
+// and the old pod's app logged its SIGTERM only after the test's own
+// watch saw the new pod Ready.
+func TestRealDrainSurgeRollout(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	defer e2e.GuardUntouched(t)()
+	defer uncordonNow(t, env)
+	ns := env.Namespace(t)
+	env.ArgoRollouts(t, ns)
+	dc, err := dynamic.NewForConfig(env.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := t.TempDir()
+	app := createRollout(t, env, dc, ns, "canary", map[string]any{}, hardenedOpts, preferNode(realnode.NodeName), withExitLog(logs))
+	held := map[string]any{"steps": []any{map[string]any{"setWeight": int64(50)}, map[string]any{"pause": map[string]any{}}}}
+	createRollout(t, env, dc, ns, "held", held, naiveOpts, preferNode(realnode.NodeName))
+	pods := env.WaitReadyPods(t, ns, 2, e2e.SetupWait)
+	var old string
+	for _, p := range pods {
+		if p.Spec.NodeName != realnode.NodeName {
+			t.Fatalf("pod %s is on %q, want %s", p.Name, p.Spec.NodeName, realnode.NodeName)
+		}
+		if p.Labels["app"] == "canary" {
+			old = p.Name
+		}
+	}
+	if err := realnode.CheckRoute(app.clusterIP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // its endpoint reaches kube-proxy's rules
+
+	dry := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
+		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--dry-run=client", "--surge", "-o", "json")
+	var doc struct {
+		Nodes []drain.NodeResult `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(dry.Stdout), &doc); err != nil || len(doc.Nodes) != 1 {
+		t.Fatalf("dry run -o json (exit %d): %v\n%s%s", dry.ExitCode, err, dry.Stdout, dry.Stderr)
+	}
+	plans := map[string]bool{}
+	for _, s := range doc.Nodes[0].Preflight.Surge {
+		if s.Namespace != ns {
+			continue
+		}
+		plans[s.Owner.Name] = s.CanSurge
+		t.Logf("plan for %s: %s", s.Owner, s.Plan)
+		switch s.Owner.Name {
+		case "canary":
+			if s.Owner.Kind != "Rollout" || s.MaxSurge != 1 || s.MaxUnavailable != 0 || !strings.Contains(s.Plan, "canary") {
+				t.Errorf("canary's plan: %+v, want a Rollout with maxSurge 1, maxUnavailable 0", s)
+			}
+		case "held":
+			if !strings.Contains(s.Plan, "cannot surge: canary step 2 is a pause without a duration") {
+				t.Errorf("held's plan does not say its pause holds it: %s", s.Plan)
+			}
+		}
+	}
+	if !plans["canary"] || plans["held"] || len(plans) != 2 {
+		t.Fatalf("surge plans (name: can surge) %v, want canary true and held false", plans)
+	}
+
+	seen := watchReady(t, env, ns)
+	stop := make(chan struct{})
+	counts := loops(t, stop, app)
+	time.Sleep(time.Second)
+	res := e2e.RunKubectlFor(t, 4*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
+		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--surge", "--timeout", "3m")
+	uncordonNow(t, env)
+	time.Sleep(2 * time.Second)
+	close(stop)
+	seen.stop()
+	got := counts()["canary"]
+	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "surge: Rollout "+ns+"/canary restarted and rolled out in ") ||
+		!strings.Contains(res.Stdout, "Service canary: Ready endpoints never reached zero") {
+		t.Errorf("drain --surge: exit %d, want 0, the Rollout rolled out and its Service's endpoints never at zero", res.ExitCode)
+	}
+	if got.Sent < 100 {
+		t.Fatalf("too few requests to judge: %d", got.Sent)
+	}
+	if len(got.Failures) != 0 {
+		t.Errorf("%d of %d requests failed during the --surge drain: %v", len(got.Failures), got.Sent, got.Failures)
+	}
+	after := env.WaitReadyPods(t, ns, 2, e2e.SetupWait)
+	var replacement string
+	for _, p := range after {
+		if p.Labels["app"] == "canary" {
+			replacement = p.Name
+			if p.Spec.NodeName != realnode.SecondNodeName {
+				t.Errorf("the replacement %s is on %q, want %s", p.Name, p.Spec.NodeName, realnode.SecondNodeName)
+			}
+		}
+	}
+	sigterm, ok := ownSigterm(filepath.Join(logs, old+".log"))
+	seen.mu.Lock()
+	ready, readyOK := seen.at[replacement]
+	seen.mu.Unlock()
+	t.Logf("the new pod %s seen Ready at %s; the old pod %s's own SIGTERM at %s (%s later)", replacement, ready.Format(time.StampMicro),
+		old, sigterm.Format(time.StampMicro), sigterm.Sub(ready).Round(time.Millisecond))
+	if !ok || !readyOK || !sigterm.After(ready) {
+		t.Errorf("the old pod's SIGTERM (logged %v) did not come after the new pod was seen Ready (seen %v)", ok, readyOK)
+	}
+}
