@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,7 +20,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // createRollout creates a single-replica Argo Rollout of the test app with
@@ -93,21 +90,8 @@ func watchReady(t *testing.T, env *e2e.Env, ns string) *readySeen {
 	return r
 }
 
+// sigtermLine is the app's log line of a SIGTERM.
 var sigtermLine = regexp.MustCompile(`SIGTERM at (\S+)`)
-
-// ownSigterm returns the time the app logged its first SIGTERM in file.
-func ownSigterm(file string) (time.Time, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return time.Time{}, false
-	}
-	m := sigtermLine.FindSubmatch(b)
-	if m == nil {
-		return time.Time{}, false
-	}
-	at, err := time.Parse(time.RFC3339Nano, string(m[1]))
-	return at, err == nil
-}
 
 // A single-replica canary Argo Rollout (no steps) on real-node-0 behind a
 // Service, run by the real Argo Rollouts controller, and beside it one
@@ -148,16 +132,8 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 	}
 	time.Sleep(2 * time.Second) // its endpoint reaches kube-proxy's rules
 
-	dry := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
-		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--dry-run=client", "--surge", "-o", "json")
-	var doc struct {
-		Nodes []drain.NodeResult `json:"nodes"`
-	}
-	if err := json.Unmarshal([]byte(dry.Stdout), &doc); err != nil || len(doc.Nodes) != 1 {
-		t.Fatalf("dry run -o json (exit %d): %v\n%s%s", dry.ExitCode, err, dry.Stdout, dry.Stderr)
-	}
 	plans := map[string]bool{}
-	for _, s := range doc.Nodes[0].Preflight.Surge {
+	for _, s := range surgePlans(t, env, "--surge") {
 		if s.Namespace != ns {
 			continue
 		}
@@ -179,16 +155,8 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 	}
 
 	seen := watchReady(t, env, ns)
-	stop := make(chan struct{})
-	counts := loops(t, stop, app)
-	time.Sleep(time.Second)
-	res := e2e.RunKubectlFor(t, 4*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
-		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--surge", "--timeout", "3m")
-	uncordonNow(t, env)
-	time.Sleep(2 * time.Second)
-	close(stop)
+	res, got := surgeDrain(t, env, app)
 	seen.stop()
-	got := counts()["canary"]
 	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "surge: Rollout "+ns+"/canary restarted and rolled out in ") ||
 		!strings.Contains(res.Stdout, "Service canary: Ready endpoints never reached zero") {
@@ -210,7 +178,7 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 			}
 		}
 	}
-	sigterm, ok := ownSigterm(filepath.Join(logs, old+".log"))
+	sigterm, ok := ownLogTime(filepath.Join(logs, old+".log"), sigtermLine)
 	seen.mu.Lock()
 	ready, readyOK := seen.at[replacement]
 	seen.mu.Unlock()
