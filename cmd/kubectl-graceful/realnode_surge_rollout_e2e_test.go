@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
@@ -54,40 +53,54 @@ func createRollout(t *testing.T, env *e2e.Env, dc dynamic.Interface, ns, name st
 	return realApp{name: name, clusterIP: svc.Spec.ClusterIP}
 }
 
-// readySeen is the test's own watch of ns's pods: when it first saw each
-// pod Ready.
-type readySeen struct {
-	mu   sync.Mutex
-	at   map[string]time.Time
-	stop func()
+// podSeen is the test's own watch of ns's pods: when, and at which event
+// of the stream (the API server's order), it first saw each pod Ready and
+// each pod deleting (a deletionTimestamp).
+type podSeen struct {
+	mu       sync.Mutex
+	ready    map[string]seenAt
+	deleting map[string]seenAt
+	stop     func()
 }
 
-func watchReady(t *testing.T, env *e2e.Env, ns string) *readySeen {
+// seenAt is a time and the event's position in the watch's stream.
+type seenAt struct {
+	at time.Time
+	n  int
+}
+
+func watchPods(t *testing.T, env *e2e.Env, ns string) *podSeen {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	w, err := env.Client.CoreV1().Pods(ns).Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &readySeen{at: map[string]time.Time{}, stop: func() { cancel(); w.Stop() }}
+	r := &podSeen{ready: map[string]seenAt{}, deleting: map[string]seenAt{}, stop: func() { cancel(); w.Stop() }}
 	go func() {
+		n := 0
 		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || ev.Type == watch.Deleted {
-				continue
-			}
-			for _, c := range p.Status.Conditions {
-				if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-					r.mu.Lock()
-					if _, seen := r.at[p.Name]; !seen {
-						r.at[p.Name] = time.Now()
-					}
-					r.mu.Unlock()
-				}
+			n++
+			if p, ok := ev.Object.(*corev1.Pod); ok {
+				r.take(p, seenAt{time.Now(), n})
 			}
 		}
 	}()
 	return r
+}
+
+// take records the first sight of p Ready and of p deleting.
+func (r *podSeen) take(p *corev1.Pod, s seenAt) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range p.Status.Conditions {
+		if _, seen := r.ready[p.Name]; !seen && c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue && p.DeletionTimestamp == nil {
+			r.ready[p.Name] = s
+		}
+	}
+	if _, seen := r.deleting[p.Name]; !seen && p.DeletionTimestamp != nil {
+		r.deleting[p.Name] = s
+	}
 }
 
 // sigtermLine is the app's log line of a SIGTERM.
@@ -100,8 +113,8 @@ var sigtermLine = regexp.MustCompile(`SIGTERM at (\S+)`)
 // pause waits for a promotion). `drain node real-node-0 --surge` restarts
 // the first onto real-node-1 while the test's own request loop runs: no
 // request fails, the summary says its Ready endpoints never reached zero,
-// and the old pod's app logged its SIGTERM only after the test's own
-// watch saw the new pod Ready.
+// the test's own pod watch sees the old pod deleted only after the new
+// one is Ready, and the old pod's app logs its SIGTERM after that.
 func TestRealDrainSurgeRollout(t *testing.T) {
 	env := e2e.Cluster(t)
 	env.RealNodes(t)
@@ -154,7 +167,7 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 		t.Fatalf("surge plans (name: can surge) %v, want canary true and held false", plans)
 	}
 
-	seen := watchReady(t, env, ns)
+	seen := watchPods(t, env, ns)
 	res, got := surgeDrain(t, env, app)
 	seen.stop()
 	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
@@ -180,11 +193,18 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 	}
 	sigterm, ok := ownLogTime(filepath.Join(logs, old+".log"), sigtermLine)
 	seen.mu.Lock()
-	ready, readyOK := seen.at[replacement]
+	ready, readyOK := seen.ready[replacement]
+	deleting, deletingOK := seen.deleting[old]
 	seen.mu.Unlock()
-	t.Logf("the new pod %s seen Ready at %s; the old pod %s's own SIGTERM at %s (%s later)", replacement, ready.Format(time.StampMicro),
-		old, sigterm.Format(time.StampMicro), sigterm.Sub(ready).Round(time.Millisecond))
-	if !ok || !readyOK || !sigterm.After(ready) {
-		t.Errorf("the old pod's SIGTERM (logged %v) did not come after the new pod was seen Ready (seen %v)", ok, readyOK)
+	t.Logf("the new pod %s seen Ready at %s (event %d); the old pod %s seen deleting at %s (event %d), its own SIGTERM at %s (%s after the new pod was seen Ready)",
+		replacement, ready.at.Format(time.StampMicro), ready.n, old, deleting.at.Format(time.StampMicro), deleting.n,
+		sigterm.Format(time.StampMicro), sigterm.Sub(ready.at).Round(time.Millisecond))
+	// The watch's order is the API server's: Argo deleted the old pod only
+	// once the new one was Ready.
+	if !readyOK || !deletingOK || deleting.n <= ready.n {
+		t.Errorf("the old pod was deleting (seen %v, event %d) before the new pod was Ready (seen %v, event %d)", deletingOK, deleting.n, readyOK, ready.n)
+	}
+	if !ok || !sigterm.After(ready.at) {
+		t.Errorf("the old pod's SIGTERM (logged %v) did not come after the new pod was seen Ready", ok)
 	}
 }
