@@ -22,9 +22,9 @@ import (
 )
 
 // createRollout creates a single-replica Argo Rollout of the test app with
-// the canary strategy (steps: none, or canary's), spread over the real
-// nodes, and a Service selecting its pods; adjust changes the pod spec.
-func createRollout(t *testing.T, env *e2e.Env, dc dynamic.Interface, ns, name string, canary map[string]any, o realnode.PodOpts,
+// strategy (its canary or blueGreen), spread over the real nodes, and a
+// Service selecting its pods; adjust changes the pod spec.
+func createRollout(t *testing.T, env *e2e.Env, dc dynamic.Interface, ns, name string, strategy map[string]any, o realnode.PodOpts,
 	adjust ...func(*corev1.PodSpec)) realApp {
 	t.Helper()
 	labels := map[string]string{"app": name}
@@ -40,7 +40,7 @@ func createRollout(t *testing.T, env *e2e.Env, dc dynamic.Interface, ns, name st
 	ro := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
 		"metadata": map[string]any{"name": name},
 		"spec": map[string]any{"replicas": int64(1), "selector": map[string]any{"matchLabels": map[string]any{"app": name}},
-			"template": tmpl, "strategy": map[string]any{"canary": canary}}}}
+			"template": tmpl, "strategy": strategy}}}
 	if _, err := dc.Resource(argorollout.Resource).Namespace(ns).Create(context.Background(), ro, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +106,43 @@ func (r *podSeen) take(p *corev1.Pod, s seenAt) {
 // sigtermLine is the app's log line of a SIGTERM.
 var sigtermLine = regexp.MustCompile(`SIGTERM at (\S+)`)
 
+// rolloutTest holds both real nodes for the test (their guard checked and
+// real-node-0 uncordoned when it ends), and runs the Argo Rollouts
+// controller for a namespace of its own; it returns the cluster, the
+// namespace and a dynamic client.
+func rolloutTest(t *testing.T) (*e2e.Env, string, dynamic.Interface) {
+	t.Helper()
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	t.Cleanup(e2e.GuardUntouched(t))
+	t.Cleanup(func() { uncordonNow(t, env) })
+	ns := env.Namespace(t)
+	env.ArgoRollouts(t, ns)
+	dc, err := dynamic.NewForConfig(env.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, ns, dc
+}
+
+// surgedWithoutLoss checks that the --surge drain res exited 0 saying that
+// Rollout ns/name rolled out and its Service name never lost its last
+// Ready endpoint, and that no request of the test's own loop failed.
+func surgedWithoutLoss(t *testing.T, res e2e.Result, got *e2e.Requests, ns, name string) {
+	t.Helper()
+	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
+	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "surge: Rollout "+ns+"/"+name+" restarted and rolled out in ") ||
+		!strings.Contains(res.Stdout, "Service "+name+": Ready endpoints never reached zero") {
+		t.Errorf("drain --surge: exit %d, want 0, the Rollout rolled out and its Service's endpoints never at zero", res.ExitCode)
+	}
+	if got.Sent < 100 {
+		t.Fatalf("too few requests to judge: %d", got.Sent)
+	}
+	if len(got.Failures) != 0 {
+		t.Errorf("%d of %d requests failed during the --surge drain: %v", len(got.Failures), got.Sent, got.Failures)
+	}
+}
+
 // A single-replica canary Argo Rollout (no steps) on real-node-0 behind a
 // Service, run by the real Argo Rollouts controller, and beside it one
 // whose canary has a `pause: {}` step. The preflight says --surge rolls
@@ -116,20 +153,11 @@ var sigtermLine = regexp.MustCompile(`SIGTERM at (\S+)`)
 // the test's own pod watch sees the old pod deleted only after the new
 // one is Ready, and the old pod's app logs its SIGTERM after that.
 func TestRealDrainSurgeRollout(t *testing.T) {
-	env := e2e.Cluster(t)
-	env.RealNodes(t)
-	defer e2e.GuardUntouched(t)()
-	defer uncordonNow(t, env)
-	ns := env.Namespace(t)
-	env.ArgoRollouts(t, ns)
-	dc, err := dynamic.NewForConfig(env.RESTConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, ns, dc := rolloutTest(t)
 	logs := t.TempDir()
-	app := createRollout(t, env, dc, ns, "canary", map[string]any{}, hardenedOpts, preferNode(realnode.NodeName), withExitLog(logs))
+	app := createRollout(t, env, dc, ns, "canary", map[string]any{"canary": map[string]any{}}, hardenedOpts, preferNode(realnode.NodeName), withExitLog(logs))
 	held := map[string]any{"steps": []any{map[string]any{"setWeight": int64(50)}, map[string]any{"pause": map[string]any{}}}}
-	createRollout(t, env, dc, ns, "held", held, naiveOpts, preferNode(realnode.NodeName))
+	createRollout(t, env, dc, ns, "held", map[string]any{"canary": held}, naiveOpts, preferNode(realnode.NodeName))
 	pods := env.WaitReadyPods(t, ns, 2, e2e.SetupWait)
 	var old string
 	for _, p := range pods {
@@ -170,17 +198,7 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 	seen := watchPods(t, env, ns)
 	res, got := surgeDrain(t, env, app)
 	seen.stop()
-	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
-	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "surge: Rollout "+ns+"/canary restarted and rolled out in ") ||
-		!strings.Contains(res.Stdout, "Service canary: Ready endpoints never reached zero") {
-		t.Errorf("drain --surge: exit %d, want 0, the Rollout rolled out and its Service's endpoints never at zero", res.ExitCode)
-	}
-	if got.Sent < 100 {
-		t.Fatalf("too few requests to judge: %d", got.Sent)
-	}
-	if len(got.Failures) != 0 {
-		t.Errorf("%d of %d requests failed during the --surge drain: %v", len(got.Failures), got.Sent, got.Failures)
-	}
+	surgedWithoutLoss(t, res, got, ns, "canary")
 	after := env.WaitReadyPods(t, ns, 2, e2e.SetupWait)
 	var replacement string
 	for _, p := range after {
@@ -206,5 +224,45 @@ func TestRealDrainSurgeRollout(t *testing.T) {
 	}
 	if !ok || !sigterm.After(ready.at) {
 		t.Errorf("the old pod's SIGTERM (logged %v) did not come after the new pod was seen Ready", ok)
+	}
+}
+
+// A single-replica blueGreen Argo Rollout on real-node-0 whose active
+// Service is its own: `drain node real-node-0 --surge` starts the new
+// revision on real-node-1, Argo switches the Service's selector to it,
+// and the test's own request loop through that Service loses no request.
+func TestRealDrainSurgeRolloutBlueGreen(t *testing.T) {
+	env, ns, dc := rolloutTest(t)
+	app := createRollout(t, env, dc, ns, "bg", map[string]any{"blueGreen": map[string]any{"activeService": "bg"}}, hardenedOpts,
+		preferNode(realnode.NodeName))
+	pods := env.WaitReadyPods(t, ns, 1, e2e.SetupWait)
+	if pods[0].Spec.NodeName != realnode.NodeName {
+		t.Fatalf("the pod is on %q, want %s", pods[0].Spec.NodeName, realnode.NodeName)
+	}
+	oldHash := pods[0].Labels[argorollout.PodTemplateHashLabel]
+	e2e.WaitFor(t, e2e.SetupWait, "Argo to select the revision in the active Service", func() bool {
+		svc, err := env.Client.CoreV1().Services(ns).Get(context.Background(), "bg", metav1.GetOptions{})
+		return err == nil && svc.Spec.Selector[argorollout.PodTemplateHashLabel] == oldHash
+	})
+	time.Sleep(2 * time.Second) // the endpoint reaches kube-proxy's rules
+
+	plans := surgePlans(t, env, "--surge")
+	if len(plans) != 1 || !plans[0].CanSurge || plans[0].MaxSurge != 1 || !strings.Contains(plans[0].Plan, "switches the active Service bg") {
+		t.Fatalf("the plan for bg: %+v", plans)
+	}
+	res, got := surgeDrain(t, env, app)
+	surgedWithoutLoss(t, res, got, ns, "bg")
+	// The evicted old pod's ReplicaSet keeps its replica until Argo scales
+	// it down (scaleDownDelaySeconds after the switch): it starts one
+	// again on real-node-1, outside the active Service.
+	if left, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{
+		LabelSelector: argorollout.PodTemplateHashLabel + "=" + oldHash}); err == nil {
+		for _, p := range left.Items {
+			t.Logf("after the drain, a pod of the old revision: %s on %s (deleting %v)", p.Name, p.Spec.NodeName, p.DeletionTimestamp != nil)
+		}
+	}
+	svc, err := env.Client.CoreV1().Services(ns).Get(context.Background(), "bg", metav1.GetOptions{})
+	if err != nil || svc.Spec.Selector[argorollout.PodTemplateHashLabel] == oldHash {
+		t.Errorf("the active Service still selects the old revision %s (err %v)", oldHash, err)
 	}
 }

@@ -37,7 +37,7 @@ func TestSurgePlan(t *testing.T) {
 		{"maxUnavailable all", rollout(2, map[string]any{"canary": map[string]any{"maxUnavailable": "100%"}}), false, 1, 2, "may remove every old pod"},
 		{"pause without duration", rollout(1, map[string]any{"canary": pauseForever}), false, 1, 0, "step 2 is a pause without a duration"},
 		{"timed pauses", rollout(1, map[string]any{"canary": timed}), true, 1, 0, "steps: setWeight 50, pause 1m0s, pause 10s (its pauses add 1m10s)"},
-		{"blueGreen", rollout(3, map[string]any{"blueGreen": map[string]any{"activeService": "web"}}), true, 3, 0, "switches the active Service web to it, and scales the old pods down 30 s later"},
+		{"blueGreen", rollout(3, map[string]any{"blueGreen": map[string]any{"activeService": "web"}}), true, 3, 0, "switches the active Service web to it; the drain then evicts the old pods, which their ReplicaSet starts again elsewhere, outside the active Service, until Argo scales it down 30 s after the switch"},
 		{"blueGreen manual", rollout(1, map[string]any{"blueGreen": map[string]any{"autoPromotionEnabled": false}}), false, 1, 0, "manual promotion"},
 		{"no strategy", rollout(1, map[string]any{}), false, 0, 0, "cannot tell its strategy"},
 	} {

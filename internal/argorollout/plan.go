@@ -138,7 +138,9 @@ func pauseDuration(v any) (time.Duration, bool) {
 // blueGreen fills s for the blueGreen strategy: a full preview revision
 // starts beside the old one; once it is available the active Service's
 // selector is switched to it (unless auto-promotion is off), and the old
-// pods are scaled down scaleDownDelaySeconds later.
+// ReplicaSet is scaled down scaleDownDelaySeconds later. The rollout is
+// done (Healthy) before that: the drain evicts the old pods, and their
+// ReplicaSet, still at full size, starts them again on other nodes.
 func (s *Surge) blueGreen(bg map[string]any) {
 	unavailable, err := BlueGreenMaxUnavailable(bg, s.Replicas)
 	if err != nil {
@@ -155,8 +157,9 @@ func (s *Surge) blueGreen(bg map[string]any) {
 		wait = fmt.Sprintf(" %d s after they are available", n)
 	}
 	s.CanSurge = true
-	s.Plan = fmt.Sprintf("--surge restarts it (pod template annotation %s): blueGreen starts a new revision of %d pod(s) on other nodes, "+
-		"switches the active Service %v to it%s, and scales the old pods down %d s later (or the drain evicts them)",
+	s.Plan = fmt.Sprintf("--surge restarts it (pod template annotation %s): blueGreen starts a new revision of %d pod(s) on other nodes "+
+		"and switches the active Service %v to it%s; the drain then evicts the old pods, which their ReplicaSet starts again elsewhere, "+
+		"outside the active Service, until Argo scales it down %d s after the switch",
 		RestartedAtAnnotation, s.Replicas, bg["activeService"], wait, ScaleDownDelaySeconds(bg))
 }
 
