@@ -6,7 +6,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
@@ -34,15 +36,9 @@ var drainClientLimits = clientLimits{qps: 50, burst: 100, wrap: drain.Throttling
 // --context, --as, --request-timeout, ...) with limits. It does not call
 // the API server; it fails on a kubeconfig that cannot be loaded.
 func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kubernetes.Interface, error) {
-	cfg, err := flags.ToRESTConfig()
+	cfg, err := limitedConfig(flags, limits)
 	if err != nil {
 		return nil, err
-	}
-	if limits.qps > 0 {
-		cfg.QPS, cfg.Burst = limits.qps, limits.burst
-	}
-	if limits.wrap != nil {
-		cfg.Wrap(limits.wrap)
 	}
 	// Protobuf for every request of the clientset, as kubectl asks: the
 	// typed clients' own methods prefer it already, but the ListWatches
@@ -53,6 +49,32 @@ func newClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (kuber
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 	return kubernetes.NewForConfig(cfg)
+}
+
+// newDynamicClient builds a dynamic client of kubectl's flags with
+// limits, for the custom resources a command reads (JSON: they have no
+// protobuf encoding). It does not call the API server.
+func newDynamicClient(flags *genericclioptions.ConfigFlags, limits clientLimits) (dynamic.Interface, error) {
+	cfg, err := limitedConfig(flags, limits)
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.NewForConfig(cfg)
+}
+
+// limitedConfig is the REST configuration of kubectl's flags with limits.
+func limitedConfig(flags *genericclioptions.ConfigFlags, limits clientLimits) (*rest.Config, error) {
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	if limits.qps > 0 {
+		cfg.QPS, cfg.Burst = limits.qps, limits.burst
+	}
+	if limits.wrap != nil {
+		cfg.Wrap(limits.wrap)
+	}
+	return cfg, nil
 }
 
 // contextName names the cluster the flags select, for load.LiveOptions'

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
@@ -55,7 +56,9 @@ type drainNodeOptions struct {
 	excludeFromLB bool
 
 	client kubernetes.Interface
-	nodes  []corev1.Node
+	// dynamic reads and restarts Argo Rollouts (--surge).
+	dynamic dynamic.Interface
+	nodes   []corev1.Node
 	genericiooptions.IOStreams
 }
 

@@ -21,7 +21,10 @@ func (o *drainNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.nodeNames = args
 	o.completeDryRun()
 	var err error
-	o.client, err = newClient(o.configFlags, drainClientLimits)
+	if o.client, err = newClient(o.configFlags, drainClientLimits); err != nil {
+		return err
+	}
+	o.dynamic, err = newDynamicClient(o.configFlags, drainClientLimits)
 	return err
 }
 

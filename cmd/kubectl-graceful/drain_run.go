@@ -96,7 +96,7 @@ func exitFor(results []*drain.NodeResult, want int) error {
 
 // drainer builds the Drainer for the options, telling events what happens.
 func (o *drainNodeOptions) drainer(events drain.Events) *drain.Drainer {
-	return &drain.Drainer{Client: o.client, Flags: o.flags, PodSelector: o.podSelector, Timeout: o.timeout,
+	return &drain.Drainer{Client: o.client, Dynamic: o.dynamic, Flags: o.flags, PodSelector: o.podSelector, Timeout: o.timeout,
 		DryRun: o.dryRun != "none", ServerDryRun: o.dryRun == "server", UncordonOnFailure: o.uncordonOnFailure,
 		Backoff: drain.Backoff{Base: o.retryDelay, Cap: o.retryMax}, PodWarnings: preflight.AuditWarnings,
 		Events: events, MaxConcurrentNodes: o.maxConcurrentNodes, DeleteAfter: o.deleteAfter,

@@ -12,7 +12,7 @@ import (
 
 // addSurgeOrderFlags binds --surge and --order to o.
 func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *drainNodeOptions) {
-	f.BoolVar(&o.flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the Deployment's pods. One node only.")
+	f.BoolVar(&o.flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment or Argo Rollout whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the workload's pods. One node only.")
 	f.StringVar(&o.flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(preflight.Orders...)})
 }

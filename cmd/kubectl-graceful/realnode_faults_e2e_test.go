@@ -86,11 +86,17 @@ var exitLine = regexp.MustCompile(`exit -?\d+ at (\S+)`)
 // ownExit returns the time the app logged its exit in file.
 func ownExit(t *testing.T, file string) (time.Time, bool) {
 	t.Helper()
+	return ownLogTime(file, exitLine)
+}
+
+// ownLogTime returns the time in the first line of file that line matches
+// (its first group, RFC 3339 with nanoseconds).
+func ownLogTime(file string, line *regexp.Regexp) (time.Time, bool) {
 	b, err := os.ReadFile(file)
 	if err != nil {
 		return time.Time{}, false
 	}
-	m := exitLine.FindSubmatch(b)
+	m := line.FindSubmatch(b)
 	if m == nil {
 		return time.Time{}, false
 	}

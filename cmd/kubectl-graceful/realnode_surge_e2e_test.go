@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // preferNode makes the scheduler prefer node (not require it): the first
@@ -26,6 +27,37 @@ func preferNode(node string) func(*corev1.PodSpec) {
 				Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{{
 					Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 	}
+}
+
+// surgePlans runs `drain node real-node-0 --dry-run=client -o json` with
+// args and returns the preflight's surge plans.
+func surgePlans(t *testing.T, env *e2e.Env, args ...string) []preflight.SurgePlan {
+	t.Helper()
+	dry := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig}, append([]string{
+		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--dry-run=client", "-o", "json"}, args...)...)
+	var doc struct {
+		Nodes []drain.NodeResult `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(dry.Stdout), &doc); err != nil || len(doc.Nodes) != 1 {
+		t.Fatalf("dry run -o json (exit %d): %v\n%s%s", dry.ExitCode, err, dry.Stdout, dry.Stderr)
+	}
+	return doc.Nodes[0].Preflight.Surge
+}
+
+// surgeDrain runs `drain node real-node-0 --surge` while the test's own
+// request loop sends to app's Service, uncordons the node, and returns
+// the drain's result and the loop's count.
+func surgeDrain(t *testing.T, env *e2e.Env, app realApp) (e2e.Result, *e2e.Requests) {
+	t.Helper()
+	stop := make(chan struct{})
+	counts := loops(t, stop, app)
+	time.Sleep(time.Second)
+	res := e2e.RunKubectlFor(t, 4*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
+		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--surge", "--timeout", "3m")
+	uncordonNow(t, env)
+	time.Sleep(2 * time.Second)
+	close(stop)
+	return res, counts()[app.name]
 }
 
 // A single-replica Deployment on real-node-0 behind a Service. The
@@ -50,16 +82,9 @@ func TestRealDrainSurgeSingleReplica(t *testing.T) {
 	}
 	time.Sleep(2 * time.Second) // its endpoint reaches kube-proxy's rules
 
-	dry := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
-		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--dry-run=client", "-o", "json")
-	var doc struct {
-		Nodes []drain.NodeResult `json:"nodes"`
-	}
-	if err := json.Unmarshal([]byte(dry.Stdout), &doc); err != nil || len(doc.Nodes) != 1 {
-		t.Fatalf("dry run -o json (exit %d): %v\n%s%s", dry.ExitCode, err, dry.Stdout, dry.Stderr)
-	}
 	found := false
-	for _, s := range doc.Nodes[0].Preflight.Surge {
+	plans := surgePlans(t, env)
+	for _, s := range plans {
 		if s.Namespace == ns && s.Owner.Name == "single" {
 			found = true
 			if s.ZeroCapacitySeconds == nil || !s.CanSurge {
@@ -69,18 +94,10 @@ func TestRealDrainSurgeSingleReplica(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Fatalf("the preflight names no surge plan for %s/single: %+v", ns, doc.Nodes[0].Preflight.Surge)
+		t.Fatalf("the preflight names no surge plan for %s/single: %+v", ns, plans)
 	}
 
-	stop := make(chan struct{})
-	counts := loops(t, stop, app)
-	time.Sleep(time.Second)
-	res := e2e.RunKubectlFor(t, 4*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
-		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--surge", "--timeout", "3m")
-	uncordonNow(t, env)
-	time.Sleep(2 * time.Second)
-	close(stop)
-	got := counts()["single"]
+	res, got := surgeDrain(t, env, app)
 	t.Logf("drain --surge exit %d:\n%s%s\n%d requests, %d failed %v", res.ExitCode, res.Stdout, res.Stderr, got.Sent, len(got.Failures), got.Failures)
 	if res.ExitCode != 0 || !strings.Contains(res.Stdout, "Service single: Ready endpoints never reached zero") {
 		t.Errorf("drain --surge: exit %d, want 0 and the Service's endpoints never at zero", res.ExitCode)

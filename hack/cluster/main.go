@@ -128,13 +128,18 @@ const noRealNodesVar = "GRACEFUL_NO_REAL_NODES"
 
 // upRealNode builds the kubelet and kube-proxy when missing and starts the
 // real nodes (internal/realnode), or keeps the healthy ones of this
-// cluster.
+// cluster. It also builds, once, the Argo Rollouts controller that the
+// real nodes' --surge test runs (e2e.Env.ArgoRollouts), so that the test
+// does not build it while it holds the real nodes.
 func upRealNode(ctx context.Context, opts localcluster.ClusterOptions, c *localcluster.Cluster) error {
 	if err := realnode.Preflight(); err != nil {
 		return err
 	}
 	bins, err := localcluster.EnsureNodeBinaries(opts.CacheDir, os.Stderr)
 	if err != nil {
+		return err
+	}
+	if _, err := localcluster.EnsureArgoRollouts(opts.CacheDir, os.Stderr); err != nil {
 		return err
 	}
 	root, err := filepath.Abs(".")

@@ -59,7 +59,7 @@ func (f *fixture) poolPreflight(selector string) *preflight.PoolReport {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	in, err := preflight.GatherPool(f.ctx, f.env.Client, nodes.Items, "", preflight.Flags{GracePeriodSeconds: -1})
+	in, err := preflight.GatherPool(f.ctx, f.env.Client, nil, nodes.Items, "", preflight.Flags{GracePeriodSeconds: -1})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	kdrain "k8s.io/kubectl/pkg/drain"
 
@@ -24,7 +25,10 @@ import (
 // choose the pods, its own eviction loop evicts them.
 type Drainer struct {
 	Client kubernetes.Interface
-	Flags  preflight.Flags
+	// Dynamic reads and restarts Argo Rollouts (argoproj.io/v1alpha1) for
+	// the preflight and --surge; nil leaves them unread ("cannot tell").
+	Dynamic dynamic.Interface
+	Flags   preflight.Flags
 	// PodSelector limits the drain to pods matching it (--pod-selector).
 	PodSelector string
 	// Timeout bounds each node's evictions, 0 = no limit (--timeout, as kubectl).
@@ -163,7 +167,7 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
 	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflight.Input, error) {
-		return preflight.Gather(ctx, d.Client, node, d.PodSelector, d.Flags)
+		return preflight.Gather(ctx, d.Client, d.Dynamic, node, d.PodSelector, d.Flags)
 	})
 	if err != nil && ctx.Err() != nil {
 		res.Outcome = OutcomeInterrupted

@@ -16,20 +16,27 @@ import (
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// SurgeResult is what --surge did for one Deployment: the rollout it
-// started on the cordoned node and the Ready endpoints of its Services
-// while it ran.
+// SurgeResult is what --surge did for one Deployment or Argo Rollout: the
+// rollout it started on the cordoned node and the Ready endpoints of its
+// Services while it ran.
 type SurgeResult struct {
-	Namespace  string `json:"namespace"`
-	Deployment string `json:"deployment"`
+	Namespace string `json:"namespace"`
+	// Kind is Deployment or Rollout (argoproj.io), Name the workload's.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Deployment is Name for a Deployment, as before Kind and Name were
+	// added; empty for a Rollout.
+	Deployment string `json:"deployment,omitempty"`
 	// RestartedAt is the value of the pod template's
 	// kubectl.kubernetes.io/restartedAt annotation the drain set (RFC 3339).
 	RestartedAt string `json:"restartedAt"`
-	// RolledOut is true once the Deployment's status showed every replica
-	// updated and available and no old one left.
+	// RolledOut is true once the workload's status showed its rollout done
+	// (a Deployment: every replica updated and available and no old one
+	// left; a Rollout: Argo's phase Healthy for its new generation).
 	RolledOut bool `json:"rolledOut"`
 	// Services are the Ready endpoints of each Service selecting its pods
 	// during the rollout, from their EndpointSlices.
@@ -60,7 +67,7 @@ func (s ServiceEndpoints) NeverZero() bool {
 	return s.MinReady != nil && *s.MinReady > 0 && s.Unknown == ""
 }
 
-// surgeAll rolls, on node, each Deployment of the preflight that --surge can roll,
+// surgeAll rolls, on node, each workload of the preflight that --surge can roll,
 // one after another, before the node's evictions; it returns the results
 // and false when ctx ended first.
 func (d *nodeRun) surgeAll(ctx context.Context, node string, plans []preflight.SurgePlan) ([]SurgeResult, bool) {
@@ -79,24 +86,39 @@ func (d *nodeRun) surgeAll(ctx context.Context, node string, plans []preflight.S
 	return out, true
 }
 
-// surge rolls one Deployment and follows its Services' endpoints until the
+// rollable is one workload --surge restarts: a Deployment or a Rollout.
+type rollable interface {
+	// podLabels are the labels of its current pods, to find the Services
+	// that select them.
+	podLabels() map[string]string
+	// restart sets the pod template's restartedAt annotation to at.
+	restart(ctx context.Context, at string) error
+	// waitDone waits until its controller says the rollout is done,
+	// failed, or ctx ends.
+	waitDone(ctx context.Context) error
+}
+
+// surge rolls one workload and follows its Services' endpoints until the
 // rollout is done or failed, or ctx ends.
 func (d *nodeRun) surge(ctx context.Context, p preflight.SurgePlan) (res SurgeResult) {
-	res = SurgeResult{Namespace: p.Namespace, Deployment: p.Owner.Name, Services: []ServiceEndpoints{}}
+	res = SurgeResult{Namespace: p.Namespace, Kind: p.Owner.Kind, Name: p.Owner.Name, Services: []ServiceEndpoints{}}
+	if p.Owner.Kind == "Deployment" {
+		res.Deployment = p.Owner.Name
+	}
 	start := time.Now()
 	// A named result: the deferred duration must reach what is returned.
 	defer func() { res.DurationSeconds = time.Since(start).Seconds() }()
-	dep, err := d.Client.AppsV1().Deployments(p.Namespace).Get(ctx, p.Owner.Name, metav1.GetOptions{})
+	w, err := d.rollableOf(ctx, p)
 	if err != nil {
-		res.Error = "reading the Deployment: " + err.Error()
+		res.Error = err.Error()
 		return res
 	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
-	eps := d.followEndpoints(watchCtx, dep, &res)
+	eps := d.followEndpoints(watchCtx, p.Namespace, w.podLabels(), &res)
 	res.RestartedAt = time.Now().Format(time.RFC3339)
-	patched, err := d.restart(ctx, dep, res.RestartedAt)
+	err = w.restart(ctx, res.RestartedAt)
 	if err == nil {
-		err = waitRolledOut(ctx, d.Client, patched)
+		err = w.waitDone(ctx)
 	}
 	stopWatch()
 	res.Services = eps.wait()
@@ -108,17 +130,42 @@ func (d *nodeRun) surge(ctx context.Context, p preflight.SurgePlan) (res SurgeRe
 	return res
 }
 
+// rollableOf reads the workload of p.
+func (d *nodeRun) rollableOf(ctx context.Context, p preflight.SurgePlan) (rollable, error) {
+	if p.Owner.Kind == argorollout.Kind {
+		return d.readRollout(ctx, p.Namespace, p.Owner.Name)
+	}
+	dep, err := d.Client.AppsV1().Deployments(p.Namespace).Get(ctx, p.Owner.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("reading the Deployment: %w", err)
+	}
+	return &deploymentRoll{client: d.Client, dep: dep}, nil
+}
+
+// deploymentRoll is a Deployment --surge restarts.
+type deploymentRoll struct {
+	client kubernetes.Interface
+	dep    *appsv1.Deployment
+}
+
+func (r *deploymentRoll) podLabels() map[string]string { return r.dep.Spec.Template.Labels }
+
 // restart sets the pod template's restartedAt annotation with the patch
 // `kubectl rollout restart` sends
 // (k8s.io/kubectl/pkg/polymorphichelpers/objectrestarter.go).
-func (d *nodeRun) restart(ctx context.Context, dep *appsv1.Deployment, at string) (*appsv1.Deployment, error) {
+func (r *deploymentRoll) restart(ctx context.Context, at string) error {
 	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, preflight.RestartedAtAnnotation, at)
-	out, err := d.Client.AppsV1().Deployments(dep.Namespace).Patch(ctx, dep.Name, types.StrategicMergePatchType,
+	out, err := r.client.AppsV1().Deployments(r.dep.Namespace).Patch(ctx, r.dep.Name, types.StrategicMergePatchType,
 		[]byte(patch), metav1.PatchOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("restarting Deployment %s/%s: %w", dep.Namespace, dep.Name, err)
+		return fmt.Errorf("restarting Deployment %s/%s: %w", r.dep.Namespace, r.dep.Name, err)
 	}
-	return out, nil
+	r.dep = out
+	return nil
+}
+
+func (r *deploymentRoll) waitDone(ctx context.Context) error {
+	return waitRolledOut(ctx, r.client, r.dep)
 }
 
 // waitRolledOut waits, from a watch of the Deployment, until kubectl's

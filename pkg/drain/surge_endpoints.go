@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,7 +18,7 @@ import (
 )
 
 // endpointWatch follows the EndpointSlices of the Services of one
-// Deployment during its rollout and keeps each one's lowest Ready count.
+// workload during its rollout and keeps each one's lowest Ready count.
 type endpointWatch struct {
 	mu      sync.Mutex
 	min     map[string]int32
@@ -29,12 +28,12 @@ type endpointWatch struct {
 }
 
 // followEndpoints starts the watch of the EndpointSlices of the Services
-// selecting dep's pods and returns once it has their first List (so the
+// of namespace selecting pods labelled podLabels and returns once it has their first List (so the
 // counts start before the rollout), or ctx ended; res.ServicesUnknown says
 // why none could be read.
-func (d *nodeRun) followEndpoints(ctx context.Context, dep *appsv1.Deployment, res *SurgeResult) *endpointWatch {
+func (d *nodeRun) followEndpoints(ctx context.Context, namespace string, podLabels map[string]string, res *SurgeResult) *endpointWatch {
 	w := &endpointWatch{min: map[string]int32{}, unknown: map[string]string{}, done: make(chan struct{})}
-	probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: dep.Namespace, Labels: dep.Spec.Template.Labels}}
+	probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Labels: podLabels}}
 	names, err := selecting.Services(ctx, d.Client, probe)
 	if err != nil {
 		res.ServicesUnknown = "unknown: the Services could not be read: " + err.Error()
@@ -46,7 +45,7 @@ func (d *nodeRun) followEndpoints(ctx context.Context, dep *appsv1.Deployment, r
 	w.names = names
 	listed := make(chan struct{})
 	s := &listwatch.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(
-		d.Client.DiscoveryV1().RESTClient(), "endpointslices", dep.Namespace, func(o *metav1.ListOptions) {
+		d.Client.DiscoveryV1().RESTClient(), "endpointslices", namespace, func(o *metav1.ListOptions) {
 			o.LabelSelector = discoveryv1.LabelServiceName + " in (" + strings.Join(names, ",") + ")"
 		})}
 	go w.run(ctx, s, capacity.NewTracker(names, capacity.DesiredReadyAtStart), listed)

@@ -46,12 +46,12 @@ func wavesSection(w io.Writer, r *preflight.Report) {
 
 // surgeLine is one line for a rollout --surge started.
 func surgeLine(s drain.SurgeResult) string {
-	name := escape(s.Namespace + "/" + s.Deployment)
+	name := escape(s.Kind + " " + s.Namespace + "/" + s.Name)
 	var b strings.Builder
 	if s.RolledOut {
-		fmt.Fprintf(&b, "surge: Deployment %s restarted and rolled out in %s", name, seconds(s.DurationSeconds))
+		fmt.Fprintf(&b, "surge: %s restarted and rolled out in %s", name, seconds(s.DurationSeconds))
 	} else {
-		fmt.Fprintf(&b, "surge: Deployment %s NOT rolled out: %s", name, escape(s.Error))
+		fmt.Fprintf(&b, "surge: %s NOT rolled out: %s", name, escape(s.Error))
 	}
 	switch {
 	case s.ServicesUnknown != "":

@@ -13,12 +13,14 @@ import (
 func TestSurgeLinesSayWhatTheEndpointWatchSaw(t *testing.T) {
 	var b bytes.Buffer
 	surgeSummary(&b, &drain.NodeResult{Surge: []drain.SurgeResult{
-		{Namespace: "shop", Deployment: "web", RolledOut: true, DurationSeconds: 12, Services: []drain.ServiceEndpoints{
+		{Namespace: "shop", Kind: "Deployment", Name: "web", Deployment: "web", RolledOut: true, DurationSeconds: 12, Services: []drain.ServiceEndpoints{
 			{Service: "web", MinReady: ptr.To[int32](1)},
 			{Service: "web-zero", MinReady: ptr.To[int32](0)},
 			{Service: "web-gap", MinReady: ptr.To[int32](1), Unknown: "unknown: the EndpointSlice watch lost its connection"}}},
-		{Namespace: "shop", Deployment: "api", Error: "deployment \"api\" exceeded its progress deadline", ServicesUnknown: "unknown: the Services could not be read: forbidden"},
-		{Namespace: "shop", Deployment: "lone\x1b[2J", RolledOut: true, Services: []drain.ServiceEndpoints{}},
+		{Namespace: "shop", Kind: "Deployment", Name: "api", Deployment: "api", Error: "deployment \"api\" exceeded its progress deadline", ServicesUnknown: "unknown: the Services could not be read: forbidden"},
+		{Namespace: "shop", Kind: "Deployment", Name: "lone\x1b[2J", Deployment: "lone\x1b[2J", RolledOut: true, Services: []drain.ServiceEndpoints{}},
+		{Namespace: "shop", Kind: "Rollout", Name: "cart", RolledOut: true, DurationSeconds: 3, Services: []drain.ServiceEndpoints{
+			{Service: "cart", MinReady: ptr.To[int32](1)}}},
 	}})
 	out := b.String()
 	for _, want := range []string{
@@ -27,6 +29,7 @@ func TestSurgeLinesSayWhatTheEndpointWatchSaw(t *testing.T) {
 		"Service web-gap: Ready endpoints unknown: the EndpointSlice watch lost its connection",
 		"surge: Deployment shop/api NOT rolled out: deployment \"api\" exceeded its progress deadline; Ready endpoints unknown: the Services could not be read",
 		`shop/lone\x1b[2J restarted and rolled out in 0s; no Service selects its pods`,
+		"surge: Rollout shop/cart restarted and rolled out in 3s; Service cart: Ready endpoints never reached zero (lowest 1)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Input is everything the preflight reads, gathered beforehand (Gather) or
@@ -34,6 +35,12 @@ type Input struct {
 	// Deployments are those of the namespaces, by "namespace/name"; one
 	// missing could not be read.
 	Deployments map[string]*appsv1.Deployment
+	// Rollouts are the Argo Rollouts (argoproj.io/v1alpha1) controlling
+	// ReplicaSets of those namespaces, by "namespace/name".
+	Rollouts map[string]*unstructured.Unstructured
+	// RolloutsUnknown says, by namespace, why its Rollouts could not be
+	// read (the resource not served, Forbidden).
+	RolloutsUnknown map[string]string
 	// Flags are the user's drain flags.
 	Flags Flags
 	// RetryDelay is the first wait after a 429, used for the estimate.

@@ -11,19 +11,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
 // Gather lists what Check reads for node: all nodes, the pods bound to
 // node matching podSelector (a label selector, "" for all), every pod and
 // PodDisruptionBudget of their namespaces, and the Deployments controlling
-// their ReplicaSets, and the caller's permissions for what the drain does
-// (SelfSubjectAccessReviews). It returns the API error (Forbidden, unreachable) of the
-// first list that fails; a ReplicaSet it may not read is shown as itself.
-func Gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags) (Input, error) {
-	return gather(ctx, client, node, podSelector, flags, &clusterReads{})
+// their ReplicaSets, the Argo Rollouts of namespaces where a Rollout
+// controls a ReplicaSet (through dc; nil leaves them unread), and the
+// caller's permissions for what the drain does (SelfSubjectAccessReviews).
+// It returns the API error (Forbidden, unreachable) of the first list
+// that fails; a ReplicaSet it may not read is shown as itself, Rollouts it
+// cannot read are named in RolloutsUnknown.
+func Gather(ctx context.Context, client kubernetes.Interface, dc dynamic.Interface, node *corev1.Node, podSelector string, flags Flags) (Input, error) {
+	return gather(ctx, client, node, podSelector, flags, &clusterReads{dynamic: dc})
 }
 
 // clusterReads keeps the lists that the preflights of several nodes share
@@ -38,6 +43,8 @@ type clusterReads struct {
 	// pods, when set, are every pod of the cluster (a pool's one list):
 	// each node's and each namespace's pods are taken from it.
 	pods *corev1.PodList
+	// dynamic reads Argo Rollouts; nil when the caller has none.
+	dynamic dynamic.Interface
 }
 
 // namespaceReads is what clusterReads.namespace lists in one namespace.
@@ -47,11 +54,16 @@ type namespaceReads struct {
 	owners map[string]OwnerRef // "namespace/replicaSet" -> its controller
 	// deployments by "namespace/name"; empty when they may not be read.
 	deployments map[string]*appsv1.Deployment
+	// rollouts by "namespace/name", read only where a Rollout controls a
+	// ReplicaSet; rolloutsUnknown says why they could not be, if so.
+	rollouts        map[string]*unstructured.Unstructured
+	rolloutsUnknown string
 }
 
 // gather is Gather reading shared lists through reads.
 func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node, podSelector string, flags Flags, reads *clusterReads) (Input, error) {
-	in := Input{Node: node, Flags: flags, RSOwners: map[string]OwnerRef{}, Deployments: map[string]*appsv1.Deployment{}}
+	in := Input{Node: node, Flags: flags, RSOwners: map[string]OwnerRef{}, Deployments: map[string]*appsv1.Deployment{},
+		Rollouts: map[string]*unstructured.Unstructured{}, RolloutsUnknown: map[string]string{}}
 	if reads.nodes == nil {
 		nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -81,6 +93,10 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		budgeted[p.Namespace] = len(ns.pdbs) > 0
 		maps.Copy(in.RSOwners, ns.owners)
 		maps.Copy(in.Deployments, ns.deployments)
+		maps.Copy(in.Rollouts, ns.rollouts)
+		if ns.rolloutsUnknown != "" {
+			in.RolloutsUnknown[p.Namespace] = ns.rolloutsUnknown
+		}
 	}
 	namespaces := make([]string, 0, len(seen))
 	for ns := range seen {
@@ -132,6 +148,7 @@ func (r *clusterReads) namespace(ctx context.Context, client kubernetes.Interfac
 		}
 	}
 	ns.deployments = readDeployments(ctx, client, namespace)
+	ns.rollouts, ns.rolloutsUnknown = readRollouts(ctx, r.dynamic, namespace, ns.owners)
 	if r.namespaces == nil {
 		r.namespaces = map[string]*namespaceReads{}
 	}

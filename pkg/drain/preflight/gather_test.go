@@ -47,7 +47,7 @@ func TestGatherPoolSharesNamespacePods(t *testing.T) {
 		return ok, &corev1.PodList{Items: byNode[node]}, nil
 	})
 	before := liveHeap()
-	in, err := GatherPool(context.Background(), cs, pool, "", Flags{IgnoreDaemonSets: true, DeleteEmptyDirData: true})
+	in, err := GatherPool(context.Background(), cs, nil, pool, "", Flags{IgnoreDaemonSets: true, DeleteEmptyDirData: true})
 	if err != nil {
 		t.Fatal(err)
 	}

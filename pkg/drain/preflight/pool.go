@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -112,7 +113,7 @@ func (r *PoolReport) PodCount() int {
 // for each, the lists they share read once, then the pool seen as
 // cordoned). It returns the first API
 // error (Forbidden, unreachable).
-func GatherPool(ctx context.Context, client kubernetes.Interface, pool []corev1.Node, podSelector string, flags Flags) (PoolInput, error) {
+func GatherPool(ctx context.Context, client kubernetes.Interface, dc dynamic.Interface, pool []corev1.Node, podSelector string, flags Flags) (PoolInput, error) {
 	in := PoolInput{Pool: pool, MaxConcurrentNodes: 1}
 	// One list of every pod, where a list per node and per namespace
 	// would be one request each.
@@ -120,7 +121,7 @@ func GatherPool(ctx context.Context, client kubernetes.Interface, pool []corev1.
 	if err != nil {
 		return in, fmt.Errorf("listing pods: %w", err)
 	}
-	reads := &clusterReads{pods: pods}
+	reads := &clusterReads{pods: pods, dynamic: dc}
 	for i := range pool {
 		one, err := gather(ctx, client, &pool[i], podSelector, flags, reads)
 		if err != nil {

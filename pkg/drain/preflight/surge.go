@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 )
 
 // RestartedAtAnnotation is the pod template annotation `kubectl rollout
@@ -20,7 +22,8 @@ const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 
 // SurgePlan is one workload whose Ready pods are all on the node: without
 // --surge it serves nothing from their eviction until a replacement is
-// Ready; with --surge (Deployments whose strategy surges) the drain first
+// Ready; with --surge (Deployments and Argo Rollouts whose strategy
+// surges) the drain first
 // rolls it so that its controller starts the replacements elsewhere and
 // removes the old pods only once new ones are Ready.
 type SurgePlan struct {
@@ -28,14 +31,15 @@ type SurgePlan struct {
 	Owner     OwnerRef `json:"owner"`
 	// ReadyOnNode is how many of its Ready pods are on the node (all of them).
 	ReadyOnNode int `json:"readyOnNode"`
-	// Replicas is the Deployment's spec.replicas (0 for other kinds).
+	// Replicas is the Deployment's or Rollout's spec.replicas (0 for other kinds).
 	Replicas int32 `json:"replicas"`
 	// CanSurge is true when --surge can roll it without going to zero;
 	// WithSurge when --surge was given (the drain then rolls it).
 	CanSurge  bool `json:"canSurge"`
 	WithSurge bool `json:"withSurge"`
 	// MaxSurge and MaxUnavailable are the Deployment's rolling update
-	// bounds in pods, resolved against Replicas as its controller does.
+	// bounds in pods, resolved against Replicas as its controller does;
+	// for a Rollout, Argo's (a blueGreen one surges all Replicas).
 	MaxSurge       int32 `json:"maxSurge"`
 	MaxUnavailable int32 `json:"maxUnavailable"`
 	// Plan says, for a person, what --surge does for it, or why it cannot.
@@ -74,7 +78,11 @@ func surgePlans(groups []OwnerGroup, in Input) []SurgePlan {
 		}
 		s := SurgePlan{Namespace: g.Namespace, Owner: g.Owner, ReadyOnNode: onNode, WithSurge: in.Flags.Surge}
 		s.ZeroCapacitySeconds, s.ZeroCapacity = zeroCapacity(pods)
-		s.plan(in.Deployments[g.Namespace+"/"+g.Owner.Name])
+		if g.Owner.Kind == argorollout.Kind {
+			s.planRollout(in.Rollouts[g.Namespace+"/"+g.Owner.Name], in.RolloutsUnknown[g.Namespace])
+		} else {
+			s.plan(in.Deployments[g.Namespace+"/"+g.Owner.Name])
+		}
 		plans = append(plans, s)
 	}
 	return plans
@@ -101,8 +109,8 @@ func (s *SurgePlan) plan(d *appsv1.Deployment) {
 		return
 	case s.Owner.Kind != "Deployment":
 		// Other kinds may surge by their own rules (an OpenKruise
-		// CloneSet's maxSurge, an Argo Rollout's); --surge drives none.
-		s.Plan = "cannot surge: --surge rolls Deployments only, not a " + s.Owner.Kind
+		// CloneSet's maxSurge); --surge drives none of them (docs/drain-surge.md says why).
+		s.Plan = "cannot surge: --surge rolls Deployments and Argo Rollouts only, not a " + s.Owner.Kind
 		return
 	case d == nil:
 		s.Plan = "cannot surge: the Deployment could not be read"

@@ -1,0 +1,39 @@
+package argorollout
+
+import (
+	"fmt"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Status judges ro's rollout as `kubectl argo rollouts status` does
+// (GetRolloutPhase in utils/rollout/rolloututil.go): not done until the
+// controller has observed its generation (status.observedGeneration, a
+// string) and is not unpausing; then done when status.phase is Healthy,
+// failed (err says why) when it is Degraded: an aborted rollout, an
+// invalid spec, or its progressDeadlineSeconds passed (600 s unless set).
+// The controller computes the phase itself (Argo 1.0 and later) from the
+// revision's updated and available replicas, old replicas left (basic
+// canary), the active Service switched (blueGreen) and the stable
+// revision being the current one.
+func Status(ro *unstructured.Unstructured) (done bool, err error) {
+	observed, _, _ := unstructured.NestedString(ro.Object, "status", "observedGeneration")
+	if g, perr := strconv.ParseInt(observed, 10, 64); perr == nil && g < ro.GetGeneration() {
+		return false, nil
+	}
+	controllerPause, _, _ := unstructured.NestedBool(ro.Object, "status", "controllerPause")
+	pauses, _, _ := unstructured.NestedSlice(ro.Object, "status", "pauseConditions")
+	if controllerPause && len(pauses) == 0 {
+		return false, nil
+	}
+	phase, _, _ := unstructured.NestedString(ro.Object, "status", "phase")
+	switch phase {
+	case "Healthy":
+		return true, nil
+	case "Degraded":
+		msg, _, _ := unstructured.NestedString(ro.Object, "status", "message")
+		return false, fmt.Errorf("Rollout %s/%s is Degraded: %s", ro.GetNamespace(), ro.GetName(), msg)
+	}
+	return false, nil
+}
