@@ -18,8 +18,12 @@ type PoolResult struct {
 	// InitialPods counts the pods the preflight found to evict on the pool.
 	InitialPods int `json:"initialPods"`
 	// Evictions counts the evictions (deletes with --disable-eviction) the
-	// API server accepted, across nodes.
+	// API server accepted, across nodes; not the pods --delete-after
+	// deleted past their budget, which DeletedPastBudget counts.
 	Evictions int `json:"evictions"`
+	// DeletedPastBudget counts the pods --delete-after deleted although
+	// their PodDisruptionBudget still refused their eviction, across nodes.
+	DeletedPastBudget int `json:"deletedPastBudget"`
 	// EvictionsPerPod is Evictions / InitialPods (0 without pods).
 	EvictionsPerPod float64 `json:"evictionsPerPod"`
 	// EvictedAgain are the pods ("namespace/name") this drain evicted that
@@ -44,6 +48,10 @@ type PoolNode struct {
 	Result Outcome `json:"result"`
 	// Evicted counts the node's pods whose eviction was accepted.
 	Evicted int `json:"evicted"`
+	// DeletedPastBudget counts the node's pods --delete-after deleted past
+	// their PodDisruptionBudget (their evictions were refused, none
+	// accepted).
+	DeletedPastBudget int `json:"deletedPastBudget"`
 	// Left counts the node's pods still there at the end (terminating
 	// ones included), from the read at the end.
 	Left int `json:"left"`
@@ -58,7 +66,10 @@ func newPoolNode(res *NodeResult) *PoolNode {
 	gone, unknown := 0, 0
 	touched := false // an eviction of ours was accepted, or may have been
 	for _, p := range res.Pods {
-		if p.accepted {
+		switch {
+		case p.accepted && p.DeletedPastBudget:
+			n.DeletedPastBudget++
+		case p.accepted:
 			n.Evicted++
 		}
 		touched = touched || p.accepted || p.lost
@@ -90,10 +101,11 @@ func newPoolNode(res *NodeResult) *PoolNode {
 // its outcome from its nodes; interrupted is true when the command's
 // context ended.
 func (r *PoolResult) tally(interrupted bool) {
-	r.Evictions = 0
+	r.Evictions, r.DeletedPastBudget = 0, 0
 	all := len(r.Nodes) > 0
 	for _, n := range r.Nodes {
 		r.Evictions += n.Evicted
+		r.DeletedPastBudget += n.DeletedPastBudget
 		all = all && n.Result == OutcomeDrained
 	}
 	if r.InitialPods > 0 {

@@ -7,7 +7,8 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 	drained := newPoolNode(&NodeResult{Node: "a", Outcome: OutcomeDrained, After: yes, Pods: []PodProgress{
 		{State: StateGone, accepted: true}, {State: StateGone, accepted: true}}})
 	partly := newPoolNode(&NodeResult{Node: "b", Outcome: OutcomeInterrupted, After: yes, Pods: []PodProgress{
-		{State: StateTerminating, accepted: true}, {State: StateStopped}}})
+		{State: StateTerminating, accepted: true}, {State: StateStopped},
+		{State: StateGone, accepted: true, DeletedPastBudget: true}}})
 	cut := newPoolNode(&NodeResult{Node: "c", Outcome: OutcomeInterrupted, After: yes, Pods: []PodProgress{
 		{State: StateGone, lost: true}, {State: StateStopped}}})
 	untouched := newPoolNode(&NodeResult{Node: "d", Outcome: OutcomeInterrupted, Pods: []PodProgress{
@@ -17,23 +18,27 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 		n             *PoolNode
 		result        Outcome
 		evicted, left int
+		deleted       int // past the budget, by --delete-after: no eviction
 		cordoned      bool
 	}{
-		{drained, OutcomeDrained, 2, 0, true},
-		{partly, OutcomePartlyDrained, 1, 2, true},
-		{cut, OutcomePartlyDrained, 0, 1, true},
-		{untouched, OutcomeUntouched, 0, 1, false},
-		{gone, OutcomeNodeGone, 0, 0, false},
+		{drained, OutcomeDrained, 2, 0, 0, true},
+		{partly, OutcomePartlyDrained, 1, 2, 1, true},
+		{cut, OutcomePartlyDrained, 0, 1, 0, true},
+		{untouched, OutcomeUntouched, 0, 1, 0, false},
+		{gone, OutcomeNodeGone, 0, 0, 0, false},
 	} {
-		if c.n.Result != c.result || c.n.Evicted != c.evicted || c.n.Left != c.left || (c.n.StaysCordoned != nil) != c.cordoned {
-			t.Errorf("node %s: %s, evicted %d, left %d, stays cordoned %v; want %s, %d, %d, known %v",
-				c.n.Node, c.n.Result, c.n.Evicted, c.n.Left, c.n.StaysCordoned, c.result, c.evicted, c.left, c.cordoned)
+		if c.n.Result != c.result || c.n.Evicted != c.evicted || c.n.Left != c.left || c.n.DeletedPastBudget != c.deleted ||
+			(c.n.StaysCordoned != nil) != c.cordoned {
+			t.Errorf("node %s: %s, evicted %d, left %d, deleted %d, stays cordoned %v; want %s, %d, %d, %d, known %v",
+				c.n.Node, c.n.Result, c.n.Evicted, c.n.Left, c.n.DeletedPastBudget, c.n.StaysCordoned,
+				c.result, c.evicted, c.left, c.deleted, c.cordoned)
 		}
 	}
 	r := &PoolResult{InitialPods: 4, Nodes: []*PoolNode{drained, partly}}
 	r.tally(true)
-	if r.Outcome != OutcomeInterrupted || r.Evictions != 3 || r.EvictionsPerPod != 0.75 {
-		t.Errorf("tally: %s, %d evictions, %.2f per pod; want interrupted, 3, 0.75", r.Outcome, r.Evictions, r.EvictionsPerPod)
+	if r.Outcome != OutcomeInterrupted || r.Evictions != 3 || r.DeletedPastBudget != 1 || r.EvictionsPerPod != 0.75 {
+		t.Errorf("tally: %s, %d evictions, %d deleted, %.2f per pod; want interrupted, 3, 1, 0.75",
+			r.Outcome, r.Evictions, r.DeletedPastBudget, r.EvictionsPerPod)
 	}
 	r = &PoolResult{Nodes: []*PoolNode{drained}}
 	if r.tally(false); r.Outcome != OutcomeDrained {

@@ -105,15 +105,19 @@ func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
 	counts := map[drain.Outcome]int{}
 	for _, n := range res.Nodes {
 		counts[n.Result]++
-		rows = append(rows, []string{escape(n.Node), poolNodeText(n.Result) + outcomeNote(n), strconv.Itoa(n.Evicted),
+		rows = append(rows, []string{escape(n.Node), poolNodeText(n.Result) + outcomeNote(n), evictedCell(n),
 			strconv.Itoa(n.Left), cordonCell(n), seconds(n.DurationSeconds)})
 	}
 	fmt.Fprintf(w, "\nPool summary: %d node(s), %d drained, %d partly drained, %d untouched, %d gone, in %s\n",
 		len(res.Nodes), counts[drain.OutcomeDrained], counts[drain.OutcomePartlyDrained], counts[drain.OutcomeUntouched],
 		counts[drain.OutcomeNodeGone], seconds(res.DurationSeconds))
 	drawTable(w, []string{"NODE", "RESULT", "EVICTED", "LEFT", "CORDONED", "DURATION"}, rows, width)
-	fmt.Fprintf(w, "evictions per pod: %.2f (%d evictions accepted, %d pod(s) to evict at the start)\n",
-		res.EvictionsPerPod, res.Evictions, res.InitialPods)
+	deleted := ""
+	if res.DeletedPastBudget > 0 {
+		deleted = fmt.Sprintf(", %d pod(s) deleted past their budget (--delete-after)", res.DeletedPastBudget)
+	}
+	fmt.Fprintf(w, "evictions per pod: %.2f (%d evictions accepted%s, %d pod(s) to evict at the start)\n",
+		res.EvictionsPerPod, res.Evictions, deleted, res.InitialPods)
 	again := ""
 	if len(res.EvictedAgain) > 0 {
 		again = ": " + escape(strings.Join(res.EvictedAgain, ", "))
@@ -122,6 +126,15 @@ func PoolSummary(w io.Writer, res *drain.PoolResult, width int) {
 	if res.Outcome != drain.OutcomeDrained {
 		fmt.Fprintf(w, "pool NOT drained: %s\n", poolWhy(res))
 	}
+}
+
+// evictedCell is the node's EVICTED cell: its accepted evictions, and the
+// pods --delete-after deleted past their budget, which were not evicted.
+func evictedCell(n *drain.PoolNode) string {
+	if n.DeletedPastBudget == 0 {
+		return strconv.Itoa(n.Evicted)
+	}
+	return fmt.Sprintf("%d (+%d deleted past budget)", n.Evicted, n.DeletedPastBudget)
 }
 
 // outcomeNote adds the node's outcome to its RESULT cell when it says

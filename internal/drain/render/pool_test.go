@@ -78,3 +78,27 @@ func TestPoolSummaryOfAnInterruptedPreflight(t *testing.T) {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 }
+
+// A pod --delete-after deleted past its budget was not evicted: the
+// summary counts it apart, on its node and in the evictions per pod.
+func TestPoolSummaryCountsDeletionsPastBudgetApart(t *testing.T) {
+	yes := true
+	res := &drain.PoolResult{Outcome: drain.OutcomeDrained, InitialPods: 3, Evictions: 1, DeletedPastBudget: 2,
+		EvictionsPerPod: 1.0 / 3, EvictedAgain: []string{}, Nodes: []*drain.PoolNode{
+			{NodeResult: &drain.NodeResult{Node: "a", Outcome: drain.OutcomeDrained, CordonedByUs: true},
+				Result: drain.OutcomeDrained, Evicted: 1, DeletedPastBudget: 1, StaysCordoned: &yes},
+			{NodeResult: &drain.NodeResult{Node: "b", Outcome: drain.OutcomeDrained, CordonedByUs: true},
+				Result: drain.OutcomeDrained, DeletedPastBudget: 1, StaysCordoned: &yes},
+		}}
+	var b bytes.Buffer
+	PoolSummary(&b, res, 0)
+	out := b.String()
+	for _, want := range []string{
+		"│ 1 (+1 deleted past budget) ", "│ 0 (+1 deleted past budget) ",
+		"evictions per pod: 0.33 (1 evictions accepted, 2 pod(s) deleted past their budget (--delete-after), 3 pod(s) to evict at the start)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pool summary lacks %q:\n%s", want, out)
+		}
+	}
+}
