@@ -63,6 +63,7 @@ node drains stop dropping requests.
 	root.AddCommand(newCmdUncordon(configFlags, streams))
 	root.AddCommand(newCmdAudit(&auditOptions{configFlags: configFlags, IOStreams: streams}))
 	root.AddCommand(newCmdCompletion(streams))
+	wordUnreachable(root, configFlags)
 	return root
 }
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
@@ -77,7 +78,7 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 		return fmt.Errorf("the cluster of context %s (server %s) rejected its credentials (expired or revoked?): %v", where, cfg.Host, err)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot reach the cluster of context %s (server %s): %v", where, cfg.Host, err)
+		return cliutil.Unreachable(where, cfg.Host, err)
 	}
 	inv.Live = true
 	if v, err := inspect.ParseVersion(sv.Major + "." + sv.Minor); err == nil {
