@@ -37,3 +37,22 @@ func Status(ro *unstructured.Unstructured) (done bool, err error) {
 	}
 	return false, nil
 }
+
+// unhandled says why no Argo Rollouts controller would roll a restart of
+// ro: none has handled it (no status.observedGeneration: Argo uninstalled
+// with its CRD and ReplicaSets left, or its controller watching other
+// namespaces), or none has handled its last change (observedGeneration
+// below metadata.generation). The drain would then wait for the rollout
+// until --timeout, the node cordoned. "" when handled, or when
+// observedGeneration is not a number, which Status does not judge either.
+func unhandled(ro *unstructured.Unstructured) string {
+	observed, _, _ := unstructured.NestedString(ro.Object, "status", "observedGeneration")
+	if observed == "" {
+		return "no Argo Rollouts controller has handled it (no status.observedGeneration): a restart would never be rolled"
+	}
+	if g, err := strconv.ParseInt(observed, 10, 64); err == nil && g < ro.GetGeneration() {
+		return fmt.Sprintf("its generation %d not handled by an Argo Rollouts controller (status.observedGeneration %d): "+
+			"a restart may never be rolled", ro.GetGeneration(), g)
+	}
+	return ""
+}
