@@ -63,6 +63,14 @@ func TestSurgePlan(t *testing.T) {
 			t.Errorf("observedGeneration %q: %+v", status, s)
 		}
 	}
+	// Degraded (an invalid spec, an abort, a progress deadline passed):
+	// the restart rolls the same template Argo could not bring to Healthy,
+	// so it fails, and the drain then evicts the pods it was to keep.
+	degraded := rollout(1, map[string]any{"canary": map[string]any{}})
+	degraded.Object["status"] = map[string]any{"observedGeneration": "2", "phase": "Degraded", "message": "InvalidSpec: service \"web\" not found"}
+	if s := SurgePlan(degraded); s.CanSurge || !strings.Contains(s.Plan, `cannot surge: the Rollout is Degraded (InvalidSpec: service "web" not found)`) {
+		t.Errorf("a Degraded Rollout: %+v", s)
+	}
 	paused := rollout(1, map[string]any{"canary": map[string]any{}})
 	paused.Object["spec"].(map[string]any)["paused"] = true
 	if s := SurgePlan(paused); s.CanSurge || !strings.Contains(s.Plan, "paused") {

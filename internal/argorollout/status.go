@@ -32,10 +32,23 @@ func Status(ro *unstructured.Unstructured) (done bool, err error) {
 	case "Healthy":
 		return true, nil
 	case "Degraded":
-		msg, _, _ := unstructured.NestedString(ro.Object, "status", "message")
-		return false, fmt.Errorf("Rollout %s/%s is Degraded: %s", ro.GetNamespace(), ro.GetName(), msg)
+		return false, fmt.Errorf("Rollout %s/%s is Degraded: %s", ro.GetNamespace(), ro.GetName(), degraded(ro))
 	}
 	return false, nil
+}
+
+// degraded returns status.message when ro's status.phase is Degraded
+// (Argo's reason first: InvalidSpec, RolloutAborted,
+// ProgressDeadlineExceeded), "no status.message" when it has none, "" in any other
+// phase.
+func degraded(ro *unstructured.Unstructured) string {
+	if phase, _, _ := unstructured.NestedString(ro.Object, "status", "phase"); phase != "Degraded" {
+		return ""
+	}
+	if msg, _, _ := unstructured.NestedString(ro.Object, "status", "message"); msg != "" {
+		return msg
+	}
+	return "no status.message"
 }
 
 // unhandled says why no Argo Rollouts controller would roll a restart of
