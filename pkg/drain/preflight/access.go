@@ -147,8 +147,9 @@ func accessIssues(r *Report, checks []AccessCheck) {
 		watched[b.Namespace] = true
 	}
 	rolled := surgeRolled(r)
+	dropUnrolled(r, rolled)
 	for _, c := range checks {
-		surge := c.Resource == "deployments" || c.Resource == "rollouts"
+		surge := surgeCheck(c)
 		if c.Namespace != "" && !involved[c.Namespace] || c.Optional && !watched[c.Namespace] ||
 			surge && !rolled[c.Namespace+"/"+c.Resource+"/"+c.Name] {
 			continue

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -64,6 +65,17 @@ func surgeRolled(r *Report) map[string]bool {
 		}
 	}
 	return out
+}
+
+// surgeCheck reports whether c is a request of surgeAccessNeeded.
+func surgeCheck(c AccessCheck) bool { return c.Resource == "deployments" || c.Resource == "rollouts" }
+
+// dropUnrolled removes from r.Access the requests --surge would make of
+// workloads it does not roll: the drain makes none of them.
+func dropUnrolled(r *Report, rolled map[string]bool) {
+	r.Access = slices.DeleteFunc(r.Access, func(c AccessCheck) bool {
+		return surgeCheck(c) && !rolled[c.Namespace+"/"+c.Resource+"/"+c.Name]
+	})
 }
 
 // surgeDenied is the blocker of a request --surge may not make of the

@@ -44,6 +44,9 @@ func TestSurgeAccessDeniedRefuses(t *testing.T) {
 				tc.in.Access = append(tc.in.Access, c)
 			}
 			r := preflightOf(t, tc.in)
+			if rolled := len(r.Surge) == 1 && r.Surge[0].CanSurge; rolled != (len(r.Access) == len(needed)) {
+				t.Errorf("rolled %v, yet the report's access checks are %+v", rolled, r.Access)
+			}
 			b := has(r.Blockers, BlockerForbidden)
 			switch {
 			case tc.want == "" && b != nil:
