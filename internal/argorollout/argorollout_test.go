@@ -14,7 +14,8 @@ func rollout(replicas int64, strategy map[string]any) *unstructured.Unstructured
 		spec["replicas"] = replicas
 	}
 	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
-		"metadata": map[string]any{"name": "web", "namespace": "shop", "generation": int64(2)}, "spec": spec}}
+		"metadata": map[string]any{"name": "web", "namespace": "shop", "generation": int64(2)}, "spec": spec,
+		"status": map[string]any{"observedGeneration": "2"}}}
 }
 
 func TestSurgePlan(t *testing.T) {
@@ -48,6 +49,27 @@ func TestSurgePlan(t *testing.T) {
 					tc.can, tc.surge, tc.unavailable, tc.planHas)
 			}
 		})
+	}
+	// No controller has handled the Rollout (Argo uninstalled, its CRD
+	// and ReplicaSets left), or not its last change: a restart would
+	// never be rolled, and the drain would wait for it forever.
+	for status, want := range map[string]string{"": "no Argo Rollouts controller has handled it", "1": "its generation 2 not handled"} {
+		ro := rollout(1, map[string]any{"canary": map[string]any{}})
+		ro.Object["status"] = map[string]any{"observedGeneration": status}
+		if status == "" {
+			delete(ro.Object, "status")
+		}
+		if s := SurgePlan(ro); s.CanSurge || !strings.Contains(s.Plan, want) {
+			t.Errorf("observedGeneration %q: %+v", status, s)
+		}
+	}
+	// Degraded (an invalid spec, an abort, a progress deadline passed):
+	// the restart rolls the same template Argo could not bring to Healthy,
+	// so it fails, and the drain then evicts the pods it was to keep.
+	degraded := rollout(1, map[string]any{"canary": map[string]any{}})
+	degraded.Object["status"] = map[string]any{"observedGeneration": "2", "phase": "Degraded", "message": "InvalidSpec: service \"web\" not found"}
+	if s := SurgePlan(degraded); s.CanSurge || !strings.Contains(s.Plan, `cannot surge: the Rollout is Degraded (InvalidSpec: service "web" not found)`) {
+		t.Errorf("a Degraded Rollout: %+v", s)
 	}
 	paused := rollout(1, map[string]any{"canary": map[string]any{}})
 	paused.Object["spec"].(map[string]any)["paused"] = true

@@ -38,7 +38,13 @@ func SurgePlan(ro *unstructured.Unstructured) Surge {
 	spec, _, _ := unstructured.NestedMap(ro.Object, "spec")
 	canary, isCanary := nestedMap(spec, "strategy", "canary")
 	blueGreen, isBlueGreen := nestedMap(spec, "strategy", "blueGreen")
+	unhandled := unhandled(ro)
 	switch {
+	case unhandled != "":
+		s.Plan = "cannot surge: " + unhandled
+	case degraded(ro) != "":
+		s.Plan = "cannot surge: the Rollout is Degraded (" + degraded(ro) + "): Argo has not brought its current pod template " +
+			"to Healthy, and a restart rolls that template again"
 	case spec["paused"] == true:
 		s.Plan = "cannot surge: the Rollout is paused (spec.paused), its controller would not roll it"
 	case spec["workloadRef"] != nil:

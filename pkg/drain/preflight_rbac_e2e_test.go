@@ -155,3 +155,34 @@ func TestDrainWithoutWatchingBudgets(t *testing.T) {
 		t.Errorf("the refused watch leaked onto stderr:\n%s", res.Stderr)
 	}
 }
+
+// An identity that may drain and read Deployments but not patch them:
+// --surge could not restart the single-replica Deployment once the node is
+// cordoned, and the drain would then evict its only Ready pod. The
+// preflight refuses (exit 2), naming the Deployment, before any change.
+func TestDrainSurgeForbiddenPatch(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 1)
+	read := []string{"get", "list", "watch"}
+	as := f.identity("-surge", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch", "patch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods", "services", "events", "namespaces", "persistentvolumeclaims", "persistentvolumes"}, Verbs: read},
+		{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"*"}, Verbs: read},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: read},
+		{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: read},
+		{APIGroups: []string{"storage.k8s.io", "scheduling.k8s.io", "node.k8s.io"}, Resources: []string{"*"}, Verbs: read},
+	})
+	want := "[forbidden] you may not patch deployments/web in namespace " + f.ns + ": --surge could not roll Deployment " + f.ns + "/web"
+	res := f.drain(a, "--surge", "--as", as, "--timeout", "30s")
+	expect(t, res, 2, want, "not draining node "+a)
+	if f.unschedulable(a) {
+		t.Errorf("a drain the preflight found forbidden cordoned %s", a)
+	}
+	if n := len(f.pods("app=web", onNode(a))); n != 1 {
+		t.Errorf("%d web pods left on %s, want 1", n, a)
+	}
+	// Without --surge nothing is patched: the same identity may drain.
+	expect(t, f.drain(a, "--dry-run=client", "--as", as), 0, "Verdict: would succeed")
+}

@@ -61,6 +61,10 @@ func surgeLine(s drain.SurgeResult) string {
 	}
 	for _, e := range s.Services {
 		switch {
+		case e.NeverZero() && !s.RolledOut:
+			// The evictions that follow a failed rollout are not counted.
+			fmt.Fprintf(&b, "; Service %s: Ready endpoints did not reach zero while --surge tried (lowest %d), not counting the evictions after",
+				escape(e.Service), *e.MinReady)
 		case e.NeverZero():
 			fmt.Fprintf(&b, "; Service %s: Ready endpoints never reached zero (lowest %d)", escape(e.Service), *e.MinReady)
 		case e.Unknown != "":

@@ -35,6 +35,15 @@ func TestSurgeLinesSayWhatTheEndpointWatchSaw(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// A rollout that failed is followed by the evictions of its pods: the
+	// Services' count covers the attempt only, and the line says so.
+	b.Reset()
+	surgeSummary(&b, &drain.NodeResult{Surge: []drain.SurgeResult{{Namespace: "shop", Kind: "Rollout", Name: "bgx",
+		Error: "restarting Rollout shop/bgx: forbidden", Services: []drain.ServiceEndpoints{{Service: "bgx", MinReady: ptr.To[int32](1)}}}}})
+	if want := "surge: Rollout shop/bgx NOT rolled out: restarting Rollout shop/bgx: forbidden; Service bgx: Ready endpoints did not reach zero " +
+		"while --surge tried (lowest 1), not counting the evictions after"; !strings.Contains(b.String(), want) {
+		t.Errorf("a failed rollout:\n%s\nwant %q", b.String(), want)
+	}
 	if strings.Contains(out, "web-gap: Ready endpoints never") {
 		t.Errorf("a watch with a gap is taken as never at zero:\n%s", out)
 	}

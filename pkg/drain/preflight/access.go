@@ -81,7 +81,11 @@ func reviewAccess(ctx context.Context, client kubernetes.Interface, node string,
 		answers = map[AccessCheck]AccessCheck{}
 	}
 	sort.Strings(namespaces)
-	checks := accessNeeded(node, namespaces, budgeted, f)
+	return reviewChecks(ctx, client, accessNeeded(node, namespaces, budgeted, f), answers)
+}
+
+// reviewChecks fills the answers of checks, as reviewAccess does.
+func reviewChecks(ctx context.Context, client kubernetes.Interface, checks []AccessCheck, answers map[AccessCheck]AccessCheck) []AccessCheck {
 	for i := range checks {
 		c := &checks[i]
 		if c.Name != "" {
@@ -142,8 +146,12 @@ func accessIssues(r *Report, checks []AccessCheck) {
 	for _, b := range r.Budgets {
 		watched[b.Namespace] = true
 	}
+	rolled := surgeRolled(r)
+	dropUnrolled(r, rolled)
 	for _, c := range checks {
-		if c.Namespace != "" && !involved[c.Namespace] || c.Optional && !watched[c.Namespace] {
+		surge := surgeCheck(c)
+		if c.Namespace != "" && !involved[c.Namespace] || c.Optional && !watched[c.Namespace] ||
+			surge && !rolled[c.Namespace+"/"+c.Resource+"/"+c.Name] {
 			continue
 		}
 		switch {
@@ -160,6 +168,10 @@ func accessIssues(r *Report, checks []AccessCheck) {
 			if c.Reason != "" {
 				why = " (" + c.Reason + ")"
 			}
+			if surge {
+				r.Blockers = append(r.Blockers, surgeDenied(c, why))
+				continue
+			}
 			r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
 				"you may not %s%s, as the API server answered a SelfSubjectAccessReview: the drain would fail "+
 					"part way, and waiting will not help; ask for this permission, or drain as someone who has it", c.what(), why)})
@@ -167,11 +179,18 @@ func accessIssues(r *Report, checks []AccessCheck) {
 	}
 }
 
-// apiGroup is the API group of a resource accessNeeded names: policy for
-// poddisruptionbudgets, the core group ("") for nodes and pods.
+// apiGroup is the API group of a resource accessNeeded or
+// surgeAccessNeeded names: policy for poddisruptionbudgets, apps for
+// deployments, argoproj.io for Argo's rollouts, the core group ("") for
+// nodes and pods.
 func apiGroup(resource string) string {
-	if resource == "poddisruptionbudgets" {
+	switch resource {
+	case "poddisruptionbudgets":
 		return "policy"
+	case "deployments":
+		return "apps"
+	case "rollouts":
+		return "argoproj.io"
 	}
 	return ""
 }

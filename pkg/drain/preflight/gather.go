@@ -106,6 +106,7 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 		reads.answers = map[AccessCheck]AccessCheck{}
 	}
 	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags, reads.answers)
+	in.Access = append(in.Access, reviewChecks(ctx, client, surgeAccessNeeded(in.Pods, in.RSOwners, flags), reads.answers)...)
 	in.Now = time.Now()
 	return in, nil
 }

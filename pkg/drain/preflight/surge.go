@@ -83,9 +83,26 @@ func surgePlans(groups []OwnerGroup, in Input) []SurgePlan {
 		} else {
 			s.plan(in.Deployments[g.Namespace+"/"+g.Owner.Name])
 		}
+		if s.CanSurge && !roomForNewPods(pods, in) {
+			s.CanSurge = false
+			s.Plan = "cannot surge: no other node may take its new pods (Ready, schedulable, matching their nodeSelector and " +
+				"required node affinity, tolerating their taints): the rollout would wait for them until --timeout, the node cordoned"
+		}
 		plans = append(plans, s)
 	}
 	return plans
+}
+
+// roomForNewPods reports whether a node other than the drained one may
+// take a new pod of the workload of pods: the restart changes only an
+// annotation, so a new pod is scheduled as its current ones are.
+func roomForNewPods(pods []*corev1.Pod, in Input) bool {
+	for _, p := range pods {
+		if len(roomElsewhere(p, in.Node.Name, in.Nodes)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // workloadPods returns the live pods of owner in namespace.

@@ -32,8 +32,9 @@ func rolloutInput(ro *unstructured.Unstructured, unknown string) Input {
 // canaryRollout is Rollout web with one replica and the canary strategy.
 func canaryRollout(canary map[string]any) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
-		"metadata": map[string]any{"name": "web", "namespace": ns},
-		"spec":     map[string]any{"replicas": int64(1), "strategy": map[string]any{"canary": canary}}}}
+		"metadata": map[string]any{"name": "web", "namespace": ns, "generation": int64(1)},
+		"spec":     map[string]any{"replicas": int64(1), "strategy": map[string]any{"canary": canary}},
+		"status":   map[string]any{"observedGeneration": "1"}}}
 }
 
 func TestSurgePlanOfARollout(t *testing.T) {

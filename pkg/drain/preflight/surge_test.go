@@ -125,3 +125,22 @@ func TestZeroCapacityFromReadyTimes(t *testing.T) {
 		t.Fatalf("a restarted pod's Ready time is not its start's: want unknown, got %+v", s)
 	}
 }
+
+// New pods that no other node may take never become Ready: the rollout
+// --surge waits for would never end, the node cordoned, so the plan says
+// it cannot surge, and why.
+func TestSurgePlanNeedsRoomElsewhere(t *testing.T) {
+	d := deployment(1, appsv1.RollingUpdateDeploymentStrategyType, nil, nil)
+	pinned := rsPod("web-1-a", "web-1", "web", "node-a", true)
+	pinned.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "node-a"}
+	r := Check(surgeInput(d, Flags{Surge: true}, pinned))
+	if len(r.Surge) != 1 || r.Surge[0].CanSurge || !strings.Contains(r.Surge[0].Plan, "cannot surge: no other node may take its new pods") {
+		t.Fatalf("a workload pinned to the node: %+v", r.Surge)
+	}
+	if has(r.Warnings, WarningSingleReplica) == nil {
+		t.Fatalf("not rolled, it goes down: want the single-replica warning, got %+v", r.Warnings)
+	}
+	if r = Check(surgeInput(d, Flags{Surge: true}, rsPod("web-1-a", "web-1", "web", "node-a", true))); !r.Surge[0].CanSurge {
+		t.Fatalf("node-b may take it: %+v", r.Surge)
+	}
+}
