@@ -89,7 +89,8 @@ func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 // Validate rejects contradictory or dangerous flags: no node or both names
 // and -l, --disable-eviction
 // without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
-// selectors, a non-positive retry delay, --max-concurrent-nodes below 1.
+// selectors, a negative --timeout, a non-positive retry delay,
+// --max-concurrent-nodes below 1.
 func (o *drainNodeOptions) Validate() error {
 	if err := validateNodeArgs(o.nodeNames, o.selector, "drain node NAME... (or -l SELECTOR)"); err != nil {
 		return err
@@ -124,6 +125,11 @@ func (o *drainNodeOptions) Validate() error {
 	}
 	if err := o.validateSurgeOrder(); err != nil {
 		return err
+	}
+	if o.timeout < 0 {
+		// kubectl drain reads a negative --timeout as already expired;
+		// one that reads as "no limit" here would surprise either way.
+		return fmt.Errorf("--timeout must not be negative (0 waits without limit), not %s", o.timeout)
 	}
 	if o.maxConcurrentNodes < 1 {
 		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.maxConcurrentNodes)

@@ -418,7 +418,7 @@ func TestDrainDoNotDisruptAnnotations(t *testing.T) {
 
 // Errors exit 1 with one line: a node that does not exist, a user RBAC
 // does not allow to read nodes, a selector matching no node,
-// --max-concurrent-nodes below 1.
+// --max-concurrent-nodes below 1, a negative --timeout.
 func TestDrainErrors(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -431,6 +431,9 @@ func TestDrainErrors(t *testing.T) {
 		"forbidden":    {[]string{a, "--as", "system:serviceaccount:" + f.ns + ":nobody"}, "forbidden"},
 		"no match":     {[]string{"-l", "drain.graceful.test/none=" + f.ns}, "no node matches -l"},
 		"0 at a time":  {[]string{a, b, "--max-concurrent-nodes", "0"}, "--max-concurrent-nodes must be at least 1"},
+		// kubectl's "zero means infinite" gives a negative value no
+		// meaning: it drained without a limit before.
+		"negative timeout": {[]string{a, "--timeout=-1s"}, "--timeout must not be negative"},
 	} {
 		res := f.drain(c.args...)
 		if res.ExitCode != 1 || !strings.Contains(res.Stderr, c.want) || strings.Count(strings.TrimSpace(res.Stderr), "\n") != 0 {
