@@ -83,7 +83,8 @@ drain_real() {
   date +%s%3N >"$out/t0"
   kubectl graceful drain node real-node-0 --ignore-daemonsets --watch --timeout 3m || rc=$?
   echo "(exit status $rc)"
-  kubectl uncordon real-node-0 >/dev/null
+  echo "the demo makes real-node-0 schedulable again: kubectl graceful uncordon real-node-0"
+  kubectl graceful uncordon real-node-0
   sleep 2
   kill -INT "$loop_naive" "$loop_hardened"
   wait "$loop_naive" "$loop_hardened" || true
@@ -133,7 +134,9 @@ rollouts_simulated() {
 # The real nodes: where this machine can run them and they are not up,
 # `make real-node-deps` installs what they need (root and apt-get), then
 # `make cluster-up` starts them; elsewhere one line says what to run.
-if ! real_node_ready; then
+if [ "${GRACEFUL_NO_REAL_NODES:-}" = 1 ]; then
+  echo "note: GRACEFUL_NO_REAL_NODES=1: no real nodes; going on with the kwok nodes."
+elif ! real_node_ready; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "Setting up the real nodes: make real-node-deps (Debian packages), then make cluster-up"
     make --no-print-directory real-node-deps && go run ./hack/cluster up >/dev/null || true
@@ -166,8 +169,9 @@ fi
 # the node is made schedulable again.
 node=$(kubectl -n graceful-demo get pods -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' |
 	sort | uniq -c | sort -rn | awk 'NR==1{print $2}')
-step "kubectl graceful drain node $node --dry-run=client"
+step "kubectl graceful drain node $node --ignore-daemonsets --dry-run=client"
 kubectl graceful drain node "$node" --ignore-daemonsets --dry-run=client || true
-step "kubectl graceful drain node $node --timeout 30s"
+step "kubectl graceful drain node $node --ignore-daemonsets --timeout 30s"
 kubectl graceful drain node "$node" --ignore-daemonsets --timeout 30s || true
-kubectl uncordon "$node" >/dev/null
+step "kubectl graceful uncordon $node   (the demo leaves the node schedulable again)"
+kubectl graceful uncordon "$node"
