@@ -286,7 +286,7 @@ func (f *follower) finished() bool {
 
 // isLeft reports whether rec's pod is still on a node that exists.
 func (f *follower) isLeft(rec *timeline.Recorder) bool {
-	return !rec.Gone() && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]]
+	return !rec.TL.HasKind(timeline.KindPodGone) && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]]
 }
 
 func (f *follower) remaining() []string {
