@@ -184,7 +184,7 @@ func (s *Set) EventList(n listwatch.Notice) {
 		if ev, ok := o.(*corev1.Event); ok {
 			if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
 				one := n
-				one.List = []runtime.Object{ev}
+				one.Stream, one.List = timeline.StreamEvents, []runtime.Object{ev}
 				rec.Handle(one)
 			}
 		}
