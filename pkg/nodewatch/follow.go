@@ -251,7 +251,7 @@ func (f *follower) loop(ctx context.Context) error {
 			}
 			return nil
 		case <-ctx.Done():
-			f.w.Ended = timeline.Ended(timeline.EndReason(ctx, f.done, string(timeline.EndedEmpty)))
+			f.w.Ended = timeline.EndReason(ctx, f.done, timeline.EndedEmpty)
 			if !f.done && errors.Is(context.Cause(ctx), ErrStopped) {
 				f.w.Ended = "stopped"
 			}

@@ -238,7 +238,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 			f.r.Ended = "complete"
 			return nil
 		case <-ctx.Done():
-			f.r.Ended = timeline.Ended(timeline.EndReason(ctx, f.done, string(timeline.EndedComplete)))
+			f.r.Ended = timeline.EndReason(ctx, f.done, timeline.EndedComplete)
 			return nil
 		}
 	}
