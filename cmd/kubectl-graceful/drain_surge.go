@@ -10,18 +10,21 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
+// orders are the values --order accepts, preflight's Order constants.
+var orders = []string{preflight.OrderNone, preflight.OrderPriority}
+
 // addSurgeOrderFlags binds --surge and --order to o.
 func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *drainNodeOptions) {
 	f.BoolVar(&o.flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment or Argo Rollout whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the workload's pods. One node only.")
 	f.StringVar(&o.flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
-	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(preflight.Orders...)})
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(orders...)})
 }
 
 // validateSurgeOrder rejects --surge with --disable-eviction or with
 // several nodes, and an unknown --order.
 func (o *drainNodeOptions) validateSurgeOrder() error {
-	if o.flags.Order != "" && !slices.Contains(preflight.Orders, o.flags.Order) {
-		return errNotOneOf("--order", o.flags.Order, preflight.Orders...)
+	if o.flags.Order != "" && !slices.Contains(orders, o.flags.Order) {
+		return errNotOneOf("--order", o.flags.Order, orders...)
 	}
 	switch {
 	case o.flags.Surge && o.flags.DisableEviction:

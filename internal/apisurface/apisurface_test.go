@@ -12,7 +12,7 @@ import (
 // "Layout"): a new one takes the place of one that goes. The target is 260;
 // the JSON enums' values (133 exported constants) and the types of exported
 // fields, exported so that programs can name them, stand above it.
-const ceiling = 358
+const ceiling = 350
 
 // TestPkgSurface fails when pkg/ grows past the ceiling or an exported
 // field or signature there uses a type a program cannot name.

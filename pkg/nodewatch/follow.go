@@ -251,7 +251,7 @@ func (f *follower) loop(ctx context.Context) error {
 			}
 			return nil
 		case <-ctx.Done():
-			f.w.Ended = timeline.Ended(timeline.EndReason(ctx, f.done, string(timeline.EndedEmpty)))
+			f.w.Ended = timeline.EndReason(ctx, f.done, timeline.EndedEmpty)
 			if !f.done && errors.Is(context.Cause(ctx), ErrStopped) {
 				f.w.Ended = "stopped"
 			}
@@ -286,7 +286,7 @@ func (f *follower) finished() bool {
 
 // isLeft reports whether rec's pod is still on a node that exists.
 func (f *follower) isLeft(rec *timeline.Recorder) bool {
-	return !rec.Gone() && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]]
+	return !rec.TL.HasKind(timeline.KindPodGone) && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]]
 }
 
 func (f *follower) remaining() []string {

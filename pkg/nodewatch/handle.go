@@ -127,7 +127,7 @@ func (f *follower) closeNodeGap(node string, n listwatch.Notice) (timeline.Gap, 
 func (f *follower) gapOnPods(node string, n listwatch.Notice) {
 	for _, rec := range f.set.Recorders() {
 		if f.nodeOf[types.UID(rec.TL.UID)] == node {
-			rec.Gap(n)
+			rec.Handle(n)
 		}
 	}
 }

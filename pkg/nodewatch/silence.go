@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // Silence is a time in which a followed node's kubelet did not report:
@@ -96,7 +98,7 @@ func waitsOnKubelet(terminating []string) string {
 func (f *follower) terminatingOn(node string) []string {
 	var out []string
 	for _, rec := range f.set.Recorders() {
-		if f.nodeOf[types.UID(rec.TL.UID)] == node && !rec.Gone() && !rec.TL.T0.IsZero() {
+		if f.nodeOf[types.UID(rec.TL.UID)] == node && !rec.TL.HasKind(timeline.KindPodGone) && !rec.TL.T0.IsZero() {
 			out = append(out, rec.Pod().Namespace+"/"+rec.Pod().Name)
 		}
 	}

@@ -15,14 +15,14 @@ import (
 func raced(t *testing.T) *timeline.Timeline {
 	pod := timelinetest.Pod(30, timelinetest.SleepHook(1))
 	r := timeline.NewRecorder(pod, []string{"web"}, timelinetest.At(-100))
-	r.SliceEvent(timelinetest.At(-50), watch.Added, timelinetest.ReadySlice("web-abc", "web"))
+	r.Handle(timelinetest.Watched(timelinetest.At(-50), watch.Added, timelinetest.ReadySlice("web-abc", "web")))
 	r.MarkT0(timelinetest.At(0), "delete-sent", "DELETE sent")
 	del := timelinetest.Deleting(pod, timelinetest.At(0))
-	r.PodEvent(timelinetest.At(5), watch.Modified, del)
-	r.KubeEvent(timelinetest.At(10), timelinetest.KubeEvent("k", "Normal", "Killing", "Stopping container app", timelinetest.At(0)), false)
-	r.SliceEvent(timelinetest.At(2500), watch.Modified, timelinetest.TerminatingSlice("web-abc", "web"))
-	r.PodEvent(timelinetest.At(3000), watch.Modified, timelinetest.Exited(del, 0, timelinetest.At(3000)))
-	r.PodEvent(timelinetest.At(3020), watch.Deleted, timelinetest.Exited(del, 0, timelinetest.At(3000)))
+	r.Handle(timelinetest.Watched(timelinetest.At(5), watch.Modified, del))
+	r.Handle(timelinetest.Watched(timelinetest.At(10), watch.Added, timelinetest.KubeEvent("k", "Normal", "Killing", "Stopping container app", timelinetest.At(0))))
+	r.Handle(timelinetest.Watched(timelinetest.At(2500), watch.Modified, timelinetest.TerminatingSlice("web-abc", "web")))
+	r.Handle(timelinetest.Watched(timelinetest.At(3000), watch.Modified, timelinetest.Exited(del, 0, timelinetest.At(3000))))
+	r.Handle(timelinetest.Watched(timelinetest.At(3020), watch.Deleted, timelinetest.Exited(del, 0, timelinetest.At(3000))))
 	return r.TL
 }
 

@@ -238,7 +238,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 			f.r.Ended = "complete"
 			return nil
 		case <-ctx.Done():
-			f.r.Ended = timeline.Ended(timeline.EndReason(ctx, f.done, string(timeline.EndedComplete)))
+			f.r.Ended = timeline.EndReason(ctx, f.done, timeline.EndedComplete)
 			return nil
 		}
 	}
@@ -251,7 +251,7 @@ func (f *workloadFollower) finished() bool {
 		return false
 	}
 	for _, rec := range f.set.Recorders() {
-		if !rec.TL.T0.IsZero() && !rec.Gone() {
+		if !rec.TL.T0.IsZero() && !rec.TL.HasKind(timeline.KindPodGone) {
 			return false
 		}
 	}
@@ -316,7 +316,7 @@ func (f *workloadFollower) finish() {
 	for _, rec := range f.set.Recorders() {
 		r.Pods = append(r.Pods, rec.TL)
 		p := rec.Pod()
-		if !rec.Gone() && p.DeletionTimestamp == nil && !f.everReady[p.UID] {
+		if !rec.TL.HasKind(timeline.KindPodGone) && p.DeletionTimestamp == nil && !f.everReady[p.UID] {
 			r.NeverReady = append(r.NeverReady, p.Name)
 		}
 	}

@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"fmt"
+
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -43,26 +45,16 @@ func rolloutRequests(r *Rollout, v *Verdict) *timeline.RequestsVerdict {
 }
 
 // rolloutRequestFindings says how many requests failed during the rollout
-// and where. Any failed request is a risk, but for those the network gave
-// no answer to before any pod's endpoint left the traffic
-// (RequestsVerdict.Network): a fact, the network's, not the app's, as the
-// pod verdict says.
-func rolloutRequestFindings(v *Verdict, risk, fact func(string, ...any)) {
+// and where, in the pod verdict's words (RequestsVerdict.Findings).
+func rolloutRequestFindings(v *Verdict) (risks, facts []string) {
 	rv := v.Requests
 	if rv == nil {
-		return
+		return nil, nil
 	}
-	switch {
-	case rv.Failed == 0:
-		fact("0 of %d requests to %s failed", rv.Total, rv.URL)
-	case rv.Failed > rv.Network:
-		risk("%d of %d requests failed between %+d ms and %+d ms (%s): %d inside a race window the API showed, %d when or after a pod's endpoint left the traffic, while the data plane converged",
-			rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, timeline.KindsText(rv.Kinds), rv.InRaceWindow, rv.AfterEndpointOut)
+	risks, facts = rv.Findings("the rollout's start", "the rollout")
+	if len(risks) > 0 {
+		risks[0] += fmt.Sprintf(": %d inside a race window the API showed, %d when or after a pod's endpoint left the traffic, while the data plane converged",
+			rv.InRaceWindow, rv.AfterEndpointOut)
 	}
-	if rv.Network > 0 {
-		fact("%s", timeline.NetworkText(rv))
-	}
-	if lat := timeline.LatencyText(rv, "the rollout's start", "the rollout"); lat != "" {
-		fact("request latency p50/p99: %s", lat)
-	}
+	return risks, facts
 }

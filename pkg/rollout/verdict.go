@@ -222,7 +222,8 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 		fact("no Service selects the workload: no endpoint race, no capacity track")
 	}
 	endFindings(r, v, risk, fact)
-	rolloutRequestFindings(v, risk, fact)
+	reqRisks, reqFacts := rolloutRequestFindings(v)
+	risks, facts = append(risks, reqRisks...), append(facts, reqFacts...)
 	if n := len(r.Gaps); n > 0 {
 		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
 	}

@@ -108,7 +108,7 @@ func BenchmarkNamespaceOf5000Slices(b *testing.B) {
 	}
 	slices[42] = *readySlice("web-abc", "web")
 	r := NewRecorder(testPod(30, nil), []string{"web"}, time.Now())
-	r.SliceList(time.Now(), slices, true)
+	r.feedSlices(time.Now(), slices, true)
 	heap := func() uint64 {
 		runtime.GC()
 		var m runtime.MemStats
@@ -119,7 +119,7 @@ func BenchmarkNamespaceOf5000Slices(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s := &slices[i%n]
-		r.SliceEvent(time.Now(), watch.Modified, s)
+		r.feedSlice(time.Now(), watch.Modified, s)
 	}
 	b.StopTimer()
 	after := heap()

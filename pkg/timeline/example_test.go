@@ -7,15 +7,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // Follow a pod's termination from what the watches deliver, as Follow
-// does from the API server: hand each notification to a Recorder with the
-// time it arrived, then judge the Timeline. Here pod web-1 behind Service
+// does from the API server: hand each notice of the pod's streams to a
+// Recorder (listwatch.Stream stamps each with the time it arrived), then
+// judge the Timeline. Here pod web-1 behind Service
 // web has no preStop hook: the kubelet sends SIGTERM 5 ms after its
 // endpoint left the EndpointSlice, far less than the 5 s the data plane is
 // given to stop sending it traffic.
@@ -41,20 +44,25 @@ func ExampleRecorder() {
 		}
 	}
 
+	watched := func(ms int, typ watch.EventType, obj runtime.Object) listwatch.Notice {
+		return listwatch.Notice{Recv: at(ms), Kind: listwatch.KindEvent, Event: &watch.Event{Type: typ, Object: obj}}
+	}
+
 	rec := timeline.NewRecorder(pod, []string{"web"}, at(-1000))
-	rec.SliceList(at(-900), []discoveryv1.EndpointSlice{*slice(true, false)}, true)
+	rec.Handle(listwatch.Notice{Stream: timeline.StreamEndpointSlices, Recv: at(-900), Kind: listwatch.KindList,
+		List: []runtime.Object{slice(true, false)}, Initial: true})
 	rec.MarkT0(at(0), "delete-sent", "DELETE sent")
 	deleting := pod.DeepCopy()
 	deleting.DeletionTimestamp, deleting.DeletionGracePeriodSeconds = ptr.To(metav1.NewTime(at(30000))), ptr.To[int64](30)
-	rec.PodEvent(at(5), watch.Modified, deleting)
-	rec.SliceEvent(at(15), watch.Modified, slice(false, true))
-	rec.KubeEvent(at(20), &corev1.Event{
+	rec.Handle(watched(5, watch.Modified, deleting))
+	rec.Handle(watched(15, watch.Modified, slice(false, true)))
+	rec.Handle(watched(20, watch.Added, &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{Namespace: "shop", Name: "web-1.kill", UID: "ev-kill"},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "web-1", UID: "uid-web-1", FieldPath: "spec.containers{app}"},
 		Type:           corev1.EventTypeNormal, Reason: "Killing", Message: "Stopping container app", Count: 1,
 		Source: corev1.EventSource{Component: "kubelet"}, LastTimestamp: metav1.NewTime(at(0)),
-	}, false)
-	rec.PodEvent(at(400), watch.Deleted, deleting)
+	}))
+	rec.Handle(watched(400, watch.Deleted, deleting))
 
 	v := timeline.ComputeWith(rec.TL, timeline.Options{})
 	fmt.Println("endpoint out at", *v.EndpointOutMs, "ms, SIGTERM at", *v.SigtermMs, "ms")

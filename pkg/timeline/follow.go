@@ -151,7 +151,7 @@ type follower struct {
 func newFollower(cfg Config, rec *Recorder) *follower {
 	f := &follower{cfg: cfg, rec: rec, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
 	rec.Emit = func(e Event) { f.line(e.Recv, func() { cfg.Printer.event(rec.TL, e) }) }
-	rec.Stall = f.gapLine
+	rec.Stall, rec.Gap = f.gapLine, f.gapLine
 	return f
 }
 
@@ -185,9 +185,9 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	podSel := fields.OneTermEqualSelector("metadata.name", pod.Name).String()
 	evSel := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
 	out := []*listwatch.Stream{
-		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
+		{Name: StreamPods, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
 			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
-		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
+		{Name: StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 	}
 	if len(services) == 0 && !allSlices {
@@ -197,7 +197,7 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	if !allSlices {
 		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(services, ",") + ")"
 	}
-	return append(out, &listwatch.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
+	return append(out, &listwatch.Stream{Name: StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
 		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 
@@ -221,7 +221,7 @@ func (f *follower) loop(ctx context.Context) error {
 					retry = time.After(wait)
 				}
 			}
-			if f.rec.Gone() && !f.goneSeen {
+			if f.rec.gone && !f.goneSeen {
 				f.goneSeen = true
 				if !f.acted {
 					return fmt.Errorf("pod %s/%s was deleted before the watch started", f.cfg.Namespace, f.cfg.Name)
@@ -242,7 +242,7 @@ func (f *follower) loop(ctx context.Context) error {
 		case <-settle:
 			return nil
 		case <-ctx.Done():
-			if f.rec.Gone() {
+			if f.rec.gone {
 				return nil
 			}
 			if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {

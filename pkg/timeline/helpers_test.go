@@ -46,10 +46,10 @@ func terminate(t *testing.T, grace int64, hook bool, hookSeconds int64, services
 // returns the recorder and the deleting pod, for the exits to follow.
 func killedPod(pod *corev1.Pod) (*Recorder, *corev1.Pod) {
 	r, del := deletedPod(pod)
-	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedSlice(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
 	ev := kubeEvent("ev-kill", "Normal", "Killing", "Stopping container", at(0))
 	ev.InvolvedObject.FieldPath = ""
-	r.KubeEvent(at(20), ev, false)
+	r.feedEvent(at(20), ev, false)
 	return r, del
 }
 
@@ -57,10 +57,10 @@ func killedPod(pod *corev1.Pod) (*Recorder, *corev1.Pod) {
 // deletion seen at +5 ms.
 func deletedPod(pod *corev1.Pod) (*Recorder, *corev1.Pod) {
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
-	r.SliceList(at(-900), nil, true)
-	r.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
+	r.feedSlices(at(-900), nil, true)
+	r.feedSlice(at(-800), watch.Added, readySlice("web-abc", "web"))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
+	r.feedPod(at(5), watch.Modified, del)
 	return r, del
 }

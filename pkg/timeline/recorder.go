@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -17,7 +18,9 @@ import (
 // Recorder turns watch notifications into timeline events. It keeps the last
 // state of the pod, of its endpoint in each EndpointSlice and of each Event,
 // so that every notification (and every re-list after a gap) yields only what
-// changed. It does no I/O: Follow feeds it, tests feed it constructed objects.
+// changed. It does no I/O: Handle takes what the pod's streams deliver
+// (Follow's, or a program's own), MarkT0 the delete request sent. The pod
+// is gone once TL holds a KindPodGone event.
 // It is not safe for concurrent use.
 type Recorder struct {
 	TL *Timeline
@@ -26,6 +29,9 @@ type Recorder struct {
 
 	// Stall, when set, receives each stall as it is marked (see stall).
 	Stall func(Gap)
+	// Gap, when set, receives each gap of a stream as Handle opens or
+	// closes it.
+	Gap func(Gap)
 
 	pod    *corev1.Pod
 	gone   bool
@@ -82,9 +88,6 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 	return r
 }
 
-// Gone reports whether the pod object has been deleted.
-func (r *Recorder) Gone() bool { return r.gone }
-
 // Pod returns the last state of the pod seen.
 func (r *Recorder) Pod() *corev1.Pod { return r.pod }
 
@@ -110,9 +113,9 @@ func (r *Recorder) MarkT0(at time.Time, source, message string) {
 // note adds a remark for the reader.
 func (r *Recorder) note(s string) { r.TL.Notes = append(r.TL.Notes, s) }
 
-// PodEvent records a pod watch notification received at recv. Objects of
+// podEvent records a pod watch notification received at recv. Objects of
 // another UID (a new pod that reuses the name) are ignored.
-func (r *Recorder) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) {
+func (r *Recorder) podEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) {
 	if string(pod.UID) != r.TL.UID || r.gone {
 		return
 	}
@@ -124,12 +127,12 @@ func (r *Recorder) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod
 	r.podChanged(recv, pod)
 }
 
-// PodList records the result of a re-list of the pod (after a gap): absent
-// means it was deleted during the gap.
-func (r *Recorder) PodList(recv time.Time, pods []corev1.Pod) {
-	for i := range pods {
-		if string(pods[i].UID) == r.TL.UID {
-			r.podChanged(recv, &pods[i])
+// podList records the result of a List of the pod (at start, or after a
+// gap): absent means it was deleted during the gap.
+func (r *Recorder) podList(recv time.Time, list []runtime.Object) {
+	for _, o := range list {
+		if p, ok := o.(*corev1.Pod); ok && string(p.UID) == r.TL.UID {
+			r.podChanged(recv, p)
 			return
 		}
 	}
@@ -315,10 +318,10 @@ func endpointOf(slice *discoveryv1.EndpointSlice, uid string) *EndpointState {
 	return nil
 }
 
-// SliceEvent records an EndpointSlice watch notification received at recv.
+// sliceEvent records an EndpointSlice watch notification received at recv.
 // Only the endpoint whose targetRef.uid is the pod's counts; slices that
 // never held it are ignored.
-func (r *Recorder) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
+func (r *Recorder) sliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
 	var st *EndpointState
 	service := slice.Labels[discoveryv1.LabelServiceName]
 	if typ != watch.Deleted {
@@ -331,12 +334,15 @@ func (r *Recorder) SliceEvent(recv time.Time, typ watch.EventType, slice *discov
 	r.servicesReady(recv, false)
 }
 
-// SliceList records a re-list of the EndpointSlices (at start, or after a
+// sliceList records a List of the EndpointSlices (at start, or after a
 // gap): slices that held the endpoint and are absent lost it.
-func (r *Recorder) SliceList(recv time.Time, slices []discoveryv1.EndpointSlice, initial bool) {
+func (r *Recorder) sliceList(recv time.Time, list []runtime.Object, initial bool) {
 	seen := map[string]bool{}
-	for i := range slices {
-		s := &slices[i]
+	for _, o := range list {
+		s, ok := o.(*discoveryv1.EndpointSlice)
+		if !ok {
+			continue
+		}
 		seen[s.Name] = true
 		service := s.Labels[discoveryv1.LabelServiceName]
 		r.others[s.Name] = sliceOthers{service: service, ready: othersReadyIn(s, r.TL.UID)}
@@ -401,11 +407,11 @@ func (s EndpointState) String() string {
 	return fmt.Sprintf("ready=%t serving=%t terminating=%t", s.Ready, s.Serving, s.Terminating)
 }
 
-// kubeEvent records a core/v1 Event about the pod (beforeWatch marks one
+// recordEvent records a core/v1 Event about the pod (beforeWatch marks one
 // that happened before the watch started). The kubelet updates an
 // Event's count when it repeats, so a MODIFIED with a higher count is a new
 // occurrence; the same count again (a re-list) is not.
-func (r *Recorder) kubeEvent(recv time.Time, ev *corev1.Event, beforeWatch bool) {
+func (r *Recorder) recordEvent(recv time.Time, ev *corev1.Event, beforeWatch bool) {
 	if string(ev.InvolvedObject.UID) != r.TL.UID {
 		return
 	}
@@ -487,11 +493,11 @@ func containerOfFieldPath(p string) string {
 	return ""
 }
 
-// Gap records a gap notice of stream n.Stream, with n.Reason: a
+// gap records a gap notice of stream n.Stream, with n.Reason: a
 // KindGapOpen opens the stream's gap at n.Recv (false when it is open
 // already), a KindGapClose closes it at n.Recv, re-listed when n.Relisted
 // (false when none was open). It returns the gap as it then stands.
-func (r *Recorder) Gap(n listwatch.Notice) (Gap, bool) {
+func (r *Recorder) gap(n listwatch.Notice) (Gap, bool) {
 	for i := len(r.TL.Gaps) - 1; i >= 0; i-- {
 		g := &r.TL.Gaps[i]
 		if g.Stream != n.Stream || !g.To.IsZero() {
@@ -525,20 +531,19 @@ func (r *Recorder) Wants(slice *discoveryv1.EndpointSlice) bool {
 	return endpointOf(slice, r.TL.UID) != nil || r.slices[slice.Name].service != ""
 }
 
-// KubeEvent records a core/v1 Event about the pod, from a watch
-// notification or a List; initial is set for the watch's first List, as
-// SliceList takes it. A re-list after a gap records it (the
+// eventSeen records a core/v1 Event about the pod, from a watch
+// notification or a List; initial is set for the watch's first List. A re-list after a gap records it (the
 // recorder drops repeats by count: the kubelet updates an Event's count
 // when it repeats). The first List only remembers it, unless the pod was
 // already terminating and the Event is from its termination: then it is
 // shown, marked as before the watch.
-func (r *Recorder) KubeEvent(recv time.Time, ev *corev1.Event, initial bool) {
+func (r *Recorder) eventSeen(recv time.Time, ev *corev1.Event, initial bool) {
 	tl := r.TL
 	switch {
 	case !initial:
-		r.kubeEvent(recv, ev, false)
+		r.recordEvent(recv, ev, false)
 	case tl.AlreadyTerminating && !eventTime(ev).Before(tl.RequestServer.Add(-time.Second)):
-		r.kubeEvent(recv, ev, true)
+		r.recordEvent(recv, ev, true)
 	default:
 		r.seedEvent(ev)
 	}

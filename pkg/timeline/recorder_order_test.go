@@ -14,9 +14,9 @@ import (
 func TestRecorderEndpointTerminatingBeforeDeletionSeen(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
-	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*readySlice("web-abc", "web")}, true)
-	r.SliceEvent(at(10), watch.Modified, terminatingSlice("web-abc", "web"))
-	r.PodEvent(at(12), watch.Modified, deleting(pod, at(0)))
+	r.feedSlices(at(-900), []discoveryv1.EndpointSlice{*readySlice("web-abc", "web")}, true)
+	r.feedSlice(at(10), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedPod(at(12), watch.Modified, deleting(pod, at(0)))
 	if !r.TL.T0.Equal(at(10)) || r.TL.T0Source != "deletion-seen" {
 		t.Fatalf("T0 %v (%q), want the terminating endpoint's +10 ms, deletion seen", r.TL.T0.Sub(at(0)), r.TL.T0Source)
 	}
@@ -36,10 +36,10 @@ func TestRecorderEndpointTerminatingBeforeDeletionSeen(t *testing.T) {
 func TestVerdictReplacementReadyInTheSameUpdate(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
-	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
+	r.feedSlices(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
-	r.SliceEvent(at(47), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
+	r.feedSlice(at(47), watch.Modified, terminatingSlice("web-abc", "web"))
 	v := compute(r.TL)
 	if len(v.NoReadyEndpoint) != 0 || hasFinding(v, "had no ready endpoint") {
 		t.Errorf("fallback claimed for a Service that never lacked a ready endpoint: %v", v.Findings)

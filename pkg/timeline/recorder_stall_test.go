@@ -19,9 +19,9 @@ func TestRecorderMarksStalledEvent(t *testing.T) {
 	var printed []Gap
 	r.Stall = func(g Gap) { printed = append(printed, g) }
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
-	r.KubeEvent(at(3500), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
-	r.KubeEvent(at(3600), kubeEvent("u", "Warning", "Unhealthy", "Readiness probe failed", at(100)), false)
+	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
+	r.feedEvent(at(3500), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedEvent(at(3600), kubeEvent("u", "Warning", "Unhealthy", "Readiness probe failed", at(100)), false)
 	if len(r.TL.Gaps) != 1 || len(printed) != 1 {
 		t.Fatalf("gaps %+v printed %d: want one stall (the second late event merged into it)", r.TL.Gaps, len(printed))
 	}
@@ -48,7 +48,7 @@ func TestRecorderMarksStalledDeletion(t *testing.T) {
 		pod := testPod(30, nil)
 		r := NewRecorder(pod, nil, at(-100))
 		r.MarkT0(at(0), "delete-sent", "DELETE sent")
-		r.PodEvent(at(c.recv), watch.Modified, deleting(pod, at(0)))
+		r.feedPod(at(c.recv), watch.Modified, deleting(pod, at(0)))
 		if len(r.TL.Gaps) != c.stalls || (c.stalls == 1 && r.TL.Gaps[0].Stream != "pod") {
 			t.Errorf("deletion seen at +%d ms: gaps %+v, want %d stall(s)", c.recv, r.TL.Gaps, c.stalls)
 		}
@@ -62,16 +62,16 @@ func TestRecorderStallNotMarkedInGapOrUnderSkew(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, nil, at(-100))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.Gap(listwatch.Notice{Stream: "Events", Recv: at(500), Kind: listwatch.KindGapOpen})
-	r.Gap(listwatch.Notice{Stream: "Events", Recv: at(4000), Kind: listwatch.KindGapClose, Relisted: true})
-	r.KubeEvent(at(4000), kubeEvent("k", "Normal", "Killing", "Stopping container", at(1000)), false)
+	r.Handle(listwatch.Notice{Stream: "Events", Recv: at(500), Kind: listwatch.KindGapOpen})
+	r.Handle(listwatch.Notice{Stream: "Events", Recv: at(4000), Kind: listwatch.KindGapClose, Relisted: true})
+	r.feedEvent(at(4000), kubeEvent("k", "Normal", "Killing", "Stopping container", at(1000)), false)
 	if len(r.TL.Gaps) != 1 || r.TL.Gaps[0].Stalled {
 		t.Errorf("gaps %+v: the late Event is inside the cut", r.TL.Gaps)
 	}
 	skew := NewRecorder(pod, nil, at(-100))
 	skew.MarkT0(at(0), "delete-sent", "DELETE sent")
-	skew.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(5000)), false)
-	skew.KubeEvent(at(9000), kubeEvent("u", "Warning", "Unhealthy", "probe failed", at(100)), false)
+	skew.feedEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(5000)), false)
+	skew.feedEvent(at(9000), kubeEvent("u", "Warning", "Unhealthy", "probe failed", at(100)), false)
 	if len(skew.TL.Gaps) != 0 || len(skew.TL.Notes) != 1 || !strings.Contains(skew.TL.Notes[0], "clock") {
 		t.Errorf("gaps %+v notes %v: want no stall and a note on the clocks", skew.TL.Gaps, skew.TL.Notes)
 	}
@@ -85,7 +85,7 @@ func TestRecorderStallMeasuredFromStorage(t *testing.T) {
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	ev := kubeEvent("k", "Normal", "Killing", "Stopping container", at(0))
 	ev.CreationTimestamp = metav1.NewTime(at(3000))
-	r.KubeEvent(at(3100), ev, false)
+	r.feedEvent(at(3100), ev, false)
 	if len(r.TL.Gaps) != 0 {
 		t.Errorf("gaps %+v: the Event was stored late, the watch was not", r.TL.Gaps)
 	}

@@ -21,7 +21,7 @@ func TestRecorderDeletionGivesRequestTimeAndGrace(t *testing.T) {
 	pod := testPod(45, nil)
 	r := NewRecorder(pod, nil, at(0))
 	req := time.Date(2026, 11, 29, 7, 0, 3, 0, time.UTC)
-	r.PodEvent(at(100), watch.Modified, deleting(pod, req))
+	r.feedPod(at(100), watch.Modified, deleting(pod, req))
 	tl := r.TL
 	if tl.T0 != at(100) || tl.T0Source != "deletion-seen" {
 		t.Errorf("T0 = %v (%s), want the deletion's receive time", tl.T0, tl.T0Source)
@@ -39,13 +39,13 @@ func TestRecorderIgnoresOtherPodsAndRepeats(t *testing.T) {
 	r := NewRecorder(pod, nil, at(0))
 	other := testPod(30, nil)
 	other.UID = "someone-else"
-	r.PodEvent(at(1), watch.Modified, deleting(other, at(0)))
+	r.feedPod(at(1), watch.Modified, deleting(other, at(0)))
 	ev := kubeEvent("e1", "Warning", "Unhealthy", "Readiness probe failed", at(0))
-	r.KubeEvent(at(2), ev, false)
-	r.KubeEvent(at(3), ev, false) // a re-list returns the same count
+	r.feedEvent(at(2), ev, false)
+	r.feedEvent(at(3), ev, false) // a re-list returns the same count
 	ev2 := ev.DeepCopy()
 	ev2.Count = 2
-	r.KubeEvent(at(4), ev2, false)
+	r.feedEvent(at(4), ev2, false)
 	got := kinds(r.TL)
 	if len(got) != 2 || got[0] != KindUnhealthy || got[1] != KindUnhealthy {
 		t.Fatalf("events %v, want two Unhealthy (count 1 then 2)", got)
@@ -59,7 +59,7 @@ func TestRecorderSeededEventsAreNotRepeated(t *testing.T) {
 	r := NewRecorder(testPod(30, nil), nil, at(0))
 	ev := kubeEvent("old", "Warning", "Unhealthy", "probe failed", at(-60000))
 	r.seedEvent(ev)
-	r.KubeEvent(at(5), ev, false)
+	r.feedEvent(at(5), ev, false)
 	if len(r.TL.Events) != 0 {
 		t.Errorf("an Event that existed before the watch was recorded: %v", kinds(r.TL))
 	}
@@ -68,9 +68,9 @@ func TestRecorderSeededEventsAreNotRepeated(t *testing.T) {
 func TestRecorderRelistFindsRemovedSliceAndGonePod(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, []string{"web"}, at(0))
-	r.SliceList(at(1), []discoveryv1.EndpointSlice{*readySlice("web-1", "web")}, true)
-	r.SliceList(at(500), nil, false)
-	r.PodList(at(501), []corev1.Pod{})
+	r.feedSlices(at(1), []discoveryv1.EndpointSlice{*readySlice("web-1", "web")}, true)
+	r.feedSlices(at(500), nil, false)
+	r.feedPods(at(501), []corev1.Pod{})
 	got := kinds(r.TL)
 	// The other pod's ready endpoint leaves with the slice: the Service has
 	// none left.
@@ -89,7 +89,7 @@ func TestRecorderRelistFindsRemovedSliceAndGonePod(t *testing.T) {
 	if !r.TL.Events[0].Initial || r.TL.Events[2].Initial {
 		t.Errorf("only the first List's endpoint is initial")
 	}
-	if !r.Gone() {
+	if !r.gone {
 		t.Error("a re-list without the pod did not mark it gone")
 	}
 }
@@ -100,8 +100,8 @@ func TestRecorderContainerExitAndConditions(t *testing.T) {
 	del := deleting(pod, at(0))
 	del.Status.Conditions = append(del.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget,
 		Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting"})
-	r.PodEvent(at(5), watch.Modified, del)
-	r.PodEvent(at(900), watch.Modified, exited(del, 137, at(900)))
+	r.feedPod(at(5), watch.Modified, del)
+	r.feedPod(at(900), watch.Modified, exited(del, 137, at(900)))
 	var exit, disruption *Event
 	for i, e := range r.TL.Events {
 		switch {
@@ -150,7 +150,7 @@ func TestEndpointDefaults(t *testing.T) {
 // hold the endpoint, so the verdict still knows the pod is behind one.
 func TestRecorderLearnsServicesFromSlices(t *testing.T) {
 	r := NewRecorder(testPod(30, nil), nil, at(0))
-	r.SliceList(at(1), []discoveryv1.EndpointSlice{*readySlice("web-1", "web"), *slice("other-1", "other", nil, nil, nil)}, true)
+	r.feedSlices(at(1), []discoveryv1.EndpointSlice{*readySlice("web-1", "web"), *slice("other-1", "other", nil, nil, nil)}, true)
 	if len(r.TL.Services) != 1 || r.TL.Services[0] != "web" {
 		t.Errorf("services %v, want [web]", r.TL.Services)
 	}
@@ -163,11 +163,11 @@ func TestRecorderFinalDeleteKeepsGrace(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, nil, at(0))
 	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
+	r.feedPod(at(5), watch.Modified, del)
 	done := exited(del, 0, at(900))
 	zero := int64(0)
 	done.DeletionGracePeriodSeconds = &zero
-	r.PodEvent(at(950), watch.Modified, done)
+	r.feedPod(at(950), watch.Modified, done)
 	if r.TL.GracePeriodSeconds != 30 {
 		t.Errorf("grace %d after the final delete, want 30", r.TL.GracePeriodSeconds)
 	}
@@ -175,8 +175,8 @@ func TestRecorderFinalDeleteKeepsGrace(t *testing.T) {
 	ten := int64(10)
 	shorter.DeletionGracePeriodSeconds = &ten
 	r2 := NewRecorder(pod, nil, at(0))
-	r2.PodEvent(at(5), watch.Modified, del)
-	r2.PodEvent(at(100), watch.Modified, shorter)
+	r2.feedPod(at(5), watch.Modified, del)
+	r2.feedPod(at(100), watch.Modified, shorter)
 	if r2.TL.GracePeriodSeconds != 10 {
 		t.Errorf("grace %d after a shorter delete, want 10", r2.TL.GracePeriodSeconds)
 	}

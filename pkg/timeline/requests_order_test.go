@@ -27,15 +27,15 @@ func TestProbedLinesPrintInTimeOrder(t *testing.T) {
 	}
 	reqs := make(chan probe.Bucket)
 	f := newFollower(Config{Printer: p, Requests: reqs}, NewRecorder(testPod(30, nil), []string{"web"}, at(-1000)))
-	f.rec.SliceList(at(-900), nil, true)
-	f.rec.SliceEvent(at(-800), watch.Added, readySlice("web-abc", "web"))
+	f.rec.feedSlices(at(-900), nil, true)
+	f.rec.feedSlice(at(-800), watch.Added, readySlice("web-abc", "web"))
 	f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
 	f.requests(probe.Bucket{From: at(0), Results: []probe.Result{{Start: at(0), Kind: probe.OK}}})
-	f.rec.SliceEvent(at(150), watch.Modified, terminatingSlice("web-abc", "web"))
+	f.rec.feedSlice(at(150), watch.Modified, terminatingSlice("web-abc", "web"))
 	_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(300), Kind: listwatch.KindGapOpen, Reason: "cut"})
 	f.requests(probe.Bucket{From: at(100), Results: []probe.Result{{Start: at(100), Kind: probe.Timeout}}})
 	f.requests(probe.Bucket{From: at(200), Results: []probe.Result{{Start: at(200), Kind: probe.Reset}}})
-	f.rec.SliceEvent(at(450), watch.Modified, slice("web-abc", "web", nil, nil, nil))
+	f.rec.feedSlice(at(450), watch.Modified, slice("web-abc", "web", nil, nil, nil))
 	f.flushLines()
 	want := []string{"-900 service-endpoints", "-800 endpoint-added", "-800 service-endpoints",
 		"0 requests", "0 delete-sent", "100 requests", "150 endpoint-changed", "200 requests", "300 gap", "450 endpoint-removed"}

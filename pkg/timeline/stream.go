@@ -2,15 +2,15 @@ package timeline
 
 import "context"
 
-// EndReason names why a watch whose ctx ended stopped: "timeout" at its
-// deadline, "interrupted" otherwise (Ctrl-C), or done when it had already
-// reached its end and was only settling.
-func EndReason(ctx context.Context, settling bool, done string) string {
+// EndReason names why a watch whose ctx ended stopped: EndedTimeout at
+// its deadline, EndedInterrupted otherwise (Ctrl-C), or done when it had
+// already reached its end and was only settling.
+func EndReason(ctx context.Context, settling bool, done Ended) Ended {
 	switch {
 	case settling:
 		return done
 	case ctx.Err() == context.DeadlineExceeded:
-		return "timeout"
+		return EndedTimeout
 	}
-	return "interrupted"
+	return EndedInterrupted
 }

@@ -72,14 +72,14 @@ func TestVerdictUnknownHookLateExitCannotTell(t *testing.T) {
 // whatever the hook did, SIGTERM came after it and after --propagation.
 func TestVerdictUnknownHookSafeOnlyWhenBoundProvesIt(t *testing.T) {
 	r := NewRecorder(testPod(60, drainHook), []string{"web"}, at(-20000))
-	r.SliceEvent(at(-19000), watch.Added, readySlice("web-abc", "web"))
-	r.SliceEvent(at(-10000), watch.Modified, slice("web-abc", "web", boolp(false), boolp(false), boolp(false)))
+	r.feedSlice(at(-19000), watch.Added, readySlice("web-abc", "web"))
+	r.feedSlice(at(-10000), watch.Modified, slice("web-abc", "web", boolp(false), boolp(false), boolp(false)))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	del := deleting(testPod(60, drainHook), at(0))
-	r.PodEvent(at(5), watch.Modified, del)
-	r.SliceEvent(at(15), watch.Modified, slice("web-abc", "web", boolp(false), boolp(false), boolp(true)))
-	r.KubeEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
-	r.PodEvent(at(30015), watch.Modified, exited(del, 0, at(30015)))
+	r.feedPod(at(5), watch.Modified, del)
+	r.feedSlice(at(15), watch.Modified, slice("web-abc", "web", boolp(false), boolp(false), boolp(true)))
+	r.feedEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedPod(at(30015), watch.Modified, exited(del, 0, at(30015)))
 	v := ComputeWith(r.TL, Options{Propagation: 5 * time.Second})
 	if v.Risk || !hasFinding(v, "at least 10000 ms after the endpoint left every ready set (--propagation 5s met)") {
 		t.Errorf("risk %v findings\n%s", v.Risk, strings.Join(v.Findings, "\n"))
@@ -116,6 +116,6 @@ func unknownBesideSleep(exitMs int64) *Timeline {
 	gone := del.DeepCopy()
 	gone.Status.ContainerStatuses = append(gone.Status.ContainerStatuses, corev1.ContainerStatus{Name: "cloud-sql-proxy",
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, FinishedAt: metav1.NewTime(at(exitMs - 100))}}})
-	r.PodEvent(at(exitMs), watch.Modified, gone)
+	r.feedPod(at(exitMs), watch.Modified, gone)
 	return r.TL
 }

@@ -46,7 +46,7 @@ func exitsTimeline(pod *corev1.Pod, exits ...exitAt) *Timeline {
 	r, cur := killedPod(pod)
 	for _, x := range exits {
 		cur = timelinetest.ContainerExited(cur, x.name, 0, at(x.finishedMs))
-		r.PodEvent(at(x.recvMs), watch.Modified, cur)
+		r.feedPod(at(x.recvMs), watch.Modified, cur)
 	}
 	return r.TL
 }

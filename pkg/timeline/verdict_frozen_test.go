@@ -13,9 +13,9 @@ import (
 func TestVerdictEndpointStillReadyWhenPodGone(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
 	r, del := deletedPod(pod)
-	r.KubeEvent(at(15000), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
-	r.PodEvent(at(21000), watch.Modified, exited(del, 0, at(21000)))
-	r.PodEvent(at(21500), watch.Deleted, exited(del, 0, at(21000)))
+	r.feedEvent(at(15000), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedPod(at(21000), watch.Modified, exited(del, 0, at(21000)))
+	r.feedPod(at(21500), watch.Deleted, exited(del, 0, at(21000)))
 	v := compute(r.TL)
 	if !v.Risk || !hasFinding(v, "the endpoint was still ready in EndpointSlice web-abc when the pod was gone") {
 		t.Errorf("risk %v, findings %v: want the endpoint still ready named as a risk", v.Risk, v.Findings)

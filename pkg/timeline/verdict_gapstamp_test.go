@@ -23,23 +23,23 @@ func resumedAfterDeletion(cut []string) *Timeline {
 func resumedAfterGaps(cut []string, gaps [][2]int64) *Timeline {
 	pod := testPod(30, sleepHook(5))
 	r := NewRecorder(pod, []string{"web"}, at(-10000))
-	r.SliceList(at(-9900), nil, true)
-	r.SliceEvent(at(-9800), watch.Added, readySlice("web-abc", "web"))
+	r.feedSlices(at(-9900), nil, true)
+	r.feedSlice(at(-9800), watch.Added, readySlice("web-abc", "web"))
 	for _, g := range gaps {
 		for _, s := range cut {
-			r.Gap(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: s, Recv: at(g[0]), Reason: "connection refused"})
+			r.Handle(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: s, Recv: at(g[0]), Reason: "connection refused"})
 		}
 		for _, s := range cut {
-			r.Gap(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: s, Recv: at(g[1])})
+			r.Handle(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: s, Recv: at(g[1])})
 		}
 	}
 	del := deleting(pod, at(-8000))
-	r.PodEvent(at(1), watch.Modified, del)
-	r.KubeEvent(at(3), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(-8000)), false)
-	r.SliceEvent(at(5), watch.Modified, terminatingSlice("web-abc", "web"))
-	r.PodEvent(at(7), watch.Modified, exited(del, 0, at(-3000)))
-	r.SliceEvent(at(9), watch.Modified, slice("web-abc", "web", nil, nil, nil))
-	r.PodEvent(at(11), watch.Deleted, exited(del, 0, at(-3000)))
+	r.feedPod(at(1), watch.Modified, del)
+	r.feedEvent(at(3), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(-8000)), false)
+	r.feedSlice(at(5), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedPod(at(7), watch.Modified, exited(del, 0, at(-3000)))
+	r.feedSlice(at(9), watch.Modified, slice("web-abc", "web", nil, nil, nil))
+	r.feedPod(at(11), watch.Deleted, exited(del, 0, at(-3000)))
 	return r.TL
 }
 
@@ -87,8 +87,8 @@ func TestVerdictOnATerminationInsideAChainOfGaps(t *testing.T) {
 // removal, so no race is claimed from it.
 func TestEndpointRemovalStampedByAGapIsNoRace(t *testing.T) {
 	tl := terminate(t, 30, true, 5, []string{"web"}, 7000, 0, func(r *Recorder) {
-		r.Gap(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: StreamEndpointSlices, Recv: at(10), Reason: "connection refused"})
-		r.Gap(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: StreamEndpointSlices, Recv: at(6000), Relisted: true})
+		r.Handle(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: StreamEndpointSlices, Recv: at(10), Reason: "connection refused"})
+		r.Handle(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: StreamEndpointSlices, Recv: at(6000), Relisted: true})
 	})
 	// The terminating change at +15 ms is replaced by the re-list's net
 	// result: the endpoint removed, seen at +6001 ms.
@@ -111,8 +111,8 @@ func TestEndpointRemovalStampedByAGapIsNoRace(t *testing.T) {
 // risk it is: no preStop delay, Killing stamped by a cut Events watch.
 func TestGapStampedFactsKeepARiskThatHoldsEitherWay(t *testing.T) {
 	tl := terminate(t, 30, false, 0, []string{"web"}, 1000, 0, func(r *Recorder) {
-		r.Gap(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: StreamEvents, Recv: at(-2000)})
-		r.Gap(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: StreamEvents, Recv: at(18)})
+		r.Handle(listwatch.Notice{Kind: listwatch.KindGapOpen, Stream: StreamEvents, Recv: at(-2000)})
+		r.Handle(listwatch.Notice{Kind: listwatch.KindGapClose, Stream: StreamEvents, Recv: at(18)})
 	})
 	v := ComputeWith(tl, Options{})
 	if !v.Risk || v.CannotTell || v.Window != WindowTooShort {

@@ -24,9 +24,9 @@ func realTermination(t *testing.T, grace int64, hook *corev1.LifecycleHandler, e
 		ms int64
 		do func()
 	}{
-		{endpointOut, func() { r.SliceEvent(at(endpointOut), watch.Modified, terminatingSlice("web-abc", "web")) }},
+		{endpointOut, func() { r.feedSlice(at(endpointOut), watch.Modified, terminatingSlice("web-abc", "web")) }},
 		{killing, func() {
-			r.KubeEvent(at(killing), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+			r.feedEvent(at(killing), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
 		}},
 	}
 	if hookFailed > 0 {
@@ -34,7 +34,7 @@ func realTermination(t *testing.T, grace int64, hook *corev1.LifecycleHandler, e
 			ms int64
 			do func()
 		}{hookFailed, func() {
-			r.KubeEvent(at(hookFailed), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
+			r.feedEvent(at(hookFailed), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
 		}})
 	}
 	for len(steps) > 0 { // in receive order
@@ -47,9 +47,9 @@ func realTermination(t *testing.T, grace int64, hook *corev1.LifecycleHandler, e
 		steps[i].do()
 		steps = append(steps[:i], steps[i+1:]...)
 	}
-	r.PodEvent(at(exitMs), watch.Modified, exited(del, code, at(exitMs-200)))
-	r.SliceEvent(at(exitMs+10), watch.Modified, slice("web-abc", "web", nil, nil, nil))
-	r.PodEvent(at(exitMs+20), watch.Deleted, exited(del, code, at(exitMs-200)))
+	r.feedPod(at(exitMs), watch.Modified, exited(del, code, at(exitMs-200)))
+	r.feedSlice(at(exitMs+10), watch.Modified, slice("web-abc", "web", nil, nil, nil))
+	r.feedPod(at(exitMs+20), watch.Deleted, exited(del, code, at(exitMs-200)))
 	return r.TL
 }
 
@@ -117,11 +117,11 @@ func TestLateExitWidensSigtermAfterADelay(t *testing.T) {
 func TestSecondKillingRestartsTheHook(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
 	r, del := deletedPod(pod)
-	r.SliceEvent(at(20), watch.Modified, terminatingSlice("web-abc", "web"))
-	r.KubeEvent(at(30), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
-	r.KubeEvent(at(3000), kubeEvent("ev-kill2", "Normal", "Killing", "Stopping container app", at(3)), false)
-	r.PodEvent(at(8200), watch.Modified, exited(del, 0, at(8100)))
-	r.PodEvent(at(8220), watch.Deleted, exited(del, 0, at(8100)))
+	r.feedSlice(at(20), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedEvent(at(30), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedEvent(at(3000), kubeEvent("ev-kill2", "Normal", "Killing", "Stopping container app", at(3)), false)
+	r.feedPod(at(8200), watch.Modified, exited(del, 0, at(8100)))
+	r.feedPod(at(8220), watch.Deleted, exited(del, 0, at(8100)))
 	v := compute(r.TL)
 	if v.SigtermMs == nil || *v.SigtermMs != 8000 || *v.SigtermEarliestMs != 5000 || *v.SigtermLatestMs != 8200 || !strings.Contains(v.SigtermBasisText, "Killing again at +3000 ms") {
 		t.Errorf("SIGTERM %v (%d..%d) from %q:\n%s", v.SigtermMs, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText, strings.Join(v.Findings, "\n"))
@@ -167,10 +167,10 @@ func TestReasonOnlyConditionChangeHasNoServerTime(t *testing.T) {
 	r := NewRecorder(pod, nil, at(-1000))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
+	r.feedPod(at(5), watch.Modified, del)
 	done := del.DeepCopy()
 	done.Status.Conditions[1].Reason = "PodCompleted"
-	r.PodEvent(at(300), watch.Modified, done)
+	r.feedPod(at(300), watch.Modified, done)
 	for _, e := range r.TL.Events {
 		if e.Kind == KindCondition && strings.Contains(e.Message, "Initialized") {
 			if !e.Server.IsZero() || !strings.Contains(e.Message, "reason changed, status True since") {
@@ -242,7 +242,7 @@ func TestNativeSidecarHookThatMayEndIt(t *testing.T) {
 		}
 		pod.Spec.InitContainers = []corev1.Container{proxy}
 		r, del := killedPod(pod)
-		r.PodEvent(at(5200), watch.Modified, exited(del, 0, at(5100)))
+		r.feedPod(at(5200), watch.Modified, exited(del, 0, at(5100)))
 		return r.TL
 	}
 	quit := &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/quitquitquit"}}

@@ -176,28 +176,42 @@ func percentiles(ds []time.Duration) (p50, p99 *float64) {
 	return at(0.50), at(0.99)
 }
 
-// requestFindings says how many requests failed, when, and how that
-// relates to what the API showed. Any failed request is a risk, but for
-// those the network gave no answer to outside the termination
-// (RequestsVerdict.Network): a fact, the network's, not the app's.
-func requestFindings(v *Verdict, l *findingList) {
-	rv := v.Requests
-	if rv == nil {
-		return
-	}
+// Findings are what rv shows, in the sentences of a verdict (a pod's
+// Verdict.Findings, a rollout's): a risk when a request failed other than
+// by the network's fault (how many, between which times, of which kinds),
+// else a fact that none failed; a fact of the network's failures
+// (Network: a fact, the network's, not the app's); a fact of the latency
+// before start and during what (the clock's 0 and the span judged, "the
+// delete request" and "the termination" for a pod). The verdict says
+// after the risk where the failures fell against what the API showed.
+func (rv *RequestsVerdict) Findings(start, what string) (risks, facts []string) {
+	var l findingList
 	switch {
 	case rv.Failed == 0:
 		l.fact("0 of %d requests to %s failed", rv.Total, rv.URL)
 	case rv.Failed > rv.Network:
 		l.risk("%d of %d requests failed between %+d ms and %+d ms (%s)", rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds))
-		l.risk("%s", placeFailures(v))
 	}
 	if rv.Network > 0 {
-		l.fact("%s", NetworkText(rv))
+		l.fact("%s", networkText(rv))
 	}
-	if lat := LatencyText(rv, "the delete request", "the termination"); lat != "" {
+	if lat := latencyText(rv, start, what); lat != "" {
 		l.fact("request latency p50/p99: %s", lat)
 	}
+	return l.risks, l.facts
+}
+
+// requestFindings says how many requests failed, when, and how that
+// relates to what the API showed.
+func requestFindings(v *Verdict, l *findingList) {
+	if v.Requests == nil {
+		return
+	}
+	risks, facts := v.Requests.Findings("the delete request", "the termination")
+	if len(risks) > 0 {
+		risks = append(risks, placeFailures(v))
+	}
+	l.risks, l.facts = append(l.risks, risks...), append(l.facts, facts...)
 }
 
 // placeFailures relates the failed requests to the race window the API
@@ -257,9 +271,9 @@ func lateRequestsText(kinds []LabelCount) string {
 	return "requests kept failing: " + strings.Join(parts, ", ") + ","
 }
 
-// LatencyText is "p50/p99 ms before start, p50/p99 ms during what"; ""
+// latencyText is "p50/p99 ms before start, p50/p99 ms during what"; ""
 // without requests.
-func LatencyText(rv *RequestsVerdict, start, what string) string {
+func latencyText(rv *RequestsVerdict, start, what string) string {
 	f := func(p50, p99 *float64, when string) string {
 		if p50 == nil {
 			return ""
@@ -281,10 +295,10 @@ func LatencyText(rv *RequestsVerdict, start, what string) string {
 // printed when the latency was kept in milliseconds.
 func msOf(sec float64) float64 { return math.Round(sec*1e6) / 1000 }
 
-// NetworkText says which failures of rv were the network's
+// networkText says which failures of rv were the network's
 // (RequestsVerdict.Network): no connection was ever set up, at a time the
 // pod's own address would have answered.
-func NetworkText(rv *RequestsVerdict) string {
+func networkText(rv *RequestsVerdict) string {
 	return fmt.Sprintf("%d of %d requests to %s got no answer: network (no connection was ever set up: the packets were dropped or found no route on the way), while the pod was still routed and not yet told to stop, when its own kernel would have answered: the network's failures, not the app's; they tell nothing of its shutdown",
 		rv.Network, rv.Total, rv.URL)
 }

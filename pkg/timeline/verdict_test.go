@@ -28,7 +28,7 @@ func TestVerdictScenarios(t *testing.T) {
 		{"behind two Services", terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil), false, 15, 5020, 5005, "Services: web, web-internal"},
 		{"behind none", terminate(t, 30, false, 0, nil, 1000, 0, nil), false, -1, 20, 0, "not behind any Service"},
 		{"FailedPreStopHook", terminate(t, 30, true, 5, web, 1000, 0, func(r *Recorder) {
-			r.KubeEvent(at(25), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
+			r.feedEvent(at(25), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
 		}), true, 15, 25, 10, "delay never happened"}, // SIGTERM at the hook's failure (real kubelet: just before it), not at Killing
 		{"SIGTERM exit 143 with preStop", terminate(t, 30, true, 5, web, 5100, 143, nil), false, 15, 5020, 5005, "killed by SIGTERM"},
 	}
@@ -67,11 +67,11 @@ func checkMs(t *testing.T, what string, got *int64, want int64) {
 func TestVerdictRaceWindowWhenEndpointLate(t *testing.T) {
 	pod := testPod(30, sleepHook(1))
 	r := NewRecorder(pod, []string{"web"}, at(-100))
-	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
+	r.feedSlice(at(-50), watch.Added, readySlice("web-abc", "web"))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
-	r.KubeEvent(at(10), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
-	r.SliceEvent(at(2500), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
+	r.feedEvent(at(10), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedSlice(at(2500), watch.Modified, terminatingSlice("web-abc", "web"))
 	v := compute(r.TL)
 	if !v.Risk || v.WindowMs == nil || *v.WindowMs != 1010-2500 {
 		t.Fatalf("want a race window of 1490 ms, got risk=%v window=%v findings=%v", v.Risk, v.WindowMs, v.Findings)
@@ -85,10 +85,10 @@ func TestVerdictRaceWindowWhenEndpointLate(t *testing.T) {
 func TestEndpointOutWaitsForEverySlice(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
 	r := NewRecorder(pod, []string{"a", "b"}, at(-100))
-	r.SliceList(at(-90), []discoveryv1.EndpointSlice{*readySlice("a-1", "a"), *readySlice("b-1", "b")}, true)
+	r.feedSlices(at(-90), []discoveryv1.EndpointSlice{*readySlice("a-1", "a"), *readySlice("b-1", "b")}, true)
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.SliceEvent(at(12), watch.Modified, terminatingSlice("a-1", "a"))
-	r.SliceEvent(at(480), watch.Modified, terminatingSlice("b-1", "b"))
+	r.feedSlice(at(12), watch.Modified, terminatingSlice("a-1", "a"))
+	r.feedSlice(at(480), watch.Modified, terminatingSlice("b-1", "b"))
 	v := compute(r.TL)
 	checkMs(t, "endpoint out", v.EndpointOutMs, 480)
 }
@@ -97,9 +97,9 @@ func TestEndpointOutWaitsForEverySlice(t *testing.T) {
 func TestEndpointBackInIsNotOut(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, []string{"a"}, at(-100))
-	r.SliceEvent(at(-90), watch.Added, readySlice("a-1", "a"))
-	r.SliceEvent(at(-50), watch.Modified, slice("a-1", "a", boolp(false), boolp(false), boolp(false)))
-	r.SliceEvent(at(-20), watch.Modified, readySlice("a-1", "a"))
+	r.feedSlice(at(-90), watch.Added, readySlice("a-1", "a"))
+	r.feedSlice(at(-50), watch.Modified, slice("a-1", "a", boolp(false), boolp(false), boolp(false)))
+	r.feedSlice(at(-20), watch.Modified, readySlice("a-1", "a"))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	v := compute(r.TL)
 	checkMs(t, "endpoint out", v.EndpointOutMs, -1)
@@ -124,14 +124,14 @@ func TestVerdictEarliestContainerDecides(t *testing.T) {
 	pod := testPod(30, sleepHook(5))
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "proxy"})
 	r := NewRecorder(pod, []string{"web"}, at(-100))
-	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
+	r.feedSlice(at(-50), watch.Added, readySlice("web-abc", "web"))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedSlice(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
 	app := kubeEvent("k1", "Normal", "Killing", "Stopping container app", at(0))
 	proxy := kubeEvent("k2", "Normal", "Killing", "Stopping container proxy", at(0))
 	proxy.InvolvedObject.FieldPath = "spec.containers{proxy}"
-	r.KubeEvent(at(20), app, false)
-	r.KubeEvent(at(22), proxy, false)
+	r.feedEvent(at(20), app, false)
+	r.feedEvent(at(22), proxy, false)
 	v := compute(r.TL)
 	checkMs(t, "SIGTERM", v.SigtermMs, 22)
 	if !v.Risk {
@@ -142,7 +142,7 @@ func TestVerdictEarliestContainerDecides(t *testing.T) {
 // ExceededGracePeriod is a risk on its own.
 func TestVerdictExceededGracePeriod(t *testing.T) {
 	tl := terminate(t, 30, true, 5, []string{"web"}, 6000, 0, func(r *Recorder) {
-		r.KubeEvent(at(30000), kubeEvent("x", "Warning", "ExceededGracePeriod", "Container runtime did not kill the pod within specified grace period.", at(0)), false)
+		r.feedEvent(at(30000), kubeEvent("x", "Warning", "ExceededGracePeriod", "Container runtime did not kill the pod within specified grace period.", at(0)), false)
 	})
 	if v := compute(tl); !v.Risk || !hasFinding(v, "ExceededGracePeriod") {
 		t.Errorf("findings %v", v.Findings)

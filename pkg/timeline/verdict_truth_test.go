@@ -20,18 +20,18 @@ func lonelyTermination(t *testing.T, preStop int64, exitMs int64, extra func(r *
 		pod = testPod(45, sleepHook(preStop))
 	}
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
-	r.SliceList(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
+	r.feedSlices(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
 	del := deleting(pod, at(0))
-	r.PodEvent(at(5), watch.Modified, del)
-	r.SliceEvent(at(15), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(true), boolp(true)))
-	r.KubeEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedPod(at(5), watch.Modified, del)
+	r.feedSlice(at(15), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(true), boolp(true)))
+	r.feedEvent(at(20), kubeEvent("ev-kill", "Normal", "Killing", "Stopping container app", at(0)), false)
 	if extra != nil {
 		extra(r)
 	}
-	r.PodEvent(at(exitMs), watch.Modified, exited(del, 0, at(exitMs)))
-	r.SliceEvent(at(exitMs+10), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))
-	r.PodEvent(at(exitMs+20), watch.Deleted, exited(del, 0, at(exitMs)))
+	r.feedPod(at(exitMs), watch.Modified, exited(del, 0, at(exitMs)))
+	r.feedSlice(at(exitMs+10), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))
+	r.feedPod(at(exitMs+20), watch.Deleted, exited(del, 0, at(exitMs)))
 	return r.TL
 }
 
@@ -66,7 +66,7 @@ func TestVerdictNoReadyEndpointUntilReplacementReady(t *testing.T) {
 	tl := lonelyTermination(t, 0, 1000, func(r *Recorder) {
 		s := lonelySlice("web-abc", "web", boolp(false), boolp(true), boolp(true))
 		s.Endpoints = append(s.Endpoints, slice("x", "web", nil, nil, nil).Endpoints...)
-		r.SliceEvent(at(800), watch.Modified, s)
+		r.feedSlice(at(800), watch.Modified, s)
 	})
 	v := compute(tl)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 800)
@@ -79,7 +79,7 @@ func TestVerdictNoReadyEndpointUntilReplacementReady(t *testing.T) {
 // SIGTERM is safe even as the last endpoint, and the verdict says why.
 func TestVerdictNoReadyEndpointStopsServingInTime(t *testing.T) {
 	tl := lonelyTermination(t, 5, 6000, func(r *Recorder) {
-		r.SliceEvent(at(1000), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(false), boolp(true)))
+		r.feedSlice(at(1000), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(false), boolp(true)))
 	})
 	v := compute(tl)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 1000)
@@ -130,17 +130,17 @@ func killingOf(container string, uid string) *corev1.Event {
 
 func sidecarTimeline(pod *corev1.Pod, perContainer bool) *Timeline {
 	r := NewRecorder(pod, []string{"web"}, at(-100))
-	r.SliceEvent(at(-50), watch.Added, readySlice("web-abc", "web"))
+	r.feedSlice(at(-50), watch.Added, readySlice("web-abc", "web"))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.PodEvent(at(5), watch.Modified, deleting(pod, at(0)))
-	r.SliceEvent(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
+	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
+	r.feedSlice(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
 	if perContainer { // the kubelet: one Killing per container
-		r.KubeEvent(at(20), killingOf("app", "k1"), false)
-		r.KubeEvent(at(21), killingOf("istio-proxy", "k2"), false)
+		r.feedEvent(at(20), killingOf("app", "k1"), false)
+		r.feedEvent(at(21), killingOf("istio-proxy", "k2"), false)
 	} else { // one Killing naming no container
 		ev := kubeEvent("k", "Normal", "Killing", "Stopping container", at(0))
 		ev.InvolvedObject.FieldPath = ""
-		r.KubeEvent(at(20), ev, false)
+		r.feedEvent(at(20), ev, false)
 	}
 	return r.TL
 }
@@ -198,7 +198,7 @@ func TestVerdictUnknownHookNamesContainer(t *testing.T) {
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "envoy"})
 	r = NewRecorder(pod, []string{"web"}, at(-100))
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(0)), false)
+	r.feedEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(0)), false)
 	if v := compute(r.TL); v.StopContainer != "envoy" || !hasFinding(v, "container envoy has no preStop") || !hasFinding(v, "(unknown duration) until its preStop ended") {
 		t.Errorf("stop container %q findings %v", v.StopContainer, v.Findings)
 	}
@@ -228,11 +228,11 @@ func TestVerdictEveryPodDeletedAtOnce(t *testing.T) {
 		return s
 	}
 	r := NewRecorder(pod, []string{"web"}, at(-100))
-	r.SliceList(at(-90), []discoveryv1.EndpointSlice{*both(true)}, true)
+	r.feedSlices(at(-90), []discoveryv1.EndpointSlice{*both(true)}, true)
 	r.MarkT0(at(0), "delete-sent", "DELETE sent")
-	r.SliceEvent(at(15), watch.Modified, both(false))
-	r.KubeEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
-	r.SliceEvent(at(6010), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))
+	r.feedSlice(at(15), watch.Modified, both(false))
+	r.feedEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
+	r.feedSlice(at(6010), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))
 	v := compute(r.TL)
 	checkMs(t, "stopped receiving traffic", v.EndpointOutMs, 6010)
 	if !v.Risk || !hasFinding(v, "Service web had no ready endpoint left from +15 ms") {

@@ -75,7 +75,7 @@ func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recor
 	for _, e := range rec.TL.Events { // a deletion found at start
 		s.emit(rec, e)
 	}
-	rec.SliceList(recv, s.slicesFor(rec), initial)
+	rec.Handle(s.slicesFor(rec, recv, initial))
 	return rec
 }
 
@@ -89,7 +89,7 @@ func (s *Set) emit(rec *timeline.Recorder, e timeline.Event) {
 // pod not seen before (unless it is a deletion); added says so.
 func (s *Set) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) (rec *timeline.Recorder, added bool) {
 	if rec = s.recs[pod.UID]; rec != nil {
-		rec.PodEvent(recv, typ, pod)
+		rec.Handle(watched(recv, typ, pod))
 		return rec, false
 	}
 	if typ == watch.Deleted {
@@ -104,21 +104,16 @@ func (s *Set) PodEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod) (re
 // says nothing of another node's): only those can be missing from it. The
 // Events held until the first pods' List are recorded after it.
 func (s *Set) PodList(recv time.Time, list []runtime.Object, initial bool, covers func(*timeline.Recorder) bool) []*timeline.Recorder {
-	pods := make([]corev1.Pod, 0, len(list))
-	for _, o := range list {
-		if p, ok := o.(*corev1.Pod); ok {
-			pods = append(pods, *p)
-		}
-	}
 	var added []*timeline.Recorder
-	for i := range pods {
-		if s.recs[pods[i].UID] == nil {
-			added = append(added, s.Add(recv, &pods[i], initial))
+	for _, o := range list {
+		if p, ok := o.(*corev1.Pod); ok && s.recs[p.UID] == nil {
+			added = append(added, s.Add(recv, p, initial))
 		}
 	}
+	listed := listwatch.Notice{Stream: timeline.StreamPods, Recv: recv, Kind: listwatch.KindList, List: list, Initial: initial}
 	for _, rec := range s.order {
 		if covers == nil || covers(rec) {
-			rec.PodList(recv, pods)
+			rec.Handle(listed)
 		}
 	}
 	if initial && !s.podsListed {
@@ -143,7 +138,7 @@ func (s *Set) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1
 	}
 	for _, rec := range s.order {
 		if rec.Wants(slice) {
-			rec.SliceEvent(recv, typ, slice)
+			rec.Handle(watched(recv, typ, slice))
 		}
 	}
 }
@@ -157,19 +152,24 @@ func (s *Set) SliceList(recv time.Time, list []runtime.Object, initial bool) {
 		}
 	}
 	for _, rec := range s.order {
-		rec.SliceList(recv, s.slicesFor(rec), initial)
+		rec.Handle(s.slicesFor(rec, recv, initial))
 	}
 }
 
-// slicesFor returns the last state of the slices the Recorder wants.
-func (s *Set) slicesFor(rec *timeline.Recorder) []discoveryv1.EndpointSlice {
-	var out []discoveryv1.EndpointSlice
+// slicesFor is a List of the last state of the slices the Recorder wants.
+func (s *Set) slicesFor(rec *timeline.Recorder, recv time.Time, initial bool) listwatch.Notice {
+	n := listwatch.Notice{Stream: timeline.StreamEndpointSlices, Recv: recv, Kind: listwatch.KindList, Initial: initial}
 	for _, sl := range s.slices {
 		if rec.Wants(sl) {
-			out = append(out, *sl)
+			n.List = append(n.List, sl)
 		}
 	}
-	return out
+	return n
+}
+
+// watched is the notice of one watch notification, as a Stream delivers it.
+func watched(recv time.Time, typ watch.EventType, obj runtime.Object) listwatch.Notice {
+	return listwatch.Notice{Recv: recv, Kind: listwatch.KindEvent, Event: &watch.Event{Type: typ, Object: obj}}
 }
 
 // EventList records a List of Events for the pods they are about (the
@@ -183,7 +183,9 @@ func (s *Set) EventList(n listwatch.Notice) {
 	for _, o := range n.List {
 		if ev, ok := o.(*corev1.Event); ok {
 			if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
-				rec.KubeEvent(n.Recv, ev, n.Initial)
+				one := n
+				one.Stream, one.List = timeline.StreamEvents, []runtime.Object{ev}
+				rec.Handle(one)
 			}
 		}
 	}
@@ -191,8 +193,8 @@ func (s *Set) EventList(n listwatch.Notice) {
 
 // KubeEvent records an Event's notification for the pod it is about.
 func (s *Set) KubeEvent(recv time.Time, typ watch.EventType, ev *corev1.Event) {
-	if rec := s.recs[ev.InvolvedObject.UID]; rec != nil && typ != watch.Deleted {
-		rec.KubeEvent(recv, ev, false)
+	if rec := s.recs[ev.InvolvedObject.UID]; rec != nil {
+		rec.Handle(watched(recv, typ, ev))
 	}
 }
 
@@ -226,7 +228,7 @@ func (s *Set) OpenGap(n listwatch.Notice) (timeline.Gap, bool) {
 	g := timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
 	s.Gaps = append(s.Gaps, g)
 	for _, rec := range s.order {
-		rec.Gap(n)
+		rec.Handle(n)
 	}
 	return g, true
 }
@@ -239,7 +241,7 @@ func (s *Set) CloseGap(n listwatch.Notice) (timeline.Gap, bool) {
 		if g.Stream == n.Stream && g.To.IsZero() {
 			g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
 			for _, rec := range s.order {
-				rec.Gap(n)
+				rec.Handle(n)
 			}
 			return *g, true
 		}

@@ -15,9 +15,6 @@ const (
 	OrderPriority = "priority"
 )
 
-// Orders are the values --order accepts.
-var Orders = []string{OrderNone, OrderPriority}
-
 // DrainLabel is Cluster API's pod label that changes how a node drain
 // treats the pod; its values DrainSkip and DrainWaitCompleted
 // (sigs.k8s.io/cluster-api api/core/v1beta1/machinedrainrules_types.go:
