@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -122,8 +122,8 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	gvk, err := mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
-	if cliutil.NoAnswer(err) {
-		return err // the cluster's fault, not the type's
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		return err // discovery failed (no answer, no credentials): not the type's fault
 	}
 	if err != nil {
 		return fmt.Errorf("unknown resource type %q: %w", typ, err)

@@ -418,7 +418,7 @@ func TestWatchPodUnreachableCluster(t *testing.T) {
 	}
 	res := e2e.RunKubectl(t, []string{"KUBECONFIG=" + path}, "graceful", "watch", "pod", "web-0", "--delete")
 	lines := strings.Split(strings.TrimSpace(res.Stderr), "\n")
-	if res.ExitCode != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "error: reading pod default/web-0: ") {
+	if res.ExitCode != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], `error: cannot reach the cluster of context "gone" (server https://127.0.0.1:1): reading pod default/web-0: `) {
 		t.Errorf("exit %d, stderr %q: want 1 and one error line", res.ExitCode, res.Stderr)
 	}
 }
