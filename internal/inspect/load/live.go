@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -77,8 +78,13 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 	if apierrors.IsUnauthorized(err) {
 		return fmt.Errorf("the cluster of context %s (server %s) rejected its credentials (expired or revoked?): %v", where, cfg.Host, err)
 	}
-	if err != nil {
+	var late noAnswerWithin
+	switch {
+	case err == nil:
+	case cliutil.NoAnswer(err) || errors.As(err, &late):
 		return cliutil.Unreachable(where, cfg.Host, err)
+	default: // asked, or never sent (a credential plugin that failed)
+		return fmt.Errorf("the cluster of context %s (server %s): %v", where, cfg.Host, err)
 	}
 	inv.Live = true
 	if v, err := inspect.ParseVersion(sv.Major + "." + sv.Minor); err == nil {
@@ -114,6 +120,12 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 
 // serverVersion reads the server's version, within timeout when it is not
 // 0; a request that times out is an error saying how long it waited.
+// noAnswerWithin is the server version's request given up after the
+// reach timeout (a cluster that does not answer: the fleet audit's bound).
+type noAnswerWithin time.Duration
+
+func (d noAnswerWithin) Error() string { return fmt.Sprintf("no answer within %s", time.Duration(d)) }
+
 func serverVersion(ctx context.Context, cs kubernetes.Interface, timeout time.Duration) (*version.Info, error) {
 	if timeout <= 0 {
 		return discovery.ToServerVersionInterfaceWithContext(cs.Discovery()).ServerVersionWithContext(ctx)
@@ -122,7 +134,7 @@ func serverVersion(ctx context.Context, cs kubernetes.Interface, timeout time.Du
 	defer cancel()
 	sv, err := discovery.ToServerVersionInterfaceWithContext(cs.Discovery()).ServerVersionWithContext(tctx)
 	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
-		return nil, fmt.Errorf("no answer within %s", timeout)
+		return nil, noAnswerWithin(timeout)
 	}
 	return sv, err
 }
