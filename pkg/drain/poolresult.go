@@ -67,12 +67,12 @@ func newPoolNode(res *NodeResult) *PoolNode {
 	touched := false // an eviction of ours was accepted, or may have been
 	for _, p := range res.Pods {
 		switch {
-		case p.accepted && p.DeletedPastBudget:
+		case p.Accepted && p.DeletedPastBudget:
 			n.DeletedPastBudget++
-		case p.accepted:
+		case p.Accepted:
 			n.Evicted++
 		}
-		touched = touched || p.accepted || p.lost
+		touched = touched || p.Accepted || p.lost
 		switch p.State {
 		case StateGone:
 			gone++

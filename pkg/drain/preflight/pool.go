@@ -232,7 +232,7 @@ func poolVerdict(r *PoolReport) string {
 	}
 	for _, n := range r.Nodes {
 		if len(n.Blockers) > 0 {
-			why = append(why, "node "+n.Node+": "+n.Verdict)
+			why = append(why, "node "+n.Node+": "+blockerList(n))
 		}
 	}
 	if r.Refused() {
