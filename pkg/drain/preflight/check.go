@@ -280,6 +280,9 @@ func verdict(r *Report) string {
 		if n := len(r.Terminating); n > 0 {
 			waited = fmt.Sprintf(" (and %d already terminating waited for)", n)
 		}
+		if n := deletedPastBudget(r); n > 0 {
+			waited += fmt.Sprintf(", %d of them deleted past their budget if it still refuses them (--delete-after)", n)
+		}
 		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s%s in about %s",
 			r.PodCount(), r.Node, waited, time.Duration(*r.EstimatedSeconds)*time.Second)
 	}
