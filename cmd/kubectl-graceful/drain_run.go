@@ -32,6 +32,9 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 		watch = o.startWatch(ctx)
 	}
 	events := watcher.events(o.view())
+	if watch != nil {
+		events = watch.events(events)
+	}
 	overrides := &budgetOverrides{o: o}
 	events.BudgetOverridden = overrides.overriding
 	events.LBWaiting = o.lbWaiting

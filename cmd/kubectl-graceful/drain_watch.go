@@ -8,6 +8,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -24,6 +25,16 @@ type drainWatch struct {
 	// watches shares the watch's streams of each node's pods and of the
 	// budgets with the drain (Drainer.Watches): one watch of each, not two.
 	watches *listwatch.Hub
+	// cordons tells the watch which nodes the drain cordoned (events).
+	cordons *ownCordons
+}
+
+// events returns ev with dw.cordons told, first, of each cordon and each
+// node done.
+func (dw *drainWatch) events(ev drain.Events) drain.Events {
+	ev.NodeCordoned = then2(dw.cordons.cordoned, ev.NodeCordoned)
+	ev.NodeDone = then(dw.cordons.done, ev.NodeDone)
+	return ev
 }
 
 // watchSetup bounds the wait for the watch's first Lists before the
@@ -47,7 +58,8 @@ func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	}
 	ready := make(chan struct{})
 	dw.watches = sharedWatches(names)
-	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second,
+	dw.cordons = newOwnCordons(names, o.timeout)
+	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second, CordonedHere: dw.cordons.CordonedHere,
 		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
 	if o.selector != "" {
 		// A pool picked by -l: the watch lists it with one request where

@@ -20,7 +20,7 @@ func (d *nodeRun) evictedAgain(cordonedAt time.Time, initial map[string]bool) []
 	for _, p := range d.tracker.snapshot() {
 		key := p.Namespace + "/" + p.Name
 		pod := d.tracker.listedPod(key)
-		if p.accepted && !initial[key] && pod != nil && !pod.CreationTimestamp.Time.Before(cordonedAt.Truncate(time.Second)) {
+		if p.Accepted && !initial[key] && pod != nil && !pod.CreationTimestamp.Time.Before(cordonedAt.Truncate(time.Second)) {
 			out = append(out, key)
 		}
 	}

@@ -33,7 +33,13 @@ func TestDrainDeleteAfterE2E(t *testing.T) {
 	res := f.drain(a, "--delete-after", "5s", "--eviction-retry-max", "1s")
 	stuckPod := f.ns + "/" + stuck[0].Name
 	expect(t, res, 3, "BUDGET OVERRIDDEN: pod "+stuckPod+" deleted past PodDisruptionBudget "+f.ns+"/stuck (--delete-after)",
-		"node "+a+" drained: 1 pod(s) evicted, 1 deleted past its budget")
+		"node "+a+" drained: 1 pod(s) evicted, 1 deleted past its budget",
+		// The preflight says what the flag will do, before it happens.
+		"--delete-after 5s: pod(s) "+stuckPod+" will be deleted past PodDisruptionBudget "+f.ns+"/stuck 5s after the node's evictions start",
+		"Verdict: would succeed: 2 pod(s) evicted from node "+a+", 1 of them deleted past their budget if it still refuses them (--delete-after)")
+	if strings.Contains(res.Stdout, "Verdict: would block") {
+		t.Errorf("the preflight says the drain would block, which --delete-after overrides")
+	}
 	warn := "deleting pod " + stuckPod + " on node " + a + ", which PodDisruptionBudget " + f.ns + "/stuck still refuses"
 	if !strings.Contains(res.Stderr, warn) {
 		t.Errorf("stderr does not name the pod and its budget before the delete: want %q", warn)
@@ -105,7 +111,7 @@ func TestDrainPoolDeleteAfterE2E(t *testing.T) {
 	}
 	// The summary counts the deleted pods apart: they were not evicted.
 	want = append(want, "evictions per pod: 0.33 (1 evictions accepted, 2 pod(s) deleted past their budget (--delete-after), 3 pod(s) to evict at the start)")
-	expect(t, res, 3, append(want, "node "+a+" drained: 1 pod(s) evicted, 1 deleted past its budget")...)
+	expect(t, res, 3, append(want, "node "+a+" drained: 1 pod(s) evicted, 1 deleted past its budget", "Pool verdict: would succeed: 3 pod(s) evicted from 2 node(s), 2 of them deleted past their budget if it still refuses them (--delete-after)")...)
 	if strings.Contains(res.Stderr, web[0].Name) || strings.Contains(res.Stdout, "PodDisruptionBudget "+f.ns+"/web (--delete-after)") {
 		t.Errorf("the pod whose budget allows its eviction is named as deleted past it")
 	}

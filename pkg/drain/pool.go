@@ -36,7 +36,7 @@ func (d *Drainer) DrainPool(ctx context.Context, nodes []corev1.Node) (*PoolResu
 
 func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResult) error {
 	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflight.PoolInput, error) {
-		return preflight.GatherPool(ctx, d.Client, d.Dynamic, nodes, d.PodSelector, d.Flags)
+		return preflight.GatherPool(ctx, d.Client, d.Dynamic, nodes, d.PodSelector, d.preflightFlags())
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -71,6 +71,21 @@ func TestDrainPoolForbiddenOnOneNode(t *testing.T) {
 			t.Errorf("a refused pool drain cordoned %s", n)
 		}
 	}
+	// -o json: each node's left is the pods still on it, not 0.
+	res = p.drain("-l", p.selector, "--as", as, "--timeout", "30s", "-o", "json")
+	for _, n := range parsePoolReport(t, res.Stdout).Nodes {
+		on := 0
+		for _, ns := range []string{p.ns, other.ns} {
+			list, err := p.env.Client.CoreV1().Pods(ns).List(p.ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Node})
+			if err != nil {
+				t.Fatal(err)
+			}
+			on += len(list.Items)
+		}
+		if n.Left != on || on == 0 {
+			t.Errorf("refused pool, node %s: left %d, want the %d pod(s) on it", n.Node, n.Left, on)
+		}
+	}
 }
 
 // A node named twice is refused, as watch node refuses it, before anything

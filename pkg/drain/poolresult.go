@@ -53,7 +53,9 @@ type PoolNode struct {
 	// accepted).
 	DeletedPastBudget int `json:"deletedPastBudget"`
 	// Left counts the node's pods still there at the end (terminating
-	// ones included), from the read at the end.
+	// ones included), from the read at the end; for a node the drain
+	// never started (a refusal, a dry run), which has no such read, the
+	// pods its preflight found to evict, already terminating or refused.
 	Left int `json:"left"`
 	// StaysCordoned is the node's spec.unschedulable read at the end; nil
 	// when that read failed or the node is gone.
@@ -67,12 +69,12 @@ func newPoolNode(res *NodeResult) *PoolNode {
 	touched := false // an eviction of ours was accepted, or may have been
 	for _, p := range res.Pods {
 		switch {
-		case p.accepted && p.DeletedPastBudget:
+		case p.Accepted && p.DeletedPastBudget:
 			n.DeletedPastBudget++
-		case p.accepted:
+		case p.Accepted:
 			n.Evicted++
 		}
-		touched = touched || p.accepted || p.lost
+		touched = touched || p.Accepted || p.lost
 		switch p.State {
 		case StateGone:
 			gone++
@@ -81,6 +83,9 @@ func newPoolNode(res *NodeResult) *PoolNode {
 		}
 	}
 	n.Left = len(res.Pods) - gone - unknown
+	if notStarted(res) {
+		n.Left = preflightLeft(res.Preflight)
+	}
 	if res.After != nil && res.After.Known {
 		n.StaysCordoned = &res.After.Unschedulable
 	}
@@ -93,6 +98,28 @@ func newPoolNode(res *NodeResult) *PoolNode {
 		n.Result = OutcomeUntouched
 	default:
 		n.Result = OutcomePartlyDrained
+	}
+	return n
+}
+
+// notStarted reports whether res is of a node whose pods were never
+// listed for the drain: nothing was changed, and only its preflight says
+// what is on it.
+func notStarted(res *NodeResult) bool {
+	return res.Preflight != nil && (res.Outcome == OutcomeRefused || res.Outcome == OutcomeDryRun)
+}
+
+// preflightLeft counts the pods r found on its node that the drain would
+// remove or wait for: to evict, already terminating, and each pod a
+// refusing blocker names (needs --force, ...), none of which went.
+func preflightLeft(r *preflight.Report) int {
+	n := r.PodCount() + len(r.Terminating)
+	refused := map[string]bool{}
+	for _, b := range r.Blockers {
+		if b.Refuses && b.Pod != "" && !refused[b.Pod] {
+			refused[b.Pod] = true
+			n++
+		}
 	}
 	return n
 }

@@ -1,14 +1,18 @@
 package drain
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+)
 
 func TestPoolNodeResultAndTally(t *testing.T) {
 	yes := &NodeAfter{Known: true, Unschedulable: true}
 	drained := newPoolNode(&NodeResult{Node: "a", Outcome: OutcomeDrained, After: yes, Pods: []PodProgress{
-		{State: StateGone, accepted: true}, {State: StateGone, accepted: true}}})
+		{State: StateGone, Accepted: true}, {State: StateGone, Accepted: true}}})
 	partly := newPoolNode(&NodeResult{Node: "b", Outcome: OutcomeInterrupted, After: yes, Pods: []PodProgress{
-		{State: StateTerminating, accepted: true}, {State: StateStopped},
-		{State: StateGone, accepted: true, DeletedPastBudget: true}}})
+		{State: StateTerminating, Accepted: true}, {State: StateStopped},
+		{State: StateGone, Accepted: true, DeletedPastBudget: true}}})
 	cut := newPoolNode(&NodeResult{Node: "c", Outcome: OutcomeInterrupted, After: yes, Pods: []PodProgress{
 		{State: StateGone, lost: true}, {State: StateStopped}}})
 	untouched := newPoolNode(&NodeResult{Node: "d", Outcome: OutcomeInterrupted, Pods: []PodProgress{
@@ -55,5 +59,23 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 	r = &PoolResult{Error: "boom", Nodes: []*PoolNode{drained}}
 	if r.tally(true); r.Outcome != OutcomeError {
 		t.Errorf("API error: %s", r.Outcome)
+	}
+}
+
+// A pool node the drain never started (a refusal, a dry run) has no read
+// at the end: its LEFT is what its preflight found on it, never 0 while
+// its pods are there.
+func TestPoolNodeNeverStartedCountsItsPreflightsPods(t *testing.T) {
+	r := &preflight.Report{Node: "a",
+		Evict:       []preflight.OwnerGroup{{Pods: []preflight.PodEntry{{Name: "web-1"}, {Name: "web-2"}}}},
+		Terminating: []preflight.TerminatingPod{{}},
+		Blockers: []preflight.Issue{{Kind: preflight.BlockerNeedsForce, Pod: "shop/bare", Refuses: true},
+			{Kind: preflight.BlockerNeedsDeleteEmptyDirData, Pod: "shop/bare", Refuses: true},
+			{Kind: preflight.BlockerPDBAllowsNone, PDB: "shop/web"}}}
+	for _, outcome := range []Outcome{OutcomeRefused, OutcomeDryRun} {
+		n := newPoolNode(&NodeResult{Node: "a", Outcome: outcome, Preflight: r, Pods: []PodProgress{}})
+		if n.Left != 4 || n.Result != OutcomeUntouched {
+			t.Errorf("%s: left %d, result %s; want 4 (2 to evict, 1 terminating, 1 refused), untouched", outcome, n.Left, n.Result)
+		}
 	}
 }

@@ -149,6 +149,14 @@ type NodeResult struct {
 	excludedAt time.Time
 }
 
+// preflightFlags are d.Flags with d.DeleteAfter, which the preflight
+// judges the budgets' refusals by.
+func (d *Drainer) preflightFlags() preflight.Flags {
+	f := d.Flags
+	f.DeleteAfter = d.DeleteAfter
+	return f
+}
+
 // clock sets DurationSeconds to the time since the node's drain started.
 func (r *NodeResult) clock() { r.DurationSeconds = time.Since(r.start).Seconds() }
 
@@ -167,7 +175,7 @@ func (d *Drainer) Drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, error) {
 	res := &NodeResult{Node: node.Name, Pods: []PodProgress{}, start: time.Now()}
 	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflight.Input, error) {
-		return preflight.Gather(ctx, d.Client, d.Dynamic, node, d.PodSelector, d.Flags)
+		return preflight.Gather(ctx, d.Client, d.Dynamic, node, d.PodSelector, d.preflightFlags())
 	})
 	if err != nil && ctx.Err() != nil {
 		res.Outcome = OutcomeInterrupted

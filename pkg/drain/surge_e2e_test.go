@@ -184,7 +184,12 @@ func TestDrainSurgeKeepsASingleReplicaServing(t *testing.T) {
 	res = f.drain(a, "--surge", "--timeout", "120s")
 	lowest := w.Lowest()
 	expect(t, res, 0, "surge: Deployment "+f.ns+"/web restarted and rolled out",
-		"Service web: Ready endpoints never reached zero", "node "+a+" drained")
+		"Service web: Ready endpoints never reached zero", "node "+a+" drained",
+		"surge: Deployment "+f.ns+"/web rolled out in ")
+	// A progress line as it ends, the record once, in the summary.
+	if n := strings.Count(res.Stdout, "restarted and rolled out"); n != 1 {
+		t.Errorf("the surge record line is printed %d times, want once", n)
+	}
 	if lowest < 1 {
 		t.Errorf("the Service's Ready endpoints reached %d during the --surge drain", lowest)
 	}

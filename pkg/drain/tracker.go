@@ -61,10 +61,14 @@ type PodProgress struct {
 	// not known) still refused its eviction.
 	DeletedPastBudget bool   `json:"deletedPastBudget,omitempty"`
 	Budget            string `json:"budget,omitempty"`
+	// Accepted is true once the API server accepted this drain's eviction
+	// of the pod (or its delete: --disable-eviction, --delete-after),
+	// whether the pod is gone yet or still terminating; false for a pod
+	// another client removed. The summaries' "evicted" counts these.
+	Accepted bool `json:"accepted,omitempty"`
 
-	// accepted: our eviction or delete was accepted; nsTerminating: the
-	// last answer was the namespace's 403.
-	accepted, nsTerminating, lost bool
+	// nsTerminating: the last answer was the namespace's 403.
+	nsTerminating, lost bool
 	// held: Cause is the pool pacer's wait, dropped once a request goes.
 	held    bool
 	started time.Time
@@ -196,7 +200,7 @@ func (t *podTracker) waiting(namespace, name, cause string) {
 func (t *podTracker) accept(namespace, name, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State != StateGone {
-			p.accepted, p.State, p.Cause = true, StateTerminating, cause
+			p.Accepted, p.State, p.Cause = true, StateTerminating, cause
 		}
 	})
 }
@@ -205,9 +209,9 @@ func (t *podTracker) accept(namespace, name, cause string) {
 // namespace's deletion when it refused us for that, else another client.
 func goneBy(p *PodProgress) GoneBy {
 	switch {
-	case p.accepted && p.DeletedPastBudget:
+	case p.Accepted && p.DeletedPastBudget:
 		return GoneByDeleteAfter
-	case p.accepted:
+	case p.Accepted:
 		return GoneByEviction
 	case p.lost:
 		return GoneByLostAnswer
@@ -267,7 +271,7 @@ func final(state State) bool {
 // the request is out, or it was accepted (by us: not a pod found
 // terminating) and the pod is not gone yet.
 func (p PodProgress) InFlight() bool {
-	return p.State == StateEvicting || p.State == StateTerminating && p.accepted
+	return p.State == StateEvicting || p.State == StateTerminating && p.Accepted
 }
 
 // podKey is the "namespace/name" the tracker and the preflight key pods by.
@@ -283,5 +287,5 @@ func (t *podTracker) wasAccepted(key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.pods[key]
-	return ok && p.accepted
+	return ok && p.Accepted
 }

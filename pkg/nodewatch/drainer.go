@@ -55,12 +55,19 @@ type Drainer struct {
 	// Deadline says what bounds the drain, and how it is known, or that it
 	// is unknown and why.
 	Deadline string `json:"deadline"`
+	// ThisDrain is true, with Name "", when the drain of the watch's own
+	// process (`drain node --watch`, Config.CordonedHere) cordoned the
+	// node: no mark names it, but it knows its own cordon.
+	ThisDrain bool `json:"thisDrain,omitempty"`
 }
 
 // String is the line the watch prints.
 func (d Drainer) String() string {
 	who := "cordoned by someone (no drainer's marks)"
-	if d.Name != "" {
+	switch {
+	case d.ThisDrain:
+		who = "cordoned by this drain"
+	case d.Name != "":
 		who = "drained by " + d.Name + " (" + d.Mark + ")"
 	}
 	since := ""

@@ -1,6 +1,7 @@
 package nodewatch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,8 +17,16 @@ import (
 const drainerReadTimeout = 5 * time.Second
 
 // drainerSeen is what nodeSeen last saw of a node: its drainer's marks
-// (marksOf) and the drainer line noted for them.
-type drainerSeen struct{ marks, line string }
+// (marksOf), the drainer line noted for them and whether it was
+// schedulable.
+type drainerSeen struct {
+	marks, line string
+	schedulable bool
+	// own is the deadline of the drain of this process when it cordoned
+	// the node (Config.CordonedHere), kept while no drainer's mark
+	// appears; "" otherwise.
+	own string
+}
 
 // nodeSeen names the drainer of a followed node when its marks change
 // (a note, printed as it comes), from the node's latest version. A node
@@ -34,12 +43,18 @@ func (f *follower) nodeSeen(ctx context.Context, node *corev1.Node) {
 		return
 	}
 	d, ok := whoDrains(node, f.drainerFacts(ctx, node))
+	own := ""
+	if ok && d.Name == "" {
+		own = f.ownCordon(node.Name, seen)
+		d.ThisDrain = own != ""
+		d.Deadline = cmp.Or(own, d.Deadline)
+	}
 	line := ""
 	if ok {
 		line = d.String()
 	}
 	prev := seen.line
-	f.drainers[node.Name] = drainerSeen{marks: marks, line: line}
+	f.drainers[node.Name] = drainerSeen{marks: marks, line: line, schedulable: !node.Spec.Unschedulable, own: own}
 	if line == prev {
 		return
 	}
@@ -47,6 +62,24 @@ func (f *follower) nodeSeen(ctx context.Context, node *corev1.Node) {
 		f.w.Drainers = append(f.w.Drainers, d)
 		f.note(line)
 	}
+}
+
+// ownCordon returns the deadline of the drain of this process when it
+// cordoned node, "" when it did not or cannot say: asked once, when the
+// node the watch saw schedulable is cordoned with no drainer's mark,
+// then kept while no mark appears (the node controller's unschedulable
+// taint that follows the cordon is no drainer's).
+func (f *follower) ownCordon(node string, seen drainerSeen) string {
+	switch {
+	case seen.own != "":
+		return seen.own
+	case !seen.schedulable || f.cfg.CordonedHere == nil:
+		return ""
+	}
+	if deadline, ok := f.cfg.CordonedHere(node); ok {
+		return cmp.Or(deadline, "unknown")
+	}
+	return ""
 }
 
 // marksOf is what whoDrains reads of a node: whether it is cordoned, its

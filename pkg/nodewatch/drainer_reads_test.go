@@ -55,3 +55,35 @@ func TestNodeSeenReadsKuredOncePerMarks(t *testing.T) {
 		t.Errorf("a new taint: %d reads (want 2), drainers %d (want 1: the line did not change)", got, len(f.w.Drainers))
 	}
 }
+
+// drain node --watch: a node the watch saw schedulable, then cordoned with
+// no drainer's mark by the drain of the same process, is "cordoned by this
+// drain", and stays so when the node controller's taint follows; a node
+// cordoned before, or by another client, is still someone's.
+func TestNodeSeenNamesTheCordonOfThisDrain(t *testing.T) {
+	ctx := context.Background()
+	ours := map[string]bool{"w-1": true}
+	f := newFollower(Config{Client: fake.NewClientset(), CordonedHere: func(node string) (string, bool) {
+		return "--timeout 30s from the node's turn", ours[node]
+	}}, []string{"w-1", "w-2", "w-3"})
+	for _, name := range []string{"w-1", "w-2"} {
+		f.nodeSeen(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	}
+	before := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w-3"}, Spec: corev1.NodeSpec{Unschedulable: true}}
+	f.nodeSeen(ctx, before)
+	for _, name := range []string{"w-1", "w-2"} {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{Unschedulable: true}}
+		f.nodeSeen(ctx, n)
+		n = n.DeepCopy()
+		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}
+		f.nodeSeen(ctx, n)
+	}
+	want := []string{
+		"node w-3: cordoned by someone (no drainer's marks); deadline: unknown",
+		"node w-1: cordoned by this drain; deadline: --timeout 30s from the node's turn",
+		"node w-2: cordoned by someone (no drainer's marks); deadline: unknown",
+	}
+	if strings.Join(f.w.Notes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(f.w.Notes, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -57,6 +57,12 @@ type Config struct {
 	// PodDisruptionBudgets, timeline.StreamBudgets) subscribes there and
 	// needs no watch of its own. The caller closes it once Follow returned.
 	Watches *listwatch.Hub
+	// CordonedHere, when set, is asked about a followed node the watch saw
+	// schedulable and then cordoned with none of the drainers' marks: ok
+	// when the caller's own drain (`drain node --watch`) cordoned it, with
+	// what bounds that drain; the note then says "cordoned by this drain".
+	// It may wait, briefly, for the answer to the caller's cordon.
+	CordonedHere func(node string) (deadline string, ok bool)
 }
 
 // ErrNoNodes is returned (wrapped) when the selector matches no node.

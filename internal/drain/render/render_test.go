@@ -33,7 +33,7 @@ func TestOutputEscapesClusterText(t *testing.T) {
 func TestSummaryTellsWhatIsLeftAndTheCordon(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeTimedOut, CordonedByUs: true, EvictionsStarted: true, Pods: []drain.PodProgress{
-		{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Attempts: 1},
+		{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Accepted: true, Attempts: 1},
 		{Namespace: "shop", Name: "c", State: drain.StateGone, GoneBy: drain.GoneByOther, Attempts: 2},
 		{Namespace: "shop", Name: "b", State: drain.StateStopped, Attempts: 4, Cause: "The disruption budget web needs 2 healthy pods and has 2 currently"},
 	}}, 0)
@@ -71,7 +71,7 @@ func TestSummaryOfANodeDeletedDuringItsDrain(t *testing.T) {
 	var b bytes.Buffer
 	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeNodeGone, CordonedByUs: true, EvictionsStarted: true,
 		Error: "the node was deleted during the drain", Pods: []drain.PodProgress{
-			{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Attempts: 1}}}, 0)
+			{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Accepted: true, Attempts: 1}}}, 0)
 	out := b.String()
 	if !strings.Contains(out, "node n1 is gone: it was deleted during the drain") {
 		t.Errorf("summary does not say the node is gone:\n%s", out)
@@ -113,5 +113,24 @@ func TestSummaryOfANodeThatStoppedReporting(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// A node's line counts an accepted eviction whose pod still terminates as
+// evicted, and as still on the node, as the pool summary's EVICTED and
+// LEFT do: the two never disagree on the same node.
+func TestSummaryCountsAnEvictedPodStillTerminatingAsThePoolDoes(t *testing.T) {
+	pods := []drain.PodProgress{
+		{Namespace: "shop", Name: "a", State: drain.StateGone, GoneBy: drain.GoneByEviction, Accepted: true},
+		{Namespace: "shop", Name: "b", State: drain.StateGone, GoneBy: drain.GoneByEviction, Accepted: true},
+		{Namespace: "shop", Name: "c", State: drain.StateTerminating, Accepted: true},
+		{Namespace: "shop", Name: "d", State: drain.StateStopped, Cause: "The disruption budget d needs 1 healthy pods and has 1 currently"},
+		{Namespace: "shop", Name: "e", State: drain.StateTerminating, WaitsOn: "finalizer example.com/hold"},
+	}
+	var b bytes.Buffer
+	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeTimedOut, CordonedByUs: true, EvictionsStarted: true, Pods: pods}, 0)
+	want := "evicted: 3 (1 still terminating), still on the node: 3 (2 terminating, 1 not evicted, 0 failed)"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 }

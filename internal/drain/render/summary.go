@@ -25,9 +25,16 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	surgeSummary(w, res)
 	var rows [][]string
 	counts, gone := map[drain.State]int{}, map[drain.GoneBy]int{}
+	evicted := evictedCount(res.Pods)
 	for _, p := range res.Pods {
 		counts[p.State]++
-		gone[p.GoneBy]++
+		if p.GoneBy != drain.GoneByDeleteAfter && p.GoneBy != drain.GoneByEviction {
+			gone[p.GoneBy]++
+		}
+		if p.Accepted && p.DeletedPastBudget {
+			// Counted once deleted, gone yet or not: the pool's EVICTED cell.
+			gone[drain.GoneByDeleteAfter]++
+		}
 		rows = append(rows, []string{escape(p.Namespace + "/" + p.Name), result(p), strconv.Itoa(p.Attempts),
 			seconds(p.StartedSeconds), seconds(p.DurationSeconds), escape(p.Cause)})
 	}
@@ -39,7 +46,7 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 	name := escape(res.Node)
 	switch res.Outcome {
 	case drain.OutcomeDrained:
-		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, gone[drain.GoneByEviction], byOthers(gone), seconds(res.DurationSeconds))
+		fmt.Fprintf(w, "node %s drained: %d pod(s) evicted%s in %s\n", name, evicted.n, byOthers(gone), seconds(res.DurationSeconds))
 		if outOfLB(res) {
 			outOfLBLine(w, name)
 		}
@@ -56,10 +63,38 @@ func Summary(w io.Writer, res *drain.NodeResult, width int) {
 		fmt.Fprintf(w, "node %s NOT drained: %s\n", name, escape(res.Error))
 	}
 	left := len(res.Pods) - counts[drain.StateGone] - counts[drain.StateUnknown]
-	fmt.Fprintf(w, "evicted: %d%s, still on the node: %d (%d terminating, %d not evicted, %d failed)%s\n",
-		gone[drain.GoneByEviction], byOthers(gone), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
+	fmt.Fprintf(w, "evicted: %s%s, still on the node: %d (%d terminating, %d not evicted, %d failed)%s\n",
+		evicted, byOthers(gone), left, counts[drain.StateTerminating], counts[drain.StateStopped]+counts[drain.StateBlocked]+counts[drain.StateNamespaceTerminating]+counts[drain.StatePending]+counts[drain.StateEvicting]+counts[drain.StateAnswerLost], counts[drain.StateFailed], unknown(counts))
 	silenceLines(w, res, name)
 	cordonLine(w, res, name)
+}
+
+// evicted counts the pods whose eviction (or delete) this drain had
+// accepted, gone yet or not, those deleted past their budget apart: the
+// pool summary's EVICTED, so that a node's line and its row agree; a pod
+// still terminating is both evicted and still on the node.
+type evicted struct{ n, terminating int }
+
+func evictedCount(pods []drain.PodProgress) evicted {
+	var e evicted
+	for _, p := range pods {
+		if !p.Accepted || p.DeletedPastBudget {
+			continue
+		}
+		e.n++
+		if p.State == drain.StateTerminating {
+			e.terminating++
+		}
+	}
+	return e
+}
+
+// String is "5", or "5 (1 still terminating)".
+func (e evicted) String() string {
+	if e.terminating == 0 {
+		return strconv.Itoa(e.n)
+	}
+	return fmt.Sprintf("%d (%d still terminating)", e.n, e.terminating)
 }
 
 // unknown counts the pods whose state could not be read at the end.

@@ -83,9 +83,17 @@ func surgeSummary(w io.Writer, res *drain.NodeResult) {
 	}
 }
 
-// SurgeDone prints the line of a rollout --surge started, as it ends.
+// SurgeDone prints, as a rollout --surge started ends, a progress line:
+// that it ended and what comes next. The record of it (its Services'
+// Ready endpoints included) is the summary's line, printed once
+// (docs/drain-surge.md).
 func (t *Text) SurgeDone(_ string, s drain.SurgeResult) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintln(t.out, surgeLine(s))
+	name := escape(s.Kind + " " + s.Namespace + "/" + s.Name)
+	if s.RolledOut {
+		fmt.Fprintf(t.out, "surge: %s rolled out in %s; evicting the node's pods next\n", name, seconds(s.DurationSeconds))
+		return
+	}
+	fmt.Fprintf(t.out, "surge: %s NOT rolled out (%s); its pods are evicted as without --surge\n", name, escape(s.Error))
 }

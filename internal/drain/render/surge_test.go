@@ -48,3 +48,22 @@ func TestSurgeLinesSayWhatTheEndpointWatchSaw(t *testing.T) {
 		t.Errorf("a watch with a gap is taken as never at zero:\n%s", out)
 	}
 }
+
+// As a rollout ends, one progress line says so; the record line with its
+// Services' counts is the summary's alone, so it is printed once.
+func TestSurgeRecordLineIsPrintedOnce(t *testing.T) {
+	var b bytes.Buffer
+	text := NewText(&b, false, 0)
+	s := drain.SurgeResult{Namespace: "shop", Kind: "Deployment", Name: "web", RolledOut: true, DurationSeconds: 12,
+		Services: []drain.ServiceEndpoints{{Service: "web", MinReady: ptr.To[int32](1)}}}
+	text.SurgeDone("n1", s)
+	Summary(&b, &drain.NodeResult{Node: "n1", Outcome: drain.OutcomeDrained, EvictionsStarted: true, Surge: []drain.SurgeResult{s}}, 0)
+	out := b.String()
+	record := "surge: Deployment shop/web restarted and rolled out in 12s; Service web: Ready endpoints never reached zero (lowest 1)"
+	if n := strings.Count(out, record); n != 1 {
+		t.Errorf("the record line is printed %d times, want once:\n%s", n, out)
+	}
+	if want := "surge: Deployment shop/web rolled out in 12s; evicting the node's pods next"; !strings.Contains(out, want) {
+		t.Errorf("no progress line %q:\n%s", want, out)
+	}
+}

@@ -62,7 +62,11 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 	var maxWait time.Duration
 	for _, k := range keys {
 		b := buckets[k]
+		blockers := len(r.Blockers)
 		budget, wait := planBudget(r, b, in)
+		if in.Flags.DeleteAfter > 0 {
+			wait = max(wait, deleteAfterPlan(r, blockers, &budget, in.Flags.DeleteAfter))
+		}
 		r.Budgets = append(r.Budgets, budget)
 		maxWait = max(maxWait, wait)
 	}

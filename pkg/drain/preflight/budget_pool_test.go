@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 )
 
 // threeNodePool: PDB web (allows 1) has two Ready pods on p1 and one on
@@ -179,5 +181,23 @@ func TestDrainTogetherCountsTheWholeGroup(t *testing.T) {
 	got := drainTogether(nodes, []PoolBudget{{Namespace: ns, Name: "web", PerWave: 2}})
 	if want := [][]string{{"a", "b"}, {"c"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("drain together = %v, want %v", got, want)
+	}
+}
+
+// A node's blockers appear once in the pool's verdict, under its one
+// "would block", not that node's whole verdict repeated.
+func TestPoolVerdictNamesEachNodesBlockersOnce(t *testing.T) {
+	in := threeNodePool(1)
+	pdbs := in.PerNode[0].PDBs // one array, shared by every node's Input
+	for i := range pdbs {
+		if pdbs[i].Name == "api" {
+			pdbs[i].Spec.MinAvailable = nil
+			pdbs[i].Spec.MaxUnavailable = ptr.To(intstr.FromInt32(0))
+		}
+	}
+	r := poolPreflightOf(t, in)
+	want := "would block: node p3: pdb-allows-none (PDB shop/api)"
+	if r.Verdict != want {
+		t.Errorf("verdict = %q, want %q", r.Verdict, want)
 	}
 }

@@ -280,9 +280,22 @@ func verdict(r *Report) string {
 		if n := len(r.Terminating); n > 0 {
 			waited = fmt.Sprintf(" (and %d already terminating waited for)", n)
 		}
+		if n := deletedPastBudget(r); n > 0 {
+			waited += fmt.Sprintf(", %d of them deleted past their budget if it still refuses them (--delete-after)", n)
+		}
 		return fmt.Sprintf("would succeed: %d pod(s) evicted from node %s%s in about %s",
 			r.PodCount(), r.Node, waited, time.Duration(*r.EstimatedSeconds)*time.Second)
 	}
+	if r.Refused() {
+		return "would not start: " + blockerList(r)
+	}
+	return "would block: " + blockerList(r)
+}
+
+// blockerList names r's blockers, each with its PDB or pod:
+// "pdb-allows-none (PDB shop/db), needs-force (pod shop/x)". The pool's
+// verdict names each node's with it, under its own "would block".
+func blockerList(r *Report) string {
 	var why []string
 	for _, b := range r.Blockers {
 		s := string(b.Kind)
@@ -294,8 +307,5 @@ func verdict(r *Report) string {
 		}
 		why = append(why, s)
 	}
-	if r.Refused() {
-		return "would not start: " + strings.Join(why, ", ")
-	}
-	return "would block: " + strings.Join(why, ", ")
+	return strings.Join(why, ", ")
 }

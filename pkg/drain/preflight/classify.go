@@ -1,6 +1,8 @@
 package preflight
 
 import (
+	"time"
+
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -40,6 +42,12 @@ type Flags struct {
 	Surge bool
 	// Order is OrderNone or OrderPriority (--order).
 	Order string
+	// DeleteAfter, above 0, is --delete-after: a pod whose
+	// PodDisruptionBudget refuses it is deleted past the budget this long
+	// after the node's evictions start. The preflight then says so of each
+	// such budget, a warning instead of a blocker (deleteAfterPlan). The
+	// Drainer sets it from its own DeleteAfter.
+	DeleteAfter time.Duration
 }
 
 // podAction says what a drain does with one pod on the node.

@@ -223,8 +223,16 @@ func evictedPods(nr *Report, one Input) []poolPod {
 // poolVerdict is the one-line answer for the pool.
 func poolVerdict(r *PoolReport) string {
 	if !r.Blocked() {
-		return fmt.Sprintf("would succeed: %d pod(s) evicted from %d node(s), %d at a time, in about %ds",
-			r.PodCount(), len(r.Nodes), r.MaxConcurrentNodes, *r.EstimatedSeconds)
+		deleted := 0
+		for _, n := range r.Nodes {
+			deleted += deletedPastBudget(n)
+		}
+		past := ""
+		if deleted > 0 {
+			past = fmt.Sprintf(", %d of them deleted past their budget if it still refuses them (--delete-after)", deleted)
+		}
+		return fmt.Sprintf("would succeed: %d pod(s) evicted from %d node(s)%s, %d at a time, in about %ds",
+			r.PodCount(), len(r.Nodes), past, r.MaxConcurrentNodes, *r.EstimatedSeconds)
 	}
 	var why []string
 	for _, b := range r.Blockers {
@@ -232,7 +240,7 @@ func poolVerdict(r *PoolReport) string {
 	}
 	for _, n := range r.Nodes {
 		if len(n.Blockers) > 0 {
-			why = append(why, "node "+n.Node+": "+n.Verdict)
+			why = append(why, "node "+n.Node+": "+blockerList(n))
 		}
 	}
 	if r.Refused() {
