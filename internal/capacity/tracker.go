@@ -22,6 +22,9 @@ type Tracker struct {
 	slices map[string]*discoveryv1.EndpointSlice
 	// last holds each tracked Service's last sample, nil before the first.
 	last map[string]*Sample
+	// listed is set by the first List: before it the slices are unknown,
+	// not empty, and no count is given.
+	listed bool
 }
 
 // DesiredReadyAtStart, given to NewTracker as desired, holds the
@@ -53,6 +56,7 @@ func (c *Tracker) Slice(recv time.Time, typ watch.EventType, s *discoveryv1.Endp
 // List replaces every slice with a List's result (at start, or after a
 // watch gap).
 func (c *Tracker) List(recv time.Time, items []*discoveryv1.EndpointSlice, initial bool) []Change {
+	c.listed = true
 	c.slices = map[string]*discoveryv1.EndpointSlice{}
 	for _, s := range items {
 		c.slices[s.Name] = s
@@ -90,8 +94,12 @@ type Change struct {
 }
 
 // recount counts the endpoints of services (all when none is named) and
-// records a sample where something changed.
+// records a sample where something changed; none before the first List
+// (a new desired count read before it would show "0 ready" never seen).
 func (c *Tracker) recount(recv time.Time, initial bool, services ...string) []Change {
+	if !c.listed {
+		return nil
+	}
 	if len(services) == 0 {
 		for s := range c.last {
 			services = append(services, s)

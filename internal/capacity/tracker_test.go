@@ -55,3 +55,16 @@ func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
 		t.Errorf("desired change: %+v", d)
 	}
 }
+
+// A new desired count read before the EndpointSlices were listed gives no
+// sample: "0 ready" would be a count of slices not yet seen.
+func TestNoSampleBeforeTheFirstList(t *testing.T) {
+	c := NewTracker([]string{"web"}, 3)
+	if got := c.SetDesired(timelinetest.At(0), 4); len(got) != 0 {
+		t.Fatalf("samples before the List: %+v", got)
+	}
+	got := c.List(timelinetest.At(1), []*discoveryv1.EndpointSlice{endpoints("web-a", "web", map[string]timeline.EndpointState{"1": epReady})}, true)
+	if len(got) != 1 || got[0].Sample.Ready != 1 || got[0].Sample.Desired != 4 || !got[0].Sample.Initial {
+		t.Errorf("first List: %+v, want 1 ready of 4 desired, initial", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -148,8 +149,8 @@ func findings(w *Watch, v *Verdict) {
 	}
 	missingFindings(w, v, risk)
 	silenceFindings(w, risk, fact)
-	if n := len(w.Gaps); n > 0 {
-		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
+	if cuts := podset.CutSentence(w.Gaps); cuts != "" {
+		fact("%s (gaps marked above): changes inside a gap are stamped when they arrived", cuts)
 	}
 	v.Risk = len(risks) > 0
 	v.Findings = append(risks, facts...)

@@ -88,3 +88,18 @@ func TestComputeRolloutCountsPodsThatCannotBeJudged(t *testing.T) {
 		t.Errorf("too short %d, findings %q", v.WindowTooShort, v.Findings)
 	}
 }
+
+// One network cut of the rollout's pod, EndpointSlices and Events watches
+// is one cut, not three.
+func TestComputeRolloutCountsOneCutOfThreeWatchesOnce(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	r.Gaps = []timeline.Gap{
+		{Stream: "pod", From: timelinetest.At(9000), To: timelinetest.At(9500)},
+		{Stream: "EndpointSlices", From: timelinetest.At(9000), To: timelinetest.At(9700)},
+		{Stream: "Events", From: timelinetest.At(9100), To: timelinetest.At(9600)},
+	}
+	v := rollout.ComputeWith(r, timeline.Options{})
+	if !hasRolloutFinding(v, "the watches were cut 1 time(s): 3 gap(s) across the 3 watches (EndpointSlices, Events, pod)") || hasRolloutFinding(v, "cut 3 time(s)") {
+		t.Errorf("findings %q", v.Findings)
+	}
+}

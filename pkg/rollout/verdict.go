@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"fmt"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
@@ -224,8 +225,8 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 	endFindings(r, v, risk, fact)
 	reqRisks, reqFacts := rolloutRequestFindings(v)
 	risks, facts = append(risks, reqRisks...), append(facts, reqFacts...)
-	if n := len(r.Gaps); n > 0 {
-		fact("a watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived", n)
+	if cuts := podset.CutSentence(r.Gaps); cuts != "" {
+		fact("%s (gaps marked above): changes inside a gap are stamped when they arrived", cuts)
 	}
 	v.Risk = len(risks) > 0
 	v.Findings = append(risks, facts...)

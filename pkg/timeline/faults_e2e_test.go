@@ -45,7 +45,7 @@ func watchUnderFault(t *testing.T, fe *e2e.FaultEnv, cut bool, fault func()) str
 		if cut && (cuts == 0 || gapLines == 0) {
 			t.Errorf("exit %d with a verdict, the watches were cut, but no gap marked (%d gap lines): %v", r.code, gapLines, v.Findings)
 		}
-		if cuts > 0 && !findingWith(v, "the watch was cut") || stalls > 0 && !findingWith(v, "the watch stalled") {
+		if cuts > 0 && !findingWith(v, "(gaps marked above)") || stalls > 0 && !findingWith(v, "the watch stalled") {
 			t.Errorf("%d cut(s) and %d stall(s) marked, the verdict does not say so: %v", cuts, stalls, v.Findings)
 		}
 	case 1:

@@ -42,6 +42,10 @@ type Recorder struct {
 	// each Service recorded as an event.
 	others      map[string]sliceOthers
 	othersReady map[string]int
+	// slicesListed is set by the first List of the EndpointSlices: before
+	// it, a Service's slices not yet seen are unknown, not empty, so no
+	// count of its ready endpoints is claimed.
+	slicesListed bool
 	// clockSkewed stops stall marking once a change arrived before the
 	// server's time for it: the clocks disagree.
 	clockSkewed bool
@@ -337,6 +341,7 @@ func (r *Recorder) sliceEvent(recv time.Time, typ watch.EventType, slice *discov
 // sliceList records a List of the EndpointSlices (at start, or after a
 // gap): slices that held the endpoint and are absent lost it.
 func (r *Recorder) sliceList(recv time.Time, list []runtime.Object, initial bool) {
+	r.slicesListed = true
 	seen := map[string]bool{}
 	for _, o := range list {
 		s, ok := o.(*discoveryv1.EndpointSlice)

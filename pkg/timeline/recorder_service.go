@@ -45,8 +45,14 @@ func othersReadyIn(slice *discoveryv1.EndpointSlice, uid string) map[string]bool
 // endpoints is known and whenever that count reaches or leaves zero: at
 // zero, kube-proxy falls back to the endpoints that are serving and
 // terminating (pkg/proxy CategorizeEndpoints), so a terminating pod keeps
-// receiving the Service's traffic until it stops serving.
+// receiving the Service's traffic until it stops serving. Nothing is
+// recorded before the EndpointSlices were listed: a watch notification of
+// one slice says nothing of the Service's other slices, and "no ready
+// endpoint" from slices not yet seen would be a claim never checked.
 func (r *Recorder) servicesReady(recv time.Time, initial bool) {
+	if !r.slicesListed {
+		return
+	}
 	for _, svc := range r.TL.Services {
 		union := map[string]bool{}
 		for _, so := range r.others {

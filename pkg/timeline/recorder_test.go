@@ -181,3 +181,18 @@ func TestRecorderFinalDeleteKeepsGrace(t *testing.T) {
 		t.Errorf("grace %d after a shorter delete, want 10", r2.TL.GracePeriodSeconds)
 	}
 }
+
+// A notification of one EndpointSlice before any List says nothing of the
+// Service's other slices: the pod's own endpoint is recorded, no count of
+// the other pods' ready endpoints until the List.
+func TestRecorderClaimsNoCountBeforeTheSlicesList(t *testing.T) {
+	r := NewRecorder(testPod(30, nil), []string{"web"}, at(0))
+	r.feedSlice(at(1), watch.Modified, readySlice("web-1", "web"))
+	if r.TL.HasKind(KindServiceEndpoints) || !r.TL.HasKind(KindEndpointAdded) {
+		t.Fatalf("before the List: %v, want the endpoint and no count", kinds(r.TL))
+	}
+	r.feedSlices(at(2), []discoveryv1.EndpointSlice{*readySlice("web-1", "web")}, true)
+	if !r.TL.HasKind(KindServiceEndpoints) {
+		t.Errorf("no count after the List: %v", kinds(r.TL))
+	}
+}

@@ -3,6 +3,8 @@ package timeline
 import (
 	"fmt"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/gapcount"
 )
 
 // findingList collects the verdict's sentences, risks apart from facts.
@@ -244,16 +246,17 @@ func podGone(tl *Timeline) bool {
 
 // gapFindings says how often the watch was cut or stalled.
 func gapFindings(tl *Timeline, l *findingList) {
-	cuts, stalls := 0, 0
+	stalls := 0
+	var cuts []gapcount.Gap
 	for _, g := range tl.Gaps {
 		if g.Stalled {
 			stalls++
 		} else {
-			cuts++
+			cuts = append(cuts, gapcount.Gap{Stream: g.Stream, From: g.From, To: g.To})
 		}
 	}
-	if cuts > 0 {
-		l.fact("the watch was cut %d time(s) (gaps marked above): changes inside a gap are stamped when they arrived, not when they happened", cuts)
+	if len(cuts) > 0 {
+		l.fact("%s (gaps marked above): changes inside a gap are stamped when they arrived, not when they happened", gapcount.Sentence(cuts))
 	}
 	if stalls > 0 {
 		l.fact("the watch stalled %d time(s) (marked above): a change arrived more than %s after the server's time for it, so the times around it are late", stalls, stallThreshold)

@@ -238,7 +238,7 @@ func TestWatchPodE2E(t *testing.T) {
 		exit := r.first(t, timeline.KindContainerExit, "exited 0")
 		r.first(t, timeline.KindPodGone, "")
 		near(t, "exit (preStop + 1 s)", exit.Ms, 6000, tol+2000)
-		if !gapLine || !findingWith(r.summary.Verdict, "watch was cut") || r.code != 0 {
+		if !gapLine || !findingWith(r.summary.Verdict, "(gaps marked above)") || r.code != 0 {
 			t.Errorf("gap line %v, exit %d, findings %v", gapLine, r.code, r.summary.Verdict.Findings)
 		}
 	})

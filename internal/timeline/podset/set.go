@@ -39,7 +39,11 @@ type Set struct {
 	order      []*timeline.Recorder
 	slices     map[types.UID]*discoveryv1.EndpointSlice
 	podsListed bool
-	heldEvents *listwatch.Notice
+	// slicesListed is set by the first List of the EndpointSlices: a
+	// Recorder started before it is given no slices, which would read as
+	// a List of none (no ready endpoint), but gets them with that List.
+	slicesListed bool
+	heldEvents   *listwatch.Notice
 }
 
 // Recorders returns every pod's Recorder in the order first seen.
@@ -75,7 +79,9 @@ func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recor
 	for _, e := range rec.TL.Events { // a deletion found at start
 		s.emit(rec, e)
 	}
-	rec.Handle(s.slicesFor(rec, recv, initial))
+	if s.slicesListed {
+		rec.Handle(s.slicesFor(rec, recv, initial))
+	}
 	return rec
 }
 
@@ -145,6 +151,7 @@ func (s *Set) SliceEvent(recv time.Time, typ watch.EventType, slice *discoveryv1
 
 // SliceList gives a List of the EndpointSlices to every Recorder.
 func (s *Set) SliceList(recv time.Time, list []runtime.Object, initial bool) {
+	s.slicesListed = true
 	s.slices = map[types.UID]*discoveryv1.EndpointSlice{}
 	for _, o := range list {
 		if sl, ok := o.(*discoveryv1.EndpointSlice); ok {
