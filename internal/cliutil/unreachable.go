@@ -1,14 +1,12 @@
 package cliutil
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
 // UnreachablePrefix starts the line every command prints when the cluster
@@ -17,25 +15,18 @@ import (
 const UnreachablePrefix = "cannot reach the cluster"
 
 // NoAnswer reports whether err is a request that got no answer: a
-// *url.Error from client-go's HTTP client caused by the network (a
-// connection refused, reset or timed out, a name that does not resolve:
-// a net.Error), by the TLS handshake (the server's certificate), or by a
-// connection closed before the answer. An API server that answered with a
-// status is not one, nor a request that never left: a credential plugin
-// that failed is a *url.Error too, and the cluster was never asked.
+// *url.Error from client-go's HTTP client that eviction.Transient takes
+// for the network (a connection refused, reset or timed out, a name that
+// does not resolve, a connection closed before the answer), or one its
+// client timed out waiting for. An API server
+// that answered with a status is not one, nor are failing credentials
+// (eviction.Credentials: a credential plugin that failed, a server
+// certificate the kubeconfig does not trust), which no wait mends.
 func NoAnswer(err error) bool {
 	var ue *url.Error
-	if !errors.As(err, &ue) {
-		return false
-	}
-	var netErr net.Error
-	var certErr *tls.CertificateVerificationError
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var recordErr tls.RecordHeaderError
-	return errors.As(ue.Err, &netErr) || errors.As(ue.Err, &certErr) || errors.As(ue.Err, &unknownAuthority) ||
-		errors.As(ue.Err, &hostname) || errors.As(ue.Err, &recordErr) ||
-		errors.Is(ue.Err, io.EOF) || errors.Is(ue.Err, io.ErrUnexpectedEOF)
+	// A request timed out by its client (--request-timeout) wraps
+	// context.DeadlineExceeded, which Transient leaves to the caller.
+	return errors.As(err, &ue) && !eviction.Credentials(err) && (eviction.Transient(err) || ue.Timeout())
 }
 
 // Unreachable is the line for err when the cluster did not answer:
