@@ -43,8 +43,11 @@ func checkLinesFit(t *testing.T, what string, lines []string, wantCut bool) {
 }
 
 // long is a Deployment's name whose pods' names take 63 characters, the
-// most a pod's hostname takes (the API cuts a generated name there).
-const long = "checkout-frontend-with-a-very-long-name-for-e2e"
+// most a pod's hostname takes (the API cuts a generated name there):
+// long enough that its ReplicaSet's name, with a pod-template-hash of any
+// length (8 characters as well as 10), passes the 58 that generateName
+// keeps before its 5 random characters.
+const long = "checkout-frontend-with-a-very-long-name-for-e2e-tests"
 
 // By default every live line of `watch pod`, the rollout watch, `watch
 // node` and `drain node --watch` fits 120 columns through the real
@@ -105,7 +108,7 @@ func TestWatchLinesFit120ColumnsE2E(t *testing.T) {
 		var first *corev1.Pod
 		for _, node := range []string{watched, drained} {
 			for _, suffix := range []string{"a", "b"} {
-				name := long + "-7d9f8b6c4-x2k" + map[string]string{watched: "w", drained: "d"}[node] + suffix
+				name := long[:47] + "-7d9f8b6c4-x2k" + map[string]string{watched: "w", drained: "d"}[node] + suffix
 				names = append(names, name)
 				if p := createPod(t, env, ns, node, name, podOpts{grace: 30, preStop: 3}); first == nil {
 					first = p
