@@ -146,7 +146,7 @@ func TestWatchWorkloadArgs(t *testing.T) {
 	if err := cmd.Args(cmd, nil); err == nil || !strings.Contains(err.Error(), "name one workload") {
 		t.Errorf("no arguments: %v", err)
 	}
-	o := watchWorkloadOptions{workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, restart: true, scale: 2}
+	o := watchWorkloadOptions{workload: rollout.Workload{Kind: "Deployment", Name: "web"}, restart: true, scale: 2}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "exclusive") {
 		t.Errorf("--restart with --scale: %v", err)
 	}
@@ -165,7 +165,7 @@ func TestWatchWorkloadPropagation(t *testing.T) {
 	if f == nil || pf == nil || f.DefValue != pf.DefValue || f.Usage != pf.Usage {
 		t.Fatalf("--propagation of watch TYPE/NAME %+v, of watch pod %+v: want the same flag", f, pf)
 	}
-	o := watchWorkloadOptions{workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, scale: -1}
+	o := watchWorkloadOptions{workload: rollout.Workload{Kind: "Deployment", Name: "web"}, scale: -1}
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--propagation 0s is not allowed") {
 		t.Errorf("--propagation 0: %v", err)
 	}

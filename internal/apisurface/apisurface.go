@@ -30,6 +30,10 @@ type Surface struct {
 	// program outside the module cannot name, one line each
 	// ("drain/preflight: Report.Evict: ownerGroup").
 	Unnameable []string
+	// HiddenValues are the unexported constants of an exported type of
+	// pkg/, one line each ("timeline: t0WatchStart T0Source"): a value a
+	// program reads in the JSON or a result but cannot name.
+	HiddenValues []string
 }
 
 // Measure reads every non-test Go file under root (testdata skipped).
@@ -60,9 +64,13 @@ func Measure(root string) (*Surface, error) {
 		for _, b := range bad {
 			s.Unnameable = append(s.Unnameable, filepath.ToSlash(dir)+": "+b)
 		}
+		for _, h := range hiddenValues(f) {
+			s.HiddenValues = append(s.HiddenValues, filepath.ToSlash(dir)+": "+h)
+		}
 		return nil
 	})
 	sort.Strings(s.Unnameable)
+	sort.Strings(s.HiddenValues)
 	return s, err
 }
 
@@ -206,10 +214,16 @@ func typeParams(fl *ast.FieldList) map[string]bool {
 
 // internalImports are the names a file imports internal/ packages under.
 func internalImports(f *ast.File) map[string]bool {
+	return importNames(f, func(path string) bool { return strings.Contains(path+"/", "/internal/") })
+}
+
+// importNames are the names a file imports the packages whose path is
+// chosen under.
+func importNames(f *ast.File, chosen func(path string) bool) map[string]bool {
 	out := map[string]bool{}
 	for _, imp := range f.Imports {
 		path, err := strconv.Unquote(imp.Path.Value)
-		if err != nil || !strings.Contains(path+"/", "/internal/") {
+		if err != nil || !chosen(path) {
 			continue
 		}
 		name := path[strings.LastIndex(path, "/")+1:]

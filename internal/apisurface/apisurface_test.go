@@ -9,10 +9,10 @@ import (
 )
 
 // ceiling is the most exported identifiers pkg/ may have (ARCHITECTURE.md,
-// "Layout"): a new one takes the place of one that goes. The target is 260;
-// the JSON enums' values (133 exported constants) and the types of exported
-// fields, exported so that programs can name them, stand above it.
-const ceiling = 350
+// "Layout"): a new one takes the place of one that goes. The enums' values
+// (168 constants) and the types exported fields and signatures name (116)
+// are most of it.
+const ceiling = 385
 
 // TestPkgSurface fails when pkg/ grows past the ceiling or an exported
 // field or signature there uses a type a program cannot name.
@@ -27,6 +27,9 @@ func TestPkgSurface(t *testing.T) {
 	}
 	for _, u := range s.Unnameable {
 		t.Errorf("a program cannot name the type of %s", u)
+	}
+	for _, h := range s.HiddenValues {
+		t.Errorf("a program cannot name the value %s: export it with its type's other values", h)
 	}
 }
 
@@ -67,5 +70,40 @@ type Source interface{ Next() probe.Request; skip() hidden }
 		"Shown.Uses: hidden", "V: hidden", "Source.Next: probe.Request"}
 	if !reflect.DeepEqual(bad, want) {
 		t.Errorf("unnameable %q, want %q", bad, want)
+	}
+}
+
+// An enum's hidden values are found however they are declared: in a
+// group that repeats the type, or typed by another pkg/ package's type;
+// untyped, internal and standard-library typed constants are not enums
+// of pkg/.
+func TestHiddenValues(t *testing.T) {
+	const src = `package p
+import (
+	"time"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
+)
+type K int
+type k string
+const (
+	A K = iota
+	b
+	C
+)
+const (
+	plain = 1
+	wait time.Duration = 1
+	hidden k = "h"
+	t0 timeline.T0Source = "x"
+	_ K = 9
+)
+`
+	f, err := parser.ParseFile(token.NewFileSet(), "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"b K", "t0 timeline.T0Source"}
+	if got := hiddenValues(f); !reflect.DeepEqual(got, want) {
+		t.Errorf("hidden values %q, want %q", got, want)
 	}
 }

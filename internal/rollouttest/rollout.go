@@ -31,7 +31,7 @@ func Rollout(t testing.TB) *rollout.Rollout {
 		{Recv: timelinetest.At(1000), Ready: 2, Desired: 4},
 		{Recv: timelinetest.At(3000), Ready: 4, Desired: 4},
 	}}
-	return &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: "web"}, Services: []string{"web"},
-		Budgets: []rollout.Budget{{Name: "web-pdb", DesiredHealthy: 3}}, T0: timelinetest.At(-100), T0Source: "restart-sent", Start: timelinetest.At(-1000),
+	return &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}, Services: []string{"web"},
+		Budgets: []rollout.Budget{{Name: "web-pdb", DesiredHealthy: 3}}, T0: timelinetest.At(-100), T0Source: timeline.T0RestartSent, Start: timelinetest.At(-1000),
 		End: timelinetest.At(9000), Pods: []*timeline.Timeline{hardened, naive}, Capacity: []*rollout.CapacityTrack{tr}, Ended: "complete", Complete: true, CompleteAt: timelinetest.At(8100)}
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
-// Recorder is the part of timeline.Recorder that Terminate plays to. It is
-// an interface so that the timeline's own tests can use this package
-// without an import cycle.
-type Recorder interface {
+// Recorder is the part of timeline.Recorder that Terminate plays to, S
+// being timeline.T0Source. It is an interface so that the timeline's own
+// tests can use this package without an import cycle.
+type Recorder[S ~string] interface {
 	Handle(n listwatch.Notice)
-	MarkT0(at time.Time, source, message string)
+	MarkT0(at time.Time, source S, message string)
 }
 
 // Terminate plays a typical termination of web-1 through the recorder that
@@ -24,7 +24,7 @@ type Recorder interface {
 // Killing at +20 ms, the container exits with code at exitMs, the endpoint
 // is removed at exitMs+10 and the object is gone at exitMs+20. hook adds a
 // preStop sleep of hookSeconds; extra runs after Killing.
-func Terminate[R Recorder](t testing.TB, newRecorder func(*corev1.Pod, []string, time.Time) R,
+func Terminate[S ~string, R Recorder[S]](t testing.TB, newRecorder func(*corev1.Pod, []string, time.Time) R,
 	grace int64, hook bool, hookSeconds int64, services []string, exitMs int64, code int32, extra func(r R)) R {
 	t.Helper()
 	pod := Pod(grace, nil)

@@ -22,9 +22,9 @@ const (
 
 // Outcomes of a pool drain (PoolResult.Outcome) beyond a node's.
 const (
-	// outcomeNotDrained: the pool drain ran to its end, and at least one
+	// OutcomeNotDrained: the pool drain ran to its end, and at least one
 	// node was not drained (blocked, timed out, undone, gone).
-	outcomeNotDrained Outcome = "not-drained"
+	OutcomeNotDrained Outcome = "not-drained"
 	// OutcomeNodeGone: the node was deleted during the pool drain.
 	OutcomeNodeGone Outcome = "node-gone"
 )

@@ -148,6 +148,6 @@ func (r *PoolResult) tally(interrupted bool) {
 	case interrupted:
 		r.Outcome = OutcomeInterrupted
 	default:
-		r.Outcome = outcomeNotDrained
+		r.Outcome = OutcomeNotDrained
 	}
 }

@@ -49,8 +49,8 @@ func TestPoolNodeResultAndTally(t *testing.T) {
 		t.Errorf("all drained: %s", r.Outcome)
 	}
 	r = &PoolResult{Nodes: []*PoolNode{drained, gone}}
-	if r.tally(false); r.Outcome != outcomeNotDrained {
-		t.Errorf("a node gone: %s, want %s", r.Outcome, outcomeNotDrained)
+	if r.tally(false); r.Outcome != OutcomeNotDrained {
+		t.Errorf("a node gone: %s, want %s", r.Outcome, OutcomeNotDrained)
 	}
 	r = &PoolResult{Outcome: OutcomeRefused, Nodes: []*PoolNode{untouched}}
 	if r.tally(false); r.Outcome != OutcomeRefused {

@@ -48,7 +48,10 @@ const (
 	// denied the eviction, with whatever status code it chose (see
 	// admissionDenial). Retrying does not help until the policy changes.
 	AdmissionRefused AnswerKind = "admission-refused"
-	// Failed: any other error (RBAC's 403, a malformed request).
+	// Forbidden: 403 from authorization (RBAC): this identity may not
+	// evict the pod. Retrying does not help until its permissions change.
+	Forbidden AnswerKind = "forbidden"
+	// Failed: any other error (a malformed request, an unexpected status).
 	Failed AnswerKind = "failed"
 )
 
@@ -125,6 +128,8 @@ func Read(err error) Answer {
 		if msg := causeMessage(st, corev1.NamespaceTerminatingCause); msg != "" {
 			a.Cause = msg
 		}
+	case apierrors.IsForbidden(err):
+		a.Kind = Forbidden
 	case apierrors.IsNotFound(err):
 		a.Kind = NotFound
 	case st.Code >= http.StatusInternalServerError || apierrors.IsTimeout(err):

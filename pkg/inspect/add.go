@@ -153,7 +153,7 @@ func (inv *Inventory) controlled(meta metav1.ObjectMeta, kind string, readBy ...
 	if slices.Contains(readBy, gv.Group+"/"+c.Kind) {
 		return true
 	}
-	inv.AddNotAudited(notAuditedUnreadController, fmt.Sprintf("%s controlled by %s (%s), a controller the audit does not read: audit it by name (kubectl graceful audit %s/NAME) or from its manifests",
+	inv.AddNotAudited(NotAuditedUnreadController, fmt.Sprintf("%s controlled by %s (%s), a controller the audit does not read: audit it by name (kubectl graceful audit %s/NAME) or from its manifests",
 		kind, c.Kind, c.APIVersion, strings.ToLower(c.Kind)))
 	return true
 }

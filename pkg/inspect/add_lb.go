@@ -35,8 +35,8 @@ type customResource struct {
 // them (GKE, EKS with the AWS Load Balancer Controller); elsewhere they are
 // absent and nothing is reported.
 var loadBalancerResources = []customResource{
-	{schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, inputBackendConfigs},
-	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, inputTargetGroupBindings},
+	{schema.GroupVersionResource{Group: "cloud.google.com", Version: "v1", Resource: "backendconfigs"}, InputBackendConfigs},
+	{schema.GroupVersionResource{Group: "elbv2.k8s.aws", Version: "v1beta1", Resource: "targetgroupbindings"}, InputTargetGroupBindings},
 }
 
 // CustomResources yields the custom resources a live audit lists where

@@ -8,34 +8,34 @@ type Topic int
 
 // Topics, in the order the docs list them.
 const (
-	// topicTermination: grace period, preStop, SIGTERM and the load
+	// TopicTermination: grace period, preStop, SIGTERM and the load
 	// balancers' draining, the timing of one pod's termination.
-	topicTermination Topic = iota
-	// topicProbes: readiness, which decides when a pod gets traffic.
-	topicProbes
-	// topicBudgets: PodDisruptionBudgets, which decide whether an eviction
+	TopicTermination Topic = iota
+	// TopicProbes: readiness, which decides when a pod gets traffic.
+	TopicProbes
+	// TopicBudgets: PodDisruptionBudgets, which decide whether an eviction
 	// is allowed.
-	topicBudgets
-	// topicRollouts: replicas and rollout strategy, how many pods serve
+	TopicBudgets
+	// TopicRollouts: replicas and rollout strategy, how many pods serve
 	// while others are replaced.
-	topicRollouts
-	// topicAPIVersions: manifests written for API versions a server no
+	TopicRollouts
+	// TopicAPIVersions: manifests written for API versions a server no
 	// longer serves.
-	topicAPIVersions
+	TopicAPIVersions
 )
 
 // String returns the topic's heading in docs/audit.md.
 func (t Topic) String() string {
 	switch t {
-	case topicTermination:
+	case TopicTermination:
 		return "Termination timing"
-	case topicProbes:
+	case TopicProbes:
 		return "Probes"
-	case topicBudgets:
+	case TopicBudgets:
 		return "Disruption budgets"
-	case topicRollouts:
+	case TopicRollouts:
 		return "Rollouts and replicas"
-	case topicAPIVersions:
+	case TopicAPIVersions:
 		return "API versions"
 	}
 	return "Other"

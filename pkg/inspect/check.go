@@ -189,7 +189,7 @@ type scope struct {
 // and in words; "" when it can.
 func (s *scope) cannotRun(c *Check) (SkipReason, string) {
 	if c.LiveOnly && !s.inv.Live {
-		return skipNeedsLiveCluster, "needs a live cluster (it reads object status)"
+		return SkipNeedsLiveCluster, "needs a live cluster (it reads object status)"
 	}
 	for _, in := range c.Needs {
 		if reason, ok := s.inv.Unavailable[in]; ok {

@@ -32,7 +32,7 @@ func ToleratesCordon(spec corev1.PodSpec) (toleration string, ok bool) {
 var toleratesCordon = register(&Check{
 	ID:       "tolerates-cordon",
 	Field:    "spec.tolerations",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "pods tolerate node.kubernetes.io/unschedulable or every taint: a drain cannot keep their replacements off the cordoned node, and some drainers skip them",
 	run: func(s *scope, c *Check) []Finding {

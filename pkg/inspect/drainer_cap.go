@@ -19,7 +19,7 @@ type DrainerCap struct {
 
 var shutdownExceedsDrainerCap = register(&Check{
 	ID:       "shutdown-exceeds-drainer-cap",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "preStop plus the app's shutdown plus the load balancer's deregistration delay is longer than a drainer's cap: that drainer cuts the shutdown short",
 	run: func(s *scope, c *Check) []Finding {

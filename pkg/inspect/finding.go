@@ -79,8 +79,8 @@ type SkipReason string
 
 // Skip reasons.
 const (
-	// skipNeedsLiveCluster: the check reads object status (a manifest audit).
-	skipNeedsLiveCluster SkipReason = "needs-live-cluster"
+	// SkipNeedsLiveCluster: the check reads object status (a manifest audit).
+	SkipNeedsLiveCluster SkipReason = "needs-live-cluster"
 	// SkipInputUnavailable: an input could not be read (RBAC, an API the
 	// server does not serve); Message quotes the API server.
 	SkipInputUnavailable SkipReason = "input-unavailable"
@@ -125,9 +125,9 @@ const (
 	// NotAuditedUnparseable: a document that does not parse, of a kind the
 	// audit does not read.
 	NotAuditedUnparseable NotAuditedReason = "unparseable-document"
-	// notAuditedUnreadController: an object controlled by a controller the
+	// NotAuditedUnreadController: an object controlled by a controller the
 	// audit does not read (audit the controller by name, or its manifests).
-	notAuditedUnreadController NotAuditedReason = "controller-not-read"
+	NotAuditedUnreadController NotAuditedReason = "controller-not-read"
 )
 
 // Report is the result of an audit, in the shape of `-o json` and `-o yaml`.

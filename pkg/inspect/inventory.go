@@ -25,11 +25,11 @@ const (
 	InputHPAs      Input = "horizontalpodautoscalers.autoscaling"
 	InputIngresses Input = "ingresses.networking.k8s.io"
 	InputPods      Input = "pods"
-	// inputBackendConfigs is GKE's backendconfigs.cloud.google.com.
-	inputBackendConfigs Input = "backendconfigs.cloud.google.com"
-	// inputTargetGroupBindings is the AWS Load Balancer Controller's
+	// InputBackendConfigs is GKE's backendconfigs.cloud.google.com.
+	InputBackendConfigs Input = "backendconfigs.cloud.google.com"
+	// InputTargetGroupBindings is the AWS Load Balancer Controller's
 	// targetgroupbindings.elbv2.k8s.aws.
-	inputTargetGroupBindings Input = "targetgroupbindings.elbv2.k8s.aws"
+	InputTargetGroupBindings Input = "targetgroupbindings.elbv2.k8s.aws"
 )
 
 // Version is a Kubernetes minor version (1.37). The zero Version means

@@ -10,10 +10,10 @@ import (
 
 var lbDeregistrationExceedsGrace = register(&Check{
 	ID:       "lb-deregistration-exceeds-grace",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
-	Needs:    []Input{InputServices, InputIngresses, inputBackendConfigs, inputTargetGroupBindings},
+	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs, InputTargetGroupBindings},
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkLBDeregistration(s, c, w) })
 	},

@@ -17,7 +17,7 @@ const nlbReportedLagSeconds = 120
 var nlbIPLateDeregistration = register(&Check{
 	ID:       "nlb-ip-late-deregistration",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "behind an AWS NLB with IP targets: public reports agree it keeps sending new connections about two minutes after deregistration starts, longer than the preStop delay (resting on reports, not on AWS documentation)",
 	Needs:    []Input{InputServices},

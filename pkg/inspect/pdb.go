@@ -18,7 +18,7 @@ import (
 
 var pdbMissing = register(&Check{
 	ID:       "pdb-missing",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
 	Needs:    []Input{InputPDBs, InputHPAs},
@@ -68,7 +68,7 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 var pdbBlocksEviction = register(&Check{
 	ID:       "pdb-blocks-eviction",
 	Field:    "spec.minAvailable,spec.maxUnavailable",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityError,
 	Summary:  "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
 	Needs:    []Input{InputPDBs, InputHPAs},
@@ -177,7 +177,7 @@ func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
 var pdbNoDisruptionsNow = register(&Check{
 	ID:       "pdb-no-disruptions-now",
 	Field:    "spec.minAvailable,spec.maxUnavailable",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "live: the PodDisruptionBudget allows 0 disruptions right now (status.disruptionsAllowed): evictions get 429 until pods recover",
 	Needs:    []Input{InputPDBs},
@@ -210,7 +210,7 @@ func selectorString(p PDB) string {
 var pdbOverlap = register(&Check{
 	ID:       "pdb-overlap",
 	Field:    "template.metadata.labels",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityError,
 	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
 	Needs:    []Input{InputPDBs},
@@ -249,7 +249,7 @@ var pdbOverlap = register(&Check{
 var pdbSelectsNothing = register(&Check{
 	ID:       "pdb-selects-nothing",
 	Field:    "spec.selector",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
 	Needs:    []Input{InputPDBs},
@@ -301,7 +301,7 @@ func (s *scope) selectsNothing(p PDB) string {
 var pdbUnhealthyEvictionPolicy = register(&Check{
 	ID:       "pdb-unhealthy-eviction-policy",
 	Field:    "spec.unhealthyPodEvictionPolicy",
-	Topic:    topicBudgets,
+	Topic:    TopicBudgets,
 	Severity: SeverityInfo,
 	Summary:  "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
 	Needs:    []Input{InputPDBs},

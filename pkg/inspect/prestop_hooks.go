@@ -16,7 +16,7 @@ const suggestedPreStopSeconds = 10
 var missingPreStop = register(&Check{
 	ID:       "missing-prestop",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
 	Needs:    []Input{InputServices},
@@ -57,7 +57,7 @@ func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace int64) strin
 var preStopTooShort = register(&Check{
 	ID:       "prestop-too-short",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
 	Needs:    []Input{InputServices},
@@ -83,7 +83,7 @@ var preStopTooShort = register(&Check{
 var preStopSleepBinaryMissing = register(&Check{
 	ID:       "prestop-sleep-binary-missing",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
 	run: func(s *scope, c *Check) []Finding {
@@ -115,7 +115,7 @@ var preStopSleepBinaryMissing = register(&Check{
 var preferNativeSleep = register(&Check{
 	ID:       "prefer-native-sleep",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
 	run: func(s *scope, c *Check) []Finding {
@@ -154,7 +154,7 @@ func versionOrNative(v Version) string {
 var preStopStopsServerFirst = register(&Check{
 	ID:       "prestop-stops-server-first",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "preStop script stops the server (nginx -s quit, kill 1, a curl to /quitquitquit) before it sleeps: the listener closes while the pod is still an endpoint, the sleep after it protects nothing",
 	Needs:    []Input{InputServices},

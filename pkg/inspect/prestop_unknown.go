@@ -19,7 +19,7 @@ import (
 var preStopDelayUnknown = register(&Check{
 	ID:       "prestop-delay-unknown",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
 	Needs:    []Input{InputServices},

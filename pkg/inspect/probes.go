@@ -11,7 +11,7 @@ import (
 var missingReadinessProbe = register(&Check{
 	ID:       "missing-readiness-probe",
 	Field:    "containers[].readinessProbe",
-	Topic:    topicProbes,
+	Topic:    TopicProbes,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
 	Needs:    []Input{InputServices},
@@ -45,7 +45,7 @@ func readinessFix(w *Workload, ctr corev1.Container) string {
 var readinessProbePortUnknown = register(&Check{
 	ID:       "readiness-probe-port-unknown",
 	Field:    "containers[].readinessProbe",
-	Topic:    topicProbes,
+	Topic:    TopicProbes,
 	Severity: SeverityWarning,
 	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
 	run: func(s *scope, c *Check) []Finding {

@@ -15,7 +15,7 @@ import (
 var singleReplica = register(&Check{
 	ID:       "single-replica",
 	Field:    "spec.replicas",
-	Topic:    topicRollouts,
+	Topic:    TopicRollouts,
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
 	Needs:    []Input{InputServices, InputHPAs},
@@ -48,7 +48,7 @@ var singleReplica = register(&Check{
 var rolloutDowntime = register(&Check{
 	ID:       "rollout-downtime",
 	Field:    "spec.strategy",
-	Topic:    topicRollouts,
+	Topic:    TopicRollouts,
 	Severity: SeverityError,
 	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
 	Needs:    []Input{InputServices, InputHPAs},
@@ -118,7 +118,7 @@ func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surg
 var minReadySecondsZero = register(&Check{
 	ID:       "min-ready-seconds-zero",
 	Field:    "spec.minReadySeconds",
-	Topic:    topicRollouts,
+	Topic:    TopicRollouts,
 	Severity: SeverityInfo,
 	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
 	Needs:    []Input{InputServices},

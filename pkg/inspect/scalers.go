@@ -7,11 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// inputScaledObjects is KEDA's scaledobjects.keda.sh.
-const inputScaledObjects Input = "scaledobjects.keda.sh"
+// InputScaledObjects is KEDA's scaledobjects.keda.sh.
+const InputScaledObjects Input = "scaledobjects.keda.sh"
 
-// inputRollouts is Argo Rollouts' rollouts.argoproj.io.
-const inputRollouts Input = "rollouts.argoproj.io"
+// InputRollouts is Argo Rollouts' rollouts.argoproj.io.
+const InputRollouts Input = "rollouts.argoproj.io"
 
 // Kinds of the objects that set a workload's replica floor.
 const (
@@ -23,8 +23,8 @@ const (
 // replicas or pod template, read by a live audit where the cluster serves
 // them: KEDA ScaledObjects, Argo Rollouts (those with a workloadRef).
 var scalingResources = []customResource{
-	{schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}, inputScaledObjects},
-	{schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}, inputRollouts},
+	{schema.GroupVersionResource{Group: "keda.sh", Version: "v1alpha1", Resource: "scaledobjects"}, InputScaledObjects},
+	{schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}, InputRollouts},
 }
 
 // workloadRef is an Argo Rollout whose pod template is a Deployment's

@@ -21,7 +21,7 @@ import (
 var sidecarStopsFirst = register(&Check{
 	ID:       "sidecar-stops-first",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, or any container without a preStop) gets SIGTERM at once, or a proxy's own preStop shuts it down at once (quitquitquit, kill 1): the app works through a proxy that is draining or gone",
 	run: func(s *scope, c *Check) []Finding {

@@ -15,7 +15,7 @@ const stopSignalGate = "ContainerStopSignals"
 var stopSignal = register(&Check{
 	ID:       "stop-signal",
 	Field:    "containers[].lifecycle.stopSignal",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "lifecycle.stopSignal: alpha (feature gate ContainerStopSignals, off by default through 1.37) so dropped by default API servers; SIGKILL behind a Service kills in-flight requests",
 	run: func(s *scope, c *Check) []Finding {

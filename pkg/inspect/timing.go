@@ -17,7 +17,7 @@ import (
 var prestopExceedsGrace = register(&Check{
 	ID:       "prestop-exceeds-grace",
 	Field:    "containers[].lifecycle.preStop",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop takes as long as the grace period or longer: the app gets no time after SIGTERM, or is killed inside preStop",
 	run: func(s *scope, c *Check) []Finding {
@@ -72,7 +72,7 @@ func afterOrNever(d, grace int64) string {
 var shutdownBudgetExceedsGrace = register(&Check{
 	ID:       "shutdown-budget-exceeds-grace",
 	Field:    "spec.terminationGracePeriodSeconds",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
 	run: func(s *scope, c *Check) []Finding {
@@ -132,7 +132,7 @@ func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
 var gracePeriodZero = register(&Check{
 	ID:       "grace-period-zero",
 	Field:    "spec.terminationGracePeriodSeconds",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
 	run: func(s *scope, c *Check) []Finding {
@@ -155,7 +155,7 @@ var gracePeriodZero = register(&Check{
 var gracePeriodLong = register(&Check{
 	ID:       "grace-period-long",
 	Field:    "spec.terminationGracePeriodSeconds",
-	Topic:    topicTermination,
+	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
 	run: func(s *scope, c *Check) []Finding {

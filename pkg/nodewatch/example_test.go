@@ -46,7 +46,7 @@ func ExampleFollow() {
 // memory is judged as one Follow returned.
 func ExampleComputeWith() {
 	start := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
-	web := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: "web"},
+	web := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"},
 		Start: start, T0: start.Add(5 * time.Second), End: start.Add(65 * time.Second)}
 	w := &nodewatch.Watch{Nodes: []string{"node-1"}, Start: start, T0: start.Add(5 * time.Second),
 		End: start.Add(65 * time.Second), Ended: timeline.EndedTimeout, Workloads: []*rollout.Rollout{web},

@@ -324,7 +324,7 @@ func (f *follower) finish() {
 	w.Gaps = append(append(append([]timeline.Gap(nil), f.set.Gaps...), f.nodeGaps...), f.budgetGaps...)
 	w.EndpointsUnseen, w.EventsUnseen = f.set.EndpointsUnseen, f.set.EventsUnseen
 	for _, r := range w.Workloads {
-		r.T0, r.T0Source, r.Start, r.End, r.Gaps = w.T0, "nodes-pod-deletion-seen", w.Start, w.End, w.Gaps
+		r.T0, r.T0Source, r.Start, r.End, r.Gaps = w.T0, timeline.T0NodesPodDeletionSeen, w.Start, w.End, w.Gaps
 		r.EndpointsUnseen, r.ServicesUnseen = w.EndpointsUnseen, w.ServicesUnseen
 		r.Ended, r.Complete = "complete", true
 		for _, tl := range r.Pods {

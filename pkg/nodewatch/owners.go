@@ -80,7 +80,7 @@ func (o *owners) of(ctx context.Context, pod *corev1.Pod) rollout.Workload {
 // ownerOf is the workload a ReplicaSet's pods belong to: its Deployment,
 // else the ReplicaSet itself.
 func ownerOf(rs *appsv1.ReplicaSet) rollout.Workload {
-	if d := metav1.GetControllerOf(rs); d != nil && d.Kind == rollout.KindDeployment {
+	if d := metav1.GetControllerOf(rs); d != nil && d.Kind == "Deployment" {
 		return rollout.Workload{Kind: d.Kind, Namespace: rs.Namespace, Name: d.Name}
 	}
 	return rollout.Workload{Kind: "ReplicaSet", Namespace: rs.Namespace, Name: rs.Name}

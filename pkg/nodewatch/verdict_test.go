@@ -40,7 +40,7 @@ func drainedOf(pods ...namedPod) *Watch {
 		pods: map[*timeline.Timeline]podPlace{}}
 	for _, p := range pods {
 		name, tl := p.name, p.tl
-		r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: name},
+		r := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Namespace: "shop", Name: name},
 			Services: []string{name}, Pods: []*timeline.Timeline{tl}, T0: w.T0, Start: w.Start, End: w.End, Ended: "complete", Complete: true}
 		w.Workloads = append(w.Workloads, r)
 		w.pods[tl] = podPlace{node: "n1", workload: r}

@@ -16,7 +16,7 @@ func raced(t *testing.T) *timeline.Timeline {
 	pod := timelinetest.Pod(30, timelinetest.SleepHook(1))
 	r := timeline.NewRecorder(pod, []string{"web"}, timelinetest.At(-100))
 	r.Handle(timelinetest.Watched(timelinetest.At(-50), watch.Added, timelinetest.ReadySlice("web-abc", "web")))
-	r.MarkT0(timelinetest.At(0), "delete-sent", "DELETE sent")
+	r.MarkT0(timelinetest.At(0), timeline.T0DeleteSent, "DELETE sent")
 	del := timelinetest.Deleting(pod, timelinetest.At(0))
 	r.Handle(timelinetest.Watched(timelinetest.At(5), watch.Modified, del))
 	r.Handle(timelinetest.Watched(timelinetest.At(10), watch.Added, timelinetest.KubeEvent("k", "Normal", "Killing", "Stopping container app", timelinetest.At(0))))

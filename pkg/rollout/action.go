@@ -55,7 +55,7 @@ func restart(ctx context.Context, c kubernetes.Interface, w Workload, patch []by
 	var got metav1.Object
 	var err error
 	switch w.Kind {
-	case KindDeployment:
+	case kindDeployment:
 		got, err = apps.Deployments(w.Namespace).Patch(ctx, w.Name, types.StrategicMergePatchType, patch, opts)
 	case kindStatefulSet:
 		got, err = apps.StatefulSets(w.Namespace).Patch(ctx, w.Name, types.StrategicMergePatchType, patch, opts)
@@ -78,7 +78,7 @@ func scaleTo(ctx context.Context, c kubernetes.Interface, w Workload, replicas i
 	var get func() (*autoscalingv1.Scale, error)
 	var put func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error)
 	switch w.Kind {
-	case KindDeployment:
+	case kindDeployment:
 		get = func() (*autoscalingv1.Scale, error) {
 			return apps.Deployments(w.Namespace).GetScale(ctx, w.Name, metav1.GetOptions{})
 		}

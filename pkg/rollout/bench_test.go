@@ -24,7 +24,7 @@ import (
 // out.
 func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSlice, []corev1.Pod) {
 	sel, _ := labels.Parse("app=web")
-	f := &workloadFollower{cfg: Config{Client: fake.NewClientset(), Workload: Workload{Kind: KindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
+	f := &workloadFollower{cfg: Config{Client: fake.NewClientset(), Workload: Workload{Kind: kindDeployment, Namespace: "shop", Name: "web"}, Printer: out},
 		st: workloadState{selector: sel, desired: int32(n)}, everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	f.r = &Rollout{Workload: f.cfg.Workload, Services: []string{"web"}, Start: time.Now(), T0: time.Now()}
 	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}

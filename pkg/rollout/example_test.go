@@ -27,7 +27,7 @@ func ExampleFollow() {
 	defer cancel()
 
 	r, err := rollout.Follow(ctx, rollout.Config{Client: client,
-		Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: "web"}, Action: rollout.Restart,
+		Workload: rollout.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}, Action: rollout.Restart,
 		Printer: rollout.Printer{Capacity: func(_ *rollout.Rollout, service string, s rollout.CapacitySample) {
 			fmt.Println(service, "ready:", s.Ready, "of", s.Desired)
 		}}})
@@ -44,7 +44,7 @@ func ExampleFollow() {
 // pod never became Ready: a risk (`watch` exits 2). ComputeWith is pure.
 func ExampleComputeWith() {
 	start := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
-	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Namespace: "shop", Name: "web"},
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"},
 		Start: start, T0: start, End: start.Add(40 * time.Second), Ended: timeline.EndedTimeout,
 		LastStatus: `Waiting for deployment "web" rollout to finish: 3 of 4 updated replicas are available...`,
 		NeverReady: []string{"web-5f6d8-new1"}}

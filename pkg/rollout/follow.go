@@ -178,7 +178,7 @@ func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 }
 
 // workloadResource is the API resource of each kind, for its watch.
-var workloadResource = map[string]string{KindDeployment: "deployments", kindStatefulSet: "statefulsets", kindDaemonSet: "daemonsets"}
+var workloadResource = map[string]string{kindDeployment: "deployments", kindStatefulSet: "statefulsets", kindDaemonSet: "daemonsets"}
 
 // streams builds the four watches, each filtered server-side.
 func (f *workloadFollower) streams() []*listwatch.Stream {
@@ -271,7 +271,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		f.startAt(at, t0RestartSent)
+		f.startAt(at, timeline.T0RestartSent)
 		f.minGen, f.statusDone = gen, false
 		f.status(at, "", "restart sent: pod template annotation kubectl.kubernetes.io/restartedAt set (as kubectl rollout restart)")
 	case Scale:
@@ -284,7 +284,7 @@ func (f *workloadFollower) act(ctx context.Context) error {
 		if err := scaleTo(ctx, f.cfg.Client, w, f.cfg.Replicas); err != nil {
 			return err
 		}
-		f.startAt(at, t0ScaleSent)
+		f.startAt(at, timeline.T0ScaleSent)
 		f.minGen, f.statusDone = f.gen0+1, false
 		f.status(at, "", fmt.Sprintf("scale sent: replicas %d -> %d (scale subresource)", f.st.desired, f.cfg.Replicas))
 	default:

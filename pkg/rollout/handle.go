@@ -137,9 +137,9 @@ func (f *workloadFollower) added(recv time.Time, rec *timeline.Recorder, initial
 func (f *workloadFollower) emitted(rec *timeline.Recorder, e timeline.Event) {
 	if e.Kind == timeline.KindDeletionSeen {
 		if e.Initial {
-			f.startAt(f.r.Start, t0WatchStart)
+			f.startAt(f.r.Start, timeline.T0WatchStart)
 		} else {
-			f.startAt(e.Recv, t0PodDeletionSeen)
+			f.startAt(e.Recv, timeline.T0PodDeletionSeen)
 		}
 	}
 	if e.Initial && e.Kind == timeline.KindEndpointAdded {
@@ -196,7 +196,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 		return
 	}
 	if st.generation > f.gen0 {
-		f.startAt(recv, t0GenerationSeen)
+		f.startAt(recv, timeline.T0GenerationSeen)
 	}
 	f.printSamples(f.capacity.SetDesired(recv, st.desired))
 	f.st = st

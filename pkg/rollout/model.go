@@ -13,13 +13,13 @@ import (
 // through a pod template and report rollout status (the kinds
 // k8s.io/kubectl/pkg/polymorphichelpers has a StatusViewer for).
 const (
-	KindDeployment  = "Deployment"
+	kindDeployment  = "Deployment"
 	kindStatefulSet = "StatefulSet"
 	kindDaemonSet   = "DaemonSet"
 )
 
-// Workload names one workload: Kind is KindDeployment, kindStatefulSet or
-// kindDaemonSet.
+// Workload names one workload by its Kubernetes kind (Deployment,
+// StatefulSet or DaemonSet), namespace and name.
 type Workload struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
@@ -138,23 +138,11 @@ func (r *Rollout) Terminated() []*timeline.Timeline {
 	return out
 }
 
-// The sources of a rollout's T0 (Rollout.T0Source).
-const (
-	t0RestartSent     timeline.T0Source = "restart-sent"      // this command patched the restartedAt annotation
-	t0ScaleSent       timeline.T0Source = "scale-sent"        // this command changed the replicas
-	t0WatchStart      timeline.T0Source = "watch-start"       // a pod was already terminating when the watch started
-	t0PodDeletionSeen timeline.T0Source = "pod-deletion-seen" // the first pod deletion seen
-	t0GenerationSeen  timeline.T0Source = "generation-seen"   // a new generation of the workload seen
-	// t0NodesPodDeletion is pkg/nodewatch's: the first pod deletion seen
-	// on the nodes it watches.
-	t0NodesPodDeletion timeline.T0Source = "nodes-pod-deletion-seen"
-)
-
 // t0Texts are the T0 sources in the words of the findings.
 var t0Texts = map[timeline.T0Source]string{
-	t0RestartSent: "restart sent", t0ScaleSent: "scale sent", t0WatchStart: "watch start (a pod already terminating)",
-	t0PodDeletionSeen: "first pod deletion seen", t0GenerationSeen: "new generation of the workload seen",
-	t0NodesPodDeletion: "first pod deletion seen on the nodes",
+	timeline.T0RestartSent: "restart sent", timeline.T0ScaleSent: "scale sent", timeline.T0WatchStart: "watch start (a pod already terminating)",
+	timeline.T0PodDeletionSeen: "first pod deletion seen", timeline.T0GenerationSeen: "new generation of the workload seen",
+	timeline.T0NodesPodDeletionSeen: "first pod deletion seen on the nodes",
 }
 
 // t0Text is s in the words of the findings.

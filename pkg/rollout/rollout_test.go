@@ -49,7 +49,7 @@ func hasRolloutFinding(v rollout.Verdict, sub string) bool {
 }
 
 func TestComputeRolloutNotCompleteIsARisk(t *testing.T) {
-	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), T0: timelinetest.At(0), End: timelinetest.At(40000),
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Name: "web"}, Start: timelinetest.At(0), T0: timelinetest.At(0), End: timelinetest.At(40000),
 		Ended: "timeout", LastStatus: "Waiting for deployment \"web\" rollout to finish: 1 out of 4 new replicas have been updated...",
 		NeverReady: []string{"web-new-1"}}
 	v := rollout.ComputeWith(r, timeline.Options{})
@@ -59,7 +59,7 @@ func TestComputeRolloutNotCompleteIsARisk(t *testing.T) {
 }
 
 func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
-	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
 	v := rollout.ComputeWith(r, timeline.Options{})
 	if v.Risk || !hasRolloutFinding(v, "was interrupted before any rollout started") {
 		t.Errorf("verdict %+v", v)

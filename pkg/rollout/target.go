@@ -31,7 +31,7 @@ type workloadState struct {
 // DaemonSet).
 func CheckKind(kind string) error {
 	switch kind {
-	case KindDeployment, kindStatefulSet, kindDaemonSet:
+	case kindDeployment, kindStatefulSet, kindDaemonSet:
 		return nil
 	}
 	return fmt.Errorf("%s has no pod template with a rollout to follow: use a deployment, statefulset or daemonset", kind)
@@ -44,7 +44,7 @@ func getWorkload(ctx context.Context, c kubernetes.Interface, w Workload) (runti
 	var err error
 	apps := c.AppsV1()
 	switch w.Kind {
-	case KindDeployment:
+	case kindDeployment:
 		obj, err = apps.Deployments(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
 	case kindStatefulSet:
 		obj, err = apps.StatefulSets(w.Namespace).Get(ctx, w.Name, metav1.GetOptions{})
@@ -103,7 +103,7 @@ func rolloutStatus(obj runtime.Object) (string, bool, error) {
 	kind := ""
 	switch obj.(type) {
 	case *appsv1.Deployment:
-		kind = KindDeployment
+		kind = kindDeployment
 	case *appsv1.StatefulSet:
 		kind = kindStatefulSet
 	case *appsv1.DaemonSet:

@@ -60,7 +60,7 @@ func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Durati
 	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
 	f.rec = NewRecorder(pod, nil, time.Now())
 	f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
-	f.rec.MarkT0(time.Now(), "delete-sent", "DELETE sent")
+	f.rec.MarkT0(time.Now(), T0DeleteSent, "DELETE sent")
 	<-lines
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -51,7 +51,7 @@ func ExampleRecorder() {
 	rec := timeline.NewRecorder(pod, []string{"web"}, at(-1000))
 	rec.Handle(listwatch.Notice{Stream: timeline.StreamEndpointSlices, Recv: at(-900), Kind: listwatch.KindList,
 		List: []runtime.Object{slice(true, false)}, Initial: true})
-	rec.MarkT0(at(0), "delete-sent", "DELETE sent")
+	rec.MarkT0(at(0), timeline.T0DeleteSent, "DELETE sent")
 	deleting := pod.DeepCopy()
 	deleting.DeletionTimestamp, deleting.DeletionGracePeriodSeconds = ptr.To(metav1.NewTime(at(30000))), ptr.To[int64](30)
 	rec.Handle(watched(5, watch.Modified, deleting))

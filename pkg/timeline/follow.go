@@ -25,8 +25,8 @@ import (
 type Action int
 
 const (
-	// waitForDelete only watches until someone else deletes the pod.
-	waitForDelete Action = iota
+	// WaitForDelete only watches until someone else deletes the pod.
+	WaitForDelete Action = iota
 	// Delete sends a DELETE for the pod (with its UID as precondition).
 	Delete
 	// Evict posts a policy/v1 Eviction, retrying while a
@@ -270,7 +270,7 @@ func (f *follower) act(ctx context.Context) (time.Duration, error) {
 			return 0, nil
 		}
 		return f.evict(ctx)
-	case waitForDelete:
+	case WaitForDelete:
 	}
 	if !tl.AlreadyTerminating {
 		f.say(fmt.Sprintf("waiting for pod %s/%s to be deleted (use --delete or --evict to start it now)", tl.Namespace, tl.Pod))
@@ -295,7 +295,7 @@ func (f *follower) delete(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("deleting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
 	}
-	f.rec.MarkT0(at, string(t0DeleteSent), "DELETE sent by this command ("+graceText(f.cfg.GracePeriodSeconds)+")")
+	f.rec.MarkT0(at, T0DeleteSent, "DELETE sent by this command ("+graceText(f.cfg.GracePeriodSeconds)+")")
 	return nil
 }
 
@@ -312,7 +312,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	err := f.cfg.Client.PolicyV1().Evictions(f.cfg.Namespace).Evict(ctx, ev)
 	a := eviction.Read(err)
 	if a.Kind == eviction.Accepted {
-		f.rec.MarkT0(at, string(t0EvictionAccepted), "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
+		f.rec.MarkT0(at, T0EvictionAccepted, "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")
 		return 0, nil
 	}
 	if !a.Retryable() {

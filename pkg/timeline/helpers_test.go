@@ -59,7 +59,7 @@ func deletedPod(pod *corev1.Pod) (*Recorder, *corev1.Pod) {
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
 	r.feedSlices(at(-900), nil, true)
 	r.feedSlice(at(-800), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	del := deleting(pod, at(0))
 	r.feedPod(at(5), watch.Modified, del)
 	return r, del

@@ -30,11 +30,11 @@ const (
 	KindDeleteSent       Kind = "delete-sent"           // this command sent the delete or the accepted eviction
 	KindEvictionRefused  Kind = "eviction-refused"      // 429 from the Eviction API (PodDisruptionBudget)
 	KindDeletionSeen     Kind = "deletion-seen"         // deletionTimestamp appeared on the pod
-	kindGraceShortened   Kind = "grace-shortened"       // a later delete shortened deletionGracePeriodSeconds
+	KindGraceShortened   Kind = "grace-shortened"       // a later delete shortened deletionGracePeriodSeconds
 	KindCondition        Kind = "condition"             // a pod condition changed (DisruptionTarget, Ready, ...)
-	kindContainerReady   Kind = "container-ready"       // containerStatuses[].ready flipped
+	KindContainerReady   Kind = "container-ready"       // containerStatuses[].ready flipped
 	KindContainerExit    Kind = "container-exit"        // containerStatuses[].state.terminated appeared
-	kindPhase            Kind = "phase"                 // status.phase changed
+	KindPhase            Kind = "phase"                 // status.phase changed
 	KindPodGone          Kind = "pod-gone"              // the pod object was deleted
 	KindEndpointAdded    Kind = "endpoint-added"        // the pod's endpoint appeared in a slice
 	KindEndpointChanged  Kind = "endpoint-changed"      // ready/serving/terminating changed
@@ -45,18 +45,18 @@ const (
 	KindUnhealthy        Kind = "unhealthy"             // Event Unhealthy: a probe failed
 	KindExceededGrace    Kind = "exceeded-grace-period" // Event ExceededGracePeriod
 	KindOtherEvent       Kind = "event"                 // any other Event about the pod
-	kindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
+	KindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
 )
 
 // kindNames are the words the text output uses for a kind: the Event's
 // own reason for the kinds that are Events.
 var kindNames = map[Kind]string{
 	KindDeleteSent: "DeleteSent", KindEvictionRefused: "EvictionRefused", KindDeletionSeen: "DeletionSeen",
-	kindGraceShortened: "GraceShortened", KindCondition: "Condition", kindContainerReady: "ContainerReady",
-	KindContainerExit: "ContainerExit", kindPhase: "Phase", KindPodGone: "PodGone", KindEndpointAdded: "EndpointAdded",
+	KindGraceShortened: "GraceShortened", KindCondition: "Condition", KindContainerReady: "ContainerReady",
+	KindContainerExit: "ContainerExit", KindPhase: "Phase", KindPodGone: "PodGone", KindEndpointAdded: "EndpointAdded",
 	KindEndpointChanged: "EndpointChanged", KindEndpointRemoved: "EndpointRemoved", KindServiceEndpoints: "ServiceEndpoints",
 	KindKilling: "Killing", KindPreStopFailed: "FailedPreStopHook", KindUnhealthy: "Unhealthy",
-	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", kindSigtermEstimated: "SIGTERMEstimated",
+	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", KindSigtermEstimated: "SIGTERMEstimated",
 }
 
 // name is k in the words of the text output.
@@ -70,12 +70,24 @@ func (k Kind) name() string {
 // T0Source says what T0 is. The values appear in -o json as "t0Source".
 type T0Source string
 
-// The sources of a pod's T0; pkg/rollout and pkg/nodewatch add their own.
+// The sources of a pod's T0 (Timeline.T0Source).
 const (
-	t0DeleteSent       T0Source = "delete-sent"       // this command sent the delete
-	t0EvictionAccepted T0Source = "eviction-accepted" // this command's eviction was accepted
-	t0DeletionSeen     T0Source = "deletion-seen"     // the first notification showing deletionTimestamp
-	t0WatchStart       T0Source = "watch-start"       // the pod was already terminating when the watch started
+	T0DeleteSent       T0Source = "delete-sent"       // this command sent the delete
+	T0EvictionAccepted T0Source = "eviction-accepted" // this command's eviction was accepted
+	T0DeletionSeen     T0Source = "deletion-seen"     // the first notification showing deletionTimestamp
+	T0WatchStart       T0Source = "watch-start"       // the pod was already terminating when the watch started
+)
+
+// The sources of a rollout's T0 (pkg/rollout's Rollout.T0Source, which
+// T0WatchStart also is) and of a node watch's (pkg/nodewatch).
+const (
+	T0RestartSent     T0Source = "restart-sent"      // this command patched the restartedAt annotation
+	T0ScaleSent       T0Source = "scale-sent"        // this command changed the replicas
+	T0PodDeletionSeen T0Source = "pod-deletion-seen" // the first pod deletion seen
+	T0GenerationSeen  T0Source = "generation-seen"   // a new generation of the workload seen
+	// T0NodesPodDeletionSeen: the first pod deletion seen on the nodes a
+	// node watch follows.
+	T0NodesPodDeletionSeen T0Source = "nodes-pod-deletion-seen"
 )
 
 // EndpointState is the pod's endpoint conditions in one EndpointSlice, with

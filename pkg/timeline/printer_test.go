@@ -16,7 +16,7 @@ func TestZeroPrinterIsSafe(t *testing.T) {
 		f := &follower{cfg: Config{Printer: p}, rec: NewRecorder(testPod(30, nil), nil, at(0)), listedOnce: map[string]bool{}}
 		f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
 		f.rec.Stall = func(g Gap) { f.cfg.Printer.gap(f.rec.TL, g) }
-		f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
+		f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 		_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(10), Kind: listwatch.KindGapOpen, Reason: "cut"})
 		f.say("a note")
 		f.requests(probe.Bucket{From: at(20), Results: []probe.Result{{Kind: probe.Reset}}})

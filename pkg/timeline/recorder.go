@@ -86,7 +86,7 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		others: map[string]sliceOthers{}, othersReady: map[string]int{}}
 	if pod.DeletionTimestamp != nil {
 		tl.AlreadyTerminating = true
-		tl.T0, tl.T0Source = start, t0WatchStart
+		tl.T0, tl.T0Source = start, T0WatchStart
 		r.deletionSeen(start, pod, true)
 	}
 	return r
@@ -104,12 +104,10 @@ func (r *Recorder) add(e Event) {
 }
 
 // MarkT0 sets the delete request's local time when this command sent it and
-// records it as an event; source is a T0Source ("delete-sent",
-// "eviction-accepted"), a string so that internal/timelinetest can name
-// the method without importing this package.
-func (r *Recorder) MarkT0(at time.Time, source, message string) {
+// records it as an event; source is T0DeleteSent or T0EvictionAccepted.
+func (r *Recorder) MarkT0(at time.Time, source T0Source, message string) {
 	if r.TL.T0.IsZero() {
-		r.TL.T0, r.TL.T0Source = at, T0Source(source)
+		r.TL.T0, r.TL.T0Source = at, source
 	}
 	r.add(Event{Recv: at, Track: ControlPlane, Kind: KindDeleteSent, Message: message})
 }
@@ -154,7 +152,7 @@ func (r *Recorder) markGone(recv time.Time, msg string) {
 func (r *Recorder) deletionSeen(recv time.Time, pod *corev1.Pod, initial bool) {
 	tl := r.TL
 	if tl.T0.IsZero() {
-		tl.T0, tl.T0Source = recv, t0DeletionSeen
+		tl.T0, tl.T0Source = recv, T0DeletionSeen
 	}
 	grace := int64(0)
 	if pod.DeletionGracePeriodSeconds != nil {
@@ -181,7 +179,7 @@ func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
 	r.conditionsChanged(recv, old, pod)
 	r.containersChanged(recv, old, pod)
 	if old.Status.Phase != pod.Status.Phase {
-		r.add(Event{Recv: recv, Track: Kubelet, Kind: kindPhase, Message: "phase " + string(pod.Status.Phase)})
+		r.add(Event{Recv: recv, Track: Kubelet, Kind: KindPhase, Message: "phase " + string(pod.Status.Phase)})
 	}
 }
 
@@ -193,12 +191,12 @@ func (r *Recorder) podChanged(recv time.Time, pod *corev1.Pod) {
 func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
 	g := *pod.DeletionGracePeriodSeconds
 	if g == 0 && (pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed) {
-		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: kindGraceShortened,
+		r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
 			Message: "final delete (grace period 0) after the pod turned " + string(pod.Status.Phase)})
 		return
 	}
 	r.TL.GracePeriodSeconds = g
-	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: kindGraceShortened,
+	r.add(Event{Recv: recv, Server: pod.DeletionTimestamp.Time, Track: ControlPlane, Kind: KindGraceShortened,
 		Message: fmt.Sprintf("grace period shortened to %d s, SIGKILL deadline %s", g, pod.DeletionTimestamp.UTC().Format("15:04:05"))})
 }
 
@@ -279,7 +277,7 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 			continue
 		}
 		if prev != nil && prev.Ready != cs.Ready {
-			r.add(Event{Recv: recv, Track: Kubelet, Kind: kindContainerReady, Container: cs.Name,
+			r.add(Event{Recv: recv, Track: Kubelet, Kind: KindContainerReady, Container: cs.Name,
 				Message: fmt.Sprintf("container %s ready=%t", cs.Name, cs.Ready)})
 		}
 	}
@@ -386,7 +384,7 @@ func (r *Recorder) sliceState(recv time.Time, slice, service string, st *Endpoin
 		// terminating before the deletion itself. That is the first sign of
 		// the deletion, so the clock starts there.
 		if st.Terminating && !initial && r.TL.T0.IsZero() {
-			r.TL.T0, r.TL.T0Source = recv, t0DeletionSeen
+			r.TL.T0, r.TL.T0Source = recv, T0DeletionSeen
 		}
 		r.slices[slice] = sliceEndpoint{service: service, state: *st}
 		e.Kind, e.Endpoint = KindEndpointChanged, st

@@ -37,7 +37,7 @@ func TestVerdictReplacementReadyInTheSameUpdate(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
 	r.feedSlices(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
 	r.feedSlice(at(47), watch.Modified, terminatingSlice("web-abc", "web"))
 	v := compute(r.TL)

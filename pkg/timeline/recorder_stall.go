@@ -40,7 +40,7 @@ func stallStream(k Kind) string {
 // second of each other.
 func (r *Recorder) lateness(e Event) time.Duration {
 	tl := r.TL
-	if e.Kind == KindDeletionSeen && (tl.T0Source == t0DeleteSent || tl.T0Source == t0EvictionAccepted) {
+	if e.Kind == KindDeletionSeen && (tl.T0Source == T0DeleteSent || tl.T0Source == T0EvictionAccepted) {
 		return e.Recv.Sub(tl.T0)
 	}
 	ref := e.Server

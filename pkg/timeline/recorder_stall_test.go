@@ -18,7 +18,7 @@ func TestRecorderMarksStalledEvent(t *testing.T) {
 	r := NewRecorder(pod, nil, at(-100))
 	var printed []Gap
 	r.Stall = func(g Gap) { printed = append(printed, g) }
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
 	r.feedEvent(at(3500), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.feedEvent(at(3600), kubeEvent("u", "Warning", "Unhealthy", "Readiness probe failed", at(100)), false)
@@ -47,7 +47,7 @@ func TestRecorderMarksStalledDeletion(t *testing.T) {
 	}{{2600, 1}, {1500, 0}} {
 		pod := testPod(30, nil)
 		r := NewRecorder(pod, nil, at(-100))
-		r.MarkT0(at(0), "delete-sent", "DELETE sent")
+		r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 		r.feedPod(at(c.recv), watch.Modified, deleting(pod, at(0)))
 		if len(r.TL.Gaps) != c.stalls || (c.stalls == 1 && r.TL.Gaps[0].Stream != "pod") {
 			t.Errorf("deletion seen at +%d ms: gaps %+v, want %d stall(s)", c.recv, r.TL.Gaps, c.stalls)
@@ -61,7 +61,7 @@ func TestRecorderMarksStalledDeletion(t *testing.T) {
 func TestRecorderStallNotMarkedInGapOrUnderSkew(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, nil, at(-100))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	r.Handle(listwatch.Notice{Stream: "Events", Recv: at(500), Kind: listwatch.KindGapOpen})
 	r.Handle(listwatch.Notice{Stream: "Events", Recv: at(4000), Kind: listwatch.KindGapClose, Relisted: true})
 	r.feedEvent(at(4000), kubeEvent("k", "Normal", "Killing", "Stopping container", at(1000)), false)
@@ -69,7 +69,7 @@ func TestRecorderStallNotMarkedInGapOrUnderSkew(t *testing.T) {
 		t.Errorf("gaps %+v: the late Event is inside the cut", r.TL.Gaps)
 	}
 	skew := NewRecorder(pod, nil, at(-100))
-	skew.MarkT0(at(0), "delete-sent", "DELETE sent")
+	skew.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	skew.feedEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(5000)), false)
 	skew.feedEvent(at(9000), kubeEvent("u", "Warning", "Unhealthy", "probe failed", at(100)), false)
 	if len(skew.TL.Gaps) != 0 || len(skew.TL.Notes) != 1 || !strings.Contains(skew.TL.Notes[0], "clock") {
@@ -82,7 +82,7 @@ func TestRecorderStallNotMarkedInGapOrUnderSkew(t *testing.T) {
 func TestRecorderStallMeasuredFromStorage(t *testing.T) {
 	pod := testPod(30, nil)
 	r := NewRecorder(pod, nil, at(-100))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	ev := kubeEvent("k", "Normal", "Killing", "Stopping container", at(0))
 	ev.CreationTimestamp = metav1.NewTime(at(3000))
 	r.feedEvent(at(3100), ev, false)

@@ -125,7 +125,7 @@ func TestRecorderAlreadyTerminating(t *testing.T) {
 	if !r.TL.AlreadyTerminating || r.TL.T0 != at(0) {
 		t.Fatalf("already terminating pod: AlreadyTerminating=%v T0=%v", r.TL.AlreadyTerminating, r.TL.T0)
 	}
-	r.MarkT0(at(50), "delete-sent", "DELETE sent")
+	r.MarkT0(at(50), T0DeleteSent, "DELETE sent")
 	if r.TL.T0 != at(0) {
 		t.Error("a second delete moved T0 of an already terminating pod")
 	}

@@ -29,7 +29,7 @@ func TestProbedLinesPrintInTimeOrder(t *testing.T) {
 	f := newFollower(Config{Printer: p, Requests: reqs}, NewRecorder(testPod(30, nil), []string{"web"}, at(-1000)))
 	f.rec.feedSlices(at(-900), nil, true)
 	f.rec.feedSlice(at(-800), watch.Added, readySlice("web-abc", "web"))
-	f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
+	f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	f.requests(probe.Bucket{From: at(0), Results: []probe.Result{{Start: at(0), Kind: probe.OK}}})
 	f.rec.feedSlice(at(150), watch.Modified, terminatingSlice("web-abc", "web"))
 	_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(300), Kind: listwatch.KindGapOpen, Reason: "cut"})
@@ -48,7 +48,7 @@ func TestProbedLinesPrintInTimeOrder(t *testing.T) {
 func TestUnprobedLinesPrintAtOnce(t *testing.T) {
 	n := 0
 	f := newFollower(Config{Printer: Printer{Event: func(*Timeline, Event) { n++ }}}, NewRecorder(testPod(30, nil), nil, at(-1000)))
-	f.rec.MarkT0(at(0), "delete-sent", "DELETE sent")
+	f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	if n != 1 {
 		t.Errorf("%d lines printed, want 1 at once", n)
 	}

@@ -163,7 +163,7 @@ func TestWatchWorkloadE2E(t *testing.T) {
 				t.Errorf("pod %s: raced %v, too short %v, window %d ms: %+v, want a race (a negative window) or a window too short, without preStop", p.Pod, p.Raced, p.WindowTooShort, *p.Verdict.WindowMs, p.Verdict.Findings)
 			}
 		}
-		if w.summary.T0Source != "restart-sent" || len(v.Capacity) != 1 || v.Capacity[0].Desired != 4 {
+		if w.summary.T0Source != timeline.T0RestartSent || len(v.Capacity) != 1 || v.Capacity[0].Desired != 4 {
 			t.Errorf("t0 %q capacity %+v", w.summary.T0Source, v.Capacity)
 		}
 		d, err := env.Client.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})

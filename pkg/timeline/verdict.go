@@ -20,19 +20,19 @@ type SigtermBasis string
 
 // The bases of a SIGTERM estimate.
 const (
-	// sigtermFromKilling: the container's Killing Event plus its preStop
+	// SigtermFromKilling: the container's Killing Event plus its preStop
 	// delay from the spec.
-	sigtermFromKilling SigtermBasis = "killing-event"
-	// sigtermFromRequest: no Killing Event was seen; the delete request
+	SigtermFromKilling SigtermBasis = "killing-event"
+	// SigtermFromRequest: no Killing Event was seen; the delete request
 	// plus the preStop delay.
-	sigtermFromRequest SigtermBasis = "delete-request"
-	// sigtermFromFailedHook: the FailedPreStopHook Event.
-	sigtermFromFailedHook SigtermBasis = "failed-pre-stop-hook"
-	// sigtermFromExit: bounded by the container's reported exit.
-	sigtermFromExit SigtermBasis = "container-exit"
-	// sigtermFromDeadline: a hook of unknown length, bounded by the grace
+	SigtermFromRequest SigtermBasis = "delete-request"
+	// SigtermFromFailedHook: the FailedPreStopHook Event.
+	SigtermFromFailedHook SigtermBasis = "failed-pre-stop-hook"
+	// SigtermFromExit: bounded by the container's reported exit.
+	SigtermFromExit SigtermBasis = "container-exit"
+	// SigtermFromDeadline: a hook of unknown length, bounded by the grace
 	// deadline.
-	sigtermFromDeadline SigtermBasis = "grace-deadline"
+	SigtermFromDeadline SigtermBasis = "grace-deadline"
 )
 
 // basis is a SigtermBasis with its sentence.

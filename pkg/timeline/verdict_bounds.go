@@ -29,9 +29,9 @@ func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earlie
 	x, exited := exitAt[c]
 	switch {
 	case exited && (tl.GracePeriodSeconds <= 0 || x < tl.deadline()):
-		latest, b = x, basis{sigtermFromExit, fmt.Sprintf("the exit reported at %+d ms", x)}
+		latest, b = x, basis{SigtermFromExit, fmt.Sprintf("the exit reported at %+d ms", x)}
 	case tl.GracePeriodSeconds > 0:
-		latest, b = tl.deadline(), basis{sigtermFromDeadline, fmt.Sprintf("the grace deadline at %+d ms", tl.deadline())}
+		latest, b = tl.deadline(), basis{SigtermFromDeadline, fmt.Sprintf("the grace deadline at %+d ms", tl.deadline())}
 	default:
 		return 0, 0, basis{}, false
 	}

@@ -74,7 +74,7 @@ func TestVerdictUnknownHookSafeOnlyWhenBoundProvesIt(t *testing.T) {
 	r := NewRecorder(testPod(60, drainHook), []string{"web"}, at(-20000))
 	r.feedSlice(at(-19000), watch.Added, readySlice("web-abc", "web"))
 	r.feedSlice(at(-10000), watch.Modified, slice("web-abc", "web", boolp(false), boolp(false), boolp(false)))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	del := deleting(testPod(60, drainHook), at(0))
 	r.feedPod(at(5), watch.Modified, del)
 	r.feedSlice(at(15), watch.Modified, slice("web-abc", "web", boolp(false), boolp(false), boolp(true)))

@@ -101,9 +101,9 @@ const execHookSlack = 250 * time.Millisecond
 // after the grace deadline is the kill ending a long hook, not a failure
 // that skipped it. ok is false when the hook's duration cannot be read.
 func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, b basis, ok bool) {
-	base, b := int64(0), basis{sigtermFromRequest, "the delete request (no Killing event seen)"}
+	base, b := int64(0), basis{SigtermFromRequest, "the delete request (no Killing event seen)"}
 	if k, seen := killing[c]; seen {
-		base, b = k, basis{sigtermFromKilling, fmt.Sprintf("Killing at %+d ms", k)}
+		base, b = k, basis{SigtermFromKilling, fmt.Sprintf("Killing at %+d ms", k)}
 	}
 	// SIGTERM follows the request; a Killing seen before T0 (T0 being
 	// when this watch saw the deletion) moves that floor earlier.
@@ -116,9 +116,9 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		// The Event and the signal go out together (the Event arrived up
 		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
 		// eventLead after it, or the reported exit, whichever is first.
-		upper, by := f+eventLead.Milliseconds(), basis{sigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
+		upper, by := f+eventLead.Milliseconds(), basis{SigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
 		if x, exited := exitAt[c]; exited && x < upper {
-			upper, by = x, basis{sigtermFromExit, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)}
+			upper, by = x, basis{SigtermFromExit, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)}
 		}
 		upper = max(upper, base)
 		at = min(f, upper)
@@ -158,23 +158,23 @@ type PreStopHook string
 
 // The states of a preStop hook.
 const (
-	preStopNone    PreStopHook = "none"             // no hook
-	preStopDelay   PreStopHook = "delay"            // a hook whose delay the spec tells
-	preStopUnknown PreStopHook = "unknown-duration" // a hook whose length the spec does not tell
-	preStopFailed  PreStopHook = "failed"           // FailedPreStopHook was seen
+	PreStopNone    PreStopHook = "none"             // no hook
+	PreStopDelay   PreStopHook = "delay"            // a hook whose delay the spec tells
+	PreStopUnknown PreStopHook = "unknown-duration" // a hook whose length the spec does not tell
+	PreStopFailed  PreStopHook = "failed"           // FailedPreStopHook was seen
 )
 
 // preStopHook fills cs's PreStop and PreStopDelayMs.
 func preStopHook(cs *ContainerStop, ps PreStop, failed bool) {
 	switch {
 	case failed:
-		cs.PreStop = preStopFailed
+		cs.PreStop = PreStopFailed
 	case !ps.Has:
-		cs.PreStop = preStopNone
+		cs.PreStop = PreStopNone
 	case !ps.Known:
-		cs.PreStop = preStopUnknown
+		cs.PreStop = PreStopUnknown
 	default:
-		cs.PreStop, cs.PreStopDelayMs = preStopDelay, ptr(ps.Delay.Milliseconds())
+		cs.PreStop, cs.PreStopDelayMs = PreStopDelay, ptr(ps.Delay.Milliseconds())
 	}
 }
 
@@ -249,7 +249,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 func appInPreStop(tl *Timeline, v *Verdict) (app ContainerStop, ok bool) {
 	for _, cs := range v.Containers {
 		ps := tl.PreStop[cs.Name]
-		if cs.NativeSidecar || !ps.Has || cs.PreStop == preStopFailed || (ps.Known && ps.Delay == 0) {
+		if cs.NativeSidecar || !ps.Has || cs.PreStop == PreStopFailed || (ps.Known && ps.Delay == 0) {
 			continue
 		}
 		if !ok || !ps.Known || (tl.PreStop[app.Name].Known && ps.Delay > tl.PreStop[app.Name].Delay) {
@@ -270,7 +270,7 @@ func markStoppedBeforeApp(tl *Timeline, v *Verdict) {
 	}
 	for i := range v.Containers {
 		cs := &v.Containers[i]
-		if !cs.NativeSidecar && cs.Name != app.Name && cs.PreStop == preStopNone {
+		if !cs.NativeSidecar && cs.Name != app.Name && cs.PreStop == PreStopNone {
 			cs.StoppedBeforeApp = true
 		}
 	}

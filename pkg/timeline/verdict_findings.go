@@ -33,7 +33,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 	case v.StopMs == nil:
 		var unknown []string
 		for _, cs := range v.Containers {
-			if cs.PreStop == preStopUnknown {
+			if cs.PreStop == PreStopUnknown {
 				unknown = append(unknown, cs.Name)
 			}
 		}
@@ -157,7 +157,7 @@ func sidecarFindings(tl *Timeline, v *Verdict, l *findingList) {
 			at = fmt.Sprintf("at %+d ms", *cs.SigtermMs)
 		}
 		msg := fmt.Sprintf("container %s has no preStop: it got SIGTERM %s while container %s still slept in its preStop (%s) until %s, so the app kept serving through a container that was draining or gone. Fix: run %s as a native sidecar (an initContainer with restartPolicy: Always, stopped after the app), give it a preStop that outlasts the app's, or use the mesh's own drain setting (Istio: terminationDrainDuration or EXIT_ON_ZERO_ACTIVE_CONNECTIONS)",
-			cs.Name, at, app.Name, preStopText(tl.PreStop[app.Name], app.PreStop == preStopFailed), appUntil, cs.Name)
+			cs.Name, at, app.Name, preStopText(tl.PreStop[app.Name], app.PreStop == PreStopFailed), appUntil, cs.Name)
 		if v.BehindService || tl.EndpointsUnseen {
 			l.risk("%s", msg)
 		} else {
@@ -334,6 +334,6 @@ func nativeSidecarHookFindings(tl *Timeline, v *Verdict, l *findingList) {
 			continue
 		}
 		l.risk("native sidecar %s has a preStop hook (%s) that the kubelet runs at the start of termination, beside container %s's preStop (%s): cannot tell from the spec whether it stops %s while %s still serves; if it does, requests through %s fail. Give %s no preStop (native sidecars are stopped after the app) or one that outlasts the app's",
-			c, preStopText(ps, false), app.Name, preStopText(appPS, app.PreStop == preStopFailed), c, app.Name, c, c)
+			c, preStopText(ps, false), app.Name, preStopText(appPS, app.PreStop == PreStopFailed), c, app.Name, c, c)
 	}
 }

@@ -136,7 +136,7 @@ func holdsAcrossGap(tl *Timeline, o Options, v Verdict) bool {
 func earliest(tl *Timeline, endpointSide bool) *Timeline {
 	c := *tl
 	c.Events = slices.Clone(tl.Events)
-	own := tl.T0Source == t0DeleteSent || tl.T0Source == t0EvictionAccepted
+	own := tl.T0Source == T0DeleteSent || tl.T0Source == T0EvictionAccepted
 	for i, e := range c.Events {
 		at, ok := stampedFrom(tl, e)
 		if !ok || (streamOf(e) == StreamEndpointSlices) != endpointSide {
@@ -145,7 +145,7 @@ func earliest(tl *Timeline, endpointSide bool) *Timeline {
 		if own && at.Before(tl.T0) {
 			at = tl.T0
 		}
-		if e.Recv.Equal(tl.T0) && tl.T0Source == t0DeletionSeen {
+		if e.Recv.Equal(tl.T0) && tl.T0Source == T0DeletionSeen {
 			c.T0 = at
 		}
 		c.Events[i].Recv = at

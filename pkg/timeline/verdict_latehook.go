@@ -63,7 +63,7 @@ func lateSigtermFinding(tl *Timeline, v *Verdict, l *findingList) {
 // Killing again and sent SIGTERM 5 s after that). The earliest bound stays
 // the first hook's end: the API does not show whether it ran out first.
 func restartedHook(tl *Timeline, evs []Event, v *Verdict) {
-	if v.SigtermMs == nil || v.PreStopDelayMs <= 0 || v.SigtermLatestMs == nil || v.SigtermBasis != sigtermFromKilling {
+	if v.SigtermMs == nil || v.PreStopDelayMs <= 0 || v.SigtermLatestMs == nil || v.SigtermBasis != SigtermFromKilling {
 		return
 	}
 	c, d := v.StopContainer, v.PreStopDelayMs

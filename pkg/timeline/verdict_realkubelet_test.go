@@ -165,7 +165,7 @@ func TestReasonOnlyConditionChangeHasNoServerTime(t *testing.T) {
 	old := metav1.NewTime(at(-3_600_000))
 	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: old})
 	r := NewRecorder(pod, nil, at(-1000))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	del := deleting(pod, at(0))
 	r.feedPod(at(5), watch.Modified, del)
 	done := del.DeepCopy()

@@ -21,7 +21,7 @@ func lonelyTermination(t *testing.T, preStop int64, exitMs int64, extra func(r *
 	}
 	r := NewRecorder(pod, []string{"web"}, at(-1000))
 	r.feedSlices(at(-900), []discoveryv1.EndpointSlice{*lonelySlice("web-abc", "web", boolp(true), boolp(true), boolp(false))}, true)
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	del := deleting(pod, at(0))
 	r.feedPod(at(5), watch.Modified, del)
 	r.feedSlice(at(15), watch.Modified, lonelySlice("web-abc", "web", boolp(false), boolp(true), boolp(true)))
@@ -131,7 +131,7 @@ func killingOf(container string, uid string) *corev1.Event {
 func sidecarTimeline(pod *corev1.Pod, perContainer bool) *Timeline {
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.feedSlice(at(-50), watch.Added, readySlice("web-abc", "web"))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	r.feedPod(at(5), watch.Modified, deleting(pod, at(0)))
 	r.feedSlice(at(15), watch.Modified, terminatingSlice("web-abc", "web"))
 	if perContainer { // the kubelet: one Killing per container
@@ -190,14 +190,14 @@ func TestVerdictKilledInPreStopDidNotIgnoreSIGTERM(t *testing.T) {
 func TestVerdictUnknownHookNamesContainer(t *testing.T) {
 	pod := testPod(30, &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/drain"}})
 	r := NewRecorder(pod, []string{"web"}, at(-100))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	v := compute(r.TL)
 	if v.StopMs != nil || !hasFinding(v, "for container(s) app") {
 		t.Errorf("stop %v findings %v", v.StopMs, v.Findings)
 	}
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "envoy"})
 	r = NewRecorder(pod, []string{"web"}, at(-100))
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	r.feedEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container", at(0)), false)
 	if v := compute(r.TL); v.StopContainer != "envoy" || !hasFinding(v, "container envoy has no preStop") || !hasFinding(v, "(unknown duration) until its preStop ended") {
 		t.Errorf("stop container %q findings %v", v.StopContainer, v.Findings)
@@ -229,7 +229,7 @@ func TestVerdictEveryPodDeletedAtOnce(t *testing.T) {
 	}
 	r := NewRecorder(pod, []string{"web"}, at(-100))
 	r.feedSlices(at(-90), []discoveryv1.EndpointSlice{*both(true)}, true)
-	r.MarkT0(at(0), "delete-sent", "DELETE sent")
+	r.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	r.feedSlice(at(15), watch.Modified, both(false))
 	r.feedEvent(at(20), kubeEvent("k", "Normal", "Killing", "Stopping container app", at(0)), false)
 	r.feedSlice(at(6010), watch.Modified, lonelySlice("web-abc", "web", nil, nil, nil))

@@ -208,7 +208,7 @@ func TestWatchPodE2E(t *testing.T) {
 		}
 		disruption := r.first(t, timeline.KindCondition, "DisruptionTarget=True")
 		ordered(t, "eviction", accepted, disruption, r.first(t, timeline.KindContainerExit, "exited 0"), r.first(t, timeline.KindPodGone, ""))
-		if r.code != 0 || r.summary.T0Source != "eviction-accepted" {
+		if r.code != 0 || r.summary.T0Source != timeline.T0EvictionAccepted {
 			t.Errorf("exit %d t0 %q findings %v", r.code, r.summary.T0Source, r.summary.Verdict.Findings)
 		}
 	})

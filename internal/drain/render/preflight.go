@@ -119,7 +119,7 @@ func serverTable(w io.Writer, answers []preflight.ServerAnswer, width int) {
 		if a.Code != 0 {
 			code = strconv.Itoa(int(a.Code))
 		}
-		rows = append(rows, []string{escape(a.Namespace + "/" + a.Name), a.Answer, code, escape(a.Cause)})
+		rows = append(rows, []string{escape(a.Namespace + "/" + a.Name), string(a.Answer), code, escape(a.Cause)})
 	}
 	drawTable(w, []string{"POD", "ANSWER", "CODE", "CAUSE"}, rows, width)
 }

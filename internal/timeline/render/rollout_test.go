@@ -79,7 +79,7 @@ func TestWorkloadJSONLines(t *testing.T) {
 
 // A rollout interrupted before it started is headlined as not seen.
 func TestRolloutVerdictNothingStarted(t *testing.T) {
-	r := &rollout.Rollout{Workload: rollout.Workload{Kind: rollout.KindDeployment, Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(5000), Ended: "interrupted"}
 	var b bytes.Buffer
 	_ = render.WriteRolloutVerdict(&b, r, rollout.ComputeWith(r, timeline.Options{}))
 	if !strings.Contains(b.String(), "NO ROLLOUT SEEN") {

@@ -19,8 +19,9 @@ import (
 type ServerAnswer struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// Answer is an eviction.AnswerKind: accepted, budget-refused, failed, ...
-	Answer string `json:"answer"`
+	// Answer is how the API server answered: accepted, budget-refused,
+	// forbidden, ...
+	Answer eviction.AnswerKind `json:"answer"`
 	// Code is the HTTP status code of a refusal (429, 403, 500), 0 when accepted.
 	Code int32 `json:"code,omitempty"`
 	// Cause is the server's reason for a refusal, text from the cluster.
@@ -52,10 +53,10 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 		}
 	}
 	for _, a := range r.ServerDryRun {
-		if a.Answer != string(eviction.Accepted) {
+		if a.Answer != eviction.Accepted {
 			r.Blockers = append(r.Blockers, Issue{Kind: BlockerServerRefused, Pod: a.Namespace + "/" + a.Name, Message: fmt.Sprintf(
 				"the API server refused the dry-run eviction of %s/%s: %d %s: %s; %s", a.Namespace, a.Name, a.Code, a.Answer, a.Cause,
-				waitingOn(eviction.AnswerKind(a.Answer)))})
+				waitingOn(a.Answer))})
 		}
 	}
 	r.estimate(derefOr(r.EstimatedSeconds))
@@ -64,14 +65,10 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 // serverAnswer reads the answer to one dry-run request for p.
 func serverAnswer(p PodEntry, err error) ServerAnswer {
 	a := eviction.Read(err)
-	out := ServerAnswer{Namespace: p.Namespace, Name: p.Name, Answer: string(a.Kind), Cause: a.Cause}
+	out := ServerAnswer{Namespace: p.Namespace, Name: p.Name, Answer: a.Kind, Cause: a.Cause}
 	var api apierrors.APIStatus
 	if errors.As(err, &api) {
 		out.Code = api.Status().Code
-	}
-	if a.Kind == eviction.Failed && apierrors.IsForbidden(err) {
-		// RBAC (admission's denials are eviction.AdmissionRefused).
-		out.Answer = "forbidden"
 	}
 	return out
 }
