@@ -4,12 +4,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kubectl-graceful/kubectl-graceful/internal/gcpolicy"
-
 	// Load every client-go auth plugin (OIDC, exec, GCP, Azure) so that any
 	// kubeconfig that works with kubectl works here too.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/gcpolicy"
 )
 
 // newCmdRoot builds `kubectl graceful` with kubectl's standard flags

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
-
-	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )

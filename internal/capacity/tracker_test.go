@@ -1,12 +1,13 @@
 package capacity
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"testing"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // endpoints returns a slice of service with one endpoint per state, for

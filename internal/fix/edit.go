@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"

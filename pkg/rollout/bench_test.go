@@ -2,10 +2,6 @@ package rollout
 
 import (
 	"fmt"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"sort"
 	"testing"
 	"time"
@@ -17,6 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // followerOf returns a follower of deployment "web" with n Ready pods

@@ -3,10 +3,6 @@ package rollout
 import (
 	"context"
 	"fmt"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
 
@@ -18,7 +14,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // Printer receives what Follow sees, as it sees it. Every func is

@@ -2,15 +2,16 @@ package rollout
 
 import (
 	"fmt"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // handle feeds one notice to the pods' recorders, the capacity tracker or

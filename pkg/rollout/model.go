@@ -1,12 +1,12 @@
 package rollout
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // The workload kinds `watch` follows: the apps/v1 kinds that own pods

@@ -2,10 +2,11 @@ package rollout
 
 import (
 	"fmt"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 	"strings"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // PodResult is one terminated pod's verdict, computed by Compute on its

@@ -3,12 +3,12 @@ package render_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )

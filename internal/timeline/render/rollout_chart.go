@@ -1,14 +1,14 @@
 package render
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // shifted returns v with every time moved by off milliseconds: a pod's

@@ -1,12 +1,12 @@
 package render
 
 import (
+	"io"
+	"time"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-
-	"io"
-	"time"
 )
 
 // WorkloadJSONLine is one line of `watch deployment/NAME -o json` while it

@@ -1,9 +1,6 @@
 package render
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-
 	"fmt"
 	"io"
 	"strconv"
@@ -14,6 +11,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // clock is a timeline.Timeline that only carries the rollout's T0, so that the

@@ -1,11 +1,11 @@
 package render
 
 import (
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
-
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 )
 
 // WriteRolloutMermaid writes a Mermaid gantt chart of the rollout, one

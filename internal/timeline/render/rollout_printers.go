@@ -1,10 +1,10 @@
 package render
 
 import (
+	"io"
+
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
-
-	"io"
 )
 
 // RolloutLinePrinter returns the rollout.Printer of the text output: a

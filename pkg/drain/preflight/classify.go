@@ -1,9 +1,8 @@
 package preflight
 
 import (
-	"time"
-
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
