@@ -16,7 +16,9 @@ import (
 // A kubeconfig whose user runs an exec credential plugin that fails: every
 // command says so at once, in one error line, and the plugin's own message
 // appears once, never a 30 s wait ending in "the API server did not
-// answer". No request reaches a server: the plugin fails first.
+// answer". No request reaches a server: the plugin fails first. A workload
+// (TYPE/NAME or TYPE NAME) is looked up through discovery first, which
+// must not run the plugin a second time.
 func TestFailingCredentialPluginIsNamedAtOnce(t *testing.T) {
 	t.Parallel()
 	e2e.Require(t, "runs the plugin through kubectl")
@@ -43,8 +45,10 @@ current-context: ctx
 		{"graceful", "drain", "node", "n1", "--dry-run"},
 		{"graceful", "audit"},
 		{"graceful", "watch", "pod", "web-0"},
+		{"graceful", "watch", "deployment/web"},
+		{"graceful", "watch", "deploy", "web"},
 	} {
-		t.Run(args[1], func(t *testing.T) {
+		t.Run(strings.Join(args[1:], "_"), func(t *testing.T) {
 			start := time.Now()
 			res := e2e.RunKubectlFor(t, time.Minute, []string{"KUBECONFIG=" + kc, "HOME=" + dir}, args...)
 			took := time.Since(start)

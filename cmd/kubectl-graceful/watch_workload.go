@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
@@ -117,11 +118,7 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	mapper, err := o.configFlags.ToRESTMapper()
-	if err != nil {
-		return err
-	}
-	gvk, err := mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
+	gvk, err := kindFor(o.configFlags, typ)
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		return err // discovery failed (no answer, no credentials): not the type's fault
 	}
@@ -142,6 +139,28 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.apiServer = cfg.Host
 	o.client, err = newClient(o.configFlags, clientLimits{})
 	return err
+}
+
+// kindFor resolves typ (a kind, a resource or a short name, as kubectl
+// reads them) through the API server's discovery. Discovery is asked once
+// on its own first: the REST mapper's short-name expander drops a failed
+// discovery and the mapper then asks again, which would run a failing
+// credential plugin, and print its message, twice. Once it answered, the
+// mapper reads the same discovery client's cache.
+func kindFor(flags *genericclioptions.ConfigFlags, typ string) (schema.GroupVersionKind, error) {
+	dc, err := flags.ToDiscoveryClient()
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	// Some groups failing (an aggregated API down) still leaves the rest.
+	if _, _, err := dc.ServerGroupsAndResources(); err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return schema.GroupVersionKind{}, err
+	}
+	mapper, err := flags.ToRESTMapper()
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
 }
 
 // splitWorkloadArgs reads TYPE/NAME or TYPE NAME.

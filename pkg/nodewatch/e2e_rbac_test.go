@@ -149,7 +149,9 @@ func TestWatchNodeDrainPoolMaxConcurrent(t *testing.T) {
 			t.Errorf("pod %s: %d deletion lines, want 1", p.Name, n)
 		}
 	}
-	row := regexp.MustCompile(ns + `/deployment/web\s*│[^│]*│\s*(\d+)\s`).FindStringSubmatch(out)
+	// The verdict's table, not the preflight's (whose lines carry the
+	// drain's stamp): NAMESPACE, WORKLOAD, NODES, TERMINATED.
+	row := regexp.MustCompile(`(?m)^│ ` + ns + `\s*│ Deployment/web\s*│[^│]*│\s*(\d+)\s`).FindStringSubmatch(out)
 	if row == nil || row[1] != "6" {
 		t.Errorf("table row %q: want 6 terminated", row)
 	}

@@ -198,10 +198,16 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		}
 		// Every pod always had 3 or more others ready: a line saying none
 		// was claimed from slices not yet listed (the pods' List can come
-		// first).
+		// first). Each line gives the count as watch pod's does.
 		for _, l := range w.lines {
-			if l.Kind == timeline.KindServiceEndpoints && strings.Contains(l.Message, "no ready endpoint") {
+			if l.Kind != timeline.KindServiceEndpoints {
+				continue
+			}
+			if strings.Contains(l.Message, "no ready endpoint") {
 				t.Errorf("pod %s: %q (at %v ms, before the watch %v)", l.Pod, l.Message, l.Ms, l.Initial)
+			}
+			if l.OthersReady == nil || *l.OthersReady < 3 {
+				t.Errorf("pod %s: %q has othersReady %v, want 3 or more", l.Pod, l.Message, l.OthersReady)
 			}
 		}
 	})

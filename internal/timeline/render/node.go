@@ -104,7 +104,12 @@ func nodeCapacityText(s rollout.CapacitySample) string {
 	return fmt.Sprintf("ready endpoints %d of %d ready at start, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
 }
 
-// WriteNodeTable writes one row per workload with pods on the nodes.
+// kindName is a workload as the drain's preflight table writes it beside
+// its NAMESPACE column: "Deployment/web", the kind as the API spells it.
+func kindName(w rollout.Workload) string { return w.Kind + "/" + w.Name }
+
+// WriteNodeTable writes one row per workload with pods on the nodes: its
+// namespace and kindName, as the drain's preflight table does.
 func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 	if len(v.Workloads) == 0 {
 		_, err := io.WriteString(out, "\nNo evictable pod was on the nodes.\n")
@@ -125,14 +130,14 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 		if wr.Risk {
 			word = "RISK"
 		}
-		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace + "/" + wr.Workload.String()), termsafe.Escape(strings.Join(wr.Nodes, ",")),
+		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
 			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
 	}
 	if _, err := io.WriteString(out, "\n"); err != nil {
 		return err
 	}
 	t := tablewriter.NewTable(out, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header([]string{"WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
+	t.Header([]string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}

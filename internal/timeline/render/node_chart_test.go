@@ -76,3 +76,34 @@ func TestNodeRenderersEscapeHostileNames(t *testing.T) {
 		t.Errorf("names not shown escaped:\n%s", out)
 	}
 }
+
+// The table names a workload as the drain's preflight table printed above
+// it does: its namespace in a column of its own, then Kind/name.
+func TestNodeTableNamesWorkloadsAsThePreflight(t *testing.T) {
+	_, v := drainOf(rollouttest.Rollout(t))
+	var b bytes.Buffer
+	if err := render.WriteNodeTable(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	var header, row []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if !strings.HasPrefix(l, "│") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "│"), "│")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if header == nil {
+			header = cells
+		} else if row == nil {
+			row = cells
+		}
+	}
+	if len(header) < 2 || header[0] != "NAMESPACE" || header[1] != "WORKLOAD" || len(row) < 2 || row[0] != "shop" || row[1] != "Deployment/web" {
+		t.Errorf("table:\n%s\nwant NAMESPACE shop, WORKLOAD Deployment/web", b.String())
+	}
+	if strings.Contains(b.String(), "shop/deployment/web") {
+		t.Errorf("table still writes shop/deployment/web:\n%s", b.String())
+	}
+}

@@ -52,7 +52,7 @@ func WriteWorkloadJSONEvent(w io.Writer, r *rollout.Rollout, tl *timeline.Timeli
 	return writeJSONLine(w, WorkloadJSONLine{Pod: tl.Pod, JSONEvent: JSONEvent{
 		Type: "event", Ms: msPtr(c, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
 		Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
-		Endpoint: e.Endpoint, Initial: e.Initial,
+		Endpoint: e.Endpoint, OthersReady: e.OthersReady, Initial: e.Initial,
 	}})
 }
 

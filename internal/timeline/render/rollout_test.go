@@ -86,3 +86,31 @@ func TestRolloutVerdictNothingStarted(t *testing.T) {
 		t.Errorf("headline:\n%s", b.String())
 	}
 }
+
+// A pod's ServiceEndpoints event carries othersReady in `watch TYPE/NAME
+// -o json` as in `watch pod -o json`: the same count of the Service's
+// other pods' ready endpoints, 0 written, not dropped.
+func TestWorkloadJSONOthersReady(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	tl := r.Pods[1]
+	for _, n := range []int{0, 2} {
+		e := timeline.Event{Recv: timelinetest.At(30), Track: timeline.ControlPlane, Kind: timeline.KindServiceEndpoints,
+			Service: "web", OthersReady: &n, Message: "Service web: ready endpoints of other pods"}
+		var pod, workload bytes.Buffer
+		if err := render.WriteJSONEvent(&pod, tl, e); err != nil {
+			t.Fatal(err)
+		}
+		render.WorkloadJSONPrinter{W: &workload}.PodEvent(r, tl, e)
+		var fromPod, fromWorkload map[string]any
+		if err := json.Unmarshal(pod.Bytes(), &fromPod); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(workload.Bytes(), &fromWorkload); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := fromWorkload["othersReady"].(float64)
+		if !ok || int(got) != n || fromWorkload["othersReady"] != fromPod["othersReady"] || fromWorkload["service"] != "web" {
+			t.Errorf("othersReady %d: watch TYPE/NAME -o json wrote %s; watch pod -o json wrote %s", n, workload.String(), pod.String())
+		}
+	}
+}
