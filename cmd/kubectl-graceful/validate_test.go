@@ -63,8 +63,8 @@ current-context: a
 			return o, o.Validate
 		},
 		"watch pod --probe": func(t *testing.T) (any, func() error) {
-			o := &watchPodOptions{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams(), gracePeriod: -1,
-				propagation: 5 * time.Second, probe: probeFlags{url: "https://shop.example.com/", rate: 20, timeout: time.Second, headers: []string{"Host: shop"}}}
+			o := &watchPodOptions{watchFlags: watchFlags{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams(),
+				propagation: 5 * time.Second}, gracePeriod: -1, probe: probeFlags{url: "https://shop.example.com/", rate: 20, timeout: time.Second, headers: []string{"Host: shop"}}}
 			if err := o.Complete(nil, []string{"web-0"}); err != nil {
 				t.Fatal(err)
 			}

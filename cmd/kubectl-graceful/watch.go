@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -18,7 +17,7 @@ import (
 
 // watchPodOptions are the inputs of `kubectl graceful watch pod NAME`.
 type watchPodOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+	watchFlags
 
 	namespace string
 	name      string
@@ -29,27 +28,10 @@ type watchPodOptions struct {
 	// gracePeriod is the grace period in seconds for --delete/--evict; -1
 	// keeps the pod's terminationGracePeriodSeconds.
 	gracePeriod int64
-	// settle is how long to keep listening after the pod object is gone.
-	settle time.Duration
-	// timeout bounds the whole command, eviction retries included; 0 means
-	// no limit.
-	timeout time.Duration
-	// output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
-	output string
-	// wide is --wide: live lines with the server's time and whole messages.
-	wide bool
-	// sink is where -o sends the output.
-	sink watchSink
-	// propagation is how long kube-proxy, Ingress controllers and load
-	// balancers are given to stop sending traffic, counted from the delete
-	// request: a pod told to stop sooner is a risk.
-	propagation time.Duration
-	// probe holds the --probe* flags.
-	probe probeFlags
-
-	client    kubernetes.Interface
+	// probe holds the --probe* flags; apiServer is the cluster's address,
+	// which the probe's URL is checked against.
+	probe     probeFlags
 	apiServer string
-	genericiooptions.IOStreams
 }
 
 // newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
@@ -62,7 +44,7 @@ func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericioop
 
 // newCmdWatchPod builds `kubectl graceful watch pod NAME`.
 func newCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &watchPodOptions{configFlags: configFlags, IOStreams: streams}
+	o := &watchPodOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams}}
 	cmd := &cobra.Command{
 		Use:   "pod NAME [--delete [--grace-period N] | --evict]",
 		Short: "Show a pod's termination on two tracks and give a verdict on the endpoint race",
@@ -108,11 +90,8 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.BoolVar(&o.delete, "delete", false, "Delete the pod, then watch it terminate")
 	f.BoolVar(&o.evict, "evict", false, "Evict the pod through the Eviction API (policy/v1), retrying while a PodDisruptionBudget refuses")
 	f.Int64Var(&o.gracePeriod, "grace-period", -1, "Grace period in seconds for --delete or --evict; -1 keeps the pod's own")
-	f.DurationVar(&o.settle, "settle", 3*time.Second, "How long to keep listening for late Events and EndpointSlice updates after the pod is gone")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "Give up after this long (eviction retries included); 0 means no limit")
-	addWatchOutputFlag(cmd, &o.output)
-	addWideFlag(f, &o.wide, " (the server's time)")
-	addPropagationFlag(f, &o.propagation)
+	o.add(cmd, watchFlagHelp{settleAfter: "after the pod is gone", timeout: 10 * time.Minute,
+		timeoutHelp: "Give up after this long (eviction retries included); 0 means no limit", wideAdds: " (the server's time)"})
 	o.probe.add(f)
 	return cmd
 }
@@ -131,7 +110,6 @@ func addWatchOutputFlag(cmd *cobra.Command, output *string) {
 // configuration and the client.
 func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.name = args[0]
-	o.sink = newWatchSink(o.output, o.IOStreams)
 	o.probe.complete()
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
@@ -141,8 +119,7 @@ func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	if rc, err := o.configFlags.ToRESTConfig(); err == nil {
 		o.apiServer = rc.Host
 	}
-	o.client, err = newClient(o.configFlags, clientLimits{})
-	return err
+	return o.complete()
 }
 
 // Validate rejects flag combinations that cannot be done.
@@ -156,16 +133,11 @@ func (o *watchPodOptions) Validate() error {
 		return errors.New("--grace-period needs --delete or --evict")
 	case o.gracePeriod == 0 || o.gracePeriod < -1:
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.gracePeriod)
-	case o.settle < 0 || o.timeout < 0:
-		return errors.New("--settle and --timeout must not be negative")
 	}
-	if err := validatePropagation(o.propagation); err != nil {
+	if err := o.validate("watch pod"); err != nil {
 		return err
 	}
-	if err := o.probe.validate("watch pod"); err != nil {
-		return err
-	}
-	return validateOutput("watch pod", o.output, watchFormats...)
+	return o.probe.validate("watch pod")
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
@@ -18,30 +17,16 @@ import (
 
 // watchNodeOptions are the inputs of `kubectl graceful watch node`.
 type watchNodeOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+	watchFlags
 
 	// nodes are the nodes named; selector (-l) picks a pool instead.
 	nodes    []string
 	selector string
-	// settle is how long to keep listening once the nodes are empty.
-	settle time.Duration
-	// timeout bounds the whole command; 0 means no limit.
-	timeout time.Duration
-	// output is "" (lines, chart, table, verdict), "json", "yaml" or
-	// "mermaid".
-	output string
-	// propagation is --propagation, passed to every pod's verdict.
-	propagation time.Duration
-	// wide is --wide: live lines with every column.
-	wide bool
-
-	client kubernetes.Interface
-	genericiooptions.IOStreams
 }
 
 // newCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
 func newCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &watchNodeOptions{configFlags: configFlags, IOStreams: streams}
+	o := &watchNodeOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams}}
 	cmd := &cobra.Command{
 		Use:   "node (NAME... | -l SELECTOR)",
 		Short: "Watch the pods of draining nodes terminate and say which workloads raced their endpoints",
@@ -66,20 +51,16 @@ matches the selector, the pods cannot be watched).`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.selector, "selector", "l", "", "Label selector of the nodes to follow (a node pool), instead of names")
-	f.DurationVar(&o.settle, "settle", 3*time.Second, "How long to keep listening after the nodes are empty, for late Events and EndpointSlice updates")
-	f.DurationVar(&o.timeout, "timeout", time.Hour, "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit")
-	addWatchOutputFlag(cmd, &o.output)
-	addPropagationFlag(f, &o.propagation)
-	addWideFlag(f, &o.wide, " (the server's time, the workload)")
+	o.add(cmd, watchFlagHelp{settleAfter: "after the nodes are empty", timeout: time.Hour,
+		timeoutHelp: "Give up after this long and summarise what was seen (exit 2 with pods still on the nodes once one was deleted; no drain seen is exit 0); 0 means no limit",
+		wideAdds:    " (the server's time, the workload)"})
 	return cmd
 }
 
 // Complete takes the node names and builds the client.
 func (o *watchNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.nodes = args
-	var err error
-	o.client, err = newClient(o.configFlags, clientLimits{})
-	return err
+	return o.complete()
 }
 
 // Validate rejects what cannot be watched, before anything is read: the
@@ -88,13 +69,7 @@ func (o *watchNodeOptions) Validate() error {
 	if err := validateNodeArgs(o.nodes, o.selector, "watch node NAME... (or -l SELECTOR)"); err != nil {
 		return err
 	}
-	if o.settle < 0 || o.timeout < 0 {
-		return errors.New("--settle and --timeout must not be negative")
-	}
-	if err := validateOutput("watch node", o.output, watchFormats...); err != nil {
-		return err
-	}
-	return validatePropagation(o.propagation)
+	return o.validate("watch node")
 }
 
 // Run follows the nodes, then prints the summary. It returns
@@ -103,8 +78,7 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the drain so far and its verdict",
 		skipped: "the summary and the verdict"})
 	defer cancel()
-	sink := newWatchSink(o.output, o.IOStreams)
-	pr := printer(sink, render.NodeJSONPrinter, func(w io.Writer) nodewatch.Printer {
+	pr := printer(o.sink, render.NodeJSONPrinter, func(w io.Writer) nodewatch.Printer {
 		return render.NodeLinePrinter(w, render.NodeLines{Wide: o.wide})
 	})
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.nodes, Selector: o.selector, Settle: o.settle, Printer: pr})
@@ -112,7 +86,7 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 		return o.sayNodes(ctx, err)
 	}
 	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.propagation})
-	return watchOutcome(nodeWatchSummary.write(sink, w, v), err, v.Risk)
+	return watchOutcome(nodeWatchSummary.write(o.sink, w, v), err, v.Risk)
 }
 
 // sayNodes words a node not found, or a selector matching none, as every

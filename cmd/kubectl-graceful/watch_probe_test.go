@@ -32,7 +32,7 @@ func TestWatchPodValidateProbeFlags(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			o := watchPodOptions{name: "web-0", gracePeriod: -1, settle: time.Second, propagation: 5 * time.Second,
+			o := watchPodOptions{watchFlags: watchFlags{settle: time.Second, propagation: 5 * time.Second}, name: "web-0", gracePeriod: -1,
 				probe: probeFlags{rate: 20, timeout: 2 * time.Second}}
 			c.edit(&o.probe)
 			err := o.Validate()

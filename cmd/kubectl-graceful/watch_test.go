@@ -18,7 +18,7 @@ import (
 )
 
 func TestWatchPodValidate(t *testing.T) {
-	ok := watchPodOptions{name: "web-0", gracePeriod: -1, settle: time.Second, propagation: 5 * time.Second}
+	ok := watchPodOptions{watchFlags: watchFlags{settle: time.Second, propagation: 5 * time.Second}, name: "web-0", gracePeriod: -1}
 	cases := []struct {
 		name string
 		edit func(o *watchPodOptions)
@@ -79,7 +79,7 @@ func TestWatchNodeValidate(t *testing.T) {
 		{func(o *watchNodeOptions) { o.output = "yml" }, `--output "yml" is not supported for watch node`},
 		{func(o *watchNodeOptions) { o.propagation = 0 }, "--propagation 0s is not allowed"},
 	} {
-		o := watchNodeOptions{nodes: []string{"n"}, settle: time.Second, propagation: 5 * time.Second}
+		o := watchNodeOptions{watchFlags: watchFlags{settle: time.Second, propagation: 5 * time.Second}, nodes: []string{"n"}}
 		c.edit(&o)
 		err := o.Validate()
 		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
@@ -106,11 +106,11 @@ func TestWatchNoTerminationSaysWhatHappened(t *testing.T) {
 		avoid string
 	}{
 		{"forbidden delete keeps its error", watchPodOptions{delete: true}, tl, forbidden, forbidden.Error(), "verdict"},
-		{"nobody deleted it", watchPodOptions{timeout: 30 * time.Second}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
-		{"PDB refusal until the timeout", watchPodOptions{evict: true, timeout: 8 * time.Second}, refused, timeout,
+		{"nobody deleted it", watchPodOptions{watchFlags: watchFlags{timeout: 30 * time.Second}}, tl, timeout, "nobody deleted pod shop/web-0 before --timeout 30s ran out: no termination to judge, no verdict", "partial"},
+		{"PDB refusal until the timeout", watchPodOptions{evict: true, watchFlags: watchFlags{timeout: 8 * time.Second}}, refused, timeout,
 			"the eviction of pod shop/web-0 was refused until --timeout 8s ran out (last answer: Eviction refused (429): The disruption budget web-pdb needs 1 healthy pods and has 1 currently): not evicted", "retrying"},
 		{"Ctrl-C before a deletion", watchPodOptions{}, tl, interrupt, "nobody deleted pod shop/web-0 before the watch was interrupted", "partial"},
-		{"eviction cut by the deadline", watchPodOptions{evict: true, timeout: 8 * time.Second}, refused,
+		{"eviction cut by the deadline", watchPodOptions{evict: true, watchFlags: watchFlags{timeout: 8 * time.Second}}, refused,
 			fmt.Errorf("evicting pod shop/web-0: %w", context.DeadlineExceeded), "the eviction of pod shop/web-0 was refused until --timeout 8s ran out", "deadline"},
 	}
 	for _, c := range cases {

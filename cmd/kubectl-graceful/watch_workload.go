@@ -14,7 +14,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -24,7 +23,7 @@ import (
 // watchWorkloadOptions are the inputs of `kubectl graceful watch
 // deployment/NAME` (also TYPE NAME, statefulsets and daemonsets).
 type watchWorkloadOptions struct {
-	configFlags *genericclioptions.ConfigFlags
+	watchFlags
 
 	// args are the workload as typed: ["deployment/web"] or
 	// ["deployment", "web"].
@@ -34,31 +33,16 @@ type watchWorkloadOptions struct {
 	// the replicas through the scale subresource; -1 means no scale.
 	restart bool
 	scale   int32
-	// settle is how long to keep listening after the rollout completed.
-	settle time.Duration
-	// timeout bounds the whole command; 0 means no limit.
-	timeout time.Duration
-	// output is "" (lines, table, chart, verdict), "json", "yaml" or
-	// "mermaid".
-	output string
-	// wide is --wide: live lines with the server's time and whole messages.
-	wide bool
-	// sink is where -o sends the output.
-	sink watchSink
-	// propagation is --propagation, passed to every pod's verdict.
-	propagation time.Duration
-	// probe holds the --probe* flags.
-	probe probeFlags
-
-	client    kubernetes.Interface
+	// probe holds the --probe* flags; apiServer is the cluster's address,
+	// which the probe's URL is checked against.
+	probe     probeFlags
 	apiServer string
-	genericiooptions.IOStreams
 }
 
 // newCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
 // of `watch pod`.
 func newCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &watchWorkloadOptions{configFlags: configFlags, IOStreams: streams}
+	o := &watchWorkloadOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams}}
 	cmd := &cobra.Command{
 		Use:   "watch (TYPE/NAME | TYPE NAME) [--restart | --scale N]",
 		Short: "Watch a termination or a whole rollout and say whether it raced its endpoints",
@@ -95,11 +79,8 @@ pods, RBAC).`,
 	f := cmd.Flags()
 	f.BoolVar(&o.restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
 	f.Int32Var(&o.scale, "scale", -1, "Scale the workload to N replicas (scale subresource), then watch")
-	f.DurationVar(&o.settle, "settle", 3*time.Second, "How long to keep listening after the rollout completed, for late Events and EndpointSlice updates")
-	f.DurationVar(&o.timeout, "timeout", 10*time.Minute, "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit")
-	addWatchOutputFlag(cmd, &o.output)
-	addWideFlag(f, &o.wide, " (the server's time)")
-	addPropagationFlag(f, &o.propagation)
+	o.add(cmd, watchFlagHelp{settleAfter: "after the rollout completed", timeout: 10 * time.Minute,
+		timeoutHelp: "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit", wideAdds: " (the server's time)"})
 	o.probe.add(f)
 	return cmd
 }
@@ -108,7 +89,6 @@ pods, RBAC).`,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.args = args
-	o.sink = newWatchSink(o.output, o.IOStreams)
 	o.probe.complete()
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
@@ -137,8 +117,7 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	o.apiServer = cfg.Host
-	o.client, err = newClient(o.configFlags, clientLimits{})
-	return err
+	return o.complete()
 }
 
 // kindFor resolves typ (a kind, a resource or a short name, as kubectl
@@ -184,19 +163,14 @@ func (o *watchWorkloadOptions) Validate() error {
 		return errors.New("--restart and --scale are exclusive: choose one")
 	case o.scale < -1:
 		return fmt.Errorf("--scale %d is not allowed: use 0 or more replicas", o.scale)
-	case o.settle < 0 || o.timeout < 0:
-		return errors.New("--settle and --timeout must not be negative")
-	}
-	if err := validateOutput("watch", o.output, watchFormats...); err != nil {
-		return err
-	}
-	if err := o.probe.validate("watch"); err != nil {
-		return err
 	}
 	if err := rollout.CheckKind(o.workload.Kind); err != nil {
 		return err
 	}
-	return validatePropagation(o.propagation)
+	if err := o.validate("watch"); err != nil {
+		return err
+	}
+	return o.probe.validate("watch")
 }
 
 // Run follows the workload, then prints the summary. It returns

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+)
+
+// watchFlags are what the pod, rollout and node watches share: how long
+// they listen, where their output goes, the propagation their verdicts
+// are judged by, and the client.
+type watchFlags struct {
+	configFlags *genericclioptions.ConfigFlags
+
+	// settle is how long to keep listening once what is followed is done,
+	// for late Events and EndpointSlice updates.
+	settle time.Duration
+	// timeout bounds the whole command; 0 means no limit.
+	timeout time.Duration
+	// output is "" (lines, chart, verdict), "json", "yaml" or "mermaid".
+	output string
+	// wide is --wide: live lines with the server's time and whole messages.
+	wide bool
+	// propagation is how long kube-proxy, Ingress controllers and load
+	// balancers are given to stop sending traffic, counted from the delete
+	// request: a pod told to stop sooner is a risk.
+	propagation time.Duration
+	// sink is where -o sends the output.
+	sink watchSink
+
+	client kubernetes.Interface
+	genericiooptions.IOStreams
+}
+
+// watchFlagHelp is what a watch's flags say of it: after what --settle
+// keeps listening, --timeout's default and words, what --wide adds.
+type watchFlagHelp struct {
+	settleAfter string
+	timeout     time.Duration
+	timeoutHelp string
+	wideAdds    string
+}
+
+// add binds --settle, --timeout, -o, --wide and --propagation.
+func (w *watchFlags) add(cmd *cobra.Command, h watchFlagHelp) {
+	f := cmd.Flags()
+	f.DurationVar(&w.settle, "settle", 3*time.Second, "How long to keep listening "+h.settleAfter+", for late Events and EndpointSlice updates")
+	f.DurationVar(&w.timeout, "timeout", h.timeout, h.timeoutHelp)
+	addWatchOutputFlag(cmd, &w.output)
+	addWideFlag(f, &w.wide, h.wideAdds)
+	addPropagationFlag(f, &w.propagation)
+}
+
+// complete builds the sink and the client.
+func (w *watchFlags) complete() error {
+	w.sink = newWatchSink(w.output, w.IOStreams)
+	var err error
+	w.client, err = newClient(w.configFlags, clientLimits{})
+	return err
+}
+
+// validate rejects negative durations, an unknown -o for command and a
+// --propagation out of range.
+func (w *watchFlags) validate(command string) error {
+	if w.settle < 0 || w.timeout < 0 {
+		return errors.New("--settle and --timeout must not be negative")
+	}
+	if err := validateOutput(command, w.output, watchFormats...); err != nil {
+		return err
+	}
+	return validatePropagation(w.propagation)
+}
