@@ -12,7 +12,7 @@ import (
 func (f *workloadFollower) requests(b probe.Bucket) {
 	f.r.Requests = append(f.r.Requests, b.Results...)
 	if p := f.cfg.Printer.Requests; p != nil {
-		if l, shown := f.reqLog.Line(b); shown {
+		for _, l := range f.reqLog.Lines(b, f.r.T0) {
 			p(f.r, l)
 		}
 	}

@@ -86,8 +86,23 @@ type RequestLog struct {
 	state string // the failure mix of the last line
 }
 
-// Line summarizes one bucket and reports whether it gets a line.
-func (rl *RequestLog) Line(b probe.Bucket) (RequestLine, bool) {
+// Lines summarizes one bucket into the lines it gets, in time order. A
+// bucket that t0 (the delete request, the rollout's start; zero: none
+// yet) falls inside is cut at t0, a line for the requests started before
+// it and one, stamped t0, for those started from it: a line stamped
+// before the delete never counts a request sent after it.
+func (rl *RequestLog) Lines(b probe.Bucket, t0 time.Time) []RequestLine {
+	var out []RequestLine
+	for _, part := range cutAt(b, t0) {
+		if l, shown := rl.line(part); shown {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// line summarizes one bucket and reports whether it gets a line.
+func (rl *RequestLog) line(b probe.Bucket) (RequestLine, bool) {
 	l := requestLineOf(b)
 	state := KindsText(l.Kinds)
 	if l.Failed == 0 && rl.lines > 0 && state == rl.state {
@@ -98,6 +113,29 @@ func (rl *RequestLog) Line(b probe.Bucket) (RequestLine, bool) {
 	return l, true
 }
 
+// cutAt is b, or its requests started before t and those started from
+// t (a part with none left out) when t falls inside b's span.
+func cutAt(b probe.Bucket, t time.Time) []probe.Bucket {
+	if t.IsZero() || !t.After(b.From) || !t.Before(bucketEnd(b.From)) {
+		return []probe.Bucket{b}
+	}
+	before, after := probe.Bucket{From: b.From}, probe.Bucket{From: t}
+	for _, r := range b.Results {
+		if r.Start.Before(t) {
+			before.Results = append(before.Results, r)
+		} else {
+			after.Results = append(after.Results, r)
+		}
+	}
+	var out []probe.Bucket
+	for _, part := range []probe.Bucket{before, after} {
+		if len(part.Results) > 0 {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
 // requests records a bucket of probe results and prints its line when the
 // RequestLog says so, after the held lines of before the bucket and
 // before those of its span (releaseLines).
@@ -106,7 +144,8 @@ func (f *follower) requests(b probe.Bucket) {
 	tl.Requests = append(tl.Requests, b.Results...)
 	f.releaseLines(b.From)
 	if p := f.cfg.Printer.Requests; p != nil {
-		if l, shown := f.reqLog.Line(b); shown {
+		for _, l := range f.reqLog.Lines(b, tl.T0) {
+			f.releaseLines(l.From)
 			p(tl, l)
 		}
 	}

@@ -55,3 +55,30 @@ func TestUnprobedLinesPrintAtOnce(t *testing.T) {
 }
 
 func ms(tl *Timeline, t time.Time) int64 { v, _ := tl.Ms(t); return v }
+
+// A bucket the delete falls inside is cut at it: the request that failed
+// 37 ms after the delete is on a line stamped +0, never on the bucket's
+// line stamped before the delete, which counts only the requests sent
+// before it.
+func TestRequestBucketCutAtTheDelete(t *testing.T) {
+	var printed []string
+	p := Printer{
+		Event: func(tl *Timeline, e Event) { printed = append(printed, fmt.Sprintf("%d %s", ms(tl, e.Recv), e.Kind)) },
+		Requests: func(tl *Timeline, l RequestLine) {
+			printed = append(printed, fmt.Sprintf("%d requests %d ok %d failed", ms(tl, l.From), l.OK, l.Failed))
+		},
+	}
+	f := newFollower(Config{Printer: p, Requests: make(chan probe.Bucket)}, NewRecorder(testPod(30, nil), nil, at(-1000)))
+	f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
+	f.requests(probe.Bucket{From: at(-13), Results: []probe.Result{
+		{Start: at(-13), Kind: probe.OK}, {Start: at(-3), Kind: probe.OK}, {Start: at(37), Kind: probe.Refused}}})
+	f.requests(probe.Bucket{From: at(87), Results: []probe.Result{{Start: at(87), Kind: probe.Refused}}})
+	f.flushLines()
+	want := []string{"-13 requests 2 ok 0 failed", "0 requests 0 ok 1 failed", "0 delete-sent", "87 requests 0 ok 1 failed"}
+	if fmt.Sprint(printed) != fmt.Sprint(want) {
+		t.Errorf("printed\n  %q\nwant\n  %q", printed, want)
+	}
+	if n := len(f.rec.TL.Requests); n != 4 {
+		t.Errorf("%d requests kept, want all 4", n)
+	}
+}
