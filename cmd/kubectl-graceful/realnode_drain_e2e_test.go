@@ -149,10 +149,12 @@ func uncordonNow(t *testing.T, env *e2e.Env) {
 }
 
 // workloadWord returns the VERDICT column ("safe" or "RISK") of the
-// watch's table row for deployment/name in ns, "" when there is no row.
+// watch's table row for Deployment/name in ns (its NAMESPACE and WORKLOAD
+// cells), "" when there is no row.
 func workloadWord(out, ns, name string) string {
 	for _, line := range strings.Split(out, "\n") {
-		if !strings.Contains(line, ns+"/") || !strings.Contains(line, "/"+name+" ") {
+		cells := strings.FieldsFunc(line, func(r rune) bool { return r == '│' || r == '|' })
+		if len(cells) < 2 || strings.TrimSpace(cells[0]) != ns || strings.TrimSpace(cells[1]) != "Deployment/"+name {
 			continue
 		}
 		f := strings.Fields(strings.Trim(strings.TrimSpace(line), "│|"))

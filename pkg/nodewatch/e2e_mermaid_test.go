@@ -31,7 +31,7 @@ func TestWatchNodeMermaid(t *testing.T) {
 	if res.ExitCode != 2 || !strings.HasPrefix(res.Stdout, head) {
 		t.Fatalf("exit %d, want 2 and stdout starting with %q:\n%s\n%s", res.ExitCode, head, res.Stdout, res.Stderr)
 	}
-	if n := strings.Count(res.Stdout, "    section "+ns+"/deployment/naive naive-"); n != 2 {
+	if n := strings.Count(res.Stdout, "    section "+ns+"/Deployment/naive naive-"); n != 2 {
 		t.Errorf("%d sections for the naive workload's pods, want 2:\n%s", n, res.Stdout)
 	}
 	if strings.Contains(res.Stdout, "capacity") || !strings.Contains(res.Stderr, "deletionTimestamp set") {

@@ -238,7 +238,7 @@ func TestWatchNodeFollowsKubectlDrain(t *testing.T) {
 	if raced, n, risk := workload(t, s, "hardened"); raced != 0 || n != 2 || risk {
 		t.Errorf("hardened: %d of %d raced, risk %v; want 2 pods and no risk", raced, n, risk)
 	}
-	if !strings.Contains(strings.Join(s.Verdict.Findings, "\n"), ns+"/deployment/naive (") {
+	if !strings.Contains(strings.Join(s.Verdict.Findings, "\n"), ns+"/Deployment/naive (") {
 		t.Errorf("findings %q do not name the naive workload", s.Verdict.Findings)
 	}
 	if b := workloadResult(t, s, "blocked").Budgets; len(b) != 1 || b[0].BelowMs == nil || *b[0].BelowMs < 3000 || b[0].MinCurrentHealthy != 0 || b[0].MinDesiredHealthy != 1 {
@@ -375,7 +375,7 @@ func TestDrainWatchJudgesItsOwnEvictions(t *testing.T) {
 		t.Fatalf("exit %d, want 2 after a drain that succeeded:\n%s\n%s", res.ExitCode, out, res.Stderr)
 	}
 	verdict := out[strings.Index(out, "Drain verdict for"):]
-	if !strings.Contains(verdict, "RISK") || !strings.Contains(verdict, ns+"/deployment/naive (") || strings.Contains(verdict, ns+"/deployment/hardened (") {
+	if !strings.Contains(verdict, "RISK") || !strings.Contains(verdict, ns+"/Deployment/naive (") || strings.Contains(verdict, ns+"/Deployment/hardened (") {
 		t.Errorf("verdict names naive and not hardened:\n%s", verdict)
 	}
 	if !strings.Contains(out, "Killing") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -119,7 +120,7 @@ func findings(w *Watch, v *Verdict) {
 		v.WindowTooShort += wr.Verdict.WindowTooShort
 		v.Killed += wr.Verdict.Killed
 		if wr.Risk {
-			atRisk = append(atRisk, wr.Workload.Namespace+"/"+wr.Workload.String()+" ("+why(wr)+")")
+			atRisk = append(atRisk, workloadRef(wr.Workload)+" ("+why(wr)+")")
 		}
 	}
 	fact("%d pod(s) of %d workload(s) terminated on %d node(s)", v.Terminated, len(v.Workloads), len(w.Nodes))
@@ -154,6 +155,14 @@ func findings(w *Watch, v *Verdict) {
 	}
 	v.Risk = len(risks) > 0
 	v.Findings = append(risks, facts...)
+}
+
+// workloadRef names a workload in a finding as the audit's findings and
+// the drain's warnings do: "shop/Deployment/web", the kind as the API
+// spells it (inspect.ObjectRef), not kubectl's lowercase
+// "deployment/web" of the rollout watch.
+func workloadRef(w rollout.Workload) string {
+	return inspect.ObjectRef{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}.String()
 }
 
 // why names what put a workload at risk.

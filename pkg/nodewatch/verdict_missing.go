@@ -26,7 +26,7 @@ func missingFindings(w *Watch, v *Verdict, risk func(string, ...any)) {
 	for _, wr := range v.Workloads {
 		for _, b := range wr.Budgets {
 			if b.Unknown != "" {
-				unknown = append(unknown, wr.Workload.Namespace+"/"+wr.Workload.String()+"'s PodDisruptionBudget "+b.Name+" ("+b.Unknown+")")
+				unknown = append(unknown, workloadRef(wr.Workload)+"'s PodDisruptionBudget "+b.Name+" ("+b.Unknown+")")
 			}
 		}
 	}

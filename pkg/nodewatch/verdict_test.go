@@ -53,7 +53,7 @@ func TestNodeVerdictNamesTheWorkloadAtRisk(t *testing.T) {
 	if !v.Risk || v.Terminated != 2 || v.WindowTooShort != 1 {
 		t.Fatalf("risk %v, %d terminated, %d too short: %q", v.Risk, v.Terminated, v.WindowTooShort, v.Findings)
 	}
-	if got := v.Findings[0]; !strings.Contains(got, "shop/deployment/web (1 with a window too short") || strings.Contains(got, "api") {
+	if got := v.Findings[0]; !strings.Contains(got, "shop/Deployment/web (1 with a window too short") || strings.Contains(got, "api") {
 		t.Errorf("first finding %q: want web named at risk, api not", got)
 	}
 	if v.Workloads[0].Nodes[0] != "n1" || v.Workloads[1].Risk {

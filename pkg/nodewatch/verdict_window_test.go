@@ -38,7 +38,7 @@ func TestNodeVerdictTellsARaceFromAWindowTooShort(t *testing.T) {
 		t.Fatalf("risk %v, %d terminated, %d raced, %d too short: %q", v.Risk, v.Terminated, v.Raced, v.WindowTooShort, v.Findings)
 	}
 	got := v.Findings[0]
-	for _, want := range []string{"shop/deployment/api (1 with a window too short, up to 1980 ms short of --propagation, pod web-1)", "shop/deployment/web (1 raced their endpoints)"} {
+	for _, want := range []string{"shop/Deployment/api (1 with a window too short, up to 1980 ms short of --propagation, pod web-1)", "shop/Deployment/web (1 raced their endpoints)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("first finding %q lacks %q", got, want)
 		}

@@ -42,7 +42,7 @@ func TestNodeLinesFit120Columns(t *testing.T) {
 			t.Errorf("%s: more than one line for an event: %q", c.name, line)
 		case c.fits && (width > render.LineWidth || !strings.HasSuffix(line, "…") || !strings.Contains(line, "shop/web-1")):
 			t.Errorf("%s: %d columns, want at most %d, the message cut, the pod named: %q", c.name, width, render.LineWidth, line)
-		case c.wide && (!strings.HasSuffix(line, "END") || !strings.Contains(line, "deployment/web") || clocks != 2):
+		case c.wide && (!strings.HasSuffix(line, "END") || !strings.Contains(line, "shop/Deployment/web") || clocks != 2):
 			t.Errorf("%s: want the whole message, the workload and both clocks: %q", c.name, line)
 		case !c.wide && clocks != map[bool]int{true: 0, false: 1}[c.o.Stamped]:
 			t.Errorf("%s: %d clocks in %q", c.name, clocks, line)

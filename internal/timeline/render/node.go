@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -19,12 +20,20 @@ import (
 // nodeClock carries the node watch's T0 for the line helpers.
 func nodeClock(w *nodewatch.Watch) *timeline.Timeline { return &timeline.Timeline{T0: w.T0} }
 
-// workloadName is "namespace/kind/name", "-" when unknown.
+// workloadName is workloadRef of r's workload, "-" when unknown.
 func workloadName(r *rollout.Rollout) string {
 	if r == nil {
 		return "-"
 	}
-	return r.Workload.Namespace + "/" + r.Workload.String()
+	return workloadRef(r.Workload)
+}
+
+// workloadRef names a workload outside the table (chart rows, --wide
+// lines, Mermaid sections, -o json's workload) as the verdict's findings,
+// the audit's findings and the drain's warnings do: "shop/Deployment/web"
+// (inspect.ObjectRef), the kind as the API spells it.
+func workloadRef(w rollout.Workload) string {
+	return inspect.ObjectRef{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name}.String()
 }
 
 // NodeLines is how NodeLinePrinter lays out a line.

@@ -13,7 +13,7 @@ import (
 // over each other, podRow), then each of its Services' ready endpoints as
 // a step line (writeStepRows), as the rollout chart draws them:
 //
-//	shop/deployment/web   D-#X-G  D-#X-G
+//	shop/Deployment/web   D-#X-G  D-#X-G
 //	ready web           2 ******  ********
 //	                    1 ****************
 func WriteNodeChart(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {

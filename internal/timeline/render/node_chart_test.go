@@ -29,7 +29,7 @@ func TestNodeChartOneRowPerWorkload(t *testing.T) {
 	}
 	var rows []string
 	for _, l := range strings.Split(b.String(), "\n") {
-		if strings.HasPrefix(l, "shop/deployment/web ") {
+		if strings.HasPrefix(l, "shop/Deployment/web ") {
 			rows = append(rows, l)
 		}
 	}
@@ -40,7 +40,7 @@ func TestNodeChartOneRowPerWorkload(t *testing.T) {
 	if err := render.WriteNodeMermaid(&b, w, v); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(b.String(), "gantt\n    title Drain of node(s) n1\n") || strings.Count(b.String(), "    section shop/deployment/web web-") != 2 {
+	if !strings.HasPrefix(b.String(), "gantt\n    title Drain of node(s) n1\n") || strings.Count(b.String(), "    section shop/Deployment/web web-") != 2 {
 		t.Errorf("mermaid:\n%s", b.String())
 	}
 }
@@ -72,7 +72,7 @@ func TestNodeRenderersEscapeHostileNames(t *testing.T) {
 			t.Fatalf("unsafe rune %q reached the output:\n%s", r, out)
 		}
 	}
-	if !strings.Contains(out, `web\x1b[2J`) || !strings.Contains(out, `section shop\u202e/deployment/web\x1b[2J,evil web-2\x1b]0,title\a x y`) {
+	if !strings.Contains(out, `web\x1b[2J`) || !strings.Contains(out, `section shop\u202e/Deployment/web\x1b[2J,evil web-2\x1b]0,title\a x y`) {
 		t.Errorf("names not shown escaped:\n%s", out)
 	}
 }

@@ -23,7 +23,7 @@ func WriteNodeMermaid(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 	var b strings.Builder
 	writeMermaidHead(&b, "Drain of node(s) "+mermaidText(strings.Join(w.Nodes, ", ")), end)
 	for _, wr := range v.Workloads {
-		writeMermaidPods(&b, wr.Workload.Namespace+"/"+wr.Workload.String()+" ", wr.Verdict)
+		writeMermaidPods(&b, workloadRef(wr.Workload)+" ", wr.Verdict)
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
