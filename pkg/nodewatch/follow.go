@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -189,9 +190,7 @@ func (f *follower) prepare(ctx context.Context) {
 
 func (f *follower) note(msg string) {
 	f.w.Notes = append(f.w.Notes, msg)
-	if f.cfg.Printer.Note != nil {
-		f.cfg.Printer.Note(f.w, msg)
-	}
+	callback.Call(f.cfg.Printer.Note, f.w, msg)
 }
 
 // podStream is the name of the pods' stream of a node.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -89,8 +90,8 @@ func (f *follower) gap(n listwatch.Notice, open bool) {
 	default:
 		g, ok = f.closeNodeGap(node, n)
 	}
-	if ok && f.cfg.Printer.Gap != nil {
-		f.cfg.Printer.Gap(f.w, g)
+	if ok {
+		callback.Call(f.cfg.Printer.Gap, f.w, g)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
@@ -137,9 +138,7 @@ func nodeEventOf(ev *corev1.Event) NodeEvent {
 
 func (f *follower) emitNodeEvent(e NodeEvent) {
 	f.w.NodeEvents = append(f.w.NodeEvents, e)
-	if f.cfg.Printer.NodeEvent != nil {
-		f.cfg.Printer.NodeEvent(f.w, e)
-	}
+	callback.Call(f.cfg.Printer.NodeEvent, f.w, e)
 }
 
 // nodeEventsUnseen says once that the nodes' Events cannot be watched.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -35,18 +36,6 @@ type Printer struct {
 	// Requests is a bucket of the probe's requests worth a line (the
 	// "requests" track).
 	Requests func(r *Rollout, l timeline.RequestLine)
-}
-
-func (p Printer) gap(r *Rollout, g timeline.Gap) {
-	if p.Gap != nil {
-		p.Gap(r, g)
-	}
-}
-
-func (p Printer) note(r *Rollout, msg string) {
-	if p.Note != nil {
-		p.Note(r, msg)
-	}
 }
 
 // Config is what Follow needs.
@@ -164,10 +153,10 @@ func (f *workloadFollower) prepare(ctx context.Context) {
 
 func (f *workloadFollower) note(msg string) {
 	f.r.Notes = append(f.r.Notes, msg)
-	f.cfg.Printer.note(f.r, msg)
+	callback.Call(f.cfg.Printer.Note, f.r, msg)
 }
 
-func (f *workloadFollower) say(msg string) { f.cfg.Printer.note(f.r, msg) }
+func (f *workloadFollower) say(msg string) { callback.Call(f.cfg.Printer.Note, f.r, msg) }
 
 func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 	s := StatusChange{Recv: recv, Pod: pod, Message: msg}

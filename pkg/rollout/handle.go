@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -60,14 +61,14 @@ func (f *workloadFollower) streamFailed(n listwatch.Notice) error {
 func (f *workloadFollower) gapOpened(n listwatch.Notice) {
 	if g, ok := f.set.OpenGap(n); ok {
 		f.r.Gaps = f.set.Gaps
-		f.cfg.Printer.gap(f.r, g)
+		callback.Call(f.cfg.Printer.Gap, f.r, g)
 	}
 }
 
 func (f *workloadFollower) gapClosed(n listwatch.Notice) {
 	if g, ok := f.set.CloseGap(n); ok {
 		f.r.Gaps = f.set.Gaps
-		f.cfg.Printer.gap(f.r, g)
+		callback.Call(f.cfg.Printer.Gap, f.r, g)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
@@ -59,7 +60,7 @@ func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Durati
 	lines := make(lineSignal, 1)
 	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
 	f.rec = NewRecorder(pod, nil, time.Now())
-	f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
+	f.rec.Emit = func(e Event) { callback.Call(f.cfg.Printer.Event, f.rec.TL, e) }
 	f.rec.MarkT0(time.Now(), T0DeleteSent, "DELETE sent")
 	<-lines
 	ctx, cancel := context.WithCancel(context.Background())

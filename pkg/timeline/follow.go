@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -45,24 +46,6 @@ type Printer struct {
 	// "requests" track): those with failures, and those whose failure mix
 	// changed.
 	Requests func(tl *Timeline, l RequestLine)
-}
-
-func (p Printer) event(tl *Timeline, e Event) {
-	if p.Event != nil {
-		p.Event(tl, e)
-	}
-}
-
-func (p Printer) gap(tl *Timeline, g Gap) {
-	if p.Gap != nil {
-		p.Gap(tl, g)
-	}
-}
-
-func (p Printer) note(tl *Timeline, msg string) {
-	if p.Note != nil {
-		p.Note(tl, msg)
-	}
 }
 
 // Config is what Follow needs.
@@ -150,7 +133,7 @@ type follower struct {
 // each line in time order with the probe's (line).
 func newFollower(cfg Config, rec *Recorder) *follower {
 	f := &follower{cfg: cfg, rec: rec, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
-	rec.Emit = func(e Event) { f.line(e.Recv, func() { cfg.Printer.event(rec.TL, e) }) }
+	rec.Emit = func(e Event) { f.line(e.Recv, func() { callback.Call(cfg.Printer.Event, rec.TL, e) }) }
 	rec.Stall, rec.Gap = f.gapLine, f.gapLine
 	return f
 }
@@ -162,7 +145,7 @@ func (f *follower) gapLine(g Gap) {
 	if !g.To.IsZero() {
 		at = g.To
 	}
-	f.line(at, func() { f.cfg.Printer.gap(f.rec.TL, g) })
+	f.line(at, func() { callback.Call(f.cfg.Printer.Gap, f.rec.TL, g) })
 }
 
 // note prints msg and keeps it for the verdict: what the reader must know
@@ -174,7 +157,7 @@ func (f *follower) note(msg string) {
 
 // say prints msg as it happens only (what is being followed, waiting).
 func (f *follower) say(msg string) {
-	f.line(time.Now(), func() { f.cfg.Printer.note(f.rec.TL, msg) })
+	f.line(time.Now(), func() { callback.Call(f.cfg.Printer.Note, f.rec.TL, msg) })
 }
 
 // streams builds the three watches, each filtered server-side: the pod by

@@ -3,6 +3,7 @@ package timeline
 import (
 	"testing"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
@@ -14,8 +15,8 @@ func TestZeroPrinterIsSafe(t *testing.T) {
 	var events int
 	for name, p := range map[string]Printer{"zero": {}, "event only": {Event: func(*Timeline, Event) { events++ }}} {
 		f := &follower{cfg: Config{Printer: p}, rec: NewRecorder(testPod(30, nil), nil, at(0)), listedOnce: map[string]bool{}}
-		f.rec.Emit = func(e Event) { f.cfg.Printer.event(f.rec.TL, e) }
-		f.rec.Stall = func(g Gap) { f.cfg.Printer.gap(f.rec.TL, g) }
+		f.rec.Emit = func(e Event) { callback.Call(f.cfg.Printer.Event, f.rec.TL, e) }
+		f.rec.Stall = func(g Gap) { callback.Call(f.cfg.Printer.Gap, f.rec.TL, g) }
 		f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 		_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(10), Kind: listwatch.KindGapOpen, Reason: "cut"})
 		f.say("a note")
