@@ -219,6 +219,7 @@ func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 	r, err := rollout.Follow(ctx, cfg)
 	pr.Stop()
 	if r == nil {
+		err = endedBeforeStart(ctx, err, o.workload.String()+" in namespace "+o.workload.Namespace)
 		return sayNotFound(ctx, o.client, err, strings.ToLower(o.workload.Kind), o.workload.Namespace)
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.propagation})
