@@ -80,10 +80,16 @@ func newWatchSink(output string, streams genericiooptions.IOStreams) watchSink {
 // --timeout) before its first reads answered, so before anything was
 // sent: the client's "context canceled" or the stall detector's "no answer
 // within 0s" would blame the cluster for the reader's own stop. what is
-// what was being read ("pod NAMESPACE/NAME"). Any other error, or one
-// from before ctx ended, is err as is.
+// what was being read ("pod NAMESPACE/NAME"). Any other error, one from
+// before ctx ended, and a stall that had time to be one (a credential
+// plugin's, a server's of 0.1 s or more) is err as is.
 func endedBeforeStart(ctx context.Context, err error, what string) error {
 	if err == nil || ctx.Err() == nil || apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		return err
+	}
+	var plugin *pluginStalled
+	var server *serverStalled
+	if errors.As(err, &plugin) || errors.As(err, &server) && roundWait(server.waited) > 0 {
 		return err
 	}
 	if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
