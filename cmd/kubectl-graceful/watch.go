@@ -166,6 +166,7 @@ func (o *watchPodOptions) Run(ctx context.Context) error {
 	tl, err := timeline.Follow(ctx, cfg)
 	pr.Stop()
 	if tl == nil {
+		err = endedBeforeStart(ctx, err, "pod "+o.namespace+"/"+o.name)
 		return sayNotFound(ctx, o.client, err, "pod", o.namespace)
 	}
 	if tl.T0.IsZero() {

@@ -83,7 +83,7 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 	})
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.nodes, Selector: o.selector, Settle: o.settle, Printer: pr})
 	if w == nil {
-		return o.sayNodes(ctx, err)
+		return o.sayNodes(ctx, endedBeforeStart(ctx, err, "the nodes"))
 	}
 	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(nodeWatchSummary.write(o.sink, w, v), err, v.Risk)

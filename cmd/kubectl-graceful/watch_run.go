@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
@@ -71,4 +74,26 @@ func (m watchSummary[W, V]) write(s watchSink, w W, v V) error {
 // newWatchSink is the sink of -o output on streams.
 func newWatchSink(output string, streams genericiooptions.IOStreams) watchSink {
 	return watchSink{output: output, out: streams.Out, errOut: streams.ErrOut, doc: documentWriter(streams.Out, output)}
+}
+
+// endedBeforeStart words the error of a watch whose ctx ended (Ctrl-C,
+// --timeout) before its first reads answered, so before anything was
+// sent: the client's "context canceled" or the stall detector's "no answer
+// within 0s" would blame the cluster for the reader's own stop. what is
+// what was being read ("pod NAMESPACE/NAME"). Any other error, one from
+// before ctx ended, and a stall that had time to be one (a credential
+// plugin's, a server's of 0.1 s or more) is err as is.
+func endedBeforeStart(ctx context.Context, err error, what string) error {
+	if err == nil || ctx.Err() == nil || apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		return err
+	}
+	var plugin *pluginStalled
+	var server *serverStalled
+	if errors.As(err, &plugin) || errors.As(err, &server) && roundWait(server.waited) > 0 {
+		return err
+	}
+	if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
+		return fmt.Errorf("%w before reading %s: nothing was sent", t, what)
+	}
+	return fmt.Errorf("interrupted before reading %s: nothing was sent", what)
 }

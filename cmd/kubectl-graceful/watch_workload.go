@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -102,14 +103,17 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		return err // discovery failed (no answer, no credentials): not the type's fault
 	}
+	if meta.IsNoMatchError(err) {
+		return fmt.Errorf("the server doesn't have a resource type %q", typ) // kubectl's words
+	}
 	if err != nil {
 		return fmt.Errorf("unknown resource type %q: %w", typ, err)
 	}
-	if gvk.Group != "apps" && gvk.Kind != "Pod" {
-		gvk.Kind = gvk.GroupKind().String()
+	if sub, ok := watchSubcommand[gvk.GroupKind()]; ok {
+		return fmt.Errorf("to follow %s use: kubectl graceful watch %s %s", sub.what, sub.name, name)
 	}
-	if gvk.Kind == "Pod" {
-		return fmt.Errorf("to follow one pod use: kubectl graceful watch pod %s", name)
+	if gvk.Group != "apps" {
+		gvk.Kind = gvk.GroupKind().String()
 	}
 	o.workload = rollout.Workload{Kind: gvk.Kind, Namespace: ns, Name: name}
 	cfg, err := o.configFlags.ToRESTConfig()
@@ -120,8 +124,16 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	return o.complete()
 }
 
-// kindFor resolves typ (a kind, a resource or a short name, as kubectl
-// reads them) through the API server's discovery. Discovery is asked once
+// watchSubcommand is the watch subcommand of each kind that has one
+// instead of a rollout, for a TYPE/NAME that names it.
+var watchSubcommand = map[schema.GroupKind]struct{ what, name string }{
+	{Kind: "Pod"}:  {what: "one pod", name: "pod"},
+	{Kind: "Node"}: {what: "a node's drain", name: "node"},
+}
+
+// kindFor resolves typ (a kind, a resource, RESOURCE.GROUP,
+// RESOURCE.VERSION.GROUP or a short name, as kubectl reads them) through
+// the API server's discovery. Discovery is asked once
 // on its own first: the REST mapper's short-name expander drops a failed
 // discovery and the mapper then asks again, which would run a failing
 // credential plugin, and print its message, twice. Once it answered, the
@@ -139,12 +151,23 @@ func kindFor(flags *genericclioptions.ConfigFlags, typ string) (schema.GroupVers
 	if err != nil {
 		return schema.GroupVersionKind{}, err
 	}
-	return mapper.KindFor(schema.ParseGroupResource(typ).WithVersion(""))
+	// As kubectl's resource builder: a.b.c is first RESOURCE.VERSION.GROUP
+	// (deployment.v1.apps), then RESOURCE.GROUP (widgets.example.com).
+	gvr, gr := schema.ParseResourceArg(typ)
+	if gvr != nil {
+		if gvk, err := mapper.KindFor(*gvr); err == nil {
+			return gvk, nil
+		}
+	}
+	return mapper.KindFor(gr.WithVersion(""))
 }
 
 // splitWorkloadArgs reads TYPE/NAME or TYPE NAME.
 func splitWorkloadArgs(args []string) (string, string, error) {
 	if len(args) == 2 {
+		if strings.Contains(args[0], "/") {
+			return "", "", fmt.Errorf("%q is already TYPE/NAME: name one workload, as TYPE/NAME or TYPE NAME", args[0])
+		}
 		return args[0], args[1], nil
 	}
 	typ, name, ok := strings.Cut(args[0], "/")
@@ -196,6 +219,7 @@ func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 	r, err := rollout.Follow(ctx, cfg)
 	pr.Stop()
 	if r == nil {
+		err = endedBeforeStart(ctx, err, o.workload.String()+" in namespace "+o.workload.Namespace)
 		return sayNotFound(ctx, o.client, err, strings.ToLower(o.workload.Kind), o.workload.Namespace)
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.propagation})

@@ -138,14 +138,16 @@ func (f *workloadFollower) prepare(ctx context.Context) {
 	r, w := f.r, f.cfg.Workload
 	tmpl := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Labels: f.st.template}}
 	services, err := selecting.Services(ctx, f.cfg.Client, tmpl)
-	if err != nil {
+	// A read cut by ctx's end (Ctrl-C, --timeout) is no fact about the
+	// cluster: the loop ends at once, and a note would blame the reads.
+	if err != nil && ctx.Err() == nil {
 		r.ServicesUnseen = true
 		f.note(fmt.Sprintf("cannot list Services (%v): no capacity track; watching every EndpointSlice of the namespace for the pods' endpoints", err))
 	}
 	r.Services = services
 	f.capacity = newServiceTracks(services, f.st.desired)
 	budgets, err := budgetsFor(ctx, f.cfg.Client, w.Namespace, f.st.template)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
 	}
 	r.Budgets = budgets

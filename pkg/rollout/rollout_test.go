@@ -66,6 +66,20 @@ func TestComputeRolloutNothingStartedIsNoRisk(t *testing.T) {
 	}
 }
 
+// A watch interrupted before the first List of the EndpointSlices has
+// no count of a Service's ready endpoints: it says so, not "0 of 0", and
+// claims nothing of the budget.
+func TestComputeRolloutCapacityNotSeen(t *testing.T) {
+	r := &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Name: "web"}, Start: timelinetest.At(0), End: timelinetest.At(30),
+		Ended: "interrupted", Services: []string{"web"}, Capacity: []*rollout.CapacityTrack{{Service: "web"}},
+		Budgets: []rollout.Budget{{Name: "web-pdb", DesiredHealthy: 2}}}
+	v := rollout.ComputeWith(r, timeline.Options{})
+	if !hasRolloutFinding(v, "Service web: its ready endpoints were not seen before the watch ended") ||
+		hasRolloutFinding(v, "0 of 0") || hasRolloutFinding(v, "never below PodDisruptionBudget") {
+		t.Errorf("findings %q", v.Findings)
+	}
+}
+
 // Every pod verdict of a rollout is judged with the rollout's options:
 // a 3 s preStop is short of the default 5 s propagation, and meets 2 s.
 func TestRolloutPodVerdictsUseThePropagation(t *testing.T) {

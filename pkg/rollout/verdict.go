@@ -234,10 +234,13 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 }
 
 func capacityFindings(c CapacityResult, risk, fact func(string, ...any)) {
-	at := ""
-	if c.MinReadyMs != nil {
-		at = fmt.Sprintf(", first at %+d ms", *c.MinReadyMs)
+	if c.MinReadyMs == nil {
+		// No sample: the watch ended (Ctrl-C, --timeout) before the first
+		// List of the EndpointSlices; "0 of 0" would read as no endpoint.
+		fact("Service %s: its ready endpoints were not seen before the watch ended", c.Service)
+		return
 	}
+	at := fmt.Sprintf(", first at %+d ms", *c.MinReadyMs)
 	fact("Service %s: fewest ready endpoints %d of %d desired%s; %d at the end", c.Service, c.MinReady, c.MinDesired, at, c.EndReady)
 	if c.BelowDesiredFromMs != nil {
 		fact("Service %s: below the desired replicas for %d ms in all, first from %+d ms", c.Service, c.BelowDesiredMs, *c.BelowDesiredFromMs)

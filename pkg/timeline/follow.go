@@ -99,7 +99,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	default:
 		f.say(fmt.Sprintf("following pod %s/%s: Services selecting it: %s", pod.Namespace, pod.Name, joinNames(services)))
 	}
-	if svcErr != nil {
+	if svcErr != nil && ctx.Err() == nil { // cut by Ctrl-C or --timeout: no fact about the cluster
 		f.note(fmt.Sprintf("cannot list Services (%v): watching every EndpointSlice of the namespace for the pod's endpoint", svcErr))
 	}
 	streamCtx, cancel := context.WithCancel(ctx)

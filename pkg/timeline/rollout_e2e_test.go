@@ -448,7 +448,11 @@ func TestWatchWorkloadE2E(t *testing.T) {
 			{[]string{"configmap/cfg", "--restart"}, "error: ConfigMap has no pod template with a rollout to follow"},
 			{[]string{"deployment/empty", "--restart"}, "error: deployment/empty selects no pods (selector app=empty)"},
 			{[]string{"daemonset/x", "--scale", "2"}, "error: daemonset/x has no scale subresource"},
-			{[]string{"nosuchkind/x"}, `error: unknown resource type "nosuchkind"`},
+			{[]string{"nosuchkind/x"}, `error: the server doesn't have a resource type "nosuchkind"`},
+			// kubectl's RESOURCE.VERSION.GROUP form resolves (and gets as far as the pods).
+			{[]string{"deployment.v1.apps/empty", "--restart"}, "error: deployment/empty selects no pods (selector app=empty)"},
+			{[]string{"node/n1"}, "error: to follow a node's drain use: kubectl graceful watch node n1"},
+			{[]string{"deployment/empty", "extra"}, `error: "deployment/empty" is already TYPE/NAME: name one workload, as TYPE/NAME or TYPE NAME`},
 		} {
 			stdout, stderr, code := kubectl(t, env, append([]string{"watch", "-n", ns}, c.args...)...)
 			lines := strings.Split(strings.TrimSpace(stderr), "\n")
