@@ -142,6 +142,12 @@ func (e *serverStalled) Error() string {
 
 func (e *serverStalled) Unwrap() error { return e.cause }
 
+// Timeout reports true: the server took the connection and did not
+// answer in time, which a *url.Error carrying it reports as its Timeout
+// (net/http's own timeouts say the same), so every command words it as a
+// cluster that does not answer (cliutil.NoAnswer).
+func (e *serverStalled) Timeout() bool { return true }
+
 // roundWait rounds a wait for a message: to the second from 10 s, else to
 // the tenth of a second.
 func roundWait(d time.Duration) time.Duration {

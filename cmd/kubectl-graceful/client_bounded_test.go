@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 )
 
 // blockingTransport stands for client-go's exec authenticator running a
@@ -59,5 +62,20 @@ func TestBoundedTransportEndsWithTheContext(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A stalled server is a cluster that does not answer, however the
+// request failed around it: the fleet audit with --request-timeout once
+// named it "the cluster of context hole: ... stalled" instead of "cannot
+// reach", when the round trip (not the dial) timed out under load.
+func TestServerStalledIsNoAnswer(t *testing.T) {
+	err := &url.Error{Op: "Get", URL: "https://127.0.0.1:1/version?timeout=2s",
+		Err: &serverStalled{waited: 2 * time.Second, cause: context.DeadlineExceeded}}
+	if !cliutil.NoAnswer(err) {
+		t.Fatalf("NoAnswer(%v) = false, want true", err)
+	}
+	if msg := cliutil.Unreachable("hole", "https://127.0.0.1:1", err).Error(); !strings.HasPrefix(msg, "cannot reach the cluster of context hole") {
+		t.Errorf("worded %q, want cannot reach", msg)
 	}
 }
