@@ -319,6 +319,11 @@ func (f *follower) finish() {
 	w := f.w
 	w.End = time.Now()
 	w.Remaining, w.Terminating = f.left()
+	for _, node := range w.Nodes {
+		if !f.listed[podStream(node)] {
+			w.unlisted = append(w.unlisted, node)
+		}
+	}
 	w.budgetGaps = f.budgetGaps
 	w.Gaps = append(append(append([]timeline.Gap(nil), f.set.Gaps...), f.nodeGaps...), f.budgetGaps...)
 	w.EndpointsUnseen, w.EventsUnseen = f.set.EndpointsUnseen, f.set.EventsUnseen

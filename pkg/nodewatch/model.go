@@ -51,6 +51,9 @@ type Watch struct {
 	Silences []Silence
 
 	pods map[*timeline.Timeline]podPlace
+	// unlisted are the nodes whose pods were never listed (the watch ended
+	// first): what was on them is not known.
+	unlisted []string
 	// budgets are the PodDisruptionBudgets that cover each workload,
 	// budgetGaps the gaps of their watch.
 	budgets    map[*rollout.Rollout][]*budgetTrack

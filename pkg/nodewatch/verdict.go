@@ -145,7 +145,10 @@ func findings(w *Watch, v *Verdict) {
 			fact("the watch %s", how)
 		}
 	}
-	if w.T0.IsZero() && len(v.Workloads) == 0 {
+	switch {
+	case len(w.unlisted) > 0:
+		fact("the watch ended before the pods on %s were listed: what was on them is not known", strings.Join(w.unlisted, ", "))
+	case w.T0.IsZero() && len(v.Workloads) == 0:
 		fact("no evictable pod was on the nodes: nothing to watch")
 	}
 	missingFindings(w, v, risk)

@@ -152,3 +152,18 @@ func TestNodeVerdictNamesASilentNode(t *testing.T) {
 		t.Errorf("back: risk %v, findings %q", v.Risk, v.Findings)
 	}
 }
+
+// A watch interrupted before a node's pods were listed does not claim the
+// node held no evictable pod: it says what it did not see. The node whose
+// pods were listed (empty) is not named.
+func TestNodeVerdictPodsNeverListed(t *testing.T) {
+	f := newFollower(Config{}, []string{"n1", "n2"})
+	f.listed[podStream("n2")] = true
+	f.w.Ended = timeline.EndedInterrupted
+	f.finish()
+	got := strings.Join(ComputeWith(f.w, timeline.Options{}).Findings, "\n")
+	if !strings.Contains(got, "the watch ended before the pods on n1 were listed: what was on them is not known") ||
+		strings.Contains(got, "no evictable pod was on the nodes") || strings.Contains(got, "n2 were listed") {
+		t.Errorf("findings %q", got)
+	}
+}
