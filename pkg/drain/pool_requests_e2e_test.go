@@ -35,7 +35,8 @@ func TestDrainPoolWaitsOnOneWatchPerNode(t *testing.T) {
 	w.checkBudgets(desired)
 	kinds := map[string]int{}
 	gets, evictions, total := 0, 0, 0
-	for _, r := range e2e.ClientRequests(stderr) {
+	reqs := e2e.ClientRequests(stderr)
+	for _, r := range reqs {
 		total += r.Count
 		switch kind := r.Kind(); {
 		case kind == "GET pods" && podGetURL.MatchString(r.URL):
@@ -46,6 +47,14 @@ func TestDrainPoolWaitsOnOneWatchPerNode(t *testing.T) {
 		kinds[r.Kind()] += r.Count
 	}
 	t.Logf("%d requests for 12 evicted pods: %d evictions, %d GETs of single pods; by kind: %s", total, evictions, gets, summary(kinds))
+	// A stream's watch resumed after a dropped connection, or the List and
+	// watch it falls back to when a loaded API server cannot serve its
+	// watch list in time, are the API server's cost, not the drain's.
+	repeats := 0
+	for target, rep := range e2e.StreamRepeats(reqs) {
+		t.Logf("repeated by its stream: %s: %d watches, %d lists", target, rep.Watches, rep.Lists)
+		repeats += rep.Watches + rep.Lists
+	}
 	if gets != 0 {
 		t.Errorf("%d GETs of single pods, want none: the wait for deletion reads the node's pod watch", gets)
 	}
@@ -57,7 +66,7 @@ func TestDrainPoolWaitsOnOneWatchPerNode(t *testing.T) {
 	// run (the command's list of the pool, the preflight's lists of the
 	// nodes, the pods, the PDBs and ReplicaSets, 4 access reviews, the
 	// watches of the nodes and the budgets): 17 here, 1 of slack.
-	if rest := total - evictions; rest > 18 {
+	if rest := total - evictions - repeats; rest > 18 {
 		t.Errorf("%d requests beyond the evictions, want at most 18: 3 per node and 11 per run (%s)", rest, summary(kinds))
 	}
 }
@@ -94,10 +103,18 @@ func TestDrainPoolEmptyNodeListsItsPodsOnce(t *testing.T) {
 			t.Errorf("node %s: outcome %s, want drained", n.Node, n.Outcome)
 		}
 	}
-	lists := 0
-	for _, r := range e2e.ClientRequests(stderr) {
+	lists, reqs := 0, e2e.ClientRequests(stderr)
+	for _, r := range reqs {
 		if r.Kind() == "LIST pods" && strings.Contains(r.URL, "spec.nodeName%3D"+empty) {
 			lists += r.Count
+		}
+	}
+	// The List a pod stream falls back to when a loaded API server cannot
+	// serve its watch list in time is the same URL as kubectl's.
+	for target, rep := range e2e.StreamRepeats(reqs) {
+		if strings.HasSuffix(target, "spec.nodeName="+empty) && rep.Lists > 0 {
+			t.Logf("the pod stream of %s fell back to %d list(s)", empty, rep.Lists)
+			lists -= rep.Lists
 		}
 	}
 	if got := lists; got != 1 {

@@ -9,11 +9,8 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 )
 
-// watchURL is a watch request in the -v 6 request log.
-var watchURL = regexp.MustCompile(`(?m)^.*verb="GET" url="([^"]*[?&]watch=true[^"]*)".*$`)
-
-// podGet is a GET of one pod in the -v 6 request log.
-var podGet = regexp.MustCompile(`verb="GET" url="[^"]*/api/v1/namespaces/[^/"]+/pods/[^/"?]+[?"]`)
+// podGet is the URL of a GET of one pod.
+var podGet = regexp.MustCompile(`/api/v1/namespaces/[^/"]+/pods/[^/"?]+($|\?)`)
 
 // TestDrainWatchOpensOneWatchPerNode: `drain node -l POOL --watch
 // --max-concurrent-nodes 2` opens one watch of each node's pods and one
@@ -30,36 +27,39 @@ func TestDrainWatchOpensOneWatchPerNode(t *testing.T) {
 	if !strings.Contains(res.Stdout, "Pool summary: 2 node(s), 2 drained") || !strings.Contains(res.Stdout, "4 pod(s) of 2 workload(s) terminated") {
 		t.Fatalf("exit %d, want the 2 nodes drained and 4 pods judged:\n%s\n%s", res.ExitCode, res.Stdout, res.Stderr)
 	}
-	// The log may write a request more than once (one line per debugging
-	// transport wrapped around it): the node watch's one watch of the
-	// pods' Events, opened by nothing else, is the log's unit (the Events
-	// about the nodes are a watch of their own).
-	podWatches, budgetWatches, unit := map[string]int{}, 0, 0
-	for _, m := range watchURL.FindAllStringSubmatch(res.Stderr, -1) {
-		u, err := url.Parse(m[1])
+	// A watch is counted where it opens: each stream opens with one watch
+	// list (sendInitialEvents=true). The watches it resumes after a
+	// dropped connection, and the List and watch it falls back to when
+	// the API server cannot serve the watch list in time, are the same
+	// stream's: logged, not counted.
+	reqs := e2e.ClientRequests(res.Stderr)
+	podWatches, budgetWatches := map[string]int{}, 0
+	for _, r := range reqs {
+		if !r.OpensWatchList() {
+			continue
+		}
+		u, err := url.Parse(r.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("watch %s?%s", u.Path, u.Query().Get("fieldSelector"))
+		t.Logf("opens: watch %s?%s x%d", u.Path, u.Query().Get("fieldSelector"), r.Count)
 		switch {
-		case strings.HasSuffix(u.Path, "/events") && strings.Contains(u.Query().Get("fieldSelector"), "involvedObject.kind=Pod"):
-			unit++
 		case strings.HasSuffix(u.Path, "/poddisruptionbudgets"):
-			budgetWatches++
+			budgetWatches += r.Count
 		case strings.HasSuffix(u.Path, "/pods"):
 			node, _ := strings.CutPrefix(u.Query().Get("fieldSelector"), "spec.nodeName=")
-			podWatches[node]++
+			podWatches[node] += r.Count
 		}
 	}
-	if unit == 0 {
-		t.Fatalf("no watch of the Events in the -v 6 log:\n%s", res.Stderr)
+	for target, rep := range e2e.StreamRepeats(reqs) {
+		t.Logf("same stream: %s: %d watches resumed, %d lists", target, rep.Watches, rep.Lists)
 	}
-	t.Logf("log lines per request: %d", unit)
-	for n := range podWatches {
-		podWatches[n] /= unit
+	gets := 0
+	for _, r := range reqs {
+		if r.Kind() == "GET pods" && podGet.MatchString(r.URL) {
+			gets += r.Count
+		}
 	}
-	budgetWatches /= unit
-	gets := len(podGet.FindAllString(res.Stderr, -1)) / unit
 	t.Logf("%d GETs of single pods", gets)
 	if gets >= 4 {
 		t.Errorf("%d GETs of single pods for 4 evicted pods, want fewer than one per pod: the drain's wait reads the shared watch", gets)
