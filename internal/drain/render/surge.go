@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
 // surgeSection writes the workloads whose Ready pods are all on the node:
@@ -27,7 +28,7 @@ func surgeSection(w io.Writer, r *preflight.Report, width int) {
 				what += "; --surge would avoid it"
 			}
 		}
-		rows = append(rows, []string{escape(s.Namespace + "/" + s.Owner.String()), strconv.Itoa(s.ReadyOnNode), escape(what)})
+		rows = append(rows, []string{escape(inspect.ObjectRef{Kind: s.Owner.Kind, Namespace: s.Namespace, Name: s.Owner.Name}.String()), strconv.Itoa(s.ReadyOnNode), escape(what)})
 	}
 	drawTable(w, []string{"WORKLOAD", "READY ON NODE", "WHAT HAPPENS"}, rows, width)
 }

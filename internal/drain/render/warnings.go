@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
 // byWorkload folds the termination-audit warnings of the pods of one
@@ -16,7 +17,7 @@ func byWorkload(r *preflight.Report) []preflight.Issue {
 	for _, g := range r.Evict {
 		for _, p := range g.Pods {
 			if g.Owner.Kind != "" {
-				owner[p.Namespace+"/"+p.Name] = g.Namespace + "/" + g.Owner.String()
+				owner[p.Namespace+"/"+p.Name] = inspect.ObjectRef{Kind: g.Owner.Kind, Namespace: g.Namespace, Name: g.Owner.Name}.String()
 			}
 		}
 	}

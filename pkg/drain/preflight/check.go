@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
 // Input is everything the preflight reads, gathered beforehand (Gather) or
@@ -238,7 +240,7 @@ func replicaWarnings(groups []OwnerGroup, budgets []BudgetEntry) []Issue {
 		if g.Replicas > 1 && guarded[g.Namespace+"/"+g.Pods[0].Name] {
 			continue
 		}
-		name := g.Namespace + "/" + g.Owner.String()
+		name := inspect.ObjectRef{Kind: g.Owner.Kind, Namespace: g.Namespace, Name: g.Owner.Name}.String()
 		switch {
 		case g.Replicas == 1:
 			out = append(out, Issue{Kind: WarningSingleReplica, Message: fmt.Sprintf(
