@@ -40,12 +40,17 @@ func frozenNode(t *testing.T, f *fixture) string {
 
 // drainAsync starts a drain and returns a function waiting for its result.
 func drainAsync(f *fixture, args ...string) func() e2e.Result {
+	return drainAsyncFor(f, 2*time.Minute, args...)
+}
+
+// drainAsyncFor is drainAsync giving up after limit (fixture.drainFor).
+func drainAsyncFor(f *fixture, limit time.Duration, args ...string) func() e2e.Result {
 	var res e2e.Result
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		res = f.drain(args...)
+		res = f.drainFor(limit, args...)
 	}()
 	return func() e2e.Result { wg.Wait(); return res }
 }

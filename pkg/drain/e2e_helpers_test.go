@@ -219,8 +219,15 @@ func (f *fixture) pdb(name, app string, minAvailable, maxUnavailable *intstr.Int
 // drain runs `kubectl graceful drain node ARGS...` through the real kubectl.
 func (f *fixture) drain(args ...string) e2e.Result {
 	f.t.Helper()
+	return f.drainFor(2*time.Minute, args...)
+}
+
+// drainFor is drain giving up after limit: for a drain whose --timeout
+// is longer than drain's two minutes.
+func (f *fixture) drainFor(limit time.Duration, args ...string) e2e.Result {
+	f.t.Helper()
 	start := time.Now()
-	res := f.env.Kubectl(f.t, append([]string{"graceful", "drain", "node"}, args...)...)
+	res := e2e.RunKubectlFor(f.t, limit, []string{"KUBECONFIG=" + f.env.Kubeconfig}, append([]string{"graceful", "drain", "node"}, args...)...)
 	f.t.Logf("kubectl graceful drain node %s: exit %d after %s\n--- stdout\n%s--- stderr\n%s",
 		strings.Join(args, " "), res.ExitCode, time.Since(start).Round(time.Millisecond), res.Stdout, res.Stderr)
 	return res

@@ -91,7 +91,13 @@ func drainUnderFault(t *testing.T, fe *e2e.FaultEnv, fault func()) string {
 	a, b := f.onOneOfTwo("web", "web", 3)
 	f.pdb("web", "web", intOrStr(2), nil, nil, 3)
 	ready := countReady(t, f, "app=web")
-	wait := drainAsync(f, a, "--timeout", "150s")
+	// An eviction the API server admitted (the budget's
+	// status.disruptedPods names the pod) whose delete the fault cut off
+	// holds the budget until the disruption controller drops the entry,
+	// 2 minutes later (DeletionTimeout in pkg/controller/disruption): the
+	// drain's --timeout covers that wait, and the test waits for the
+	// drain's own end.
+	wait := drainAsyncFor(f, 4*time.Minute, a, "--timeout", "200s")
 	e2e.WaitFor(t, time.Minute, "node "+a+" cordoned and an eviction in", func() bool {
 		return f.unschedulable(a) && len(f.pods("app=web", onNode(a))) < 3
 	})
