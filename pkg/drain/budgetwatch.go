@@ -8,16 +8,16 @@ import (
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// budgetWatch follows the PodDisruptionBudgets of the drained pods, with
-// client-go informers or from the watch Drainer.Watches shares, so that a
+// budgetWatch follows the PodDisruptionBudgets of the drained pods, from
+// listwatch Streams of its own or the one Drainer.Watches shares, so that a
 // pod a budget refused is retried as soon as
 // the disruption controller raises disruptionsAllowed again, instead of
 // after a blind delay.
@@ -52,10 +52,11 @@ func newBudgetWatch() *budgetWatch {
 		seen: map[string]bool{}, wake: map[string]chan struct{}{}, changes: map[string]uint64{}}
 }
 
-// watchBudgets follows the budgets until ctx ends: from the cluster-wide
-// watch Drainer.Watches shares when it holds one, else with one PDB
-// informer per namespace. Until the first list, the budgets are unknown
-// and retries fall back to the backoff alone.
+// watchBudgets follows the budgets until ctx ends, every change through
+// notice: from the cluster-wide stream Drainer.Watches shares when it holds
+// one, else from a stream of each namespace's budgets (a namespaced Role
+// may grant them). Until every first list, the budgets are unknown and
+// retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := newBudgetWatch()
 	var listed atomic.Bool
@@ -64,20 +65,22 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 		return w
 	}
 	for _, ns := range namespaces {
-		f := informers.NewSharedInformerFactoryWithOptions(r.Client, 0, informers.WithNamespace(ns))
-		inf := f.Policy().V1().PodDisruptionBudgets().Informer()
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    w.set,
-			UpdateFunc: func(_, obj any) { w.set(obj) },
-		})
-		w.synced = append(w.synced, inf.HasSynced)
-		f.Start(ctx.Done())
+		listed := &atomic.Bool{}
+		budgets := r.Client.PolicyV1().PodDisruptionBudgets(ns)
+		s := &listwatch.Stream{Name: timeline.StreamBudgets, LW: &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return budgets.List(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				return budgets.Watch(ctx, o)
+			}}}
+		w.synced = append(w.synced, listed.Load)
+		go runStream(ctx, s, func(n listwatch.Notice) { w.notice(n, listed) })
 	}
 	return w
 }
 
-// notice takes one Notice of a shared budgets' stream as the informers'
-// handlers take a change: every listed or changed budget is set, and the
+// notice takes one Notice of a budgets' stream: every listed or changed budget is set, and the
 // last status known is kept through a gap (the Eviction API stays the
 // judge). Once the stream ended (Err) no status is known any more: the
 // pacer holds nothing back rather than wait on a status that no longer
@@ -96,7 +99,7 @@ func (w *budgetWatch) notice(n listwatch.Notice, listed *atomic.Bool) {
 	}
 }
 
-// waitSynced waits until every informer listed its budgets, at most
+// waitSynced waits until every stream listed its budgets, at most
 // timeout, and reports whether they did. Until then a budget's status is
 // unknown and the pool's pacer holds nothing back.
 func (w *budgetWatch) waitSynced(ctx context.Context, timeout time.Duration) bool {

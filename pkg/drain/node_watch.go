@@ -8,64 +8,82 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // nodeWatch follows the nodes of the cluster for a pool drain, from the
-// preflight's list of them on (one watch from its resourceVersion, resumed
-// by client-go's RetryWatcher), so that each node's turn and its summary
-// learn whether it was deleted and whether it is still cordoned without a
-// read of their own. When the watch ends early (its resourceVersion
-// expired, RBAC) every answer is read from the API server again.
+// preflight's list of them on (one listwatch.Stream resuming from that
+// list's resourceVersion), so that each node's turn and its summary learn
+// whether it was deleted and whether it is still cordoned without a read
+// of their own. While the watch is in a gap, and once it ended (RBAC),
+// every answer is read from the API server again.
 type nodeWatch struct {
 	client kubernetes.Interface
 	mu     sync.Mutex
 	nodes  map[string]*corev1.Node
 	gone   map[string]bool
-	ended  bool
+	// stale is a gap open or the stream ended: what it holds may be old.
+	stale bool
 }
 
 // watchNodes follows the nodes from listed, read at resourceVersion rv,
 // until ctx ends.
 func watchNodes(ctx context.Context, client kubernetes.Interface, listed []corev1.Node, rv string) *nodeWatch {
-	w := &nodeWatch{client: client, nodes: map[string]*corev1.Node{}, gone: map[string]bool{}}
+	w := &nodeWatch{client: client, nodes: map[string]*corev1.Node{}, gone: map[string]bool{}, stale: rv == ""}
 	for i := range listed {
 		w.nodes[listed[i].Name] = &listed[i]
 	}
-	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-		return client.CoreV1().Nodes().Watch(ctx, o)
-	}}
-	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, lw)
-	if err != nil {
-		w.ended = true
+	if rv == "" {
 		return w
 	}
-	go func() {
-		defer rw.Stop()
-		for ev := range rw.ResultChan() {
-			if !w.take(ev) {
-				return
-			}
-		}
-		w.mu.Lock()
-		w.ended = true // ctx ended: the watch holds the past
-		w.mu.Unlock()
-	}()
+	s := &listwatch.Stream{Name: "nodes", ResourceVersion: rv, LW: &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().Nodes().List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return client.CoreV1().Nodes().Watch(ctx, o)
+		}}}
+	go runStream(ctx, s, w.notice)
 	return w
 }
 
-// take applies one event and reports whether the watch goes on.
-func (w *nodeWatch) take(ev watch.Event) bool {
+// notice applies one Notice of the nodes' stream.
+func (w *nodeWatch) notice(n listwatch.Notice) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	switch n.Kind {
+	case listwatch.KindError, listwatch.KindGapOpen:
+		w.stale = true
+	case listwatch.KindGapClose:
+		w.stale = false
+	case listwatch.KindList: // a re-list: what it lacks was deleted
+		was := w.nodes
+		w.nodes = map[string]*corev1.Node{}
+		for _, o := range n.List {
+			if node, ok := o.(*corev1.Node); ok {
+				w.nodes[node.Name] = node
+				delete(w.gone, node.Name)
+			}
+		}
+		for name := range was {
+			if w.nodes[name] == nil {
+				w.gone[name] = true
+			}
+		}
+	case listwatch.KindEvent:
+		w.take(n.Event)
+	}
+}
+
+// take applies one watch event.
+func (w *nodeWatch) take(ev *watch.Event) {
 	n, ok := ev.Object.(*corev1.Node)
 	switch {
-	case ev.Type == watch.Error:
-		w.ended = true
-		return false
 	case !ok:
 	case ev.Type == watch.Deleted:
 		w.gone[n.Name] = true
@@ -74,14 +92,13 @@ func (w *nodeWatch) take(ev watch.Event) bool {
 		delete(w.gone, n.Name)
 		w.nodes[n.Name] = n
 	}
-	return true
 }
 
-// deleted reports whether node was seen deleted or, when the watch ended,
-// is found deleted, read again now.
+// deleted reports whether node was seen deleted or, while the watch is
+// stale, is found deleted, read again now.
 func (w *nodeWatch) deleted(node string) bool {
 	w.mu.Lock()
-	gone, ended := w.gone[node], w.ended
+	gone, ended := w.gone[node], w.stale
 	w.mu.Unlock()
 	if !ended {
 		return gone
@@ -102,7 +119,7 @@ func (w *nodeWatch) cordoned(node string) *corev1.Node {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if n := w.nodes[node]; n != nil && !w.ended && n.Spec.Unschedulable {
+	if n := w.nodes[node]; n != nil && !w.stale && n.Spec.Unschedulable {
 		return n
 	}
 	return nil

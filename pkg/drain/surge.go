@@ -13,11 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // SurgeResult is what --surge did for one Deployment or Argo Rollout: the
@@ -176,7 +176,7 @@ func (r *deploymentRoll) waitDone(ctx context.Context) error {
 func waitRolledOut(ctx context.Context, client kubernetes.Interface, dep *appsv1.Deployment) error {
 	lw := cache.NewFilteredListWatchFromClient(client.AppsV1().RESTClient(), "deployments", dep.Namespace, byName(dep.Name))
 	viewer := &polymorphichelpers.DeploymentStatusViewer{}
-	_, err := watchtools.UntilWithSync(ctx, lw, &appsv1.Deployment{}, nil, func(ev watch.Event) (bool, error) {
+	err := untilStream(ctx, &listwatch.Stream{Name: "Deployment", LW: lw}, func(ev watch.Event) (bool, error) {
 		if ev.Type == watch.Deleted {
 			return false, fmt.Errorf("Deployment %s/%s was deleted during its rollout", dep.Namespace, dep.Name)
 		}

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // rolloutRoll is an Argo Rollout --surge restarts, read and patched as
@@ -84,7 +84,7 @@ func (r *rolloutRoll) waitDone(ctx context.Context) error {
 			return r.client.Namespace(ns).Watch(ctx, o)
 		},
 	}
-	_, err := watchtools.UntilWithSync(ctx, lw, &unstructured.Unstructured{}, nil, func(ev watch.Event) (bool, error) {
+	err := untilStream(ctx, &listwatch.Stream{Name: "Rollout", LW: lw}, func(ev watch.Event) (bool, error) {
 		if ev.Type == watch.Deleted {
 			return false, fmt.Errorf("Rollout %s/%s was deleted during its rollout", ns, name)
 		}

@@ -42,6 +42,10 @@ type Stream struct {
 	// watchlist.DoesClientNotSupportWatchListSemantics); an API server that
 	// refuses it is listed as without. A re-list after 410 Gone is a List.
 	WatchList bool
+	// ResourceVersion, when set, starts the stream with a watch from it,
+	// without a List: the caller listed the objects at that
+	// resourceVersion itself. A 410 Gone then re-lists as usual.
+	ResourceVersion string
 }
 
 // Run reports to out, from the calling goroutine, until ctx ends or the
@@ -100,10 +104,14 @@ func (r *run) openGap(reason string) bool {
 func (r *run) loop() {
 	for first := true; r.ctx.Err() == nil; first = false {
 		var open watch.Interface
-		if first && r.WatchList {
+		listed := first && r.ResourceVersion != ""
+		switch {
+		case listed:
+			r.rv = r.ResourceVersion
+		case first && r.WatchList:
 			open = r.watchList()
 		}
-		if open == nil && !r.list(first) {
+		if open == nil && !listed && !r.list(first) {
 			return
 		}
 		if !r.follow(open) {

@@ -16,8 +16,8 @@ type afterWatch int
 
 const (
 	resume afterWatch = iota // open a watch from the last resourceVersion
-	relist             // the resourceVersion expired: List again
-	stop               // ctx ended or the stream failed for good
+	relist                   // the resourceVersion expired: List again
+	stop                     // ctx ended or the stream failed for good
 )
 
 // follow watches from r.rv (open, a watch list's watch, first when not

@@ -150,3 +150,30 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// A stream given the resourceVersion its caller listed at starts with a
+// watch from it, without a List of its own.
+func TestStreamFromResourceVersion(t *testing.T) {
+	lists, from := 0, make(chan string, 1)
+	lw := listWatch(
+		func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+			lists++
+			return &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}}, nil
+		},
+		func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			from <- o.ResourceVersion
+			return connection("open", modified("31")), nil
+		})
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan Notice)
+	done := make(chan struct{})
+	go func() { defer close(done); (&Stream{Name: "nodes", LW: lw, ResourceVersion: "30"}).Run(ctx, out) }()
+	if got := word(next(t, out)); got != "event 31" || <-from != "30" {
+		t.Fatalf("first notice %q, want the event of a watch from 30", got)
+	}
+	cancel()
+	<-done
+	if lists != 0 {
+		t.Fatalf("%d Lists, want none", lists)
+	}
+}
