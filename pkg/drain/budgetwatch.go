@@ -59,6 +59,9 @@ func newBudgetWatch() *budgetWatch {
 // retries fall back to the backoff alone.
 func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatch {
 	w := newBudgetWatch()
+	if r.Flags.DisableEviction {
+		return w // deletes: no budget is asked, none is watched
+	}
 	var listed atomic.Bool
 	if r.Watches.Subscribe(ctx, timeline.StreamBudgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}

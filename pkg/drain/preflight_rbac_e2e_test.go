@@ -186,3 +186,48 @@ func TestDrainSurgeForbiddenPatch(t *testing.T) {
 	// Without --surge nothing is patched: the same identity may drain.
 	expect(t, f.drain(a, "--dry-run=client", "--as", as), 0, "Verdict: would succeed")
 }
+
+// Identities that may read all the preflight reads but lack one request
+// the drain itself sends later: watching pods (it learns from one watch
+// of the node's pods that each is gone) or patching the node (the
+// cordon). The preflight names the missing verb and resource as a
+// refusing blocker, the drain exits 2 before the cordon, and the node and
+// its pods are left as they were.
+func TestDrainPreflightForbiddenLater(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+	read := []string{"get", "list", "watch"}
+	rules := func(nodeVerbs, podVerbs []string) []rbacv1.PolicyRule {
+		return []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: nodeVerbs},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: podVerbs},
+			{APIGroups: []string{""}, Resources: []string{"services", "events", "namespaces", "persistentvolumeclaims", "persistentvolumes"}, Verbs: read},
+			{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{"create"}},
+			{APIGroups: []string{"apps"}, Resources: []string{"*"}, Verbs: read},
+			{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: read},
+			{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: read},
+			{APIGroups: []string{"storage.k8s.io", "scheduling.k8s.io", "node.k8s.io"}, Resources: []string{"*"}, Verbs: read},
+		}
+	}
+	for _, c := range []struct {
+		suffix string
+		rules  []rbacv1.PolicyRule
+		want   string
+	}{
+		{"-nopodwatch", rules([]string{"get", "list", "watch", "patch"}, []string{"get", "list"}),
+			"[forbidden] you may not watch pods in every namespace"},
+		{"-nocordon", rules([]string{"get", "list", "watch"}, read),
+			"[forbidden] you may not patch nodes/" + a},
+	} {
+		as := f.identity(c.suffix, c.rules)
+		res := f.drain(a, "--as", as, "--timeout", "30s")
+		expect(t, res, 2, c.want, "not draining node "+a)
+		if f.unschedulable(a) {
+			t.Errorf("%s: a drain the preflight found forbidden cordoned %s", c.suffix, a)
+		}
+		if n := len(f.pods("app=web", onNode(a))); n != 2 {
+			t.Errorf("%s: %d pods left on %s, want both", c.suffix, n, a)
+		}
+	}
+}

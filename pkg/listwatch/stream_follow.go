@@ -55,6 +55,13 @@ func (r *run) follow(open watch.Interface) bool {
 // open starts a watch from r.rv and closes an open gap; nil and what to do
 // when it fails.
 func (r *run) open() (watch.Interface, afterWatch) {
+	if r.rv == "" || r.rv == "0" {
+		// A watch from "" or "0" starts at any point the API server
+		// likes, not where the List was read (client-go's RetryWatcher
+		// refuses it likewise): changes in between would be lost unseen.
+		r.send(Notice{Kind: KindError, Err: fmt.Errorf("the List carried no resourceVersion to watch from (%q)", r.rv)})
+		return nil, stop
+	}
 	w, err := r.LW.WatchWithContext(r.ctx, metav1.ListOptions{ResourceVersion: r.rv, AllowWatchBookmarks: true})
 	switch {
 	case r.ctx.Err() != nil:

@@ -40,27 +40,46 @@ func (a AccessCheck) what() string {
 	if a.Name != "" {
 		res += "/" + a.Name
 	}
-	if a.Namespace != "" {
+	switch {
+	case a.Namespace != "":
 		return a.Verb + " " + res + " in namespace " + a.Namespace
+	case a.Resource == "pods":
+		return a.Verb + " " + res + " in every namespace"
 	}
 	return a.Verb + " " + res
 }
 
-// accessNeeded lists the requests a drain of node makes: patch the node
-// (the cordon, a strategic merge patch), and in each namespace create
-// pods/eviction (delete pods with --disable-eviction), get pods (the
-// library polls each pod until it is gone) and, optionally, in the
-// namespaces holding a PDB (budgeted), watch poddisruptionbudgets
-// (watchBudgets' informers; the preflight's own list of them fails the
-// preflight when forbidden).
+// accessNeeded lists the requests a drain of node sends, so that the
+// preflight asks exactly these (TestAccessNeededCoversDrain sends a drain
+// through a fake clientset and fails on any request not listed here):
+//   - get and patch the node: the cordon reads it, then patches
+//     spec.unschedulable (cordon.go; --exclude-from-lb patches a label);
+//   - list and watch pods in every namespace: kubectl's filters list the
+//     node's pods, and the drain learns that each is gone from one watch of
+//     them (node_pods.go), both with a field selector on spec.nodeName,
+//     which RBAC cannot grant by namespace;
+//   - in each namespace of a pod to evict: create pods/eviction, or delete
+//     pods with --disable-eviction, and delete pods with --delete-after;
+//     get pods, for the summary of a drain that stopped early (which pods
+//     left meanwhile: refreshGone);
+//   - optionally, in the namespaces holding a PDB (budgeted), watch
+//     poddisruptionbudgets (the budgets' streams; denied, the drain leans
+//     on the Eviction API's 429 answers instead).
+//
+// What the preflight reads itself (Gather: list nodes, the pods, PDBs and
+// ReplicaSets of each namespace) it is refused before anything changes.
 func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
-	out := []AccessCheck{{Verb: "patch", Resource: "nodes", Name: node}}
+	out := []AccessCheck{{Verb: "get", Resource: "nodes", Name: node}, {Verb: "patch", Resource: "nodes", Name: node},
+		{Verb: "list", Resource: "pods"}, {Verb: "watch", Resource: "pods"}}
 	for _, ns := range namespaces {
 		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
 		if f.DisableEviction {
 			remove = AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns}
 		}
 		out = append(out, remove, AccessCheck{Verb: "get", Resource: "pods", Namespace: ns})
+		if f.DeleteAfter > 0 && !f.DisableEviction {
+			out = append(out, AccessCheck{Verb: "delete", Resource: "pods", Namespace: ns})
+		}
 		if !f.DisableEviction && budgeted[ns] {
 			out = append(out, AccessCheck{Verb: "watch", Resource: "poddisruptionbudgets", Namespace: ns, Optional: true})
 		}
