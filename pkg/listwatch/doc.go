@@ -4,8 +4,10 @@
 // Notice of one Kind, and a Hub shares one Stream among the readers of a
 // process, starting a late reader from what the Stream holds.
 //
-// It is client-go's list-then-watch (tools/cache.ListWatch, the
-// RetryWatcher of tools/watch) with what an informer keeps to itself made
-// visible: every gap in a watch is reported, never hidden. See
+// It reads a watch as client-go's reflector does (tools/cache.ListWatch;
+// one goroutine sees every event and the watch's end; resumption from the
+// last resourceVersion, bookmarks included; a re-list after 410 Gone)
+// with what an informer keeps to itself made visible: every gap in a
+// watch is reported in its place among the events, never hidden. See
 // ARCHITECTURE.md.
 package listwatch

@@ -3,6 +3,7 @@ package listwatch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -19,15 +20,24 @@ import (
 // holds, then gets its Notices as the publisher takes them; a gap open at
 // that time is its gap too.
 //
-// The Hub calls no subscriber while holding its lock: each subscriber has
-// a queue, filled under the lock and emptied outside it, so a subscriber
-// may subscribe or end its subscription from its own callback, and gets
-// its Notices in the order published.
+// Each subscriber is called from a goroutine of its own, never the
+// publisher's, through a queue of at most 4,096 Notices: a slow
+// subscriber cannot stall the stream or the other subscribers. One that
+// falls that far behind gets a KindGapOpen in place of what it missed,
+// then, once it caught up, a List of what the stream holds and a
+// KindGapClose (Relisted), as a Stream re-lists after 410 Gone: never a
+// silent drop. It gets its Notices in the order published, and may
+// subscribe or end its subscription from its own callback.
 type Hub struct {
 	mu      sync.Mutex
 	streams map[string]*shared
 	closed  bool
 }
+
+// queueLimit is how many Notices a subscriber may have waiting before it
+// is behind (see Hub): at 4,096 a pod watch's subscriber is a few
+// megabytes behind, seconds of a node drain's busiest stream.
+var queueLimit = 4096
 
 // errClosed is the Err of the Notice that ends every subscription when the
 // Hub is closed: the publisher stopped, and the subscriber reads the API
@@ -69,15 +79,10 @@ func (h *Hub) Publish(n Notice) {
 		return
 	}
 	st.take(n)
-	subs := make([]*subscriber, 0, len(st.subs))
 	for s := range st.subs {
 		s.push(n)
-		subs = append(subs, s)
 	}
 	h.mu.Unlock()
-	for _, s := range subs {
-		s.deliver()
-	}
 }
 
 // take keeps what n changes of the stream's objects and state.
@@ -110,8 +115,8 @@ func (st *shared) take(n Notice) {
 // ends: first, once the stream has listed, a KindList of what it holds
 // (Initial), followed by a KindGapOpen while a gap is open; then each
 // Notice published; a KindError when the Hub is closed before
-// ctx ends. notice runs on the publisher's goroutine or the subscriber's,
-// one call at a time, and must not block for long. Subscribe returns
+// ctx ends. notice runs on a goroutine of the subscription's own, one call
+// at a time, from Subscribe's return on. Subscribe returns
 // false, calling nothing, when the Hub does not share that stream, the
 // stream failed, or the Hub is closed (or nil): the caller then opens its
 // own watch.
@@ -125,15 +130,11 @@ func (h *Hub) Subscribe(ctx context.Context, stream string, notice func(Notice))
 		h.mu.Unlock()
 		return false
 	}
-	s := &subscriber{ctx: ctx, notice: notice}
+	s := &subscriber{ctx: ctx, notice: notice, hub: h, st: st, wake: make(chan struct{}, 1)}
 	if st.listed {
-		list := make([]runtime.Object, 0, len(st.objs.List()))
-		for _, o := range st.objs.List() {
-			list = append(list, o.(runtime.Object))
-		}
-		s.push(Notice{Stream: st.name, Recv: time.Now(), Kind: KindList, List: list, Initial: true})
+		s.queue = append(s.queue, st.list(true))
 		if st.gap {
-			s.push(Notice{Stream: st.name, Recv: time.Now(), Kind: KindGapOpen, Reason: "the shared watch is in a gap"})
+			s.queue = append(s.queue, Notice{Stream: st.name, Recv: time.Now(), Kind: KindGapOpen, Reason: "the shared watch is in a gap"})
 		}
 	}
 	st.subs[s] = true
@@ -143,8 +144,36 @@ func (h *Hub) Subscribe(ctx context.Context, stream string, notice func(Notice))
 		defer h.mu.Unlock()
 		delete(st.subs, s)
 	})
-	s.deliver()
+	go s.run()
 	return true
+}
+
+// list is a KindList of what the stream holds.
+func (st *shared) list(initial bool) Notice {
+	objs := st.objs.List()
+	list := make([]runtime.Object, 0, len(objs))
+	for _, o := range objs {
+		list = append(list, o.(runtime.Object))
+	}
+	return Notice{Stream: st.name, Recv: time.Now(), Kind: KindList, List: list, Initial: initial}
+}
+
+// resync ends s's overflow: a List of what the stream holds, and the
+// gap's close unless the stream itself is in one. Nothing published can
+// come between: both are queued under the Hub's lock.
+func (h *Hub) resync(s *subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.behind = false
+	if h.closed || s.st.failed {
+		return // the KindError that ends it is queued
+	}
+	s.queue = append(s.queue, s.st.list(false))
+	if !s.st.gap {
+		s.queue = append(s.queue, Notice{Stream: s.st.name, Recv: time.Now(), Kind: KindGapClose, Relisted: true})
+	}
 }
 
 // Close ends every subscription with a KindError and refuses
@@ -154,59 +183,83 @@ func (h *Hub) Close() {
 		return
 	}
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.closed = true
-	var subs []*subscriber
 	for _, st := range h.streams {
 		for s := range st.subs {
 			s.push(Notice{Stream: st.name, Recv: time.Now(), Kind: KindError, Err: errClosed})
-			subs = append(subs, s)
 		}
 		st.subs = map[*subscriber]bool{}
-	}
-	h.mu.Unlock()
-	for _, s := range subs {
-		s.deliver()
 	}
 }
 
 // subscriber is one subscription: the Notices queued for it, handed to
-// notice by one goroutine at a time (whichever found it idle), with no
-// lock held during the call.
+// notice by its own goroutine (run), with no lock held during the call.
 type subscriber struct {
 	ctx    context.Context
 	notice func(Notice)
+	hub    *Hub
+	st     *shared
+	wake   chan struct{}
 	mu     sync.Mutex
 	queue  []Notice
-	busy   bool
+	// behind is set when the queue overflowed: its gap is queued, and
+	// what is published is dropped until run re-lists it (Hub.resync).
+	behind bool
 }
 
 // push queues n (called with the Hub's lock held: the queue's order is
-// the order of publication).
+// the order of publication) and wakes run.
 func (s *subscriber) push(n Notice) {
 	s.mu.Lock()
-	s.queue = append(s.queue, n)
+	switch {
+	case n.Kind == KindError:
+		s.queue = append(s.queue, n)
+	case s.behind:
+	case len(s.queue) >= queueLimit:
+		s.behind = true
+		s.queue = append(s.queue, Notice{Stream: n.Stream, Recv: time.Now(), Kind: KindGapOpen,
+			Reason: fmt.Sprintf("this reader fell %d notices behind the shared watch", queueLimit)})
+	default:
+		s.queue = append(s.queue, n)
+	}
 	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
 }
 
-// deliver hands the queued Notices to notice, unless another goroutine is
-// doing so already (it then delivers these too). Once ctx ended the rest
-// are dropped.
-func (s *subscriber) deliver() {
-	s.mu.Lock()
-	if s.busy {
-		s.mu.Unlock()
-		return
-	}
-	s.busy = true
-	for len(s.queue) > 0 {
+// run hands the queued Notices to notice, in order, until a KindError was
+// handed or ctx ends; once the queue of a subscriber behind is empty, it
+// asks the Hub to re-list.
+func (s *subscriber) run() {
+	for {
+		s.mu.Lock()
+		if len(s.queue) == 0 {
+			behind := s.behind
+			s.mu.Unlock()
+			if behind {
+				s.hub.resync(s)
+				continue
+			}
+			select {
+			case <-s.wake:
+			case <-s.ctx.Done():
+				return
+			}
+			continue
+		}
 		n := s.queue[0]
+		s.queue[0] = Notice{}
 		s.queue = s.queue[1:]
 		s.mu.Unlock()
-		if s.ctx.Err() == nil {
-			s.notice(n)
+		if s.ctx.Err() != nil {
+			return
 		}
-		s.mu.Lock()
+		s.notice(n)
+		if n.Kind == KindError {
+			return
+		}
 	}
-	s.busy = false
-	s.mu.Unlock()
 }

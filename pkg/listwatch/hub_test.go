@@ -55,6 +55,37 @@ func (r *recorder) notice(n Notice) {
 	r.got = append(r.got, n)
 }
 
+// wait returns the kinds of what r was given once it holds n notices, or
+// what it holds after 5 s: delivery runs on the subscription's goroutine.
+func (r *recorder) wait(n int) []string {
+	deadline := time.Now().Add(5 * time.Second)
+	for len(r.kinds()) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	return r.kinds()
+}
+
+// waitPods waits up to 5 s until r was given n pods, in its List and
+// events together.
+func (r *recorder) waitPods(n int) {
+	count := func() int {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		c := 0
+		for _, x := range r.got {
+			c += len(x.List)
+			if x.Kind == KindEvent {
+				c++
+			}
+		}
+		return c
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (r *recorder) kinds() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -83,7 +114,7 @@ func TestHubStartsLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 	h.Publish(event("other", watch.Added, "e"))
 	h.Close()
 	want := []string{"list1", "gap-open", "gap-close", "event c", "err"}
-	if k := r.kinds(); !slices.Equal(k, want) {
+	if k := r.wait(len(want)); !slices.Equal(k, want) {
 		t.Errorf("notices %v, want %v", k, want)
 	}
 	if p := r.got[0].List[0].(*corev1.Pod); p.Name != "b" || !r.got[0].Initial || r.got[0].Stream != "n1" {
@@ -99,6 +130,7 @@ func TestHubStartsLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 		t.Errorf("subscribed to a failed stream or a stream not shared")
 	}
 	var early recorder
+	time.Sleep(10 * time.Millisecond)
 	if !h.Subscribe(ctx, "n1", early.notice) || len(early.kinds()) != 0 {
 		t.Errorf("before the first list: %v, want a subscription and no notice yet", early.kinds())
 	}
@@ -138,6 +170,7 @@ func TestHubKeepsEachSubscribersOrder(t *testing.T) {
 	}
 	wg.Wait()
 	for i, r := range recs {
+		r.waitPods(events)
 		r.mu.Lock()
 		got := r.got
 		r.mu.Unlock()
@@ -167,32 +200,29 @@ func TestHubCallbacksMaySubscribeAndUnsubscribe(t *testing.T) {
 	h.Publish(Notice{Stream: "pods", Kind: KindList, Initial: true, List: []runtime.Object{hubPod("a")}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var inner recorder
-	var outer []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.Subscribe(ctx, "pods", func(n Notice) {
-			outer = append(outer, kinds([]Notice{n})...)
-			if n.Kind == KindList {
-				if !h.Subscribe(context.Background(), "pods", inner.notice) {
-					t.Error("the subscription from a callback was refused")
-				}
-				cancel()
+	var inner, outer recorder
+	listed := make(chan struct{})
+	h.Subscribe(ctx, "pods", func(n Notice) {
+		outer.notice(n)
+		if n.Kind == KindList {
+			if !h.Subscribe(context.Background(), "pods", inner.notice) {
+				t.Error("the subscription from a callback was refused")
 			}
-		})
-		h.Publish(event("pods", watch.Added, "b"))
-		h.Close()
-	}()
+			cancel()
+			close(listed)
+		}
+	})
 	select {
-	case <-done:
+	case <-listed:
 	case <-time.After(10 * time.Second):
-		t.Fatal("deadlock: Subscribe or Publish from a callback did not return within 10 s")
+		t.Fatal("deadlock: Subscribe from a callback did not return within 10 s")
 	}
-	if !slices.Equal(outer, []string{"list1"}) {
-		t.Errorf("the unsubscribed callback got %v, want the List only", outer)
-	}
-	if k := inner.kinds(); !slices.Equal(k, []string{"list1", "event b", "err"}) {
+	h.Publish(event("pods", watch.Added, "b"))
+	h.Close()
+	if k := inner.wait(3); !slices.Equal(k, []string{"list1", "event b", "err"}) {
 		t.Errorf("the subscriber added from a callback got %v", k)
+	}
+	if k := outer.kinds(); !slices.Equal(k, []string{"list1"}) {
+		t.Errorf("the unsubscribed callback got %v, want the List only", k)
 	}
 }

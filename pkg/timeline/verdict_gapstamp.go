@@ -14,7 +14,7 @@ type gapDoubt struct {
 
 // stampGap returns the gap e's stamp lies in: e arrived on its watch while
 // the watch was cut or stalled, or within gapSlack after it resumed
-// (RetryWatcher replays what it missed at once; a re-list gives only the
+// (a resumed watch replays what it missed at once; a re-list gives only the
 // net result). Such an e happened somewhere between the gap's start and
 // its arrival; its receive time is no time of the change. This command's
 // own requests are stamped when sent, never by a gap.

@@ -36,7 +36,7 @@ func partialStreams(tl *Timeline, v *Verdict) []string {
 }
 
 // gapSlack is how soon after a resumed watch a change delivered late
-// arrives: RetryWatcher replays what it missed at once.
+// arrives: a resumed watch replays what it missed at once.
 const gapSlack = 250 * time.Millisecond
 
 // gapHid reports whether a gap can have hidden or moved a change: it is
