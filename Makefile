@@ -42,7 +42,9 @@ demo: build cluster-up
 # Every test: gofmt, go vet and golangci-lint, then the unit tests and the
 # e2e tests against the local cluster (started first, so the one-time
 # control-plane build shows its progress here), each control-plane fault
-# scenario once. GRACEFUL_E2E=1 asks for the e2e tests.
+# scenario once. GRACEFUL_E2E=1 asks for the e2e tests. The Argo Rollouts
+# controller the --surge tests run is built first (once per machine): only
+# the tests need it, not make cluster-up or make demo.
 #
 # The e2e tests mostly wait (on simulated preStop hooks, grace periods,
 # --timeout), so up to E2E_PARALLEL tests of a package run at once instead
@@ -59,6 +61,7 @@ E2E_PARALLEL   ?= 8
 HEAVY_PACKAGES := ./pkg/timeline ./pkg/drain
 TIMING_TESTS   := ^(TestWatchProbeE2E|TestWatchRolloutProbeE2E)$$
 test: build vet lint cluster-up
+	@$(GO) run ./hack/cluster argo-rollouts
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -parallel $(E2E_PARALLEL) -skip '$(TIMING_TESTS)' $(HEAVY_PACKAGES) ./...
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -run '$(TIMING_TESTS)' ./pkg/timeline
 

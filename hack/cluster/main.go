@@ -37,7 +37,7 @@ func run(args []string) error {
 		return requestLoop(args[1], args[2], args[3])
 	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: cluster up|down|kubectl-dir|route IP|requests NAME IP T0FILE (run from the repository root)")
+		return fmt.Errorf("usage: cluster up|down|kubectl-dir|argo-rollouts|route IP|requests NAME IP T0FILE (run from the repository root)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -48,6 +48,12 @@ func run(args []string) error {
 	switch args[0] {
 	case "kubectl-dir":
 		return kubectlDir(opts)
+	case "argo-rollouts":
+		// Only the tests run it (e2e.Env.ArgoRollouts): make test builds
+		// it before they start, so that the --surge test does not build it
+		// while it holds the real nodes, and make demo never does.
+		_, err := localcluster.EnsureArgoRollouts(opts.CacheDir, os.Stderr)
+		return err
 	case "down":
 		// The siblings: the second cluster tests spanning clusters start
 		// (internal/e2e) and the benchmark's fleet clusters, each with its
@@ -72,7 +78,7 @@ func run(args []string) error {
 		return nil
 	case "up":
 	default:
-		return fmt.Errorf("unknown command %q: use up, down or kubectl-dir", args[0])
+		return fmt.Errorf("unknown command %q: use up, down, kubectl-dir or argo-rollouts", args[0])
 	}
 	c, err := localcluster.Up(ctx, opts)
 	if err != nil {
@@ -128,18 +134,13 @@ const noRealNodesVar = "GRACEFUL_NO_REAL_NODES"
 
 // upRealNode builds the kubelet and kube-proxy when missing and starts the
 // real nodes (internal/realnode), or keeps the healthy ones of this
-// cluster. It also builds, once, the Argo Rollouts controller that the
-// real nodes' --surge test runs (e2e.Env.ArgoRollouts), so that the test
-// does not build it while it holds the real nodes.
+// cluster.
 func upRealNode(ctx context.Context, opts localcluster.ClusterOptions, c *localcluster.Cluster) error {
 	if err := realnode.Preflight(); err != nil {
 		return err
 	}
 	bins, err := localcluster.EnsureNodeBinaries(opts.CacheDir, os.Stderr)
 	if err != nil {
-		return err
-	}
-	if _, err := localcluster.EnsureArgoRollouts(opts.CacheDir, os.Stderr); err != nil {
 		return err
 	}
 	root, err := filepath.Abs(".")
