@@ -36,8 +36,9 @@ const uncordonManager = "kubectl-graceful-uncordon"
 // removes node.kubernetes.io/exclude-from-external-load-balancers when a
 // drain's --exclude-from-lb set it: ExcludedFromLBAnnotation is on the
 // node and names a drain's field manager. A label anybody else set stays,
-// and LBLabelKept says so: since Kubernetes 1.30 (KEP-3458) that label,
-// not the cordon, keeps a node out of the cloud load balancers.
+// and LBLabelKept says so: since Kubernetes 1.19
+// (kubernetes/kubernetes#90823) that label, not the cordon, keeps a node
+// out of the cloud load balancers.
 //
 // The patch is preconditioned on the resourceVersion read; a 409 Conflict
 // reads the node again. serverDryRun sends it as a dry run (nothing is

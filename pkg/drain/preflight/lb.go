@@ -9,8 +9,10 @@ import (
 )
 
 // LBNotExcluded returns the warning that the cluster's LoadBalancer
-// Services keep sending to node through the drain: since Kubernetes 1.30 a
-// cordon no longer takes a node out of them (KEP-3458), only the label
+// Services keep sending to node through the drain: since Kubernetes 1.19 a
+// cordon no longer takes a node out of them (the service controller's
+// unschedulable predicate was removed, kubernetes/kubernetes#90823), only
+// the label
 // node.kubernetes.io/exclude-from-external-load-balancers does. A
 // Service with externalTrafficPolicy Cluster counts wherever its pods run
 // (its load balancers send through every node); one with Local only when
@@ -32,7 +34,7 @@ func LBNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (I
 		shown = append(shown[:3:3], fmt.Sprintf("%d more", len(names)-3))
 	}
 	return Issue{Kind: WarningLBNotExcluded, Message: fmt.Sprintf(
-		"%d LoadBalancer Service(s) (%s): the cordon does not take node %s out of their load balancers (Kubernetes 1.30+, KEP-3458), so they may keep sending it connections through the drain; --exclude-from-lb labels it %s first",
+		"%d LoadBalancer Service(s) (%s): the cordon does not take node %s out of their load balancers (since Kubernetes 1.19, kubernetes/kubernetes#90823), so they may keep sending it connections through the drain; --exclude-from-lb labels it %s first",
 		len(names), strings.Join(shown, ", "), node, corev1.LabelNodeExcludeBalancers)}, true
 }
 

@@ -36,6 +36,10 @@ func TestLBNotExcludedCountsTheServicesThatReachTheNode(t *testing.T) {
 	if !strings.HasPrefix(w.Message, "2 LoadBalancer Service(s) (other/ingress, shop/web): ") {
 		t.Errorf("message %q, want the Cluster one and the Local one with a pod on the node", w.Message)
 	}
+	// kubernetes/autoscaler#5532: the change was 1.19's, not KEP-3458's.
+	if !strings.Contains(w.Message, "since Kubernetes 1.19, kubernetes/kubernetes#90823") || strings.Contains(w.Message, "3458") {
+		t.Errorf("message %q does not date the change from its source (kubernetes/kubernetes#90823, 1.19)", w.Message)
+	}
 	if _, ok := LBNotExcluded("node-1", svcs[2:], pods); ok {
 		t.Errorf("a warning for Local Services with no pod on the node")
 	}
