@@ -174,7 +174,7 @@ func TestAuditCorpusFindings(t *testing.T) {
 			continue
 		}
 		switch f.Check {
-		case "missing-prestop", "prestop-exceeds-grace", "prestop-too-short", "shutdown-budget-exceeds-grace", "grace-period-long", "readiness-probe-port-unknown":
+		case "missing-prestop", "prestop-exceeds-grace", "prestop-too-short", "shutdown-budget-exceeds-grace", "grace-period-long", "readiness-probe-port-unknown", "probe-port-unknown":
 			t.Errorf("ingress-nginx controller has a preStop hook (/wait-shutdown), a 300 s grace period and a probe on an undeclared but valid port: %+v", f)
 		}
 	}

@@ -219,6 +219,25 @@ func TestProbes(t *testing.T) {
 		{"undeclared named port", objs(deploy("web", probePort(intstr.FromString("health")))), 1, `"health"`},
 		{"undeclared number is fine", objs(deploy("web", probePort(intstr.FromInt32(10254)))), 0, ""},
 	})
+	// jacksontj/promxy#372: the same undeclared name in a liveness or
+	// startup probe is flagged too, with what kubelet does with it.
+	probe := func(port intstr.IntOrString) *corev1.Probe {
+		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/-/healthy", Port: port}}}
+	}
+	liveness := func(p intstr.IntOrString) deployOpt {
+		return container(func(c *corev1.Container) { c.LivenessProbe = probe(p) })
+	}
+	startup := func(p intstr.IntOrString) deployOpt {
+		return container(func(c *corev1.Container) { c.StartupProbe = probe(p) })
+	}
+	runCases(t, "probe-port-unknown", []checkCase{
+		{"liveness on a declared name", objs(deploy("web", liveness(intstr.FromString("http")))), 0, ""},
+		{"liveness on an undeclared name", objs(deploy("web", liveness(intstr.FromString("web")))), 1,
+			`livenessProbe targets port "web", which container app does not declare`},
+		{"startup on an undeclared name", objs(deploy("web", startup(intstr.FromString("metrics")))), 1, "liveness and readiness probes never start"},
+		{"liveness on an undeclared number", objs(deploy("web", liveness(intstr.FromInt32(9090)))), 0, ""},
+		{"readiness alone is the other check's", objs(deploy("web", probePort(intstr.FromString("health")))), 0, ""},
+	})
 }
 
 func TestPDBMissing(t *testing.T) {

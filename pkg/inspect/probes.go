@@ -49,20 +49,7 @@ var readinessProbePortUnknown = register(&Check{
 	Severity: SeverityWarning,
 	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
 	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			var out []Finding
-			for _, ctr := range w.Template.Spec.Containers {
-				port, ok := probePort(ctr.ReadinessProbe)
-				if !ok {
-					continue
-				}
-				if msg := unknownPortMessage(ctr, port); msg != "" {
-					out = append(out, c.finding(w, ctr.Name, msg,
-						"point the probe at a port the container declares in ports[], or declare that port"))
-				}
-			}
-			return out
-		})
+		return unknownProbePorts(s, c, "readinessProbe")
 	},
 	Explanation: Explanation{
 		Why:    "kubelet resolves a named probe port in the container's own ports; an undeclared name makes the probe fail forever and the pod never turns Ready. Numbered ports are not flagged: declaring ports is informational and kubelet probes any number.",
@@ -70,6 +57,65 @@ var readinessProbePortUnknown = register(&Check{
 		Source: "kubelet prober (pkg/kubelet/prober, findPortByName)",
 	},
 })
+
+var probePortUnknown = register(&Check{
+	ID:       "probe-port-unknown",
+	Field:    "containers[].livenessProbe, containers[].startupProbe",
+	Topic:    TopicProbes,
+	Severity: SeverityWarning,
+	Summary:  "livenessProbe or startupProbe targets a named port the container does not declare: kubelet cannot resolve it, every probe fails, and it restarts the container again and again",
+	run: func(s *scope, c *Check) []Finding {
+		return append(unknownProbePorts(s, c, "startupProbe"), unknownProbePorts(s, c, "livenessProbe")...)
+	},
+	Explanation: Explanation{
+		Why: "kubelet resolves a named probe port in the container's own ports (a port another container declares does not count); " +
+			"an undeclared name fails every probe. A failing livenessProbe or startupProbe makes kubelet kill the container " +
+			"after failureThreshold failures and restart it under the pod's restartPolicy: a restart loop (CrashLoopBackOff), each " +
+			"restart a termination of its own. While a startupProbe fails, liveness and readiness probes never start. " +
+			"Numbered ports are not flagged: kubelet probes any number, declared or not.",
+		Fix:    "Point the probe at a declared port (by name or number) or declare the port in containers[].ports.",
+		Source: "kubelet prober (pkg/kubelet/prober/prober.go: findPortByName, a probe that cannot run is a failure); pkg/kubelet/kuberuntime/kuberuntime_manager.go (a failed liveness or startup probe restarts the container); https://kubernetes.io/docs/concepts/configuration/liveness-readiness-startup-probes/",
+	},
+})
+
+// probeFailure is what kubelet does with a probe that always fails, by
+// the probe's field name.
+var probeFailure = map[string]string{
+	"readinessProbe": "kubelet cannot resolve it and the probe always fails",
+	"livenessProbe":  "kubelet cannot resolve it, every probe fails, and kubelet restarts the container after each failureThreshold failures",
+	"startupProbe":   "kubelet cannot resolve it, every probe fails, kubelet restarts the container after failureThreshold failures and its liveness and readiness probes never start",
+}
+
+// unknownProbePorts is the finding of c for each container of each
+// workload whose probe of kind (readinessProbe, livenessProbe,
+// startupProbe) names a port the container does not declare.
+func unknownProbePorts(s *scope, c *Check, kind string) []Finding {
+	return eachWorkload(s, func(s *scope, w *Workload) []Finding {
+		var out []Finding
+		for _, ctr := range w.Template.Spec.Containers {
+			port, ok := probePort(probeOf(ctr, kind))
+			if !ok {
+				continue
+			}
+			if msg := unknownPortMessage(ctr, kind, port); msg != "" {
+				out = append(out, c.finding(w, ctr.Name, msg,
+					"point the probe at a port the container declares in ports[], or declare that port"))
+			}
+		}
+		return out
+	})
+}
+
+// probeOf is ctr's probe of kind.
+func probeOf(ctr corev1.Container, kind string) *corev1.Probe {
+	switch kind {
+	case "livenessProbe":
+		return ctr.LivenessProbe
+	case "startupProbe":
+		return ctr.StartupProbe
+	}
+	return ctr.ReadinessProbe
+}
 
 // probePort returns the port an httpGet, tcpSocket or grpc probe targets.
 func probePort(p *corev1.Probe) (intstr.IntOrString, bool) {
@@ -91,7 +137,7 @@ func probePort(p *corev1.Probe) (intstr.IntOrString, bool) {
 // there (findPortByName) and fails the probe otherwise. A numbered port is
 // never flagged: declaring container ports is informational, and probing
 // an undeclared port works (ingress-nginx probes its undeclared 10254).
-func unknownPortMessage(ctr corev1.Container, port intstr.IntOrString) string {
+func unknownPortMessage(ctr corev1.Container, kind string, port intstr.IntOrString) string {
 	if port.Type != intstr.String {
 		return ""
 	}
@@ -100,8 +146,8 @@ func unknownPortMessage(ctr corev1.Container, port intstr.IntOrString) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("readinessProbe targets port %q, which container %s does not declare (declared: %s): kubelet cannot resolve it and the probe always fails",
-		port.StrVal, ctr.Name, declaredPorts(ctr))
+	return fmt.Sprintf("%s targets port %q, which container %s does not declare (declared: %s): %s",
+		kind, port.StrVal, ctr.Name, declaredPorts(ctr), probeFailure[kind])
 }
 
 func declaredPorts(ctr corev1.Container) string {
