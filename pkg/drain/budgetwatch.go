@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -70,7 +71,7 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 	for _, ns := range namespaces {
 		listed := &atomic.Bool{}
 		budgets := r.Client.PolicyV1().PodDisruptionBudgets(ns)
-		s := &listwatch.Stream{Name: timeline.StreamBudgets, LW: &cache.ListWatch{
+		s := &listwatch.Stream{Name: timeline.StreamBudgets, WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(r.Client), LW: &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return budgets.List(ctx, o)
 			},

@@ -57,14 +57,14 @@ func (f *fixture) waitAuthorized(user string, rule rbacv1.PolicyRule) {
 	})
 }
 
-// leastPrivilege creates a ServiceAccount that may read and patch nodes and
-// read pods and PodDisruptionBudgets everywhere, but not create
-// pods/eviction, and returns the --as value for it.
+// leastPrivilege creates a ServiceAccount that may read and patch nodes,
+// read and watch pods and read PodDisruptionBudgets everywhere, but not
+// create pods/eviction, and returns the --as value for it.
 func (f *fixture) leastPrivilege() string {
 	f.t.Helper()
 	return f.identity("", []rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "patch"}},
-		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"list"}},
 	})
 }

@@ -54,10 +54,10 @@ func (a AccessCheck) what() string {
 // through a fake clientset and fails on any request not listed here):
 //   - get and patch the node: the cordon reads it, then patches
 //     spec.unschedulable (cordon.go; --exclude-from-lb patches a label);
-//   - list and watch pods in every namespace: kubectl's filters list the
-//     node's pods, and the drain learns that each is gone from one watch of
-//     them (node_pods.go), both with a field selector on spec.nodeName,
-//     which RBAC cannot grant by namespace;
+//   - watch pods in every namespace: the drain learns that each pod is
+//     gone from one watch of the node's pods (node_pods.go), with a field
+//     selector on spec.nodeName, which RBAC cannot grant by namespace
+//     (their list is the preflight's own read, below);
 //   - in each namespace of a pod to evict: create pods/eviction, or delete
 //     pods with --disable-eviction, and delete pods with --delete-after;
 //     get pods, for the summary of a drain that stopped early (which pods
@@ -66,11 +66,12 @@ func (a AccessCheck) what() string {
 //     poddisruptionbudgets (the budgets' streams; denied, the drain leans
 //     on the Eviction API's 429 answers instead).
 //
-// What the preflight reads itself (Gather: list nodes, the pods, PDBs and
-// ReplicaSets of each namespace) it is refused before anything changes.
+// What the preflight reads itself (Gather: list nodes, the node's pods in
+// every namespace, the pods, PDBs and ReplicaSets of each namespace) it is
+// refused before anything changes.
 func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
 	out := []AccessCheck{{Verb: "get", Resource: "nodes", Name: node}, {Verb: "patch", Resource: "nodes", Name: node},
-		{Verb: "list", Resource: "pods"}, {Verb: "watch", Resource: "pods"}}
+		{Verb: "watch", Resource: "pods"}}
 	for _, ns := range namespaces {
 		remove := AccessCheck{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: ns}
 		if f.DisableEviction {
