@@ -54,7 +54,7 @@ func TestPreStopExceedsGrace(t *testing.T) {
 		{"native sleep equal to grace", objs(deploy("web", preStop(sleepHook(30)))), 1, "takes 30 s but the grace period is 30 s"},
 		// kubernetes/ingress-gce#2222: the API server refuses the object.
 		{"native sleep above default grace", objs(deploy("web", preStop(sleepHook(45)))), 1, `the API server refuses it ("must be non-negative and less than terminationGracePeriodSeconds (30)"), so the apply fails`},
-		{"exec sleep above grace is the kubelet's to cut", objs(deploy("web", preStop(execHook("sleep", "45")))), 1, "kubelet kills"},
+		{"exec sleep above grace is the kubelet's to cut", objs(deploy("web", preStop(execHook("sleep", "45")))), 1, "the kubelet abandons the hook when the grace period runs out, 15 s before it would end, and only then sends SIGTERM"},
 		{"exec sleep N", objs(deploy("web", preStop(execHook("sleep", "60")), grace(60))), 1, "60 s"},
 		{"exec sleep Ns", objs(deploy("web", preStop(execHook("sleep", "40s")))), 1, "40 s"},
 		{"sh -c and sleep", objs(deploy("web", preStop(execHook("sh", "-c", "/app/drain && sleep 35")))), 1, "35 s"},

@@ -19,12 +19,12 @@ var prestopExceedsGrace = register(&Check{
 	Field:    "containers[].lifecycle.preStop",
 	Topic:    TopicTermination,
 	Severity: SeverityError,
-	Summary:  "preStop takes as long as the grace period or longer: the app gets no time after SIGTERM, or is killed inside preStop",
+	Summary:  "preStop takes as long as the grace period or longer: the kubelet abandons the hook at the deadline and the app gets SIGTERM then, with 2 s before SIGKILL",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
 	},
 	Explanation: Explanation{
-		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. When preStop lasts as long as the grace period, the app gets SIGTERM with no time left (or only kubelet's one-off 2 s extension) and is SIGKILLed with in-flight requests (exit 137). A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
+		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. The kubelet waits for the hook no longer than the grace period; when it runs out, the kubelet abandons the hook and stops the container with its minimum grace of 2 s: the app gets SIGTERM only then, and SIGKILL (exit 137) 2 s later if it has not exited, cutting what is in flight. An app that finishes within those 2 s exits cleanly (seen on a real kubelet: SIGTERM at the deadline, exit 0). The kubelet then reports a FailedPreStopHook for the exec hook it cut short. A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
 		Source: srcKubelet,
 	},
@@ -62,11 +62,16 @@ func refusedSleepMessage(v Version, d, grace int64) string {
 		d, grace, fmt.Sprintf("%s (%d)", rule, grace))
 }
 
+// afterOrNever says what the kubelet does with a preStop of d seconds
+// under a grace period of grace (d >= grace): it waits for the hook no
+// longer than the grace period, then stops the container with at least
+// 2 s (kuberuntime_container.go: executePreStopHook, killContainer's
+// minimumGracePeriodInSeconds).
 func afterOrNever(d, grace int64) string {
 	if d == grace {
-		return "the app gets SIGTERM only within kubelet's one-off 2 s extension, then SIGKILL (exit 137)"
+		return "the hook ends as the grace period does, so the app gets SIGTERM with only the kubelet's minimum of 2 s before SIGKILL (exit 137)"
 	}
-	return "kubelet kills the container (exit 137) inside preStop, 2 s after the grace period ends; the app never gets SIGTERM"
+	return fmt.Sprintf("the kubelet abandons the hook when the grace period runs out, %d s before it would end, and only then sends SIGTERM, with its minimum of 2 s before SIGKILL (exit 137)", d-grace)
 }
 
 var shutdownBudgetExceedsGrace = register(&Check{

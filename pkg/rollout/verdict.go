@@ -116,7 +116,7 @@ func podResult(r *Rollout, tl *timeline.Timeline, o timeline.Options) PodResult 
 	for _, x := range pv.Exits {
 		res.Killed = res.Killed || x.Code == 137
 	}
-	res.Killed = res.Killed || pv.KilledInPreStop || tl.HasKind(timeline.KindExceededGrace)
+	res.Killed = res.Killed || tl.HasKind(timeline.KindExceededGrace)
 	res.Raced = pv.Raced() && !res.Killed
 	res.WindowTooShort = pv.WindowShort() && !res.Killed
 	return res

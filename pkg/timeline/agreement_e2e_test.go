@@ -14,12 +14,12 @@ import (
 // does: whether it is a risk, and what the risk rests on. Times differ by
 // design (the Stages add 1 s of simulated shutdown) and are not compared.
 type verdictFacts struct {
-	Risk, PreStopFailed, KilledInPreStop, Sigkilled bool
-	PreStopDelayMs                                  int64
+	Risk, PreStopFailed, PreStopAbandoned, Sigkilled bool
+	PreStopDelayMs                                   int64
 }
 
 func factsOf(v timeline.Verdict) verdictFacts {
-	f := verdictFacts{Risk: v.Risk, PreStopFailed: v.PreStopFailed, KilledInPreStop: v.KilledInPreStop, PreStopDelayMs: v.PreStopDelayMs}
+	f := verdictFacts{Risk: v.Risk, PreStopFailed: v.PreStopFailed, PreStopAbandoned: v.PreStopAbandoned, PreStopDelayMs: v.PreStopDelayMs}
 	for _, x := range v.Exits {
 		f.Sigkilled = f.Sigkilled || x.Code == 137
 	}

@@ -41,7 +41,7 @@ const (
 	KindEndpointRemoved  Kind = "endpoint-removed"      // the pod's endpoint left a slice
 	KindServiceEndpoints Kind = "service-endpoints"     // a Service's count of other pods' ready endpoints reached or left zero
 	KindKilling          Kind = "killing"               // Event Killing: kubelet starts stopping a container (preStop first)
-	KindPreStopFailed    Kind = "failed-pre-stop-hook"  // Event FailedPreStopHook: the preStop hook failed, its delay never happened
+	KindPreStopFailed    Kind = "failed-pre-stop-hook"  // Event FailedPreStopHook: the preStop hook failed (at once, or cut short at the grace deadline)
 	KindUnhealthy        Kind = "unhealthy"             // Event Unhealthy: a probe failed
 	KindExceededGrace    Kind = "exceeded-grace-period" // Event ExceededGracePeriod
 	KindOtherEvent       Kind = "event"                 // any other Event about the pod

@@ -89,6 +89,22 @@ func TestRealNodeMatrix(t *testing.T) {
 		{name: "exec sleep preStop in an image with a shell", pods: twoOf(realPod(realnode.PodOpts{Shell: true, PreStop: execSleepHook(5)})), check: func(t *testing.T, r run, sigterm map[string]int64) {
 			bounded(t, "SIGTERM (Killing + exec sleep 5)", r.summary.Verdict, sigterm["app"])
 		}},
+		// The real-kubelet finding: a preStop longer than the grace
+		// period is abandoned at the deadline, and the app gets SIGTERM then
+		// (its own log says when), with 2 s before SIGKILL; the late
+		// FailedPreStopHook is not a hook that failed at once.
+		{name: "exec sleep preStop longer than the grace period", pods: twoOf(realPod(realnode.PodOpts{Shell: true, PreStop: execSleepHook(20), Grace: 4})), check: func(t *testing.T, r run, sigterm map[string]int64) {
+			v := r.summary.Verdict
+			bounded(t, "SIGTERM (Killing + the grace period, the hook abandoned)", v, sigterm["app"])
+			if !v.PreStopAbandoned || v.PreStopFailed {
+				t.Errorf("preStop abandoned %v, failed at once %v: want abandoned, not failed", v.PreStopAbandoned, v.PreStopFailed)
+			}
+			for _, wrong := range []string{"never sent", "never happened", "killed inside preStop"} {
+				if findingWith(v, wrong) {
+					t.Errorf("a finding says %q against the app's own SIGTERM at %+d ms:\n%s", wrong, sigterm["app"], strings.Join(v.Findings, "\n"))
+				}
+			}
+		}},
 		{name: "native sleep preStop", pods: twoOf(realPod(realnode.PodOpts{PreStop: sleepHook(5)})), check: func(t *testing.T, r run, sigterm map[string]int64) {
 			bounded(t, "SIGTERM (Killing + sleep 5)", r.summary.Verdict, sigterm["app"])
 		}},

@@ -68,8 +68,9 @@ type Verdict struct {
 	// KillingMs is the first Killing event (kubelet starts preStop).
 	KillingMs *int64 `json:"killingMs,omitempty"`
 	// SigtermMs is the estimated SIGTERM (Killing + preStop from the spec,
-	// or Killing alone when the hook failed) of StopContainer; nil when it
-	// was killed inside preStop or the hook's duration is unknown.
+	// Killing + the grace period when the preStop outlasts it, or Killing
+	// alone when the hook failed) of StopContainer; nil when the hook's
+	// duration is unknown.
 	SigtermMs *int64 `json:"sigtermEstimatedMs,omitempty"`
 	// SigtermBasis says what SigtermMs (or, for a hook of unknown
 	// length, SigtermLatestMs) rests on; SigtermBasisText says it in a
@@ -84,8 +85,7 @@ type Verdict struct {
 	// no sign the API can show.
 	SigtermEarliestMs *int64 `json:"sigtermEarliestMs,omitempty"`
 	SigtermLatestMs   *int64 `json:"sigtermLatestMs,omitempty"`
-	// StopMs is when the pod was first told to stop: SigtermMs, or the
-	// grace deadline when it was killed inside preStop.
+	// StopMs is when the pod was first told to stop: SigtermMs.
 	StopMs *int64 `json:"stopMs,omitempty"`
 	// StopContainer is the container the verdict rests on: the regular
 	// container told to stop first.
@@ -112,9 +112,17 @@ type Verdict struct {
 	DeadlineMs int64 `json:"deadlineMs"`
 	// PreStopDelayMs is the preStop delay of StopContainer (0 when its
 	// hook failed or it has none).
-	PreStopDelayMs  int64 `json:"preStopDelayMs"`
-	PreStopFailed   bool  `json:"preStopFailed"`
-	KilledInPreStop bool  `json:"killedInPreStop"`
+	PreStopDelayMs int64 `json:"preStopDelayMs"`
+	// PreStopFailed is a FailedPreStopHook before the grace deadline: a
+	// hook that failed at once, whose delay never happened.
+	PreStopFailed bool `json:"preStopFailed"`
+	// PreStopAbandoned is a container's preStop outlasting the grace
+	// period (ContainerStop.PreStopAbandoned).
+	PreStopAbandoned bool `json:"preStopAbandoned"`
+	// abandonReports are the FailedPreStopHook Events at or after the
+	// deadline, by container: the kubelet's report of a hook it
+	// abandoned, not of one that failed at once.
+	abandonReports map[string]int64
 	// Containers says when each container was told to stop, regular
 	// containers first, then native sidecars.
 	Containers []ContainerStop `json:"containers"`

@@ -55,9 +55,6 @@ func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v 
 		if !ok {
 			continue
 		}
-		if v.StopMs != nil && v.SigtermEarliestMs == nil { // killed inside preStop: told to stop at the deadline
-			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(*v.StopMs), ptr(*v.StopMs)
-		}
 		switch {
 		case v.SigtermLatestMs == nil || l < *v.SigtermEarliestMs:
 			v.StopMs, v.SigtermMs, v.StopContainer, v.PreStopDelayMs, v.SigtermBasis, v.SigtermBasisText = nil, nil, c, 0, b.from, b.text

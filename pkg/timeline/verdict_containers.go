@@ -21,11 +21,15 @@ type ContainerStop struct {
 	PreStopDelayMs *int64 `json:"preStopDelayMs,omitempty"`
 	// KillingMs is its first Killing event; nil when none was seen.
 	KillingMs *int64 `json:"killingMs,omitempty"`
-	// SigtermMs is its estimated SIGTERM; nil when it was killed inside
-	// preStop, when its hook's duration is unknown, and for native
-	// sidecars.
-	SigtermMs       *int64 `json:"sigtermEstimatedMs,omitempty"`
-	KilledInPreStop bool   `json:"killedInPreStop,omitempty"`
+	// SigtermMs is its estimated SIGTERM; nil when its hook's duration is
+	// unknown, and for native sidecars.
+	SigtermMs *int64 `json:"sigtermEstimatedMs,omitempty"`
+	// PreStopAbandoned marks a preStop that outlasts the grace period:
+	// the kubelet stops waiting for it when the grace period runs out and
+	// only then sends SIGTERM, with its minimum of 2 s before SIGKILL
+	// (kuberuntime_container.go: executePreStopHook, killContainer's
+	// minimumGracePeriodInSeconds).
+	PreStopAbandoned bool `json:"preStopAbandoned,omitempty"`
 	// StoppedBeforeApp marks a regular container without preStop that got
 	// SIGTERM at once while another container still slept in its preStop
 	// (a proxy such as istio-proxy in front of the app).
@@ -133,7 +137,14 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		if tl.ExecPreStop[c] {
 			slack += execHookSlack.Milliseconds()
 		}
-		return base + d, d, floor + d, base + d + slack, basis{b.from, fmt.Sprintf("%s + preStop %s", b.text, ps.Delay)}, true
+		text := fmt.Sprintf("%s + preStop %s", b.text, ps.Delay)
+		if outlastsGrace(tl, c) {
+			// The kubelet waits for the hook as long as the grace period,
+			// then sends SIGTERM (executePreStopHook).
+			d = tl.deadline()
+			text = fmt.Sprintf("%s + the grace period %d s, when the kubelet abandons the preStop of %s", b.text, tl.GracePeriodSeconds, ps.Delay)
+		}
+		return base + d, d, floor + d, base + d + slack, basis{b.from, text}, true
 	}
 	return base, 0, floor, base + eventLead.Milliseconds(), basis{b.from, b.text + ", no preStop"}, true
 }
@@ -196,9 +207,20 @@ func preStopText(ps PreStop, failed bool) string {
 // preStop facts and Containers. Each regular container gets SIGTERM after
 // its own preStop; the earliest counts, because that is when the pod
 // starts refusing work. A container whose preStop outlasts the grace
-// period is killed at the deadline without SIGTERM.
+// period gets SIGTERM when the kubelet abandons the hook, the grace
+// period after it began, and 2 s more before SIGKILL; the
+// FailedPreStopHook the kubelet reports once it stopped such a container
+// (the hook's exec cut short) is that abandonment, not a hook that
+// failed at once.
 func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	killing, failed, first := killingFacts(tl, evs)
+	v.abandonReports = map[string]int64{}
+	for c, f := range failed {
+		if tl.GracePeriodSeconds > 0 && f >= tl.deadline() {
+			v.abandonReports[c] = f
+			delete(failed, c)
+		}
+	}
 	exits := exitsOf(tl, evs)
 	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
 	for _, c := range tl.Containers {
@@ -210,22 +232,14 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		}
 		at, delay, earliest, latest, b, ok := stopOf(tl, c, killing, failed, exits)
 		if ok {
-			killed := tl.GracePeriodSeconds > 0 && at >= v.DeadlineMs
-			if killed {
-				at, cs.KilledInPreStop, v.KilledInPreStop = v.DeadlineMs, true, true
-			} else {
-				cs.SigtermMs = ptr(at)
+			cs.SigtermMs = ptr(at)
+			if !hookFailed && outlastsGrace(tl, c) {
+				cs.PreStopAbandoned, v.PreStopAbandoned = true, true
 			}
 			if v.StopMs == nil || at < *v.StopMs {
 				v.StopMs, v.StopContainer, v.PreStopDelayMs = ptr(at), c, delay
 				v.SigtermMs, v.SigtermBasis, v.SigtermBasisText = cs.SigtermMs, b.from, b.text
 				v.SigtermEarliestMs, v.SigtermLatestMs = ptr(earliest), ptr(latest)
-				if killed {
-					v.SigtermEarliestMs, v.SigtermLatestMs = nil, nil
-				}
-				if killed {
-					v.SigtermBasis, v.SigtermBasisText = "", ""
-				}
 			}
 		}
 		v.Containers = append(v.Containers, cs)
@@ -285,4 +299,12 @@ func stoppedBeforeApp(v *Verdict) []ContainerStop {
 		}
 	}
 	return out
+}
+
+// outlastsGrace reports whether the preStop of container c, of known
+// length, lasts as long as the grace period or longer: the kubelet then
+// abandons it when the grace period runs out.
+func outlastsGrace(tl *Timeline, c string) bool {
+	ps := tl.PreStop[c]
+	return tl.GracePeriodSeconds > 0 && ps.Has && ps.Known && ps.Delay.Milliseconds() >= tl.deadline()
 }

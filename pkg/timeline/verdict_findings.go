@@ -117,22 +117,26 @@ func nowhereFinding(f fallbackSpan, v *Verdict, rt routing, l *findingList) {
 // containerFindings says which containers were stopped too early or
 // killed, and how.
 func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
-	killedInPreStop := map[string]bool{}
 	for _, cs := range v.Containers {
-		if cs.KilledInPreStop {
-			killedInPreStop[cs.Name] = true
-			l.risk("the preStop of container %s is longer than the grace period (%d s): it was killed inside preStop at %+d ms, SIGTERM was never sent", cs.Name, tl.GracePeriodSeconds, v.DeadlineMs)
+		if !cs.PreStopAbandoned {
+			continue
 		}
+		report := ""
+		if f, ok := v.abandonReports[cs.Name]; ok {
+			report = fmt.Sprintf("; the FailedPreStopHook at %+d ms is the kubelet reporting the hook it cut short, not a hook that failed at once", f)
+		}
+		l.risk("the preStop of container %s (%s) outlasts the grace period (%d s): the kubelet abandons the hook when the grace period runs out and only then sends %s, at about %+d ms, leaving the app its minimum of 2 s before SIGKILL%s",
+			cs.Name, tl.PreStop[cs.Name].Delay, tl.GracePeriodSeconds, tl.signalHedged(cs.Name), *cs.SigtermMs, report)
 	}
 	if v.PreStopFailed {
-		l.risk("FailedPreStopHook: the preStop delay never happened (often a missing sleep binary in the image), SIGTERM came at once")
+		l.risk("FailedPreStopHook before the grace deadline: the preStop hook failed at once (often a missing sleep binary in the image), so its delay never happened and SIGTERM came at once")
 	}
 	sidecarFindings(tl, v, l)
 	nativeSidecarHookFindings(tl, v, l)
 	exitOrderFindings(v, l)
 	for _, x := range v.Exits {
 		l.fact("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
-		if x.Code == 137 && !killedInPreStop[x.Container] {
+		if x.Code == 137 {
 			l.risk("container %s was SIGKILLed (exit 137) at %+d ms, grace deadline %+d ms: the app ignored %s or shut down too slowly", x.Container, x.Ms, v.DeadlineMs, tl.signalHedged(x.Container))
 		}
 	}
@@ -148,8 +152,6 @@ func sidecarFindings(tl *Timeline, v *Verdict, l *findingList) {
 	appUntil := "its preStop ended (duration unknown)"
 	if app.SigtermMs != nil {
 		appUntil = fmt.Sprintf("%+d ms", *app.SigtermMs)
-	} else if app.KilledInPreStop {
-		appUntil = fmt.Sprintf("it was killed at %+d ms", v.DeadlineMs)
 	}
 	for _, cs := range stoppedBeforeApp(v) {
 		at := "at once"
@@ -223,8 +225,6 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	case v.PreStopDelayMs == 0:
 		v.Window = WindowTooShort
 		l.risk("no preStop delay: %s came %d ms after %s, while kube-proxy, Ingress controllers and load balancers were still converging; that window is their convergence time, which the API cannot show: expect errors on every rollout%s", sig, w, out, short)
-	case v.KilledInPreStop && v.SigtermMs == nil:
-		l.fact("window: container %s was killed %d ms after %s", v.StopContainer, w, out)
 	case v.ShortByMs != nil:
 		v.Window = WindowTooShort
 		l.risk("window too short: %s came %d ms after %s, %+d ms after the delete request%s; raise the preStop delay by at least that much", sig, w, out, *v.StopMs, short)

@@ -23,13 +23,13 @@ func TestVerdictScenarios(t *testing.T) {
 		{"naive, no preStop", terminate(t, 30, false, 0, web, 1000, 0, nil), true, 15, 20, 5, "no preStop delay"},
 		{"preStop sleep 5, grace 45", terminate(t, 45, true, 5, web, 6000, 0, nil), false, 15, 5020, 5005, "window: SIGTERM came 5005 ms after"},
 		{"ignores SIGTERM: 137 at the deadline", terminate(t, 5, true, 2, web, 5000, 137, nil), true, 15, 2020, 2005, "SIGKILLed (exit 137)"},
-		{"preStop longer than grace", terminate(t, 5, true, 20, web, 5000, 137, nil), true, 15, -1, 0, "killed inside preStop"},
-		{"preStop longer than grace: window to the kill", terminate(t, 5, true, 20, web, 5000, 137, nil), true, 15, -1, 0, "container app was killed 4985 ms after"},
+		{"preStop longer than grace", terminate(t, 5, true, 20, web, 5000, 137, nil), true, 15, 5020, 5005, "the kubelet abandons the hook when the grace period runs out and only then sends SIGTERM"},
+		{"preStop longer than grace: exit 137 is a SIGKILL 2 s after it", terminate(t, 5, true, 20, web, 7020, 137, nil), true, 15, 5020, 5005, "SIGKILLed (exit 137)"},
 		{"behind two Services", terminate(t, 30, true, 5, []string{"web", "web-internal"}, 6000, 0, nil), false, 15, 5020, 5005, "Services: web, web-internal"},
 		{"behind none", terminate(t, 30, false, 0, nil, 1000, 0, nil), false, -1, 20, 0, "not behind any Service"},
 		{"FailedPreStopHook", terminate(t, 30, true, 5, web, 1000, 0, func(r *Recorder) {
 			r.feedEvent(at(25), kubeEvent("ev-fail", "Warning", "FailedPreStopHook", "PreStopHook failed", at(0)), false)
-		}), true, 15, 25, 10, "delay never happened"}, // SIGTERM at the hook's failure (real kubelet: just before it), not at Killing
+		}), true, 15, 25, 10, "failed at once"}, // SIGTERM at the hook's failure (real kubelet: just before it), not at Killing
 		{"SIGTERM exit 143 with preStop", terminate(t, 30, true, 5, web, 5100, 143, nil), false, 15, 5020, 5005, "killed by SIGTERM"},
 	}
 	for _, c := range cases {

@@ -117,10 +117,12 @@ func TestWatchPodE2E(t *testing.T) {
 		stdout, stderr, code := kubectl(t, env, watchJSON(ns, "web-0", "--delete")...)
 		r := parseRun(t, stdout, stderr, code)
 		exit := r.first(t, timeline.KindContainerExit, "exited 137")
-		near(t, "killed inside preStop at the deadline", exit.Ms, 3000, tol)
+		near(t, "the simulated exit at the deadline", exit.Ms, 3000, tol)
 		v := r.summary.Verdict
-		if r.code != 2 || !v.KilledInPreStop || v.SigtermMs != nil || !findingWith(v, "killed inside preStop") || findingWith(v, "ignored SIGTERM") {
-			t.Errorf("exit %d, verdict %+v: want 2, killed in preStop, no SIGTERM", r.code, v)
+		if r.code != 2 || !v.PreStopAbandoned || v.SigtermMs == nil || !findingWith(v, "abandons the hook") || findingWith(v, "never sent") {
+			t.Errorf("exit %d, verdict %+v: want 2, the hook abandoned and SIGTERM at the deadline", r.code, v)
+		} else {
+			near(t, "SIGTERM when the kubelet abandons the hook", v.SigtermMs, 3000, tol)
 		}
 	})
 

@@ -137,8 +137,6 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	}
 	if v.SigtermMs != nil {
 		kl.mark(stopCol, 'T')
-	} else if v.KilledInPreStop {
-		kl.mark(stopCol, '!')
 	}
 	for _, x := range exits {
 		kl.mark(x.col, x.r)

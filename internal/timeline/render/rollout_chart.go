@@ -146,8 +146,6 @@ func podRow(r *rollout.Rollout, tl *timeline.Timeline, p rollout.PodResult, col 
 	}
 	if sv.SigtermMs != nil {
 		row.mark(col(*sv.SigtermMs), 'T')
-	} else if sv.KilledInPreStop && sv.StopMs != nil {
-		row.mark(col(*sv.StopMs), '!')
 	}
 	for _, x := range sv.Exits {
 		r := 'X'
