@@ -103,32 +103,10 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 	c.mu.Unlock()
 	s := &listwatch.Stream{Name: timeline.StreamPodsOn(node), LW: podsOnNode(d.Client, node),
 		WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(d.Client)}
-	ch := make(chan listwatch.Notice)
 	for n := 1; ctx.Err() == nil; n++ {
-		done := make(chan struct{})
-		go func() { defer close(done); s.Run(ctx, ch) }()
-		err := forward(ctx, ch, done, c.notice)
+		err := runStream(ctx, s, c.notice)
 		if err == nil || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || !sleep(ctx, d.Backoff.delay(n)) {
 			return
-		}
-	}
-}
-
-// forward hands the Notices of ch to take until the stream's run ends
-// (done) or ctx does, and returns the error that ended the stream, if any.
-func forward(ctx context.Context, ch <-chan listwatch.Notice, done <-chan struct{}, take func(listwatch.Notice)) error {
-	for {
-		select {
-		case n := <-ch:
-			take(n)
-			if n.Kind == listwatch.KindError {
-				<-done
-				return n.Err
-			}
-		case <-done:
-			return nil
-		case <-ctx.Done():
-			return nil
 		}
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // runStream runs s and calls notice with each of its Notices, in order,
-// until ctx ends or the stream failed for good; it returns then.
-func runStream(ctx context.Context, s *listwatch.Stream, notice func(listwatch.Notice)) {
+// until ctx ends or the stream failed for good, and returns the error
+// that ended it (nil when ctx did).
+func runStream(ctx context.Context, s *listwatch.Stream, notice func(listwatch.Notice)) error {
 	ch := make(chan listwatch.Notice)
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(ctx, ch) }()
@@ -23,10 +24,10 @@ func runStream(ctx context.Context, s *listwatch.Stream, notice func(listwatch.N
 			notice(n)
 			if n.Kind == listwatch.KindError {
 				<-done
-				return
+				return n.Err
 			}
 		case <-done:
-			return
+			return nil
 		}
 	}
 }
@@ -43,7 +44,7 @@ func untilStream(ctx context.Context, s *listwatch.Stream, cond func(watch.Event
 	var result error
 	finished := false
 	held := map[string]runtime.Object{}
-	runStream(ctx, s, func(n listwatch.Notice) {
+	_ = runStream(ctx, s, func(n listwatch.Notice) {
 		if finished {
 			return
 		}
