@@ -256,6 +256,10 @@ func TestPDBMissing(t *testing.T) {
 func TestPDBBlocksEviction(t *testing.T) {
 	runCases(t, "pdb-blocks-eviction", []checkCase{
 		{"maxUnavailable 0", objs(deploy("web"), pdbWith("web", matchApp("web"), "", "0")), 1, "resolves to 0"},
+		// kubernetes/kubernetes#90977: a single replica under minAvailable 1
+		// is flagged, and the tool's own way through is named.
+		{"single replica, minAvailable 1: --surge", objs(deploy("web", replicasOf(1)), pdbWith("web", matchApp("web"), "1", "")), 1,
+			"no eviction is ever allowed; to drain a node without downtime anyway, `kubectl graceful drain node NODE --surge`"},
 		{"maxUnavailable 0%", objs(deploy("web"), pdbWith("web", matchApp("web"), "", "0%")), 1, ""},
 		{"maxUnavailable 10% rounds up to 1", objs(deploy("web"), pdbWith("web", matchApp("web"), "", "10%")), 0, ""},
 		{"minAvailable 100%", objs(deploy("web"), pdbWith("web", matchApp("web"), "100%", "")), 1, "3 of 3"},

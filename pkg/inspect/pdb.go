@@ -76,7 +76,7 @@ var pdbBlocksEviction = register(&Check{
 		var out []Finding
 		for _, p := range s.inv.PDBs {
 			if msg := s.blocksEviction(p); msg != "" {
-				out = append(out, pdbFinding(c, p, msg,
+				out = append(out, pdbFinding(c, p, msg+drainRemedy(s.workloadsFor(p)),
 					fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"minAvailable":null,"maxUnavailable":1}}'`, p.Name, namespaceOf(p.Namespace))))
 			}
 		}
@@ -320,15 +320,33 @@ var pdbUnhealthyEvictionPolicy = register(&Check{
 			if pol != nil {
 				how = "explicit"
 			}
-			msg := fmt.Sprintf("unhealthyPodEvictionPolicy is IfHealthyBudget (%s): a Running but not Ready pod (e.g. crash-looping) is evicted only while the budget allows it, so it can block a drain; AlwaysAllow evicts such pods at once", how)
+			msg := fmt.Sprintf("unhealthyPodEvictionPolicy is IfHealthyBudget (%s): a Running but not Ready pod (e.g. crash-looping) is evicted only while the budget's currentHealthy is at least its desiredHealthy, so while the application is already disrupted it blocks a drain; AlwaysAllow evicts such pods whatever the budget", how)
 			out = append(out, pdbFinding(c, p, msg,
 				fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`, p.Name, namespaceOf(p.Namespace))))
 		}
 		return out
 	},
 	Explanation: Explanation{
-		Why:    "With unhealthyPodEvictionPolicy IfHealthyBudget (the default), a Running but not Ready pod can be evicted only while the budget allows a disruption; a crash-looping pod can so block a drain forever. AlwaysAllow (beta 1.27, GA 1.31) lets such pods be evicted at once, which is what most services want: an unready pod serves no traffic anyway.",
+		Why:    "With unhealthyPodEvictionPolicy IfHealthyBudget (the default), a Running but not Ready pod can be evicted only while the guarded application is not disrupted: the budget's status.currentHealthy is at least status.desiredHealthy (the eviction REST handler's rule). A crash-looping pod that itself keeps currentHealthy below desiredHealthy can so block a drain forever. AlwaysAllow (beta 1.27, GA 1.31) lets such pods be evicted at once, which is what most services want: an unready pod serves no traffic anyway.",
 		Fix:    "Set spec.unhealthyPodEvictionPolicy: AlwaysAllow unless the app needs unready pods protected (e.g. quorum-based stores).",
 		Source: "KEP-3017 (PDB unhealthy pod eviction policy); " + srcEviction,
 	},
 })
+
+// drainRemedy names this tool's own way through a budget that never allows
+// an eviction, for the workloads it guards: --surge, where every one is a
+// Deployment or an Argo Rollout (it starts a replacement elsewhere before
+// the eviction, kubernetes/kubernetes#90977), else --delete-after (it
+// deletes the pod past the budget once the wait is over). "" when it
+// guards none.
+func drainRemedy(targets []*Workload) string {
+	if len(targets) == 0 {
+		return ""
+	}
+	for _, w := range targets {
+		if w.Object.Kind != "Deployment" && w.Object.Kind != "Rollout" {
+			return "; to drain a node anyway, `kubectl graceful drain node NODE --delete-after 10m` deletes such a pod past the budget once that wait is over (it names each first)"
+		}
+	}
+	return "; to drain a node without downtime anyway, `kubectl graceful drain node NODE --surge` rolls the workload first, so that a replacement runs elsewhere before the eviction (its preflight says whether the rollout strategy allows it)"
+}
