@@ -57,13 +57,18 @@ var unknownField = register(&Check{
 
 func unknownFieldMessage(kind string, u UnknownField) string {
 	msg := fmt.Sprintf("%s is not a field of a %s (unknown field %q", u.Path, kind, u.name())
-	if u.Closest != "" {
+	if at, ok := belongsAt(u); ok {
+		msg += fmt.Sprintf("; it is a field of %s: %s", at.owner, at.path)
+	} else if u.Closest != "" {
 		msg += fmt.Sprintf("; the closest known field is %q", u.Closest)
 	}
 	return msg + "): kubectl apply with strict field validation (the default) fails, a lenient apply drops it; the audit judges nothing else of this object until it is fixed"
 }
 
 func unknownFieldFix(u UnknownField) string {
+	if at, ok := belongsAt(u); ok {
+		return fmt.Sprintf("move %s to %s", u.Path, at.path)
+	}
 	if u.Closest != "" {
 		return fmt.Sprintf("rename %s to %s", u.name(), u.Closest)
 	}
@@ -93,4 +98,48 @@ func withUnknownFields(inv *Inventory) map[ObjectRef]bool {
 		}
 	}
 	return out
+}
+
+// place is where a field written at the wrong level belongs: the object
+// that has it (for a person) and its path.
+type place struct{ owner, path string }
+
+// Fields of a pod spec and of a container (k8s.io/api/core/v1 PodSpec,
+// Container) that manifests put at the other level (Kong/charts#639 set
+// terminationGracePeriodSeconds in a container), and the hooks of a
+// container's lifecycle written beside it.
+var (
+	podSpecOnly = map[string]bool{"terminationGracePeriodSeconds": true, "activeDeadlineSeconds": true,
+		"serviceAccountName": true, "nodeSelector": true, "tolerations": true, "affinity": true,
+		"topologySpreadConstraints": true, "priorityClassName": true, "volumes": true, "initContainers": true}
+	containerOnly = map[string]bool{"lifecycle": true, "readinessProbe": true, "livenessProbe": true, "startupProbe": true,
+		"ports": true, "image": true, "command": true, "args": true, "env": true, "resources": true, "volumeMounts": true}
+	lifecycleHooks = map[string]bool{"preStop": true, "postStart": true}
+)
+
+// belongsAt says where u belongs when it is a known field of the pod spec
+// or of a container written at the other level, or a lifecycle hook
+// written beside lifecycle; ok is false otherwise (a misspelling: Closest
+// speaks for it).
+func belongsAt(u UnknownField) (place, bool) {
+	name := u.name()
+	parent := strings.TrimSuffix(u.Path, "."+name)
+	inContainer := strings.HasSuffix(parent, "]") &&
+		(strings.Contains(parent[strings.LastIndex(parent, ".")+1:], "containers[") ||
+			strings.Contains(parent[strings.LastIndex(parent, ".")+1:], "Containers["))
+	switch {
+	case inContainer && podSpecOnly[name]:
+		return place{"the pod spec, not of a container", parent[:strings.LastIndex(parent, ".")] + "." + name}, true
+	case inContainer && lifecycleHooks[name]:
+		return place{"a container's lifecycle", parent + ".lifecycle." + name}, true
+	case isPodSpec(parent) && containerOnly[name]:
+		return place{"a container, not of the pod spec", parent + ".containers[*]." + name}, true
+	}
+	return place{}, false
+}
+
+// isPodSpec reports whether path is a pod spec's: a Pod's spec, or the
+// spec of any workload's pod template.
+func isPodSpec(path string) bool {
+	return path == "spec" || strings.HasSuffix(path, "template.spec")
 }
