@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,8 +100,10 @@ func TestHangingCredentialPluginIsBounded(t *testing.T) {
 			if res.ExitCode != 1 || took > 15*time.Second {
 				t.Errorf("exit %d after %s; want 1 within about 3 s\nstderr:\n%s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
 			}
-			want := "the credential plugin " + plugin + " did not answer within 3s"
-			if !strings.Contains(res.Stderr, want) || strings.Contains(res.Stderr, "API server did not answer") {
+			// The wait it names is the one measured: 3 s, or a tenth or a
+			// few more where the machine was slow to wake the request.
+			want := regexp.MustCompile("the credential plugin " + regexp.QuoteMeta(plugin) + ` did not answer within 3(\.[0-4])?s`)
+			if !want.MatchString(res.Stderr) || strings.Contains(res.Stderr, "API server did not answer") {
 				t.Errorf("stderr does not say %q:\n%s", want, res.Stderr)
 			}
 		})
