@@ -33,4 +33,10 @@ func TestShutdownExceedsDrainerCap(t *testing.T) {
 	if got := runWith("shutdown-exceeds-drainer-cap", Version{1, 37}, opts, deploy("web")); len(got) != 0 {
 		t.Errorf("without the load balancer, 15 s fits both caps: findings %v", got)
 	}
+	// kubernetes/kubernetes#94435: a 1200 s grace period under
+	// cluster-autoscaler's 600 s cap, no shutdown time declared.
+	got = runWith("shutdown-exceeds-drainer-cap", Version{1, 37}, opts, deploy("web", grace(1200)))
+	if len(got) != 2 || !strings.Contains(got[1].Message, "terminationGracePeriodSeconds is 1200 s, more than the cluster-autoscaler cap of 600 s: a drain by it ends the pod at 600 s") {
+		t.Errorf("findings %v, want both caps named, the 600 s one for the grace period itself", got)
+	}
 }

@@ -170,7 +170,7 @@ var gracePeriodLong = register(&Check{
 				return nil
 			}
 			return []Finding{c.finding(w, "",
-				fmt.Sprintf("grace period is %d s, above %d s: each pod can hold a drain or rollout step that long", g, s.opts.MaxGraceSeconds),
+				fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
 				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
 		})
 	},
