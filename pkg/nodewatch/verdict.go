@@ -139,6 +139,9 @@ func findings(w *Watch, v *Verdict) {
 			// Nobody drained: pods that were never deleted are no risk.
 			fact("the watch %s before any pod on the nodes was deleted: no drain seen (%d evictable pod(s) on the nodes)", how, len(v.Remaining))
 		case len(v.Remaining) > 0:
+			// Not seen is no risk seen: the headline says CANNOT TELL
+			// unless a workload was seen at risk.
+			v.CannotTell = true
 			risk("the watch %s with %d evictable pod(s) still on the nodes (%s): their terminations were not seen to the end, cannot tell",
 				how, len(v.Remaining), stillTerminating(w))
 		default:

@@ -72,6 +72,13 @@ func TestNodeVerdictCannotTellWhatWasStillTerminating(t *testing.T) {
 	if strings.Count(v.Findings[0], "shop/api-1") != 1 {
 		t.Errorf("finding %q names a pod twice", v.Findings[0])
 	}
+	// Terminations not seen to the end are no risk seen: the headline is
+	// CANNOT TELL, not RISK, while no workload was seen at risk.
+	// (render.WriteNodeVerdict: CANNOT TELL when CannotTell and no
+	// workload is at risk.)
+	if !v.CannotTell {
+		t.Errorf("terminations not seen to the end, and cannotTell is false: findings %q", v.Findings)
+	}
 }
 
 // A watch that reaches --timeout before anyone deleted a pod saw no
