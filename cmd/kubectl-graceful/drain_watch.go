@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
@@ -61,6 +63,10 @@ func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	dw.cordons = newOwnCordons(names, o.timeout)
 	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second, CordonedHere: dw.cordons.CordonedHere,
 		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
+	if o.podSelector != "" {
+		// Validated already: the drain takes only these pods.
+		cfg.PodSelector, _ = labels.Parse(o.podSelector)
+	}
 	if o.selector != "" {
 		// A pool picked by -l: the watch lists it with one request where
 		// it would read each named node once.

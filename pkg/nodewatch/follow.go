@@ -45,6 +45,10 @@ type Config struct {
 	// empty, a label selector that picks them (a node pool).
 	Nodes    []string
 	Selector string
+	// PodSelector, when set, is the drain's own pod selector (drain node
+	// --pod-selector): a pod it does not match is never taken by that
+	// drain, so it is neither waited for nor left at the end.
+	PodSelector labels.Selector
 	// Settle is how long to keep listening once no evictable pod is left
 	// on the nodes, for late Events and EndpointSlice updates.
 	Settle  time.Duration
@@ -289,8 +293,12 @@ func (f *follower) finished() bool {
 	return f.leftFrom == len(recs)
 }
 
-// isLeft reports whether rec's pod is still on a node that exists.
+// isLeft reports whether rec's pod is still on a node that exists, and
+// one the drain followed takes (PodSelector).
 func (f *follower) isLeft(rec *timeline.Recorder) bool {
+	if s := f.cfg.PodSelector; s != nil && !s.Matches(labels.Set(rec.Pod().Labels)) {
+		return false
+	}
 	return !rec.TL.HasKind(timeline.KindPodGone) && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]]
 }
 
