@@ -33,5 +33,5 @@ func Rollout(t testing.TB) *rollout.Rollout {
 	}}
 	return &rollout.Rollout{Workload: rollout.Workload{Kind: "Deployment", Namespace: "shop", Name: "web"}, Services: []string{"web"},
 		Budgets: []rollout.Budget{{Name: "web-pdb", DesiredHealthy: 3}}, T0: timelinetest.At(-100), T0Source: timeline.T0RestartSent, Start: timelinetest.At(-1000),
-		End: timelinetest.At(9000), Pods: []*timeline.Timeline{hardened, naive}, Capacity: []*rollout.CapacityTrack{tr}, Ended: "complete", Complete: true, CompleteAt: timelinetest.At(8100)}
+		End: timelinetest.At(9000), Pods: []*timeline.Timeline{hardened, naive}, Capacity: []*rollout.CapacityTrack{tr}, Ended: timeline.EndedComplete, Complete: true, CompleteAt: timelinetest.At(8100)}
 }

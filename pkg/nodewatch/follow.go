@@ -74,7 +74,7 @@ type Config struct {
 var ErrNoNodes = errors.New("no node matches")
 
 // ErrStopped, as the cause of Follow's context (context.WithCancelCause),
-// says the drain the watch followed stopped: Watch.Ended is "stopped".
+// says the drain the watch followed stopped: Watch.Ended is timeline.EndedStopped.
 var ErrStopped = errors.New("the drain stopped")
 
 // Follow follows the pods on the nodes until none is left that a drain
@@ -254,15 +254,15 @@ func (f *follower) loop(ctx context.Context) error {
 				f.done, settle = false, nil
 			}
 		case <-settle:
-			f.w.Ended = "empty"
+			f.w.Ended = timeline.EndedEmpty
 			if len(f.deleted) == len(f.w.Nodes) {
-				f.w.Ended = "nodes-deleted"
+				f.w.Ended = timeline.EndedNodesDeleted
 			}
 			return nil
 		case <-ctx.Done():
 			f.w.Ended = timeline.EndReason(ctx, f.done, timeline.EndedEmpty)
 			if !f.done && errors.Is(context.Cause(ctx), ErrStopped) {
-				f.w.Ended = "stopped"
+				f.w.Ended = timeline.EndedStopped
 			}
 			return nil
 		}
@@ -338,7 +338,7 @@ func (f *follower) finish() {
 	for _, r := range w.Workloads {
 		r.T0, r.T0Source, r.Start, r.End, r.Gaps = w.T0, timeline.T0NodesPodDeletionSeen, w.Start, w.End, w.Gaps
 		r.EndpointsUnseen, r.ServicesUnseen = w.EndpointsUnseen, w.ServicesUnseen
-		r.Ended, r.Complete = "complete", true
+		r.Ended, r.Complete = timeline.EndedComplete, true
 		for _, tl := range r.Pods {
 			if !tl.HasKind(timeline.KindPodGone) {
 				r.Ended, r.Complete = w.Ended, false

@@ -213,7 +213,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 				}
 			}
 			if f.r.Stalled != "" {
-				f.r.Ended = "stalled"
+				f.r.Ended = timeline.EndedStalled
 				return nil
 			}
 			switch done := f.finished(); {
@@ -226,7 +226,7 @@ func (f *workloadFollower) loop(ctx context.Context) error {
 		case b := <-f.cfg.Requests:
 			f.requests(b)
 		case <-settle:
-			f.r.Ended = "complete"
+			f.r.Ended = timeline.EndedComplete
 			return nil
 		case <-ctx.Done():
 			f.r.Ended = timeline.EndReason(ctx, f.done, timeline.EndedComplete)
@@ -298,7 +298,7 @@ func (f *workloadFollower) startAt(at time.Time, source timeline.T0Source) {
 func (f *workloadFollower) finish() {
 	r := f.r
 	r.End = time.Now()
-	r.Complete = r.Ended == "complete"
+	r.Complete = r.Ended == timeline.EndedComplete
 	if !r.Complete {
 		r.CompleteAt = time.Time{}
 	}
