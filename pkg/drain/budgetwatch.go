@@ -79,7 +79,7 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 				return budgets.Watch(ctx, o)
 			}}}
 		w.synced = append(w.synced, listed.Load)
-		go runStream(ctx, s, func(n listwatch.Notice) { w.notice(n, listed) })
+		go func() { _ = runStream(ctx, s, func(n listwatch.Notice) { w.notice(n, listed) }) }()
 	}
 	return w
 }

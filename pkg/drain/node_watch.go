@@ -48,7 +48,7 @@ func watchNodes(ctx context.Context, client kubernetes.Interface, listed []corev
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			return client.CoreV1().Nodes().Watch(ctx, o)
 		}}}
-	go runStream(ctx, s, w.notice)
+	go func() { _ = runStream(ctx, s, w.notice) }()
 	return w
 }
 
