@@ -124,9 +124,8 @@ var (
 func belongsAt(u UnknownField) (place, bool) {
 	name := u.name()
 	parent := strings.TrimSuffix(u.Path, "."+name)
-	inContainer := strings.HasSuffix(parent, "]") &&
-		(strings.Contains(parent[strings.LastIndex(parent, ".")+1:], "containers[") ||
-			strings.Contains(parent[strings.LastIndex(parent, ".")+1:], "Containers["))
+	last := strings.ToLower(parent[strings.LastIndex(parent, ".")+1:]) // "containers[0]", "initcontainers[1]"
+	inContainer := strings.HasSuffix(last, "]") && strings.Contains(last, "containers[")
 	switch {
 	case inContainer && podSpecOnly[name]:
 		return place{"the pod spec, not of a container", parent[:strings.LastIndex(parent, ".")] + "." + name}, true

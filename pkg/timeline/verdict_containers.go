@@ -39,11 +39,14 @@ type ContainerStop struct {
 }
 
 // killingFacts returns, per container, the first Killing (ms since T0; an
-// event seen at the watch's start counts as 0) and the first
-// FailedPreStopHook, and the first Killing of all. An event naming no
-// container is about all regular containers (one Killing for the pod).
-func killingFacts(tl *Timeline, evs []Event) (killing, failed map[string]int64, first *int64) {
-	killing, failed = map[string]int64{}, map[string]int64{}
+// event seen at the watch's start counts as 0), the first
+// FailedPreStopHook before the grace deadline (failed: a hook that failed
+// at once) and the first at or after it (abandoned: the kubelet's report
+// of a hook it cut short when the grace period ran out), and the first
+// Killing of all. An event naming no container is about all regular
+// containers (one Killing for the pod).
+func killingFacts(tl *Timeline, evs []Event) (killing, failed, abandoned map[string]int64, first *int64) {
+	killing, failed, abandoned = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	for _, e := range evs {
 		ms, _ := tl.Ms(e.Recv)
 		if e.Initial {
@@ -58,6 +61,9 @@ func killingFacts(tl *Timeline, evs []Event) (killing, failed map[string]int64, 
 			into = killing
 		case KindPreStopFailed:
 			into = failed
+			if tl.GracePeriodSeconds > 0 && ms >= tl.deadline() {
+				into = abandoned
+			}
 		default:
 			continue
 		}
@@ -67,7 +73,7 @@ func killingFacts(tl *Timeline, evs []Event) (killing, failed map[string]int64, 
 			}
 		}
 	}
-	return killing, failed, first
+	return killing, failed, abandoned, first
 }
 
 // containersOf returns the containers an event is about: the one named, or
@@ -101,9 +107,9 @@ const execHookSlack = 250 * time.Millisecond
 // FailedPreStopHook Event arrived (the kubelet reports the failure after
 // it signals; on a loaded node the Event came 378 ms after the real
 // SIGTERM, later even than the exit): the estimate is that Event, and the
-// latest bound eventLead after it or the reported exit, the earlier. A FailedPreStopHook at or
-// after the grace deadline is the kill ending a long hook, not a failure
-// that skipped it. ok is false when the hook's duration cannot be read.
+// latest bound eventLead after it or the reported exit, the earlier
+// (failedAt holds only failures before the deadline: killingFacts). ok is
+// false when the hook's duration cannot be read.
 func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, b basis, ok bool) {
 	base, b := int64(0), basis{SigtermFromRequest, "the delete request (no Killing event seen)"}
 	if k, seen := killing[c]; seen {
@@ -116,7 +122,7 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 		floor = base - eventLead.Milliseconds()
 	}
 	ps := tl.PreStop[c]
-	if f, failed := failedAt[c]; failed && (tl.GracePeriodSeconds <= 0 || f < tl.deadline()) {
+	if f, failed := failedAt[c]; failed {
 		// The Event and the signal go out together (the Event arrived up
 		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
 		// eventLead after it, or the reported exit, whichever is first.
@@ -213,14 +219,8 @@ func preStopText(ps PreStop, failed bool) string {
 // (the hook's exec cut short) is that abandonment, not a hook that
 // failed at once.
 func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
-	killing, failed, first := killingFacts(tl, evs)
-	v.abandonReports = map[string]int64{}
-	for c, f := range failed {
-		if tl.GracePeriodSeconds > 0 && f >= tl.deadline() {
-			v.abandonReports[c] = f
-			delete(failed, c)
-		}
-	}
+	killing, failed, abandoned, first := killingFacts(tl, evs)
+	v.abandonReports = abandoned
 	exits := exitsOf(tl, evs)
 	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
 	for _, c := range tl.Containers {
