@@ -2,6 +2,7 @@ package timeline_test
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -9,12 +10,19 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
 
+// signalLag is how long after its hook's end a container may log SIGTERM:
+// the kubelet's StopContainer call, containerd's and runc's kill and the
+// app's own signal handler, on a 2-core machine shared with the control
+// plane and the other tests. CI saw 141 ms; a model that ran the hooks
+// one after the other, or signalled at Killing, is off by seconds.
+const signalLag = 500 * time.Millisecond
+
 // An app with a 5 s sleep preStop and a sidecar "proxy" with a 2 s sleep
 // preStop of its own, deleted under watch on the real node: the kubelet
 // runs each container's hook at once and signals each when its own hook
 // ends. Each container's estimated SIGTERM must agree with its own log
-// (no earlier than the request plus its delay, no later than eventLead
-// after Killing plus it), and its exit, as reported, must come after the
+// (no earlier than the request plus its delay, no later than
+// signalLag after Killing plus it), and its exit, as reported, must come after the
 // process logged its exit, with finishedAt the second it ended in
 // (runRealScenario's checkReportedTimes, for every container).
 func TestRealNodeContainersStopTimes(t *testing.T) {
@@ -35,8 +43,9 @@ func TestRealNodeContainersStopTimes(t *testing.T) {
 					continue
 				}
 				t.Logf("container %s: SIGTERM estimated %+d ms, its own log %+d ms (off by %+d ms)", cs.Name, *cs.SigtermMs, real, *cs.SigtermMs-real)
-				if real < *cs.PreStopDelayMs || real > *cs.KillingMs+*cs.PreStopDelayMs+50 {
-					t.Errorf("container %s logged SIGTERM at %+d ms, outside %+d..%+d ms (the request or Killing at %+d ms plus preStop %d ms)", cs.Name, real, *cs.PreStopDelayMs, *cs.KillingMs+*cs.PreStopDelayMs+50, *cs.KillingMs, *cs.PreStopDelayMs)
+				latest := *cs.KillingMs + *cs.PreStopDelayMs + signalLag.Milliseconds()
+				if real < *cs.PreStopDelayMs || real > latest {
+					t.Errorf("container %s logged SIGTERM at %+d ms, outside %+d..%+d ms (the request or Killing at %+d ms plus preStop %d ms plus %v)", cs.Name, real, *cs.PreStopDelayMs, latest, *cs.KillingMs, *cs.PreStopDelayMs, signalLag)
 				}
 			}
 		}})
