@@ -27,9 +27,9 @@ type clientLimits struct {
 // library does) and re-read refused pods before a retry without waiting on
 // the client: with client-go's defaults a drain of more than a few pods
 // waits on the client, not on the cluster. The API server's priority and
-// fairness still applies: the transport hands each of its throttling
-// answers to the drain (drain.ThrottlingSeen), which shows it and waits it
-// out itself.
+// fairness still applies: the transport hands each throttled read to the
+// drain (drain.ThrottlingSeen), which shows it and waits it out itself, as
+// it does for evictions (eviction.Send).
 var drainClientLimits = clientLimits{qps: 50, burst: 100, wrap: drain.ThrottlingSeen}
 
 // newClient builds the clientset of kubectl's flags (--kubeconfig,

@@ -73,7 +73,7 @@ func (e *evictor) override(ctx context.Context, pod *corev1.Pod) error {
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
 	e.tracker.attempt(pod.Namespace, pod.Name)
-	err := e.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
+	err := eviction.Send(ctx, e.client, pod.Namespace, pod.Name, opts, true)
 	switch a := eviction.Read(err); {
 	case a.Kind == eviction.Accepted:
 		e.tracker.accept(pod.Namespace, pod.Name, overrideCause(o))

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -150,8 +149,7 @@ func (e *evictor) fail(pod *corev1.Pod, err error) error {
 // eviction. The subresource honours both (pkg/registry/core/pod/storage/
 // eviction.go keeps a resourceVersion set by the requester). The grace
 // period is --grace-period's, each pod's own when negative (kubectl's
-// rule). Client-go sends it once: the drain's transport (ThrottlingSeen)
-// keeps it from sending a request again by itself.
+// rule). It is sent once (eviction.Send).
 func (e *evictor) send(ctx context.Context, pod *corev1.Pod, withVersion bool) error {
 	opts := metav1.DeleteOptions{}
 	if e.flags.GracePeriodSeconds >= 0 {
@@ -165,11 +163,7 @@ func (e *evictor) send(ctx context.Context, pod *corev1.Pod, withVersion bool) e
 			opts.Preconditions.ResourceVersion = &rv
 		}
 	}
-	if e.flags.DisableEviction {
-		return e.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
-	}
-	return e.client.PolicyV1().Evictions(pod.Namespace).Evict(ctx, &policyv1.Eviction{
-		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name}, DeleteOptions: &opts})
+	return eviction.Send(ctx, e.client, pod.Namespace, pod.Name, opts, e.flags.DisableEviction)
 }
 
 // waitGone waits until the node's pod watch saw pod leave; it returns

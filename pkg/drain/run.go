@@ -24,6 +24,14 @@ import (
 // Drainer drains nodes: kubectl's filters (k8s.io/kubectl/pkg/drain)
 // choose the pods, its own eviction loop evicts them.
 type Drainer struct {
+	// Client is any clientset; a plain one from kubernetes.NewForConfig
+	// will do. Evictions and deletes are sent once each whatever its
+	// transport (eviction.Send), so Attempts counts what the server saw and
+	// a throttled eviction's Retry-After is shown and waited by the drain.
+	// Reads are client-go's own: it sends a throttled read again itself
+	// (up to 10 times, each Retry-After) before the drain sees an answer;
+	// a transport wrapped with ThrottlingSeen hands those to the drain at
+	// once, which then names the throttling and bounds it by Timeout.
 	Client kubernetes.Interface
 	// Dynamic reads and restarts Argo Rollouts (argoproj.io/v1alpha1) for
 	// the preflight and --surge; nil leaves them unread ("cannot tell").

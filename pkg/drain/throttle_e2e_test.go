@@ -8,7 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // throttledDrain runs `kubectl graceful drain node ARGS` through a proxy
@@ -116,5 +121,50 @@ func TestDrainWaitsOutALongRetryAfter(t *testing.T) {
 	expect(t, res, 0, "drained: 1 pod(s) evicted")
 	if took < 31*time.Second {
 		t.Errorf("drained after %s, before the 31 s the server asked for", took)
+	}
+}
+
+// The library with a plain clientset (kubernetes.NewForConfig, no
+// transport of the plugin's): the first eviction of each pod answered 429
+// with Retry-After 1 s is seen and counted, not sent again by client-go
+// itself. Each pod's Attempts is what the proxy saw: 2.
+func TestDrainWithAPlainClientsetCountsThrottling(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+	posts := &evictionPosts{seen: map[string]int{}}
+	cfg, err := clientcmd.BuildConfigFromFlags("", f.env.ThrottlingProxy(t, posts.throttle))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var throttled []string
+	d := &drain.Drainer{Client: client, Timeout: time.Minute, Flags: preflight.Flags{GracePeriodSeconds: -1},
+		Events: drain.Events{PodChanged: func(_ string, p drain.PodProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.Contains(p.Cause, "throttled by the API server (HTTP 429, Retry-After 1s)") {
+				throttled = append(throttled, p.Name)
+			}
+		}}}
+	res, err := d.Drain(f.ctx, f.node(a))
+	if err != nil || res.Outcome != drain.OutcomeDrained {
+		t.Fatalf("drain: %v, outcome %+v", err, res)
+	}
+	posts.mu.Lock()
+	defer posts.mu.Unlock()
+	for _, p := range res.Pods {
+		if p.Attempts != 2 || posts.seen[p.Name] != 2 {
+			t.Errorf("pod %s: Attempts %d, the proxy saw %d eviction requests; want 2 and 2", p.Name, p.Attempts, posts.seen[p.Name])
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(res.Pods) != 2 || len(throttled) == 0 {
+		t.Errorf("pods %d (want 2), progress naming the throttling: %v", len(res.Pods), throttled)
 	}
 }

@@ -12,13 +12,13 @@ import (
 )
 
 // ThrottlingSeen wraps rt, the transport of the drain's client (for
-// rest.Config.Wrap), so that every throttling answer comes back to the
-// drain at once: client-go's rest.Request otherwise sends a request answered
-// 429 or 5xx with a Retry-After header again itself, up to 10 times,
-// sleeping the Retry-After each time, unseen by its caller, whose own
-// deadline (the 30 s of ThroughOutage) then ends in that sleep and reads as
-// an API server that did not answer, and whose evictions would be sent
-// more often than it counts (ATTEMPTS). It drops the header of such an
+// rest.Config.Wrap), so that a throttled read comes back to the drain at
+// once: client-go's rest.Request otherwise sends a request answered 429 or
+// 5xx with a Retry-After header again itself, up to 10 times, sleeping the
+// Retry-After each time, unseen by its caller, whose own deadline (the
+// 30 s of ThroughOutage) then ends in that sleep and reads as an API
+// server that did not answer. Optional: the evictions are sent once
+// without it (eviction.Send). It drops the header of such an
 // answer and keeps the wait in the body, as a Status' details.retryAfterSeconds (where the API server puts
 // it too, and where the error client-go returns carries it): API Priority
 // and Fairness answers in plain text (k8s.io/apiserver

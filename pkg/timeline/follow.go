@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
@@ -271,10 +270,10 @@ func graceText(g *int64) string {
 func (f *follower) delete(ctx context.Context) error {
 	uid := f.rec.Pod().UID
 	at := time.Now()
-	err := f.cfg.Client.CoreV1().Pods(f.cfg.Namespace).Delete(ctx, f.cfg.Name, metav1.DeleteOptions{
+	err := eviction.Send(ctx, f.cfg.Client, f.cfg.Namespace, f.cfg.Name, metav1.DeleteOptions{
 		GracePeriodSeconds: f.cfg.GracePeriodSeconds,
 		Preconditions:      &metav1.Preconditions{UID: &uid},
-	})
+	}, true)
 	if err != nil {
 		return fmt.Errorf("deleting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
 	}
@@ -288,11 +287,8 @@ func (f *follower) delete(ctx context.Context) error {
 // scheduled; any other error ends the command.
 func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	at := time.Now()
-	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: f.cfg.Name, Namespace: f.cfg.Namespace}}
-	if f.cfg.GracePeriodSeconds != nil {
-		ev.DeleteOptions = &metav1.DeleteOptions{GracePeriodSeconds: f.cfg.GracePeriodSeconds}
-	}
-	err := f.cfg.Client.PolicyV1().Evictions(f.cfg.Namespace).Evict(ctx, ev)
+	err := eviction.Send(ctx, f.cfg.Client, f.cfg.Namespace, f.cfg.Name,
+		metav1.DeleteOptions{GracePeriodSeconds: f.cfg.GracePeriodSeconds}, false)
 	a := eviction.Read(err)
 	if a.Kind == eviction.Accepted {
 		f.rec.MarkT0(at, T0EvictionAccepted, "Eviction accepted (policy/v1, "+graceText(f.cfg.GracePeriodSeconds)+")")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -42,13 +41,7 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 	}
 	for _, g := range r.Evict {
 		for _, p := range g.Pods {
-			var err error
-			if f.DisableEviction {
-				err = client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, opts)
-			} else {
-				err = client.PolicyV1().Evictions(p.Namespace).Evict(ctx, &policyv1.Eviction{
-					ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}, DeleteOptions: &opts})
-			}
+			err := eviction.Send(ctx, client, p.Namespace, p.Name, opts, f.DisableEviction)
 			r.ServerDryRun = append(r.ServerDryRun, serverAnswer(p, err))
 		}
 	}
