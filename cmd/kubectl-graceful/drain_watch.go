@@ -90,11 +90,11 @@ func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 // sharedWatches is the Hub of the node watch's streams the drain reads:
 // the pods of each of nodes and the budgets.
 func sharedWatches(nodes []string) *listwatch.Hub {
-	streams := []string{timeline.StreamBudgets}
+	keys := []listwatch.Key{listwatch.Budgets}
 	for _, n := range nodes {
-		streams = append(streams, timeline.StreamPodsOn(n))
+		keys = append(keys, listwatch.PodsOnNode(n))
 	}
-	return listwatch.NewHub(streams...)
+	return listwatch.NewHub(keys...)
 }
 
 // finish ends the watch (at once when the drain failed, else once the

@@ -121,14 +121,14 @@ func TestPacerLetsThroughUnknownBudgetsAndRefusals(t *testing.T) {
 // status is known: an eviction held back on a status that would never
 // change again is let through at once, for the Eviction API to judge.
 func TestPacerLetsGoWhenTheSharedBudgetWatchEnds(t *testing.T) {
-	hub := listwatch.NewHub(timeline.StreamBudgets)
+	hub := listwatch.NewHub(listwatch.Budgets)
 	r := &run{Drainer: &Drainer{Watches: hub}}
 	w := r.watchBudgets(context.Background(), []string{"shop"})
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
 	if w.waitSynced(context.Background(), 10*time.Millisecond) {
 		t.Errorf("synced before the List")
 	}
-	hub.Publish(listwatch.Notice{Stream: timeline.StreamBudgets, Kind: listwatch.KindList, Initial: true, List: []runtime.Object{pdb}})
+	hub.Publish(listwatch.Notice{Stream: timeline.StreamBudgets, Key: listwatch.Budgets, Kind: listwatch.KindList, Initial: true, List: []runtime.Object{pdb}})
 	if !w.waitSynced(context.Background(), time.Second) {
 		t.Fatal("not synced after the List")
 	}

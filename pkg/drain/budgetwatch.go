@@ -64,14 +64,14 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 		return w // deletes: no budget is asked, none is watched
 	}
 	var listed atomic.Bool
-	if r.Watches.Subscribe(ctx, timeline.StreamBudgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
+	if r.Watches.Subscribe(ctx, listwatch.Budgets, func(n listwatch.Notice) { w.notice(n, &listed) }) {
 		w.synced = []cache.InformerSynced{listed.Load}
 		return w
 	}
 	for _, ns := range namespaces {
 		listed := &atomic.Bool{}
 		budgets := r.Client.PolicyV1().PodDisruptionBudgets(ns)
-		s := &listwatch.Stream{Name: timeline.StreamBudgets, WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(r.Client), LW: &cache.ListWatch{
+		s := &listwatch.Stream{Name: timeline.StreamBudgets, Key: listwatch.Budgets, WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(r.Client), LW: &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return budgets.List(ctx, o)
 			},

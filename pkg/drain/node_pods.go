@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
@@ -88,7 +87,7 @@ func (d *nodeRun) followPods(ctx context.Context, node string, listed []corev1.P
 			own.Do(func() { go d.ownPodStream(ctx, node, c) })
 		}
 	}
-	if !d.Watches.Subscribe(ctx, timeline.StreamPodsOn(node), shared) {
+	if !d.Watches.Subscribe(ctx, listwatch.PodsOnNode(node), shared) {
 		own.Do(func() { go d.ownPodStream(ctx, node, c) })
 	}
 	return c
@@ -101,7 +100,7 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 	c.mu.Lock()
 	c.replays = false
 	c.mu.Unlock()
-	s := &listwatch.Stream{Name: timeline.StreamPodsOn(node), LW: podsOnNode(d.Client, node),
+	s := &listwatch.Stream{Name: timeline.StreamPodsOn(node), Key: listwatch.PodsOnNode(node), LW: podsOnNode(d.Client, node),
 		WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(d.Client)}
 	for n := 1; ctx.Err() == nil; n++ {
 		err := runStream(ctx, s, c.notice)
@@ -114,7 +113,7 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 // podsOnNode lists and watches the pods of node through the typed client
 // (the fake clientset's too).
 func podsOnNode(client kubernetes.Interface, node string) *cache.ListWatch {
-	sel := fields.OneTermEqualSelector("spec.nodeName", node).String()
+	sel := listwatch.PodsOnNode(node).FieldSelector
 	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = sel

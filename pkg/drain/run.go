@@ -72,8 +72,8 @@ type Drainer struct {
 
 	// Watches, when set, shares watches another part of the process runs
 	// (drain --watch's node watch publishes its own there): the drain
-	// reads each node's pods (timeline.StreamPodsOn) and the
-	// PodDisruptionBudgets (timeline.StreamBudgets) from it when it shares
+	// reads each node's pods (listwatch.PodsOnNode) and the
+	// PodDisruptionBudgets (listwatch.Budgets) from it when it shares
 	// them, and opens a watch of its own otherwise or once the shared one
 	// ended.
 	Watches *listwatch.Hub

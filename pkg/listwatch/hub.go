@@ -30,7 +30,7 @@ import (
 // subscribe or end its subscription from its own callback.
 type Hub struct {
 	mu      sync.Mutex
-	streams map[string]*shared
+	streams map[Key]*shared
 	closed  bool
 }
 
@@ -45,8 +45,9 @@ var queueLimit = 4096
 var errClosed = errors.New("the shared watch ended")
 
 // shared is one stream's objects as its Notices left them, and its
-// subscribers.
+// subscribers; name is the publisher's Stream name (Notice.Stream).
 type shared struct {
+	key    Key
 	name   string
 	listed bool
 	gap    bool
@@ -55,12 +56,12 @@ type shared struct {
 	subs   map[*subscriber]bool
 }
 
-// NewHub returns a Hub that shares the streams named (Notice.Stream);
-// Notices of other streams are not kept.
-func NewHub(streams ...string) *Hub {
-	h := &Hub{streams: map[string]*shared{}}
-	for _, s := range streams {
-		h.streams[s] = &shared{name: s, objs: cache.NewStore(cache.MetaNamespaceKeyFunc), subs: map[*subscriber]bool{}}
+// NewHub returns a Hub that shares the streams of these keys
+// (Notice.Key); Notices of other streams are not kept.
+func NewHub(keys ...Key) *Hub {
+	h := &Hub{streams: map[Key]*shared{}}
+	for _, k := range keys {
+		h.streams[k] = &shared{key: k, objs: cache.NewStore(cache.MetaNamespaceKeyFunc), subs: map[*subscriber]bool{}}
 	}
 	return h
 }
@@ -73,11 +74,12 @@ func (h *Hub) Publish(n Notice) {
 		return
 	}
 	h.mu.Lock()
-	st := h.streams[n.Stream]
-	if h.closed || st == nil {
+	st := h.streams[n.Key]
+	if h.closed || st == nil || n.Key == (Key{}) {
 		h.mu.Unlock()
 		return
 	}
+	st.name = n.Stream
 	st.take(n)
 	for s := range st.subs {
 		s.push(n)
@@ -111,7 +113,7 @@ func (st *shared) take(n Notice) {
 	}
 }
 
-// Subscribe calls notice with the Notices of the stream named, until ctx
+// Subscribe calls notice with the Notices of the stream of key, until ctx
 // ends: first, once the stream has listed, a KindList of what it holds
 // (Initial), followed by a KindGapOpen while a gap is open; then each
 // Notice published; a KindError when the Hub is closed before
@@ -120,12 +122,12 @@ func (st *shared) take(n Notice) {
 // false, calling nothing, when the Hub does not share that stream, the
 // stream failed, or the Hub is closed (or nil): the caller then opens its
 // own watch.
-func (h *Hub) Subscribe(ctx context.Context, stream string, notice func(Notice)) bool {
+func (h *Hub) Subscribe(ctx context.Context, key Key, notice func(Notice)) bool {
 	if h == nil {
 		return false
 	}
 	h.mu.Lock()
-	st := h.streams[stream]
+	st := h.streams[key]
 	if h.closed || st == nil || st.failed {
 		h.mu.Unlock()
 		return false
@@ -134,7 +136,7 @@ func (h *Hub) Subscribe(ctx context.Context, stream string, notice func(Notice))
 	if st.listed {
 		s.queue = append(s.queue, st.list(true))
 		if st.gap {
-			s.queue = append(s.queue, Notice{Stream: st.name, Recv: time.Now(), Kind: KindGapOpen, Reason: "the shared watch is in a gap"})
+			s.queue = append(s.queue, Notice{Stream: st.name, Key: st.key, Recv: time.Now(), Kind: KindGapOpen, Reason: "the shared watch is in a gap"})
 		}
 	}
 	st.subs[s] = true
@@ -155,7 +157,7 @@ func (st *shared) list(initial bool) Notice {
 	for _, o := range objs {
 		list = append(list, o.(runtime.Object))
 	}
-	return Notice{Stream: st.name, Recv: time.Now(), Kind: KindList, List: list, Initial: initial}
+	return Notice{Stream: st.name, Key: st.key, Recv: time.Now(), Kind: KindList, List: list, Initial: initial}
 }
 
 // resync ends s's overflow: a List of what the stream holds, and the
@@ -172,7 +174,7 @@ func (h *Hub) resync(s *subscriber) {
 	}
 	s.queue = append(s.queue, s.st.list(false))
 	if !s.st.gap {
-		s.queue = append(s.queue, Notice{Stream: s.st.name, Recv: time.Now(), Kind: KindGapClose, Relisted: true})
+		s.queue = append(s.queue, Notice{Stream: s.st.name, Key: s.st.key, Recv: time.Now(), Kind: KindGapClose, Relisted: true})
 	}
 }
 
@@ -187,7 +189,7 @@ func (h *Hub) Close() {
 	h.closed = true
 	for _, st := range h.streams {
 		for s := range st.subs {
-			s.push(Notice{Stream: st.name, Recv: time.Now(), Kind: KindError, Err: errClosed})
+			s.push(Notice{Stream: st.name, Key: st.key, Recv: time.Now(), Kind: KindError, Err: errClosed})
 		}
 		st.subs = map[*subscriber]bool{}
 	}
@@ -218,7 +220,7 @@ func (s *subscriber) push(n Notice) {
 	case s.behind:
 	case len(s.queue) >= queueLimit:
 		s.behind = true
-		s.queue = append(s.queue, Notice{Stream: n.Stream, Recv: time.Now(), Kind: KindGapOpen,
+		s.queue = append(s.queue, Notice{Stream: n.Stream, Key: n.Key, Recv: time.Now(), Kind: KindGapOpen,
 			Reason: fmt.Sprintf("this reader fell %d notices behind the shared watch", queueLimit)})
 	default:
 		s.queue = append(s.queue, n)

@@ -18,17 +18,17 @@ import (
 func TestHubSlowSubscriberStallsNoOne(t *testing.T) {
 	const events = 200
 	run := func(slow bool) (publish, others time.Duration) {
-		h := NewHub("pods")
-		h.Publish(Notice{Stream: "pods", Kind: KindList, Initial: true})
+		h := NewHub(key("pods"))
+		h.Publish(Notice{Stream: "pods", Key: key("pods"), Kind: KindList, Initial: true})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		if slow {
-			h.Subscribe(ctx, "pods", func(Notice) { time.Sleep(20 * time.Millisecond) })
+			h.Subscribe(ctx, key("pods"), func(Notice) { time.Sleep(20 * time.Millisecond) })
 		}
 		fast := make([]*recorder, 3)
 		for i := range fast {
 			fast[i] = &recorder{}
-			h.Subscribe(ctx, "pods", fast[i].notice)
+			h.Subscribe(ctx, key("pods"), fast[i].notice)
 		}
 		start := time.Now()
 		for i := range events {
@@ -55,18 +55,18 @@ func TestHubSlowSubscriberStallsNoOne(t *testing.T) {
 func TestHubOverflowIsAGap(t *testing.T) {
 	defer func(l int) { queueLimit = l }(queueLimit)
 	queueLimit = 10
-	h := NewHub("pods")
-	h.Publish(Notice{Stream: "pods", Kind: KindList, Initial: true})
+	h := NewHub(key("pods"))
+	h.Publish(Notice{Stream: "pods", Key: key("pods"), Kind: KindList, Initial: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	release := make(chan struct{})
 	var once sync.Once
 	var slow, fast recorder
-	h.Subscribe(ctx, "pods", func(n Notice) {
+	h.Subscribe(ctx, key("pods"), func(n Notice) {
 		slow.notice(n)
 		once.Do(func() { <-release }) // stuck on its first notice
 	})
-	h.Subscribe(ctx, "pods", fast.notice)
+	h.Subscribe(ctx, key("pods"), fast.notice)
 	slow.wait(1) // its List taken: 10 places left
 	for i := range 50 {
 		h.Publish(event("pods", watch.Added, fmt.Sprintf("p%03d", i)))

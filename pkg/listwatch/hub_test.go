@@ -19,8 +19,11 @@ func hubPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
 }
 
+// key is the Key of a test stream called name.
+func key(name string) Key { return Key{Resource: "pods", FieldSelector: "spec.nodeName=" + name} }
+
 func event(stream string, typ watch.EventType, name string) Notice {
-	return Notice{Stream: stream, Kind: KindEvent, Event: &watch.Event{Type: typ, Object: hubPod(name)}}
+	return Notice{Stream: stream, Key: key(stream), Kind: KindEvent, Event: &watch.Event{Type: typ, Object: hubPod(name)}}
 }
 
 // kinds names each notice: err, list(N), event(name), gap-open, gap-close.
@@ -98,17 +101,17 @@ func (r *recorder) kinds() []string {
 // failed stream or a closed Hub is refused (the caller then opens its own
 // watch).
 func TestHubStartsLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
-	h := NewHub("n1", "n2")
-	h.Publish(Notice{Stream: "n1", Kind: KindList, Initial: true, List: []runtime.Object{hubPod("a"), hubPod("b")}})
+	h := NewHub(key("n1"), key("n2"))
+	h.Publish(Notice{Stream: "n1", Key: key("n1"), Kind: KindList, Initial: true, List: []runtime.Object{hubPod("a"), hubPod("b")}})
 	h.Publish(event("n1", watch.Deleted, "a"))
-	h.Publish(Notice{Stream: "n1", Kind: KindGapOpen})
+	h.Publish(Notice{Stream: "n1", Key: key("n1"), Kind: KindGapOpen})
 	var r recorder
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if !h.Subscribe(ctx, "n1", r.notice) {
+	if !h.Subscribe(ctx, key("n1"), r.notice) {
 		t.Fatal("n1 refused")
 	}
-	h.Publish(Notice{Stream: "n1", Kind: KindGapClose})
+	h.Publish(Notice{Stream: "n1", Key: key("n1"), Kind: KindGapClose})
 	h.Publish(event("n1", watch.Added, "c"))
 	h.Publish(event("n2", watch.Added, "d"))
 	h.Publish(event("other", watch.Added, "e"))
@@ -120,22 +123,22 @@ func TestHubStartsLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 	if p := r.got[0].List[0].(*corev1.Pod); p.Name != "b" || !r.got[0].Initial || r.got[0].Stream != "n1" {
 		t.Errorf("replayed list %+v holds %s, want an initial List of n1 holding b (a was deleted)", r.got[0], p.Name)
 	}
-	if h.Subscribe(ctx, "n1", func(Notice) {}) {
+	if h.Subscribe(ctx, key("n1"), func(Notice) {}) {
 		t.Errorf("subscribed after the Hub closed")
 	}
 
-	h = NewHub("n1", "budgets")
-	h.Publish(Notice{Stream: "budgets", Kind: KindError, Err: errors.New("forbidden")})
-	if h.Subscribe(ctx, "budgets", func(Notice) {}) || h.Subscribe(ctx, "n9", func(Notice) {}) {
+	h = NewHub(key("n1"), key("budgets"))
+	h.Publish(Notice{Stream: "budgets", Key: key("budgets"), Kind: KindError, Err: errors.New("forbidden")})
+	if h.Subscribe(ctx, key("budgets"), func(Notice) {}) || h.Subscribe(ctx, key("n9"), func(Notice) {}) {
 		t.Errorf("subscribed to a failed stream or a stream not shared")
 	}
 	var early recorder
 	time.Sleep(10 * time.Millisecond)
-	if !h.Subscribe(ctx, "n1", early.notice) || len(early.kinds()) != 0 {
+	if !h.Subscribe(ctx, key("n1"), early.notice) || len(early.kinds()) != 0 {
 		t.Errorf("before the first list: %v, want a subscription and no notice yet", early.kinds())
 	}
 	var none *Hub
-	if none.Subscribe(ctx, "n1", func(Notice) {}) {
+	if none.Subscribe(ctx, key("n1"), func(Notice) {}) {
 		t.Errorf("a nil Hub accepted a subscriber")
 	}
 }
@@ -144,8 +147,8 @@ func TestHubStartsLateSubscribersFromWhatTheStreamHolds(t *testing.T) {
 // others subscribe at the same time: its replay first, then what was
 // published after it.
 func TestHubKeepsEachSubscribersOrder(t *testing.T) {
-	h := NewHub("pods")
-	h.Publish(Notice{Stream: "pods", Kind: KindList, Initial: true})
+	h := NewHub(key("pods"))
+	h.Publish(Notice{Stream: "pods", Key: key("pods"), Kind: KindList, Initial: true})
 	const events, subscribers = 300, 8
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -163,7 +166,7 @@ func TestHubKeepsEachSubscribersOrder(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !h.Subscribe(ctx, "pods", recs[i].notice) {
+			if !h.Subscribe(ctx, key("pods"), recs[i].notice) {
 				t.Error("refused")
 			}
 		}()
@@ -196,16 +199,16 @@ func TestHubKeepsEachSubscribersOrder(t *testing.T) {
 // callback: the Hub holds no lock while it calls one. Once its ctx ended
 // it gets nothing more.
 func TestHubCallbacksMaySubscribeAndUnsubscribe(t *testing.T) {
-	h := NewHub("pods")
-	h.Publish(Notice{Stream: "pods", Kind: KindList, Initial: true, List: []runtime.Object{hubPod("a")}})
+	h := NewHub(key("pods"))
+	h.Publish(Notice{Stream: "pods", Key: key("pods"), Kind: KindList, Initial: true, List: []runtime.Object{hubPod("a")}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var inner, outer recorder
 	listed := make(chan struct{})
-	h.Subscribe(ctx, "pods", func(n Notice) {
+	h.Subscribe(ctx, key("pods"), func(n Notice) {
 		outer.notice(n)
 		if n.Kind == KindList {
-			if !h.Subscribe(context.Background(), "pods", inner.notice) {
+			if !h.Subscribe(context.Background(), key("pods"), inner.notice) {
 				t.Error("the subscription from a callback was refused")
 			}
 			cancel()

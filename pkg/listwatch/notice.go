@@ -32,8 +32,9 @@ const (
 // Notice is what a Stream reports, stamped with the local monotonic time
 // at which it was received.
 type Notice struct {
-	// Stream is the name of the Stream that reported it.
+	// Stream is the name of the Stream that reported it; Key its Key.
 	Stream string
+	Key    Key
 	Recv   time.Time
 	Kind   Kind
 	// Event is a KindEvent's notification.

@@ -20,8 +20,11 @@ import (
 // resumption is reported as a gap, in its place among the events, so that
 // a lost connection is marked in the output, never hidden.
 type Stream struct {
+	// Name names the stream on gap lines and in Notice.Stream.
 	Name string
-	LW   *cache.ListWatch
+	// Key, when set, is what a Hub shares the stream by (Notice.Key).
+	Key Key
+	LW  *cache.ListWatch
 	// RetryDelay is the least time between the starts of two watches or
 	// failed re-lists (default 1 s, client-go RetryWatcher's
 	// minRestartDelay): a watch that drops at once is not reopened in a
@@ -73,7 +76,7 @@ type run struct {
 
 // send hands n to out, false once ctx ended.
 func (r *run) send(n Notice) bool {
-	n.Stream = r.Name
+	n.Stream, n.Key = r.Name, r.Key
 	if n.Recv.IsZero() {
 		n.Recv = time.Now()
 	}

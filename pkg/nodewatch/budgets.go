@@ -41,7 +41,7 @@ type budgetTrack struct {
 
 // budgetStream is the one watch of the cluster's PodDisruptionBudgets.
 func (f *follower) budgetStream() *listwatch.Stream {
-	return &listwatch.Stream{Name: streamBudgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
+	return &listwatch.Stream{Name: streamBudgets, Key: listwatch.Budgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
 		"poddisruptionbudgets", "", func(*metav1.ListOptions) {})}
 }
 

@@ -58,8 +58,8 @@ type Config struct {
 	Ready func()
 	// Watches, when set, is given every Notice of Follow's watches as
 	// Follow takes it (Publish): another reader of the objects of a stream
-	// it shares (the pods on each node, timeline.StreamPodsOn, and the
-	// PodDisruptionBudgets, timeline.StreamBudgets) subscribes there and
+	// it shares (the pods on each node, listwatch.PodsOnNode, and the
+	// PodDisruptionBudgets, listwatch.Budgets) subscribes there and
 	// needs no watch of its own. The caller closes it once Follow returned.
 	Watches *listwatch.Hub
 	// CordonedHere, when set, is asked about a followed node the watch saw
@@ -208,9 +208,9 @@ func (f *follower) streams() []*listwatch.Stream {
 	c := f.cfg.Client
 	var out []*listwatch.Stream
 	for _, n := range f.w.Nodes {
-		sel := fields.OneTermEqualSelector("spec.nodeName", n).String()
-		out = append(out, &listwatch.Stream{Name: podStream(n), LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = sel })})
+		key := listwatch.PodsOnNode(n)
+		out = append(out, &listwatch.Stream{Name: podStream(n), Key: key, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
+			func(o *metav1.ListOptions) { o.FieldSelector = key.FieldSelector })})
 	}
 	nodeSel := f.cfg.Selector
 	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()

@@ -5,12 +5,10 @@ const (
 	StreamPods           = "pod"
 	StreamEndpointSlices = "EndpointSlices"
 	StreamEvents         = "Events"
-	// StreamBudgets is the watch of the cluster's PodDisruptionBudgets
-	// (watch node and drain share it through a listwatch.Hub).
+	// StreamBudgets is the watch of the cluster's PodDisruptionBudgets.
 	StreamBudgets = "PodDisruptionBudgets"
 )
 
-// StreamPodsOn is the name of the watch of the pods on node (fieldSelector
-// spec.nodeName), which watch node and drain share through a
-// listwatch.Hub.
+// StreamPodsOn is the name of the watch of the pods on node (its Key is
+// listwatch.PodsOnNode).
 func StreamPodsOn(node string) string { return StreamPods + " on " + node }
