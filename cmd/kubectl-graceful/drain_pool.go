@@ -15,7 +15,7 @@ import (
 func (o *drainNodeOptions) runPool(ctx context.Context, d *drain.Drainer) error {
 	res, err := d.DrainPool(ctx, o.nodes)
 	if structured(o.output) {
-		if jerr := render.PoolJSON(documentWriter(o.Out, o.output), res); jerr != nil {
+		if jerr := render.JSON(documentWriter(o.Out, o.output), res); jerr != nil {
 			return jerr
 		}
 	}
@@ -26,13 +26,13 @@ func (o *drainNodeOptions) runPool(ctx context.Context, d *drain.Drainer) error 
 }
 
 // poolExit returns nil when every node drained (a dry run: no blocker),
-// else cliutil.Risk().
+// else cliutil.Risk(). One node's result is a pool's too (drain.OneNode).
 func poolExit(res *drain.PoolResult) error {
 	switch res.Outcome {
 	case drain.OutcomeDrained:
 		return nil
 	case drain.OutcomeDryRun:
-		if !res.Preflight.Blocked() {
+		if res.Preflight != nil && !res.Preflight.Blocked() {
 			return nil
 		}
 	}

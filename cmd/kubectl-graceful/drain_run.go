@@ -58,43 +58,17 @@ func (o *drainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error
 	if len(o.nodes) > 1 {
 		return o.runPool(ctx, d)
 	}
-	var results []*drain.NodeResult
-	var runErr error
-	for i := range o.nodes {
-		if ctx.Err() != nil {
-			break
-		}
-		res, err := d.Drain(ctx, &o.nodes[i])
-		results = append(results, res)
-		if err != nil {
-			runErr = fmt.Errorf("node %s: %w", o.nodes[i].Name, err)
-			break
-		}
-	}
+	res, err := d.Drain(ctx, &o.nodes[0])
+	one := drain.OneNode(res, err, ctx.Err() != nil)
 	if structured(o.output) {
-		if err := render.JSON(documentWriter(o.Out, o.output), results); err != nil {
-			return err
+		if jerr := render.JSON(documentWriter(o.Out, o.output), one); jerr != nil {
+			return jerr
 		}
 	}
-	if runErr != nil {
-		return runErr
+	if err != nil {
+		return fmt.Errorf("node %s: %w", o.nodes[0].Name, err)
 	}
-	return exitFor(results, len(o.nodes))
-}
-
-// exitFor returns cliutil.Risk() unless every one of want nodes drained,
-// or, for a dry run, had no blocker.
-func exitFor(results []*drain.NodeResult, want int) error {
-	if len(results) < want {
-		return cliutil.Risk()
-	}
-	for _, r := range results {
-		ok := r.Outcome == drain.OutcomeDrained || r.Outcome == drain.OutcomeDryRun && len(r.Preflight.Blockers) == 0
-		if !ok {
-			return cliutil.Risk()
-		}
-	}
-	return nil
+	return poolExit(one)
 }
 
 // drainer builds the Drainer for the options, telling events what happens.

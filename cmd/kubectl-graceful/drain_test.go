@@ -63,26 +63,24 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 	}
 }
 
-func TestExitFor(t *testing.T) {
+// One node's result, as drain.OneNode reports it, exits as a pool's.
+func TestOneNodeExit(t *testing.T) {
 	clean := &preflight.Report{}
 	blocked := &preflight.Report{Blockers: []preflight.Issue{{Kind: "pdb-allows-none"}}}
 	cases := []struct {
-		name    string
-		results []*drain.NodeResult
-		want    int
+		name        string
+		res         *drain.NodeResult
+		interrupted bool
+		want        int
 	}{
-		{"drained", []*drain.NodeResult{{Outcome: drain.OutcomeDrained, Preflight: clean}}, cliutil.ExitOK},
-		{"dry-run clean", []*drain.NodeResult{{Outcome: drain.OutcomeDryRun, Preflight: clean}}, cliutil.ExitOK},
-		{"dry-run blocker", []*drain.NodeResult{{Outcome: drain.OutcomeDryRun, Preflight: blocked}}, cliutil.ExitRisk},
-		{"one of two timed out", []*drain.NodeResult{{Outcome: drain.OutcomeDrained, Preflight: clean}, {Outcome: drain.OutcomeTimedOut, Preflight: blocked}}, cliutil.ExitRisk},
-		{"interrupted before second node", []*drain.NodeResult{{Outcome: drain.OutcomeDrained, Preflight: clean}}, cliutil.ExitRisk},
+		{"drained", &drain.NodeResult{Outcome: drain.OutcomeDrained, Preflight: clean}, false, cliutil.ExitOK},
+		{"dry-run clean", &drain.NodeResult{Outcome: drain.OutcomeDryRun, Preflight: clean}, false, cliutil.ExitOK},
+		{"dry-run blocker", &drain.NodeResult{Outcome: drain.OutcomeDryRun, Preflight: blocked}, false, cliutil.ExitRisk},
+		{"timed out", &drain.NodeResult{Outcome: drain.OutcomeTimedOut, Preflight: blocked}, false, cliutil.ExitRisk},
+		{"interrupted in the preflight", &drain.NodeResult{Outcome: drain.OutcomeInterrupted}, true, cliutil.ExitRisk},
 	}
 	for _, c := range cases {
-		want := 1
-		if c.name == "interrupted before second node" {
-			want = 2
-		}
-		if got := cliutil.CodeOf(exitFor(c.results, max(want, len(c.results)))); got != c.want {
+		if got := cliutil.CodeOf(poolExit(drain.OneNode(c.res, nil, c.interrupted))); got != c.want {
 			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
 		}
 	}

@@ -62,6 +62,31 @@ type PoolNode struct {
 	StaysCordoned *bool `json:"staysCordoned"`
 }
 
+// OneNode is the result of one node's Drain (res, err) in the shape of a
+// pool's, so that a report has one shape whatever the number of nodes:
+// Nodes holds res with its summary, the counts are its own, and Outcome
+// reads as a pool's (drained, dry-run, refused, interrupted, error,
+// not-drained), while res.Outcome keeps the node's own (blocked,
+// timed-out). Preflight holds the node's (nil when the drain ended
+// before it), with no pool-level blocker and no pool estimate.
+// interrupted is true when the command's context ended.
+func OneNode(res *NodeResult, err error, interrupted bool) *PoolResult {
+	out := &PoolResult{Nodes: []*PoolNode{newPoolNode(res)}, EvictedAgain: []string{}, DurationSeconds: res.DurationSeconds}
+	if r := res.Preflight; r != nil {
+		out.InitialPods = r.PodCount()
+		out.Preflight = &preflight.PoolReport{Nodes: []*preflight.Report{r}, Blockers: []preflight.Issue{}, Warnings: []preflight.Issue{},
+			DrainTogether: [][]string{{res.Node}}, MaxConcurrentNodes: 1, Verdict: r.Verdict}
+	}
+	if res.Outcome == OutcomeDryRun || res.Outcome == OutcomeRefused {
+		out.Outcome = res.Outcome
+	}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	out.tally(interrupted)
+	return out
+}
+
 // newPoolNode sums up res for the pool summary.
 func newPoolNode(res *NodeResult) *PoolNode {
 	n := &PoolNode{NodeResult: res}

@@ -7,16 +7,11 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// jsonDocument is the -o json document: one entry per node drained or
-// tried, in order.
-type jsonDocument struct {
-	Nodes []*drain.NodeResult `json:"nodes"`
-}
-
-// JSON writes the results of every node as one indented JSON document
-// (preflight, per-pod results and durations). It returns the write error.
-func JSON(w io.Writer, results []*drain.NodeResult) error {
+// JSON writes a drain's result, of one node (drain.OneNode) or a pool, as
+// one indented JSON document: one shape whatever the number of nodes. It
+// returns the write error.
+func JSON(w io.Writer, res *drain.PoolResult) error {
 	enc := termsafe.NewJSONEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(jsonDocument{Nodes: results})
+	return enc.Encode(res)
 }
