@@ -7,9 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
@@ -21,44 +20,24 @@ type drainNodeOptions struct {
 	nodeNames []string
 	// selector selects nodes by label instead (-l, --selector).
 	selector string
-	// podSelector limits the drain to pods matching it (--pod-selector).
-	podSelector string
-	flags       preflight.Flags
-	// timeout bounds each node's evictions; 0 waits forever (--timeout).
-	timeout time.Duration
+	// drainer is the library's configuration, the flags bound onto it as
+	// kubectl's NewDrainCmdOptions binds them onto drain.Helper; Complete
+	// adds the clients and the dry run, Run the Events.
+	drainer drain.Drainer
 	// dryRun is "none", "client" or "server"; anything but none stops after
 	// the preflight (--dry-run).
 	dryRun string
 	// output is "" for text, "json" or "yaml".
 	output string
-	// uncordonOnFailure uncordons a node this command cordoned when its drain fails.
-	uncordonOnFailure bool
 	// yesBypassPDB confirms --disable-eviction.
 	yesBypassPDB bool
-	// retryDelay and retryMax are the first and the longest wait between two
-	// eviction requests for a pod a PodDisruptionBudget refused.
-	retryDelay time.Duration
-	retryMax   time.Duration
-	// maxConcurrentNodes is how many nodes of a pool are drained at a time
-	// (--max-concurrent-nodes, >= 1).
-	maxConcurrentNodes int
 	// watch follows the terminations the drain causes (watch node) and
 	// judges them; propagation is its --propagation.
 	watch       bool
 	propagation time.Duration
 	// wide is --wide: the watch's live lines with every column.
-	wide bool
-	// deleteAfter, above 0, deletes the pods a PodDisruptionBudget still
-	// refuses this long after the evictions started (--delete-after).
-	deleteAfter time.Duration
-	// excludeFromLB labels each node out of external load balancers
-	// before its evictions (--exclude-from-lb).
-	excludeFromLB bool
-
-	client kubernetes.Interface
-	// dynamic reads and restarts Argo Rollouts (--surge).
-	dynamic dynamic.Interface
-	nodes   []corev1.Node
+	wide  bool
+	nodes []corev1.Node
 	genericiooptions.IOStreams
 }
 
@@ -83,8 +62,8 @@ var (
 // newDrainNodeOptions are the options with the flags' defaults.
 func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *drainNodeOptions {
 	return &drainNodeOptions{configFlags: configFlags, IOStreams: streams, dryRun: "none",
-		flags: preflight.Flags{GracePeriodSeconds: -1}, retryDelay: time.Second, retryMax: 5 * time.Second,
-		maxConcurrentNodes: 1}
+		drainer: drain.Drainer{Flags: preflight.Flags{GracePeriodSeconds: -1},
+			Backoff: drain.Backoff{Base: time.Second, Cap: 5 * time.Second}, MaxConcurrentNodes: 1}}
 }
 
 // newCmdDrainNode builds `drain node` around o, binding every flag to it.
@@ -123,29 +102,29 @@ a pod its PodDisruptionBudget still refused.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.selector, "selector", "l", "", "Selector (label query) to filter nodes on")
-	f.StringVar(&o.podSelector, "pod-selector", "", "Label selector to filter pods on the node")
-	f.BoolVar(&o.flags.Force, "force", false, "Continue even if there are pods that do not declare a controller.")
-	f.BoolVar(&o.flags.IgnoreDaemonSets, "ignore-daemonsets", false, "Ignore DaemonSet-managed pods.")
-	f.BoolVar(&o.flags.DeleteEmptyDirData, "delete-emptydir-data", false, "Continue even if there are pods using emptyDir (local data that will be deleted when the node is drained).")
-	f.IntVar(&o.flags.GracePeriodSeconds, "grace-period", -1, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used.")
-	f.DurationVar(&o.timeout, "timeout", 0, "The length of time to wait before giving up on a node, zero means infinite")
-	f.BoolVar(&o.flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
+	f.StringVar(&o.drainer.PodSelector, "pod-selector", "", "Label selector to filter pods on the node")
+	f.BoolVar(&o.drainer.Flags.Force, "force", false, "Continue even if there are pods that do not declare a controller.")
+	f.BoolVar(&o.drainer.Flags.IgnoreDaemonSets, "ignore-daemonsets", false, "Ignore DaemonSet-managed pods.")
+	f.BoolVar(&o.drainer.Flags.DeleteEmptyDirData, "delete-emptydir-data", false, "Continue even if there are pods using emptyDir (local data that will be deleted when the node is drained).")
+	f.IntVar(&o.drainer.Flags.GracePeriodSeconds, "grace-period", -1, "Period of time in seconds given to each pod to terminate gracefully. If negative, the default value specified in the pod will be used.")
+	f.DurationVar(&o.drainer.Timeout, "timeout", 0, "The length of time to wait before giving up on a node, zero means infinite")
+	f.BoolVar(&o.drainer.Flags.DisableEviction, "disable-eviction", false, "Delete pods instead of evicting them, bypassing PodDisruptionBudgets. Refused unless --yes-bypass-pdb is given too.")
 	f.BoolVar(&o.yesBypassPDB, "yes-bypass-pdb", false, "Confirm --disable-eviction: PodDisruptionBudgets will not be checked.")
-	f.BoolVar(&o.flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
+	f.BoolVar(&o.drainer.Flags.EvictDoNotDisrupt, "evict-do-not-disrupt", false, "Evict pods annotated cluster-autoscaler.kubernetes.io/safe-to-evict=false or karpenter.sh/do-not-disrupt=true too.")
 	f.StringVar(&o.dryRun, "dry-run", "none", `Must be "none", "client" or "server". Anything but none prints the preflight and stops; server also sends each eviction with dryRun=All and shows the answers. Exit status 2 when it finds a blocker. Without a value: client, with a warning.`)
 	f.Lookup("dry-run").NoOptDefVal = bareDryRun
 	f.StringVarP(&o.output, "output", "o", "", "Output format: json or yaml (preflight, per-pod results and durations)")
-	f.BoolVar(&o.uncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
-	f.DurationVar(&o.retryDelay, "eviction-retry-delay", o.retryDelay, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")
+	f.BoolVar(&o.drainer.UncordonOnFailure, "uncordon-on-failure", false, "Uncordon the node when its drain fails or is interrupted, if this command's patch cordoned it and no other client cordoned it again since.")
+	f.DurationVar(&o.drainer.Backoff.Base, "eviction-retry-delay", o.drainer.Backoff.Base, "First wait before retrying an eviction a PodDisruptionBudget refused; doubles up to --eviction-retry-max")
 	// kubectl waits a fixed 5 s between retries; capping at 5 s keeps this
 	// drain never slower than kubectl's while the first retries come sooner.
-	f.DurationVar(&o.retryMax, "eviction-retry-max", o.retryMax, "Longest wait between two eviction requests for one pod")
+	f.DurationVar(&o.drainer.Backoff.Cap, "eviction-retry-max", o.drainer.Backoff.Cap, "Longest wait between two eviction requests for one pod")
 	f.BoolVar(&o.watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
 	addPropagationFlag(f, &o.propagation)
 	addWideFlag(f, &o.wide, " (the server's time, the workload)")
-	f.DurationVar(&o.deleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
-	f.BoolVar(&o.excludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")
-	f.IntVar(&o.maxConcurrentNodes, "max-concurrent-nodes", o.maxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
+	f.DurationVar(&o.drainer.DeleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
+	f.BoolVar(&o.drainer.ExcludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")
+	f.IntVar(&o.drainer.MaxConcurrentNodes, "max-concurrent-nodes", o.drainer.MaxConcurrentNodes, "With several nodes: how many are drained at a time, after all of them are cordoned (1: one after another, as kubectl drain)")
 	addSurgeOrderFlags(cmd, f, o)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{
 		"output":  completeValues(drainFormats...),

@@ -27,7 +27,7 @@ func (b *budgetOverrides) overriding(o drain.BudgetOverride) {
 	}
 	fmt.Fprintln(b.o.ErrOut, termsafe.Escape(fmt.Sprintf(
 		"warning: --delete-after %s passed: deleting pod %s/%s on node %s, which %s still refuses to let go; it gets its own grace period",
-		b.o.deleteAfter, o.Namespace, o.Pod, o.Node, budget)))
+		b.o.drainer.DeleteAfter, o.Namespace, o.Pod, o.Node, budget)))
 }
 
 // exit turns a drain that ended well (err nil) into ExitBudgetOverridden
@@ -44,13 +44,13 @@ func (b *budgetOverrides) exit(err error) error {
 // --disable-eviction (every pod is deleted at once already), below zero.
 func (o *drainNodeOptions) validateDeleteAfter() error {
 	switch {
-	case o.deleteAfter < 0:
-		return fmt.Errorf("--delete-after must be a positive duration, not %s", o.deleteAfter)
-	case o.deleteAfter == 0:
+	case o.drainer.DeleteAfter < 0:
+		return fmt.Errorf("--delete-after must be a positive duration, not %s", o.drainer.DeleteAfter)
+	case o.drainer.DeleteAfter == 0:
 		return nil
 	case o.dryRun != "none":
 		return errors.New("--delete-after deletes pods, and --dry-run changes nothing: use one or the other")
-	case o.flags.DisableEviction:
+	case o.drainer.Flags.DisableEviction:
 		return errors.New("--delete-after deletes the pods a budget still refuses, and --disable-eviction deletes every pod at once: use one or the other")
 	}
 	return nil

@@ -15,7 +15,7 @@ import (
 // did not keeps its own code, and the override line is escaped.
 func TestBudgetOverrideExit(t *testing.T) {
 	var errOut bytes.Buffer
-	o := &drainNodeOptions{deleteAfter: 5 * time.Second}
+	o := &drainNodeOptions{drainer: drain.Drainer{DeleteAfter: 5 * time.Second}}
 	o.ErrOut = &errOut
 	b := &budgetOverrides{o: o}
 	if got := cliutil.CodeOf(b.exit(nil)); got != cliutil.ExitOK {

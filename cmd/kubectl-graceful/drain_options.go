@@ -16,15 +16,16 @@ import (
 )
 
 // Complete takes the node names, resolves a bare --dry-run and builds the
-// client; it does not call the API server.
+// clients, onto the Drainer; it does not call the API server.
 func (o *drainNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.nodeNames = args
 	o.completeDryRun()
+	o.drainer.DryRun, o.drainer.ServerDryRun = o.dryRun != "none", o.dryRun == "server"
 	var err error
-	if o.client, err = newClient(o.configFlags, drainClientLimits); err != nil {
+	if o.drainer.Client, err = newClient(o.configFlags, drainClientLimits); err != nil {
 		return err
 	}
-	o.dynamic, err = newDynamicClient(o.configFlags, drainClientLimits)
+	o.drainer.Dynamic, err = newDynamicClient(o.configFlags, drainClientLimits)
 	return err
 }
 
@@ -58,10 +59,10 @@ func (o *drainNodeOptions) completeDryRun() {
 // 30 s outage window (--request-timeout bounds each read), so that a node
 // whose turn a short --timeout ends is still summarised as timed out.
 func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
-	b := drain.Backoff{Base: o.retryDelay, Cap: o.retryMax}
+	b := drain.Backoff{Base: o.drainer.Backoff.Base, Cap: o.drainer.Backoff.Cap}
 	if o.selector != "" {
-		list, err := drain.ThroughOutage(ctx, b, o.timeout, func(ctx context.Context) (*corev1.NodeList, error) {
-			return o.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
+		list, err := drain.ThroughOutage(ctx, b, o.drainer.Timeout, func(ctx context.Context) (*corev1.NodeList, error) {
+			return o.drainer.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})
 		})
 		if err != nil {
 			return fmt.Errorf("listing nodes with -l %s: %w", o.selector, err)
@@ -73,8 +74,8 @@ func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 		return nil
 	}
 	for _, name := range o.nodeNames {
-		n, err := drain.ThroughOutage(ctx, b, o.timeout, func(ctx context.Context) (*corev1.Node, error) {
-			return o.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		n, err := drain.ThroughOutage(ctx, b, o.drainer.Timeout, func(ctx context.Context) (*corev1.Node, error) {
+			return o.drainer.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		})
 		if apierrors.IsNotFound(err) {
 			return errNotFound("node", "", name)
@@ -95,7 +96,7 @@ func (o *drainNodeOptions) Validate() error {
 	if err := validateNodeArgs(o.nodeNames, o.selector, "drain node NAME... (or -l SELECTOR)"); err != nil {
 		return err
 	}
-	if o.flags.DisableEviction && !o.yesBypassPDB {
+	if o.drainer.Flags.DisableEviction && !o.yesBypassPDB {
 		return errors.New("--disable-eviction deletes pods without checking PodDisruptionBudgets; " +
 			"add --yes-bypass-pdb if that is really what you want")
 	}
@@ -105,7 +106,7 @@ func (o *drainNodeOptions) Validate() error {
 	if err := validateOutput("drain node", o.output, drainFormats...); err != nil {
 		return err
 	}
-	for flag, sel := range map[string]string{"--pod-selector": o.podSelector, "--selector": o.selector} {
+	for flag, sel := range map[string]string{"--pod-selector": o.drainer.PodSelector, "--selector": o.selector} {
 		if _, err := labels.Parse(sel); err != nil {
 			return fmt.Errorf("%s must be a valid label selector: %v", flag, err)
 		}
@@ -126,15 +127,15 @@ func (o *drainNodeOptions) Validate() error {
 	if err := o.validateSurgeOrder(); err != nil {
 		return err
 	}
-	if o.timeout < 0 {
+	if o.drainer.Timeout < 0 {
 		// kubectl drain reads a negative --timeout as already expired;
 		// one that reads as "no limit" here would surprise either way.
-		return fmt.Errorf("--timeout must not be negative (0 waits without limit), not %s", o.timeout)
+		return fmt.Errorf("--timeout must not be negative (0 waits without limit), not %s", o.drainer.Timeout)
 	}
-	if o.maxConcurrentNodes < 1 {
-		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.maxConcurrentNodes)
+	if o.drainer.MaxConcurrentNodes < 1 {
+		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.drainer.MaxConcurrentNodes)
 	}
-	if o.retryDelay <= 0 || o.retryMax < o.retryDelay {
+	if o.drainer.Backoff.Base <= 0 || o.drainer.Backoff.Cap < o.drainer.Backoff.Base {
 		return errors.New("--eviction-retry-delay must be > 0 and at most --eviction-retry-max")
 	}
 	return nil

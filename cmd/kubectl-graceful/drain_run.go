@@ -15,9 +15,6 @@ import (
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *drainNodeOptions) Run(ctx context.Context) error {
-	if o.watch {
-		o.Out = &syncWriter{w: o.Out}
-	}
 	watcher := &drainWatcher{}
 	onInterrupt(ctx, watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
@@ -38,12 +35,12 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 	overrides := &budgetOverrides{o: o}
 	events.BudgetOverridden = overrides.overriding
 	events.LBWaiting = o.lbWaiting
-	d := o.drainer(events)
+	d := o.newDrainer(events)
 	if watch != nil {
 		// One watch of each node's pods and of the budgets, for both.
 		d.Watches = watch.watches
 	}
-	if o.flags.DisableEviction {
+	if o.drainer.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
 	err := o.drainAll(ctx, d)
@@ -71,13 +68,12 @@ func (o *drainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error
 	return poolExit(one)
 }
 
-// drainer builds the Drainer for the options, telling events what happens.
-func (o *drainNodeOptions) drainer(events drain.Events) *drain.Drainer {
-	return &drain.Drainer{Client: o.client, Dynamic: o.dynamic, Flags: o.flags, PodSelector: o.podSelector, Timeout: o.timeout,
-		DryRun: o.dryRun != "none", ServerDryRun: o.dryRun == "server", UncordonOnFailure: o.uncordonOnFailure,
-		Backoff: drain.Backoff{Base: o.retryDelay, Cap: o.retryMax}, PodWarnings: preflight.AuditWarnings,
-		Events: events, MaxConcurrentNodes: o.maxConcurrentNodes, DeleteAfter: o.deleteAfter,
-		ExcludeFromLB: o.excludeFromLB}
+// newDrainer is the Drainer the flags configured, with the audit's
+// error-level findings in its preflight, telling events what happens.
+func (o *drainNodeOptions) newDrainer(events drain.Events) *drain.Drainer {
+	d := o.drainer
+	d.Events, d.PodWarnings = events, preflight.AuditWarnings
+	return &d
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout
@@ -89,7 +85,7 @@ func (o *drainNodeOptions) view() drain.Events {
 	}
 	tty, width := terminal(o.Out)
 	t := render.NewText(o.Out, tty, width)
-	t.SetConcurrentNodes(o.maxConcurrentNodes)
+	t.SetConcurrentNodes(o.drainer.MaxConcurrentNodes)
 	if o.watch {
 		t.SetStamped(stampWidth, o.wide)
 	}

@@ -15,21 +15,21 @@ var orders = []string{preflight.OrderNone, preflight.OrderPriority}
 
 // addSurgeOrderFlags binds --surge and --order to o.
 func addSurgeOrderFlags(cmd *cobra.Command, f *pflag.FlagSet, o *drainNodeOptions) {
-	f.BoolVar(&o.flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment or Argo Rollout whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the workload's pods. One node only.")
-	f.StringVar(&o.flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
+	f.BoolVar(&o.drainer.Flags.Surge, "surge", false, "After the cordon, restart (as 'kubectl rollout restart') each Deployment or Argo Rollout whose Ready pods are all on the node, so that its controller starts replacements elsewhere before removing the old pods; wait for the rollout, then evict what is left. Restarts ALL the workload's pods. One node only.")
+	f.StringVar(&o.drainer.Flags.Order, "order", preflight.OrderNone, `Eviction order: "none" (all at once, as kubectl) or "priority" (waves by pod priority, lowest first; honours Cluster API's cluster.x-k8s.io/drain=skip and wait-completed pod labels)`)
 	registerCompletions(cmd, map[string]cobra.CompletionFunc{"order": completeValues(orders...)})
 }
 
 // validateSurgeOrder rejects --surge with --disable-eviction or with
 // several nodes, and an unknown --order.
 func (o *drainNodeOptions) validateSurgeOrder() error {
-	if o.flags.Order != "" && !slices.Contains(orders, o.flags.Order) {
-		return errNotOneOf("--order", o.flags.Order, orders...)
+	if o.drainer.Flags.Order != "" && !slices.Contains(orders, o.drainer.Flags.Order) {
+		return errNotOneOf("--order", o.drainer.Flags.Order, orders...)
 	}
 	switch {
-	case o.flags.Surge && o.flags.DisableEviction:
+	case o.drainer.Flags.Surge && o.drainer.Flags.DisableEviction:
 		return errors.New("--surge lets the Deployment controller replace pods before they are evicted, and --disable-eviction deletes them: use one or the other")
-	case o.flags.Surge && (len(o.nodeNames) > 1 || o.selector != ""):
+	case o.drainer.Flags.Surge && (len(o.nodeNames) > 1 || o.selector != ""):
 		return errors.New("--surge drains one node: name a single node (not -l or several names)")
 	}
 	return nil

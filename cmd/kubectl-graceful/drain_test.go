@@ -12,7 +12,7 @@ import (
 
 func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 	ok := func() *drainNodeOptions {
-		return &drainNodeOptions{nodeNames: []string{"n"}, dryRun: "none", retryDelay: time.Second, retryMax: 10 * time.Second, maxConcurrentNodes: 1}
+		return &drainNodeOptions{nodeNames: []string{"n"}, dryRun: "none", drainer: drain.Drainer{Backoff: drain.Backoff{Base: time.Second, Cap: 10 * time.Second}, MaxConcurrentNodes: 1}}
 	}
 	cases := map[string]struct {
 		mutate func(o *drainNodeOptions)
@@ -21,29 +21,31 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 		"no node":                      {func(o *drainNodeOptions) { o.nodeNames = nil }, "name the nodes or select them with -l"},
 		"named twice":                  {func(o *drainNodeOptions) { o.nodeNames = []string{"n", "n"} }, `node "n" is named twice`},
 		"names and selector":           {func(o *drainNodeOptions) { o.selector = "a=b" }, "not both"},
-		"disable-eviction alone":       {func(o *drainNodeOptions) { o.flags.DisableEviction = true }, "--yes-bypass-pdb"},
+		"disable-eviction alone":       {func(o *drainNodeOptions) { o.drainer.Flags.DisableEviction = true }, "--yes-bypass-pdb"},
 		"bad dry-run":                  {func(o *drainNodeOptions) { o.dryRun = "yes" }, "--dry-run"},
 		"bad output":                   {func(o *drainNodeOptions) { o.output = "yml" }, `did you mean "yaml"?`},
-		"bad pod selector":             {func(o *drainNodeOptions) { o.podSelector = "a in (" }, "--pod-selector"},
-		"zero retry delay":             {func(o *drainNodeOptions) { o.retryDelay = 0 }, "--eviction-retry-delay"},
-		"zero concurrent nodes":        {func(o *drainNodeOptions) { o.maxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
-		"disable-eviction with bypass": {func(o *drainNodeOptions) { o.flags.DisableEviction, o.yesBypassPDB = true, true }, ""},
+		"bad pod selector":             {func(o *drainNodeOptions) { o.drainer.PodSelector = "a in (" }, "--pod-selector"},
+		"zero retry delay":             {func(o *drainNodeOptions) { o.drainer.Backoff.Base = 0 }, "--eviction-retry-delay"},
+		"zero concurrent nodes":        {func(o *drainNodeOptions) { o.drainer.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
+		"disable-eviction with bypass": {func(o *drainNodeOptions) { o.drainer.Flags.DisableEviction, o.yesBypassPDB = true, true }, ""},
 		"defaults":                     {func(o *drainNodeOptions) {}, ""},
 		// --surge and --order.
-		"surge with disable-eviction": {func(o *drainNodeOptions) { o.flags.Surge, o.flags.DisableEviction, o.yesBypassPDB = true, true, true }, "--surge"},
-		"surge with a selector":       {func(o *drainNodeOptions) { o.flags.Surge, o.nodeNames, o.selector = true, nil, "a=b" }, "one node"},
-		"surge with two nodes":        {func(o *drainNodeOptions) { o.flags.Surge, o.nodeNames = true, []string{"a", "b"} }, "one node"},
-		"unknown order":               {func(o *drainNodeOptions) { o.flags.Order = "priorty" }, `did you mean "priority"?`},
-		"surge and order priority":    {func(o *drainNodeOptions) { o.flags.Surge, o.flags.Order = true, "priority" }, ""},
-		"order none":                  {func(o *drainNodeOptions) { o.flags.Order = "none" }, ""},
+		"surge with disable-eviction": {func(o *drainNodeOptions) {
+			o.drainer.Flags.Surge, o.drainer.Flags.DisableEviction, o.yesBypassPDB = true, true, true
+		}, "--surge"},
+		"surge with a selector":    {func(o *drainNodeOptions) { o.drainer.Flags.Surge, o.nodeNames, o.selector = true, nil, "a=b" }, "one node"},
+		"surge with two nodes":     {func(o *drainNodeOptions) { o.drainer.Flags.Surge, o.nodeNames = true, []string{"a", "b"} }, "one node"},
+		"unknown order":            {func(o *drainNodeOptions) { o.drainer.Flags.Order = "priorty" }, `did you mean "priority"?`},
+		"surge and order priority": {func(o *drainNodeOptions) { o.drainer.Flags.Surge, o.drainer.Flags.Order = true, "priority" }, ""},
+		"order none":               {func(o *drainNodeOptions) { o.drainer.Flags.Order = "none" }, ""},
 		// --delete-after.
-		"delete-after with dry-run client": {func(o *drainNodeOptions) { o.deleteAfter, o.dryRun = 5*time.Second, "client" }, "--dry-run changes nothing"},
-		"delete-after with dry-run server": {func(o *drainNodeOptions) { o.deleteAfter, o.dryRun = 5*time.Second, "server" }, "--dry-run changes nothing"},
+		"delete-after with dry-run client": {func(o *drainNodeOptions) { o.drainer.DeleteAfter, o.dryRun = 5*time.Second, "client" }, "--dry-run changes nothing"},
+		"delete-after with dry-run server": {func(o *drainNodeOptions) { o.drainer.DeleteAfter, o.dryRun = 5*time.Second, "server" }, "--dry-run changes nothing"},
 		"delete-after with disable-eviction": {func(o *drainNodeOptions) {
-			o.deleteAfter, o.flags.DisableEviction, o.yesBypassPDB = 5*time.Second, true, true
+			o.drainer.DeleteAfter, o.drainer.Flags.DisableEviction, o.yesBypassPDB = 5*time.Second, true, true
 		}, "--disable-eviction"},
-		"delete-after negative": {func(o *drainNodeOptions) { o.deleteAfter = -time.Second }, "positive"},
-		"delete-after alone":    {func(o *drainNodeOptions) { o.deleteAfter = 5 * time.Second }, ""},
+		"delete-after negative": {func(o *drainNodeOptions) { o.drainer.DeleteAfter = -time.Second }, "positive"},
+		"delete-after alone":    {func(o *drainNodeOptions) { o.drainer.DeleteAfter = 5 * time.Second }, ""},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -90,8 +91,22 @@ func TestDrainPreflightAuditWarningsNameTheWorkload(t *testing.T) {
 		}
 	}
 	js := env.Kubectl(t, "graceful", "drain", "node", node, "--ignore-daemonsets", "--dry-run=client", "-o", "json")
-	if n := strings.Count(strings.ReplaceAll(js.Stdout, " ", ""), `"kind":"termination-audit"`); n != 3 {
-		t.Errorf("-o json has %d termination-audit warnings, want one a pod (3):\n%s", n, js.Stdout)
+	var doc struct {
+		Nodes []struct {
+			Preflight struct{ Warnings []struct{ Kind string } }
+		}
+	}
+	if err := json.Unmarshal([]byte(js.Stdout), &doc); err != nil || len(doc.Nodes) != 1 {
+		t.Fatalf("-o json: %v, %d nodes:\n%s", err, len(doc.Nodes), js.Stdout)
+	}
+	n := 0
+	for _, w := range doc.Nodes[0].Preflight.Warnings {
+		if w.Kind == "termination-audit" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("-o json: the node's preflight has %d termination-audit warnings, want one a pod (3):\n%s", n, js.Stdout)
 	}
 }
 

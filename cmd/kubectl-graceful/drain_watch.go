@@ -19,11 +19,13 @@ import (
 // drainWatch is `drain node --watch`: the node watch over the drain's own
 // evictions, in the same process.
 type drainWatch struct {
-	o    *drainNodeOptions
-	stop context.CancelCauseFunc
-	done chan struct{}
-	w    *nodewatch.Watch
-	err  error
+	o *drainNodeOptions
+	// clock is o.Out, the one writer of the drain's and the watch's lines.
+	clock *syncWriter
+	stop  context.CancelCauseFunc
+	done  chan struct{}
+	w     *nodewatch.Watch
+	err   error
 	// watches shares the watch's streams of each node's pods and of the
 	// budgets with the drain (Drainer.Watches): one watch of each, not two.
 	watches *listwatch.Hub
@@ -47,25 +49,26 @@ const (
 )
 
 // startWatch starts the node watch and waits until it sees every
-// termination from its start (or watchSetup passed, said so).
+// termination from its start (or watchSetup passed, said so). From then
+// on o.Out is clock, which stamps every line of both.
 func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
-	if sw, ok := o.Out.(*syncWriter); ok {
-		sw.stamp(time.Now())
-	}
+	clock := &syncWriter{w: o.Out}
+	o.Out = clock
+	clock.stamp(time.Now())
 	wctx, stop := context.WithCancelCause(ctx)
-	dw := &drainWatch{o: o, stop: stop, done: make(chan struct{})}
+	dw := &drainWatch{o: o, clock: clock, stop: stop, done: make(chan struct{})}
 	names := make([]string, 0, len(o.nodes))
 	for _, n := range o.nodes {
 		names = append(names, n.Name)
 	}
 	ready := make(chan struct{})
 	dw.watches = sharedWatches(names)
-	dw.cordons = newOwnCordons(names, o.timeout)
-	cfg := nodewatch.Config{Client: o.client, Nodes: names, Settle: 2 * time.Second, CordonedHere: dw.cordons.CordonedHere,
+	dw.cordons = newOwnCordons(names, o.drainer.Timeout)
+	cfg := nodewatch.Config{Client: o.drainer.Client, Nodes: names, Settle: 2 * time.Second, CordonedHere: dw.cordons.CordonedHere,
 		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
-	if o.podSelector != "" {
+	if o.drainer.PodSelector != "" {
 		// Validated already: the drain takes only these pods.
-		cfg.PodSelector, _ = labels.Parse(o.podSelector)
+		cfg.PodSelector, _ = labels.Parse(o.drainer.PodSelector)
 	}
 	if o.selector != "" {
 		// A pool picked by -l: the watch lists it with one request where
@@ -115,9 +118,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 		fmt.Fprintf(o.ErrOut, "warning: --watch: %s; no verdict on the terminations\n", termsafe.Escape(fmt.Sprint(dw.err)))
 		return drainErr
 	}
-	if sw, ok := o.Out.(*syncWriter); ok {
-		sw.unstamp()
-	}
+	dw.clock.unstamp()
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.propagation})
 	if err := nodeWatchSummary.write(watchSink{out: o.Out}, dw.w, v); err != nil {
 		return err
