@@ -26,6 +26,8 @@ import (
 // a live cluster (default) or over manifests (-f/-k, no cluster needed).
 type auditOptions struct {
 	configFlags *genericclioptions.ConfigFlags
+	// interrupt is told what the audit waits for once stopped (Ctrl-C).
+	interrupt *interrupt
 
 	// filenames, recursive and kustomize select manifest mode (-f, -R, -k).
 	filenames []string
@@ -239,7 +241,7 @@ func (o *auditOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	onInterrupt(ctx, func() stopNote {
+	o.interrupt.onStop(func() stopNote {
 		return stopNote{waiting: "the reads in flight", skipped: "waiting"}
 	})
 	if o.fleet.enabled() {

@@ -20,7 +20,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 		t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	}
 	var out, errOut bytes.Buffer
-	root := newCmdRoot(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	root := newCmdRoot(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut}, nil)
 	root.SetArgs(args)
 	err := root.Execute()
 	if msg := cliutil.Message(err); msg != "" {

@@ -15,6 +15,8 @@ import (
 // drainNodeOptions are the flags and state of `kubectl graceful drain node`.
 type drainNodeOptions struct {
 	configFlags *genericclioptions.ConfigFlags
+	// interrupt is told what the drain waits for once stopped (Ctrl-C).
+	interrupt *interrupt
 
 	// nodeNames are the nodes named on the command line.
 	nodeNames []string
@@ -42,13 +44,13 @@ type drainNodeOptions struct {
 }
 
 // newCmdDrain builds `kubectl graceful drain` with its `node` subcommand.
-func newCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+func newCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "drain",
 		Short: "Drain nodes without breaking PodDisruptionBudgets, saying what blocks",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdDrainNode(newDrainNodeOptions(configFlags, streams)))
+	cmd.AddCommand(newCmdDrainNode(newDrainNodeOptions(configFlags, streams, in)))
 	return cmd
 }
 
@@ -60,8 +62,8 @@ var (
 )
 
 // newDrainNodeOptions are the options with the flags' defaults.
-func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *drainNodeOptions {
-	return &drainNodeOptions{configFlags: configFlags, IOStreams: streams, dryRun: "none",
+func newDrainNodeOptions(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *drainNodeOptions {
+	return &drainNodeOptions{configFlags: configFlags, IOStreams: streams, interrupt: in, dryRun: "none",
 		drainer: drain.Drainer{Flags: preflight.Flags{GracePeriodSeconds: -1},
 			Backoff: drain.Backoff{Base: time.Second, Cap: 5 * time.Second}, MaxConcurrentNodes: 1}}
 }

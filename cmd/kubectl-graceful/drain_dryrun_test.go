@@ -38,7 +38,7 @@ func TestDrainBareDryRunIsClient(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
 	for flag, want := range map[string]string{"--dry-run": "client", "--dry-run=server": "server", "--dry-run=client": "client", "--force": "none"} {
 		var errOut bytes.Buffer
-		o := newDrainNodeOptions(genericclioptions.NewConfigFlags(false), genericiooptions.IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut})
+		o := newDrainNodeOptions(genericclioptions.NewConfigFlags(false), genericiooptions.IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, nil)
 		cmd := newCmdDrainNode(o)
 		if err := cmd.Flags().Parse([]string{flag, "n1"}); err != nil {
 			t.Fatal(err)

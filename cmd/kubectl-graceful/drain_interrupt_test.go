@@ -21,8 +21,8 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 	co.NodeUncordoned("pool-d")
 	// pool-c: the first Ctrl-C came before its cordon.
 
-	ctx, in, errOut, exitedAt := testInterrupt(t)
-	onInterrupt(ctx, w.stopNote)
+	_, in, errOut, exitedAt := testInterrupt(t)
+	in.onStop(w.stopNote)
 	in.signalled()
 	if strings.Contains(errOut.String(), "left cordoned") {
 		t.Errorf("the first Ctrl-C already lists nodes (the summary will): %q", errOut.String())

@@ -16,7 +16,7 @@ import (
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *drainNodeOptions) Run(ctx context.Context) error {
 	watcher := &drainWatcher{}
-	onInterrupt(ctx, watcher.stopNote)
+	o.interrupt.onStop(watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
 		if ctx.Err() != nil {
 			// Ctrl-C cut the lookup short: an interruption, not a failure.

@@ -17,7 +17,7 @@ func TestGCPolicyOnlyForAudit(t *testing.T) {
 	}
 	oldPercent, oldLimit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
 	defer func() { debug.SetGCPercent(oldPercent); debug.SetMemoryLimit(oldLimit) }()
-	root := newCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+	root := newCmdRoot(genericiooptions.NewTestIOStreamsDiscard(), nil)
 	for _, tc := range []struct {
 		args []string
 		want int

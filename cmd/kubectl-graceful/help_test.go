@@ -11,7 +11,7 @@ import (
 // The top-level help names every command a user can run, and drain
 // node's examples show --watch.
 func TestHelpListsEveryCommand(t *testing.T) {
-	root := newCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+	root := newCmdRoot(genericiooptions.NewTestIOStreamsDiscard(), nil)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {

@@ -39,14 +39,17 @@ type interrupt struct {
 	note  func() stopNote
 }
 
-type interruptKey struct{}
+// newInterrupt is the interrupt of a command writing to errOut; exit is
+// main's os.Exit. It listens once listen is called.
+func newInterrupt(errOut io.Writer, exit func(code int)) *interrupt {
+	return &interrupt{errOut: errOut, exit: exit}
+}
 
-// withInterrupt returns a context cancelled by the first SIGINT or SIGTERM
-// and a function that stops listening. exit is main's os.Exit.
-func withInterrupt(parent context.Context, errOut io.Writer, exit func(code int)) (context.Context, func()) {
+// listen returns a context cancelled by the first SIGINT or SIGTERM and a
+// function that stops listening.
+func (in *interrupt) listen(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(parent)
-	in := &interrupt{errOut: errOut, exit: exit, cancel: cancel}
-	ctx = context.WithValue(ctx, interruptKey{}, in)
+	in.cancel = cancel
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -67,15 +70,16 @@ func withInterrupt(parent context.Context, errOut io.Writer, exit func(code int)
 	}
 }
 
-// onInterrupt tells the interrupt of ctx, if any, what the command waits
-// for once stopped; note is called when the first signal arrives, from
-// another goroutine.
-func onInterrupt(ctx context.Context, note func() stopNote) {
-	if in, ok := ctx.Value(interruptKey{}).(*interrupt); ok {
-		in.mu.Lock()
-		in.note = note
-		in.mu.Unlock()
+// onStop tells in, when there is one (tests build commands without),
+// what the command waits for once stopped; note is called when the first
+// signal arrives, from another goroutine.
+func (in *interrupt) onStop(note func() stopNote) {
+	if in == nil {
+		return
 	}
+	in.mu.Lock()
+	in.note = note
+	in.mu.Unlock()
 }
 
 // signalled handles one SIGINT or SIGTERM.

@@ -18,7 +18,7 @@ import (
 
 func TestKlogIsSilentByDefaultAndEscapedWithV(t *testing.T) {
 	var errOut bytes.Buffer
-	root := newCmdRoot(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &errOut})
+	root := newCmdRoot(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &errOut}, nil)
 	t.Cleanup(func() { _ = root.PersistentFlags().Set("v", "0") })
 
 	klog.Error("reflector: failed to list \x1b[2J")
@@ -52,7 +52,7 @@ func TestKlogIsSilentByDefaultAndEscapedWithV(t *testing.T) {
 // stderr, not through klog.
 func TestServerWarningsArePrintedOnceEscaped(t *testing.T) {
 	var errOut bytes.Buffer
-	newCmdRoot(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &errOut})
+	newCmdRoot(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &bytes.Buffer{}, ErrOut: &errOut}, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		// client-go drops warnings holding C0 or C1 controls; bidi overrides pass.
 		w.Header().Add("Warning", "299 - \"policy/v1beta1 PodDisruptionBudget is deprecated \u202ered\u2066x\"")

@@ -19,8 +19,9 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	ctx, stop := withInterrupt(context.Background(), os.Stderr, os.Exit)
-	root := newCmdRoot(streams)
+	in := newInterrupt(os.Stderr, os.Exit)
+	ctx, stop := in.listen(context.Background())
+	root := newCmdRoot(streams, in)
 	root.SetArgs(rootArgs(os.Args[0], os.Args[1:]))
 	err := root.ExecuteContext(ctx)
 	stop()

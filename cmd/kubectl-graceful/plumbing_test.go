@@ -18,12 +18,12 @@ func testInterrupt(t *testing.T) (ctx context.Context, in *interrupt, errOut *by
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	in = &interrupt{errOut: errOut, exit: func(code int) { *exited = code }, cancel: cancel}
-	return context.WithValue(ctx, interruptKey{}, in), in, errOut, exited
+	return ctx, in, errOut, exited
 }
 
 func TestInterruptFirstStopsSecondExits(t *testing.T) {
 	ctx, in, errOut, exitedAt := testInterrupt(t)
-	onInterrupt(ctx, func() stopNote { return stopNote{waiting: "2 evictions in flight", skipped: "the summary"} })
+	in.onStop(func() stopNote { return stopNote{waiting: "2 evictions in flight", skipped: "the summary"} })
 
 	in.signalled()
 	if ctx.Err() == nil {

@@ -14,7 +14,7 @@ import (
 // newCmdRoot builds `kubectl graceful` with kubectl's standard flags
 // (--kubeconfig, --context, -n, --as, --request-timeout, ...) bound once, on
 // the root, and shared by every subcommand through configFlags.
-func newCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+func newCmdRoot(streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
 	configFlags := genericclioptions.NewConfigFlags(true)
 	configFlags.WrapConfigFn = boundedConfig
 	root := &cobra.Command{
@@ -57,10 +57,10 @@ node drains stop dropping requests.
 	root.CompletionOptions.DisableDefaultCmd = true
 
 	root.AddCommand(newCmdVersion(streams))
-	root.AddCommand(newCmdWatch(configFlags, streams))
-	root.AddCommand(newCmdDrain(configFlags, streams))
+	root.AddCommand(newCmdWatch(configFlags, streams, in))
+	root.AddCommand(newCmdDrain(configFlags, streams, in))
 	root.AddCommand(newCmdUncordon(configFlags, streams))
-	root.AddCommand(newCmdAudit(&auditOptions{configFlags: configFlags, IOStreams: streams}))
+	root.AddCommand(newCmdAudit(&auditOptions{configFlags: configFlags, IOStreams: streams, interrupt: in}))
 	root.AddCommand(newCmdCompletion(streams))
 	wordUnreachable(root, configFlags)
 	return root

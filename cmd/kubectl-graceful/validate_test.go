@@ -52,7 +52,7 @@ current-context: a
 		"audit --fix -f -": audit("--fix", "-f", "-"),
 		"audit --contexts": audit("--contexts", "b,a"),
 		"drain node --dry-run": func(t *testing.T) (any, func() error) {
-			o := newDrainNodeOptions(genericclioptions.NewConfigFlags(false), streams())
+			o := newDrainNodeOptions(genericclioptions.NewConfigFlags(false), streams(), nil)
 			cmd := newCmdDrainNode(o)
 			if err := cmd.Flags().Parse([]string{"--dry-run", "-l", "pool=old"}); err != nil {
 				t.Fatal(err)

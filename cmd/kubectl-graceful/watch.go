@@ -36,15 +36,15 @@ type watchPodOptions struct {
 
 // newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
 // subcommand, `watch TYPE/NAME` (a workload) its own arguments.
-func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	cmd := newCmdWatchWorkload(configFlags, streams)
-	cmd.AddCommand(newCmdWatchPod(configFlags, streams), newCmdWatchNode(configFlags, streams))
+func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
+	cmd := newCmdWatchWorkload(configFlags, streams, in)
+	cmd.AddCommand(newCmdWatchPod(configFlags, streams, in), newCmdWatchNode(configFlags, streams, in))
 	return cmd
 }
 
 // newCmdWatchPod builds `kubectl graceful watch pod NAME`.
-func newCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &watchPodOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams}}
+func newCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
+	o := &watchPodOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}}
 	cmd := &cobra.Command{
 		Use:   "pod NAME [--delete [--grace-period N] | --evict]",
 		Short: "Show a pod's termination on two tracks and give a verdict on the endpoint race",
@@ -143,7 +143,7 @@ func (o *watchPodOptions) Validate() error {
 // Run follows the pod, then prints the chart and the verdict. It returns
 // cliutil.Risk() when the verdict found a risk.
 func (o *watchPodOptions) Run(ctx context.Context) error {
-	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the timeline so far and the verdict",
+	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the timeline so far and the verdict",
 		skipped: "the timeline and the verdict"})
 	defer cancel()
 	cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle, Printer: o.printer()}

@@ -15,6 +15,8 @@ import (
 // are judged by, and the client.
 type watchFlags struct {
 	configFlags *genericclioptions.ConfigFlags
+	// interrupt is told what the watch waits for once stopped (Ctrl-C).
+	interrupt *interrupt
 
 	// settle is how long to keep listening once what is followed is done,
 	// for late Events and EndpointSlice updates.

@@ -25,8 +25,8 @@ type watchNodeOptions struct {
 }
 
 // newCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
-func newCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &watchNodeOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams}}
+func newCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
+	o := &watchNodeOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}}
 	cmd := &cobra.Command{
 		Use:   "node (NAME... | -l SELECTOR)",
 		Short: "Watch the pods of draining nodes terminate and say which workloads raced their endpoints",
@@ -75,7 +75,7 @@ func (o *watchNodeOptions) Validate() error {
 // Run follows the nodes, then prints the summary. It returns
 // cliutil.Risk() when the drain verdict found a risk.
 func (o *watchNodeOptions) Run(ctx context.Context) error {
-	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the drain so far and its verdict",
+	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the drain so far and its verdict",
 		skipped: "the summary and the verdict"})
 	defer cancel()
 	pr := printer(o.sink, render.NodeJSONPrinter, func(w io.Writer) nodewatch.Printer {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -13,15 +12,15 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
-// beginWatch is what the pod, rollout and node watches do before they
-// follow: say on Ctrl-C what is waited for (note), and bound ctx by
-// --timeout (0: no limit). The caller defers cancel.
-func beginWatch(ctx context.Context, timeout time.Duration, note stopNote) (context.Context, context.CancelFunc) {
+// begin is what the pod, rollout and node watches do before they follow:
+// say on Ctrl-C what is waited for (note), and bound ctx by --timeout (0:
+// no limit). The caller defers cancel.
+func (f *watchFlags) begin(ctx context.Context, note stopNote) (context.Context, context.CancelFunc) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	onInterrupt(ctx, func() stopNote { return note })
-	return eviction.WithTimeout(ctx, timeout)
+	f.interrupt.onStop(func() stopNote { return note })
+	return eviction.WithTimeout(ctx, f.timeout)
 }
 
 // watchSink is where a watch writes, by -o, the same for the pod, rollout

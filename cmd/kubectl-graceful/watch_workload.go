@@ -42,8 +42,8 @@ type watchWorkloadOptions struct {
 
 // newCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
 // of `watch pod`.
-func newCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &watchWorkloadOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams}}
+func newCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
+	o := &watchWorkloadOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}}
 	cmd := &cobra.Command{
 		Use:   "watch (TYPE/NAME | TYPE NAME) [--restart | --scale N]",
 		Short: "Watch a termination or a whole rollout and say whether it raced its endpoints",
@@ -199,7 +199,7 @@ func (o *watchWorkloadOptions) Validate() error {
 // Run follows the workload, then prints the summary. It returns
 // cliutil.Risk() when the rollout verdict found a risk.
 func (o *watchWorkloadOptions) Run(ctx context.Context) error {
-	ctx, cancel := beginWatch(ctx, o.timeout, stopNote{waiting: "the watches to close, then the rollout so far and its verdict",
+	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the rollout so far and its verdict",
 		skipped: "the summary and the verdict"})
 	defer cancel()
 	cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle, Printer: o.printer()}
