@@ -37,7 +37,7 @@ func run(args []string) error {
 		return requestLoop(args[1], args[2], args[3])
 	}
 	if len(args) != 1 {
-		return fmt.Errorf("usage: cluster up|down|kubectl-dir|argo-rollouts|route IP|requests NAME IP T0FILE (run from the repository root)")
+		return fmt.Errorf("usage: cluster up|down|kubectl-dir|argo-rollouts|ingress|route IP|requests NAME IP T0FILE (run from the repository root)")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -53,6 +53,11 @@ func run(args []string) error {
 		// it before they start, so that the --surge test does not build it
 		// while it holds the real nodes, and make demo never does.
 		_, err := localcluster.EnsureArgoRollouts(opts.CacheDir, os.Stderr)
+		return err
+	case "ingress":
+		// The Ingress controller (docs/ingress.md): built once per
+		// machine by make ingress; nothing else builds it.
+		_, err := localcluster.EnsureTraefik(opts.CacheDir, os.Stderr)
 		return err
 	case "down":
 		// The siblings: the second cluster tests spanning clusters start
@@ -78,7 +83,7 @@ func run(args []string) error {
 		return nil
 	case "up":
 	default:
-		return fmt.Errorf("unknown command %q: use up, down, kubectl-dir or argo-rollouts", args[0])
+		return fmt.Errorf("unknown command %q: use up, down, kubectl-dir, argo-rollouts or ingress", args[0])
 	}
 	c, err := localcluster.Up(ctx, opts)
 	if err != nil {
