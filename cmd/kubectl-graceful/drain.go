@@ -38,7 +38,11 @@ type drainNodeOptions struct {
 	watch       bool
 	propagation time.Duration
 	// wide is --wide: the watch's live lines with every column.
-	wide  bool
+	wide bool
+	// tty and width say whether stdout is a terminal and its columns
+	// (Complete reads them once: Out is then a lineFitter on it).
+	tty   bool
+	width int
 	nodes []corev1.Node
 	genericiooptions.IOStreams
 }

@@ -21,6 +21,9 @@ func (o *drainNodeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.nodeNames = args
 	o.completeDryRun()
 	o.drainer.DryRun, o.drainer.ServerDryRun = o.dryRun != "none", o.dryRun == "server"
+	if o.tty, o.width = terminal(o.Out); o.tty && o.width > 0 && !structured(o.output) {
+		o.Out = lineFitter{w: o.Out, width: o.width}
+	}
 	var err error
 	if o.drainer.Client, err = newClient(o.configFlags, drainClientLimits); err != nil {
 		return err

@@ -83,8 +83,8 @@ func (o *drainNodeOptions) view() drain.Events {
 	if structured(o.output) {
 		return drain.Events{}
 	}
-	tty, width := terminal(o.Out)
-	t := render.NewText(o.Out, tty, width)
+	// Under --watch the lines are stamped, never redrawn in place.
+	t := render.NewText(o.Out, o.tty && !o.watch, o.width)
 	t.SetConcurrentNodes(o.drainer.MaxConcurrentNodes)
 	if o.watch {
 		t.SetStamped(stampWidth, o.wide)

@@ -120,7 +120,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 	}
 	dw.clock.unstamp()
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.propagation})
-	if err := nodeWatchSummary.write(watchSink{out: o.Out}, dw.w, v); err != nil {
+	if err := nodeWatchSummary(o.width).write(watchSink{out: o.Out}, dw.w, v); err != nil {
 		return err
 	}
 	switch {

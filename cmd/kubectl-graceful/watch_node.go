@@ -86,7 +86,7 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 		return o.sayNodes(ctx, endedBeforeStart(ctx, err, "the nodes"))
 	}
 	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.propagation})
-	return watchOutcome(nodeWatchSummary.write(o.sink, w, v), err, v.Risk)
+	return watchOutcome(nodeWatchSummary(o.sink.width).write(o.sink, w, v), err, v.Risk)
 }
 
 // sayNodes words a node not found, or a selector matching none, as every
@@ -98,10 +98,15 @@ func (o *watchNodeOptions) sayNodes(ctx context.Context, err error) error {
 	return sayNotFound(ctx, o.client, err, "node", "")
 }
 
-// nodeWatchSummary is watch node's end (and drain --watch's): the chart, the
-// table per workload and the verdict, after the live lines.
-var nodeWatchSummary = watchSummary[*nodewatch.Watch, nodewatch.Verdict]{json: render.WriteNodeJSONSummary,
-	verdict: render.WriteNodeVerdict, mermaid: render.WriteNodeMermaid,
-	text: []func(io.Writer, *nodewatch.Watch, nodewatch.Verdict) error{render.WriteNodeChart,
-		func(w io.Writer, _ *nodewatch.Watch, v nodewatch.Verdict) error { return render.WriteNodeTable(w, v) },
-		render.WriteNodeVerdict}}
+// nodeWatchSummary is watch node's end (and drain --watch's): the chart,
+// the table per workload (fitted to width columns, 0 when not a terminal)
+// and the verdict, after the live lines.
+func nodeWatchSummary(width int) watchSummary[*nodewatch.Watch, nodewatch.Verdict] {
+	return watchSummary[*nodewatch.Watch, nodewatch.Verdict]{json: render.WriteNodeJSONSummary,
+		verdict: render.WriteNodeVerdict, mermaid: render.WriteNodeMermaid,
+		text: []func(io.Writer, *nodewatch.Watch, nodewatch.Verdict) error{render.WriteNodeChart,
+			func(w io.Writer, _ *nodewatch.Watch, v nodewatch.Verdict) error {
+				return render.WriteNodeTable(w, v, width)
+			},
+			render.WriteNodeVerdict}}
+}

@@ -30,6 +30,9 @@ func (f *watchFlags) begin(ctx context.Context, note stopNote) (context.Context,
 type watchSink struct {
 	output           string
 	out, errOut, doc io.Writer
+	// width is the terminal's columns without -o, 0 when out is not a
+	// terminal: the tables fit it, and out breaks longer lines (lineFitter).
+	width int
 }
 
 // printer returns the live printer: the JSON one on doc, or the line
@@ -72,7 +75,11 @@ func (m watchSummary[W, V]) write(s watchSink, w W, v V) error {
 
 // newWatchSink is the sink of -o output on streams.
 func newWatchSink(output string, streams genericiooptions.IOStreams) watchSink {
-	return watchSink{output: output, out: streams.Out, errOut: streams.ErrOut, doc: documentWriter(streams.Out, output)}
+	s := watchSink{output: output, out: streams.Out, errOut: streams.ErrOut, doc: documentWriter(streams.Out, output)}
+	if tty, width := terminal(streams.Out); tty && width > 0 && output == "" {
+		s.out, s.width = lineFitter{w: streams.Out, width: width}, width
+	}
+	return s
 }
 
 // endedBeforeStart words the error of a watch whose ctx ended (Ctrl-C,

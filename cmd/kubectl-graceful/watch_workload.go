@@ -223,7 +223,7 @@ func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 		return sayNotFound(ctx, o.client, err, strings.ToLower(o.workload.Kind), o.workload.Namespace)
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.propagation})
-	return watchOutcome(rolloutWatchSummary.write(o.sink, r, v), err, v.Risk)
+	return watchOutcome(rolloutWatchSummary(o.sink.width).write(o.sink, r, v), err, v.Risk)
 }
 
 func (o *watchWorkloadOptions) printer() rollout.Printer {
@@ -232,8 +232,12 @@ func (o *watchWorkloadOptions) printer() rollout.Printer {
 
 // rolloutWatchSummary is watch TYPE/NAME's end: a table, a chart and the
 // verdict.
-var rolloutWatchSummary = watchSummary[*rollout.Rollout, rollout.Verdict]{json: render.WriteWorkloadJSONSummary,
-	verdict: render.WriteRolloutVerdict, mermaid: render.WriteRolloutMermaid,
-	text: []func(io.Writer, *rollout.Rollout, rollout.Verdict) error{
-		func(w io.Writer, _ *rollout.Rollout, v rollout.Verdict) error { return render.WriteRolloutTable(w, v) },
-		render.WriteRolloutChart, render.WriteRolloutVerdict}}
+func rolloutWatchSummary(width int) watchSummary[*rollout.Rollout, rollout.Verdict] {
+	return watchSummary[*rollout.Rollout, rollout.Verdict]{json: render.WriteWorkloadJSONSummary,
+		verdict: render.WriteRolloutVerdict, mermaid: render.WriteRolloutMermaid,
+		text: []func(io.Writer, *rollout.Rollout, rollout.Verdict) error{
+			func(w io.Writer, _ *rollout.Rollout, v rollout.Verdict) error {
+				return render.WriteRolloutTable(w, v, width)
+			},
+			render.WriteRolloutChart, render.WriteRolloutVerdict}}
+}

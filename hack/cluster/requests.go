@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -17,10 +18,11 @@ import (
 // requestLoop is the demo's own count of requests to a Service on the real
 // nodes, apart from anything the plugin measures: GET http://ip/ every 10
 // ms on a new connection, at most 18000 requests and 3 minutes, until
-// SIGINT or SIGTERM. Then it prints one line with the counts and one line
-// per failed request, stamped with the seconds since the unix time in
-// milliseconds that t0File holds (the demo writes it as the drain starts:
-// the drain's own clock), or since the loop's start when it is empty.
+// SIGINT or SIGTERM. Then it prints one line with the counts and, when
+// some failed, one with the failures by cause and one with the first and
+// the last failure, in seconds since the unix time in milliseconds that
+// t0File holds (the demo writes it as the drain starts: the drain's own
+// clock), or since the loop's start when it is empty.
 func requestLoop(name, ip, t0File string) error {
 	if err := realnode.CheckRoute(ip); err != nil {
 		return err
@@ -65,9 +67,21 @@ func requestLoop(name, ip, t0File string) error {
 		}
 	}
 	fmt.Printf("%s: %d requests to %s, %d failed\n", name, sent, ip, len(failed))
-	for _, f := range failed {
-		fmt.Printf("[%+.3f s] %s: request failed: %s\n", f.at.Sub(t0).Seconds(), name, f.err)
+	if len(failed) == 0 {
+		return nil
 	}
+	byCause := map[string]int{}
+	for _, f := range failed {
+		byCause[f.err]++
+	}
+	causes := make([]string, 0, len(byCause))
+	for c, n := range byCause {
+		causes = append(causes, fmt.Sprintf("%s x%d", c, n))
+	}
+	sort.Strings(causes)
+	fmt.Printf("%s: failures by cause: %s\n", name, strings.Join(causes, ", "))
+	fmt.Printf("%s: first failure at %+.3f s, last at %+.3f s on the drain's clock\n", name,
+		failed[0].at.Sub(t0).Seconds(), failed[len(failed)-1].at.Sub(t0).Seconds())
 	return nil
 }
 

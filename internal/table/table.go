@@ -65,8 +65,10 @@ func Write(w io.Writer, header []string, rows [][]string, style Style, width int
 // columns off the table, or nil when none can narrow. The widest column
 // narrows first, one column at a time, so that those narrowed end up
 // alike: first among the last column (the message or cause) and the first
-// (a name), then, if the table is still too wide, among all of them (an ID
-// or a state wraps only on a terminal too narrow for the table).
+// (a name), then, if the table is still too wide, among all of them; none
+// below its longest word first (a header wraps between its words, a name
+// stays whole), then below that too, in the same order (a word is broken
+// only on a terminal too narrow for the table otherwise).
 func narrower(header []string, rows [][]string, over int) map[int]int {
 	widths := make([]int, len(header))
 	floors := make([]int, len(header))
@@ -78,13 +80,17 @@ func narrower(header []string, rows [][]string, over int) map[int]int {
 	}
 	last := len(header) - 1
 	floors[last] = minWrapWidth
-	limits := map[int]int{}
-	over = waterFill(widths, floors, []int{last, 0}, over, limits)
 	all := make([]int, len(header))
+	words := make([]int, len(header))
 	for c := range all {
-		all[c] = c
+		all[c], words[c] = c, max(floors[c], longestWord(header, rows, c))
 	}
-	waterFill(widths, floors, all, over, limits)
+	limits := map[int]int{}
+	for _, pass := range []struct {
+		floors, cols []int
+	}{{words, []int{last, 0}}, {words, all}, {floors, []int{last, 0}}, {floors, all}} {
+		over = waterFill(widths, pass.floors, pass.cols, over, limits)
+	}
 	if len(limits) == 0 {
 		return nil
 	}
@@ -172,6 +178,24 @@ func widest(s string) int {
 	n := 0
 	for _, l := range strings.Split(s, "\n") {
 		n = max(n, twwidth.Width(l))
+	}
+	return n
+}
+
+// longestWord returns the display width of the widest word (between
+// blanks) of column col, header included.
+func longestWord(header []string, rows [][]string, col int) int {
+	n := 0
+	cells := []string{header[col]}
+	for _, r := range rows {
+		if col < len(r) {
+			cells = append(cells, r[col])
+		}
+	}
+	for _, c := range cells {
+		for _, w := range strings.Fields(c) {
+			n = max(n, twwidth.Width(w))
+		}
 	}
 	return n
 }

@@ -106,3 +106,26 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+// A table of many columns on a 120-column terminal, where wrapping the
+// headers between their words makes room enough: no name is broken, and
+// it fits.
+func TestManyColumnsWrapHeadersBeforeNames(t *testing.T) {
+	h := []string{"NAMESPACE", "WORKLOAD", "TERMINATED", "RACED", "TOO SHORT", "FEWEST READY", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}
+	r := [][]string{{"graceful-real", "Deployment/hardened", "1", "0", "0", "2 of 3 (hardened)", "hardened: 0 ms, fewest 2 of 2", "safe"}}
+	var b bytes.Buffer
+	if err := Write(&b, h, r, Boxed, 120); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if twwidth.Width(l) > 120 {
+			t.Errorf("line of %d columns: %q", twwidth.Width(l), l)
+		}
+	}
+	for _, word := range []string{"graceful-real", "Deployment/hardened", "TERMINATED", "DESIREDHEALTHY)", "(hardened)"} {
+		if !strings.Contains(out, word) {
+			t.Errorf("%q broken:\n%s", word, out)
+		}
+	}
+}

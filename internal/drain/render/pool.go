@@ -26,6 +26,9 @@ func (t *Text) SetConcurrentNodes(n int) { t.concurrent = n }
 // whole).
 func (t *Text) SetStamped(stampWidth int, wide bool) {
 	t.progress.stamped = true
+	if t.width > stampWidth {
+		t.width -= stampWidth // the tables too fit after the stamp
+	}
 	if !wide {
 		t.progress.columns = trender.LineWidth - stampWidth
 	}

@@ -52,12 +52,10 @@ func (t *Text) podChanged(node string, p drain.PodProgress) {
 }
 
 // NewText writes to out; tty selects the progress view redrawn in place,
-// width (columns, 0 = unknown) the longest line it draws and the width
-// tables wrap to (on a terminal only).
+// width (columns of a terminal, 0 when out is none) the longest line it
+// draws and the width tables wrap to. A terminal's lines may be stamped
+// and printed plain (drain --watch: tty false, width set).
 func NewText(out io.Writer, tty bool, width int) *Text {
-	if !tty {
-		width = 0
-	}
 	return &Text{out: out, width: width, progress: NewProgress(out, tty, width)}
 }
 

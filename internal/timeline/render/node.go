@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
@@ -118,8 +116,9 @@ func nodeCapacityText(s rollout.CapacitySample) string {
 func kindName(w rollout.Workload) string { return w.Kind + "/" + w.Name }
 
 // WriteNodeTable writes one row per workload with pods on the nodes: its
-// namespace and kindName, as the drain's preflight table does.
-func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
+// namespace and kindName, as the drain's preflight table does, fitted to
+// width columns (a terminal's; 0: not fitted, internal/table).
+func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
 	if len(v.Workloads) == 0 {
 		_, err := io.WriteString(out, "\nNo evictable pod was on the nodes.\n")
 		return err
@@ -145,12 +144,7 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict) error {
 	if _, err := io.WriteString(out, "\n"); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(out, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header([]string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"})
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	return t.Render()
+	return table.Write(out, []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}, rows, table.Boxed, width)
 }
 
 // WriteNodeVerdict writes the drain's headline and its findings.

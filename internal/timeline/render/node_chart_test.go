@@ -58,7 +58,7 @@ func TestNodeRenderersEscapeHostileNames(t *testing.T) {
 	var b bytes.Buffer
 	for _, write := range []func() error{
 		func() error { return render.WriteNodeChart(&b, w, v) },
-		func() error { return render.WriteNodeTable(&b, v) },
+		func() error { return render.WriteNodeTable(&b, v, 0) },
 		func() error { return render.WriteNodeVerdict(&b, w, v) },
 		func() error { return render.WriteNodeMermaid(&b, w, v) },
 	} {
@@ -82,7 +82,7 @@ func TestNodeRenderersEscapeHostileNames(t *testing.T) {
 func TestNodeTableNamesWorkloadsAsThePreflight(t *testing.T) {
 	_, v := drainOf(rollouttest.Rollout(t))
 	var b bytes.Buffer
-	if err := render.WriteNodeTable(&b, v); err != nil {
+	if err := render.WriteNodeTable(&b, v, 0); err != nil {
 		t.Fatal(err)
 	}
 	var header, row []string

@@ -7,9 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -57,8 +55,8 @@ func WriteStatusLine(w io.Writer, r *rollout.Rollout, s rollout.StatusChange, wi
 
 // WriteRolloutTable writes one row per terminated pod: when its deletion
 // was seen, its window, how SIGTERM was estimated, its exit codes and its
-// verdict.
-func WriteRolloutTable(w io.Writer, v rollout.Verdict) error {
+// verdict, fitted to width columns (a terminal's; 0: not fitted).
+func WriteRolloutTable(w io.Writer, v rollout.Verdict, width int) error {
 	if len(v.Pods) == 0 {
 		_, err := io.WriteString(w, "\nNo pod of the workload terminated while watched.\n")
 		return err
@@ -80,12 +78,7 @@ func WriteRolloutTable(w io.Writer, v rollout.Verdict) error {
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	t := tablewriter.NewTable(w, tablewriter.WithRowAlignment(tw.AlignLeft), tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header([]string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"})
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	return t.Render()
+	return table.Write(w, []string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"}, rows, table.Boxed, width)
 }
 
 func podVerdictWord(p rollout.PodResult) string {

@@ -17,7 +17,7 @@ func TestRolloutRenderers(t *testing.T) {
 	r := rollouttest.Rollout(t)
 	v := rollout.ComputeWith(r, timeline.Options{})
 	var b bytes.Buffer
-	if err := render.WriteRolloutTable(&b, v); err != nil {
+	if err := render.WriteRolloutTable(&b, v, 0); err != nil {
 		t.Fatal(err)
 	}
 	if err := render.WriteRolloutChart(&b, r, v); err != nil {

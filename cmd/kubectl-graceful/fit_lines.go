@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// lineFitter is stdout on a terminal of width columns: each line longer
+// than that is broken between words, its continuation indented under its
+// text (under the text of a "- " item). The lines broken are our own
+// sentences, read whole: a verdict's headline and findings, a preflight's
+// blockers and warnings. A live line is cut to fit before it is written
+// (render.LineWidth), a table is fitted by internal/table: a line that
+// draws (box characters) passes as it is, and so does everything written
+// with a cursor movement (escape sequences, carriage returns: the redrawn
+// progress) or without its newline yet.
+type lineFitter struct {
+	w     io.Writer
+	width int
+}
+
+func (f lineFitter) Write(p []byte) (int, error) {
+	if bytes.ContainsAny(p, "\x1b\r") {
+		return f.w.Write(p)
+	}
+	var b strings.Builder
+	rest := string(p)
+	for {
+		i := strings.IndexByte(rest, '\n')
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(fitLine(rest[:i], f.width))
+		b.WriteByte('\n')
+		rest = rest[i+1:]
+	}
+	if _, err := io.WriteString(f.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// fitLine breaks line between words into lines of at most width columns;
+// a line that fits, draws a table or has no room for its indent is kept.
+func fitLine(line string, width int) string {
+	if utf8.RuneCountInString(line) <= width || strings.ContainsAny(line, "│─┌└├") {
+		return line
+	}
+	text := strings.TrimLeft(line, " ")
+	hang := len(line) - len(text) + 2
+	if hang+20 > width {
+		return line
+	}
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case col == 0:
+			b.WriteString(line[:len(line)-len(text)])
+			col = len(line) - len(text)
+		case col+1+n > width:
+			b.WriteString("\n" + strings.Repeat(" ", hang))
+			col = hang
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
+}
