@@ -171,6 +171,9 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, po
 	}
 	svcs, err := d.Client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
+		if ctx.Err() == nil {
+			r.Warnings = append(r.Warnings, preflight.LBUnknown(r.Node, err))
+		}
 		return
 	}
 	// The node's own first: Services in the namespaces of the pods it

@@ -38,6 +38,14 @@ func LBNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (I
 		len(names), strings.Join(shown, ", "), node, corev1.LabelNodeExcludeBalancers)}, true
 }
 
+// LBUnknown is the lb-not-excluded warning when the Services could not be
+// listed (err): whether a load balancer still sends to node is not known.
+func LBUnknown(node string, err error) Issue {
+	return Issue{Kind: WarningLBNotExcluded, Message: fmt.Sprintf(
+		"cannot tell whether a LoadBalancer Service sends connections to node %s through the drain: listing the Services failed (%v); --exclude-from-lb labels it %s first",
+		node, err, corev1.LabelNodeExcludeBalancers)}
+}
+
 // selectsAny reports whether svc's selector matches a pod of pods in its
 // namespace; a Service without a selector matches none.
 func selectsAny(svc corev1.Service, pods []corev1.Pod) bool {
