@@ -3,6 +3,7 @@ package drain
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,9 +89,11 @@ func testDrainer(cs *fake.Clientset) *Drainer {
 }
 
 // A 403 from the API server reaches the caller of Drain and DrainPool
-// with its type, whether it refused the preflight's reads, the cordon or
-// the evictions: the caller can ask apierrors.IsForbidden (the library
-// formats its own errors with %v).
+// with its type, whether it refused the cordon or the evictions (or, in a
+// pool, the preflight's reads): the caller can ask apierrors.IsForbidden
+// (the library formats its own errors with %v). One node's preflight
+// refused its reads is a refusal before anything changed: a forbidden
+// blocker that quotes the API server.
 func TestForbiddenReachesTheCaller(t *testing.T) {
 	for _, c := range []struct{ name, verb, resource, subresource string }{
 		{"preflight", "list", "nodes", ""},
@@ -101,6 +104,13 @@ func TestForbiddenReachesTheCaller(t *testing.T) {
 			cs, nodes := fakeCluster(t, 1)
 			forbid(cs, c.verb, c.resource, c.subresource)
 			res, err := testDrainer(cs).Drain(context.Background(), &nodes[0])
+			if c.name == "preflight" {
+				if err != nil || res.Outcome != OutcomeRefused || len(res.Preflight.Blockers) != 1 ||
+					res.Preflight.Blockers[0].Kind != preflight.BlockerForbidden || !strings.Contains(res.Preflight.Blockers[0].Message, "nodes is forbidden") {
+					t.Errorf("outcome %s, err %v, preflight %+v: want refused by one forbidden blocker quoting the 403", res.Outcome, err, res.Preflight)
+				}
+				return
+			}
 			if !apierrors.IsForbidden(err) || res.Outcome != OutcomeError {
 				t.Errorf("outcome %s, err %v (%T): want an error that is Forbidden", res.Outcome, err, err)
 			}

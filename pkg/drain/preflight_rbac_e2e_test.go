@@ -231,3 +231,37 @@ func TestDrainPreflightForbiddenLater(t *testing.T) {
 		}
 	}
 }
+
+// An identity with namespaced Roles only: it may read, watch and evict the
+// pods of the namespace and read its budgets and ReplicaSets, and read and
+// patch nodes, but not list pods across namespaces as the preflight does
+// (a field selector on spec.nodeName, as kubectl drain lists them). The
+// preflight quotes the API server's refusal as a forbidden blocker, the
+// drain exits 2 before the cordon, the node and its pods as they were.
+func TestDrainPreflightNamespacedRolesOnly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	a, _ := f.onOneOfTwo("web", "web", 2)
+	as := f.identity("-namespaced", []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "patch"}}})
+	rbac := f.env.Client.RbacV1()
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "drainer", Namespace: f.ns}, Rules: []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods/eviction"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get", "list"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "drainer", Namespace: f.ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "drainer"},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer-namespaced", Namespace: f.ns}}}
+	f.create(role, func() error { _, err := rbac.Roles(f.ns).Create(f.ctx, role, metav1.CreateOptions{}); return err })
+	f.create(binding, func() error { _, err := rbac.RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); return err })
+	f.waitAuthorized(as, role.Rules[0])
+	res := f.drain(a, "--as", as, "--timeout", "30s")
+	expect(t, res, 2, "[forbidden] you may not read what the preflight reads", `cannot list resource "pods"`, "not draining node "+a)
+	if f.unschedulable(a) {
+		t.Errorf("a drain the preflight found forbidden cordoned %s", a)
+	}
+	if n := len(f.pods("app=web", onNode(a))); n != 2 {
+		t.Errorf("%d pods left on %s, want both", n, a)
+	}
+}

@@ -185,15 +185,20 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 	in, err := ThroughOutage(ctx, d.Backoff, d.Timeout, func(ctx context.Context) (preflight.Input, error) {
 		return preflight.Gather(ctx, d.Client, d.Dynamic, node, d.PodSelector, d.preflightFlags())
 	})
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
 		res.Outcome = OutcomeInterrupted
 		return res, nil
-	} else if err != nil {
+	case apierrors.IsForbidden(err):
+		// Refused before anything changed: a blocker, not an API error.
+		res.Preflight = preflight.Unreadable(node, err)
+	case err != nil:
 		return d.failed(res, err)
+	default:
+		in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
+		res.Preflight = preflight.Check(in)
+		d.warnLBNotExcluded(ctx, res.Preflight, in.Pods)
 	}
-	in.RetryDelay, in.PodWarnings = d.Backoff.Base, d.PodWarnings
-	res.Preflight = preflight.Check(in)
-	d.warnLBNotExcluded(ctx, res.Preflight, in.Pods)
 	if d.DryRun && d.ServerDryRun {
 		preflight.ServerDryRun(ctx, d.Client, res.Preflight, d.Flags)
 	}
