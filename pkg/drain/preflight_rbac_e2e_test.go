@@ -254,7 +254,10 @@ func TestDrainPreflightNamespacedRolesOnly(t *testing.T) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "drainer"},
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "drainer-namespaced", Namespace: f.ns}}}
 	f.create(role, func() error { _, err := rbac.Roles(f.ns).Create(f.ctx, role, metav1.CreateOptions{}); return err })
-	f.create(binding, func() error { _, err := rbac.RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{}); return err })
+	f.create(binding, func() error {
+		_, err := rbac.RoleBindings(f.ns).Create(f.ctx, binding, metav1.CreateOptions{})
+		return err
+	})
 	f.waitAuthorized(as, role.Rules[0])
 	res := f.drain(a, "--as", as, "--timeout", "30s")
 	expect(t, res, 2, "[forbidden] you may not read what the preflight reads", `cannot list resource "pods"`, "not draining node "+a)
