@@ -9,8 +9,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // clientLimits are a client's rate limits: qps in requests per second,
@@ -28,9 +26,9 @@ type clientLimits struct {
 // the client: with client-go's defaults a drain of more than a few pods
 // waits on the client, not on the cluster. The API server's priority and
 // fairness still applies: the transport hands each throttled read to the
-// drain (drain.ThrottlingSeen), which shows it and waits it out itself, as
+// drain (throttlingSeen), which shows it and waits it out itself, as
 // it does for evictions (eviction.Send).
-var drainClientLimits = clientLimits{qps: 50, burst: 100, wrap: drain.ThrottlingSeen}
+var drainClientLimits = clientLimits{qps: 50, burst: 100, wrap: throttlingSeen}
 
 // newClient builds the clientset of kubectl's flags (--kubeconfig,
 // --context, --as, --request-timeout, ...) with limits. It does not call

@@ -172,7 +172,7 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, po
 	svcs, err := d.Client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		if ctx.Err() == nil {
-			r.Warnings = append(r.Warnings, preflight.LBUnknown(r.Node, err))
+			r.Warnings = append(r.Warnings, lbUnknown(r.Node, err))
 		}
 		return
 	}
@@ -185,7 +185,7 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, po
 	slices.SortStableFunc(svcs.Items, func(a, b corev1.Service) int {
 		return cmp.Compare(b2i(mine[b.Namespace]), b2i(mine[a.Namespace]))
 	})
-	if w, ok := preflight.LBNotExcluded(r.Node, svcs.Items, pods); ok {
+	if w, ok := lbNotExcluded(r.Node, svcs.Items, pods); ok {
 		r.Warnings = append(r.Warnings, w)
 	}
 }
@@ -194,18 +194,16 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, po
 // svc's load balancers: any of them when svc selects a pod the drain
 // listed on the node (servesNode); else only those that register every
 // node and send through each whatever pods it runs
-// (inspect.ServiceNodeDeregistrationDelay: node targets,
+// (inspect.DeregistrationDelay: node targets,
 // externalTrafficPolicy Cluster), once the Service has a load balancer
 // (status.loadBalancer.ingress): one left pending, as where no cloud
 // provider serves the type, has no node to deregister.
 func (d *nodeRun) delayOf(svc corev1.Service) (int64, string) {
-	if d.servesNode(svc) {
-		return inspect.ServiceDeregistrationDelay(svc)
-	}
-	if len(svc.Status.LoadBalancer.Ingress) == 0 {
+	serves := d.servesNode(svc)
+	if !serves && len(svc.Status.LoadBalancer.Ingress) == 0 {
 		return 0, ""
 	}
-	return inspect.ServiceNodeDeregistrationDelay(svc)
+	return inspect.DeregistrationDelay(svc, serves)
 }
 
 // servesNode reports whether svc selects one of the pods the drain listed

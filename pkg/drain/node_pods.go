@@ -100,7 +100,7 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 	c.mu.Lock()
 	c.replays = false
 	c.mu.Unlock()
-	s := &listwatch.Stream{Name: timeline.StreamPodsOn(node), Key: listwatch.PodsOnNode(node), LW: podsOnNode(d.Client, node),
+	s := &listwatch.Stream{Name: timeline.StreamPods + " on " + node, Key: listwatch.PodsOnNode(node), LW: podsOnNode(d.Client, node),
 		WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(d.Client)}
 	for n := 1; ctx.Err() == nil; n++ {
 		err := runStream(ctx, s, c.notice)

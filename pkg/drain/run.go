@@ -30,8 +30,8 @@ type Drainer struct {
 	// a throttled eviction's Retry-After is shown and waited by the drain.
 	// Reads are client-go's own: it sends a throttled read again itself
 	// (up to 10 times, each Retry-After) before the drain sees an answer;
-	// a transport wrapped with ThrottlingSeen hands those to the drain at
-	// once, which then names the throttling and bounds it by Timeout.
+	// a transport that hands those back at once (the plugin's does) lets
+	// the drain name the throttling and bound it by Timeout.
 	Client kubernetes.Interface
 	// Dynamic reads and restarts Argo Rollouts (argoproj.io/v1alpha1) for
 	// the preflight and --surge; nil leaves them unread ("cannot tell").
@@ -191,7 +191,7 @@ func (d *nodeRun) drain(ctx context.Context, node *corev1.Node) (*NodeResult, er
 		return res, nil
 	case apierrors.IsForbidden(err):
 		// Refused before anything changed: a blocker, not an API error.
-		res.Preflight = preflight.Unreadable(node, err)
+		res.Preflight = preflight.Check(preflight.Input{Node: node, Refused: err})
 	case err != nil:
 		return d.failed(res, err)
 	default:

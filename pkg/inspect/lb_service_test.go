@@ -10,7 +10,7 @@ import (
 
 // Only load balancers with node targets behind externalTrafficPolicy
 // Cluster send through every node.
-func TestServiceNodeDeregistrationDelay(t *testing.T) {
+func TestDeregistrationDelayOfANodeWithoutThePods(t *testing.T) {
 	const attrs = "service.beta.kubernetes.io/aws-load-balancer-target-group-attributes"
 	for _, tc := range []struct {
 		name        string
@@ -29,7 +29,7 @@ func TestServiceNodeDeregistrationDelay(t *testing.T) {
 	} {
 		svc := corev1.Service{ObjectMeta: metav1.ObjectMeta{Annotations: tc.annotations},
 			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, ExternalTrafficPolicy: tc.policy}}
-		got, from := ServiceNodeDeregistrationDelay(svc)
+		got, from := DeregistrationDelay(svc, false)
 		if got != tc.want || (got > 0) != strings.HasSuffix(from, "externalTrafficPolicy Cluster: through every node") {
 			t.Errorf("%s: %d %q, want %d", tc.name, got, from, tc.want)
 		}

@@ -198,7 +198,7 @@ func (f *follower) note(msg string) {
 }
 
 // podStream is the name of the pods' stream of a node.
-func podStream(node string) string { return timeline.StreamPodsOn(node) }
+func podStream(node string) string { return timeline.StreamPods + " on " + node }
 
 // streams builds one pods' watch a node (field spec.nodeName), and one
 // watch each of the nodes, the EndpointSlices, the pod Events, the nodes'

@@ -212,7 +212,11 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		}
 	})
 
-	t.Run("3 maxUnavailable 50%: capacity drops to 2 of 4", func(t *testing.T) {
+	// maxUnavailable 50% lets the controller take 2 of 4 pods down at
+	// once; whether the EndpointSlice ever shows 2 ready or a new pod is
+	// Ready first (kwok readies it in milliseconds) is the machine's
+	// timing: the drop is seen, never below 2.
+	t.Run("3 maxUnavailable 50%: capacity drops, never below 2 of 4", func(t *testing.T) {
 		t.Parallel()
 		ns, node := env.Namespace(t), env.Node(t)
 		createRolloutDeployment(t, env, ns, node, deploymentOpts{replicas: 4, maxSurge: intOrStr("0"), maxUnavailable: intOrStr("50%")},
@@ -220,13 +224,13 @@ func TestWatchWorkloadE2E(t *testing.T) {
 		w := runWorkload(t, env.Kubeconfig, watchArgs(ns, "deploy", "web", "--restart")...)
 		v := w.verdict()
 		c := v.Capacity[0]
-		if w.code != 0 || v.Terminated != 4 || c.MinReady != 2 || c.MinDesired != 4 {
+		if w.code != 0 || v.Terminated != 4 || c.MinReady < 2 || c.MinReady > 3 || c.MinDesired != 4 {
 			t.Fatalf("exit %d, %d terminated, capacity %+v; findings %q", w.code, v.Terminated, c, v.Findings)
 		}
 		if c.BelowDesiredFromMs == nil || c.BelowDesiredMs <= 0 {
 			t.Errorf("below desired %d ms from %v: want when and how long", c.BelowDesiredMs, c.BelowDesiredFromMs)
 		}
-		w.finding(t, "Service web: fewest ready endpoints 2 of 4 desired, first at +")
+		w.finding(t, fmt.Sprintf("Service web: fewest ready endpoints %d of 4 desired, first at +", c.MinReady))
 		w.finding(t, "Service web: below the desired replicas for ")
 	})
 

@@ -8,7 +8,3 @@ const (
 	// StreamBudgets is the watch of the cluster's PodDisruptionBudgets.
 	StreamBudgets = "PodDisruptionBudgets"
 )
-
-// StreamPodsOn is the name of the watch of the pods on node (its Key is
-// listwatch.PodsOnNode).
-func StreamPodsOn(node string) string { return StreamPods + " on " + node }

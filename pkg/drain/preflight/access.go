@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -216,17 +215,13 @@ func apiGroup(resource string) string {
 	return ""
 }
 
-// Unreadable is the report of a preflight the API server refused its reads
-// (err, a 403 Forbidden): a refusing BlockerForbidden that names the
-// refused request, so that the drain stops before anything changes. The
-// preflight reads the node's pods in every namespace (a field selector on
-// spec.nodeName, as kubectl drain does), which a namespaced Role cannot
-// grant, then the budgets and owners of the pods' namespaces.
-func Unreadable(node *corev1.Node, err error) *Report {
-	r := Check(Input{Node: node})
-	r.Blockers = append(r.Blockers, Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
+// readsRefused is the refusing BlockerForbidden of a preflight the API
+// server refused its reads (err, a 403 Forbidden). The preflight reads the
+// node's pods in every namespace (a field selector on spec.nodeName, as
+// kubectl drain does), which a namespaced Role cannot grant, then the
+// budgets and owners of the pods' namespaces.
+func readsRefused(err error) Issue {
+	return Issue{Kind: BlockerForbidden, Refuses: true, Message: fmt.Sprintf(
 		"you may not read what the preflight reads: %v; it lists the node's pods in every namespace (a namespaced Role cannot grant that), "+
-			"then the budgets and owners of their namespaces; nothing was changed: ask for these permissions (docs/rbac.md), or drain as someone who has them", err)})
-	r.Verdict = verdict(r)
-	return r
+			"then the budgets and owners of their namespaces; nothing was changed: ask for these permissions (docs/rbac.md), or drain as someone who has them", err)}
 }

@@ -19,6 +19,10 @@ import (
 type Input struct {
 	// Node is the node to drain.
 	Node *corev1.Node
+	// Refused, when set, is the API server's 403 to Gather's own reads:
+	// the report is then a refusing BlockerForbidden quoting it, so that
+	// the drain stops before anything changes (readsRefused).
+	Refused error
 	// Nodes are all nodes of the cluster, to tell whether replacements have
 	// room elsewhere.
 	Nodes []corev1.Node
@@ -84,6 +88,9 @@ func Check(in Input) *Report {
 		Blockers:        []Issue{},
 		Warnings:        []Issue{},
 		WaitCompleted:   []string{},
+	}
+	if in.Refused != nil {
+		r.Blockers = append(r.Blockers, readsRefused(in.Refused))
 	}
 	var evict []*corev1.Pod
 	for i := range in.Pods {

@@ -1,4 +1,4 @@
-package drain
+package main
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 )
 
 // A server that throttles every request, in API Priority and Fairness'
-// plain text or as a Status, read through client-go with ThrottlingSeen:
+// plain text or as a Status, read through client-go with throttlingSeen:
 // one request sent, not client-go's hidden 10, and the answer throttling
 // with its Retry-After.
 func TestThrottlingSeenEndsClientGosHiddenRetries(t *testing.T) {
@@ -44,7 +44,7 @@ func TestThrottlingSeenEndsClientGosHiddenRetries(t *testing.T) {
 			}))
 			defer srv.Close()
 			cfg := &rest.Config{Host: srv.URL}
-			cfg.Wrap(ThrottlingSeen)
+			cfg.Wrap(throttlingSeen)
 			cs, err := kubernetes.NewForConfig(cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package preflight
+package drain
 
 import (
 	"strings"
@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
 // lbSvc is a LoadBalancer Service of ns selecting app, with policy.
@@ -29,8 +31,8 @@ func TestLBNotExcludedCountsTheServicesThatReachTheNode(t *testing.T) {
 		lbSvc("other", "web", "web", corev1.ServiceExternalTrafficPolicyLocal),
 		clusterIP,
 	}
-	w, ok := LBNotExcluded("node-1", svcs, pods)
-	if !ok || w.Kind != WarningLBNotExcluded {
+	w, ok := lbNotExcluded("node-1", svcs, pods)
+	if !ok || w.Kind != preflight.WarningLBNotExcluded {
 		t.Fatalf("no lb-not-excluded warning: %+v", w)
 	}
 	if !strings.HasPrefix(w.Message, "2 LoadBalancer Service(s) (other/ingress, shop/web): ") {
@@ -40,7 +42,7 @@ func TestLBNotExcludedCountsTheServicesThatReachTheNode(t *testing.T) {
 	if !strings.Contains(w.Message, "since Kubernetes 1.19, kubernetes/kubernetes#90823") || strings.Contains(w.Message, "3458") {
 		t.Errorf("message %q does not date the change from its source (kubernetes/kubernetes#90823, 1.19)", w.Message)
 	}
-	if _, ok := LBNotExcluded("node-1", svcs[2:], pods); ok {
+	if _, ok := lbNotExcluded("node-1", svcs[2:], pods); ok {
 		t.Errorf("a warning for Local Services with no pod on the node")
 	}
 }

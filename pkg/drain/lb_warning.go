@@ -1,4 +1,4 @@
-package preflight
+package drain
 
 import (
 	"fmt"
@@ -6,9 +6,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// LBNotExcluded returns the warning that the cluster's LoadBalancer
+// lbNotExcluded returns the warning that the cluster's LoadBalancer
 // Services keep sending to node through the drain: since Kubernetes 1.19 a
 // cordon no longer takes a node out of them (the service controller's
 // unschedulable predicate was removed, kubernetes/kubernetes#90823), only
@@ -19,7 +21,7 @@ import (
 // it selects one of pods, the node's, since its load balancers' health
 // check (healthCheckNodePort) already fails on a node without its
 // endpoints. ok is false when no Service counts.
-func LBNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (Issue, bool) {
+func lbNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (preflight.Issue, bool) {
 	var names []string
 	for _, s := range services {
 		if s.Spec.Type == corev1.ServiceTypeLoadBalancer && (s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal || selectsAny(s, pods)) {
@@ -27,21 +29,21 @@ func LBNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (I
 		}
 	}
 	if len(names) == 0 {
-		return Issue{}, false
+		return preflight.Issue{}, false
 	}
 	shown := names
 	if len(shown) > 3 {
 		shown = append(shown[:3:3], fmt.Sprintf("%d more", len(names)-3))
 	}
-	return Issue{Kind: WarningLBNotExcluded, Message: fmt.Sprintf(
+	return preflight.Issue{Kind: preflight.WarningLBNotExcluded, Message: fmt.Sprintf(
 		"%d LoadBalancer Service(s) (%s): the cordon does not take node %s out of their load balancers (since Kubernetes 1.19, kubernetes/kubernetes#90823), so they may keep sending it connections through the drain; --exclude-from-lb labels it %s first",
 		len(names), strings.Join(shown, ", "), node, corev1.LabelNodeExcludeBalancers)}, true
 }
 
-// LBUnknown is the lb-not-excluded warning when the Services could not be
+// lbUnknown is the lb-not-excluded warning when the Services could not be
 // listed (err): whether a load balancer still sends to node is not known.
-func LBUnknown(node string, err error) Issue {
-	return Issue{Kind: WarningLBNotExcluded, Message: fmt.Sprintf(
+func lbUnknown(node string, err error) preflight.Issue {
+	return preflight.Issue{Kind: preflight.WarningLBNotExcluded, Message: fmt.Sprintf(
 		"cannot tell whether a LoadBalancer Service sends connections to node %s through the drain: listing the Services failed (%v); --exclude-from-lb labels it %s first",
 		node, err, corev1.LabelNodeExcludeBalancers)}
 }

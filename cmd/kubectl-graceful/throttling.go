@@ -1,4 +1,4 @@
-package drain
+package main
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ThrottlingSeen wraps rt, the transport of the drain's client (for
+// throttlingSeen wraps rt, the transport of the drain's client (for
 // rest.Config.Wrap), so that a throttled read comes back to the drain at
 // once: client-go's rest.Request otherwise sends a request answered 429 or
 // 5xx with a Retry-After header again itself, up to 10 times, sleeping the
@@ -26,13 +26,13 @@ import (
 // rewrites as that Status. The drain then waits the Retry-After itself
 // (ThroughOutage, the retries of its reads, the eviction's retry), shows
 // it and counts each request. Other answers pass as they are.
-func ThrottlingSeen(rt http.RoundTripper) http.RoundTripper {
-	return throttlingSeen{next: rt}
+func throttlingSeen(rt http.RoundTripper) http.RoundTripper {
+	return throttledReads{next: rt}
 }
 
-type throttlingSeen struct{ next http.RoundTripper }
+type throttledReads struct{ next http.RoundTripper }
 
-func (t throttlingSeen) RoundTrip(req *http.Request) (*http.Response, error) {
+func (t throttledReads) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 || resp.Header.Get("Retry-After") == "" {
 		return resp, err
