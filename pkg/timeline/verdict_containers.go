@@ -103,13 +103,9 @@ const execHookSlack = 250 * time.Millisecond
 // none was seen) plus its preStop delay from the spec. SIGTERM cannot come
 // before the request plus that delay, nor more than eventLead after the
 // Killing Event arrived plus the delay (execHookSlack more for an exec
-// hook). When its hook failed, SIGTERM came after Killing and before the
-// FailedPreStopHook Event arrived (the kubelet reports the failure after
-// it signals; on a loaded node the Event came 378 ms after the real
-// SIGTERM, later even than the exit): the estimate is that Event, and the
-// latest bound eventLead after it or the reported exit, the earlier
-// (failedAt holds only failures before the deadline: killingFacts). ok is
-// false when the hook's duration cannot be read.
+// hook). A hook that failed is failedHookStop's (failedAt holds only
+// failures before the deadline: killingFacts). ok is false when the hook's
+// duration cannot be read.
 func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) (at, delay, earliest, latest int64, b basis, ok bool) {
 	base, b := int64(0), basis{SigtermFromRequest, "the delete request (no Killing event seen)"}
 	if k, seen := killing[c]; seen {
@@ -123,16 +119,7 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 	}
 	ps := tl.PreStop[c]
 	if f, failed := failedAt[c]; failed {
-		// The Event and the signal go out together (the Event arrived up
-		// to 7 ms after the app's own SIGTERM, and once 4 ms before it):
-		// eventLead after it, or the reported exit, whichever is first.
-		upper, by := f+eventLead.Milliseconds(), basis{SigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
-		if x, exited := exitAt[c]; exited && x < upper {
-			upper, by = x, basis{SigtermFromExit, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)}
-		}
-		upper = max(upper, base)
-		at = min(f, upper)
-		return at, 0, floor, upper, basis{by.from, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and %+d ms", by.text, upper)}, true
+		return failedHookStop(tl, c, base, floor, f, exitAt)
 	}
 	switch {
 	case !ps.Known:
@@ -307,4 +294,29 @@ func stoppedBeforeApp(v *Verdict) []ContainerStop {
 func outlastsGrace(tl *Timeline, c string) bool {
 	ps := tl.PreStop[c]
 	return tl.GracePeriodSeconds > 0 && ps.Has && ps.Known && ps.Delay.Milliseconds() >= tl.deadline()
+}
+
+// failedHookStop places SIGTERM for container c whose preStop hook failed
+// before the deadline (FailedPreStopHook Event at f ms). The kubelet
+// records the Event and then stops the container (kuberuntime
+// executePreStopHook, then StopContainer), but the Event's write and the
+// CRI's signal are two paths: on an idle node the Event arrived within 7 ms
+// of the app's own SIGTERM, on a loaded CI node 90 ms before it. The
+// estimate is the Event; the only sure latest bound is the container's
+// reported exit (the process ends after SIGTERM), or the grace deadline
+// (SIGKILL) when no exit was seen.
+func failedHookStop(tl *Timeline, c string, base, floor, f int64, exitAt map[string]int64) (at, delay, earliest, latest int64, b basis, ok bool) {
+	b = basis{SigtermFromFailedHook, fmt.Sprintf("FailedPreStopHook at %+d ms", f)}
+	latest, until := tl.deadline(), fmt.Sprintf("the grace deadline at %+d ms", tl.deadline())
+	if x, exited := exitAt[c]; exited {
+		latest, until = x, fmt.Sprintf("the exit reported at %+d ms", x)
+		if x < f {
+			b = basis{SigtermFromExit, fmt.Sprintf("the exit reported at %+d ms, before FailedPreStopHook at %+d ms", x, f)}
+		}
+	} else if tl.GracePeriodSeconds <= 0 {
+		latest, until = f+eventLead.Milliseconds(), fmt.Sprintf("%+d ms", f+eventLead.Milliseconds())
+	}
+	latest = max(latest, base)
+	at = min(f, latest)
+	return at, 0, floor, latest, basis{b.from, fmt.Sprintf("%s: the hook failed, SIGTERM came between the request and %s", b.text, until)}, true
 }

@@ -142,6 +142,20 @@ func TestFailedPreStopHookPlacesSigterm(t *testing.T) {
 	}
 }
 
+// On a loaded CI node the FailedPreStopHook Event arrived at +213 ms and
+// the app logged its SIGTERM at +303 ms, 90 ms later (the Event's write and
+// the CRI's signal are two paths): the only sure latest bound is the exit
+// reported at +894 ms; with no exit seen, the grace deadline.
+func TestFailedPreStopHookEventEarlyUnderLoad(t *testing.T) {
+	v := compute(realTermination(t, 30, execHook("sleep", "5"), 45, 10, 213, 894, 0))
+	if v.SigtermMs == nil || *v.SigtermMs != 213 || *v.SigtermEarliestMs > 0 || *v.SigtermLatestMs < 303 {
+		t.Fatalf("SIGTERM %v (%d..%d ms, %s): the app's own SIGTERM at +303 ms must lie inside", v.SigtermMs, *v.SigtermEarliestMs, *v.SigtermLatestMs, v.SigtermBasisText)
+	}
+	if !strings.Contains(v.SigtermBasisText, "the exit reported at +894 ms") {
+		t.Errorf("basis %q: want the exit named as the latest bound", v.SigtermBasisText)
+	}
+}
+
 // An app that ignores SIGTERM serves until SIGKILL: the SIGTERM time
 // says nothing about requests failing, the SIGKILL does.
 func TestSigkillAfterIgnoredSigtermMakesNoSigtermClaim(t *testing.T) {
