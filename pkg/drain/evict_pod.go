@@ -66,6 +66,7 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 		}
 		e.tracker.attempt(pod.Namespace, pod.Name)
 		sentVersion, sentBudget := pod.ResourceVersion, e.budgets.changeCount(e.pdbOf[podKey(pod)])
+		mark := e.markOf(pod)
 		err := e.send(ctx, pod, r.conflicts < maxConflicts)
 		a := eviction.Read(err)
 		e.pacer.done(e.pdbOf[podKey(pod)], pod.Name, a.Kind == eviction.Accepted || a.Kind == eviction.Lost)
@@ -76,6 +77,11 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 			// a new pod holds the name. Wait for the watch to say which.
 			r.conflicts++
 			e.waitNewer(ctx, listed, sentVersion, conflictWait)
+			if e.spentByRefusal(ctx, listed, sentVersion, mark) {
+				if done, err := e.completeSpent(ctx, listed, pod); done {
+					return err
+				}
+			}
 			continue
 		}
 		if done, err := e.answered(ctx, listed, a, err, &r); done {
@@ -141,16 +147,20 @@ func (e *evictor) fail(pod *corev1.Pod, err error) error {
 }
 
 // send sends one eviction of pod (a delete with --disable-eviction) with
-// pod's UID as a precondition, so that a pod recreated under the name is
-// never evicted in its place, and withVersion its resourceVersion, so that
-// the request fails with a 409 when the pod changed since, as when another
-// client evicted it: the eviction subresource evicts a terminating pod
-// again and answers success, which would make us claim another drain's
-// eviction. The subresource honours both (pkg/registry/core/pod/storage/
-// eviction.go keeps a resourceVersion set by the requester). The grace
-// period is --grace-period's, each pod's own when negative (kubectl's
-// rule). It is sent once (eviction.Send).
+// the options of deleteOptions. It is sent once (eviction.Send).
 func (e *evictor) send(ctx context.Context, pod *corev1.Pod, withVersion bool) error {
+	return eviction.Send(ctx, e.client, pod.Namespace, pod.Name, e.deleteOptions(pod, withVersion), e.flags.DisableEviction)
+}
+
+// deleteOptions has pod's UID as a precondition, so that a pod recreated
+// under the name is never evicted in its place, and withVersion its
+// resourceVersion, so that the request fails with a 409 when the pod
+// changed since, as when another client evicted it: the eviction
+// subresource evicts a terminating pod again and answers success, which
+// would make us claim another drain's eviction. Under a budget that 409
+// can come after the budget was spent (spentByRefusal). The grace period
+// is --grace-period's, each pod's own when negative (kubectl's rule).
+func (e *evictor) deleteOptions(pod *corev1.Pod, withVersion bool) metav1.DeleteOptions {
 	opts := metav1.DeleteOptions{}
 	if e.flags.GracePeriodSeconds >= 0 {
 		grace := int64(e.flags.GracePeriodSeconds)
@@ -163,7 +173,7 @@ func (e *evictor) send(ctx context.Context, pod *corev1.Pod, withVersion bool) e
 			opts.Preconditions.ResourceVersion = &rv
 		}
 	}
-	return eviction.Send(ctx, e.client, pod.Namespace, pod.Name, opts, e.flags.DisableEviction)
+	return opts
 }
 
 // waitGone waits until the node's pod watch saw pod leave; it returns

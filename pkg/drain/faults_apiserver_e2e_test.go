@@ -116,7 +116,7 @@ func drainUnderFault(t *testing.T, fe *e2e.FaultEnv, fault func()) string {
 		// was short and --timeout long.
 		t.Errorf("exit %d, want 0 (drained); %d pod(s) left on the node: %s", res.ExitCode, left, summary)
 	}
-	if strings.Contains(res.Stdout, "drained:") && left != 0 {
+	if strings.HasPrefix(summary, "node "+a+" drained") && left != 0 {
 		t.Errorf("the summary claims drained with %d pod(s) left", left)
 	}
 	if !f.unschedulable(a) {

@@ -58,3 +58,76 @@ func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 		t.Errorf("web-0 %s by %q, want gone by %q", got.State, got.GoneBy, GoneByOther)
 	}
 }
+
+// A budget covers the pod, and its version changed just before the
+// eviction (the disruption controller clears a DisruptionTarget condition
+// as it drops a stale disruptedPods entry): the API server records the pod
+// in the budget and then answers 409 (TestStaleVersionSpendsTheBudget
+// shows it doing so). Not terminating in its newer version, the pod the
+// budget let go is deleted (UID alone, the eviction's grace); terminating,
+// it was another client's eviction and is only waited for.
+func TestEvictionRefusedAfterTheBudgetRecordedIt(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		terminating bool
+		wantDeletes int
+		wantBy      GoneBy
+	}{
+		{"the pod still serving: deleted", false, 1, GoneByEviction},
+		{"another client evicted it: waited for", true, 0, GoneByOther},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			listed := webA()
+			listed.UID, listed.ResourceVersion = "uid-a", "7"
+			newer := listed.DeepCopy()
+			newer.ResourceVersion = "8"
+			if c.terminating {
+				now := metav1.Now()
+				newer.DeletionTimestamp = &now
+			}
+			cs := fake.NewClientset(newer)
+			var e *evictor
+			var deletes []metav1.DeleteOptions
+			cs.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				if a.GetSubresource() != "eviction" {
+					return false, nil, nil
+				}
+				e.budgets.set(&policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+					Status: policyv1.PodDisruptionBudgetStatus{DisruptedPods: map[string]metav1.Time{"web-a": metav1.Now()}}})
+				e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: newer}})
+				return true, nil, apierrors.NewConflict(corev1.Resource("pods"), "web-a", nil)
+			})
+			cs.PrependReactor("delete", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				deletes = append(deletes, a.(k8stesting.DeleteAction).GetDeleteOptions())
+				go e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: newer}})
+				return true, nil, nil
+			})
+			e = testEvictor(cs, Backoff{Base: time.Millisecond, Cap: time.Millisecond}, listed)
+			e.budgets = newBudgetWatch()
+			e.budgets.allowed["shop/web"] = 1
+			e.pdbOf = map[string]string{"shop/web-a": "shop/web"}
+			if c.terminating {
+				go func() {
+					eventually(t, "the pod waited for", func() bool { return e.tracker.snapshot()[0].State == StateTerminating })
+					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: newer}})
+				}()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := e.evictAll(ctx, []corev1.Pod{*listed}); err != nil {
+				t.Fatalf("evictAll: %v", err)
+			}
+			if len(deletes) != c.wantDeletes {
+				t.Fatalf("%d deletes, want %d", len(deletes), c.wantDeletes)
+			}
+			if c.wantDeletes > 0 {
+				if p := deletes[0].Preconditions; p == nil || p.UID == nil || *p.UID != "uid-a" || p.ResourceVersion != nil {
+					t.Errorf("delete preconditions %+v: want the UID alone", p)
+				}
+			}
+			if got := e.tracker.snapshot()[0]; got.State != StateGone || got.GoneBy != c.wantBy {
+				t.Errorf("web-a %s by %q, want gone by %q", got.State, got.GoneBy, c.wantBy)
+			}
+		})
+	}
+}

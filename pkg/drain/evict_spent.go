@@ -1,0 +1,86 @@
+package drain
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
+)
+
+// spentCause is the cause of a pod whose refused eviction spent its budget
+// and which the drain then deleted (completeSpent).
+const spentCause = "the API server let the eviction through its budget (status.disruptedPods), then refused the delete on a changed resourceVersion: the drain deleted the pod the budget had let go"
+
+// budgetMark is what a budget's status said of one pod before an eviction
+// was sent: whether, and since when, it counted the pod as disrupted.
+type budgetMark struct {
+	since    time.Time
+	recorded bool
+}
+
+// markOf reads pod's entry in its budget's status.disruptedPods.
+func (e *evictor) markOf(pod *corev1.Pod) budgetMark {
+	since, ok := e.budgets.disruptedSince(e.pdbOf[podKey(pod)], pod.Name)
+	return budgetMark{since, ok}
+}
+
+// spentByRefusal reports whether the eviction of pod just answered 409
+// was recorded by its budget all the same: the eviction subresource
+// records the pod in status.disruptedPods and decrements
+// disruptionsAllowed before it checks the resourceVersion precondition on
+// the delete (pkg/registry/core/pod/storage/eviction.go: checkAndDecrement,
+// then addConditionAndDeletePod), so a stale version spends the budget on
+// a pod that keeps serving, until the disruption controller drops the
+// entry 2 minutes later (and the disruption controller itself changes the
+// pod then, clearing its DisruptionTarget condition, which makes the next
+// version stale too). It needs the watch to hold a version of pod newer
+// than sent, not terminating (a terminating one was evicted by another
+// client, whose eviction made the entry), and waits at most conflictWait
+// for the budget's watch to show an entry for pod that was not there
+// before the request.
+func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent string, before budgetMark) bool {
+	pdb := e.pdbOf[podKey(listed)]
+	if pod, gone, failed, _ := e.pods.current(listed); pdb == "" || gone || failed != nil || pod.ResourceVersion == sent || pod.DeletionTimestamp != nil {
+		return false
+	}
+	t := time.NewTimer(conflictWait)
+	defer t.Stop()
+	for {
+		_, changed := e.budgets.state(pdb)
+		if now := e.markOf(listed); now.recorded && (!before.recorded || !now.since.Equal(before.since)) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return false
+		case <-changed:
+		}
+	}
+}
+
+// completeSpent finishes what the budget admitted for pod: one DELETE with
+// the eviction's options and its UID alone as precondition (the budget let
+// this pod go, whatever else changed in it), then waits for it to go. It
+// returns false when the delete did not happen and the eviction loop goes
+// on (the budget, spent, then refuses with the pod named as disrupted).
+func (e *evictor) completeSpent(ctx context.Context, listed, pod *corev1.Pod) (bool, error) {
+	e.tracker.attempt(pod.Namespace, pod.Name)
+	err := eviction.Send(ctx, e.client, pod.Namespace, pod.Name, e.deleteOptions(pod, false), true)
+	switch a := eviction.Read(err); {
+	case a.Kind == eviction.Accepted:
+		e.tracker.accept(pod.Namespace, pod.Name, spentCause)
+	case a.Kind == eviction.NotFound, apierrors.IsConflict(err):
+		// Gone already, or replaced: the UID precondition kept the new one.
+	case ctx.Err() != nil:
+		e.tracker.stopped(pod.Namespace, pod.Name)
+		return true, err
+	default:
+		return false, nil
+	}
+	return true, e.waitGone(ctx, listed)
+}
