@@ -9,14 +9,19 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
-// fieldChange sets (or, with a nil value, deletes) key in the mapping at
-// path from an object's root. Path steps are field names or "[name=x]" for
-// the element of a list of named items (containers).
+// fieldChange sets (or, with a nil value and no copyOf, deletes) key in
+// the mapping at path from an object's root; with copyOf it sets the value
+// found at that path (a move's first half). Path steps are field names or
+// "[name=x]" for the element of a list of named items (containers).
 type fieldChange struct {
-	path  []string
-	key   string
-	value func() *yaml.RNode
+	path   []string
+	key    string
+	value  func() *yaml.RNode
+	copyOf []string
 }
+
+// deletes reports whether the change deletes its key.
+func (ch fieldChange) deletes() bool { return ch.value == nil && ch.copyOf == nil }
 
 func join(a []string, b ...string) []string {
 	return append(append([]string(nil), a...), b...)
@@ -63,6 +68,10 @@ func (w *WorkloadPlan) changes() []fieldChange {
 	}
 	if w.GraceSeconds != nil {
 		out = append(out, fieldChange{path: spec, key: "terminationGracePeriodSeconds", value: intNode(*w.GraceSeconds)})
+	}
+	for _, m := range w.Moves {
+		ctr := join(spec, m.List, "[name="+m.Container+"]")
+		out = append(out, fieldChange{path: spec, key: m.Field, copyOf: join(ctr, m.Field)}, fieldChange{path: ctr, key: m.Field})
 	}
 	return out
 }

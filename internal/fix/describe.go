@@ -21,6 +21,9 @@ func (w *WorkloadPlan) Describe() string {
 	if w.GraceSeconds != nil {
 		parts = append(parts, fmt.Sprintf("terminationGracePeriodSeconds %d -> %d", w.GraceFrom, *w.GraceSeconds))
 	}
+	for _, m := range w.Moves {
+		parts = append(parts, m.describe())
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -211,6 +211,9 @@ func editDocument(t *text, d docRange, targets []*target, names, kinds map[strin
 
 // applyChange makes ch in obj through kyaml's filters.
 func applyChange(obj *yaml.RNode, ch fieldChange) error {
+	if ch.copyOf != nil {
+		return copyField(obj, ch)
+	}
 	if ch.value == nil {
 		return obj.PipeE(yaml.Lookup(ch.path...), yaml.Clear(ch.key))
 	}
@@ -218,4 +221,18 @@ func applyChange(obj *yaml.RNode, ch fieldChange) error {
 	// a quoted percentage must not be written quoted).
 	return obj.PipeE(yaml.LookupCreate(yaml.MappingNode, ch.path...),
 		yaml.FieldSetter{Name: ch.key, Value: ch.value(), OverrideStyle: true})
+}
+
+// copyField sets ch.key at ch.path to a copy of the value at ch.copyOf,
+// refusing when there is nothing to copy or the key is set already.
+func copyField(obj *yaml.RNode, ch fieldChange) error {
+	v, err := obj.Pipe(yaml.Lookup(ch.copyOf...))
+	if err != nil || v == nil {
+		return fmt.Errorf("%s is not in the object", strings.Join(ch.copyOf, "."))
+	}
+	if set, _ := obj.Pipe(yaml.Lookup(append(ch.path, ch.key)...)); set != nil {
+		return errors.New(reasonMoveSet)
+	}
+	return obj.PipeE(yaml.LookupCreate(yaml.MappingNode, ch.path...),
+		yaml.FieldSetter{Name: ch.key, Value: v.Copy(), OverrideStyle: true})
 }

@@ -21,6 +21,9 @@ type WorkloadPlan struct {
 	// when unset).
 	GraceSeconds *int64
 	GraceFrom    int64
+	// Moves are the fields written in a container that go to the pod
+	// spec.
+	Moves []FieldMove
 	// Fixes are the findings this change resolves.
 	Fixes []inspect.Finding
 }
@@ -62,6 +65,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 		return wants[name]
 	}
 	needGrace, graceZeroFixed := false, false
+	var unknown []inspect.Finding
 	for _, f := range fs {
 		switch f.Check {
 		case checkMissingPreStop, checkPreStopTooShort:
@@ -88,7 +92,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 			p.manual(f, reasonNeverLowerGrace)
 			continue
 		case checkUnknownField:
-			p.manual(f, reasonUnknownField)
+			unknown = append(unknown, f)
 			continue
 		default:
 			p.manual(f, "")
@@ -96,6 +100,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 		}
 		want(f.Container).findings = append(want(f.Container).findings, f)
 	}
+	p.planMovesOf(w, wp, unknown)
 	graceZeroKept := wp.GraceFrom == 0 && !graceZeroFixed
 	var longest int64
 	for _, c := range terminatingContainers(w.Template.Spec) {
@@ -129,7 +134,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 			wp.GraceSeconds = &g
 		}
 	}
-	if len(wp.PreStops) > 0 || wp.GraceSeconds != nil {
+	if len(wp.PreStops) > 0 || wp.GraceSeconds != nil || len(wp.Moves) > 0 {
 		p.Workloads = append(p.Workloads, wp)
 	}
 }

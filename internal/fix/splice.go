@@ -72,11 +72,11 @@ func (e *docEditor) change(orig, edited *yaml.Node, ch fieldChange) error {
 		switch {
 		case hasMergeKey(parent):
 			return errAnchors
-		case k < 0 && last && ch.value == nil:
+		case k < 0 && last && ch.deletes():
 			return nil // deleting what is not there
 		case k < 0:
 			return e.insert(parent, step, walk(edited, full[:i+1]))
-		case last && ch.value == nil:
+		case last && ch.deletes():
 			return e.remove(parent, k)
 		case last:
 			return e.replace(parent, k, walk(edited, full))

@@ -3,6 +3,8 @@ package inspect
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // UnknownField is a field of a manifest object that its API type does not
@@ -49,7 +51,7 @@ var unknownField = register(&Check{
 	},
 	Explanation: Explanation{
 		Why: "kubectl apply sends objects with strict field validation (fieldValidation=Strict, the default since 1.27): the API server refuses an object with a field its type does not have (\"unknown field\"), so the apply fails. A lenient apply (--validate=false, an older client, a controller) drops the field without a word, and the object runs as if it were absent: a misspelled preStop hook is no hook, a misspelled grace period is the default 30 s, a misspelled minAvailable is a budget with neither field. " +
-			"The audit names the field and the closest field the type has (from the Go types of k8s.io/api) and judges nothing else of the object until it is fixed: neither as the text suggests (the field is not applied) nor as if the field were absent (which is not what its author meant); --fix leaves an object with such a field in the part it would edit to its author.",
+			"The audit names the field and the closest field the type has (from the Go types of k8s.io/api) and judges nothing else of the object until it is fixed: neither as the text suggests (the field is not applied) nor as if the field were absent (which is not what its author meant); --fix moves a pod-spec field written in the one container that holds it to the pod spec, value and comment, when the pod spec sets none (run it again for the checks the object then gets); a misspelling, a field of another level or a choice between two values is left to the author.",
 		Fix:    "Rename the field to the one the API type has (the finding names the closest), or remove it.",
 		Source: "API server strict field validation (KEP-2885, server-side field validation, GA in 1.27); the field names of k8s.io/api's Go types",
 	},
@@ -104,19 +106,6 @@ func withUnknownFields(inv *Inventory) map[ObjectRef]bool {
 // that has it (for a person) and its path.
 type place struct{ owner, path string }
 
-// Fields of a pod spec and of a container (k8s.io/api/core/v1 PodSpec,
-// Container) that manifests put at the other level (Kong/charts#639 set
-// terminationGracePeriodSeconds in a container), and the hooks of a
-// container's lifecycle written beside it.
-var (
-	podSpecOnly = map[string]bool{"terminationGracePeriodSeconds": true, "activeDeadlineSeconds": true,
-		"serviceAccountName": true, "nodeSelector": true, "tolerations": true, "affinity": true,
-		"topologySpreadConstraints": true, "priorityClassName": true, "volumes": true, "initContainers": true}
-	containerOnly = map[string]bool{"lifecycle": true, "readinessProbe": true, "livenessProbe": true, "startupProbe": true,
-		"ports": true, "image": true, "command": true, "args": true, "env": true, "resources": true, "volumeMounts": true}
-	lifecycleHooks = map[string]bool{"preStop": true, "postStart": true}
-)
-
 // belongsAt says where u belongs when it is a known field of the pod spec
 // or of a container written at the other level, or a lifecycle hook
 // written beside lifecycle; ok is false otherwise (a misspelling: Closest
@@ -127,11 +116,11 @@ func belongsAt(u UnknownField) (place, bool) {
 	last := strings.ToLower(parent[strings.LastIndex(parent, ".")+1:]) // "containers[0]", "initcontainers[1]"
 	inContainer := strings.HasSuffix(last, "]") && strings.Contains(last, "containers[")
 	switch {
-	case inContainer && podSpecOnly[name]:
+	case inContainer && podspec.PodSpecOnly[name]:
 		return place{"the pod spec, not of a container", parent[:strings.LastIndex(parent, ".")] + "." + name}, true
-	case inContainer && lifecycleHooks[name]:
+	case inContainer && podspec.LifecycleHooks[name]:
 		return place{"a container's lifecycle", parent + ".lifecycle." + name}, true
-	case isPodSpec(parent) && containerOnly[name]:
+	case isPodSpec(parent) && podspec.ContainerOnly[name]:
 		return place{"a container, not of the pod spec", parent + ".containers[*]." + name}, true
 	}
 	return place{}, false
