@@ -45,7 +45,7 @@ func newNodeCordon(client kubernetes.Interface, backoff Backoff) *nodeCordon {
 }
 
 // drainManagerPrefix begins the field manager of every drain's patches
-// (and the value of ExcludedFromLBAnnotation it writes).
+// (and the value of excludedFromLBAnnotation it writes).
 const drainManagerPrefix = "kubectl-graceful-drain-"
 
 // get reads node, retried through a short outage.

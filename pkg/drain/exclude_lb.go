@@ -17,12 +17,12 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// ExcludedFromLBAnnotation records on a node that a drain's own patch set
+// excludedFromLBAnnotation records on a node that a drain's own patch set
 // node.kubernetes.io/exclude-from-external-load-balancers (--exclude-from-lb);
 // its value is that drain's field manager. The label is removed again only
 // where the annotation names the run removing it: a label set by someone
 // else stays.
-const ExcludedFromLBAnnotation = "kubectl-graceful.dev/excluded-from-lb"
+const excludedFromLBAnnotation = "kubectl-graceful.dev/excluded-from-lb"
 
 // LBWait is the wait, after a node's pods are gone, for the deregistration
 // delay of the load balancers the node was taken out of
@@ -39,7 +39,7 @@ type LBWait struct {
 
 // exclude labels node out of external load balancers with a patch
 // preconditioned on the resourceVersion it read, recording this run in
-// ExcludedFromLBAnnotation. It returns true when its patch set the label,
+// excludedFromLBAnnotation. It returns true when its patch set the label,
 // false when the label was there already (set by someone else).
 func (c *nodeCordon) exclude(ctx context.Context, node string) (bool, error) {
 	byUs := false
@@ -49,12 +49,12 @@ func (c *nodeCordon) exclude(ctx context.Context, node string) (bool, error) {
 			return err
 		}
 		if _, ok := n.Labels[corev1.LabelNodeExcludeBalancers]; ok {
-			byUs = n.Annotations[ExcludedFromLBAnnotation] == c.manager
+			byUs = n.Annotations[excludedFromLBAnnotation] == c.manager
 			return nil
 		}
 		byUs = true
 		return c.patchLB(ctx, n, fmt.Sprintf(`{"labels":{%q:"true"},"annotations":{%q:%q}}`,
-			corev1.LabelNodeExcludeBalancers, ExcludedFromLBAnnotation, c.manager))
+			corev1.LabelNodeExcludeBalancers, excludedFromLBAnnotation, c.manager))
 	})
 	return byUs, err
 }
@@ -73,13 +73,13 @@ func (c *nodeCordon) include(ctx context.Context, node string) (string, error) {
 		case !labelled:
 			why = "another client removed the label already"
 			return nil
-		case n.Annotations[ExcludedFromLBAnnotation] != c.manager:
+		case n.Annotations[excludedFromLBAnnotation] != c.manager:
 			why = "another client set it again"
 			return nil
 		}
 		why = ""
 		return c.patchLB(ctx, n, fmt.Sprintf(`{"labels":{%q:null},"annotations":{%q:null}}`,
-			corev1.LabelNodeExcludeBalancers, ExcludedFromLBAnnotation))
+			corev1.LabelNodeExcludeBalancers, excludedFromLBAnnotation))
 	})
 	return why, err
 }

@@ -8,8 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
 // lbService creates a LoadBalancer Service for app=app whose AWS target
@@ -35,7 +33,7 @@ func (f *fixture) lbMarks(node string) (label, record bool) {
 		f.t.Fatal(err)
 	}
 	_, label = n.Labels[corev1.LabelNodeExcludeBalancers]
-	_, record = n.Annotations[drain.ExcludedFromLBAnnotation]
+	_, record = n.Annotations["kubectl-graceful.dev/excluded-from-lb"]
 	return label, record
 }
 

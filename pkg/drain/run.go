@@ -276,6 +276,7 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	}
 	pods := list.Pods()
 	tracker := newTracker(pods, func(p PodProgress) { call2(d.Events.PodChanged, res.Node, p) })
+	tracker.markSurged(surgedPods(res))
 	d.tracker = tracker
 	// Started after the list above, and from it: a pod listed there is
 	// gone only once this watch saw it leave.

@@ -196,3 +196,33 @@ func waitRolledOut(ctx context.Context, client kubernetes.Interface, dep *appsv1
 	}
 	return err
 }
+
+// surgedPods are the keys ("namespace/pod") of the node's pods whose
+// workload this drain rolled (res.Surge): its controller removes them as
+// the rollout replaces them, which is no other client's doing.
+func surgedPods(res *NodeResult) map[string]bool {
+	out := map[string]bool{}
+	if res.Preflight == nil {
+		return out
+	}
+	rolled := map[preflight.OwnerRef]map[string]bool{}
+	for _, s := range res.Surge {
+		if s.RestartedAt == "" {
+			continue
+		}
+		o := preflight.OwnerRef{Kind: s.Kind, Name: s.Name}
+		if rolled[o] == nil {
+			rolled[o] = map[string]bool{}
+		}
+		rolled[o][s.Namespace] = true
+	}
+	for _, g := range res.Preflight.Evict {
+		if !rolled[g.Owner][g.Namespace] {
+			continue
+		}
+		for _, p := range g.Pods {
+			out[p.Namespace+"/"+p.Name] = true
+		}
+	}
+	return out
+}

@@ -193,6 +193,16 @@ func TestDrainSurgeKeepsASingleReplicaServing(t *testing.T) {
 	if lowest < 1 {
 		t.Errorf("the Service's Ready endpoints reached %d during the --surge drain", lowest)
 	}
+	// The rollout's controller removed the old pod: that is the drain's
+	// own doing, never "another client".
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if strings.Contains(l, "│ "+f.ns+"/"+old[0].Name+" ") && !strings.Contains(l, "replaced by --surge's rollout") {
+			t.Errorf("the old pod's row does not name the rollout: %s", l)
+		}
+	}
+	if strings.Contains(res.Stdout, "deleted by another client") {
+		t.Errorf("a pod counted as deleted by another client:\n%s", res.Stdout)
+	}
 	if _, err := f.env.Client.CoreV1().Pods(f.ns).Get(f.ctx, old[0].Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the old pod %s is still there (err %v)", old[0].Name, err)
 	}

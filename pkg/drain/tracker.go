@@ -67,8 +67,9 @@ type PodProgress struct {
 	// another client removed. The summaries' "evicted" counts these.
 	Accepted bool `json:"accepted,omitempty"`
 
-	// nsTerminating: the last answer was the namespace's 403.
-	nsTerminating, lost bool
+	// nsTerminating: the last answer was the namespace's 403. surged: its
+	// workload was rolled by this drain's --surge.
+	nsTerminating, lost, surged bool
 	// held: Cause is the pool pacer's wait, dropped once a request goes.
 	held    bool
 	started time.Time
@@ -90,6 +91,9 @@ const (
 	// GoneByDeleteAfter: our delete past the pod's budget (--delete-after)
 	// was accepted.
 	GoneByDeleteAfter GoneBy = "deleted-past-budget"
+	// GoneBySurge: a pod of a workload this drain rolled (--surge), removed
+	// by its controller as the rollout replaced it, before any eviction.
+	GoneBySurge GoneBy = "replaced-by-surge"
 )
 
 // podTracker records each pod's progress; the goroutines of the pods'
@@ -113,6 +117,18 @@ func newTracker(pods []corev1.Pod, onChange func(p PodProgress)) *podTracker {
 		t.pods[podKey(&pods[i])] = &PodProgress{Namespace: pods[i].Namespace, Name: pods[i].Name, State: StatePending}
 	}
 	return t
+}
+
+// markSurged marks the pods of keys as those of a workload this drain
+// rolled (goneBy).
+func (t *podTracker) markSurged(keys map[string]bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k := range keys {
+		if p, ok := t.pods[k]; ok {
+			p.surged = true
+		}
+	}
 }
 
 // sameAsListed reports whether pod is the very pod listed when the
@@ -217,6 +233,8 @@ func goneBy(p *PodProgress) GoneBy {
 		return GoneByLostAnswer
 	case p.nsTerminating:
 		return GoneByNamespace
+	case p.surged:
+		return GoneBySurge
 	default:
 		return GoneByOther
 	}

@@ -21,7 +21,7 @@ type UncordonResult struct {
 	Uncordoned bool `json:"uncordoned"`
 	// LBLabelRemoved is true when node.kubernetes.io/exclude-from-external-load-balancers
 	// was removed with the cordon: a drain's --exclude-from-lb had set it
-	// (ExcludedFromLBAnnotation).
+	// (excludedFromLBAnnotation).
 	LBLabelRemoved bool `json:"lbLabelRemoved"`
 	// LBLabelKept says why that label stays on the node; "" when the node
 	// has none or it was removed.
@@ -34,7 +34,7 @@ const uncordonManager = "kubectl-graceful-uncordon"
 // Uncordon makes node schedulable again, whoever cordoned it, as kubectl
 // uncordon does (k8s.io/kubectl/pkg/cmd/drain), and in the same patch
 // removes node.kubernetes.io/exclude-from-external-load-balancers when a
-// drain's --exclude-from-lb set it: ExcludedFromLBAnnotation is on the
+// drain's --exclude-from-lb set it: excludedFromLBAnnotation is on the
 // node and names a drain's field manager. A label anybody else set stays,
 // and LBLabelKept says so: since Kubernetes 1.19
 // (kubernetes/kubernetes#90823) that label, not the cordon, keeps a node
@@ -72,18 +72,18 @@ func uncordonPatch(n *corev1.Node) (UncordonResult, string) {
 	res := UncordonResult{Node: n.Name, Uncordoned: n.Spec.Unschedulable}
 	var metadata []string
 	_, labelled := n.Labels[corev1.LabelNodeExcludeBalancers]
-	setBy, annotated := n.Annotations[ExcludedFromLBAnnotation]
+	setBy, annotated := n.Annotations[excludedFromLBAnnotation]
 	ours := annotated && strings.HasPrefix(setBy, drainManagerPrefix)
 	switch {
 	case labelled && ours:
 		res.LBLabelRemoved = true
 		metadata = append(metadata, fmt.Sprintf(`"labels":{%q:null}`, corev1.LabelNodeExcludeBalancers))
 	case labelled:
-		res.LBLabelKept = "not set by a drain of kubectl graceful (no " + ExcludedFromLBAnnotation + " annotation naming one)"
+		res.LBLabelKept = "not set by a drain of kubectl graceful (no " + excludedFromLBAnnotation + " annotation naming one)"
 	}
 	if annotated && (ours || !labelled) {
 		// Our record goes with our label, or alone when the label is gone.
-		metadata = append(metadata, fmt.Sprintf(`"annotations":{%q:null}`, ExcludedFromLBAnnotation))
+		metadata = append(metadata, fmt.Sprintf(`"annotations":{%q:null}`, excludedFromLBAnnotation))
 	}
 	if !res.Uncordoned && len(metadata) == 0 {
 		return res, ""

@@ -13,7 +13,7 @@ func TestUncordonPatch(t *testing.T) {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "w-1", ResourceVersion: "7", Labels: labels, Annotations: annotations},
 			Spec: corev1.NodeSpec{Unschedulable: unschedulable}}
 	}
-	ours := map[string]string{ExcludedFromLBAnnotation: "kubectl-graceful-drain-abcd1234"}
+	ours := map[string]string{excludedFromLBAnnotation: "kubectl-graceful-drain-abcd1234"}
 	cases := []struct {
 		name string
 		node *corev1.Node
@@ -28,7 +28,7 @@ func TestUncordonPatch(t *testing.T) {
 		{"cordoned, someone else's label", node(true, map[string]string{lb: "true"}, nil),
 			UncordonResult{Node: "w-1", Uncordoned: true, LBLabelKept: "not set by a drain of kubectl graceful (no kubectl-graceful.dev/excluded-from-lb annotation naming one)"},
 			`{"metadata":{"resourceVersion":"7"},"spec":{"unschedulable":null}}`},
-		{"a label under an annotation that names no drain", node(true, map[string]string{lb: "true"}, map[string]string{ExcludedFromLBAnnotation: "someone"}),
+		{"a label under an annotation that names no drain", node(true, map[string]string{lb: "true"}, map[string]string{excludedFromLBAnnotation: "someone"}),
 			UncordonResult{Node: "w-1", Uncordoned: true, LBLabelKept: "not set by a drain of kubectl graceful (no kubectl-graceful.dev/excluded-from-lb annotation naming one)"},
 			`{"metadata":{"resourceVersion":"7"},"spec":{"unschedulable":null}}`},
 		{"schedulable, our label left by a drain that failed", node(false, map[string]string{lb: "true"}, ours), UncordonResult{Node: "w-1", LBLabelRemoved: true},

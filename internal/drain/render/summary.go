@@ -119,7 +119,7 @@ func result(p drain.PodProgress) string {
 // whose answer was lost is counted apart, never dropped from the count.
 func byOthers(gone map[drain.GoneBy]int) string {
 	out := ""
-	for _, by := range []drain.GoneBy{drain.GoneByDeleteAfter, drain.GoneByLostAnswer, drain.GoneByNamespace, drain.GoneByOther} {
+	for _, by := range []drain.GoneBy{drain.GoneByDeleteAfter, drain.GoneByLostAnswer, drain.GoneBySurge, drain.GoneByNamespace, drain.GoneByOther} {
 		if gone[by] > 0 {
 			out += fmt.Sprintf(", %d %s", gone[by], goneByText(by))
 		}

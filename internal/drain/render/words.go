@@ -18,6 +18,7 @@ var (
 		drain.GoneByOther:       "deleted by another client",
 		drain.GoneByLostAnswer:  "gone after an eviction whose answer was lost",
 		drain.GoneByDeleteAfter: "deleted past its budget",
+		drain.GoneBySurge:       "replaced by --surge's rollout",
 	}
 	poolNodeWords = map[drain.Outcome]string{
 		drain.OutcomePartlyDrained: "partly drained",
