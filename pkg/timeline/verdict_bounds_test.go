@@ -101,7 +101,7 @@ func TestVerdictUnknownHookBesideKnownSleep(t *testing.T) {
 	// Exiting after the app's sleep: either may have been first.
 	late := compute(unknownBesideSleep(12000))
 	if !late.Risk || late.StopContainer != "app" || !hasFinding(late, "so container app, estimated at +10020 ms (Killing at +20 ms + preStop 10s), may not be the first told to stop") ||
-		!hasFinding(late, "cannot tell whether the pod had the 5s (--propagation)") || !hasFinding(late, "SIGTERM came between +0 and +10070 ms") {
+		!hasFinding(late, "cannot tell whether the pod had the 5s (--propagation)") || !hasFinding(late, "SIGTERM came between +0 and +10270 ms") {
 		t.Errorf("risk %v stop %q findings\n%s", late.Risk, late.StopContainer, strings.Join(late.Findings, "\n"))
 	}
 }

@@ -86,12 +86,14 @@ func containersOf(tl *Timeline, name string) []string {
 }
 
 // eventLead is how long before the real SIGTERM the Event that dates it
-// can arrive: the kubelet records Killing, then signals, and the Event's
-// write and watch delivery take a few ms at least (measured on a real
-// kubelet: 22 ms early at most). It arrives late by more the busier the API
-// server is (148 ms in a CI run), so the estimate's lower bound is the
-// request itself, not the Event (docs/real-node.md).
-const eventLead = 50 * time.Millisecond
+// can arrive: the kubelet records Killing, then signals through the
+// runtime, and the Event's write and the signal are two paths (measured on
+// a real kubelet: 22 ms early at most over 14 deletions, then 94 ms on an
+// idle machine and 90 ms for a FailedPreStopHook in CI). It arrives late
+// by more the busier the API server is (148 ms in a CI run), so the
+// estimate's lower bound is the request itself, not the Event
+// (docs/real-node.md). The latest bound is capped at the reported exit.
+const eventLead = 250 * time.Millisecond
 
 // execHookSlack is how much longer than its sleep an exec preStop hook can
 // keep SIGTERM back: the exec into the container itself (23-31 ms on an
@@ -137,9 +139,19 @@ func stopOf(tl *Timeline, c string, killing, failedAt, exitAt map[string]int64) 
 			d = tl.deadline()
 			text = fmt.Sprintf("%s + the grace period %d s, when the kubelet abandons the preStop of %s", b.text, tl.GracePeriodSeconds, ps.Delay)
 		}
-		return base + d, d, floor + d, base + d + slack, basis{b.from, text}, true
+		return base + d, d, floor + d, beforeExit(base+d+slack, floor+d, exitAt[c]), basis{b.from, text}, true
 	}
-	return base, 0, floor, base + eventLead.Milliseconds(), basis{b.from, b.text + ", no preStop"}, true
+	return base, 0, floor, beforeExit(base+eventLead.Milliseconds(), floor, exitAt[c]), basis{b.from, b.text + ", no preStop"}, true
+}
+
+// beforeExit caps SIGTERM's latest bound at the container's reported exit
+// (x ms, 0 when none was seen): the process ends after SIGTERM. It never
+// goes below earliest.
+func beforeExit(latest, earliest, x int64) int64 {
+	if x > 0 && x < latest {
+		return max(x, earliest)
+	}
+	return latest
 }
 
 // exitsOf returns, per container, the first reported exit in ms since T0.

@@ -135,7 +135,7 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	nativeSidecarHookFindings(tl, v, l)
 	exitOrderFindings(v, l)
 	for _, x := range v.Exits {
-		l.fact("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s", x.Container, x.Code, x.Ms, x.Server.UTC().Format("15:04:05"), orDash(x.Meaning))
+		l.fact("%s", exitFact(tl, x))
 		if x.Code == 137 {
 			l.risk("container %s was SIGKILLed (exit 137) at %+d ms, grace deadline %+d ms: the app ignored %s or shut down too slowly", x.Container, x.Ms, v.DeadlineMs, tl.signalHedged(x.Container))
 		}

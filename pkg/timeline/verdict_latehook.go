@@ -81,7 +81,7 @@ func restartedHook(tl *Timeline, evs []Event, v *Verdict) {
 	}
 	slack := *v.SigtermLatestMs - *v.SigtermMs
 	v.StopMs, v.SigtermMs = ptr(base+d), ptr(base+d)
-	v.SigtermLatestMs = ptr(base + d + slack)
+	v.SigtermLatestMs = ptr(beforeExit(base+d+slack, base+d, exitsOf(tl, evs)[c]))
 	v.SigtermBasisText = fmt.Sprintf("Killing again at %+d ms, before the first preStop could end: the kubelet began the termination anew (it restarted) and ran the hook again, + preStop %s", base, time.Duration(d)*time.Millisecond)
 	for i := range v.Containers {
 		if v.Containers[i].Name == c {

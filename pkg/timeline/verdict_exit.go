@@ -1,0 +1,31 @@
+package timeline
+
+import (
+	"fmt"
+	"time"
+)
+
+// exitReportLag is how long after the process ended the kubelet reports
+// a container's exit when it writes the pod's status at once (0.1-0.3 s on
+// a real kubelet, docs/real-node.md).
+const exitReportLag = 300 * time.Millisecond
+
+// exitFact says when container exit x happened. The report's time is the
+// process's end plus the kubelet's lag, except when the kubelet wrote the
+// exit later, with another container's change (a container ended by its
+// own preStop while another still sleeps in its own): its finishedAt then
+// tells. finishedAt and the request's server time (deletionTimestamp minus
+// the grace period) are whole seconds, so the process ended within 1 s of
+// their difference; a report later than that plus the lag is a late one.
+func exitFact(tl *Timeline, x Exit) string {
+	finished := x.Server.UTC().Format("15:04:05")
+	if !x.Server.IsZero() && !tl.RequestServer.IsZero() {
+		ms := x.Server.Sub(tl.RequestServer).Milliseconds()
+		if x.Ms > ms+time.Second.Milliseconds()+exitReportLag.Milliseconds() {
+			return fmt.Sprintf("container %s exited %d between %+d and %+d ms by its finishedAt (%s, whole seconds), reported only at %+d ms, with a later status of the pod: %s",
+				x.Container, x.Code, max(ms-time.Second.Milliseconds(), 0), ms+time.Second.Milliseconds(), finished, x.Ms, orDash(x.Meaning))
+		}
+	}
+	return fmt.Sprintf("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s",
+		x.Container, x.Code, x.Ms, finished, orDash(x.Meaning))
+}
