@@ -101,6 +101,9 @@ func execDuration(cmd []string) (int64, bool, string) {
 			return scriptDuration(script)
 		}
 	}
+	if stopsServer(args) {
+		return 0, true, HowExecStopsFirst
+	}
 	return 0, false, howExec
 }
 

@@ -29,6 +29,9 @@ var serverStop = []*regexp.Regexp{
 	regexp.MustCompile(`^haproxy( .*)? -s[ft]\b`),
 	regexp.MustCompile(`^(supervisorctl( .*)? stop|s6-svc( .*)? -d|systemctl( .*)? stop|service [^ ]+ stop|caddy stop|pg_ctl( .*)? stop|redis-cli( .*)? shutdown|php-fpm( .*)? -s *(quit|stop)|traefik( .*)? stop)\b`),
 	regexp.MustCompile(`^(curl|wget)( .*)?/(quitquitquit|quit|shutdown|stop|kill|terminate|exit)\b`),
+	// Envoy's admin /drain_listeners closes the listeners at once unless
+	// asked for its graceful drain period (deckhouse/deckhouse#22068).
+	regexp.MustCompile(`^(curl|wget)( .*)?/drain_listeners([?&](inboundonly|skip_exit))*\b( .*)?$`),
 }
 
 // ServerStopPatterns returns the regular expressions (Go syntax) that tell
@@ -57,8 +60,10 @@ func ShellKeywords() []string {
 }
 
 // stopCommand returns the first statement of a shell script's statements
-// (split on &&, ||, ;, | and newlines) that stops the server, with the
-// seconds slept before it, or "" when none does or none sleeps after it.
+// (split on &&, ||, ;, | and newlines) that stops the server before any
+// sleep or with a sleep after it, with the seconds slept before it, or ""
+// when there is none: a stop after the sleeps and none after it is the
+// right order (sleep first, then stop).
 func stopCommand(stmts [][]string) (cmd string, before int64) {
 	for i, f := range stmts {
 		if base(f[0]) == "sleep" {
@@ -66,7 +71,7 @@ func stopCommand(stmts [][]string) (cmd string, before int64) {
 			before += s
 			continue
 		}
-		if stopsServer(f) && sleepsAfter(stmts[i+1:]) {
+		if stopsServer(f) && (before == 0 || sleepsAfter(stmts[i+1:])) {
 			return strings.Join(f, " "), before
 		}
 	}
@@ -114,6 +119,9 @@ func StopCommand(command []string) string {
 			cmd, _ := stopCommand(statements(script))
 			return cmd
 		}
+	}
+	if stopsServer(args) { // exec ["curl", "-XPOST", "http://localhost:2019/stop"]
+		return strings.Join(args, " ")
 	}
 	return ""
 }

@@ -156,7 +156,7 @@ var preStopStopsServerFirst = register(&Check{
 	Field:    "containers[].lifecycle.preStop",
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
-	Summary:  "preStop script stops the server (nginx -s quit, kill 1, a curl to /quitquitquit) before it sleeps: the listener closes while the pod is still an endpoint, the sleep after it protects nothing",
+	Summary:  "preStop stops the server (nginx -s quit, kill 1, a curl to /quitquitquit, Caddy's /stop, Envoy's /drain_listeners) before or without a sleep: the listener closes while the pod is still an endpoint",
 	Needs:    []Input{InputServices},
 	run: func(s *scope, c *Check) []Finding {
 		return eachServingContainer(s, func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding {
@@ -165,8 +165,12 @@ var preStopStopsServerFirst = register(&Check{
 				return nil
 			}
 			stop := prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command)
-			msg := fmt.Sprintf("behind Service %s, preStop runs %s: it stops the server before it waits (%q), so the listener closes at the start of the hook while the pod is still an endpoint; the sleep after it protects nothing (delay counted: %d s)",
-				svc.Name, hookCommand(ctr.Lifecycle.PreStop), cut(stop, maxQuotedCommand), d)
+			when := "at the start of the hook"
+			if d > 0 {
+				when = fmt.Sprintf("%d s into the hook", d)
+			}
+			msg := fmt.Sprintf("behind Service %s, preStop runs %s: it stops the server %s (%q), so the listener closes while the pod is still an endpoint; nothing after it delays that (delay counted: %d s)",
+				svc.Name, hookCommand(ctr.Lifecycle.PreStop), when, cut(stop, maxQuotedCommand), d)
 			fix := fmt.Sprintf("sleep first, then stop: sh -c \"sleep %d; %s\", or a preStop sleep alone and let SIGTERM stop the server",
 				suggestedPreStopSeconds, cut(stop, maxQuotedCommand))
 			f := c.finding(w, ctr.Name, msg, fix)
@@ -174,7 +178,7 @@ var preStopStopsServerFirst = register(&Check{
 		})
 	},
 	Explanation: Explanation{
-		Why: "A preStop script runs in order. A command that stops the server (nginx -s quit or stop, kill 1, apachectl graceful-stop, haproxy -sf, a curl to a quit or shutdown path) before a sleep closes the listener at the start of the hook, while the EndpointSlice, kube-proxy and load balancers still send the pod requests: they are refused. The sleep after it delays nothing that matters, and often never runs (the container ends with its server). " +
+		Why: "A preStop script runs in order. A command that stops the server (nginx -s quit or stop, kill 1, apachectl graceful-stop, haproxy -sf, a curl to a quit, stop or shutdown path such as Caddy's admin :2019/stop, Envoy's /drain_listeners without its graceful drain period) before any sleep, or with one after it, closes the listener at the start of the hook, while the EndpointSlice, kube-proxy and load balancers still send the pod requests: they are refused (a proxy answers 503). A sleep after it delays nothing that matters, and often never runs (the container ends with its server). " +
 			"The audit, --fix and the watch count only the sleeps before such a command as the hook's delay.",
 		Fix:    "Sleep first, then stop the server (sh -c \"sleep 10; nginx -s quit\"), or use a preStop sleep alone and let the kubelet's SIGTERM stop the server.",
 		Source: "kubelet runs the preStop hook to completion before SIGTERM (pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer); " + srcEndpoints + "; reported in decocms/studio#4608 and the Kubernetes documentation's lifecycle example (nginx -s quit, then wait)",

@@ -16,7 +16,7 @@ func TestPreStopDelayUnknown(t *testing.T) {
 	tcp := &corev1.LifecycleHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}}
 	runCases(t, "prestop-delay-unknown", []checkCase{
 		{"exec binary", objs(web, deploy("web", preStop(execHook("/app/drain", "--wait")))), 1, `runs exec ["/app/drain", "--wait"]: its delay is unknown`},
-		{"exec script without sleep", objs(web, deploy("web", preStop(execHook("sh", "-c", "nginx -s quit")))), 1, "cannot be told from the spec"},
+		{"exec script without sleep", objs(web, deploy("web", preStop(execHook("sh", "-c", "/app/drain --now")))), 1, "cannot be told from the spec"},
 		{"script sleeping below the floor", objs(web, deploy("web", preStop(execHook("sh", "-c", "/app/drain; sleep 2")))), 1, "sleeps 2 s among other commands"},
 		{"script sleeping the floor or more", objs(web, deploy("web", preStop(execHook("sh", "-c", "/app/drain; sleep 5")))), 0, ""},
 		{"httpGet", objs(web, deploy("web", preStop(httpGet))), 1, `httpGet ":8080/drain"`},
