@@ -23,8 +23,9 @@ var stageFiles embed.FS
 // -c SCRIPT` whose statements (split on &&, ||, ;, | and newlines, shell
 // keywords and a leading busybox dropped, comments skipped) include
 // sleeps, summed, up to a command that stops the server when a sleep
-// follows it (prestop.ServerStopPatterns: the server, and with it the
-// container, ends there). Hooks whose duration cannot be read from the
+// follows it or no sleep comes before it (prestop.ServerStopPatterns: the
+// server, and with it the container, ends there); a script with a loop
+// (prestop.LoopPattern) has no length. Hooks whose duration cannot be read from the
 // spec (other exec commands, httpGet) count as 0 s, as does a tcpSocket
 // hook.
 var preStopSecondsJQ = `def gbase: sub("^.*/"; ""); ` +
@@ -38,13 +39,13 @@ var preStopSecondsJQ = `def gbase: sub("^.*/"; ""); ` +
 	`def stops: (.[0] |= gbase) | map(gsub("^[\"']+|[\"']+$"; "")) | join(" ") as $l ` +
 	`| any(` + jqStrings(prestop.ServerStopPatterns()) + `[]; . as $p | $l | test($p)); ` +
 	`def issleep: (.[0] | gbase) == "sleep"; ` +
-	`def script: [gsub("&&|\\|\\||;|\\|"; "\n") | split("\n")[] | [splits("[\\s\\v\\x{85}\\p{Z}]+")] | map(select(. != "")) ` +
+	`def script: if test(` + jqStrings([]string{prestop.LoopPattern()}) + `[0]) then null else [gsub("&&|\\|\\||;|\\|"; "\n") | split("\n")[] | [splits("[\\s\\v\\x{85}\\p{Z}]+")] | map(select(. != "")) ` +
 	`| unkw | select(length > 0) | if (.[0] | gbase) == "busybox" and length > 1 then .[1:] else . end ` +
 	`| select(.[0] | startswith("#") | not)] as $st ` +
 	`| ([range(0; $st | length) | select(. as $i | ($st[$i] | stops) and ($st[$i + 1:] | any(.[]; issleep)))] | first // null) as $cut ` +
 	`| (if $cut == null then $st else $st[:$cut] end) ` +
 	`| map(select(issleep) | .[1:] | sleepsecs) as $s ` +
-	`| if ($s | length) == 0 or ($s | map(. == null) | any) then null else ($s | add) end; ` +
+	`| if ($s | length) == 0 or ($s | map(. == null) | any) then null else ($s | add) end end; ` +
 	`def execsecs: if length == 0 then null else (if (.[0] | gbase) == "busybox" then .[1:] else . end) as $a ` +
 	`| if ($a | length) == 0 then null ` +
 	`elif ($a[0] | gbase) == "sleep" then $a[1:] | sleepsecs ` +

@@ -129,6 +129,11 @@ func scriptDuration(script string) (int64, bool, string) {
 	if cmd, before := stopCommand(stmts); cmd != "" {
 		return before, true, HowExecStopsFirst
 	}
+	if loop.MatchString(script) {
+		// `while [ busy ]; do sleep 1; done` waits for a condition, as
+		// long as it holds, maybe not at all: its sleep is no length.
+		return 0, false, howExec
+	}
 	var total int64
 	sleeps, others := 0, 0
 	for _, f := range stmts {
@@ -151,6 +156,13 @@ func scriptDuration(script string) (int64, bool, string) {
 	}
 	return total, true, HowExecScript
 }
+
+// loop matches a shell loop (while, until, for) starting a statement.
+var loop = regexp.MustCompile(`(^|[;&|\n(]|\bdo|\bthen)\s*(while|until|for)\s`)
+
+// LoopPattern returns loop's regular expression (Go syntax): the local
+// cluster's termination Stages count a script with a loop as unknown too.
+func LoopPattern() string { return loop.String() }
 
 // sleepNumber is one argument of sleep(1) as read here: a decimal number
 // and an optional unit suffix. Other spellings GNU sleep takes (exponents,

@@ -54,6 +54,8 @@ func TestDuration(t *testing.T) {
 		{"sh -c without sleep", execHook("sh", "-c", "/app/drain --now"), 0, false, howExec},
 		{"quit alone: the server stops at once", execHook("sh", "-c", "nginx -s quit"), 0, true, HowExecStopsFirst},
 		{"quit without a shell", execHook("nginx", "-s", "quit"), 0, true, HowExecStopsFirst},
+		// deckhouse/deckhouse#22068: waits for the app, as long as it takes.
+		{"sleep in a loop", execHook("sh", "-c", "while curl -fs localhost:8080/busy; do sleep 1; done; curl -XPOST localhost:15020/quitquitquit"), 0, false, howExec},
 		{"sleep, then quit: the right order", execHook("sh", "-c", "/bin/sleep 1; kill -QUIT 1"), 1, true, HowExecScript},
 		{"sleep infinity", execHook("sleep", "infinity"), 0, false, howExec},
 		{"sleep without argument", execHook("sleep"), 0, false, howExec},

@@ -22,6 +22,9 @@ func TestSidecarStopsFirstProxyThatQuits(t *testing.T) {
 		{"ordinary envoy, curl quitquitquit", objs(deploy("web", app15, grace(40), withContainer("envoy", execHook("curl", "-X", "POST", "localhost:15000/quitquitquit"), false)), web), 1,
 			`container envoy has a preStop hook that shuts it down at once, exec ["curl", "-X", "POST", "localhost:15000/quitquitquit"]`},
 		{"kill 1", objs(deploy("web", app15, grace(40), withContainer("cloud-sql-proxy", execHook("kill", "1"), false)), web), 1, `exec ["kill", "1"]`},
+		// deckhouse/deckhouse#22068's right hook: wait while the app has
+		// connections, then quit. Its loop is no "1 s preStop".
+		{"istio-proxy waits for the app, then quits", objs(deploy("web", app15, grace(40), withContainer("istio-proxy", execHook("/bin/sh", "-c", "while [ $(netstat -plunt | grep tcp | grep -v envoy | wc -l) -ne 0 ]; do sleep 1; done; curl -XPOST localhost:15000/quitquitquit"), false)), web), 0, ""},
 		{"sh -c kill -TERM 1 on a native sidecar", objs(deploy("web", app15, grace(40), withContainer("log-shipper", execHook("/bin/sh", "-c", "kill -TERM 1"), true)), web), 1,
 			`native sidecar log-shipper has a preStop hook that shuts it down at once, exec ["/bin/sh", "-c", "kill -TERM 1"]: the kubelet runs it at the start of termination, while app still waits in its 15 s preStop and serves, so the app keeps serving through a sidecar that is gone`},
 		{"kill -s TERM 1", objs(deploy("web", app15, grace(40), withContainer("envoy", execHook("sh", "-c", "kill -s TERM 1"), false)), web), 1, "kill -s TERM 1"},
