@@ -23,13 +23,13 @@ var sidecarStopsFirst = register(&Check{
 	Field:    "containers[].lifecycle.preStop",
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
-	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, or any container without a preStop) gets SIGTERM at once, or a proxy's own preStop shuts it down at once (quitquitquit, kill 1): the app works through a proxy that is draining or gone",
+	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, a backend with no port such as php-fpm, or any container without a preStop) gets SIGTERM or stops itself first: the app works through a neighbour that is draining or gone",
 	run: func(s *scope, c *Check) []Finding {
 		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkSidecarStopsFirst(c, w) })
 	},
 	Explanation: Explanation{
 		Why: "The kubelet stops a pod's ordinary containers (spec.containers) in parallel, each after its own preStop hook. An app with a preStop delay keeps serving (or finishing work) for that long, but a proxy container beside it with no preStop (istio-proxy, linkerd-proxy, envoy, cloud-sql-proxy, or any container without one) gets SIGTERM at once and starts draining or exits: " +
-			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +
+			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. A container that declares no port but has a shorter preStop, or one that stops it (kill -QUIT 1 after a 1 s sleep), is read the same way: the pod serves as one machine, and a backend the front reaches inside it (php-fpm behind Caddy or nginx) that stops first fails the requests the front still takes. A container with ports and a preStop of its own is taken as deliberate. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +
 			"But every container's preStop hook runs at the start of termination, a native sidecar's included: a proxy whose hook ends it (pilot-agent request POST quitquitquit, curl .../quitquitquit, kill 1, linkerd-await --shutdown, an httpGet on /quitquitquit or /shutdown) rather than delaying is gone while the app still serves; the finding quotes what the hook runs. " +
 			"Istio's own drain setting counts as a fix: proxy.istio.io/config terminationDrainDuration at least as long as the app's preStop, or EXIT_ON_ZERO_ACTIVE_CONNECTIONS.",
 		Fix: "Replace a preStop that quits the proxy with a delay that outlasts the app's, or drop it on a native sidecar. Run the proxy as a native sidecar (initContainers with restartPolicy: Always; Istio: ENABLE_NATIVE_SIDECARS; Kubernetes 1.29+), or give it a preStop that outlasts the app's (sleep a few seconds longer, within the grace period), " +
@@ -88,22 +88,27 @@ func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 		if !stopsFirst {
 			continue
 		}
+		what := "gets SIGTERM"
+		if _, _, how := prestop.Duration(ctr); how == prestop.HowExecStopsFirst {
+			what = "is stopped by its own hook"
+		}
 		waits := fmt.Sprintf("its %d s preStop", app.seconds)
 		if !app.known {
 			waits = "its preStop (of a duration the spec does not tell)"
 		}
-		msg := fmt.Sprintf("container %s %s, so it gets SIGTERM while %s still waits in %s (grace period %d s): %s works through a %s that is draining or gone",
-			ctr.Name, why, app.container, waits, grace, app.container, proxyWord(ctr.Name))
+		msg := fmt.Sprintf("container %s %s, so it %s while %s still waits in %s (grace period %d s): %s works through a %s that is draining or gone",
+			ctr.Name, why, what, app.container, waits, grace, app.container, proxyWord(ctr.Name))
 		out = append(out, c.finding(w, ctr.Name, msg, sidecarFix(w, ctr, app)))
 	}
 	return out
 }
 
 // stopsBefore reports whether ctr gets SIGTERM before the app's preStop
-// ends, and says why: no preStop at all, or a proxy's shorter one. A
-// container with a preStop of its own is taken as deliberate unless it is
-// a known proxy with a shorter, known delay; Istio's drain settings cover
-// istio-proxy.
+// ends, and says why: no preStop at all, or a shorter one of a proxy or of
+// a container that declares no port (a backend the app reaches inside the
+// pod, as php-fpm behind Caddy in api-platform/api-platform#1997: the pod
+// serves as one machine). A container with ports and a preStop of its own
+// is taken as deliberate; Istio's drain settings cover istio-proxy.
 func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) (string, bool) {
 	if ctr.Name == "istio-proxy" && istioDrainCovers(ctr, app, podAnnotations) {
 		return "", false
@@ -112,10 +117,20 @@ func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]
 	switch {
 	case how == prestop.HowNone:
 		return "has no preStop hook", true
-	case isProxy(ctr.Name) && known && app.known && d < app.seconds:
+	case (isProxy(ctr.Name) || len(ctr.Ports) == 0) && known && app.known && d < app.seconds && how == prestop.HowExecStopsFirst:
+		return fmt.Sprintf("has a preStop that stops it %s (%q), before %s's %d s", stopsWhen(d), cut(prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command), maxQuotedCommand), app.container, app.seconds), true
+	case (isProxy(ctr.Name) || len(ctr.Ports) == 0) && known && app.known && d < app.seconds:
 		return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), true
 	}
 	return "", false
+}
+
+// stopsWhen says when a hook that stops its container does, d seconds in.
+func stopsWhen(d int64) string {
+	if d == 0 {
+		return "at once"
+	}
+	return fmt.Sprintf("after %d s", d)
 }
 
 func proxyWord(name string) string {

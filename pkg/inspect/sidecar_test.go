@@ -45,7 +45,13 @@ func TestSidecarStopsFirst(t *testing.T) {
 		{"proxy preStop shorter than the app's", objs(deploy("web", app15, grace(40), withContainer("linkerd-proxy", sleepHook(5), false)), web), 1,
 			"linkerd-proxy has a 5 s preStop, shorter than app's 15 s"},
 		{"any container without a preStop", objs(deploy("web", app15, grace(40), withContainer("log-shipper", nil, false)), web), 1, "a neighbour container that is draining or gone"},
-		{"a non-proxy container's own preStop is deliberate", objs(deploy("web", app15, grace(40), withContainer("cache", sleepHook(2), false)), web), 0, ""},
+		{"a container with ports: its own preStop is deliberate", objs(deploy("web", app15, grace(40), withContainer("cache", sleepHook(2), false, func(c *corev1.Container) {
+			c.Ports = []corev1.ContainerPort{{ContainerPort: 11211}}
+		})), web), 0, ""},
+		// api-platform/api-platform#1997: php-fpm has no port; every request
+		// through the front ends in it, and it quits 1 s in.
+		{"a backend without ports stops before the front", objs(deploy("web", app15, grace(40), withContainer("php", execHook("/bin/sh", "-c", "/bin/sleep 1; kill -QUIT 1"), false)), web), 1,
+			"container php has a 1 s preStop, shorter than app's 15 s, so it gets SIGTERM while app still waits in its 15 s preStop (grace period 40 s): app works through a neighbour container that is draining or gone"},
 		{"app without a preStop: missing-prestop's case", objs(deploy("web", preStop(nil), withContainer("istio-proxy", nil, false)), web), 0, ""},
 		{"single container", objs(deploy("web", app15), web), 0, ""},
 		{"Istio terminationDrainDuration covers the app's preStop", objs(deploy("web", app15, grace(40), istioConfig("terminationDrainDuration: 20s"), withContainer("istio-proxy", nil, false)), web), 0, ""},
