@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 )
 
 // lineFitter is stdout on a terminal of width columns: each line longer
@@ -43,34 +46,23 @@ func (f lineFitter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// fitLine breaks line between words into lines of at most width columns;
-// a line that fits, draws a table or has no room for its indent is kept.
+// fitLine breaks line between words into lines of at most width columns,
+// its continuation indented two columns under its text; a line that fits,
+// draws a table or has no room for its indent is kept.
 func fitLine(line string, width int) string {
-	if utf8.RuneCountInString(line) <= width || strings.ContainsAny(line, "│─┌└├") {
+	if twwidth.Width(line) <= width || strings.ContainsAny(line, "│─┌└├") {
 		return line
 	}
 	text := strings.TrimLeft(line, " ")
-	hang := len(line) - len(text) + 2
+	indent := line[:len(line)-len(text)]
+	hang := len(indent) + 2
 	if hang+20 > width {
 		return line
 	}
-	var b strings.Builder
-	col := 0
-	for _, word := range strings.Fields(text) {
-		n := utf8.RuneCountInString(word)
-		switch {
-		case col == 0:
-			b.WriteString(line[:len(line)-len(text)])
-			col = len(line) - len(text)
-		case col+1+n > width:
-			b.WriteString("\n" + strings.Repeat(" ", hang))
-			col = hang
-		default:
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(word)
-		col += n
+	first := table.Wrap(text, width-len(indent))
+	if len(first) < 2 {
+		return line
 	}
-	return b.String()
+	lines := append(first[:1], table.Wrap(strings.Join(first[1:], " "), width-hang)...)
+	return indent + strings.Join(lines, "\n"+strings.Repeat(" ", hang))
 }

@@ -16,13 +16,16 @@ func wrap(s string, limit int) string {
 	}
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
-		out = append(out, wrapLine(para, limit)...)
+		out = append(out, Wrap(para, limit)...)
 	}
 	return strings.Join(out, "\n")
 }
 
-// wrapLine fills lines greedily with the words of s.
-func wrapLine(s string, limit int) []string {
+// Wrap breaks one line of text s into lines of at most limit display
+// columns (twwidth: wide runes count two), filled greedily with its words;
+// a word longer than limit is cut (cut). Tables, a terminal's long lines
+// and a watch's notes all wrap with it.
+func Wrap(s string, limit int) []string {
 	var lines []string
 	line := ""
 	for _, word := range strings.Fields(s) {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 )
 
@@ -82,36 +83,8 @@ func noteLines(msg string, width int) string {
 	if width <= 0 || room < minMessage {
 		return notePrefix + msg + "\n"
 	}
-	var b strings.Builder
-	line := notePrefix
-	used := 0 // columns of the words on line
-	flush := func() {
-		b.WriteString(line + "\n")
-		line, used = strings.Repeat(" ", len(notePrefix)), 0
-	}
-	for _, word := range strings.Fields(msg) {
-		for r := []rune(word); len(r) > 0; {
-			n := len(r)
-			switch {
-			case used > 0 && used+1+n <= room:
-				line, used = line+" "+string(r), used+1+n
-				r = nil
-			case used == 0 && n <= room:
-				line, used = line+string(r), n
-				r = nil
-			case used > 0:
-				flush()
-			default: // a word longer than a line
-				line += string(r[:room])
-				r = r[room:]
-				flush()
-			}
-		}
-	}
-	if used > 0 || line == notePrefix {
-		flush()
-	}
-	return b.String()
+	lines := table.Wrap(msg, room)
+	return notePrefix + strings.Join(lines, "\n"+strings.Repeat(" ", len(notePrefix))) + "\n"
 }
 
 // writeNote writes a live note (cluster text escaped here), wrapped to
