@@ -37,13 +37,14 @@ func (e *evictor) markOf(pod *corev1.Pod) budgetMark {
 // entry 2 minutes later (and the disruption controller itself changes the
 // pod then, clearing its DisruptionTarget condition, which makes the next
 // version stale too). It needs the watch to hold a version of pod newer
-// than sent, not terminating (a terminating one was evicted by another
-// client, whose eviction made the entry), and waits at most conflictWait
+// than sent, not terminating and not marked by an eviction under way (both
+// are another client's eviction, which made the entry), and waits at most conflictWait
 // for the budget's watch to show an entry for pod that was not there
 // before the request.
 func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent string, before budgetMark) bool {
 	pdb := e.pdbOf[podKey(listed)]
-	if pod, gone, failed, _ := e.pods.current(listed); pdb == "" || gone || failed != nil || pod.ResourceVersion == sent || pod.DeletionTimestamp != nil {
+	if pod, gone, failed, _ := e.pods.current(listed); pdb == "" || gone || failed != nil || pod.ResourceVersion == sent ||
+		pod.DeletionTimestamp != nil || evictionUnderway(pod) {
 		return false
 	}
 	t := time.NewTimer(conflictWait)
@@ -83,4 +84,18 @@ func (e *evictor) completeSpent(ctx context.Context, listed, pod *corev1.Pod) (b
 		return false, nil
 	}
 	return true, e.waitGone(ctx, listed)
+}
+
+// evictionUnderway reports whether pod carries the DisruptionTarget
+// condition an admitted eviction sets just before its delete
+// (addConditionAndDeletePod): another client's eviction, in the instant
+// between the two writes. A refused one sets none, and the disruption
+// controller sets it False when it drops a stale entry.
+func evictionUnderway(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }

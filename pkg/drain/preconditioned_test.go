@@ -70,11 +70,13 @@ func TestEvictionRefusedAfterTheBudgetRecordedIt(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		terminating bool
+		marked      bool // DisruptionTarget True: another eviction between its two writes
 		wantDeletes int
 		wantBy      GoneBy
 	}{
-		{"the pod still serving: deleted", false, 1, GoneByEviction},
-		{"another client evicted it: waited for", true, 0, GoneByOther},
+		{"the pod still serving: deleted", false, false, 1, GoneByEviction},
+		{"another client evicted it: waited for", true, false, 0, GoneByOther},
+		{"another client's eviction under way: waited for", false, true, 0, GoneByOther},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			listed := webA()
@@ -84,6 +86,9 @@ func TestEvictionRefusedAfterTheBudgetRecordedIt(t *testing.T) {
 			if c.terminating {
 				now := metav1.Now()
 				newer.DeletionTimestamp = &now
+			}
+			if c.marked {
+				newer.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI"}}
 			}
 			cs := fake.NewClientset(newer)
 			var e *evictor
@@ -109,6 +114,12 @@ func TestEvictionRefusedAfterTheBudgetRecordedIt(t *testing.T) {
 			if c.terminating {
 				go func() {
 					eventually(t, "the pod waited for", func() bool { return e.tracker.snapshot()[0].State == StateTerminating })
+					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: newer}})
+				}()
+			}
+			if c.marked {
+				go func() {
+					eventually(t, "a second eviction", func() bool { return evictions(cs) >= 2 })
 					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: newer}})
 				}()
 			}
