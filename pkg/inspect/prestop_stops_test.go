@@ -12,6 +12,8 @@ func TestPreStopStopsServerFirst(t *testing.T) {
 		// deckhouse/deckhouse#22068: Envoy's inbound listeners drained at once.
 		{"Envoy drain_listeners, then wait", objs(deploy("web", preStop(execHook("sh", "-c", "curl -X POST 'localhost:15000/drain_listeners?inboundonly'; while [ -e /tmp/busy ]; do sleep 1; done"))), web), 1, "drain_listeners?inboundonly"},
 		{"Envoy drain_listeners with its graceful period", objs(deploy("web", preStop(execHook("sh", "-c", "curl -X POST 'localhost:15000/drain_listeners?inboundonly&graceful'; sleep 5"))), web), 0, ""},
+		// Envoy's /healthcheck/fail only fails its health checks: it still serves.
+		{"Envoy healthcheck/fail, then wait", objs(deploy("web", preStop(execHook("sh", "-c", "curl -X POST localhost:15000/healthcheck/fail; sleep 10"))), web), 0, ""},
 		{"php-fpm: sleep, then quit", objs(deploy("web", preStop(execHook("sh", "-c", "/bin/sleep 1; kill -QUIT 1"))), web), 0, ""},
 		{"kill 1 on its own line", objs(deploy("web", preStop(execHook("sh", "-c", "kill -TERM 1\nsleep 15"))), web), 1, "delay counted: 0 s"},
 		{"curl quitquitquit && sleep", objs(deploy("web", preStop(execHook("sh", "-c", "sleep 2 && curl -s -XPOST localhost:15000/quitquitquit && sleep 15"))), web), 1, "delay counted: 2 s"},
