@@ -135,6 +135,9 @@ func hangingPluginKubeconfig(t *testing.T, kubeconfig, plugin string) string {
 	return path
 }
 
+// stalledWithin4s is the stall's message for a 4 s bound, as measured.
+var stalledWithin4s = regexp.MustCompile(`the API server stalled: no answer within (3\.[89]|4|4\.[0-4])s`)
+
 // An API server whose connections stall (a loopback proxy of the test's
 // own holds back everything the server sends, the TLS handshake
 // included): drain and watch end at --timeout or --request-timeout, say
@@ -160,7 +163,9 @@ func TestStalledAPIServerIsBounded(t *testing.T) {
 			if res.ExitCode != 1 || took > 15*time.Second {
 				t.Errorf("exit %d after %s; want 1 within about 4 s\nstderr:\n%s", res.ExitCode, took.Round(time.Millisecond), res.Stderr)
 			}
-			if !strings.Contains(res.Stderr, "the API server stalled: no answer within 4s") {
+			// The wait is measured: on a loaded machine the deadline's
+			// timer fires a little late (4.1 s in a CI run).
+			if !stalledWithin4s.MatchString(res.Stderr) {
 				t.Errorf("stderr does not say the API server stalled:\n%s", res.Stderr)
 			}
 		})
