@@ -38,9 +38,9 @@ func (e *evictor) markOf(pod *corev1.Pod) budgetMark {
 // pod then, clearing its DisruptionTarget condition, which makes the next
 // version stale too). It needs the watch to hold a version of pod newer
 // than sent, not terminating and not marked by an eviction under way (both
-// are another client's eviction, which made the entry), and waits at most conflictWait
-// for the budget's watch to show an entry for pod that was not there
-// before the request.
+// are another client's eviction, which made the entry), and waits at most
+// conflictWait for the budget's watch to show an entry for pod that was
+// not there before the request.
 func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent string, before budgetMark) bool {
 	pdb := e.pdbOf[podKey(listed)]
 	if pod, gone, failed, _ := e.pods.current(listed); pdb == "" || gone || failed != nil || pod.ResourceVersion == sent ||
@@ -68,7 +68,9 @@ func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent s
 // the eviction's options and its UID alone as precondition (the budget let
 // this pod go, whatever else changed in it), then waits for it to go. It
 // returns false when the delete did not happen and the eviction loop goes
-// on (the budget, spent, then refuses with the pod named as disrupted).
+// on (the budget, spent, then refuses with the pod named as disrupted):
+// also when the caller may not delete pods, which the permission preflight
+// does not ask (the drain then waits the 2 minutes, as before).
 func (e *evictor) completeSpent(ctx context.Context, listed, pod *corev1.Pod) (bool, error) {
 	e.tracker.attempt(pod.Namespace, pod.Name)
 	err := eviction.Send(ctx, e.client, pod.Namespace, pod.Name, e.deleteOptions(pod, false), true)

@@ -205,19 +205,18 @@ func surgedPods(res *NodeResult) map[string]bool {
 	if res.Preflight == nil {
 		return out
 	}
-	rolled := map[preflight.OwnerRef]map[string]bool{}
+	type workload struct {
+		namespace string
+		owner     preflight.OwnerRef
+	}
+	rolled := map[workload]bool{}
 	for _, s := range res.Surge {
-		if s.RestartedAt == "" {
-			continue
+		if s.RestartedAt != "" {
+			rolled[workload{s.Namespace, preflight.OwnerRef{Kind: s.Kind, Name: s.Name}}] = true
 		}
-		o := preflight.OwnerRef{Kind: s.Kind, Name: s.Name}
-		if rolled[o] == nil {
-			rolled[o] = map[string]bool{}
-		}
-		rolled[o][s.Namespace] = true
 	}
 	for _, g := range res.Preflight.Evict {
-		if !rolled[g.Owner][g.Namespace] {
+		if !rolled[workload{g.Namespace, g.Owner}] {
 			continue
 		}
 		for _, p := range g.Pods {

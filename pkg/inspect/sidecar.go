@@ -84,13 +84,9 @@ func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 		if _, quits := shutdownHook(ctr); ctr.Name == app.container || (quits && isProxy(ctr.Name)) {
 			continue
 		}
-		why, stopsFirst := stopsBefore(ctr, app, w.Template.Annotations)
+		why, what, stopsFirst := stopsBefore(ctr, app, w.Template.Annotations)
 		if !stopsFirst {
 			continue
-		}
-		what := "gets SIGTERM"
-		if _, _, how := prestop.Duration(ctr); how == prestop.HowExecStopsFirst {
-			what = "is stopped by its own hook"
 		}
 		waits := fmt.Sprintf("its %d s preStop", app.seconds)
 		if !app.known {
@@ -109,20 +105,24 @@ func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 // pod, as php-fpm behind Caddy in api-platform/api-platform#1997: the pod
 // serves as one machine). A container with ports and a preStop of its own
 // is taken as deliberate; Istio's drain settings cover istio-proxy.
-func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) (string, bool) {
+// what is what then happens to it: it gets SIGTERM, or its own hook stops
+// it.
+func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) (why, what string, ok bool) {
 	if ctr.Name == "istio-proxy" && istioDrainCovers(ctr, app, podAnnotations) {
-		return "", false
+		return "", "", false
 	}
 	d, known, how := prestop.Duration(ctr)
+	shorter := (isProxy(ctr.Name) || len(ctr.Ports) == 0) && known && app.known && d < app.seconds
 	switch {
 	case how == prestop.HowNone:
-		return "has no preStop hook", true
-	case (isProxy(ctr.Name) || len(ctr.Ports) == 0) && known && app.known && d < app.seconds && how == prestop.HowExecStopsFirst:
-		return fmt.Sprintf("has a preStop that stops it %s (%q), before %s's %d s", stopsWhen(d), cut(prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command), maxQuotedCommand), app.container, app.seconds), true
-	case (isProxy(ctr.Name) || len(ctr.Ports) == 0) && known && app.known && d < app.seconds:
-		return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), true
+		return "has no preStop hook", "gets SIGTERM", true
+	case shorter && how == prestop.HowExecStopsFirst:
+		return fmt.Sprintf("has a preStop that stops it %s (%q), before %s's %d s", stopsWhen(d), cut(prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command), maxQuotedCommand), app.container, app.seconds),
+			"is stopped by its own hook", true
+	case shorter:
+		return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), "gets SIGTERM", true
 	}
-	return "", false
+	return "", "", false
 }
 
 // stopsWhen says when a hook that stops its container does, d seconds in.

@@ -200,8 +200,9 @@ func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 		v.NoReadyEndpoint = append(v.NoReadyEndpoint, f.service)
 	}
 	sigtermFacts(tl, evs, &v)
-	restartedHook(tl, evs, &v)
-	widenForLateKubelet(exitsOf(tl, evs), &v)
+	exits := exitsOf(tl, evs)
+	restartedHook(tl, evs, exits, &v)
+	widenForLateKubelet(exits, &v)
 	for _, e := range evs {
 		if e.Kind == KindContainerExit && e.ExitCode != nil {
 			ms, _ := tl.Ms(e.Recv)

@@ -20,10 +20,10 @@ const exitReportLag = 300 * time.Millisecond
 func exitFact(tl *Timeline, x Exit) string {
 	finished := x.Server.UTC().Format("15:04:05")
 	if !x.Server.IsZero() && !tl.RequestServer.IsZero() {
-		ms := x.Server.Sub(tl.RequestServer).Milliseconds()
-		if x.Ms > ms+time.Second.Milliseconds()+exitReportLag.Milliseconds() {
+		ms, second := x.Server.Sub(tl.RequestServer).Milliseconds(), time.Second.Milliseconds()
+		if x.Ms > ms+second+exitReportLag.Milliseconds() {
 			return fmt.Sprintf("container %s exited %d between %+d and %+d ms by its finishedAt (%s, whole seconds), reported only at %+d ms, with a later status of the pod: %s",
-				x.Container, x.Code, max(ms-time.Second.Milliseconds(), 0), ms+time.Second.Milliseconds(), finished, x.Ms, orDash(x.Meaning))
+				x.Container, x.Code, max(ms-second, 0), ms+second, finished, x.Ms, orDash(x.Meaning))
 		}
 	}
 	return fmt.Sprintf("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s",

@@ -62,7 +62,7 @@ func lateSigtermFinding(tl *Timeline, v *Verdict, l *findingList) {
 // kubelet killed 1 s into a 5 s sleep hook and started 2 s later wrote
 // Killing again and sent SIGTERM 5 s after that). The earliest bound stays
 // the first hook's end: the API does not show whether it ran out first.
-func restartedHook(tl *Timeline, evs []Event, v *Verdict) {
+func restartedHook(tl *Timeline, evs []Event, exits map[string]int64, v *Verdict) {
 	if v.SigtermMs == nil || v.PreStopDelayMs <= 0 || v.SigtermLatestMs == nil || v.SigtermBasis != SigtermFromKilling {
 		return
 	}
@@ -81,7 +81,7 @@ func restartedHook(tl *Timeline, evs []Event, v *Verdict) {
 	}
 	slack := *v.SigtermLatestMs - *v.SigtermMs
 	v.StopMs, v.SigtermMs = ptr(base+d), ptr(base+d)
-	v.SigtermLatestMs = ptr(beforeExit(base+d+slack, base+d, exitsOf(tl, evs)[c]))
+	v.SigtermLatestMs = ptr(beforeExit(base+d+slack, base+d, exits[c]))
 	v.SigtermBasisText = fmt.Sprintf("Killing again at %+d ms, before the first preStop could end: the kubelet began the termination anew (it restarted) and ran the hook again, + preStop %s", base, time.Duration(d)*time.Millisecond)
 	for i := range v.Containers {
 		if v.Containers[i].Name == c {
