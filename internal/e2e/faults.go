@@ -160,13 +160,6 @@ func (f *FaultEnv) PauseAPIServer(d time.Duration) {
 	f.pause(localcluster.KubeAPIServer, d)
 }
 
-// PauseEtcd freezes etcd for d, then resumes it: the API server stays up
-// and its requests hang until their timeouts.
-func (f *FaultEnv) PauseEtcd(d time.Duration) {
-	f.t.Helper()
-	f.pause(localcluster.Etcd, d)
-}
-
 func (f *FaultEnv) pause(component string, d time.Duration) {
 	f.t.Helper()
 	if err := f.opts.SignalComponent(component, syscall.SIGSTOP); err != nil {
@@ -195,13 +188,6 @@ func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
 func (f *FaultEnv) APIServerDown(down time.Duration, during func()) time.Duration {
 	f.t.Helper()
 	return f.restart(localcluster.KubeAPIServer, down, during)
-}
-
-// RestartEtcd kills etcd, keeps it down for down and starts it again on
-// its data folder; it returns once the API server answers /readyz.
-func (f *FaultEnv) RestartEtcd(down time.Duration) time.Duration {
-	f.t.Helper()
-	return f.restart(localcluster.Etcd, down, nil)
 }
 
 func (f *FaultEnv) restart(component string, down time.Duration, during func()) time.Duration {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -91,14 +92,9 @@ func Follow(ctx context.Context, cfg Config) (*Watch, error) {
 	f := newFollower(cfg, nodes)
 	w := f.w
 	f.prepare(ctx)
-	streamCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	streams := f.streams()
-	for _, s := range streams {
-		go s.Run(streamCtx, f.notices)
-	}
-	f.pending = len(streams)
-	err = f.loop(ctx)
+	end, err := follow.Run(ctx, follow.Follower{Streams: f.streams(), Handle: f.handle, Listed: f.listedAll,
+		Progress: f.progress, Publish: f.cfg.Watches.Publish})
+	f.ended(ctx, end)
 	f.finish()
 	return w, err
 }
@@ -135,7 +131,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
 		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
-		listed: map[string]bool{}, drainers: map[string]drainerSeen{}, notices: make(chan listwatch.Notice),
+		listed: map[string]bool{}, drainers: map[string]drainerSeen{},
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{},
 		nodeEventsSeen: map[types.UID]string{}, conditions: map[string]map[corev1.NodeConditionType]conditionSeen{}}
 	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
@@ -164,10 +160,7 @@ type follower struct {
 	// index of each node's last one.
 	nodeGaps    []timeline.Gap
 	nodeGapOpen map[string]int
-	notices     chan listwatch.Notice
-	pending     int
 	listed      map[string]bool
-	done        bool
 	// drainers is what nodeSeen last saw of each node.
 	drainers map[string]drainerSeen
 	kured    kuredLocator
@@ -232,40 +225,35 @@ func (f *follower) streams() []*listwatch.Stream {
 	return out
 }
 
-// loop handles notices until no evictable pod is left (plus the settle
-// time), every node is gone, or ctx ends.
-func (f *follower) loop(ctx context.Context) error {
-	var settle <-chan time.Time
-	for {
-		select {
-		case n := <-f.notices:
-			f.cfg.Watches.Publish(n)
-			if err := f.handle(ctx, n); err != nil {
-				return err
-			}
-			if f.pending == 0 && f.cfg.Ready != nil {
-				f.cfg.Ready()
-				f.cfg.Ready = nil
-			}
-			switch done := f.pending == 0 && f.finished(); {
-			case done && !f.done:
-				f.done, settle = true, time.After(f.settle())
-			case !done:
-				f.done, settle = false, nil
-			}
-		case <-settle:
-			f.w.Ended = timeline.EndedEmpty
-			if len(f.deleted) == len(f.w.Nodes) {
-				f.w.Ended = timeline.EndedNodesDeleted
-			}
-			return nil
-		case <-ctx.Done():
-			f.w.Ended = timeline.EndReason(ctx, f.done, timeline.EndedEmpty)
-			if !f.done && errors.Is(context.Cause(ctx), ErrStopped) {
-				f.w.Ended = timeline.EndedStopped
-			}
-			return nil
-		}
+// listedAll tells cfg.Ready that every watch has its first List.
+func (f *follower) listedAll(context.Context) (time.Duration, error) {
+	if f.cfg.Ready != nil {
+		f.cfg.Ready()
+	}
+	return 0, nil
+}
+
+// progress is Finished once no evictable pod is left on the nodes.
+func (f *follower) progress() (follow.Progress, time.Duration, error) {
+	if f.finished() {
+		return follow.Finished, f.settle(), nil
+	}
+	return follow.Following, 0, nil
+}
+
+// ended records why the watch stopped.
+func (f *follower) ended(ctx context.Context, end follow.End) {
+	switch {
+	case end == follow.Settled && len(f.deleted) == len(f.w.Nodes):
+		f.w.Ended = timeline.EndedNodesDeleted
+	case end == follow.Settled:
+		f.w.Ended = timeline.EndedEmpty
+	case end == follow.TimedOut:
+		f.w.Ended = timeline.EndedTimeout
+	case errors.Is(context.Cause(ctx), ErrStopped):
+		f.w.Ended = timeline.EndedStopped
+	default:
+		f.w.Ended = timeline.EndedInterrupted
 	}
 }
 

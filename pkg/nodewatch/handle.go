@@ -40,32 +40,22 @@ func (f *follower) handle(ctx context.Context, n listwatch.Notice) error {
 }
 
 func (f *follower) streamFailed(n listwatch.Notice) error {
-	switch n.Stream {
-	case timeline.StreamEndpointSlices:
-		f.set.Unseen(n.Stream)
-		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err))
-	case timeline.StreamEvents:
-		f.set.Unseen(n.Stream)
-		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err))
-	case streamBudgets:
+	note, shared := f.set.Unseen(n)
+	switch {
+	case shared:
+		f.note(note)
+	case n.Stream == streamBudgets:
 		f.w.BudgetsUnseen = true
 		f.note(fmt.Sprintf("cannot watch PodDisruptionBudgets (%v): no workload's time below its budget's desiredHealthy can be told", n.Err))
-	case streamNodeEvents:
+	case n.Stream == streamNodeEvents:
 		f.nodeEventsUnseen(n.Err)
-	case "nodes":
+	case n.Stream == "nodes":
 		f.note(fmt.Sprintf("cannot watch the nodes (%v): a node deleted while watched is not seen", n.Err))
 	default:
 		return fmt.Errorf("watching the %s: %w", strings.Replace(n.Stream, "pod", "pods", 1), n.Err)
 	}
-	f.firstList(n.Stream)
+	f.listed[n.Stream] = true
 	return nil
-}
-
-func (f *follower) firstList(stream string) {
-	if !f.listed[stream] {
-		f.listed[stream] = true
-		f.pending--
-	}
 }
 
 // gap marks a stream's lost (open) or regained watch. A pods' stream is
@@ -158,7 +148,7 @@ func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
 		f.nodeEventsListed(n.Recv, n.List, n.Initial)
 	}
 	if n.Initial {
-		f.firstList(n.Stream)
+		f.listed[n.Stream] = true
 	}
 }
 

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"testing"
@@ -41,8 +42,8 @@ func followerOf(n int, out Printer) (*workloadFollower, *discoveryv1.EndpointSli
 		list = append(list, p)
 	}
 	slice := timelinetest.PodsSlice("web-abc", "web", eps)
-	f.handle(listwatch.Notice{Stream: "pod", Kind: listwatch.KindList, Initial: true, Recv: time.Now(), List: list})
-	f.handle(listwatch.Notice{Stream: "EndpointSlices", Kind: listwatch.KindList, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
+	f.handle(context.Background(), listwatch.Notice{Stream: "pod", Kind: listwatch.KindList, Initial: true, Recv: time.Now(), List: list})
+	f.handle(context.Background(), listwatch.Notice{Stream: "EndpointSlices", Kind: listwatch.KindList, Initial: true, Recv: time.Now(), List: []runtime.Object{slice}})
 	return f, slice, pods
 }
 
@@ -77,7 +78,7 @@ func BenchmarkRolloutOf200Pods(b *testing.B) {
 		ep.Conditions.Ready, ep.Conditions.Terminating = timelinetest.Bool(i%2 == 1), timelinetest.Bool(i%2 == 0)
 		slice = s
 		sent := time.Now()
-		_ = f.handle(listwatch.Notice{Stream: "EndpointSlices", Recv: sent, Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}})
+		_ = f.handle(context.Background(), listwatch.Notice{Stream: "EndpointSlices", Recv: sent, Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}})
 		lat = append(lat, (<-lines).Sub(sent))
 		for len(lines) > 0 {
 			<-lines

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -86,7 +87,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 		return nil, fmt.Errorf("%s: %w", w, err)
 	}
 	f := &workloadFollower{cfg: cfg, st: st, gen0: st.generation,
-		everReady: map[types.UID]bool{}, notices: make(chan listwatch.Notice), listed: map[string]bool{}}
+		everReady: map[types.UID]bool{}, listed: map[string]bool{}}
 	if cfg.Action == Restart {
 		if f.patch, err = restartPatch(obj); err != nil {
 			return nil, fmt.Errorf("cannot restart %s: %w", w, err)
@@ -98,14 +99,10 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now(), ProbeURL: cfg.ProbeURL}
 	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
 	f.prepare(ctx)
-	streamCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	streams := f.streams()
-	for _, s := range streams {
-		go s.Run(streamCtx, f.notices)
-	}
-	f.pending = len(streams)
-	err = f.loop(ctx)
+	end, err := follow.Run(ctx, follow.Follower{Streams: f.streams(), Handle: f.handle, Listed: f.listedAll,
+		Progress: f.progress, Requests: cfg.Requests, OnRequests: f.requests})
+	f.r.Ended = map[follow.End]timeline.Ended{follow.Settled: timeline.EndedComplete, follow.Halted: timeline.EndedStalled,
+		follow.TimedOut: timeline.EndedTimeout, follow.Interrupted: timeline.EndedInterrupted}[end]
 	f.finish()
 	return f.r, err
 }
@@ -123,11 +120,8 @@ type workloadFollower struct {
 	set                        podset.Set
 	everReady                  map[types.UID]bool
 	capacity                   *serviceTracks
-	notices                    chan listwatch.Notice
-	pending                    int
 	listed                     map[string]bool
 	acted, started, statusDone bool
-	done                       bool
 	noRolloutStatus            bool
 	reqLog                     timeline.RequestLog
 }
@@ -196,43 +190,26 @@ func (f *workloadFollower) streams() []*listwatch.Stream {
 		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 
-// loop handles notices until the rollout is complete (plus the settle
-// time), stalls, or ctx ends; it acts once every stream has its first List.
-func (f *workloadFollower) loop(ctx context.Context) error {
-	var settle <-chan time.Time
-	for {
-		select {
-		case n := <-f.notices:
-			if err := f.handle(n); err != nil {
-				return err
-			}
-			if f.pending == 0 && !f.acted {
-				f.acted = true
-				if err := f.act(ctx); err != nil {
-					return err
-				}
-			}
-			if f.r.Stalled != "" {
-				f.r.Ended = timeline.EndedStalled
-				return nil
-			}
-			switch done := f.finished(); {
-			case done && !f.done:
-				f.done, f.r.CompleteAt = true, time.Now()
-				settle = time.After(f.cfg.Settle)
-			case !done:
-				f.done, settle = false, nil
-			}
-		case b := <-f.cfg.Requests:
-			f.requests(b)
-		case <-settle:
-			f.r.Ended = timeline.EndedComplete
-			return nil
-		case <-ctx.Done():
-			f.r.Ended = timeline.EndReason(ctx, f.done, timeline.EndedComplete)
-			return nil
-		}
+// listedAll sends the restart or the scale, once every watch is listening.
+func (f *workloadFollower) listedAll(ctx context.Context) (time.Duration, error) {
+	f.acted = true
+	return 0, f.act(ctx)
+}
+
+// progress is Stopped when the workload stalled, Finished once the
+// rollout is complete (for cfg.Settle), its completion dated the first
+// time it is.
+func (f *workloadFollower) progress() (follow.Progress, time.Duration, error) {
+	switch {
+	case f.r.Stalled != "":
+		return follow.Stopped, 0, nil
+	case !f.finished():
+		f.r.CompleteAt = time.Time{}
+		return follow.Following, 0, nil
+	case f.r.CompleteAt.IsZero():
+		f.r.CompleteAt = time.Now()
 	}
+	return follow.Finished, f.cfg.Settle, nil
 }
 
 // finished reports whether the rollout has started and is complete by the

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // handle feeds one notice to the pods' recorders, the capacity tracker or
 // the workload's status. It returns an error only when the pods or the
 // workload cannot be watched.
-func (f *workloadFollower) handle(n listwatch.Notice) error {
+func (f *workloadFollower) handle(_ context.Context, n listwatch.Notice) error {
 	switch n.Kind {
 	case listwatch.KindError:
 		return f.streamFailed(n)
@@ -41,17 +42,10 @@ func (f *workloadFollower) streamFailed(n listwatch.Notice) error {
 		return fmt.Errorf("watching the pods of %s: %w", w, n.Err)
 	case "workload":
 		return fmt.Errorf("watching %s: %w", w, n.Err)
-	case timeline.StreamEndpointSlices:
-		f.set.Unseen(n.Stream)
-		f.r.EndpointsUnseen = true
-		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err))
-	case timeline.StreamEvents:
-		f.set.Unseen(n.Stream)
-		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err))
 	}
-	if !f.listed[n.Stream] {
-		f.listed[n.Stream] = true
-		f.pending--
+	if note, ok := f.set.Unseen(n); ok {
+		f.r.EndpointsUnseen = f.set.EndpointsUnseen
+		f.note(note)
 	}
 	return nil
 }
@@ -88,9 +82,6 @@ func (f *workloadFollower) listedNotice(n listwatch.Notice) {
 		f.set.EventList(n)
 	case "workload":
 		f.workloadListed(n.Recv, n.List)
-	}
-	if n.Initial && first {
-		f.pending--
 	}
 }
 

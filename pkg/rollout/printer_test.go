@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -21,10 +22,10 @@ func TestZeroPrinterIsSafe(t *testing.T) {
 		f, slice, _ := followerOf(3, p)
 		s := slice.DeepCopy()
 		s.Endpoints[0].Conditions.Ready, s.Endpoints[0].Conditions.Terminating = timelinetest.Bool(false), timelinetest.Bool(true)
-		if err := f.handle(listwatch.Notice{Stream: timeline.StreamEndpointSlices, Recv: time.Now(), Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}}); err != nil {
+		if err := f.handle(context.Background(), listwatch.Notice{Stream: timeline.StreamEndpointSlices, Recv: time.Now(), Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: s}}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		_ = f.handle(listwatch.Notice{Stream: timeline.StreamEvents, Recv: time.Now(), Kind: listwatch.KindGapOpen, Reason: "cut"})
+		_ = f.handle(context.Background(), listwatch.Notice{Stream: timeline.StreamEvents, Recv: time.Now(), Kind: listwatch.KindGapOpen, Reason: "cut"})
 		f.status(time.Now(), "web-0", "restart sent")
 		f.note("a note")
 		f.requests(probe.Bucket{From: time.Now(), Results: []probe.Result{{Kind: probe.Refused}}})

@@ -58,19 +58,20 @@ func deliveryToLine(b *testing.B, requests <-chan probe.Bucket, pace time.Durati
 		WatchFuncWithContext: func(context.Context, metav1.ListOptions) (watch.Interface, error) { return fw, nil },
 	}
 	lines := make(lineSignal, 1)
-	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
+	f := &follower{cfg: Config{Printer: Printer{Event: signalPrinter{w: lines}.Event}}}
 	f.rec = NewRecorder(pod, nil, time.Now())
 	f.rec.Emit = func(e Event) { callback.Call(f.cfg.Printer.Event, f.rec.TL, e) }
 	f.rec.MarkT0(time.Now(), T0DeleteSent, "DELETE sent")
 	<-lines
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go (&listwatch.Stream{Name: "pod", LW: lw}).Run(ctx, f.notices)
+	notices := make(chan listwatch.Notice)
+	go (&listwatch.Stream{Name: "pod", LW: lw}).Run(ctx, notices)
 	go func() {
 		for {
 			select {
-			case n := <-f.notices:
-				_ = f.handle(n)
+			case n := <-notices:
+				_ = f.handle(ctx, n)
 			case bk := <-requests:
 				f.requests(bk)
 			case <-ctx.Done():

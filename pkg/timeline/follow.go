@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -101,29 +102,22 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	if svcErr != nil && ctx.Err() == nil { // cut by Ctrl-C or --timeout: no fact about the cluster
 		f.note(fmt.Sprintf("cannot list Services (%v): watching every EndpointSlice of the namespace for the pod's endpoint", svcErr))
 	}
-	streamCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	streams := f.streams(pod, services, svcErr != nil)
-	for _, s := range streams {
-		go s.Run(streamCtx, f.notices)
+	end, err := follow.Run(ctx, follow.Follower{Streams: f.streams(pod, services, svcErr != nil),
+		Handle: f.handle, Listed: f.listed, Progress: f.progress,
+		Retry: f.evict, Requests: cfg.Requests, OnRequests: f.requests})
+	if (end == follow.TimedOut || end == follow.Interrupted) && err == nil {
+		err = f.cut(ctx)
 	}
-	f.pending = len(streams)
-	err = f.loop(ctx)
 	f.flushLines()
 	f.rec.TL.End = time.Now()
 	return f.rec.TL, err
 }
 
 type follower struct {
-	cfg     Config
-	rec     *Recorder
-	notices chan listwatch.Notice
-	// pending counts streams whose first List has not arrived.
-	pending    int
-	listedOnce map[string]bool
-	acted      bool
-	goneSeen   bool
-	reqLog     RequestLog
+	cfg    Config
+	rec    *Recorder
+	acted  bool
+	reqLog RequestLog
 	// held are the lines waiting for the probe's buckets (line).
 	held []heldLine
 }
@@ -131,7 +125,7 @@ type follower struct {
 // newFollower is a follower of rec's pod printing through cfg.Printer,
 // each line in time order with the probe's (line).
 func newFollower(cfg Config, rec *Recorder) *follower {
-	f := &follower{cfg: cfg, rec: rec, notices: make(chan listwatch.Notice), listedOnce: map[string]bool{}}
+	f := &follower{cfg: cfg, rec: rec}
 	rec.Emit = func(e Event) { f.line(e.Recv, func() { callback.Call(cfg.Printer.Event, rec.TL, e) }) }
 	rec.Stall, rec.Gap = f.gapLine, f.gapLine
 	return f
@@ -183,56 +177,33 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
 }
 
-// loop handles notices until the pod is gone and the settle time has
-// passed, acting (delete, evict) once every stream has its first List.
-func (f *follower) loop(ctx context.Context) error {
-	var settle, retry <-chan time.Time
-	for {
-		select {
-		case n := <-f.notices:
-			if err := f.handle(n); err != nil {
-				return err
-			}
-			if f.pending == 0 && !f.acted {
-				f.acted = true
-				wait, err := f.act(ctx)
-				if err != nil {
-					return err
-				}
-				if wait > 0 {
-					retry = time.After(wait)
-				}
-			}
-			if f.rec.gone && !f.goneSeen {
-				f.goneSeen = true
-				if !f.acted {
-					return fmt.Errorf("pod %s/%s was deleted before the watch started", f.cfg.Namespace, f.cfg.Name)
-				}
-				settle = time.After(f.cfg.Settle)
-			}
-		case <-retry:
-			retry = nil
-			wait, err := f.evict(ctx)
-			if err != nil {
-				return err
-			}
-			if wait > 0 {
-				retry = time.After(wait)
-			}
-		case b := <-f.cfg.Requests:
-			f.requests(b)
-		case <-settle:
-			return nil
-		case <-ctx.Done():
-			if f.rec.gone {
-				return nil
-			}
-			if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
-				return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", t, f.cfg.Namespace, f.cfg.Name)
-			}
-			return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)
-		}
+// listed starts the termination once every stream has its first List;
+// for an eviction it returns the wait before the next attempt when a
+// PodDisruptionBudget refused it.
+func (f *follower) listed(ctx context.Context) (time.Duration, error) {
+	f.acted = true
+	return f.act(ctx)
+}
+
+// progress is Finished once the pod is gone, for cfg.Settle.
+func (f *follower) progress() (follow.Progress, time.Duration, error) {
+	if f.rec.gone {
+		return follow.Finished, f.cfg.Settle, nil
 	}
+	return follow.Following, 0, nil
+}
+
+// cut is the error of a watch whose ctx ended before the pod was gone:
+// the partial timeline's, wrapping the *eviction.TimeoutError of
+// --timeout or ErrInterrupted.
+func (f *follower) cut(ctx context.Context) error {
+	if f.rec.gone {
+		return nil
+	}
+	if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
+		return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", t, f.cfg.Namespace, f.cfg.Name)
+	}
+	return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)
 }
 
 // act starts the termination; for an eviction it returns the wait before

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -9,16 +10,13 @@ import (
 // handle feeds one notice to the recorder. It returns an error only when the
 // pod itself cannot be watched; EndpointSlices or Events that cannot be
 // watched degrade the timeline with a note.
-func (f *follower) handle(n listwatch.Notice) error {
+func (f *follower) handle(_ context.Context, n listwatch.Notice) error {
 	if n.Kind == listwatch.KindError {
 		return f.streamFailed(n)
 	}
 	f.rec.Handle(n)
-	if n.Kind == listwatch.KindList {
-		f.listedOnce[n.Stream] = true
-		if n.Initial {
-			f.pending--
-		}
+	if f.rec.gone && !f.acted {
+		return fmt.Errorf("pod %s/%s was deleted before the watch started", f.cfg.Namespace, f.cfg.Name)
 	}
 	return nil
 }
@@ -34,10 +32,6 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 	case StreamEvents:
 		tl.EventsUnseen = true
 		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the delete request", n.Err))
-	}
-	if !f.listedOnce[n.Stream] {
-		f.listedOnce[n.Stream] = true
-		f.pending--
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"testing"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
@@ -14,11 +15,11 @@ import (
 func TestZeroPrinterIsSafe(t *testing.T) {
 	var events int
 	for name, p := range map[string]Printer{"zero": {}, "event only": {Event: func(*Timeline, Event) { events++ }}} {
-		f := &follower{cfg: Config{Printer: p}, rec: NewRecorder(testPod(30, nil), nil, at(0)), listedOnce: map[string]bool{}}
+		f := &follower{cfg: Config{Printer: p}, rec: NewRecorder(testPod(30, nil), nil, at(0))}
 		f.rec.Emit = func(e Event) { callback.Call(f.cfg.Printer.Event, f.rec.TL, e) }
 		f.rec.Stall = func(g Gap) { callback.Call(f.cfg.Printer.Gap, f.rec.TL, g) }
 		f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
-		_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(10), Kind: listwatch.KindGapOpen, Reason: "cut"})
+		_ = f.handle(context.Background(), listwatch.Notice{Stream: StreamEvents, Recv: at(10), Kind: listwatch.KindGapOpen, Reason: "cut"})
 		f.say("a note")
 		f.requests(probe.Bucket{From: at(20), Results: []probe.Result{{Kind: probe.Reset}}})
 		if tl := f.rec.TL; len(tl.Events) != 1 || len(tl.Requests) != 1 || len(tl.Gaps) != 1 {

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestProbedLinesPrintInTimeOrder(t *testing.T) {
 	f.rec.MarkT0(at(0), T0DeleteSent, "DELETE sent")
 	f.requests(probe.Bucket{From: at(0), Results: []probe.Result{{Start: at(0), Kind: probe.OK}}})
 	f.rec.feedSlice(at(150), watch.Modified, terminatingSlice("web-abc", "web"))
-	_ = f.handle(listwatch.Notice{Stream: StreamEvents, Recv: at(300), Kind: listwatch.KindGapOpen, Reason: "cut"})
+	_ = f.handle(context.Background(), listwatch.Notice{Stream: StreamEvents, Recv: at(300), Kind: listwatch.KindGapOpen, Reason: "cut"})
 	f.requests(probe.Bucket{From: at(100), Results: []probe.Result{{Start: at(100), Kind: probe.Timeout}}})
 	f.requests(probe.Bucket{From: at(200), Results: []probe.Result{{Start: at(200), Kind: probe.Reset}}})
 	f.rec.feedSlice(at(450), watch.Modified, slice("web-abc", "web", nil, nil, nil))

@@ -4,6 +4,7 @@
 package podset
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -205,23 +206,23 @@ func (s *Set) KubeEvent(recv time.Time, typ watch.EventType, ev *corev1.Event) {
 	}
 }
 
-// Unseen marks the EndpointSlices or Events stream as failed on every
-// Recorder, present and future.
-func (s *Set) Unseen(stream string) {
-	for _, rec := range s.order {
-		switch stream {
-		case timeline.StreamEndpointSlices:
-			rec.TL.EndpointsUnseen = true
-		case timeline.StreamEvents:
-			rec.TL.EventsUnseen = true
-		}
-	}
-	switch stream {
+// Unseen marks the EndpointSlices or Events stream of n, a KindError, as
+// failed on every Recorder, present and future, and returns the note that
+// says what is missing; ok is false for any other stream.
+func (s *Set) Unseen(n listwatch.Notice) (note string, ok bool) {
+	switch n.Stream {
 	case timeline.StreamEndpointSlices:
-		s.EndpointsUnseen = true
+		s.EndpointsUnseen, note = true, fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err)
 	case timeline.StreamEvents:
-		s.EventsUnseen = true
+		s.EventsUnseen, note = true, fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err)
+	default:
+		return "", false
 	}
+	for _, rec := range s.order {
+		rec.TL.EndpointsUnseen = rec.TL.EndpointsUnseen || s.EndpointsUnseen
+		rec.TL.EventsUnseen = rec.TL.EventsUnseen || s.EventsUnseen
+	}
+	return note, true
 }
 
 // OpenGap marks a stream's lost watch on every Recorder; it returns the
