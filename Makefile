@@ -24,7 +24,9 @@ cluster-down:
 	@$(GO) run ./hack/cluster down
 
 # Builds the Ingress controller, Traefik, into the cache once per machine
-# (about 12 min on 2 idle cores, 3.2 GB of memory; docs/ingress.md).
+# (about 12 min on 2 idle cores, 3.2 GB of memory; docs/ingress.md); the
+# next cluster-up starts it beside the real nodes. make test builds it
+# first: its tests need it; make demo does not.
 ingress:
 	@$(GO) run ./hack/cluster ingress
 
@@ -49,7 +51,8 @@ demo: build cluster-up
 # control-plane build shows its progress here), each control-plane fault
 # scenario once. GRACEFUL_E2E=1 asks for the e2e tests. The Argo Rollouts
 # controller the --surge tests run is built first (once per machine): only
-# the tests need it, not make cluster-up or make demo.
+# the tests need it, not make cluster-up or make demo. So is the Ingress
+# controller, before cluster-up, which starts it.
 #
 # The e2e tests mostly wait (on simulated preStop hooks, grace periods,
 # --timeout), so up to E2E_PARALLEL tests of a package run at once instead
@@ -65,7 +68,7 @@ demo: build cluster-up
 E2E_PARALLEL   ?= 8
 HEAVY_PACKAGES := ./pkg/timeline ./pkg/drain
 TIMING_TESTS   := ^(TestWatchProbeE2E|TestWatchRolloutProbeE2E)$$
-test: build vet lint cluster-up
+test: build vet lint ingress cluster-up
 	@$(GO) run ./hack/cluster argo-rollouts
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -parallel $(E2E_PARALLEL) -skip '$(TIMING_TESTS)' $(HEAVY_PACKAGES) ./...
 	GRACEFUL_E2E=1 GRACEFUL_BINARY=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 10m -run '$(TIMING_TESTS)' ./pkg/timeline

@@ -152,8 +152,12 @@ func upRealNode(ctx context.Context, opts localcluster.ClusterOptions, c *localc
 	if err != nil {
 		return err
 	}
+	traefik := localcluster.BuiltTraefik(opts.CacheDir)
+	if traefik == "" {
+		fmt.Fprintln(os.Stderr, "note: no Ingress controller: `make ingress` builds Traefik (once per machine, about 12 min), the next cluster-up starts it (docs/ingress.md)")
+	}
 	return realnode.Up(ctx, realnode.Options{RepoRoot: root, Cluster: c.Name, Kubeconfig: c.Kubeconfig,
-		Kubelet: bins["kubelet"], KubeProxy: bins["kube-proxy"], Log: os.Stderr})
+		Kubelet: bins["kubelet"], KubeProxy: bins["kube-proxy"], Traefik: traefik, Log: os.Stderr})
 }
 
 // kubectlDir builds kubectl into the cache (for machines without one) and

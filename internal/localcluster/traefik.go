@@ -51,6 +51,17 @@ type Router struct{}
 `,
 }
 
+// BuiltTraefik returns the cached Traefik binary, "" when it is not
+// built (make ingress builds it).
+func BuiltTraefik(cacheDir string) string {
+	b := &builder{cacheDir: cacheDir}
+	p := b.path(component{Name: "traefik", Version: TraefikVersion})
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
 // EnsureTraefik builds Traefik TraefikVersion into cacheDir when it is
 // missing (about 12 min of 2 idle cores and 3.2 GB of memory at its link,
 // once per machine; 24 min under load; later calls return at once),

@@ -141,13 +141,13 @@ func cniConfig(n node) string {
     "hairpinMode": true,
     "ipam": {
       "type": "host-local",
-      "ranges": [[{"subnet": %q, "gateway": %q}]],
+      "ranges": [[{"subnet": %q, "gateway": %q, "rangeEnd": %q}]],
       "routes": [{"dst": "0.0.0.0/0"}],
       "dataDir": %q
     }
   }]
 }
-`, n.cniNetwork(), n.bridge(), n.podCIDR(), n.gateway(), filepath.Join(n.l.root, "cni", "ipam"))
+`, n.cniNetwork(), n.bridge(), n.podCIDR(), n.gateway(), n.podRangeEnd(), filepath.Join(n.l.root, "cni", "ipam"))
 }
 
 // kubeletLeaseSeconds and kubeletStatusSeconds are the kubelet's

@@ -176,7 +176,7 @@ func ownMount(m string, l layout) bool {
 // further node's veth (the rest of it goes with its network namespace),
 // or a pod's veth (the bridge plugin names them veth...).
 func ownLink(name string) bool {
-	if name == PodBridge || name == ServiceSink || strings.HasPrefix(name, "veth") {
+	if name == PodBridge || name == ServiceSink || name == ingressHostVeth || strings.HasPrefix(name, "veth") {
 		return true
 	}
 	for _, n := range nodes()[1:] {

@@ -66,9 +66,8 @@ func setUpNetwork(further []node) error {
 }
 
 // setUpNodeNetwork makes a further node's network namespace, bound to a
-// file in the node's run folder (never `ip netns add`, which would make
-// /run/netns a mount point hiding the CRI's pod namespaces), and joins it
-// to PodBridge with a veth whose namespace end has no address: the node's
+// file in the node's run folder (joinPodBridge), and joins it to
+// PodBridge with a veth whose namespace end has no address: the node's
 // pod bridge holds its gateway, which answers ARP on the veth, and the
 // machine routes the node's pod range to that gateway over PodBridge.
 // Traffic between the nodes thus stays on PodBridge, which the guard lets
@@ -76,28 +75,42 @@ func setUpNetwork(further []node) error {
 // (the API forwarder, the other pods) is reachable from it.
 func setUpNodeNetwork(n node) error {
 	ns := n.netns()
-	if err := os.MkdirAll(filepath.Dir(ns), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(ns, nil, 0o644); err != nil {
+	cmds, err := joinPodBridge(ns, n.hostVeth(), n.nodeVeth())
+	if err != nil {
 		return err
 	}
 	in := []string{"nsenter", "--net=" + ns}
-	cmds := [][]string{
-		{"unshare", "--net=" + ns, "true"},
-		{"ip", "link", "add", n.hostVeth(), "type", "veth", "peer", "name", n.nodeVeth(), "netns", ns},
-		{"ip", "link", "set", n.hostVeth(), "master", PodBridge},
-		{"ip", "link", "set", n.hostVeth(), "up"},
-		append(in, "ip", "link", "set", "lo", "up"),
+	cmds = append(cmds,
 		append(in, "ip", "link", "add", n.bridge(), "type", "bridge"),
 		append(in, "ip", "addr", "add", n.gateway()+"/24", "dev", n.bridge()),
 		append(in, "ip", "link", "set", n.bridge(), "up"),
 		append(in, "ip", "link", "set", n.nodeVeth(), "up"),
 		append(in, "ip", "route", "add", PodCIDR, "dev", n.nodeVeth()),
 		append(in, "sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"),
-		{"ip", "route", "add", n.podCIDR(), "via", n.gateway(), "dev", PodBridge, "onlink"},
-	}
+		[]string{"ip", "route", "add", n.podCIDR(), "via", n.gateway(), "dev", PodBridge, "onlink"},
+	)
 	return runAll(cmds, "")
+}
+
+// joinPodBridge makes the file a network namespace is bound to (never
+// `ip netns add`, which would make /run/netns a mount point hiding the
+// CRI's pod namespaces), and returns the commands that make the namespace
+// and join it to PodBridge by a veth, hostVeth on the machine, inner in
+// the namespace, with the namespace's loopback up.
+func joinPodBridge(ns, hostVeth, inner string) ([][]string, error) {
+	if err := os.MkdirAll(filepath.Dir(ns), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(ns, nil, 0o644); err != nil {
+		return nil, err
+	}
+	return [][]string{
+		{"unshare", "--net=" + ns, "true"},
+		{"ip", "link", "add", hostVeth, "type", "veth", "peer", "name", inner, "netns", ns},
+		{"ip", "link", "set", hostVeth, "master", PodBridge},
+		{"ip", "link", "set", hostVeth, "up"},
+		{"nsenter", "--net=" + ns, "ip", "link", "set", "lo", "up"},
+	}, nil
 }
 
 // runAll runs each command in turn, stdin for nft.

@@ -33,6 +33,9 @@ type Options struct {
 	Kubeconfig string
 	// Kubelet and KubeProxy are the binaries (localcluster's build).
 	Kubelet, KubeProxy string
+	// Traefik, when set, is the Ingress controller's binary, started
+	// beside the nodes (startIngress).
+	Traefik string
 	// Log receives progress lines.
 	Log io.Writer
 	// Started, when set, is called as each node is Ready with kube-proxy
@@ -79,7 +82,7 @@ func Up(ctx context.Context, o Options) error {
 		}
 		if healthy(ctx, o.Kubeconfig) == nil {
 			fmt.Fprintf(o.Log, "Real nodes %s are up (reused).\n", nodeNames())
-			return nil
+			return startIngressLate(ctx, o, l, lock, s)
 		}
 		fmt.Fprintf(o.Log, "Restarting real nodes %s: %v\n", nodeNames(), healthy(ctx, o.Kubeconfig))
 		if err := restore(s, l); err != nil {
@@ -133,6 +136,11 @@ func startNode(ctx context.Context, o Options, l layout, lock *os.File, s *machi
 	for _, n := range all {
 		if err := st.start(n, kc); err != nil {
 			return fmt.Errorf("%s: %w", n.name, err)
+		}
+	}
+	if o.Traefik != "" {
+		if err := st.startIngress(o.Traefik); err != nil {
+			return fmt.Errorf("the Ingress controller: %w", err)
 		}
 	}
 	return nil
@@ -313,14 +321,19 @@ func ctrRun(l layout, args ...string) error {
 }
 
 func httpOK(host string, port int) error {
+	return getOK(fmt.Sprintf("http://%s:%d/healthz", host, port))
+}
+
+// getOK returns nil when GET url answers 200 OK within 2 s.
+func getOK(url string) error {
 	c := http.Client{Timeout: 2 * time.Second}
-	resp, err := c.Get(fmt.Sprintf("http://%s:%d/healthz", host, port))
+	resp, err := c.Get(url)
 	if err != nil {
 		return err
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("healthz answered %s", resp.Status)
+		return fmt.Errorf("%s answered %s", url, resp.Status)
 	}
 	return nil
 }

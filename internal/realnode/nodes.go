@@ -26,6 +26,10 @@ func (n node) podCIDR() string { return fmt.Sprintf("10.244.%d.0/24", n.index) }
 func (n node) gateway() string { return fmt.Sprintf("10.244.%d.1", n.index) }
 func (n node) bridge() string  { return "graceful" + strconv.Itoa(n.index) }
 
+// podRangeEnd is the last address the node's IPAM gives a pod: those
+// above are kept for the machine's own (IngressIP).
+func (n node) podRangeEnd() string { return fmt.Sprintf("10.244.%d.239", n.index) }
+
 // cniNetwork is the CNI network's name: libcni names its cache files after
 // it.
 func (n node) cniNetwork() string {

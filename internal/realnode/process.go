@@ -64,8 +64,10 @@ func killNode(s *machineState, l layout) {
 			daemons = append(daemons, pid)
 		}
 	}
-	if pid := s.Pids[forwarderKey]; alive(pid, forwarderKey) {
-		daemons = append(daemons, pid)
+	for _, key := range []string{forwarderKey, ingressKey} {
+		if pid := s.Pids[key]; alive(pid, key) {
+			daemons = append(daemons, pid)
+		}
 	}
 	killAndWait(daemons)
 }

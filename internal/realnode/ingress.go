@@ -1,0 +1,105 @@
+package realnode
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// The Ingress controller's place (docs/ingress.md): a network namespace
+// of its own, joined to PodBridge by a veth whose namespace end holds
+// IngressIP, an address of real-node-0's pod range that its IPAM never
+// gives (podRangeEnd). Its only routes lead to the real nodes' pod ranges:
+// it dials pod addresses straight from EndpointSlices, and a kwok pod's
+// made-up address, or anything off the machine, has no route there. It
+// serves IngressNamespace only: the namespace of the real-node pods put
+// behind it.
+const (
+	IngressIP        = "10.244.0.250"
+	IngressWebPort   = 80
+	IngressAPIPort   = 9000
+	IngressNamespace = "graceful-l7"
+	ingressKey       = "traefik"
+	ingressHostVeth  = "gingressh"
+	ingressVeth      = "gingressn"
+)
+
+// IngressNetns is the file the Ingress controller's network namespace is
+// bound to (not in /run/netns, as for the nodes: nodes.go's netns).
+func IngressNetns() string { return filepath.Join(defaultLayout().run, "ingress", "netns") }
+
+// IngressAPI is the address of the Ingress controller's API, as a URL.
+func IngressAPI() string {
+	return "http://" + net.JoinHostPort(IngressIP, strconv.Itoa(IngressAPIPort))
+}
+
+// startIngressLate starts the Ingress controller beside real nodes that
+// were started without it (make ingress came after them).
+func startIngressLate(ctx context.Context, o Options, l layout, lock *os.File, s *machineState) error {
+	if o.Traefik == "" || s == nil {
+		return nil
+	}
+	if _, err := os.Stat(IngressNetns()); err == nil {
+		return nil
+	}
+	st := starter{ctx: ctx, o: o, lock: lock, s: s, state: l}
+	if err := st.startIngress(o.Traefik); err != nil {
+		return fmt.Errorf("the Ingress controller: %w (make cluster-down, then make cluster-up, starts it afresh)", err)
+	}
+	return nil
+}
+
+// startIngress makes the Ingress controller's network namespace and
+// starts Traefik (bin) in it, reaching the API server through the
+// forwarder with real-node-1's kubeconfig, and waits for its API.
+func (st *starter) startIngress(bin string) error {
+	ns := IngressNetns()
+	cmds, err := joinPodBridge(ns, ingressHostVeth, ingressVeth)
+	if err != nil {
+		return err
+	}
+	in := []string{"nsenter", "--net=" + ns}
+	cmds = append(cmds,
+		append(in, "ip", "addr", "add", IngressIP+"/24", "dev", ingressVeth),
+		append(in, "ip", "link", "set", ingressVeth, "up"))
+	for _, n := range nodes()[1:] {
+		cmds = append(cmds, append(in, "ip", "route", "add", n.podCIDR(), "via", n.gateway(), "dev", ingressVeth, "onlink"))
+	}
+	if err := runAll(cmds, ""); err != nil {
+		return err
+	}
+	l := defaultLayout()
+	args := append(append(in, "env", "KUBECONFIG="+nodes()[1].l.kubeconfig(), bin), traefikFlags(l.log("traefik-access"))...)
+	if err := st.daemon(l, ingressKey, ingressKey, args[0], args[1:]...); err != nil {
+		return err
+	}
+	err = waitFor(st.ctx, 30*time.Second, ingressKey, l, func() error { return getOK(IngressAPI() + "/api/version") })
+	if err == nil {
+		fmt.Fprintf(st.o.Log, "Ingress controller Traefik serving namespace %s at http://%s/ (API %s).\n", IngressNamespace, IngressIP, IngressAPI())
+	}
+	return err
+}
+
+// traefikFlags configure Traefik as docs/ingress.md says: no calls home,
+// its API on IngressIP, Ingresses of IngressNamespace only (no
+// IngressClasses or Nodes: no rebuild on every kwok heartbeat), a Service
+// with no endpoints answered 503 instead of 404, a 1 s stop, and the
+// JSON access log at accessLog, the per-request truth.
+func traefikFlags(accessLog string) []string {
+	return []string{
+		"--global.checkNewVersion=false", "--global.sendAnonymousUsage=false",
+		"--entryPoints.web.address=" + net.JoinHostPort(IngressIP, strconv.Itoa(IngressWebPort)),
+		"--entryPoints.traefik.address=" + net.JoinHostPort(IngressIP, strconv.Itoa(IngressAPIPort)),
+		"--entryPoints.web.transport.lifeCycle.graceTimeOut=1s",
+		"--api.insecure=true", "--api.dashboard=false",
+		"--providers.kubernetesIngress=true",
+		"--providers.kubernetesIngress.namespaces=" + IngressNamespace,
+		"--providers.kubernetesIngress.disableClusterScopeResources=true",
+		"--providers.kubernetesIngress.allowEmptyServices=true",
+		"--accesslog=true", "--accesslog.format=json", "--accesslog.filepath=" + accessLog,
+	}
+}
