@@ -37,7 +37,7 @@ func TestIngressControllerServesRealPods(t *testing.T) {
 	app := createRealApp(t, env, ns, fmt.Sprintf("l7-%d", time.Now().UnixNano()%100000), 2, hardenedOpts)
 	t.Cleanup(func() { deleteRealApp(env, ns, app.name) })
 	waitSpread(t, env, ns, 2, app)
-	createIngress(t, env, ns, app.name)
+	createIngress(t, env, ns, app.name, "/")
 	servers := waitIngressServers(t, ns, app.name, 2)
 	t.Logf("Traefik's servers for %s: %v", app.name, servers)
 
@@ -45,6 +45,74 @@ func TestIngressControllerServesRealPods(t *testing.T) {
 	r := e2e.CountRequests(t, realnode.IngressIP, "http://"+realnode.IngressIP+"/", 10*time.Millisecond, 200, time.Minute, nil)
 	if r.Sent < 200 || len(r.Failures) != 0 {
 		t.Errorf("through the Ingress: %d requests, %d failed %v; want 200 answered", r.Sent, len(r.Failures), r.Failures)
+	}
+}
+
+// TestIngressNaiveRolloutGets502s restarts a naive Deployment (exits at
+// SIGTERM, no preStop) and a hardened one (preStop sleep 5 s, then drains)
+// behind the Ingress controller while the test's own loops send requests
+// through it: the proxy answers the naive one's clients 502 while it still
+// sends to pods that have exited (the throttle holds the fencing back up
+// to 2 s after the new pod's change, docs/ingress.md); the hardened one
+// loses none.
+func TestIngressNaiveRolloutGets502s(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	defer e2e.GuardUntouched(t)()
+	ns := ingressNamespace(t, env)
+	suffix := fmt.Sprintf("-%d", time.Now().UnixNano()%100000)
+	naive := createRealApp(t, env, ns, "naive"+suffix, 2, naiveOpts)
+	hardened := createRealApp(t, env, ns, "hardened"+suffix, 2, hardenedOpts)
+	for _, a := range []realApp{naive, hardened} {
+		t.Cleanup(func() { deleteRealApp(env, ns, a.name) })
+		createIngress(t, env, ns, a.name, "/"+a.name)
+	}
+	waitSpread(t, env, ns, 4, naive, hardened)
+	for _, a := range []realApp{naive, hardened} {
+		waitIngressServers(t, ns, a.name, 2)
+	}
+	type count struct {
+		name string
+		r    *e2e.Requests
+	}
+	counts, stop := make(chan count, 2), make(chan struct{})
+	for _, a := range []realApp{naive, hardened} {
+		go func() {
+			url := "http://" + realnode.IngressIP + "/" + a.name
+			counts <- count{a.name, e2e.CountRequests(t, realnode.IngressIP, url, 10*time.Millisecond, 6000, 90*time.Second, stop)}
+		}()
+	}
+	time.Sleep(time.Second)
+	kc := []string{"KUBECONFIG=" + env.Kubeconfig}
+	for _, a := range []realApp{naive, hardened} {
+		if r := e2e.RunKubectl(t, kc, "rollout", "restart", "-n", ns, "deployment/"+a.name); r.ExitCode != 0 {
+			t.Fatalf("rollout restart %s: %s", a.name, r.Stderr)
+		}
+	}
+	for _, a := range []realApp{naive, hardened} {
+		if r := e2e.RunKubectl(t, kc, "rollout", "status", "-n", ns, "deployment/"+a.name, "--timeout", "90s"); r.ExitCode != 0 {
+			t.Fatalf("rollout status %s: %s", a.name, r.Stderr)
+		}
+	}
+	time.Sleep(7 * time.Second) // the hardened old pods' preStop and drain
+	close(stop)
+	got := map[string]*e2e.Requests{}
+	for range 2 {
+		c := <-counts
+		got[c.name] = c.r
+		t.Logf("%s: %d requests, %d failed %v", c.name, c.r.Sent, len(c.r.Failures), c.r.Failures)
+	}
+	if n := len(got[hardened.name].Failures); n != 0 {
+		t.Errorf("hardened: %d requests failed through the Ingress; want none", n)
+	}
+	bad := 0
+	for _, f := range got[naive.name].Failures {
+		if strings.HasSuffix(f, "502 Bad Gateway") {
+			bad++
+		}
+	}
+	if bad == 0 {
+		t.Errorf("naive: no 502 among %d failures of %d requests; want the proxy's 502s", len(got[naive.name].Failures), got[naive.name].Sent)
 	}
 }
 
@@ -101,15 +169,15 @@ func deleteRealApp(env *e2e.Env, ns, name string) {
 	_ = env.Client.AppsV1().Deployments(ns).Delete(ctx, name, opts)
 }
 
-// createIngress routes every path of the Ingress controller to the
-// Service name's port 80. It names no IngressClass: the controller runs
-// without cluster-scoped reads and takes Ingresses without one.
-func createIngress(t *testing.T, env *e2e.Env, ns, name string) {
+// createIngress routes the paths under path to the Service name's port
+// 80. It names no IngressClass: the controller runs without
+// cluster-scoped reads and takes Ingresses without one.
+func createIngress(t *testing.T, env *e2e.Env, ns, name, path string) {
 	t.Helper()
 	prefix := networkingv1.PathTypePrefix
 	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: networkingv1.IngressSpec{
 		Rules: []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
-			Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &prefix, Backend: networkingv1.IngressBackend{
+			Paths: []networkingv1.HTTPIngressPath{{Path: path, PathType: &prefix, Backend: networkingv1.IngressBackend{
 				Service: &networkingv1.IngressServiceBackend{Name: name, Port: networkingv1.ServiceBackendPort{Number: 80}}}}},
 		}}}}}}
 	if _, err := env.Client.NetworkingV1().Ingresses(ns).Create(context.Background(), ing, metav1.CreateOptions{}); err != nil {
