@@ -29,7 +29,7 @@ var sidecarStopsFirst = register(&Check{
 	},
 	Explanation: Explanation{
 		Why: "The kubelet stops a pod's ordinary containers (spec.containers) in parallel, each after its own preStop hook. An app with a preStop delay keeps serving (or finishing work) for that long, but a proxy container beside it with no preStop (istio-proxy, linkerd-proxy, envoy, cloud-sql-proxy, or any container without one) gets SIGTERM at once and starts draining or exits: " +
-			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. A container that declares no port but has a shorter preStop, or one that stops it (kill -QUIT 1 after a 1 s sleep), is read the same way: the pod serves as one machine, and a backend the front reaches inside it (php-fpm behind Caddy or nginx) that stops first fails the requests the front still takes. A container with ports and a preStop of its own is taken as deliberate. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +
+			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. A container that declares no port but has a shorter preStop, or one that stops it (kill -QUIT 1 after a 1 s sleep), is read the same way: the pod serves as one machine, and a backend the front reaches inside it (php-fpm behind Caddy or nginx) that stops first fails the requests the front still takes. A container with ports and a shorter preStop is flagged when the spec shows the app reaching it inside the pod (a localhost, 127.0.0.1 or [::1] address with its port in the app's command, args or env; a .sock path on a volume both mount), and reported as unknown (info) when it shows no such path: only that path tells a mistake from a choice. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +
 			"But every container's preStop hook runs at the start of termination, a native sidecar's included: a proxy whose hook ends it (pilot-agent request POST quitquitquit, curl .../quitquitquit, kill 1, linkerd-await --shutdown, an httpGet on /quitquitquit or /shutdown) rather than delaying is gone while the app still serves; the finding quotes what the hook runs. " +
 			"Istio's own drain setting counts as a fix: proxy.istio.io/config terminationDrainDuration at least as long as the app's preStop, or EXIT_ON_ZERO_ACTIVE_CONNECTIONS.",
 		Fix: "Replace a preStop that quits the proxy with a delay that outlasts the app's, or drop it on a native sidecar. Run the proxy as a native sidecar (initContainers with restartPolicy: Always; Istio: ENABLE_NATIVE_SIDECARS; Kubernetes 1.29+), or give it a preStop that outlasts the app's (sleep a few seconds longer, within the grace period), " +
@@ -88,6 +88,17 @@ func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 		if !stopsFirst {
 			continue
 		}
+		if ownsPorts(ctr) && isProxy(app.container) {
+			continue // a proxy that outlasts the app is the advised order
+		}
+		if ownsPorts(ctr) {
+			via := dependsOn(appContainer(ctrs, app.container), ctr)
+			if via == "" {
+				out = append(out, cannotTellDependency(c, w, ctr, app, why))
+				continue
+			}
+			why += ", and " + app.container + " reaches it " + via
+		}
 		waits := fmt.Sprintf("its %d s preStop", app.seconds)
 		if !app.known {
 			waits = "its preStop (of a duration the spec does not tell)"
@@ -100,29 +111,27 @@ func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 }
 
 // stopsBefore reports whether ctr gets SIGTERM before the app's preStop
-// ends, and says why: no preStop at all, or a shorter one of a proxy or of
-// a container that declares no port (a backend the app reaches inside the
-// pod, as php-fpm behind Caddy in api-platform/api-platform#1997: the pod
-// serves as one machine). A container with ports and a preStop of its own
-// is taken as deliberate; Istio's drain settings cover istio-proxy.
-// what is what then happens to it: it gets SIGTERM, or its own hook stops
-// it.
+// ends, and says why: no preStop at all, or a shorter one (a backend the
+// app reaches inside the pod, as php-fpm behind Caddy in
+// api-platform/api-platform#1997: the pod serves as one machine). Whether
+// a container with ports of its own matters is ownsPorts' and dependsOn's
+// to say; Istio's drain settings cover istio-proxy. what is what then
+// happens to it: it gets SIGTERM, or its own hook stops it.
 func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) (why, what string, ok bool) {
 	if ctr.Name == "istio-proxy" && istioDrainCovers(ctr, app, podAnnotations) {
 		return "", "", false
 	}
 	d, known, how := prestop.Duration(ctr)
-	shorter := (isProxy(ctr.Name) || len(ctr.Ports) == 0) && known && app.known && d < app.seconds
 	switch {
 	case how == prestop.HowNone:
 		return "has no preStop hook", "gets SIGTERM", true
-	case shorter && how == prestop.HowExecStopsFirst:
+	case !known || !app.known || d >= app.seconds:
+		return "", "", false
+	case how == prestop.HowExecStopsFirst:
 		return fmt.Sprintf("has a preStop that stops it %s (%q), before %s's %d s", stopsWhen(d), cut(prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command), maxQuotedCommand), app.container, app.seconds),
 			"is stopped by its own hook", true
-	case shorter:
-		return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), "gets SIGTERM", true
 	}
-	return "", "", false
+	return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), "gets SIGTERM", true
 }
 
 // stopsWhen says when a hook that stops its container does, d seconds in.

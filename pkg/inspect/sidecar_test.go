@@ -30,6 +30,14 @@ func withContainer(name string, hook *corev1.LifecycleHandler, native bool, mods
 	}
 }
 
+func port(n int32) func(*corev1.Container) {
+	return func(c *corev1.Container) { c.Ports = append(c.Ports, corev1.ContainerPort{ContainerPort: n}) }
+}
+
+func env(name, value string) func(*corev1.Container) {
+	return func(c *corev1.Container) { c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: value}) }
+}
+
 func TestSidecarStopsFirst(t *testing.T) {
 	app15 := preStop(execHook("sleep", "15"))
 	istioConfig := func(cfg string) deployOpt { return templateAnnotation("proxy.istio.io/config", cfg) }
@@ -45,9 +53,24 @@ func TestSidecarStopsFirst(t *testing.T) {
 		{"proxy preStop shorter than the app's", objs(deploy("web", app15, grace(40), withContainer("linkerd-proxy", sleepHook(5), false)), web), 1,
 			"linkerd-proxy has a 5 s preStop, shorter than app's 15 s"},
 		{"any container without a preStop", objs(deploy("web", app15, grace(40), withContainer("log-shipper", nil, false)), web), 1, "a neighbour container that is draining or gone"},
-		{"a container with ports: its own preStop is deliberate", objs(deploy("web", app15, grace(40), withContainer("cache", sleepHook(2), false, func(c *corev1.Container) {
-			c.Ports = []corev1.ContainerPort{{ContainerPort: 11211}}
-		})), web), 0, ""},
+		// A container with ports and a shorter preStop: only the path from
+		// the app to it tells a mistake from a choice (issue 46 item 1).
+		{"a container with ports, no path shown from the app: cannot tell", objs(deploy("web", app15, grace(40), withContainer("cache", sleepHook(2), false, port(11211))), web), 1,
+			"container cache has a 2 s preStop, shorter than app's 15 s, and serves ports of its own: whether app reaches it inside the pod (localhost, a socket) the spec does not show"},
+		{"the app reaches it at localhost: stops first", objs(deploy("web", app15, grace(40), container(env("UPSTREAM", "http://127.0.0.1:9000/")),
+			withContainer("php", sleepHook(2), false, port(9000))), web), 1,
+			"container php has a 2 s preStop, shorter than app's 15 s, and app reaches it at 127.0.0.1:9000, so it gets SIGTERM while app still waits"},
+		{"a longer port number is another port: cannot tell", objs(deploy("web", app15, grace(40), container(env("UPSTREAM", "localhost:90001")),
+			withContainer("php", sleepHook(2), false, port(9000))), web), 1, "the audit cannot tell"},
+		{"the app reaches it through a socket on a shared volume: stops first", objs(deploy("web", app15, grace(40),
+			container(func(c *corev1.Container) {
+				c.Args = []string{"-c", "fastcgi_pass unix:/run/php/php-fpm.sock;"}
+				c.VolumeMounts = []corev1.VolumeMount{{Name: "run", MountPath: "/run/php"}}
+			}),
+			withContainer("php", sleepHook(1), false, port(9253), func(c *corev1.Container) {
+				c.VolumeMounts = []corev1.VolumeMount{{Name: "run", MountPath: "/var/run/php"}}
+			})), web), 1,
+			"app reaches it through the socket /run/php/php-fpm.sock on volume run"},
 		// api-platform/api-platform#1997: php-fpm has no port; every request
 		// through the front ends in it, and it quits 1 s in.
 		{"a backend without ports stops before the front", objs(deploy("web", app15, grace(40), withContainer("php", execHook("/bin/sh", "-c", "/bin/sleep 1; kill -QUIT 1"), false)), web), 1,
