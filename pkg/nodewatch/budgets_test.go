@@ -87,3 +87,13 @@ func TestBudgetNotObservedIsUnknown(t *testing.T) {
 		t.Errorf("workload %+v, findings %q", v.Workloads[0], v.Findings)
 	}
 }
+
+// A Follow that failed reached no end: Watch.Ended stays empty, not
+// "interrupted", which the verdict would read as a Ctrl-C.
+func TestFailedFollowHasNoEnd(t *testing.T) {
+	f := newFollower(Config{}, []string{"n1"})
+	f.ended(context.Background(), 0)
+	if f.w.Ended != "" {
+		t.Errorf("Ended = %q after a failure; want none", f.w.Ended)
+	}
+}

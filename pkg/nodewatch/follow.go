@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -103,12 +104,17 @@ func Follow(ctx context.Context, cfg Config) (*Watch, error) {
 // the selector picks.
 func resolveNodes(ctx context.Context, cfg Config) ([]string, error) {
 	if len(cfg.Nodes) > 0 {
+		var out []string
 		for _, n := range cfg.Nodes {
+			if slices.Contains(out, n) {
+				continue // one watch a node: a name given twice is one node
+			}
 			if _, err := cfg.Client.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}); err != nil {
 				return nil, err
 			}
+			out = append(out, n)
 		}
-		return cfg.Nodes, nil
+		return out, nil
 	}
 	list, err := cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: cfg.Selector})
 	if err != nil {
@@ -244,6 +250,7 @@ func (f *follower) progress() (follow.Progress, time.Duration, error) {
 // ended records why the watch stopped.
 func (f *follower) ended(ctx context.Context, end follow.End) {
 	switch {
+	case end == 0: // Follow failed: its error says why, no end was reached
 	case end == follow.Settled && len(f.deleted) == len(f.w.Nodes):
 		f.w.Ended = timeline.EndedNodesDeleted
 	case end == follow.Settled:

@@ -257,6 +257,9 @@ func (f *follower) delete(ctx context.Context) error {
 // pkg/eviction) is recorded with its cause and the next attempt is
 // scheduled; any other error ends the command.
 func (f *follower) evict(ctx context.Context) (time.Duration, error) {
+	if f.rec.gone { // deleted by another client while the budget refused
+		return 0, nil
+	}
 	at := time.Now()
 	err := eviction.Send(ctx, f.cfg.Client, f.cfg.Namespace, f.cfg.Name,
 		metav1.DeleteOptions{GracePeriodSeconds: f.cfg.GracePeriodSeconds}, false)
