@@ -53,9 +53,9 @@ func isProxy(name string) bool {
 // appDelay is the longest preStop delay among w's ordinary containers: the
 // container, its seconds, and whether the seconds are known from the spec.
 type appDelay struct {
-	container string
-	seconds   int64
-	known     bool
+	spec    corev1.Container
+	seconds int64
+	known   bool
 }
 
 func longestPreStop(ctrs []corev1.Container) *appDelay {
@@ -66,7 +66,7 @@ func longestPreStop(ctrs []corev1.Container) *appDelay {
 			continue
 		}
 		if best == nil || (known && (!best.known || d > best.seconds)) {
-			best = &appDelay{c.Name, d, known}
+			best = &appDelay{c, d, known}
 		}
 	}
 	return best
@@ -81,30 +81,30 @@ func checkSidecarStopsFirst(c *Check, w *Workload) []Finding {
 	}
 	grace := gracePeriod(w.Template.Spec)
 	for _, ctr := range ctrs {
-		if _, quits := shutdownHook(ctr); ctr.Name == app.container || (quits && isProxy(ctr.Name)) {
+		if _, quits := shutdownHook(ctr); ctr.Name == app.spec.Name || (quits && isProxy(ctr.Name)) {
 			continue
 		}
 		why, what, stopsFirst := stopsBefore(ctr, app, w.Template.Annotations)
 		if !stopsFirst {
 			continue
 		}
-		if ownsPorts(ctr) && isProxy(app.container) {
+		if ownsPorts(ctr) && isProxy(app.spec.Name) {
 			continue // a proxy that outlasts the app is the advised order
 		}
 		if ownsPorts(ctr) {
-			via := dependsOn(appContainer(ctrs, app.container), ctr)
+			via := dependsOn(app.spec, ctr)
 			if via == "" {
 				out = append(out, cannotTellDependency(c, w, ctr, app, why))
 				continue
 			}
-			why += ", and " + app.container + " reaches it " + via
+			why += ", and " + app.spec.Name + " reaches it " + via
 		}
 		waits := fmt.Sprintf("its %d s preStop", app.seconds)
 		if !app.known {
 			waits = "its preStop (of a duration the spec does not tell)"
 		}
 		msg := fmt.Sprintf("container %s %s, so it %s while %s still waits in %s (grace period %d s): %s works through a %s that is draining or gone",
-			ctr.Name, why, what, app.container, waits, grace, app.container, proxyWord(ctr.Name))
+			ctr.Name, why, what, app.spec.Name, waits, grace, app.spec.Name, proxyWord(ctr.Name))
 		out = append(out, c.finding(w, ctr.Name, msg, sidecarFix(w, ctr, app)))
 	}
 	return out
@@ -128,10 +128,10 @@ func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]
 	case !known || !app.known || d >= app.seconds:
 		return "", "", false
 	case how == prestop.HowExecStopsFirst:
-		return fmt.Sprintf("has a preStop that stops it %s (%q), before %s's %d s", stopsWhen(d), cut(prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command), maxQuotedCommand), app.container, app.seconds),
+		return fmt.Sprintf("has a preStop that stops it %s (%q), before %s's %d s", stopsWhen(d), cut(prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command), maxQuotedCommand), app.spec.Name, app.seconds),
 			"is stopped by its own hook", true
 	}
-	return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.container, app.seconds), "gets SIGTERM", true
+	return fmt.Sprintf("has a %d s preStop, shorter than %s's %d s", d, app.spec.Name, app.seconds), "gets SIGTERM", true
 }
 
 // stopsWhen says when a hook that stops its container does, d seconds in.
@@ -177,7 +177,7 @@ func istioDrainCovers(ctr corev1.Container, app *appDelay, podAnnotations map[st
 // app's by 5 s (a kubectl patch where the container is in the template).
 func sidecarFix(w *Workload, ctr corev1.Container, app *appDelay) string {
 	if !app.known {
-		return "make " + ctr.Name + " a native sidecar (initContainers, restartPolicy: Always), or give it a preStop longer than " + app.container + "'s"
+		return "make " + ctr.Name + " a native sidecar (initContainers, restartPolicy: Always), or give it a preStop longer than " + app.spec.Name + "'s"
 	}
 	secs := app.seconds + 5
 	patch := containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{"sleep": map[string]any{"seconds": secs}}}})

@@ -13,7 +13,7 @@ import (
 
 // A container with ports and a shorter preStop than the app's is stopped
 // first on purpose, or by mistake: only whether the app reaches it inside
-// the pod tells (the pod serves as one machine, issue 46). The spec shows
+// the pod tells (the pod serves as one machine). The spec shows
 // two such paths: a localhost upstream (the app's command, args or env name
 // 127.0.0.1, localhost or [::1] with one of the container's ports) and a
 // Unix socket (a path ending in .sock under a volume both mount). Where it
@@ -25,15 +25,6 @@ import (
 func ownsPorts(ctr corev1.Container) bool {
 	_, _, how := prestop.Duration(ctr)
 	return len(ctr.Ports) > 0 && how != prestop.HowNone && !isProxy(ctr.Name)
-}
-
-func appContainer(ctrs []corev1.Container, name string) corev1.Container {
-	for _, c := range ctrs {
-		if c.Name == name {
-			return c
-		}
-	}
-	return corev1.Container{}
 }
 
 // dependsOn returns how app reaches ctr inside the pod, as the spec shows
@@ -98,8 +89,8 @@ func socketUnder(w, dir string) string {
 // path from the app to it.
 func cannotTellDependency(c *Check, w *Workload, ctr corev1.Container, app *appDelay, why string) Finding {
 	msg := fmt.Sprintf("container %s %s, and serves ports of its own: whether %s reaches it inside the pod (localhost, a socket) the spec does not show, so the audit cannot tell whether %s's last requests go through a container that is stopping",
-		ctr.Name, why, app.container, app.container)
-	f := c.finding(w, ctr.Name, msg, fmt.Sprintf("if %s uses %s, give %s a preStop at least as long as %s's (or make it a native sidecar); watch a deletion (kubectl graceful watch pod NAME) to see the order", app.container, ctr.Name, ctr.Name, app.container))
+		ctr.Name, why, app.spec.Name, app.spec.Name)
+	f := c.finding(w, ctr.Name, msg, fmt.Sprintf("if %s uses %s, give %s a preStop at least as long as %s's (or make it a native sidecar); watch a deletion (kubectl graceful watch pod NAME) to see the order", app.spec.Name, ctr.Name, ctr.Name, app.spec.Name))
 	f.Severity = SeverityInfo
 	return f
 }

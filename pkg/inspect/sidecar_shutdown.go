@@ -76,9 +76,9 @@ func quitFinding(c *Check, w *Workload, ctr corev1.Container, kind string, app *
 	meanwhile := "while the app gets SIGTERM beside it and finishes its last requests and connections"
 	switch {
 	case app != nil && app.known:
-		meanwhile = fmt.Sprintf("while %s still waits in its %d s preStop and serves", app.container, app.seconds)
+		meanwhile = fmt.Sprintf("while %s still waits in its %d s preStop and serves", app.spec.Name, app.seconds)
 	case app != nil:
-		meanwhile = fmt.Sprintf("while %s still waits in its preStop and serves", app.container)
+		meanwhile = fmt.Sprintf("while %s still waits in its preStop and serves", app.spec.Name)
 	}
 	word := proxyWord(ctr.Name)
 	if kind == "native sidecar" && word != "proxy" {

@@ -54,7 +54,7 @@ func TestSidecarStopsFirst(t *testing.T) {
 			"linkerd-proxy has a 5 s preStop, shorter than app's 15 s"},
 		{"any container without a preStop", objs(deploy("web", app15, grace(40), withContainer("log-shipper", nil, false)), web), 1, "a neighbour container that is draining or gone"},
 		// A container with ports and a shorter preStop: only the path from
-		// the app to it tells a mistake from a choice (issue 46 item 1).
+		// the app to it tells a mistake from a choice.
 		{"a container with ports, no path shown from the app: cannot tell", objs(deploy("web", app15, grace(40), withContainer("cache", sleepHook(2), false, port(11211))), web), 1,
 			"container cache has a 2 s preStop, shorter than app's 15 s, and serves ports of its own: whether app reaches it inside the pod (localhost, a socket) the spec does not show"},
 		{"the app reaches it at localhost: stops first", objs(deploy("web", app15, grace(40), container(env("UPSTREAM", "http://127.0.0.1:9000/")),

@@ -297,11 +297,6 @@ func (f *follower) isLeft(rec *timeline.Recorder) bool {
 	return !rec.TL.HasKind(timeline.KindPodGone) && !f.deleted[f.nodeOf[types.UID(rec.TL.UID)]]
 }
 
-func (f *follower) remaining() []string {
-	out, _ := f.left()
-	return out
-}
-
 // left returns the evictable pods still on the nodes that exist, and of
 // them those whose deletion was seen (still terminating).
 func (f *follower) left() (remaining, terminating []string) {

@@ -101,3 +101,9 @@ func listOnTwoNodes(f *follower, ms int64) {
 	f.podsListed(context.Background(), "n1", listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(0), List: []runtime.Object{p1}, Kind: listwatch.KindList, Initial: true})
 	f.podsListed(context.Background(), "n2", listwatch.Notice{Stream: podStream("n2"), Recv: timelinetest.At(ms), List: []runtime.Object{p2}, Kind: listwatch.KindList, Initial: true})
 }
+
+// remaining is the evictable pods still on the nodes that exist.
+func (f *follower) remaining() []string {
+	out, _ := f.left()
+	return out
+}

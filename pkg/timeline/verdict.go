@@ -169,9 +169,6 @@ func sortedEvents(tl *Timeline) []Event {
 	return evs
 }
 
-// compute derives the verdict from a timeline with the default options.
-func compute(tl *Timeline) Verdict { return ComputeWith(tl, Options{}) }
-
 // ComputeWith derives the verdict from a timeline. It is pure: the same
 // timeline and options always give the same verdict. The rules are those of
 // docs/watch-verdict.md. A window judged on facts stamped by a gap is

@@ -258,3 +258,6 @@ func TestVerdictEveryPodDeletedAtOnce(t *testing.T) {
 		t.Errorf("risk %v findings %v", v.Risk, v.Findings)
 	}
 }
+
+// compute derives the verdict from a timeline with the default options.
+func compute(tl *Timeline) Verdict { return ComputeWith(tl, Options{}) }
