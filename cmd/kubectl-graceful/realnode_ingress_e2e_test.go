@@ -59,18 +59,7 @@ func TestIngressNaiveRolloutGets502s(t *testing.T) {
 	env := e2e.Cluster(t)
 	env.RealNodes(t)
 	defer e2e.GuardUntouched(t)()
-	ns := ingressNamespace(t, env)
-	suffix := fmt.Sprintf("-%d", time.Now().UnixNano()%100000)
-	naive := createRealApp(t, env, ns, "naive"+suffix, 2, naiveOpts)
-	hardened := createRealApp(t, env, ns, "hardened"+suffix, 2, hardenedOpts)
-	for _, a := range []realApp{naive, hardened} {
-		t.Cleanup(func() { deleteRealApp(env, ns, a.name) })
-		createIngress(t, env, ns, a.name, "/"+a.name)
-	}
-	waitSpread(t, env, ns, 4, naive, hardened)
-	for _, a := range []realApp{naive, hardened} {
-		waitIngressServers(t, ns, a.name, 2)
-	}
+	ns, naive, hardened := ingressApps(t, env, "naive", "hardened")
 	type count struct {
 		name string
 		r    *e2e.Requests
@@ -145,6 +134,26 @@ func checkIngressIsolated(t *testing.T, env *e2e.Env) {
 			t.Errorf("a dial to %s from the Ingress controller's namespace: %v %s; want no route", ip, err, out)
 		}
 	}
+}
+
+// ingressApps creates a naive and a hardened Deployment of two pods, one
+// on each real node, each behind an Ingress at /NAME, and waits until the
+// proxy serves both pods of each.
+func ingressApps(t *testing.T, env *e2e.Env, naiveName, hardenedName string) (string, realApp, realApp) {
+	t.Helper()
+	ns := ingressNamespace(t, env)
+	suffix := fmt.Sprintf("-%d", time.Now().UnixNano()%100000)
+	naive := createRealApp(t, env, ns, naiveName+suffix, 2, naiveOpts)
+	hardened := createRealApp(t, env, ns, hardenedName+suffix, 2, hardenedOpts)
+	for _, a := range []realApp{naive, hardened} {
+		t.Cleanup(func() { deleteRealApp(env, ns, a.name) })
+		createIngress(t, env, ns, a.name, "/"+a.name)
+	}
+	waitSpread(t, env, ns, 4, naive, hardened)
+	for _, a := range []realApp{naive, hardened} {
+		waitIngressServers(t, ns, a.name, 2)
+	}
+	return ns, naive, hardened
 }
 
 // ingressNamespace makes the namespace the Ingress controller serves,

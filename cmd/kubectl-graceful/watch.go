@@ -32,6 +32,8 @@ type watchPodOptions struct {
 	// which the probe's URL is checked against.
 	probe     probeFlags
 	apiServer string
+	// ingressAPI is --ingress-api, the Traefik API to read.
+	ingressAPI string
 }
 
 // newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
@@ -93,6 +95,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	o.add(cmd, watchFlagHelp{settleAfter: "after the pod is gone", timeout: 10 * time.Minute,
 		timeoutHelp: "Give up after this long (eviction retries included); 0 means no limit", wideAdds: " (the server's time)"})
 	o.probe.add(f)
+	addIngressAPIFlag(f, &o.ingressAPI)
 	return cmd
 }
 
@@ -137,6 +140,9 @@ func (o *watchPodOptions) Validate() error {
 	if err := o.validate("watch pod"); err != nil {
 		return err
 	}
+	if err := validateIngressAPI(o.ingressAPI); err != nil {
+		return err
+	}
 	return o.probe.validate("watch pod")
 }
 
@@ -146,7 +152,7 @@ func (o *watchPodOptions) Run(ctx context.Context) error {
 	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the timeline so far and the verdict",
 		skipped: "the timeline and the verdict"})
 	defer cancel()
-	cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle, Printer: o.printer()}
+	cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle, Printer: o.printer(), IngressAPI: o.ingressAPI}
 	switch {
 	case o.delete:
 		cfg.Action = timeline.Delete

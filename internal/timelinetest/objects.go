@@ -21,8 +21,11 @@ func At(ms int64) time.Time { return Base.Add(time.Duration(ms) * time.Milliseco
 // PodUID is the UID of pod web-1.
 const PodUID = "uid-web-1"
 
-// Pod is a running pod with one container "app", grace period grace
-// seconds and the given preStop hook (nil for none).
+// PodIP is the address of Pod.
+const PodIP = "10.0.0.5"
+
+// Pod is a running pod with one container "app", address PodIP, grace
+// period grace seconds and the given preStop hook (nil for none).
 func Pod(grace int64, preStop *corev1.LifecycleHandler) *corev1.Pod {
 	c := corev1.Container{Name: "app", Image: "nginx"}
 	if preStop != nil {
@@ -31,7 +34,7 @@ func Pod(grace int64, preStop *corev1.LifecycleHandler) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-1", Namespace: "shop", UID: PodUID, Labels: map[string]string{"app": "web"}},
 		Spec:       corev1.PodSpec{TerminationGracePeriodSeconds: &grace, Containers: []corev1.Container{c}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning,
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: PodIP, PodIPs: []corev1.PodIP{{IP: PodIP}},
 			Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
 			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Ready: true, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 	}

@@ -68,6 +68,9 @@ type Config struct {
 	// results (the "requests" track); nil Requests means no probe.
 	ProbeURL string
 	Requests <-chan probe.Bucket
+	// IngressAPI is the URL of the Traefik API to read the pod's server
+	// from (the "ingress" track); "" reads none.
+	IngressAPI string
 }
 
 // ErrInterrupted is returned (wrapped) with the partial timeline when ctx
@@ -102,6 +105,7 @@ func Follow(ctx context.Context, cfg Config) (*Timeline, error) {
 	if svcErr != nil && ctx.Err() == nil { // cut by Ctrl-C or --timeout: no fact about the cluster
 		f.note(fmt.Sprintf("cannot list Services (%v): watching every EndpointSlice of the namespace for the pod's endpoint", svcErr))
 	}
+	f.routes(ctx, services)
 	end, err := follow.Run(ctx, follow.Follower{Streams: f.streams(pod, services, svcErr != nil),
 		Handle: f.handle, Listed: f.listed, Progress: f.progress,
 		Retry: f.evict, Requests: cfg.Requests, OnRequests: f.requests})
@@ -165,6 +169,10 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
 		{Name: StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
+	}
+	if f.cfg.IngressAPI != "" {
+		f.rec.TL.IngressAPI = f.cfg.IngressAPI
+		out = append(out, ingressStream(f.cfg.IngressAPI))
 	}
 	if len(services) == 0 && !allSlices {
 		return out

@@ -29,6 +29,9 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 	case StreamEndpointSlices:
 		tl.EndpointsUnseen = true
 		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): the endpoint track is missing, the race cannot be judged", n.Err))
+	case streamIngress:
+		tl.IngressUnseen = true
+		f.note(fmt.Sprintf("cannot read the Ingress controller's API at %s (%v): when it stopped sending the pod new requests is not seen", tl.IngressAPI, n.Err))
 	case StreamEvents:
 		tl.EventsUnseen = true
 		f.note(fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the delete request", n.Err))

@@ -19,6 +19,9 @@ const (
 	// Kubelet is the node: Killing (preStop starts), SIGTERM, probe
 	// failures, container exits, the terminal phase.
 	Kubelet Track = "kubelet"
+	// Ingress is the Ingress controller's own view of the pod's server
+	// (--ingress-api): added, fenced (no new requests), removed.
+	Ingress Track = "ingress"
 )
 
 // Kind names what changed. The values appear in -o json as "kind", in
@@ -46,6 +49,9 @@ const (
 	KindExceededGrace    Kind = "exceeded-grace-period" // Event ExceededGracePeriod
 	KindOtherEvent       Kind = "event"                 // any other Event about the pod
 	KindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
+	KindIngressAdded     Kind = "ingress-added"         // the Ingress controller serves the pod's server (again)
+	KindIngressFenced    Kind = "ingress-fenced"        // the Ingress controller keeps the server but sends it no new requests
+	KindIngressRemoved   Kind = "ingress-removed"       // the pod's server left the Ingress controller's service
 )
 
 // kindNames are the words the text output uses for a kind: the Event's
@@ -57,6 +63,7 @@ var kindNames = map[Kind]string{
 	KindEndpointChanged: "EndpointChanged", KindEndpointRemoved: "EndpointRemoved", KindServiceEndpoints: "ServiceEndpoints",
 	KindKilling: "Killing", KindPreStopFailed: "FailedPreStopHook", KindUnhealthy: "Unhealthy",
 	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", KindSigtermEstimated: "SIGTERMEstimated",
+	KindIngressAdded: "IngressAdded", KindIngressFenced: "IngressFenced", KindIngressRemoved: "IngressRemoved",
 }
 
 // name is k in the words of the text output.
@@ -211,8 +218,13 @@ type Timeline struct {
 	// EndpointsUnseen / EventsUnseen are true when RBAC (or an error) kept
 	// the command from watching EndpointSlices / Events.
 	EndpointsUnseen, EventsUnseen bool
-	Events                        []Event
-	Gaps                          []Gap
+	// IngressAPI is the Ingress controller's API the watch read (the
+	// streamIngress stream), "" when none; IngressUnseen is true when it
+	// could not be read.
+	IngressAPI    string
+	IngressUnseen bool
+	Events        []Event
+	Gaps          []Gap
 	// Notes are remarks for the reader (degraded watches, estimates).
 	Notes []string
 	// ProbeURL is the URL the probe sent requests to, "" without a probe;

@@ -49,6 +49,9 @@ type Recorder struct {
 	// clockSkewed stops stall marking once a change arrived before the
 	// server's time for it: the clocks disagree.
 	clockSkewed bool
+	// ingress is the pod's server in each of the Ingress controller's
+	// services that holds it (streamIngress).
+	ingress map[string]ingressState
 }
 
 type sliceEndpoint struct {
@@ -83,7 +86,7 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		}
 	}
 	r := &Recorder{TL: tl, pod: pod.DeepCopy(), slices: map[string]sliceEndpoint{}, events: map[types.UID]int32{},
-		others: map[string]sliceOthers{}, othersReady: map[string]int{}}
+		others: map[string]sliceOthers{}, othersReady: map[string]int{}, ingress: map[string]ingressState{}}
 	if pod.DeletionTimestamp != nil {
 		tl.AlreadyTerminating = true
 		tl.T0, tl.T0Source = start, T0WatchStart

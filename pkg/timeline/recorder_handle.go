@@ -47,6 +47,8 @@ func (r *Recorder) watched(n listwatch.Notice) {
 		if n.Event.Type != watch.Deleted {
 			r.eventSeen(n.Recv, o, false)
 		}
+	default:
+		r.ingressEvent(n.Recv, n.Event.Type, o)
 	}
 }
 
@@ -56,6 +58,8 @@ func (r *Recorder) listed(n listwatch.Notice) {
 		r.podList(n.Recv, n.List)
 	case StreamEndpointSlices:
 		r.sliceList(n.Recv, n.List, n.Initial)
+	case streamIngress:
+		r.ingressList(n.Recv, n.List, n.Initial)
 	case StreamEvents:
 		for _, o := range n.List {
 			if ev, ok := o.(*corev1.Event); ok {

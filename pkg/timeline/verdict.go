@@ -97,6 +97,12 @@ type Verdict struct {
 	// WindowMs is StopMs - EndpointOutMs: positive is the time the data
 	// plane had to converge, negative is a race window.
 	WindowMs *int64 `json:"windowMs,omitempty"`
+	// IngressOutMs is when the Ingress controller stopped picking the pod
+	// for new requests, as read from its API (Timeline.IngressAPI; nil
+	// when not read or not seen), and IngressWindowMs the time from then
+	// to the pod's stop (negative: a race with the proxy).
+	IngressOutMs    *int64 `json:"ingressOutMs,omitempty"`
+	IngressWindowMs *int64 `json:"ingressWindowMs,omitempty"`
 	// PropagationMs is the time kube-proxy, Ingress controllers and load
 	// balancers are given to stop sending traffic, counted from the delete
 	// request (Options.Propagation).

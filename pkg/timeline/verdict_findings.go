@@ -51,6 +51,7 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 		}
 	}
 	windowFindings(tl, rt, v, &l)
+	ingressFindings(tl, evs, v, &l)
 	requestFindings(v, &l)
 	gapFindings(tl, &l)
 	if len(l.risks) == 0 {

@@ -60,6 +60,8 @@ func gapHid(tl *Timeline, g Gap) bool {
 // streamOf names the watch that delivered e.
 func streamOf(e Event) string {
 	switch {
+	case e.Track == Ingress:
+		return streamIngress
 	case e.Slice != "" || e.Kind == KindServiceEndpoints:
 		return StreamEndpointSlices
 	case e.Kind == KindKilling, e.Kind == KindPreStopFailed, e.Kind == KindUnhealthy, e.Kind == KindExceededGrace, e.Kind == KindOtherEvent:

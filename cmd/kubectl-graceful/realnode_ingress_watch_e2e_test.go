@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+)
+
+// TestWatchPodReadsIngressController deletes one pod of a naive and one of
+// a hardened Deployment behind the real Ingress controller with `watch pod
+// --delete --ingress-api`, while the test's own loop sends requests
+// through the proxy. The timeline shows the proxy's own view of the pod's
+// server (listed at the start, fenced or removed later) and the verdict
+// judges the stop against it: where the test saw 502s the verdict never
+// says the proxy had stopped first, and for the hardened pod (no failure
+// seen) it says the proxy stopped before SIGTERM, by the proxy's time.
+func TestWatchPodReadsIngressController(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	defer e2e.GuardUntouched(t)()
+	ns, naive, hardened := ingressApps(t, env, "wnaive", "whard")
+	for _, a := range []realApp{naive, hardened} {
+		t.Run(a.name[:5], func(t *testing.T) {
+			pod := onePodOf(t, env, ns, a.name)
+			stop := make(chan struct{})
+			done := make(chan *e2e.Requests, 1)
+			go func() {
+				done <- e2e.CountRequests(t, realnode.IngressIP, "http://"+realnode.IngressIP+"/"+a.name, 10*time.Millisecond, 3000, time.Minute, stop)
+			}()
+			time.Sleep(time.Second)
+			r := env.Kubectl(t, "graceful", "watch", "pod", pod, "-n", ns, "--delete", "--settle", "2s",
+				"--ingress-api", realnode.IngressAPI(), "-o", "json")
+			close(stop)
+			loop := <-done
+			bad := 0
+			for _, f := range loop.Failures {
+				if strings.HasSuffix(f, "502 Bad Gateway") {
+					bad++
+				}
+			}
+			t.Logf("own loop through the Ingress: %d requests, %d failed (%d 502) %v", loop.Sent, len(loop.Failures), bad, loop.Failures)
+			v, kinds := ingressVerdict(t, r.Stdout)
+			if !kinds["ingress-added"] || !(kinds["ingress-fenced"] || kinds["ingress-removed"]) {
+				t.Fatalf("the timeline lacks the proxy's own view of the pod's server (kinds %v):\n%s\n%s", kinds, r.Stdout, r.Stderr)
+			}
+			findings := strings.Join(v.Findings, "\n")
+			t.Logf("verdict (ingressOutMs %v, SIGTERM %v):\n%s", deref(v.IngressOutMs), deref(v.SigtermMs), findings)
+			stoppedFirst := strings.Contains(findings, "the Ingress controller stopped sending the pod new requests at")
+			if bad > 0 && stoppedFirst {
+				t.Errorf("the test saw %d 502s through the proxy, yet the verdict says the proxy stopped first:\n%s", bad, findings)
+			}
+			if a.name == hardened.name {
+				if len(loop.Failures) != 0 {
+					t.Errorf("hardened: %d requests failed through the Ingress; want none", len(loop.Failures))
+				}
+				if !stoppedFirst || v.IngressOutMs == nil || v.SigtermMs == nil || *v.IngressOutMs >= *v.SigtermMs {
+					t.Errorf("hardened: want the proxy out before SIGTERM, by its own API; got ingressOutMs %v sigterm %v:\n%s", v.IngressOutMs, v.SigtermMs, findings)
+				}
+			}
+			if a.name == naive.name && bad > 0 && !strings.Contains(findings, "Ingress controller") {
+				t.Errorf("naive: %d 502s seen, but the verdict does not name the Ingress controller:\n%s", bad, findings)
+			}
+		})
+	}
+}
+
+// onePodOf is the name of one running pod of app, on the first real node.
+func onePodOf(t *testing.T, env *e2e.Env, ns, app string) string {
+	t.Helper()
+	pods, err := env.Client.CoreV1().Pods(ns).List(context.Background(), metav1.ListOptions{LabelSelector: "app=" + app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == realnode.NodeName && p.DeletionTimestamp == nil {
+			return p.Name
+		}
+	}
+	t.Fatalf("no pod of %s on %s", app, realnode.NodeName)
+	return ""
+}
+
+// ingressVerdict reads -o json's lines: the verdict of the summary and
+// the kinds of the events.
+func ingressVerdict(t *testing.T, out string) (ingressVerdictJSON, map[string]bool) {
+	t.Helper()
+	kinds := map[string]bool{}
+	var v ingressVerdictJSON
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o struct {
+			Type    string             `json:"type"`
+			Kind    string             `json:"kind"`
+			Verdict ingressVerdictJSON `json:"verdict"`
+		}
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatalf("not a JSON line: %q (%v)", line, err)
+		}
+		kinds[o.Kind] = kinds[o.Kind] || o.Type == "event"
+		if o.Type == "summary" {
+			v = o.Verdict
+		}
+	}
+	return v, kinds
+}
+
+type ingressVerdictJSON struct {
+	Findings     []string `json:"findings"`
+	IngressOutMs *int64   `json:"ingressOutMs"`
+	SigtermMs    *int64   `json:"sigtermEstimatedMs"`
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,94 @@
+package ingress
+
+import (
+	"context"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Route is an Ingress that sends traffic to one of a pod's Services.
+type Route struct {
+	Ingress, Service string
+	// Class is the Ingress's class (spec.ingressClassName, the legacy
+	// kubernetes.io/ingress.class annotation, or the cluster's default
+	// IngressClass), "" when it has none.
+	Class string
+	// Controller is the class's spec.controller (traefik.io/ingress-controller,
+	// k8s.io/ingress-nginx, ...), "" when the IngressClass cannot be read.
+	Controller string
+}
+
+// The annotations an Ingress's class is read from besides
+// spec.ingressClassName (networking/v1 IngressClass docs).
+const (
+	legacyClassAnnotation  = "kubernetes.io/ingress.class"
+	defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
+)
+
+// Routes lists the Ingresses of namespace whose default backend or path
+// backends name one of services, with their class and its controller. It
+// returns the error of listing Ingresses (a missing IngressClass, or one
+// that cannot be read, leaves Controller empty).
+func Routes(ctx context.Context, c kubernetes.Interface, namespace string, services []string) ([]Route, error) {
+	ings, err := c.NetworkingV1().Ingresses(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil || len(ings.Items) == 0 {
+		return nil, err
+	}
+	classes := map[string]string{}
+	defaultClass := ""
+	if list, err := c.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{}); err == nil {
+		for _, ic := range list.Items {
+			classes[ic.Name] = ic.Spec.Controller
+			if ic.Annotations[defaultClassAnnotation] == "true" {
+				defaultClass = ic.Name
+			}
+		}
+	}
+	want := map[string]bool{}
+	for _, s := range services {
+		want[s] = true
+	}
+	var out []Route
+	for _, ing := range ings.Items {
+		class := classOf(&ing, defaultClass)
+		for _, svc := range backendServices(&ing) {
+			if want[svc] {
+				out = append(out, Route{Ingress: ing.Name, Service: svc, Class: class, Controller: classes[class]})
+			}
+		}
+	}
+	return out, nil
+}
+
+func classOf(ing *networkingv1.Ingress, defaultClass string) string {
+	switch {
+	case ing.Spec.IngressClassName != nil:
+		return *ing.Spec.IngressClassName
+	case ing.Annotations[legacyClassAnnotation] != "":
+		return ing.Annotations[legacyClassAnnotation]
+	}
+	return defaultClass
+}
+
+// backendServices names the Services of ing's backends, each once.
+func backendServices(ing *networkingv1.Ingress) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(b *networkingv1.IngressBackend) {
+		if b != nil && b.Service != nil && !seen[b.Service.Name] {
+			seen[b.Service.Name] = true
+			out = append(out, b.Service.Name)
+		}
+	}
+	add(ing.Spec.DefaultBackend)
+	for _, r := range ing.Spec.Rules {
+		if r.HTTP != nil {
+			for i := range r.HTTP.Paths {
+				add(&r.HTTP.Paths[i].Backend)
+			}
+		}
+	}
+	return out
+}
