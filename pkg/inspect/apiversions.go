@@ -69,7 +69,7 @@ func removedMessage(target Version, apiVersion, kind string) (msg, fix string) {
 		return "", ""
 	}
 	msg = fmt.Sprintf("apiVersion %s %s was removed in Kubernetes %s (audit target: %s): the API server refuses this manifest; audited as %s",
-		apiVersion, kind, r.RemovedIn, targetText(target), r.Replacement)
+		apiVersion, kind, r.RemovedIn, versionOr(target, "the current release"), r.Replacement)
 	fix = "change apiVersion to " + r.Replacement
 	switch {
 	case r.Replacement == "apps/v1":
@@ -90,9 +90,11 @@ func removedAPIList() string {
 	return strings.Join(out, ", ")
 }
 
-func targetText(v Version) string {
+// versionOr names the target version v in messages, unknown when it is
+// unknown (zero) and taken as current.
+func versionOr(v Version, unknown string) string {
 	if v.Major == 0 {
-		return "the current release"
+		return unknown
 	}
 	return v.String()
 }

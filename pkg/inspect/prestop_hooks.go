@@ -115,7 +115,7 @@ var preferNativeSleep = register(&Check{
 			return nil
 		}
 		msg := fmt.Sprintf("preStop execs a %d s sleep; Kubernetes %s supports lifecycle.preStop.sleep, which needs no binary in the image",
-			d, versionOrNative(s.inv.Version))
+			d, versionOr(s.inv.Version, "1.30+"))
 		fix := patchCommand(w, containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{
 			"exec": nil, "sleep": map[string]any{"seconds": d}}}}))
 		return []Finding{c.finding(w, ctr.Name, msg, fix)}
@@ -126,15 +126,6 @@ var preferNativeSleep = register(&Check{
 		Source: "KEP-3960 (PodLifecycleSleepAction), KEP-4818 (zero-second sleep)",
 	},
 })
-
-// versionOrNative names the target version in messages ("1.30+" when it
-// is unknown and taken as current).
-func versionOrNative(v Version) string {
-	if v.Major == 0 {
-		return "1.30+"
-	}
-	return v.String()
-}
 
 var preStopStopsServerFirst = register(&Check{
 	ID:       "prestop-stops-server-first",

@@ -33,7 +33,7 @@ var stopSignal = register(&Check{
 				"remove lifecycle.stopSignal (SIGTERM, or the image's STOPSIGNAL), or set a signal the app handles gracefully")}
 		}
 		msg := fmt.Sprintf("lifecycle.stopSignal %s needs the alpha feature gate %s (KEP-4960, alpha since 1.33, off by default through 1.37, target %s): without it the API server drops the field and the container gets its image's STOPSIGNAL or SIGTERM; with it, the pod also needs spec.os.name",
-			sig, stopSignalGate, versionOrNative(s.inv.Version))
+			sig, stopSignalGate, versionOr(s.inv.Version, "1.30+"))
 		if !s.inv.Version.AtLeast(1, 33) {
 			msg = fmt.Sprintf("lifecycle.stopSignal %s is not a field of Kubernetes %s (it came in 1.33, behind the alpha feature gate %s): the API server drops or refuses it",
 				sig, s.inv.Version, stopSignalGate)
