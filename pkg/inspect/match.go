@@ -33,10 +33,7 @@ func (s *scope) matchServices(w *Workload) []corev1.Service {
 	var out []corev1.Service
 	for _, i := range s.index().services[w.Object.Namespace] {
 		svc := s.inv.Services[i]
-		if len(svc.Spec.Selector) == 0 {
-			continue
-		}
-		if carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
+		if len(svc.Spec.Selector) > 0 && carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
 			out = append(out, svc)
 		}
 	}
