@@ -2,7 +2,8 @@ package inspect
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -83,10 +84,9 @@ func removedMessage(target Version, apiVersion, kind string) (msg, fix string) {
 // removedAPIList names the removed versions, for documentation.
 func removedAPIList() string {
 	var out []string
-	for k, r := range RemovedAPIs {
-		out = append(out, fmt.Sprintf("%s (%s)", k, r.RemovedIn))
+	for _, k := range slices.Sorted(maps.Keys(RemovedAPIs)) {
+		out = append(out, fmt.Sprintf("%s (%s)", k, RemovedAPIs[k].RemovedIn))
 	}
-	sort.Strings(out)
 	return strings.Join(out, ", ")
 }
 

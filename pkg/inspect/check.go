@@ -1,9 +1,10 @@
 package inspect
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -151,24 +152,10 @@ func Audit(inv *Inventory, opts Options) *Report {
 }
 
 func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Object != b.Object {
-			if a.Object.Namespace != b.Object.Namespace {
-				return a.Object.Namespace < b.Object.Namespace
-			}
-			if a.Object.Kind != b.Object.Kind {
-				return a.Object.Kind < b.Object.Kind
-			}
-			return a.Object.Name < b.Object.Name
-		}
-		if a.Severity != b.Severity {
-			return a.Severity.rank() > b.Severity.rank()
-		}
-		if a.Check != b.Check {
-			return a.Check < b.Check
-		}
-		return a.Container < b.Container
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Object.Namespace, b.Object.Namespace), cmp.Compare(a.Object.Kind, b.Object.Kind),
+			cmp.Compare(a.Object.Name, b.Object.Name), cmp.Compare(b.Severity.rank(), a.Severity.rank()),
+			cmp.Compare(a.Check, b.Check), cmp.Compare(a.Container, b.Container))
 	})
 }
 
