@@ -3,7 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -73,11 +74,7 @@ func (o *auditOptions) completeFleet() error {
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %v", err)
 	}
-	var known []string
-	for name := range raw.Contexts {
-		known = append(known, name)
-	}
-	sort.Strings(known)
+	known := slices.Sorted(maps.Keys(raw.Contexts))
 	if len(known) == 0 {
 		return fmt.Errorf("the kubeconfig has no contexts: nothing to audit with --contexts/--all-contexts")
 	}

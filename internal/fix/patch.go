@@ -21,23 +21,19 @@ import (
 // Pod cannot be patched: its command says to recreate it with the patch.
 func (p *Plan) Commands() map[string]string {
 	out := map[string]string{}
-	for _, w := range p.Workloads {
-		cmd := w.patchCommand()
-		for _, f := range w.Fixes {
+	set := func(cmd string, fixes []inspect.Finding) {
+		for _, f := range fixes {
 			out[FindingKey(f)] = cmd
 		}
+	}
+	for _, w := range p.Workloads {
+		set(w.patchCommand(), w.Fixes)
 	}
 	for _, d := range p.PDBs {
-		cmd := d.patchCommand()
-		for _, f := range d.Fixes {
-			out[FindingKey(f)] = cmd
-		}
+		set(d.patchCommand(), d.Fixes)
 	}
 	for _, n := range p.NewPDBs {
-		cmd := n.createCommand()
-		for _, f := range n.Fixes {
-			out[FindingKey(f)] = cmd
-		}
+		set(n.createCommand(), n.Fixes)
 	}
 	return out
 }

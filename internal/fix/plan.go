@@ -2,7 +2,8 @@ package fix
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -39,20 +40,7 @@ type Options struct {
 
 // fixes reports whether findings of check are to be fixed.
 func (o Options) fixes(check string) bool {
-	for _, id := range o.Skip {
-		if id == check {
-			return false
-		}
-	}
-	if len(o.Only) == 0 {
-		return true
-	}
-	for _, id := range o.Only {
-		if id == check {
-			return true
-		}
-	}
-	return false
+	return !slices.Contains(o.Skip, check) && (len(o.Only) == 0 || slices.Contains(o.Only, check))
 }
 
 // Plan is the combined change for a set of findings: at most one
@@ -96,12 +84,7 @@ func (p *Plan) Files() []string {
 	for _, n := range p.NewPDBs {
 		add(n.Source)
 	}
-	var out []string
-	for f := range seen {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // NewPlan computes the plan for findings (an audit's report, after --skip

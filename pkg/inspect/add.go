@@ -74,10 +74,10 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 		inv.PDBs = append(inv.PDBs, PDB{PodDisruptionBudget: *o, Source: src})
 	case *autoscalingv2.HorizontalPodAutoscaler:
 		inv.HPAs = append(inv.HPAs, HPA{Kind: kindHPA, Namespace: o.Namespace, Name: o.Name,
-			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
+			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: *replicas(o.Spec.MinReplicas)})
 	case *autoscalingv1.HorizontalPodAutoscaler:
 		inv.HPAs = append(inv.HPAs, HPA{Kind: kindHPA, Namespace: o.Namespace, Name: o.Name,
-			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: minReplicas(o.Spec.MinReplicas)})
+			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: *replicas(o.Spec.MinReplicas)})
 	case *networkingv1.Ingress:
 		inv.Ingresses = append(inv.Ingresses, *o)
 	default:
@@ -120,20 +120,14 @@ func namespaceOf(ns string) string {
 	return ns
 }
 
-// replicas applies the API default (1) to a replica count.
+// replicas applies the API default (1) to a replica count (or an HPA's
+// minReplicas).
 func replicas(r *int32) *int32 {
 	v := int32(1)
 	if r != nil {
 		v = *r
 	}
 	return &v
-}
-
-func minReplicas(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
 }
 
 // controlled reports whether the object has a controller, so that it is

@@ -67,7 +67,7 @@ func (inv *Inventory) addLoadBalancerObject(u *unstructured.Unstructured) bool {
 		svc, _, _ := unstructured.NestedString(u.Object, "spec", "serviceRef", "name")
 		typ, _, _ := unstructured.NestedString(u.Object, "spec", "targetType")
 		inv.TargetGroupBindings = append(inv.TargetGroupBindings, TargetGroupBinding{Namespace: u.GetNamespace(), Name: u.GetName(),
-			ServiceName: svc, TargetType: typ, Managed: controllerStack(u.GetLabels())})
+			ServiceName: svc, TargetType: typ, Managed: hasKeyPrefix(u.GetLabels(), "ingress.k8s.aws/stack", "service.k8s.aws/stack")})
 		inv.Objects++
 	default:
 		return false
@@ -75,12 +75,13 @@ func (inv *Inventory) addLoadBalancerObject(u *unstructured.Unstructured) bool {
 	return true
 }
 
-// controllerStack reports whether labels carry the AWS Load Balancer
-// Controller's stack labels (ingress.k8s.aws/stack..., service.k8s.aws/stack...).
-func controllerStack(labels map[string]string) bool {
-	for k := range labels {
-		if strings.HasPrefix(k, "ingress.k8s.aws/stack") || strings.HasPrefix(k, "service.k8s.aws/stack") {
-			return true
+// hasKeyPrefix reports whether a key of m starts with one of prefixes.
+func hasKeyPrefix(m map[string]string, prefixes ...string) bool {
+	for k := range m {
+		for _, p := range prefixes {
+			if strings.HasPrefix(k, p) {
+				return true
+			}
 		}
 	}
 	return false

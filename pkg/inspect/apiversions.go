@@ -2,7 +2,8 @@ package inspect
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -35,11 +36,8 @@ var RemovedAPIs = map[string]removedAPI{
 }
 
 var removedAPIVersion = register(&Check{
-	ID:       "removed-api-version",
-	Field:    "apiVersion",
-	Topic:    TopicAPIVersions,
-	Severity: SeverityWarning,
-	Summary:  "manifest in an apiVersion the target server no longer serves (extensions/v1beta1, apps/v1beta1 and v1beta2 workloads: 1.16; policy/v1beta1 PDBs: 1.25): the apply fails; audited as the current version",
+	ID: "removed-api-version", Field: "apiVersion", Topic: TopicAPIVersions, Severity: SeverityWarning,
+	Summary: "manifest in an apiVersion the target server no longer serves (extensions/v1beta1, apps/v1beta1 and v1beta2 workloads: 1.16; policy/v1beta1 PDBs: 1.25): the apply fails; audited as the current version",
 	run: func(s *scope, c *Check) []Finding {
 		var out []Finding
 		for _, w := range s.inv.Workloads {
@@ -69,7 +67,7 @@ func removedMessage(target Version, apiVersion, kind string) (msg, fix string) {
 		return "", ""
 	}
 	msg = fmt.Sprintf("apiVersion %s %s was removed in Kubernetes %s (audit target: %s): the API server refuses this manifest; audited as %s",
-		apiVersion, kind, r.RemovedIn, targetText(target), r.Replacement)
+		apiVersion, kind, r.RemovedIn, versionOr(target, "the current release"), r.Replacement)
 	fix = "change apiVersion to " + r.Replacement
 	switch {
 	case r.Replacement == "apps/v1":
@@ -83,16 +81,17 @@ func removedMessage(target Version, apiVersion, kind string) (msg, fix string) {
 // removedAPIList names the removed versions, for documentation.
 func removedAPIList() string {
 	var out []string
-	for k, r := range RemovedAPIs {
-		out = append(out, fmt.Sprintf("%s (%s)", k, r.RemovedIn))
+	for _, k := range slices.Sorted(maps.Keys(RemovedAPIs)) {
+		out = append(out, fmt.Sprintf("%s (%s)", k, RemovedAPIs[k].RemovedIn))
 	}
-	sort.Strings(out)
 	return strings.Join(out, ", ")
 }
 
-func targetText(v Version) string {
+// versionOr names the target version v in messages, unknown when it is
+// unknown (zero) and taken as current.
+func versionOr(v Version, unknown string) string {
 	if v.Major == 0 {
-		return "the current release"
+		return unknown
 	}
 	return v.String()
 }

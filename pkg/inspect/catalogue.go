@@ -1,6 +1,9 @@
 package inspect
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // Topic groups checks in the docs and in `audit explain`: what part of a
 // termination they are about.
@@ -50,15 +53,8 @@ var catalogue []*Check
 // lists checks (docs are generated from the catalogue, see doc.go).
 func register(c *Check) *Check {
 	catalogue = append(catalogue, c)
-	sort.SliceStable(catalogue, func(i, j int) bool {
-		a, b := catalogue[i], catalogue[j]
-		if a.Topic != b.Topic {
-			return a.Topic < b.Topic
-		}
-		if a.Severity != b.Severity {
-			return a.Severity.rank() > b.Severity.rank()
-		}
-		return a.ID < b.ID
+	slices.SortStableFunc(catalogue, func(a, b *Check) int {
+		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(b.Severity.rank(), a.Severity.rank()), cmp.Compare(a.ID, b.ID))
 	})
 	return c
 }

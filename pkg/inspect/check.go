@@ -1,9 +1,10 @@
 package inspect
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,7 +43,7 @@ type Check struct {
 	// object ("spec.minReadySeconds"): a finding's source line is its line
 	// in the file (Source.at).
 	Field string
-	run   func(s *scope, c *Check) []Finding
+	run   runFunc
 }
 
 // Explanation explains a check (`kubectl graceful audit explain ID`):
@@ -151,24 +152,10 @@ func Audit(inv *Inventory, opts Options) *Report {
 }
 
 func sortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Object != b.Object {
-			if a.Object.Namespace != b.Object.Namespace {
-				return a.Object.Namespace < b.Object.Namespace
-			}
-			if a.Object.Kind != b.Object.Kind {
-				return a.Object.Kind < b.Object.Kind
-			}
-			return a.Object.Name < b.Object.Name
-		}
-		if a.Severity != b.Severity {
-			return a.Severity.rank() > b.Severity.rank()
-		}
-		if a.Check != b.Check {
-			return a.Check < b.Check
-		}
-		return a.Container < b.Container
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Object.Namespace, b.Object.Namespace), cmp.Compare(a.Object.Kind, b.Object.Kind),
+			cmp.Compare(a.Object.Name, b.Object.Name), cmp.Compare(b.Severity.rank(), a.Severity.rank()),
+			cmp.Compare(a.Check, b.Check), cmp.Compare(a.Container, b.Container))
 	})
 }
 
@@ -226,6 +213,64 @@ func (s *scope) suppressed(f Finding) bool {
 func (c *Check) finding(w *Workload, container, msg, fix string) Finding {
 	return Finding{Check: c.ID, Severity: c.Severity, Object: w.Object, Container: container,
 		Message: msg, Fix: fix, Source: w.Source.at(container, c.Field)}
+}
+
+// runFunc is how a check finds its findings.
+type runFunc func(s *scope, c *Check) []Finding
+
+// perWorkload is the run of a check that looks at each workload on its
+// own: f's findings for each.
+func perWorkload(f func(s *scope, c *Check, w *Workload) []Finding) runFunc {
+	return func(s *scope, c *Check) []Finding {
+		var out []Finding
+		for _, w := range s.inv.Workloads {
+			out = append(out, f(s, c, w)...)
+		}
+		return out
+	}
+}
+
+// perContainer is f's findings for each terminating container of each
+// workload.
+func perContainer(f func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding) runFunc {
+	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		var out []Finding
+		for _, ctr := range terminatingContainers(w.Template.Spec) {
+			out = append(out, f(s, c, w, ctr)...)
+		}
+		return out
+	})
+}
+
+// perServingContainer is f's findings for each serving container of each
+// workload behind a Service (svc is the first such Service, named in
+// messages).
+func perServingContainer(f func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding) runFunc {
+	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		svcs := s.servicesFor(w)
+		if len(svcs) == 0 {
+			return nil
+		}
+		var out []Finding
+		for _, ctr := range servingContainers(w, svcs) {
+			out = append(out, f(s, c, w, svcs[0], ctr)...)
+		}
+		return out
+	})
+}
+
+// perPDB is the run of a check with at most one finding per
+// PodDisruptionBudget: f says it for budget i, p, or returns "".
+func perPDB(f func(s *scope, i int, p PDB) (msg, fix string)) runFunc {
+	return func(s *scope, c *Check) []Finding {
+		var out []Finding
+		for i, p := range s.inv.PDBs {
+			if msg, fix := f(s, i, p); msg != "" {
+				out = append(out, pdbFinding(c, p, msg, fix))
+			}
+		}
+		return out
+	}
 }
 
 // gracePeriod returns the pod template's terminationGracePeriodSeconds with

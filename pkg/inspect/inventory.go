@@ -240,39 +240,25 @@ func (inv *Inventory) Merge(other *Inventory) {
 		}
 	}
 	inv.Objects += other.Objects
-	for k, v := range other.CRDScale {
-		if inv.CRDScale == nil {
-			inv.CRDScale = map[string]bool{}
-		}
-		inv.CRDScale[k] = v
-	}
-	for k, v := range other.BackendConfigs {
-		if inv.BackendConfigs == nil {
-			inv.BackendConfigs = map[string]int64{}
-		}
-		inv.BackendConfigs[k] = v
-	}
-	for k, v := range other.Unavailable {
-		if inv.Unavailable == nil {
-			inv.Unavailable = map[Input]string{}
-		}
-		inv.Unavailable[k] = v
-	}
-	for k, n := range other.CustomResources {
-		if inv.CustomResources == nil {
-			inv.CustomResources = map[string]int{}
-		}
-		inv.CustomResources[k] += n
-	}
-	for k, n := range other.NotAudited {
-		if inv.NotAudited == nil {
-			inv.NotAudited = map[NotAudited]int{}
-		}
-		inv.NotAudited[k] += n
-	}
+	mergeMap(&inv.CRDScale, other.CRDScale, func(_, v bool) bool { return v })
+	mergeMap(&inv.BackendConfigs, other.BackendConfigs, func(_, v int64) int64 { return v })
+	mergeMap(&inv.Unavailable, other.Unavailable, func(_, v string) string { return v })
+	mergeMap(&inv.CustomResources, other.CustomResources, func(a, b int) int { return a + b })
+	mergeMap(&inv.NotAudited, other.NotAudited, func(a, b int) int { return a + b })
 	for _, n := range other.Notes {
 		if !slices.Contains(inv.Notes, n) {
 			inv.Notes = append(inv.Notes, n)
 		}
+	}
+}
+
+// mergeMap files src's entries into *dst, made when it has none: a key
+// both have gets merge(dst's value, src's).
+func mergeMap[K comparable, V any](dst *map[K]V, src map[K]V, merge func(V, V) V) {
+	for k, v := range src {
+		if *dst == nil {
+			*dst = map[K]V{}
+		}
+		(*dst)[k] = merge((*dst)[k], v)
 	}
 }

@@ -57,7 +57,7 @@ func serviceLBDelays(svc corev1.Service) []lbDelay {
 		// group attributes: the AWS default applies.
 		return []lbDelay{{awsDefaultDeregistrationDelay, "AWS NLB target group (in-tree cloud provider, instance targets, AWS default)",
 			targetsNodes, "the in-tree provider cannot set it: move to the AWS Load Balancer Controller and set " + nlbTargetGroupAttributes}}
-	case hasAWSAnnotation(svc):
+	case hasKeyPrefix(svc.Annotations, awsAnnotationPrefix):
 		return classicELB(svc)
 	}
 	return nil
@@ -87,15 +87,6 @@ func classicELB(svc corev1.Service) []lbDelay {
 		secs = n
 	}
 	return []lbDelay{{secs, "AWS Classic ELB connection draining (in-tree cloud provider, instance targets)", targetsNodes, clbDrainingTimeout + ": N"}}
-}
-
-func hasAWSAnnotation(svc corev1.Service) bool {
-	for k := range svc.Annotations {
-		if strings.HasPrefix(k, awsAnnotationPrefix) {
-			return true
-		}
-	}
-	return false
 }
 
 // targetGroupDelay reads deregistration_delay.timeout_seconds from an AWS
@@ -146,15 +137,7 @@ func isALB(ing networkingv1.Ingress) bool {
 	if c := ing.Spec.IngressClassName; c != nil && *c == "alb" {
 		return true
 	}
-	if ing.Annotations["kubernetes.io/ingress.class"] == "alb" {
-		return true
-	}
-	for k := range ing.Annotations {
-		if strings.HasPrefix(k, albPrefix) {
-			return true
-		}
-	}
-	return false
+	return ing.Annotations["kubernetes.io/ingress.class"] == "alb" || hasKeyPrefix(ing.Annotations, albPrefix)
 }
 
 // routesTo reports whether ing sends traffic to the Service: a default

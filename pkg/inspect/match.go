@@ -33,10 +33,7 @@ func (s *scope) matchServices(w *Workload) []corev1.Service {
 	var out []corev1.Service
 	for _, i := range s.index().services[w.Object.Namespace] {
 		svc := s.inv.Services[i]
-		if len(svc.Spec.Selector) == 0 {
-			continue
-		}
-		if carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
+		if len(svc.Spec.Selector) > 0 && carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
 			out = append(out, svc)
 		}
 	}
@@ -220,23 +217,4 @@ func (s *scope) floorReplicas(w *Workload) (n int32, ok bool) {
 // hasPreStop reports whether c has a preStop hook of any kind.
 func hasPreStop(c corev1.Container) bool {
 	return c.Lifecycle != nil && c.Lifecycle.PreStop != nil
-}
-
-// eachServingContainer calls f for each serving container of each workload
-// behind a Service (svc is the first such Service, named in messages) and
-// collects the findings it returns.
-func eachServingContainer(s *scope, f func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding) []Finding {
-	var out []Finding
-	for _, w := range s.inv.Workloads {
-		svcs := s.servicesFor(w)
-		if len(svcs) == 0 {
-			continue
-		}
-		for _, ctr := range servingContainers(w, svcs) {
-			if fd := f(w, svcs[0], ctr); fd != nil {
-				out = append(out, *fd)
-			}
-		}
-	}
-	return out
 }

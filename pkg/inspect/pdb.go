@@ -17,14 +17,10 @@ import (
 // every pod in the namespace.
 
 var pdbMissing = register(&Check{
-	ID:       "pdb-missing",
-	Topic:    TopicBudgets,
-	Severity: SeverityWarning,
-	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
-	Needs:    []Input{InputPDBs, InputHPAs},
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return s.checkPDBMissing(c, w) })
-	},
+	ID: "pdb-missing", Topic: TopicBudgets, Severity: SeverityWarning,
+	Summary: "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
+	Needs:   []Input{InputPDBs, InputHPAs},
+	run:     perWorkload((*scope).checkPDBMissing),
 	Explanation: Explanation{
 		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel). Live, budgets are matched against the labels the running pods carry, as the eviction API does (operators and meshes label pods at run time): a workload whose pods are all covered that way is not flagged, one with some pods under no budget is, with how many.",
 		Fix:    "Create a PDB with maxUnavailable: 1 (or a percentage) selecting the workload's pods.",
@@ -66,22 +62,16 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 }
 
 var pdbBlocksEviction = register(&Check{
-	ID:       "pdb-blocks-eviction",
-	Field:    "spec.minAvailable,spec.maxUnavailable",
-	Topic:    TopicBudgets,
-	Severity: SeverityError,
-	Summary:  "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
-	Needs:    []Input{InputPDBs, InputHPAs},
-	run: func(s *scope, c *Check) []Finding {
-		var out []Finding
-		for _, p := range s.inv.PDBs {
-			if msg := s.blocksEviction(p); msg != "" {
-				out = append(out, pdbFinding(c, p, msg+drainRemedy(s.workloadsFor(p)),
-					fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"minAvailable":null,"maxUnavailable":1}}'`, p.Name, namespaceOf(p.Namespace))))
-			}
+	ID: "pdb-blocks-eviction", Field: "spec.minAvailable,spec.maxUnavailable", Topic: TopicBudgets, Severity: SeverityError,
+	Summary: "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
+	Needs:   []Input{InputPDBs, InputHPAs},
+	run: perPDB(func(s *scope, _ int, p PDB) (string, string) {
+		if msg := s.blocksEviction(p); msg != "" {
+			return msg + drainRemedy(s.workloadsFor(p)),
+				fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"minAvailable":null,"maxUnavailable":1}}'`, p.Name, namespaceOf(p.Namespace))
 		}
-		return out
-	},
+		return "", ""
+	}),
 	Explanation: Explanation{
 		Why:    "A PDB that can never allow a disruption (maxUnavailable 0 or 0%, minAvailable 100%, an integer minAvailable >= replicas, or neither field set, for which the disruption controller expects no pods) makes every eviction return 429: kubectl drain and cluster upgrades hang until someone deletes the PDB. Percentages are scaled with rounding up, as the disruption controller does; with an HPA, its minReplicas is used. Live, a budget whose status the controller cannot compute (condition DisruptionAllowed=False, reason SyncFailed: for example pods owned by a custom resource without a scale subresource) blocks the same way.",
 		Fix:    "Use maxUnavailable: 1 (or a percentage that resolves to at least 1), or raise replicas above minAvailable.",
@@ -175,27 +165,19 @@ func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
 }
 
 var pdbNoDisruptionsNow = register(&Check{
-	ID:       "pdb-no-disruptions-now",
-	Field:    "spec.minAvailable,spec.maxUnavailable",
-	Topic:    TopicBudgets,
-	Severity: SeverityWarning,
+	ID: "pdb-no-disruptions-now", Field: "spec.minAvailable,spec.maxUnavailable", Topic: TopicBudgets, Severity: SeverityWarning,
 	Summary:  "live: the PodDisruptionBudget allows 0 disruptions right now (status.disruptionsAllowed): evictions get 429 until pods recover",
 	Needs:    []Input{InputPDBs},
 	LiveOnly: true,
-	run: func(s *scope, c *Check) []Finding {
-		var out []Finding
-		for _, p := range s.inv.PDBs {
-			st := p.Status
-			if st.ExpectedPods == 0 || st.DisruptionsAllowed > 0 || st.ObservedGeneration < p.Generation {
-				continue
-			}
-			msg := fmt.Sprintf("disruptionsAllowed is 0 now: currentHealthy %d, desiredHealthy %d, expectedPods %d: evictions return 429",
-				st.CurrentHealthy, st.DesiredHealthy, st.ExpectedPods)
-			out = append(out, pdbFinding(c, p, msg,
-				fmt.Sprintf("find the unready pods: kubectl get pods -n %s -l %s", namespaceOf(p.Namespace), selectorString(p))))
+	run: perPDB(func(_ *scope, _ int, p PDB) (string, string) {
+		st := p.Status
+		if st.ExpectedPods == 0 || st.DisruptionsAllowed > 0 || st.ObservedGeneration < p.Generation {
+			return "", ""
 		}
-		return out
-	},
+		msg := fmt.Sprintf("disruptionsAllowed is 0 now: currentHealthy %d, desiredHealthy %d, expectedPods %d: evictions return 429",
+			st.CurrentHealthy, st.DesiredHealthy, st.ExpectedPods)
+		return msg, fmt.Sprintf("find the unready pods: kubectl get pods -n %s -l %s", namespaceOf(p.Namespace), pdbSelector(p))
+	}),
 	Explanation: Explanation{
 		Why:    "status.disruptionsAllowed is 0 right now (some pods are unhealthy or the budget is tight): any drain or eviction started now blocks with 429.",
 		Fix:    "Find and fix the unready pods before draining, or scale up; check currentHealthy vs desiredHealthy.",
@@ -203,42 +185,33 @@ var pdbNoDisruptionsNow = register(&Check{
 	},
 })
 
-func selectorString(p PDB) string {
-	return pdbSelector(p).String()
-}
-
 var pdbOverlap = register(&Check{
-	ID:       "pdb-overlap",
-	Field:    "template.metadata.labels",
-	Topic:    TopicBudgets,
-	Severity: SeverityError,
-	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
-	Needs:    []Input{InputPDBs},
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			if w.Batch {
+	ID: "pdb-overlap", Field: "template.metadata.labels", Topic: TopicBudgets, Severity: SeverityError,
+	Summary: "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
+	Needs:   []Input{InputPDBs},
+	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		if w.Batch {
+			return nil
+		}
+		if cov, live := s.coverage(w); live {
+			if cov.overlapped == 0 {
 				return nil
 			}
-			if cov, live := s.coverage(w); live {
-				if cov.overlapped == 0 {
-					return nil
-				}
-				msg := fmt.Sprintf("%d of its %d running pods match more than one PodDisruptionBudget (%s) by the pods' own labels: eviction fails with 500",
-					cov.overlapped, cov.pods, strings.Join(cov.overlapping, ", "))
-				return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
-			}
-			pdbs := s.pdbsFor(w)
-			if len(pdbs) < 2 {
-				return nil
-			}
-			var names []string
-			for _, p := range pdbs {
-				names = append(names, p.Name)
-			}
-			msg := fmt.Sprintf("its pods match %d PodDisruptionBudgets (%s): eviction fails with 500", len(pdbs), strings.Join(names, ", "))
+			msg := fmt.Sprintf("%d of its %d running pods match more than one PodDisruptionBudget (%s) by the pods' own labels: eviction fails with 500",
+				cov.overlapped, cov.pods, strings.Join(cov.overlapping, ", "))
 			return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
-		})
-	},
+		}
+		pdbs := s.pdbsFor(w)
+		if len(pdbs) < 2 {
+			return nil
+		}
+		var names []string
+		for _, p := range pdbs {
+			names = append(names, p.Name)
+		}
+		msg := fmt.Sprintf("its pods match %d PodDisruptionBudgets (%s): eviction fails with 500", len(pdbs), strings.Join(names, ", "))
+		return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
+	}),
 	Explanation: Explanation{
 		Why:    "When more than one PDB matches a pod, the eviction API refuses to evict it with a 500 error (\"This pod has more than one PodDisruptionBudget\"): drains cannot proceed. Live, the running pods' own labels are matched, as the eviction API does; from files, the pod template's.",
 		Fix:    "Make the PDBs' selectors disjoint so each pod matches exactly one.",
@@ -247,21 +220,12 @@ var pdbOverlap = register(&Check{
 })
 
 var pdbSelectsNothing = register(&Check{
-	ID:       "pdb-selects-nothing",
-	Field:    "spec.selector",
-	Topic:    TopicBudgets,
-	Severity: SeverityWarning,
-	Summary:  "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
-	Needs:    []Input{InputPDBs},
-	run: func(s *scope, c *Check) []Finding {
-		var out []Finding
-		for _, p := range s.inv.PDBs {
-			if msg := s.selectsNothing(p); msg != "" {
-				out = append(out, pdbFinding(c, p, msg, "set spec.selector.matchLabels to the pod template labels of the workload it protects"))
-			}
-		}
-		return out
-	},
+	ID: "pdb-selects-nothing", Field: "spec.selector", Topic: TopicBudgets, Severity: SeverityWarning,
+	Summary: "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
+	Needs:   []Input{InputPDBs},
+	run: perPDB(func(s *scope, _ int, p PDB) (string, string) {
+		return s.selectsNothing(p), "set spec.selector.matchLabels to the pod template labels of the workload it protects"
+	}),
 	Explanation: Explanation{
 		Why:    "A PDB whose selector matches no pod protects nothing: usually a typo in labels, or a budget left behind. A PDB without selector matches no pod (in policy/v1 an empty selector {} matches every pod in the namespace, which pdb-overlap then reports).",
 		Fix:    "Set spec.selector to the pod template labels of the workload it should protect, or delete it.",
@@ -299,33 +263,22 @@ func (s *scope) selectsNothing(p PDB) string {
 }
 
 var pdbUnhealthyEvictionPolicy = register(&Check{
-	ID:       "pdb-unhealthy-eviction-policy",
-	Field:    "spec.unhealthyPodEvictionPolicy",
-	Topic:    TopicBudgets,
-	Severity: SeverityInfo,
-	Summary:  "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
-	Needs:    []Input{InputPDBs},
-	run: func(s *scope, c *Check) []Finding {
+	ID: "pdb-unhealthy-eviction-policy", Field: "spec.unhealthyPodEvictionPolicy", Topic: TopicBudgets, Severity: SeverityInfo,
+	Summary: "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
+	Needs:   []Input{InputPDBs},
+	run: perPDB(func(s *scope, _ int, p PDB) (string, string) {
 		// The field is beta and on by default from 1.27, GA in 1.31.
-		if !s.inv.Version.AtLeast(1, 27) {
-			return nil
+		pol := p.Spec.UnhealthyPodEvictionPolicy
+		if !s.inv.Version.AtLeast(1, 27) || pol != nil && *pol == policyv1.AlwaysAllow {
+			return "", ""
 		}
-		var out []Finding
-		for _, p := range s.inv.PDBs {
-			pol := p.Spec.UnhealthyPodEvictionPolicy
-			if pol != nil && *pol == policyv1.AlwaysAllow {
-				continue
-			}
-			how := "default"
-			if pol != nil {
-				how = "explicit"
-			}
-			msg := fmt.Sprintf("unhealthyPodEvictionPolicy is IfHealthyBudget (%s): a Running but not Ready pod (e.g. crash-looping) is evicted only while the budget's currentHealthy is at least its desiredHealthy, so while the application is already disrupted it blocks a drain; AlwaysAllow evicts such pods whatever the budget", how)
-			out = append(out, pdbFinding(c, p, msg,
-				fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`, p.Name, namespaceOf(p.Namespace))))
+		how := "default"
+		if pol != nil {
+			how = "explicit"
 		}
-		return out
-	},
+		return fmt.Sprintf("unhealthyPodEvictionPolicy is IfHealthyBudget (%s): a Running but not Ready pod (e.g. crash-looping) is evicted only while the budget's currentHealthy is at least its desiredHealthy, so while the application is already disrupted it blocks a drain; AlwaysAllow evicts such pods whatever the budget", how),
+			fmt.Sprintf(`kubectl patch pdb %s -n %s --type=merge -p '{"spec":{"unhealthyPodEvictionPolicy":"AlwaysAllow"}}'`, p.Name, namespaceOf(p.Namespace))
+	}),
 	Explanation: Explanation{
 		Why:    "With unhealthyPodEvictionPolicy IfHealthyBudget (the default), a Running but not Ready pod can be evicted only while the guarded application is not disrupted: the budget's status.currentHealthy is at least status.desiredHealthy (the eviction REST handler's rule). A crash-looping pod that itself keeps currentHealthy below desiredHealthy can so block a drain forever. AlwaysAllow (beta 1.27, GA 1.31) lets such pods be evicted at once, which is what most services want: an unready pod serves no traffic anyway.",
 		Fix:    "Set spec.unhealthyPodEvictionPolicy: AlwaysAllow unless the app needs unready pods protected (e.g. quorum-based stores).",

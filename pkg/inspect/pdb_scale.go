@@ -45,28 +45,20 @@ func (inv *Inventory) SetScale(group, kind string, has bool) {
 }
 
 var pdbCustomResourceNoScale = register(&Check{
-	ID:       "pdb-custom-resource-without-scale",
-	Field:    "spec.minAvailable,spec.maxUnavailable",
-	Topic:    TopicBudgets,
-	Severity: SeverityError,
-	Summary:  "PodDisruptionBudget with maxUnavailable or a percentage over pods of a custom resource without a /scale subresource: the disruption controller cannot count expected pods, every eviction is refused",
-	Needs:    []Input{InputPDBs},
-	run: func(s *scope, c *Check) []Finding {
-		var out []Finding
-		for i, p := range s.inv.PDBs {
-			if !needsScale(p) {
-				continue
-			}
-			o, ok := s.ownerWithoutScale(i)
-			if !ok {
-				continue
-			}
-			msg := fmt.Sprintf("%s over pods of %s, %s: the disruption controller cannot compute the expected pods (DisruptionAllowed=False, SyncFailed), so every eviction of them is refused",
-				budgetField(p), o.name, o.why)
-			out = append(out, pdbFinding(c, p, msg, s.scaleFix(i)))
+	ID: "pdb-custom-resource-without-scale", Field: "spec.minAvailable,spec.maxUnavailable", Topic: TopicBudgets, Severity: SeverityError,
+	Summary: "PodDisruptionBudget with maxUnavailable or a percentage over pods of a custom resource without a /scale subresource: the disruption controller cannot count expected pods, every eviction is refused",
+	Needs:   []Input{InputPDBs},
+	run: perPDB(func(s *scope, i int, p PDB) (string, string) {
+		if !needsScale(p) {
+			return "", ""
 		}
-		return out
-	},
+		o, ok := s.ownerWithoutScale(i)
+		if !ok {
+			return "", ""
+		}
+		return fmt.Sprintf("%s over pods of %s, %s: the disruption controller cannot compute the expected pods (DisruptionAllowed=False, SyncFailed), so every eviction of them is refused",
+			budgetField(p), o.name, o.why), s.scaleFix(i)
+	}),
 	Explanation: Explanation{
 		Why: "For maxUnavailable, and for a percentage minAvailable, the disruption controller needs the expected number of pods, which it reads from the pods' controller: a Deployment, ReplicaSet, StatefulSet or ReplicationController, or any other kind through its /scale subresource. Pods whose controller is a custom resource without /scale (a KubeVirt VirtualMachineInstance, many operators' objects) leave it unable to count: the budget's status stays DisruptionAllowed=False with reason SyncFailed and every eviction is refused, so drains hang. " +
 			"From files this is known when the CustomResourceDefinition is among the inputs; live, from API discovery (the resource of the pods' controller lists no /scale subresource), before any budget has failed.",

@@ -14,24 +14,18 @@ import (
 const suggestedPreStopSeconds = 10
 
 var missingPreStop = register(&Check{
-	ID:       "missing-prestop",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityWarning,
-	Summary:  "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
-	Needs:    []Input{InputServices},
-	run: func(s *scope, c *Check) []Finding {
-		return eachServingContainer(s, func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding {
-			if hasPreStop(ctr) {
-				return nil
-			}
-			grace := gracePeriod(w.Template.Spec)
-			msg := fmt.Sprintf("behind Service %s with no preStop hook: it gets SIGTERM while endpoints still route to it (grace period %d s)",
-				svc.Name, grace)
-			f := c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, grace))
-			return &f
-		})
-	},
+	ID: "missing-prestop", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
+	Summary: "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
+	Needs:   []Input{InputServices},
+	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
+		if hasPreStop(ctr) {
+			return nil
+		}
+		grace := gracePeriod(w.Template.Spec)
+		msg := fmt.Sprintf("behind Service %s with no preStop hook: it gets SIGTERM while endpoints still route to it (grace period %d s)",
+			svc.Name, grace)
+		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, grace))}
+	}),
 	Explanation: Explanation{
 		Why:    "When a pod is deleted, kubelet sends SIGTERM while the EndpointSlice controller, kube-proxy on every node, ingress controllers and cloud load balancers are still removing the pod's endpoint. Requests keep arriving at a process that is shutting down: a few 502s/connection resets on every deploy or drain.",
 		Fix:    "Add a preStop delay so the endpoint is gone before SIGTERM: lifecycle.preStop.sleep.seconds: 10 (Kubernetes 1.30+) or exec [\"sleep\",\"10\"], and keep terminationGracePeriodSeconds above the delay plus the app's shutdown time.",
@@ -55,24 +49,18 @@ func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace int64) strin
 }
 
 var preStopTooShort = register(&Check{
-	ID:       "prestop-too-short",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityInfo,
-	Summary:  "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
-	Needs:    []Input{InputServices},
-	run: func(s *scope, c *Check) []Finding {
-		return eachServingContainer(s, func(w *Workload, _ corev1.Service, ctr corev1.Container) *Finding {
-			d, known, how := prestop.Duration(ctr)
-			if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= s.opts.PreStopFloorSeconds {
-				return nil
-			}
-			msg := fmt.Sprintf("preStop sleeps %d s, below %d s: kube-proxy and load balancers may still route to the pod after it",
-				d, s.opts.PreStopFloorSeconds)
-			f := c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, gracePeriod(w.Template.Spec)))
-			return &f
-		})
-	},
+	ID: "prestop-too-short", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
+	Summary: "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
+	Needs:   []Input{InputServices},
+	run: perServingContainer(func(s *scope, c *Check, w *Workload, _ corev1.Service, ctr corev1.Container) []Finding {
+		d, known, how := prestop.Duration(ctr)
+		if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= s.opts.PreStopFloorSeconds {
+			return nil
+		}
+		msg := fmt.Sprintf("preStop sleeps %d s, below %d s: kube-proxy and load balancers may still route to the pod after it",
+			d, s.opts.PreStopFloorSeconds)
+		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, gracePeriod(w.Template.Spec)))}
+	}),
 	Explanation: Explanation{
 		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",
 		Fix:    "Raise the preStop sleep to at least the floor (default 5 s, --prestop-floor), within the grace period.",
@@ -81,30 +69,24 @@ var preStopTooShort = register(&Check{
 })
 
 var preStopSleepBinaryMissing = register(&Check{
-	ID:       "prestop-sleep-binary-missing",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityWarning,
-	Summary:  "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
-	run: func(s *scope, c *Check) []Finding {
-		return eachContainer(s, func(w *Workload, ctr corev1.Container) *Finding {
-			if !hasPreStop(ctr) || ctr.Lifecycle.PreStop.Exec == nil {
-				return nil
-			}
-			cmd := ctr.Lifecycle.PreStop.Exec.Command
-			if !prestop.IsShellOrSleep(cmd) || !prestop.LacksShell(ctr.Image) {
-				return nil
-			}
-			msg := fmt.Sprintf("preStop runs %q but image %s likely has no shell or sleep: the hook fails (only a FailedPreStopHook event shows it) and SIGTERM comes at once",
-				cmd[0], ctr.Image)
-			fix := "use the native sleep action: lifecycle: {preStop: {sleep: {seconds: N}}} (Kubernetes 1.30+)"
-			if !s.inv.Version.AtLeast(1, 30) {
-				fix = "add a static sleep binary to the image, or use an image variant with a shell (e.g. a :debug tag)"
-			}
-			f := c.finding(w, ctr.Name, msg, fix)
-			return &f
-		})
-	},
+	ID: "prestop-sleep-binary-missing", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
+	Summary: "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
+	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
+		if !hasPreStop(ctr) || ctr.Lifecycle.PreStop.Exec == nil {
+			return nil
+		}
+		cmd := ctr.Lifecycle.PreStop.Exec.Command
+		if !prestop.IsShellOrSleep(cmd) || !prestop.LacksShell(ctr.Image) {
+			return nil
+		}
+		msg := fmt.Sprintf("preStop runs %q but image %s likely has no shell or sleep: the hook fails (only a FailedPreStopHook event shows it) and SIGTERM comes at once",
+			cmd[0], ctr.Image)
+		fix := "use the native sleep action: lifecycle: {preStop: {sleep: {seconds: N}}} (Kubernetes 1.30+)"
+		if !s.inv.Version.AtLeast(1, 30) {
+			fix = "add a static sleep binary to the image, or use an image variant with a shell (e.g. a :debug tag)"
+		}
+		return []Finding{c.finding(w, ctr.Name, msg, fix)}
+	}),
 	Explanation: Explanation{
 		Why:    "Distroless, scratch and static images have no shell and no sleep binary. An exec preStop calling them fails at once; the only trace is a FailedPreStopHook event, and the container gets SIGTERM without the intended delay.",
 		Fix:    "Use the native lifecycle.preStop.sleep action (1.30+), ship a static sleep binary, or use a :debug variant that has busybox.",
@@ -113,28 +95,19 @@ var preStopSleepBinaryMissing = register(&Check{
 })
 
 var preferNativeSleep = register(&Check{
-	ID:       "prefer-native-sleep",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityInfo,
-	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
-	run: func(s *scope, c *Check) []Finding {
-		if !s.inv.Version.AtLeast(1, 30) {
+	ID: "prefer-native-sleep", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
+	Summary: "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
+	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
+		d, _, how := prestop.Duration(ctr)
+		if !s.inv.Version.AtLeast(1, 30) || how != prestop.HowExecSleep || (d == 0 && !s.inv.Version.AtLeast(1, 33)) {
 			return nil
 		}
-		return eachContainer(s, func(w *Workload, ctr corev1.Container) *Finding {
-			d, _, how := prestop.Duration(ctr)
-			if how != prestop.HowExecSleep || (d == 0 && !s.inv.Version.AtLeast(1, 33)) {
-				return nil
-			}
-			msg := fmt.Sprintf("preStop execs a %d s sleep; Kubernetes %s supports lifecycle.preStop.sleep, which needs no binary in the image",
-				d, versionOrNative(s.inv.Version))
-			fix := patchCommand(w, containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{
-				"exec": nil, "sleep": map[string]any{"seconds": d}}}}))
-			f := c.finding(w, ctr.Name, msg, fix)
-			return &f
-		})
-	},
+		msg := fmt.Sprintf("preStop execs a %d s sleep; Kubernetes %s supports lifecycle.preStop.sleep, which needs no binary in the image",
+			d, versionOr(s.inv.Version, "1.30+"))
+		fix := patchCommand(w, containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{
+			"exec": nil, "sleep": map[string]any{"seconds": d}}}}))
+		return []Finding{c.finding(w, ctr.Name, msg, fix)}
+	}),
 	Explanation: Explanation{
 		Why:    "lifecycle.preStop.sleep needs no binary in the image and is not subject to exec failures. It is beta and on by default from 1.30 and GA in 1.34; sleep seconds: 0 is allowed from 1.33.",
 		Fix:    "Replace exec [\"sleep\",\"N\"] with sleep: {seconds: N}.",
@@ -142,41 +115,26 @@ var preferNativeSleep = register(&Check{
 	},
 })
 
-// versionOrNative names the target version in messages ("1.30+" when it
-// is unknown and taken as current).
-func versionOrNative(v Version) string {
-	if v.Major == 0 {
-		return "1.30+"
-	}
-	return v.String()
-}
-
 var preStopStopsServerFirst = register(&Check{
-	ID:       "prestop-stops-server-first",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityWarning,
-	Summary:  "preStop stops the server (nginx -s quit, kill 1, a curl to /quitquitquit, Caddy's /stop, Envoy's /drain_listeners) before or without a sleep: the listener closes while the pod is still an endpoint",
-	Needs:    []Input{InputServices},
-	run: func(s *scope, c *Check) []Finding {
-		return eachServingContainer(s, func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding {
-			d, _, how := prestop.Duration(ctr)
-			if how != prestop.HowExecStopsFirst {
-				return nil
-			}
-			stop := prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command)
-			when := "at the start of the hook"
-			if d > 0 {
-				when = fmt.Sprintf("%d s into the hook", d)
-			}
-			msg := fmt.Sprintf("behind Service %s, preStop runs %s: it stops the server %s (%q), so the listener closes while the pod is still an endpoint; nothing after it delays that (delay counted: %d s)",
-				svc.Name, hookCommand(ctr.Lifecycle.PreStop), when, cut(stop, maxQuotedCommand), d)
-			fix := fmt.Sprintf("sleep first, then stop: sh -c \"sleep %d; %s\", or a preStop sleep alone and let SIGTERM stop the server",
-				suggestedPreStopSeconds, cut(stop, maxQuotedCommand))
-			f := c.finding(w, ctr.Name, msg, fix)
-			return &f
-		})
-	},
+	ID: "prestop-stops-server-first", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
+	Summary: "preStop stops the server (nginx -s quit, kill 1, a curl to /quitquitquit, Caddy's /stop, Envoy's /drain_listeners) before or without a sleep: the listener closes while the pod is still an endpoint",
+	Needs:   []Input{InputServices},
+	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
+		d, _, how := prestop.Duration(ctr)
+		if how != prestop.HowExecStopsFirst {
+			return nil
+		}
+		stop := prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command)
+		when := "at the start of the hook"
+		if d > 0 {
+			when = fmt.Sprintf("%d s into the hook", d)
+		}
+		msg := fmt.Sprintf("behind Service %s, preStop runs %s: it stops the server %s (%q), so the listener closes while the pod is still an endpoint; nothing after it delays that (delay counted: %d s)",
+			svc.Name, hookCommand(ctr.Lifecycle.PreStop), when, cut(stop, maxQuotedCommand), d)
+		fix := fmt.Sprintf("sleep first, then stop: sh -c \"sleep %d; %s\", or a preStop sleep alone and let SIGTERM stop the server",
+			suggestedPreStopSeconds, cut(stop, maxQuotedCommand))
+		return []Finding{c.finding(w, ctr.Name, msg, fix)}
+	}),
 	Explanation: Explanation{
 		Why: "A preStop script runs in order. A command that stops the server (nginx -s quit or stop, kill 1, apachectl graceful-stop, haproxy -sf, a curl to a quit, stop or shutdown path such as Caddy's admin :2019/stop, Envoy's /drain_listeners without its graceful drain period) before any sleep, or with one after it, closes the listener at the start of the hook, while the EndpointSlice, kube-proxy and load balancers still send the pod requests: they are refused (a proxy answers 503). A sleep after it delays nothing that matters, and often never runs (the container ends with its server). " +
 			"The audit, --fix and the watch count only the sleeps before such a command as the hook's delay.",

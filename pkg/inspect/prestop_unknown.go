@@ -17,29 +17,24 @@ import (
 // runs. Without it such hooks passed every check in silence: missing-prestop
 // sees a hook, prestop-too-short sees no number to compare with the floor.
 var preStopDelayUnknown = register(&Check{
-	ID:       "prestop-delay-unknown",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityInfo,
-	Summary:  "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
-	Needs:    []Input{InputServices},
-	run: func(s *scope, c *Check) []Finding {
-		return eachServingContainer(s, func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding {
-			grace := gracePeriod(w.Template.Spec)
-			msg, sev := unknownDelayMessage(ctr, svc.Name, grace, s.opts.PreStopFloorSeconds)
-			if msg == "" {
-				return nil
-			}
-			fix := fmt.Sprintf("measure the hook: kubectl graceful watch pod NAME -n %s, while a pod is deleted, shows when its container stops; or make the delay explicit by starting the hook with sleep %d",
-				w.Object.Namespace, max(s.opts.PreStopFloorSeconds, 1))
-			if sev == SeverityWarning {
-				fix = s.preStopFix(w, ctr, grace)
-			}
-			f := c.finding(w, ctr.Name, msg, fix)
-			f.Severity = sev
-			return &f
-		})
-	},
+	ID: "prestop-delay-unknown", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
+	Summary: "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
+	Needs:   []Input{InputServices},
+	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
+		grace := gracePeriod(w.Template.Spec)
+		msg, sev := unknownDelayMessage(ctr, svc.Name, grace, s.opts.PreStopFloorSeconds)
+		if msg == "" {
+			return nil
+		}
+		fix := fmt.Sprintf("measure the hook: kubectl graceful watch pod NAME -n %s, while a pod is deleted, shows when its container stops; or make the delay explicit by starting the hook with sleep %d",
+			w.Object.Namespace, max(s.opts.PreStopFloorSeconds, 1))
+		if sev == SeverityWarning {
+			fix = s.preStopFix(w, ctr, grace)
+		}
+		f := c.finding(w, ctr.Name, msg, fix)
+		f.Severity = sev
+		return []Finding{f}
+	}),
 	Explanation: Explanation{
 		Why: "The delay a preStop hook buys is what covers endpoint removal. A native sleep or an exec `sleep N` says how long it is; any other exec command (a script, a binary) and an httpGet hook last as long as they take, which only running them shows. " +
 			"The audit then cannot say whether the delay reaches --prestop-floor, nor whether the hook ends inside the grace period, so it says so (info) instead of counting it as enough. " +

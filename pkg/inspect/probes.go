@@ -9,22 +9,16 @@ import (
 )
 
 var missingReadinessProbe = register(&Check{
-	ID:       "missing-readiness-probe",
-	Field:    "containers[].readinessProbe",
-	Topic:    TopicProbes,
-	Severity: SeverityWarning,
-	Summary:  "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
-	Needs:    []Input{InputServices},
-	run: func(s *scope, c *Check) []Finding {
-		return eachServingContainer(s, func(w *Workload, svc corev1.Service, ctr corev1.Container) *Finding {
-			if ctr.ReadinessProbe != nil {
-				return nil
-			}
-			msg := fmt.Sprintf("behind Service %s with no readinessProbe: the pod is an endpoint as soon as it starts", svc.Name)
-			f := c.finding(w, ctr.Name, msg, readinessFix(w, ctr))
-			return &f
-		})
-	},
+	ID: "missing-readiness-probe", Field: "containers[].readinessProbe", Topic: TopicProbes, Severity: SeverityWarning,
+	Summary: "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
+	Needs:   []Input{InputServices},
+	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
+		if ctr.ReadinessProbe != nil {
+			return nil
+		}
+		msg := fmt.Sprintf("behind Service %s with no readinessProbe: the pod is an endpoint as soon as it starts", svc.Name)
+		return []Finding{c.finding(w, ctr.Name, msg, readinessFix(w, ctr))}
+	}),
 	Explanation: Explanation{
 		Why:    "Without a readinessProbe a pod is Ready as soon as its containers start, so it receives traffic before the app listens, and rollouts move on before new pods can serve.",
 		Fix:    "Add a readinessProbe (httpGet on a health endpoint, tcpSocket or grpc) to each serving container.",
@@ -43,11 +37,8 @@ func readinessFix(w *Workload, ctr corev1.Container) string {
 }
 
 var readinessProbePortUnknown = register(&Check{
-	ID:       "readiness-probe-port-unknown",
-	Field:    "containers[].readinessProbe",
-	Topic:    TopicProbes,
-	Severity: SeverityWarning,
-	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
+	ID: "readiness-probe-port-unknown", Field: "containers[].readinessProbe", Topic: TopicProbes, Severity: SeverityWarning,
+	Summary: "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
 	run: func(s *scope, c *Check) []Finding {
 		return unknownProbePorts(s, c, "readinessProbe")
 	},
@@ -59,11 +50,8 @@ var readinessProbePortUnknown = register(&Check{
 })
 
 var probePortUnknown = register(&Check{
-	ID:       "probe-port-unknown",
-	Field:    "containers[].livenessProbe, containers[].startupProbe",
-	Topic:    TopicProbes,
-	Severity: SeverityWarning,
-	Summary:  "livenessProbe or startupProbe targets a named port the container does not declare: kubelet cannot resolve it, every probe fails, and it restarts the container again and again",
+	ID: "probe-port-unknown", Field: "containers[].livenessProbe, containers[].startupProbe", Topic: TopicProbes, Severity: SeverityWarning,
+	Summary: "livenessProbe or startupProbe targets a named port the container does not declare: kubelet cannot resolve it, every probe fails, and it restarts the container again and again",
 	run: func(s *scope, c *Check) []Finding {
 		return append(unknownProbePorts(s, c, "startupProbe"), unknownProbePorts(s, c, "livenessProbe")...)
 	},
@@ -90,8 +78,8 @@ var probeFailure = map[string]string{
 // workload whose probe of kind (readinessProbe, livenessProbe,
 // startupProbe) names a port the container does not declare.
 func unknownProbePorts(s *scope, c *Check, kind string) []Finding {
-	return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-		var out []Finding
+	var out []Finding
+	for _, w := range s.inv.Workloads {
 		for _, ctr := range w.Template.Spec.Containers {
 			port, ok := probePort(probeOf(ctr, kind))
 			if !ok {
@@ -102,8 +90,8 @@ func unknownProbePorts(s *scope, c *Check, kind string) []Finding {
 					"point the probe at a port the container declares in ports[], or declare that port"))
 			}
 		}
-		return out
-	})
+	}
+	return out
 }
 
 // probeOf is ctr's probe of kind.

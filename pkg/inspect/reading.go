@@ -1,8 +1,9 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,9 +25,8 @@ func summarizeReading(inv *Inventory, s *Summary) {
 		k.Count = n
 		s.NotAudited = append(s.NotAudited, k)
 	}
-	sort.Slice(s.NotAudited, func(i, j int) bool {
-		a, b := s.NotAudited[i], s.NotAudited[j]
-		return a.Reason < b.Reason || a.Reason == b.Reason && a.Message < b.Message
+	slices.SortFunc(s.NotAudited, func(a, b NotAudited) int {
+		return cmp.Or(cmp.Compare(a.Reason, b.Reason), cmp.Compare(a.Message, b.Message))
 	})
 }
 

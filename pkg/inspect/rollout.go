@@ -13,31 +13,26 @@ import (
 // 1. The defaults are RollingUpdate with 25% and 25%.
 
 var singleReplica = register(&Check{
-	ID:       "single-replica",
-	Field:    "spec.replicas",
-	Topic:    TopicRollouts,
-	Severity: SeverityWarning,
-	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
-	Needs:    []Input{InputServices, InputHPAs},
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			svcs := s.servicesFor(w)
-			n, ok := s.floorReplicas(w)
-			if len(svcs) == 0 || !ok || n != 1 {
-				return nil
-			}
-			msg := fmt.Sprintf("1 replica%s behind Service %s: while it restarts, is evicted or rescheduled, nothing serves", s.floorSource(w), svcs[0].Name)
-			fix := fmt.Sprintf("kubectl scale %s %s -n %s --replicas=2", lowerKind(w), w.Object.Name, w.Object.Namespace)
-			if w.Object.Kind == "Pod" {
-				fix = "run it as a Deployment with 2 or more replicas"
-			} else if h := s.hpaFor(w); h != nil && h.Kind == kindScaledObject {
-				fix = fmt.Sprintf(`kubectl patch scaledobject %s -n %s --type=merge -p '{"spec":{"minReplicaCount":2}}'`, h.Name, w.Object.Namespace)
-			} else if h != nil {
-				fix = fmt.Sprintf(`kubectl patch hpa %s -n %s -p '{"spec":{"minReplicas":2}}'`, h.Name, w.Object.Namespace)
-			}
-			return []Finding{c.finding(w, "", msg, fix)}
-		})
-	},
+	ID: "single-replica", Field: "spec.replicas", Topic: TopicRollouts, Severity: SeverityWarning,
+	Summary: "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
+	Needs:   []Input{InputServices, InputHPAs},
+	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		svcs := s.servicesFor(w)
+		n, ok := s.floorReplicas(w)
+		if len(svcs) == 0 || !ok || n != 1 {
+			return nil
+		}
+		msg := fmt.Sprintf("1 replica%s behind Service %s: while it restarts, is evicted or rescheduled, nothing serves", s.floorSource(w), svcs[0].Name)
+		fix := fmt.Sprintf("kubectl scale %s %s -n %s --replicas=2", lowerKind(w), w.Object.Name, w.Object.Namespace)
+		if w.Object.Kind == "Pod" {
+			fix = "run it as a Deployment with 2 or more replicas"
+		} else if h := s.hpaFor(w); h != nil && h.Kind == kindScaledObject {
+			fix = fmt.Sprintf(`kubectl patch scaledobject %s -n %s --type=merge -p '{"spec":{"minReplicaCount":2}}'`, h.Name, w.Object.Namespace)
+		} else if h != nil {
+			fix = fmt.Sprintf(`kubectl patch hpa %s -n %s -p '{"spec":{"minReplicas":2}}'`, h.Name, w.Object.Namespace)
+		}
+		return []Finding{c.finding(w, "", msg, fix)}
+	}),
 	Explanation: Explanation{
 		Why:    "With one replica behind a Service, every rollout (with maxSurge 0), eviction, node drain or crash leaves the Service with no ready endpoint.",
 		Fix:    "Run at least 2 replicas (or an HPA with minReplicas >= 2), with a PDB.",
@@ -46,23 +41,18 @@ var singleReplica = register(&Check{
 })
 
 var rolloutDowntime = register(&Check{
-	ID:       "rollout-downtime",
-	Field:    "spec.strategy",
-	Topic:    TopicRollouts,
-	Severity: SeverityError,
-	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
-	Needs:    []Input{InputServices, InputHPAs},
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			if w.Strategy == nil {
-				return nil
-			}
-			if msg, fix := s.rolloutDowntime(w); msg != "" {
-				return []Finding{c.finding(w, "", msg, fix)}
-			}
+	ID: "rollout-downtime", Field: "spec.strategy", Topic: TopicRollouts, Severity: SeverityError,
+	Summary: "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
+	Needs:   []Input{InputServices, InputHPAs},
+	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		if w.Strategy == nil {
 			return nil
-		})
-	},
+		}
+		if msg, fix := s.rolloutDowntime(w); msg != "" {
+			return []Finding{c.finding(w, "", msg, fix)}
+		}
+		return nil
+	}),
 	Explanation: Explanation{
 		Why:    "Strategy Recreate stops all pods before starting new ones; a RollingUpdate whose maxUnavailable resolves (rounding down) to all replicas may do the same. Either way the Service has no ready endpoint during the rollout.",
 		Fix:    "Use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (or percentages that keep at least one pod).",
@@ -116,33 +106,28 @@ func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surg
 }
 
 var minReadySecondsZero = register(&Check{
-	ID:       "min-ready-seconds-zero",
-	Field:    "spec.minReadySeconds",
-	Topic:    TopicRollouts,
-	Severity: SeverityInfo,
-	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
-	Needs:    []Input{InputServices},
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			switch w.Object.Kind {
-			case "Deployment", "StatefulSet", "DaemonSet":
-			default:
-				return nil
+	ID: "min-ready-seconds-zero", Field: "spec.minReadySeconds", Topic: TopicRollouts, Severity: SeverityInfo,
+	Summary: "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
+	Needs:   []Input{InputServices},
+	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		switch w.Object.Kind {
+		case "Deployment", "StatefulSet", "DaemonSet":
+		default:
+			return nil
+		}
+		svcs := s.servicesFor(w)
+		if len(svcs) == 0 || w.MinReadySeconds != 0 {
+			return nil
+		}
+		for _, c := range servingContainers(w, svcs) {
+			if c.ReadinessProbe == nil {
+				return nil // missing-readiness-probe is the finding then
 			}
-			svcs := s.servicesFor(w)
-			if len(svcs) == 0 || w.MinReadySeconds != 0 {
-				return nil
-			}
-			for _, c := range servingContainers(w, svcs) {
-				if c.ReadinessProbe == nil {
-					return nil // missing-readiness-probe is the finding then
-				}
-			}
-			msg := "minReadySeconds is 0: the rollout replaces the next pod as soon as a new one first turns Ready"
-			fix := fmt.Sprintf(`kubectl patch %s %s -n %s -p '{"spec":{"minReadySeconds":10}}'`, lowerKind(w), w.Object.Name, w.Object.Namespace)
-			return []Finding{c.finding(w, "", msg, fix)}
-		})
-	},
+		}
+		msg := "minReadySeconds is 0: the rollout replaces the next pod as soon as a new one first turns Ready"
+		fix := fmt.Sprintf(`kubectl patch %s %s -n %s -p '{"spec":{"minReadySeconds":10}}'`, lowerKind(w), w.Object.Name, w.Object.Namespace)
+		return []Finding{c.finding(w, "", msg, fix)}
+	}),
 	Explanation: Explanation{
 		Why:    "With minReadySeconds 0 a rollout replaces the next old pod as soon as a new one first reports Ready, even if it crashes a second later; a short minReadySeconds lets new pods prove they stay Ready.",
 		Fix:    "Set spec.minReadySeconds to a few seconds (e.g. 10).",

@@ -15,14 +15,9 @@ import (
 // extension, then SIGKILL (exit code 137).
 
 var prestopExceedsGrace = register(&Check{
-	ID:       "prestop-exceeds-grace",
-	Field:    "containers[].lifecycle.preStop",
-	Topic:    TopicTermination,
-	Severity: SeverityError,
-	Summary:  "preStop takes as long as the grace period or longer: the kubelet abandons the hook at the deadline and the app gets SIGTERM then, with 2 s before SIGKILL",
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkPreStopExceedsGrace(s, c, w) })
-	},
+	ID: "prestop-exceeds-grace", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityError,
+	Summary: "preStop takes as long as the grace period or longer: the kubelet abandons the hook at the deadline and the app gets SIGTERM then, with 2 s before SIGKILL",
+	run:     perWorkload(checkPreStopExceedsGrace),
 	Explanation: Explanation{
 		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. The kubelet waits for the hook no longer than the grace period; when it runs out, the kubelet abandons the hook and stops the container with its minimum grace of 2 s: the app gets SIGTERM only then, and SIGKILL (exit 137) 2 s later if it has not exited, cutting what is in flight. An app that finishes within those 2 s exits cleanly (seen on a real kubelet: SIGTERM at the deadline, exit 0). The kubelet then reports a FailedPreStopHook for the exec hook it cut short. A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
@@ -75,14 +70,9 @@ func afterOrNever(d, grace int64) string {
 }
 
 var shutdownBudgetExceedsGrace = register(&Check{
-	ID:       "shutdown-budget-exceeds-grace",
-	Field:    "spec.terminationGracePeriodSeconds",
-	Topic:    TopicTermination,
-	Severity: SeverityError,
-	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding { return checkShutdownBudget(s, c, w) })
-	},
+	ID: "shutdown-budget-exceeds-grace", Field: "spec.terminationGracePeriodSeconds", Topic: TopicTermination, Severity: SeverityError,
+	Summary: "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
+	run:     perWorkload(checkShutdownBudget),
 	Explanation: Explanation{
 		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(assumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
 		Fix:    "Raise terminationGracePeriodSeconds to preStop + shutdown + a few seconds.",
@@ -135,21 +125,16 @@ func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
 }
 
 var gracePeriodZero = register(&Check{
-	ID:       "grace-period-zero",
-	Field:    "spec.terminationGracePeriodSeconds",
-	Topic:    TopicTermination,
-	Severity: SeverityError,
-	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			if g := w.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 0 {
-				return nil
-			}
-			return []Finding{c.finding(w, "",
-				"terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
-				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds}))}
-		})
-	},
+	ID: "grace-period-zero", Field: "spec.terminationGracePeriodSeconds", Topic: TopicTermination, Severity: SeverityError,
+	Summary: "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
+	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		if g := w.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 0 {
+			return nil
+		}
+		return []Finding{c.finding(w, "",
+			"terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
+			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds}))}
+	}),
 	Explanation: Explanation{
 		Why:    "terminationGracePeriodSeconds: 0 means immediate SIGKILL: no preStop hook, no SIGTERM handler, every in-flight request is cut.",
 		Fix:    "Remove the field (default 30 s) or set it to the preStop delay plus the shutdown time.",
@@ -158,22 +143,17 @@ var gracePeriodZero = register(&Check{
 })
 
 var gracePeriodLong = register(&Check{
-	ID:       "grace-period-long",
-	Field:    "spec.terminationGracePeriodSeconds",
-	Topic:    TopicTermination,
-	Severity: SeverityWarning,
-	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
-	run: func(s *scope, c *Check) []Finding {
-		return eachWorkload(s, func(s *scope, w *Workload) []Finding {
-			g := gracePeriod(w.Template.Spec)
-			if g <= s.opts.MaxGraceSeconds {
-				return nil
-			}
-			return []Finding{c.finding(w, "",
-				fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
-				patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
-		})
-	},
+	ID: "grace-period-long", Field: "spec.terminationGracePeriodSeconds", Topic: TopicTermination, Severity: SeverityWarning,
+	Summary: "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
+	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		g := gracePeriod(w.Template.Spec)
+		if g <= s.opts.MaxGraceSeconds {
+			return nil
+		}
+		return []Finding{c.finding(w, "",
+			fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
+			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
+	}),
 	Explanation: Explanation{
 		Why:    "kubectl drain and rollouts wait for each pod's termination; a very long grace period stalls node maintenance and deploys that long per pod when the app does not exit by itself.",
 		Fix:    "Lower terminationGracePeriodSeconds to what shutdown really needs, or raise the threshold with --max-grace if the long drain is intended.",
@@ -190,29 +170,6 @@ func terminatingContainers(spec corev1.PodSpec) []corev1.Container {
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 			out = append(out, c)
 		}
-	}
-	return out
-}
-
-// eachContainer calls f for each terminating container of each workload
-// and collects the findings it returns.
-func eachContainer(s *scope, f func(w *Workload, ctr corev1.Container) *Finding) []Finding {
-	var out []Finding
-	for _, w := range s.inv.Workloads {
-		for _, ctr := range terminatingContainers(w.Template.Spec) {
-			if fd := f(w, ctr); fd != nil {
-				out = append(out, *fd)
-			}
-		}
-	}
-	return out
-}
-
-// eachWorkload calls f for each workload and collects its findings.
-func eachWorkload(s *scope, f func(*scope, *Workload) []Finding) []Finding {
-	var out []Finding
-	for _, w := range s.inv.Workloads {
-		out = append(out, f(s, w)...)
 	}
 	return out
 }

@@ -4,7 +4,9 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,14 +141,9 @@ func (fw *fieldWalk) expect(n *yaml.Node, kind yaml.Kind, path, want string) boo
 
 // scalar records an error unless n is a scalar with one of tags.
 func (fw *fieldWalk) scalar(n *yaml.Node, path, want string, tags ...string) {
-	if n.Kind == yaml.ScalarNode {
-		for _, t := range tags {
-			if n.Tag == t {
-				return
-			}
-		}
+	if n.Kind != yaml.ScalarNode || !slices.Contains(tags, n.Tag) {
+		fw.fail(n, path, want)
 	}
-	fw.fail(n, path, want)
 }
 
 func (fw *fieldWalk) fail(n *yaml.Node, path, want string) {
@@ -245,9 +242,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				for k, v := range jsonFields(ft) {
-					out[k] = v
-				}
+				maps.Copy(out, jsonFields(ft))
 				continue
 			}
 		}

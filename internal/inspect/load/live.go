@@ -228,6 +228,12 @@ type lister struct {
 // listFunc is one typed List call (e.g. Deployments(ns).List).
 type listFunc func(metav1.ListOptions) (runtime.Object, error)
 
+// listOf is the typed List method list (Deployments(ns).List) as a
+// listFunc under l's context.
+func listOf[T runtime.Object](l *lister, list func(context.Context, metav1.ListOptions) (T, error)) listFunc {
+	return func(o metav1.ListOptions) (runtime.Object, error) { return list(l.ctx, o) }
+}
+
 // pages pages through one list call and hands every item to file. Each
 // page is filed while the next one is read (client-go's ListPager with a
 // one-page buffer) and dropped after: memory holds two pages plus what
@@ -255,12 +261,12 @@ func (l *lister) add(obj runtime.Object) {
 func (l *lister) workloads(selector string) error {
 	apps, batch := l.cs.AppsV1(), l.cs.BatchV1()
 	for _, list := range []listFunc{
-		func(o metav1.ListOptions) (runtime.Object, error) { return apps.Deployments(l.ns).List(l.ctx, o) },
-		func(o metav1.ListOptions) (runtime.Object, error) { return apps.StatefulSets(l.ns).List(l.ctx, o) },
-		func(o metav1.ListOptions) (runtime.Object, error) { return apps.DaemonSets(l.ns).List(l.ctx, o) },
-		func(o metav1.ListOptions) (runtime.Object, error) { return apps.ReplicaSets(l.ns).List(l.ctx, o) },
-		func(o metav1.ListOptions) (runtime.Object, error) { return batch.Jobs(l.ns).List(l.ctx, o) },
-		func(o metav1.ListOptions) (runtime.Object, error) { return batch.CronJobs(l.ns).List(l.ctx, o) },
+		listOf(l, apps.Deployments(l.ns).List),
+		listOf(l, apps.StatefulSets(l.ns).List),
+		listOf(l, apps.DaemonSets(l.ns).List),
+		listOf(l, apps.ReplicaSets(l.ns).List),
+		listOf(l, batch.Jobs(l.ns).List),
+		listOf(l, batch.CronJobs(l.ns).List),
 	} {
 		if err := l.pages(selector, list, l.add); err != nil {
 			return err
@@ -274,19 +280,10 @@ func (l *lister) workloads(selector string) error {
 // it returns the namespaces holding bare pods (no controller) that match
 // sel, for barePods to read as workloads.
 func (l *lister) inputs(sel labels.Selector, withBarePods bool) (bare map[string]bool) {
-	core := l.cs.CoreV1()
-	l.optional(inspect.InputServices, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
-		return core.Services(l.ns).List(l.ctx, o)
-	}))
-	l.optional(inspect.InputPDBs, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
-		return l.cs.PolicyV1().PodDisruptionBudgets(l.ns).List(l.ctx, o)
-	}))
-	l.optional(inspect.InputHPAs, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
-		return l.cs.AutoscalingV2().HorizontalPodAutoscalers(l.ns).List(l.ctx, o)
-	}))
-	l.optional(inspect.InputIngresses, l.all(func(o metav1.ListOptions) (runtime.Object, error) {
-		return l.cs.NetworkingV1().Ingresses(l.ns).List(l.ctx, o)
-	}))
+	l.optional(inspect.InputServices, l.all(listOf(l, l.cs.CoreV1().Services(l.ns).List)))
+	l.optional(inspect.InputPDBs, l.all(listOf(l, l.cs.PolicyV1().PodDisruptionBudgets(l.ns).List)))
+	l.optional(inspect.InputHPAs, l.all(listOf(l, l.cs.AutoscalingV2().HorizontalPodAutoscalers(l.ns).List)))
+	l.optional(inspect.InputIngresses, l.all(listOf(l, l.cs.NetworkingV1().Ingresses(l.ns).List)))
 	l.optional(inspect.InputPods, func() (err error) {
 		bare, err = l.podLabels(sel, withBarePods)
 		return err

@@ -47,9 +47,7 @@ func trim(obj runtime.Object) {
 // bare pods of its first pages only would depend on where it broke).
 func (l *lister) podLabels(sel labels.Selector, withBarePods bool) (map[string]bool, error) {
 	bare := map[string]bool{} // namespaces of bare pods to audit
-	err := l.pages("", func(o metav1.ListOptions) (runtime.Object, error) {
-		return l.md.Resource(podsResource).Namespace(l.ns).List(l.ctx, o)
-	}, func(item runtime.Object) {
+	err := l.pages("", listOf(l, l.md.Resource(podsResource).Namespace(l.ns).List), func(item runtime.Object) {
 		p, ok := item.(*metav1.PartialObjectMetadata)
 		if !ok {
 			return
@@ -81,9 +79,7 @@ func (l *lister) barePods(sel labels.Selector, bare map[string]bool) error {
 			ns = n
 		}
 	}
-	return l.pages(sel.String(), func(o metav1.ListOptions) (runtime.Object, error) {
-		return l.cs.CoreV1().Pods(ns).List(l.ctx, o)
-	}, func(item runtime.Object) {
+	return l.pages(sel.String(), listOf(l, l.cs.CoreV1().Pods(ns).List), func(item runtime.Object) {
 		if p, ok := item.(*corev1.Pod); ok && bare[p.Namespace] && metav1.GetControllerOf(p) == nil {
 			l.add(p)
 		}

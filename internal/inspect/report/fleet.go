@@ -101,12 +101,15 @@ func (f *Fleet) Audited() int {
 
 // AtOrAbove reports whether any finding of any cluster is at or above
 // severity min ("" never).
-func (f *Fleet) AtOrAbove(min inspect.Severity) bool {
-	r := inspect.Report{}
+func (f *Fleet) AtOrAbove(min inspect.Severity) bool { return f.report().AtOrAbove(min) }
+
+// report is the findings of every cluster as one report.
+func (f *Fleet) report() *inspect.Report {
+	r := &inspect.Report{}
 	for _, x := range f.Findings {
 		r.Findings = append(r.Findings, x.Finding)
 	}
-	return r.AtOrAbove(min)
+	return r
 }
 
 // WriteFleet prints f in format (as Write does for one cluster).
@@ -175,11 +178,7 @@ type SarifNotification struct {
 // in properties.cluster (and in its message), and clusters that could not
 // be audited are error notifications of an unsuccessful invocation.
 func FleetSARIF(f *Fleet) *SarifLog {
-	r := &inspect.Report{}
-	for _, x := range f.Findings {
-		r.Findings = append(r.Findings, x.Finding)
-	}
-	log := SARIF(r)
+	log := SARIF(f.report())
 	run := &log.Runs[0]
 	for i := range run.Results {
 		c := f.Findings[i].Cluster
