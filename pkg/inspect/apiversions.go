@@ -36,8 +36,11 @@ var RemovedAPIs = map[string]removedAPI{
 }
 
 var removedAPIVersion = register(&Check{
-	ID: "removed-api-version", Field: "apiVersion", Topic: TopicAPIVersions, Severity: SeverityWarning,
-	Summary: "manifest in an apiVersion the target server no longer serves (extensions/v1beta1, apps/v1beta1 and v1beta2 workloads: 1.16; policy/v1beta1 PDBs: 1.25): the apply fails; audited as the current version",
+	ID:       "removed-api-version",
+	Field:    "apiVersion",
+	Topic:    TopicAPIVersions,
+	Severity: SeverityWarning,
+	Summary:  "manifest in an apiVersion the target server no longer serves (extensions/v1beta1, apps/v1beta1 and v1beta2 workloads: 1.16; policy/v1beta1 PDBs: 1.25): the apply fails; audited as the current version",
 	run: func(s *scope, c *Check) []Finding {
 		var out []Finding
 		for _, w := range s.inv.Workloads {

@@ -30,8 +30,11 @@ func ToleratesCordon(spec corev1.PodSpec) (toleration string, ok bool) {
 }
 
 var toleratesCordon = register(&Check{
-	ID: "tolerates-cordon", Field: "spec.tolerations", Topic: TopicBudgets, Severity: SeverityWarning,
-	Summary: "pods tolerate node.kubernetes.io/unschedulable or every taint: a drain cannot keep their replacements off the cordoned node, and some drainers skip them",
+	ID:       "tolerates-cordon",
+	Field:    "spec.tolerations",
+	Topic:    TopicBudgets,
+	Severity: SeverityWarning,
+	Summary:  "pods tolerate node.kubernetes.io/unschedulable or every taint: a drain cannot keep their replacements off the cordoned node, and some drainers skip them",
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		if w.Object.Kind == "DaemonSet" || w.Object.Kind == "Pod" {
 			return nil // not evicted by a drain, or not replaced

@@ -16,23 +16,20 @@
 // A check is one declaration in the file of its topic:
 //
 //	var myCheck = register(&Check{
-//		ID: "my-check", Field: "spec.minReadySeconds", Topic: TopicRollouts, Severity: SeverityWarning,
+//		ID:          "my-check",          // stable kebab-case, used by --skip and annotations
+//		Topic:       topicTermination,    // where the docs list it
+//		Severity:    SeverityWarning,     // default severity
 //		Summary:     "one line: what it finds and what that breaks",
 //		Explanation: Explanation{Why: "...", Fix: "...", Source: "Kubernetes source of the rule"},
 //		Needs:       []Input{InputServices}, // inputs without which it is skipped
-//		run:         perWorkload(func(s *scope, c *Check, w *Workload) []Finding { ... }),
+//		run:         func(s *scope, c *Check) []Finding { ... },
 //	})
 //
-// Its first line is its row in the catalogue: the stable kebab-case ID
-// (--skip and annotations use it), the field its findings point at, the
-// topic the docs list it under and its default severity. run looks at each
-// workload, container, serving container or budget through perWorkload,
-// perContainer, perServingContainer or perPDB (check.go). Its unit test
-// goes beside the others (checks_test.go or a file of its own). Files by
-// topic: timing.go and prestop_hooks.go (grace period and preStop),
-// sidecar.go (container order at termination), lb.go (load balancer
-// draining), probes.go, pdb.go, rollout.go. Helpers that say which Services
-// and PDBs apply to a workload are in match.go.
+// plus its unit test beside the others (checks_test.go or a file of its
+// own). Files by topic: timing.go and prestop_hooks.go (grace period and
+// preStop), sidecar.go (container order at termination), lb.go (load
+// balancer draining), probes.go, pdb.go, rollout.go. Helpers that say which
+// Services and PDBs apply to a workload are in match.go.
 //
 // Nothing else lists checks: the catalogue (catalogue.go) orders them,
 // `audit explain`, SARIF rules and the check table of docs/audit.md are

@@ -18,9 +18,11 @@ type DrainerCap struct {
 }
 
 var shutdownExceedsDrainerCap = register(&Check{
-	ID: "shutdown-exceeds-drainer-cap", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "preStop plus the app's shutdown plus the load balancer's deregistration delay, or the grace period itself, is longer than a drainer's cap: that drainer cuts the shutdown short",
-	run:     perWorkload(checkDrainerCaps),
+	ID:       "shutdown-exceeds-drainer-cap",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "preStop plus the app's shutdown plus the load balancer's deregistration delay, or the grace period itself, is longer than a drainer's cap: that drainer cuts the shutdown short",
+	run:      perWorkload(checkDrainerCaps),
 	Explanation: Explanation{
 		Why: "Drainers bound a pod's termination whatever its grace period says: cluster-autoscaler gives each pod at most --max-graceful-termination-sec (default 600 s) when it scales a node down, " +
 			"Karpenter deletes what is left when a NodePool's terminationGracePeriod ends, and a spot instance is reclaimed 2 minutes after its notice. " +

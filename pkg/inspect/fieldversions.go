@@ -53,8 +53,10 @@ var (
 )
 
 var fieldNewerThanTarget = register(&Check{
-	ID: "field-newer-than-target", Topic: TopicAPIVersions, Severity: SeverityError,
-	Summary: "manifest field the target Kubernetes version does not accept by default (preStop sleep: 1.30, its 0 s form: 1.33, native sidecars: 1.29, a PDB's unhealthyPodEvictionPolicy: 1.27): refused or dropped; live, a warning where kubelets need the feature gate too",
+	ID:       "field-newer-than-target",
+	Topic:    TopicAPIVersions,
+	Severity: SeverityError,
+	Summary:  "manifest field the target Kubernetes version does not accept by default (preStop sleep: 1.30, its 0 s form: 1.33, native sidecars: 1.29, a PDB's unhealthyPodEvictionPolicy: 1.27): refused or dropped; live, a warning where kubelets need the feature gate too",
 	run: func(s *scope, c *Check) []Finding {
 		if s.inv.Version.Major == 0 {
 			return nil // no target: taken as current, which accepts all

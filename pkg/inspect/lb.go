@@ -9,10 +9,12 @@ import (
 )
 
 var lbDeregistrationExceedsGrace = register(&Check{
-	ID: "lb-deregistration-exceeds-grace", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
-	Needs:   []Input{InputServices, InputIngresses, InputBackendConfigs, InputTargetGroupBindings},
-	run:     perWorkload(checkLBDeregistration),
+	ID:       "lb-deregistration-exceeds-grace",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "the load balancer's deregistration delay (AWS target group, GKE connection draining) outlasts the grace period, or the preStop delay",
+	Needs:    []Input{InputServices, InputIngresses, InputBackendConfigs, InputTargetGroupBindings},
+	run:      perWorkload(checkLBDeregistration),
 	Explanation: Explanation{
 		Why: "Cloud load balancers keep a deregistered target draining for a delay: an AWS target group's deregistration_delay.timeout_seconds (AWS default 300 s when nothing sets it), a Classic ELB's connection draining timeout, GKE's BackendConfig connectionDraining.drainingTimeoutSec. " +
 			"With pod targets (AWS ip mode, GKE NEGs) a terminating pod is deregistered and the load balancer keeps its connections that long: a pod killed sooner cuts them, and a preStop shorter than the delay lets requests arrive after SIGTERM. " +

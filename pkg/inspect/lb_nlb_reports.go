@@ -15,9 +15,12 @@ import (
 const nlbReportedLagSeconds = 120
 
 var nlbIPLateDeregistration = register(&Check{
-	ID: "nlb-ip-late-deregistration", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
-	Summary: "behind an AWS NLB with IP targets: public reports agree it keeps sending new connections about two minutes after deregistration starts, longer than the preStop delay (resting on reports, not on AWS documentation)",
-	Needs:   []Input{InputServices},
+	ID:       "nlb-ip-late-deregistration",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityInfo,
+	Summary:  "behind an AWS NLB with IP targets: public reports agree it keeps sending new connections about two minutes after deregistration starts, longer than the preStop delay (resting on reports, not on AWS documentation)",
+	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, _ corev1.Service, ctr corev1.Container) []Finding {
 		lb := s.nlbWithIPTargets(w)
 		if lb == "" {

@@ -17,10 +17,12 @@ import (
 // every pod in the namespace.
 
 var pdbMissing = register(&Check{
-	ID: "pdb-missing", Topic: TopicBudgets, Severity: SeverityWarning,
-	Summary: "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
-	Needs:   []Input{InputPDBs, InputHPAs},
-	run:     perWorkload((*scope).checkPDBMissing),
+	ID:       "pdb-missing",
+	Topic:    TopicBudgets,
+	Severity: SeverityWarning,
+	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
+	Needs:    []Input{InputPDBs, InputHPAs},
+	run:      perWorkload((*scope).checkPDBMissing),
 	Explanation: Explanation{
 		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel). Live, budgets are matched against the labels the running pods carry, as the eviction API does (operators and meshes label pods at run time): a workload whose pods are all covered that way is not flagged, one with some pods under no budget is, with how many.",
 		Fix:    "Create a PDB with maxUnavailable: 1 (or a percentage) selecting the workload's pods.",
@@ -62,9 +64,12 @@ func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
 }
 
 var pdbBlocksEviction = register(&Check{
-	ID: "pdb-blocks-eviction", Field: "spec.minAvailable,spec.maxUnavailable", Topic: TopicBudgets, Severity: SeverityError,
-	Summary: "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
-	Needs:   []Input{InputPDBs, InputHPAs},
+	ID:       "pdb-blocks-eviction",
+	Field:    "spec.minAvailable,spec.maxUnavailable",
+	Topic:    TopicBudgets,
+	Severity: SeverityError,
+	Summary:  "PodDisruptionBudget that can never allow a disruption: by its spec (maxUnavailable 0, minAvailable 100% or >= replicas, neither set) or, live, by its status (SyncFailed): drains hang",
+	Needs:    []Input{InputPDBs, InputHPAs},
 	run: perPDB(func(s *scope, _ int, p PDB) (string, string) {
 		if msg := s.blocksEviction(p); msg != "" {
 			return msg + drainRemedy(s.workloadsFor(p)),
@@ -165,7 +170,10 @@ func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
 }
 
 var pdbNoDisruptionsNow = register(&Check{
-	ID: "pdb-no-disruptions-now", Field: "spec.minAvailable,spec.maxUnavailable", Topic: TopicBudgets, Severity: SeverityWarning,
+	ID:       "pdb-no-disruptions-now",
+	Field:    "spec.minAvailable,spec.maxUnavailable",
+	Topic:    TopicBudgets,
+	Severity: SeverityWarning,
 	Summary:  "live: the PodDisruptionBudget allows 0 disruptions right now (status.disruptionsAllowed): evictions get 429 until pods recover",
 	Needs:    []Input{InputPDBs},
 	LiveOnly: true,
@@ -186,9 +194,12 @@ var pdbNoDisruptionsNow = register(&Check{
 })
 
 var pdbOverlap = register(&Check{
-	ID: "pdb-overlap", Field: "template.metadata.labels", Topic: TopicBudgets, Severity: SeverityError,
-	Summary: "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
-	Needs:   []Input{InputPDBs},
+	ID:       "pdb-overlap",
+	Field:    "template.metadata.labels",
+	Topic:    TopicBudgets,
+	Severity: SeverityError,
+	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
+	Needs:    []Input{InputPDBs},
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		if w.Batch {
 			return nil
@@ -220,9 +231,12 @@ var pdbOverlap = register(&Check{
 })
 
 var pdbSelectsNothing = register(&Check{
-	ID: "pdb-selects-nothing", Field: "spec.selector", Topic: TopicBudgets, Severity: SeverityWarning,
-	Summary: "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
-	Needs:   []Input{InputPDBs},
+	ID:       "pdb-selects-nothing",
+	Field:    "spec.selector",
+	Topic:    TopicBudgets,
+	Severity: SeverityWarning,
+	Summary:  "PodDisruptionBudget whose selector matches no workload (manifests) or no pod (live), or that has no selector",
+	Needs:    []Input{InputPDBs},
 	run: perPDB(func(s *scope, _ int, p PDB) (string, string) {
 		return s.selectsNothing(p), "set spec.selector.matchLabels to the pod template labels of the workload it protects"
 	}),
@@ -263,9 +277,12 @@ func (s *scope) selectsNothing(p PDB) string {
 }
 
 var pdbUnhealthyEvictionPolicy = register(&Check{
-	ID: "pdb-unhealthy-eviction-policy", Field: "spec.unhealthyPodEvictionPolicy", Topic: TopicBudgets, Severity: SeverityInfo,
-	Summary: "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
-	Needs:   []Input{InputPDBs},
+	ID:       "pdb-unhealthy-eviction-policy",
+	Field:    "spec.unhealthyPodEvictionPolicy",
+	Topic:    TopicBudgets,
+	Severity: SeverityInfo,
+	Summary:  "unhealthyPodEvictionPolicy is IfHealthyBudget (explicit or default): a running but unready pod can block drains; AlwaysAllow lets it be evicted",
+	Needs:    []Input{InputPDBs},
 	run: perPDB(func(s *scope, _ int, p PDB) (string, string) {
 		// The field is beta and on by default from 1.27, GA in 1.31.
 		pol := p.Spec.UnhealthyPodEvictionPolicy

@@ -135,7 +135,10 @@ func (s *scope) perBudget(c podCoverage) string {
 }
 
 var pdbSplit = register(&Check{
-	ID: "pdb-split", Field: "template.metadata.labels", Topic: TopicBudgets, Severity: SeverityInfo,
+	ID:       "pdb-split",
+	Field:    "template.metadata.labels",
+	Topic:    TopicBudgets,
+	Severity: SeverityInfo,
 	Summary:  "live: the running pods of one workload are under different PodDisruptionBudgets (by labels set at run time, e.g. by an operator): each budget allows disruptions of its own pods only",
 	Needs:    []Input{InputPDBs, InputPods},
 	LiveOnly: true,

@@ -45,9 +45,12 @@ func (inv *Inventory) SetScale(group, kind string, has bool) {
 }
 
 var pdbCustomResourceNoScale = register(&Check{
-	ID: "pdb-custom-resource-without-scale", Field: "spec.minAvailable,spec.maxUnavailable", Topic: TopicBudgets, Severity: SeverityError,
-	Summary: "PodDisruptionBudget with maxUnavailable or a percentage over pods of a custom resource without a /scale subresource: the disruption controller cannot count expected pods, every eviction is refused",
-	Needs:   []Input{InputPDBs},
+	ID:       "pdb-custom-resource-without-scale",
+	Field:    "spec.minAvailable,spec.maxUnavailable",
+	Topic:    TopicBudgets,
+	Severity: SeverityError,
+	Summary:  "PodDisruptionBudget with maxUnavailable or a percentage over pods of a custom resource without a /scale subresource: the disruption controller cannot count expected pods, every eviction is refused",
+	Needs:    []Input{InputPDBs},
 	run: perPDB(func(s *scope, i int, p PDB) (string, string) {
 		if !needsScale(p) {
 			return "", ""

@@ -14,9 +14,12 @@ import (
 const suggestedPreStopSeconds = 10
 
 var missingPreStop = register(&Check{
-	ID: "missing-prestop", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
-	Needs:   []Input{InputServices},
+	ID:       "missing-prestop",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "behind a Service with no preStop hook: SIGTERM races endpoint removal, the cause of a few 502s on every deploy",
+	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
 		if hasPreStop(ctr) {
 			return nil
@@ -49,9 +52,12 @@ func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace int64) strin
 }
 
 var preStopTooShort = register(&Check{
-	ID: "prestop-too-short", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
-	Summary: "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
-	Needs:   []Input{InputServices},
+	ID:       "prestop-too-short",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityInfo,
+	Summary:  "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
+	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, _ corev1.Service, ctr corev1.Container) []Finding {
 		d, known, how := prestop.Duration(ctr)
 		if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= s.opts.PreStopFloorSeconds {
@@ -69,8 +75,11 @@ var preStopTooShort = register(&Check{
 })
 
 var preStopSleepBinaryMissing = register(&Check{
-	ID: "prestop-sleep-binary-missing", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
+	ID:       "prestop-sleep-binary-missing",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
 	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
 		if !hasPreStop(ctr) || ctr.Lifecycle.PreStop.Exec == nil {
 			return nil
@@ -95,8 +104,11 @@ var preStopSleepBinaryMissing = register(&Check{
 })
 
 var preferNativeSleep = register(&Check{
-	ID: "prefer-native-sleep", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
-	Summary: "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
+	ID:       "prefer-native-sleep",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityInfo,
+	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
 	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
 		d, _, how := prestop.Duration(ctr)
 		if !s.inv.Version.AtLeast(1, 30) || how != prestop.HowExecSleep || (d == 0 && !s.inv.Version.AtLeast(1, 33)) {
@@ -116,9 +128,12 @@ var preferNativeSleep = register(&Check{
 })
 
 var preStopStopsServerFirst = register(&Check{
-	ID: "prestop-stops-server-first", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "preStop stops the server (nginx -s quit, kill 1, a curl to /quitquitquit, Caddy's /stop, Envoy's /drain_listeners) before or without a sleep: the listener closes while the pod is still an endpoint",
-	Needs:   []Input{InputServices},
+	ID:       "prestop-stops-server-first",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "preStop stops the server (nginx -s quit, kill 1, a curl to /quitquitquit, Caddy's /stop, Envoy's /drain_listeners) before or without a sleep: the listener closes while the pod is still an endpoint",
+	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
 		d, _, how := prestop.Duration(ctr)
 		if how != prestop.HowExecStopsFirst {

@@ -17,9 +17,12 @@ import (
 // runs. Without it such hooks passed every check in silence: missing-prestop
 // sees a hook, prestop-too-short sees no number to compare with the floor.
 var preStopDelayUnknown = register(&Check{
-	ID: "prestop-delay-unknown", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityInfo,
-	Summary: "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
-	Needs:   []Input{InputServices},
+	ID:       "prestop-delay-unknown",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityInfo,
+	Summary:  "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
+	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
 		grace := gracePeriod(w.Template.Spec)
 		msg, sev := unknownDelayMessage(ctr, svc.Name, grace, s.opts.PreStopFloorSeconds)

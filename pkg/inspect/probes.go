@@ -9,9 +9,12 @@ import (
 )
 
 var missingReadinessProbe = register(&Check{
-	ID: "missing-readiness-probe", Field: "containers[].readinessProbe", Topic: TopicProbes, Severity: SeverityWarning,
-	Summary: "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
-	Needs:   []Input{InputServices},
+	ID:       "missing-readiness-probe",
+	Field:    "containers[].readinessProbe",
+	Topic:    TopicProbes,
+	Severity: SeverityWarning,
+	Summary:  "behind a Service with no readinessProbe: traffic arrives before the app is ready, and keeps coming while it is unhealthy",
+	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
 		if ctr.ReadinessProbe != nil {
 			return nil
@@ -37,8 +40,11 @@ func readinessFix(w *Workload, ctr corev1.Container) string {
 }
 
 var readinessProbePortUnknown = register(&Check{
-	ID: "readiness-probe-port-unknown", Field: "containers[].readinessProbe", Topic: TopicProbes, Severity: SeverityWarning,
-	Summary: "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
+	ID:       "readiness-probe-port-unknown",
+	Field:    "containers[].readinessProbe",
+	Topic:    TopicProbes,
+	Severity: SeverityWarning,
+	Summary:  "readinessProbe targets a named port the container does not declare: kubelet cannot resolve it and the pod never turns Ready",
 	run: func(s *scope, c *Check) []Finding {
 		return unknownProbePorts(s, c, "readinessProbe")
 	},
@@ -50,8 +56,11 @@ var readinessProbePortUnknown = register(&Check{
 })
 
 var probePortUnknown = register(&Check{
-	ID: "probe-port-unknown", Field: "containers[].livenessProbe, containers[].startupProbe", Topic: TopicProbes, Severity: SeverityWarning,
-	Summary: "livenessProbe or startupProbe targets a named port the container does not declare: kubelet cannot resolve it, every probe fails, and it restarts the container again and again",
+	ID:       "probe-port-unknown",
+	Field:    "containers[].livenessProbe, containers[].startupProbe",
+	Topic:    TopicProbes,
+	Severity: SeverityWarning,
+	Summary:  "livenessProbe or startupProbe targets a named port the container does not declare: kubelet cannot resolve it, every probe fails, and it restarts the container again and again",
 	run: func(s *scope, c *Check) []Finding {
 		return append(unknownProbePorts(s, c, "startupProbe"), unknownProbePorts(s, c, "livenessProbe")...)
 	},

@@ -13,9 +13,12 @@ import (
 // 1. The defaults are RollingUpdate with 25% and 25%.
 
 var singleReplica = register(&Check{
-	ID: "single-replica", Field: "spec.replicas", Topic: TopicRollouts, Severity: SeverityWarning,
-	Summary: "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
-	Needs:   []Input{InputServices, InputHPAs},
+	ID:       "single-replica",
+	Field:    "spec.replicas",
+	Topic:    TopicRollouts,
+	Severity: SeverityWarning,
+	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
+	Needs:    []Input{InputServices, InputHPAs},
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		svcs := s.servicesFor(w)
 		n, ok := s.floorReplicas(w)
@@ -41,9 +44,12 @@ var singleReplica = register(&Check{
 })
 
 var rolloutDowntime = register(&Check{
-	ID: "rollout-downtime", Field: "spec.strategy", Topic: TopicRollouts, Severity: SeverityError,
-	Summary: "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
-	Needs:   []Input{InputServices, InputHPAs},
+	ID:       "rollout-downtime",
+	Field:    "spec.strategy",
+	Topic:    TopicRollouts,
+	Severity: SeverityError,
+	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
+	Needs:    []Input{InputServices, InputHPAs},
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		if w.Strategy == nil {
 			return nil
@@ -106,9 +112,12 @@ func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, replicas int32) (surg
 }
 
 var minReadySecondsZero = register(&Check{
-	ID: "min-ready-seconds-zero", Field: "spec.minReadySeconds", Topic: TopicRollouts, Severity: SeverityInfo,
-	Summary: "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
-	Needs:   []Input{InputServices},
+	ID:       "min-ready-seconds-zero",
+	Field:    "spec.minReadySeconds",
+	Topic:    TopicRollouts,
+	Severity: SeverityInfo,
+	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
+	Needs:    []Input{InputServices},
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		switch w.Object.Kind {
 		case "Deployment", "StatefulSet", "DaemonSet":

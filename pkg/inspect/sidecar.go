@@ -19,9 +19,12 @@ import (
 // container has exited.
 
 var sidecarStopsFirst = register(&Check{
-	ID: "sidecar-stops-first", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, a backend with no port such as php-fpm, or any container without a preStop) gets SIGTERM or stops itself first: the app works through a neighbour that is draining or gone",
-	run:     perWorkload(checkSidecarStopsFirst),
+	ID:       "sidecar-stops-first",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "an app container waits in its preStop while another ordinary container (a proxy such as istio-proxy, a backend with no port such as php-fpm, or any container without a preStop) gets SIGTERM or stops itself first: the app works through a neighbour that is draining or gone",
+	run:      perWorkload(checkSidecarStopsFirst),
 	Explanation: Explanation{
 		Why: "The kubelet stops a pod's ordinary containers (spec.containers) in parallel, each after its own preStop hook. An app with a preStop delay keeps serving (or finishing work) for that long, but a proxy container beside it with no preStop (istio-proxy, linkerd-proxy, envoy, cloud-sql-proxy, or any container without one) gets SIGTERM at once and starts draining or exits: " +
 			"the app's last requests and connections go through a proxy that is shutting down, which is the 503s and connection resets seen on every rollout in meshes. A container that declares no port but has a shorter preStop, or one that stops it (kill -QUIT 1 after a 1 s sleep), is read the same way: the pod serves as one machine, and a backend the front reaches inside it (php-fpm behind Caddy or nginx) that stops first fails the requests the front still takes. A container with ports and a shorter preStop is flagged when the spec shows the app reaching it inside the pod (a localhost, 127.0.0.1 or [::1] address with its port in the app's command, args or env; a .sock path on a volume both mount), and reported as unknown (info) when it shows no such path: only that path tells a mistake from a choice. Sidecar containers proper (initContainers with restartPolicy: Always, Kubernetes 1.29+) are stopped only after the app has exited and are not reported for that. " +

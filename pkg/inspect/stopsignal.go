@@ -13,8 +13,11 @@ import (
 const stopSignalGate = "ContainerStopSignals"
 
 var stopSignal = register(&Check{
-	ID: "stop-signal", Field: "containers[].lifecycle.stopSignal", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "lifecycle.stopSignal: alpha (feature gate ContainerStopSignals, off by default through 1.37) so dropped by default API servers; SIGKILL behind a Service kills in-flight requests",
+	ID:       "stop-signal",
+	Field:    "containers[].lifecycle.stopSignal",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "lifecycle.stopSignal: alpha (feature gate ContainerStopSignals, off by default through 1.37) so dropped by default API servers; SIGKILL behind a Service kills in-flight requests",
 	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
 		if ctr.Lifecycle == nil || ctr.Lifecycle.StopSignal == nil {
 			return nil

@@ -15,9 +15,12 @@ import (
 // extension, then SIGKILL (exit code 137).
 
 var prestopExceedsGrace = register(&Check{
-	ID: "prestop-exceeds-grace", Field: "containers[].lifecycle.preStop", Topic: TopicTermination, Severity: SeverityError,
-	Summary: "preStop takes as long as the grace period or longer: the kubelet abandons the hook at the deadline and the app gets SIGTERM then, with 2 s before SIGKILL",
-	run:     perWorkload(checkPreStopExceedsGrace),
+	ID:       "prestop-exceeds-grace",
+	Field:    "containers[].lifecycle.preStop",
+	Topic:    TopicTermination,
+	Severity: SeverityError,
+	Summary:  "preStop takes as long as the grace period or longer: the kubelet abandons the hook at the deadline and the app gets SIGTERM then, with 2 s before SIGKILL",
+	run:      perWorkload(checkPreStopExceedsGrace),
 	Explanation: Explanation{
 		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. The kubelet waits for the hook no longer than the grace period; when it runs out, the kubelet abandons the hook and stops the container with its minimum grace of 2 s: the app gets SIGTERM only then, and SIGKILL (exit 137) 2 s later if it has not exited, cutting what is in flight. An app that finishes within those 2 s exits cleanly (seen on a real kubelet: SIGTERM at the deadline, exit 0). The kubelet then reports a FailedPreStopHook for the exec hook it cut short. A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
@@ -70,9 +73,12 @@ func afterOrNever(d, grace int64) string {
 }
 
 var shutdownBudgetExceedsGrace = register(&Check{
-	ID: "shutdown-budget-exceeds-grace", Field: "spec.terminationGracePeriodSeconds", Topic: TopicTermination, Severity: SeverityError,
-	Summary: "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
-	run:     perWorkload(checkShutdownBudget),
+	ID:       "shutdown-budget-exceeds-grace",
+	Field:    "spec.terminationGracePeriodSeconds",
+	Topic:    TopicTermination,
+	Severity: SeverityError,
+	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
+	run:      perWorkload(checkShutdownBudget),
 	Explanation: Explanation{
 		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(assumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
 		Fix:    "Raise terminationGracePeriodSeconds to preStop + shutdown + a few seconds.",
@@ -125,8 +131,11 @@ func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
 }
 
 var gracePeriodZero = register(&Check{
-	ID: "grace-period-zero", Field: "spec.terminationGracePeriodSeconds", Topic: TopicTermination, Severity: SeverityError,
-	Summary: "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
+	ID:       "grace-period-zero",
+	Field:    "spec.terminationGracePeriodSeconds",
+	Topic:    TopicTermination,
+	Severity: SeverityError,
+	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		if g := w.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 0 {
 			return nil
@@ -143,8 +152,11 @@ var gracePeriodZero = register(&Check{
 })
 
 var gracePeriodLong = register(&Check{
-	ID: "grace-period-long", Field: "spec.terminationGracePeriodSeconds", Topic: TopicTermination, Severity: SeverityWarning,
-	Summary: "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
+	ID:       "grace-period-long",
+	Field:    "spec.terminationGracePeriodSeconds",
+	Topic:    TopicTermination,
+	Severity: SeverityWarning,
+	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		g := gracePeriod(w.Template.Spec)
 		if g <= s.opts.MaxGraceSeconds {

@@ -27,8 +27,10 @@ func (u UnknownField) name() string {
 }
 
 var unknownField = register(&Check{
-	ID: "unknown-field", Topic: TopicAPIVersions, Severity: SeverityError,
-	Summary: "manifest field its API type does not have (lifecycle.preStopHook, terminationGracePeriodSecond, minAvailible): kubectl apply fails on it, a lenient apply drops it",
+	ID:       "unknown-field",
+	Topic:    TopicAPIVersions,
+	Severity: SeverityError,
+	Summary:  "manifest field its API type does not have (lifecycle.preStopHook, terminationGracePeriodSecond, minAvailible): kubectl apply fails on it, a lenient apply drops it",
 	run: func(s *scope, c *Check) []Finding {
 		var out []Finding
 		for _, w := range s.inv.Workloads {
