@@ -37,6 +37,8 @@ type drainNodeOptions struct {
 	// judges them; propagation is its --propagation.
 	watch       bool
 	propagation time.Duration
+	// ingressAPI is --ingress-api, the Traefik API the watch reads.
+	ingressAPI string
 	// wide is --wide: the watch's live lines with every column.
 	wide bool
 	// tty and width say whether stdout is a terminal and its columns
@@ -127,6 +129,7 @@ a pod its PodDisruptionBudget still refused.`,
 	f.DurationVar(&o.drainer.Backoff.Cap, "eviction-retry-max", o.drainer.Backoff.Cap, "Longest wait between two eviction requests for one pod")
 	f.BoolVar(&o.watch, "watch", false, "Follow the terminations the drain causes, as 'watch node' does, and judge them: which workloads raced their endpoints, which Services ran short (exit 2 for a risk, after the drain's own outcome)")
 	addPropagationFlag(f, &o.propagation)
+	addIngressAPIFlag(f, &o.ingressAPI)
 	addWideFlag(f, &o.wide, " (the server's time, the workload)")
 	f.DurationVar(&o.drainer.DeleteAfter, "delete-after", 0, "After this long since a node's evictions started, delete the pods a PodDisruptionBudget still refuses (each named on stderr first, with its own grace period; exit 3). 0: never")
 	f.BoolVar(&o.drainer.ExcludeFromLB, "exclude-from-lb", false, "Label each node node.kubernetes.io/exclude-from-external-load-balancers before its evictions, and wait out the deregistration delay the audit reads from the LoadBalancer Services before reporting it drained; --uncordon-on-failure removes the label if this drain set it")

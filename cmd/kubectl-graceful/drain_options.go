@@ -123,6 +123,11 @@ func (o *drainNodeOptions) Validate() error {
 		if err := validatePropagation(o.propagation); err != nil {
 			return err
 		}
+	case o.ingressAPI != "":
+		return errors.New("--ingress-api is read by --watch: add --watch")
+	}
+	if err := validateIngressAPI(o.ingressAPI); err != nil {
+		return err
 	}
 	if err := o.validateDeleteAfter(); err != nil {
 		return err

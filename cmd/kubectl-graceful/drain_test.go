@@ -29,6 +29,11 @@ func TestValidateRefusesDangerousOrContradictoryFlags(t *testing.T) {
 		"zero concurrent nodes":        {func(o *drainNodeOptions) { o.drainer.MaxConcurrentNodes = 0 }, "--max-concurrent-nodes"},
 		"disable-eviction with bypass": {func(o *drainNodeOptions) { o.drainer.Flags.DisableEviction, o.yesBypassPDB = true, true }, ""},
 		"defaults":                     {func(o *drainNodeOptions) {}, ""},
+		"ingress API without watch":    {func(o *drainNodeOptions) { o.ingressAPI = "http://10.0.0.5:9000" }, "--ingress-api is read by --watch"},
+		"ingress API with watch": {func(o *drainNodeOptions) {
+			o.ingressAPI, o.watch, o.propagation = "http://10.0.0.5:9000", true, time.Second
+		}, ""},
+		"ingress API not a URL": {func(o *drainNodeOptions) { o.ingressAPI, o.watch, o.propagation = "ftp://x", true, time.Second }, "is not an http(s) URL"},
 		// --surge and --order.
 		"surge with disable-eviction": {func(o *drainNodeOptions) {
 			o.drainer.Flags.Surge, o.drainer.Flags.DisableEviction, o.yesBypassPDB = true, true, true

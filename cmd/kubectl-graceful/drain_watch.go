@@ -65,7 +65,8 @@ func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	dw.watches = sharedWatches(names)
 	dw.cordons = newOwnCordons(names, o.drainer.Timeout)
 	cfg := nodewatch.Config{Client: o.drainer.Client, Nodes: names, Settle: 2 * time.Second, CordonedHere: dw.cordons.CordonedHere,
-		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches}
+		Printer: render.NodeLinePrinter(o.Out, render.NodeLines{Wide: o.wide, Stamped: true, StampWidth: stampWidth}), Ready: func() { close(ready) }, Watches: dw.watches,
+		IngressAPI: o.ingressAPI}
 	if o.drainer.PodSelector != "" {
 		// Validated already: the drain takes only these pods.
 		cfg.PodSelector, _ = labels.Parse(o.drainer.PodSelector)

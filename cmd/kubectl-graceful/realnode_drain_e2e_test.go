@@ -107,17 +107,25 @@ func waitSpread(t *testing.T, env *e2e.Env, ns string, want int, apps ...realApp
 // until stop is closed; done delivers the counts by app.
 func loops(t *testing.T, stop <-chan struct{}, apps ...realApp) (done func() map[string]*e2e.Requests) {
 	t.Helper()
+	return loopsVia(t, stop, func(a realApp) (string, string) { return a.clusterIP, "http://" + a.clusterIP + "/" }, apps...)
+}
+
+// loopsVia is loops sending each app's requests to the host and URL via
+// names (its ClusterIP, or the Ingress controller's path for it).
+func loopsVia(t *testing.T, stop <-chan struct{}, via func(realApp) (host, url string), apps ...realApp) (done func() map[string]*e2e.Requests) {
+	t.Helper()
 	type res struct {
 		name string
 		r    *e2e.Requests
 	}
 	ch := make(chan res, len(apps))
 	for _, a := range apps {
-		if err := realnode.CheckRoute(a.clusterIP); err != nil {
+		host, url := via(a)
+		if err := realnode.CheckRoute(host); err != nil {
 			t.Fatal(err)
 		}
 		go func(a realApp) {
-			ch <- res{a.name, e2e.CountRequests(t, a.clusterIP, "http://"+a.clusterIP+"/", 10*time.Millisecond, 6000, 3*time.Minute, stop)}
+			ch <- res{a.name, e2e.CountRequests(t, host, url, 10*time.Millisecond, 6000, 3*time.Minute, stop)}
 		}(a)
 	}
 	return func() map[string]*e2e.Requests {
@@ -192,12 +200,20 @@ func TestRealDrainNaiveAndHardened(t *testing.T) {
 	time.Sleep(2 * time.Second) // the replacements' endpoints reach kube-proxy's rules
 	close(stop)
 	got := counts()
+	out := logDrain(t, res, got)
+	checkRealDrain(t, env, ns, res.ExitCode, out, got)
+}
+
+// logDrain logs the drain's output and the test's counts, and returns the
+// output (stdout then stderr).
+func logDrain(t *testing.T, res e2e.Result, got map[string]*e2e.Requests) string {
+	t.Helper()
 	out := res.Stdout + res.Stderr
 	t.Logf("drain --watch exit %d:\n%s", res.ExitCode, out)
 	for name, r := range got {
 		t.Logf("%s: %d requests, %d failed %v", name, r.Sent, len(r.Failures), r.Failures)
 	}
-	checkRealDrain(t, env, ns, res.ExitCode, out, got)
+	return out
 }
 
 // checkRealDrain compares the watch's verdict with the test's counts.

@@ -122,3 +122,92 @@ func deref(p *int64) any {
 	}
 	return *p
 }
+
+// viaIngress sends an app's requests through the Ingress controller, at
+// the path createIngress gave it.
+func viaIngress(a realApp) (string, string) {
+	return realnode.IngressIP, "http://" + realnode.IngressIP + "/" + a.name
+}
+
+// TestRestartWatchReadsIngressController restarts a hardened Deployment
+// with `watch deployment/NAME --restart --ingress-api` while the test's
+// own loop sends requests through the proxy: every old pod's timeline
+// shows the proxy's own view of its server going (fenced or removed),
+// every new pod's arriving, and with no request lost the verdicts say the
+// proxy stopped sending to each old pod before its SIGTERM.
+func TestRestartWatchReadsIngressController(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	defer e2e.GuardUntouched(t)()
+	ns, _, hardened := ingressApps(t, env, "rnaive", "rhard")
+	stop := make(chan struct{})
+	counts := loopsVia(t, stop, viaIngress, hardened)
+	time.Sleep(time.Second)
+	r := e2e.RunKubectlFor(t, 3*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig}, "graceful", "watch", "deployment/"+hardened.name,
+		"-n", ns, "--restart", "--settle", "2s", "--ingress-api", realnode.IngressAPI(), "-o", "json")
+	close(stop)
+	loop := counts()[hardened.name]
+	t.Logf("own loop through the Ingress: %d requests, %d failed %v", loop.Sent, len(loop.Failures), loop.Failures)
+	gone, added := map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+		var o struct{ Type, Kind, Pod string }
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatalf("not a JSON line: %q (%v)", line, err)
+		}
+		switch o.Kind {
+		case "ingress-fenced", "ingress-removed":
+			gone[o.Pod] = true
+		case "ingress-added":
+			added[o.Pod] = true
+		}
+	}
+	if len(gone) != 2 || len(added) < 4 {
+		t.Errorf("the proxy's view: servers going for %v, arriving for %v; want the 2 old pods going and all 4 pods seen served:\n%s\n%s", gone, added, r.Stdout, r.Stderr)
+	}
+	if len(loop.Failures) != 0 {
+		t.Errorf("hardened: %d requests failed through the Ingress; want none", len(loop.Failures))
+	}
+	if n := strings.Count(r.Stdout, "the Ingress controller stopped sending the pod new requests at"); n != 2 {
+		t.Errorf("%d old pods judged stopped by the proxy before SIGTERM, want 2:\n%s", n, r.Stdout)
+	}
+}
+
+// TestRealDrainWatchReadsIngressController drains real-node-0 with
+// `drain node --watch --ingress-api` under a naive and a hardened
+// Deployment behind the Ingress controller, while the test's own loops
+// send requests through it: the watch's lines show the proxy fencing or
+// removing each evicted pod's server; the hardened Service loses none
+// and its row says safe; where the naive one lost requests its row says
+// RISK.
+func TestRealDrainWatchReadsIngressController(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	defer e2e.GuardUntouched(t)()
+	defer uncordonNow(t, env)
+	ns, naive, hardened := ingressApps(t, env, "dnaive", "dhard")
+	stop := make(chan struct{})
+	counts := loopsVia(t, stop, viaIngress, naive, hardened)
+	time.Sleep(time.Second)
+	res := e2e.RunKubectlFor(t, 4*time.Minute, []string{"KUBECONFIG=" + env.Kubeconfig},
+		"graceful", "drain", "node", realnode.NodeName, "--ignore-daemonsets", "--watch", "--timeout", "3m",
+		"--ingress-api", realnode.IngressAPI())
+	uncordonNow(t, env)
+	time.Sleep(3 * time.Second) // the replacements reach the proxy (its 2 s throttle)
+	close(stop)
+	got := counts()
+	out := logDrain(t, res, got)
+	if n := strings.Count(out, "Ingress controller fenced the pod's server") + strings.Count(out, "Ingress controller removed the pod's server"); n < 2 {
+		t.Errorf("%d lines of the proxy fencing or removing a server, want one for each evicted pod at least", n)
+	}
+	if n := len(got[hardened.name].Failures); n != 0 {
+		t.Errorf("the hardened Service lost %d of %d requests through the Ingress", n, got[hardened.name].Sent)
+	}
+	if w := workloadWord(out, ns, hardened.name); w != "safe" {
+		t.Errorf("the watch's row for %s says %q, want safe", hardened.name, w)
+	}
+	if len(got[naive.name].Failures) > 0 {
+		if w := workloadWord(out, ns, naive.name); w != "RISK" {
+			t.Errorf("the watch's row for %s says %q, want RISK (the test's loop saw %d failed requests)", naive.name, w, len(got[naive.name].Failures))
+		}
+	}
+}

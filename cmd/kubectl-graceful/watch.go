@@ -32,8 +32,6 @@ type watchPodOptions struct {
 	// which the probe's URL is checked against.
 	probe     probeFlags
 	apiServer string
-	// ingressAPI is --ingress-api, the Traefik API to read.
-	ingressAPI string
 }
 
 // newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
@@ -95,7 +93,6 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	o.add(cmd, watchFlagHelp{settleAfter: "after the pod is gone", timeout: 10 * time.Minute,
 		timeoutHelp: "Give up after this long (eviction retries included); 0 means no limit", wideAdds: " (the server's time)"})
 	o.probe.add(f)
-	addIngressAPIFlag(f, &o.ingressAPI)
 	return cmd
 }
 
@@ -138,9 +135,6 @@ func (o *watchPodOptions) Validate() error {
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.gracePeriod)
 	}
 	if err := o.validate("watch pod"); err != nil {
-		return err
-	}
-	if err := validateIngressAPI(o.ingressAPI); err != nil {
 		return err
 	}
 	return o.probe.validate("watch pod")

@@ -31,6 +31,8 @@ type watchFlags struct {
 	// balancers are given to stop sending traffic, counted from the delete
 	// request: a pod told to stop sooner is a risk.
 	propagation time.Duration
+	// ingressAPI is --ingress-api, the Traefik API to read.
+	ingressAPI string
 	// sink is where -o sends the output.
 	sink watchSink
 
@@ -47,7 +49,8 @@ type watchFlagHelp struct {
 	wideAdds    string
 }
 
-// add binds --settle, --timeout, -o, --wide and --propagation.
+// add binds --settle, --timeout, -o, --wide, --propagation and
+// --ingress-api.
 func (w *watchFlags) add(cmd *cobra.Command, h watchFlagHelp) {
 	f := cmd.Flags()
 	f.DurationVar(&w.settle, "settle", 3*time.Second, "How long to keep listening "+h.settleAfter+", for late Events and EndpointSlice updates")
@@ -55,6 +58,7 @@ func (w *watchFlags) add(cmd *cobra.Command, h watchFlagHelp) {
 	addWatchOutputFlag(cmd, &w.output)
 	addWideFlag(f, &w.wide, h.wideAdds)
 	addPropagationFlag(f, &w.propagation)
+	addIngressAPIFlag(f, &w.ingressAPI)
 }
 
 // complete builds the sink and the client.
@@ -65,8 +69,8 @@ func (w *watchFlags) complete() error {
 	return err
 }
 
-// validate rejects negative durations, an unknown -o for command and a
-// --propagation out of range.
+// validate rejects negative durations, an unknown -o for command, a
+// --propagation out of range and an --ingress-api that is not a URL.
 func (w *watchFlags) validate(command string) error {
 	if w.settle < 0 || w.timeout < 0 {
 		return errors.New("--settle and --timeout must not be negative")
@@ -74,5 +78,8 @@ func (w *watchFlags) validate(command string) error {
 	if err := validateOutput(command, w.output, watchFormats...); err != nil {
 		return err
 	}
-	return validatePropagation(w.propagation)
+	if err := validatePropagation(w.propagation); err != nil {
+		return err
+	}
+	return validateIngressAPI(w.ingressAPI)
 }

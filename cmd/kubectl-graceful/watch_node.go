@@ -81,7 +81,8 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 	pr := printer(o.sink, render.NodeJSONPrinter, func(w io.Writer) nodewatch.Printer {
 		return render.NodeLinePrinter(w, render.NodeLines{Wide: o.wide})
 	})
-	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.nodes, Selector: o.selector, Settle: o.settle, Printer: pr})
+	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.nodes, Selector: o.selector, Settle: o.settle, Printer: pr,
+		IngressAPI: o.ingressAPI})
 	if w == nil {
 		return o.sayNodes(ctx, endedBeforeStart(ctx, err, "the nodes"))
 	}

@@ -35,6 +35,8 @@ func TestWatchPodValidate(t *testing.T) {
 		{"yaml", func(o *watchPodOptions) { o.output = "yaml" }, ""},
 		{"propagation 1s", func(o *watchPodOptions) { o.propagation = time.Second }, ""},
 		{"propagation 0", func(o *watchPodOptions) { o.propagation = 0 }, "--propagation 0s is not allowed"},
+		{"ingress API", func(o *watchPodOptions) { o.ingressAPI = "http://10.0.0.5:9000" }, ""},
+		{"ingress API not a URL", func(o *watchPodOptions) { o.ingressAPI = "10.0.0.5:9000" }, "--ingress-api \"10.0.0.5:9000\" is not an http(s) URL"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

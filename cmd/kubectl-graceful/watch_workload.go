@@ -202,7 +202,7 @@ func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the rollout so far and its verdict",
 		skipped: "the summary and the verdict"})
 	defer cancel()
-	cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle, Printer: o.printer()}
+	cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle, Printer: o.printer(), IngressAPI: o.ingressAPI}
 	switch {
 	case o.restart:
 		cfg.Action = rollout.Restart

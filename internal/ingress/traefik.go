@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // ServiceKind is the kind of the objects a Traefik ListWatch sends: one
@@ -237,4 +240,20 @@ func Servers(o runtime.Object) (name string, servers []Server, ok bool) {
 		servers = append(servers, Server{URL: url, Fenced: fenced})
 	}
 	return u.GetName(), servers, true
+}
+
+// StreamName names the Ingress controller's stream on gap lines and in
+// listwatch.Notice.Stream.
+const StreamName = "Ingress controller"
+
+// Poll is how often Stream reads the API: Traefik has no push interface
+// (docs/ingress.md), so its changes are seen up to this late.
+const Poll = 100 * time.Millisecond
+
+// Stream is the stream of the Traefik API at api (an http(s) URL): its
+// load-balancer services and their servers, polled every Poll, each read
+// given 2 s.
+func Stream(api string) *listwatch.Stream {
+	client := &http.Client{Timeout: 2 * time.Second}
+	return &listwatch.Stream{Name: StreamName, LW: TraefikListWatch(strings.TrimSuffix(api, "/"), Poll, client)}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -70,6 +71,9 @@ type Config struct {
 	// what bounds that drain; the note then says "cordoned by this drain".
 	// It may wait, briefly, for the answer to the caller's cordon.
 	CordonedHere func(node string) (deadline string, ok bool)
+	// IngressAPI is the URL of the Traefik API to read the pods' servers
+	// from (each pod's "ingress" track); "" reads none.
+	IngressAPI string
 }
 
 // ErrNoNodes is returned (wrapped) when the selector matches no node.
@@ -140,7 +144,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 		listed: map[string]bool{}, drainers: map[string]drainerSeen{},
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{},
 		nodeEventsSeen: map[types.UID]string{}, conditions: map[string]map[corev1.NodeConditionType]conditionSeen{}}
-	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted}
+	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted, IngressAPI: cfg.IngressAPI}
 	return f
 }
 
@@ -227,6 +231,9 @@ func (f *follower) streams() []*listwatch.Stream {
 	wl := !watchlist.DoesClientNotSupportWatchListSemantics(c)
 	for _, s := range out {
 		s.WatchList = wl
+	}
+	if f.cfg.IngressAPI != "" {
+		out = append(out, ingress.Stream(f.cfg.IngressAPI))
 	}
 	return out
 }

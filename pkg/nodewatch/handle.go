@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -24,6 +25,10 @@ import (
 // handle feeds one notice to the pods' recorders, the capacity trackers or
 // the nodes. It returns an error only when the pods cannot be watched.
 func (f *follower) handle(ctx context.Context, n listwatch.Notice) error {
+	if n.Stream == ingress.StreamName && (n.Kind == listwatch.KindList || n.Kind == listwatch.KindEvent) {
+		f.set.Ingress(n)
+		return nil
+	}
 	switch n.Kind {
 	case listwatch.KindError:
 		return f.streamFailed(n)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -54,6 +55,9 @@ type Config struct {
 	// results (the "requests" track); nil Requests means no probe.
 	ProbeURL string
 	Requests <-chan probe.Bucket
+	// IngressAPI is the URL of the Traefik API to read the pods' servers
+	// from (each pod's "ingress" track); "" reads none.
+	IngressAPI string
 }
 
 // Follow follows every pod of a workload that terminates, the
@@ -97,7 +101,8 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 		return nil, err
 	}
 	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now(), ProbeURL: cfg.ProbeURL}
-	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted}
+	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted,
+		IngressAPI: cfg.IngressAPI}
 	f.prepare(ctx)
 	end, err := follow.Run(ctx, follow.Follower{Streams: f.streams(), Handle: f.handle, Listed: f.listedAll,
 		Progress: f.progress, Requests: cfg.Requests, OnRequests: f.requests})
@@ -178,6 +183,9 @@ func (f *workloadFollower) streams() []*listwatch.Stream {
 			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
 		{Name: "workload", LW: cache.NewFilteredListWatchFromClient(c.AppsV1().RESTClient(), workloadResource[w.Kind], ns,
 			func(o *metav1.ListOptions) { o.FieldSelector = nameSel })},
+	}
+	if f.cfg.IngressAPI != "" {
+		out = append(out, ingress.Stream(f.cfg.IngressAPI))
 	}
 	if len(f.r.Services) == 0 && !f.r.ServicesUnseen {
 		return out

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -20,6 +21,10 @@ import (
 // the workload's status. It returns an error only when the pods or the
 // workload cannot be watched.
 func (f *workloadFollower) handle(_ context.Context, n listwatch.Notice) error {
+	if n.Stream == ingress.StreamName && (n.Kind == listwatch.KindList || n.Kind == listwatch.KindEvent) {
+		f.set.Ingress(n)
+		return nil
+	}
 	switch n.Kind {
 	case listwatch.KindError:
 		return f.streamFailed(n)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -172,7 +173,7 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	}
 	if f.cfg.IngressAPI != "" {
 		f.rec.TL.IngressAPI = f.cfg.IngressAPI
-		out = append(out, ingressStream(f.cfg.IngressAPI))
+		out = append(out, ingress.Stream(f.cfg.IngressAPI))
 	}
 	if len(services) == 0 && !allSlices {
 		return out

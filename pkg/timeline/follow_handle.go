@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
@@ -29,7 +30,7 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 	case StreamEndpointSlices:
 		tl.EndpointsUnseen = true
 		f.note(fmt.Sprintf("cannot watch EndpointSlices (%v): the endpoint track is missing, the race cannot be judged", n.Err))
-	case streamIngress:
+	case ingress.StreamName:
 		tl.IngressUnseen = true
 		f.note(fmt.Sprintf("cannot read the Ingress controller's API at %s (%v): when it stopped sending the pod new requests is not seen", tl.IngressAPI, n.Err))
 	case StreamEvents:

@@ -3,25 +3,10 @@ package timeline
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
-
-// ingressPoll is how often the Ingress controller's API is read: Traefik
-// has no push interface (docs/ingress.md), so its changes are seen up to
-// this late.
-const ingressPoll = 100 * time.Millisecond
-
-// ingressStream is the stream of the Traefik API at api (streamIngress):
-// its load-balancer services and their servers, polled every ingressPoll.
-func ingressStream(api string) *listwatch.Stream {
-	client := &http.Client{Timeout: 2 * time.Second}
-	return &listwatch.Stream{Name: streamIngress, LW: ingress.TraefikListWatch(strings.TrimSuffix(api, "/"), ingressPoll, client)}
-}
 
 // routes says which Ingresses send traffic to the pod's Services, and,
 // when the controller's API is not read, that its timing is estimated.

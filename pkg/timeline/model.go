@@ -219,7 +219,7 @@ type Timeline struct {
 	// the command from watching EndpointSlices / Events.
 	EndpointsUnseen, EventsUnseen bool
 	// IngressAPI is the Ingress controller's API the watch read (the
-	// streamIngress stream), "" when none; IngressUnseen is true when it
+	// ingress.StreamName), "" when none; IngressUnseen is true when it
 	// could not be read.
 	IngressAPI    string
 	IngressUnseen bool

@@ -50,7 +50,7 @@ type Recorder struct {
 	// server's time for it: the clocks disagree.
 	clockSkewed bool
 	// ingress is the pod's server in each of the Ingress controller's
-	// services that holds it (streamIngress).
+	// services that holds it (the stream ingress.StreamName).
 	ingress map[string]ingressState
 }
 

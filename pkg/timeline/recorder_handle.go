@@ -5,6 +5,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
@@ -58,7 +59,7 @@ func (r *Recorder) listed(n listwatch.Notice) {
 		r.podList(n.Recv, n.List)
 	case StreamEndpointSlices:
 		r.sliceList(n.Recv, n.List, n.Initial)
-	case streamIngress:
+	case ingress.StreamName:
 		r.ingressList(n.Recv, n.List, n.Initial)
 	case StreamEvents:
 		for _, o := range n.List {

@@ -16,7 +16,7 @@ import (
 type ingressState struct{ fenced bool }
 
 // ingressEvent records a change of one of the proxy's services (a
-// streamIngress notice): the pod's server fenced, unfenced, added or
+// ingress.StreamName notice): the pod's server fenced, unfenced, added or
 // removed. Servers are matched to the pod by its addresses.
 func (r *Recorder) ingressEvent(recv time.Time, typ watch.EventType, o runtime.Object) {
 	name, servers, ok := ingress.Servers(o)

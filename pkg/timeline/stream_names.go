@@ -5,8 +5,6 @@ const (
 	StreamPods           = "pod"
 	StreamEndpointSlices = "EndpointSlices"
 	StreamEvents         = "Events"
-	// streamIngress is the poll of the Ingress controller's API.
-	streamIngress = "Ingress controller"
 	// StreamBudgets is the watch of the cluster's PodDisruptionBudgets.
 	StreamBudgets = "PodDisruptionBudgets"
 )

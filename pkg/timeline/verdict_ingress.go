@@ -1,6 +1,10 @@
 package timeline
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
+)
 
 // ingressTrack is what the ingress track showed: when the Ingress
 // controller stopped picking the pod for new requests for good (out, ms
@@ -42,7 +46,7 @@ func ingressTrackOf(tl *Timeline, evs []Event) ingressTrack {
 
 // ingressFindings judges the pod's stop against the moment the Ingress
 // controller stopped sending it new requests, read from its API
-// (Timeline.IngressAPI) every ingressPoll: the change happened up to that
+// (Timeline.IngressAPI) every ingress.Poll: the change happened up to that
 // much before it was seen, so an order closer than that cannot be told.
 func ingressFindings(tl *Timeline, evs []Event, v *Verdict, l *findingList) {
 	if tl.IngressAPI == "" || tl.IngressUnseen || tl.AlreadyTerminating {
@@ -75,9 +79,9 @@ func ingressFindings(tl *Timeline, evs []Event, v *Verdict, l *findingList) {
 		l.fact("the Ingress controller stopped sending the pod new requests at %+d ms (read from its API)", out)
 		return
 	}
-	poll := ingressPoll.Milliseconds()
+	poll := ingress.Poll.Milliseconds()
 	v.IngressWindowMs = ptr(lo - out)
-	cut := slices.Contains(v.PartialStreams, streamIngress)
+	cut := slices.Contains(v.PartialStreams, ingress.StreamName)
 	switch {
 	case hi < out-poll && cut:
 		l.fact("cannot tell whether %s (by %+d ms) came before the Ingress controller stopped sending the pod new requests: its API showed that at %+d ms, but it could not be read for a while before (a gap)", what, hi, out)

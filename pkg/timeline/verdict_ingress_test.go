@@ -37,7 +37,7 @@ func proxyService(podFenced *bool) runtime.Object {
 // fenced at fencedMs and removed at removedMs (skipped when negative).
 func feedIngress(fencedMs, removedMs int64) func(r *Recorder) {
 	return func(r *Recorder) {
-		r.Handle(listwatch.Notice{Stream: streamIngress, Recv: at(-700), Kind: listwatch.KindList, Initial: true,
+		r.Handle(listwatch.Notice{Stream: ingress.StreamName, Recv: at(-700), Kind: listwatch.KindList, Initial: true,
 			List: []runtime.Object{proxyService(boolp(false))}})
 		if fencedMs >= 0 {
 			r.Handle(timelinetest.Watched(at(fencedMs), watch.Modified, proxyService(boolp(true))))
@@ -89,8 +89,8 @@ func TestVerdictAgainstIngressController(t *testing.T) {
 	t.Run("a gap of the proxy's stream before its change: no race claimed", func(t *testing.T) {
 		tl := terminate(t, 30, true, 5, web, 5300, 0, func(r *Recorder) {
 			feedIngress(-1, -1)(r)
-			r.Handle(listwatch.Notice{Stream: streamIngress, Recv: at(4000), Kind: listwatch.KindGapOpen, Reason: "API down"})
-			r.Handle(listwatch.Notice{Stream: streamIngress, Recv: at(6500), Kind: listwatch.KindGapClose})
+			r.Handle(listwatch.Notice{Stream: ingress.StreamName, Recv: at(4000), Kind: listwatch.KindGapOpen, Reason: "API down"})
+			r.Handle(listwatch.Notice{Stream: ingress.StreamName, Recv: at(6500), Kind: listwatch.KindGapClose})
 			r.Handle(timelinetest.Watched(at(6500), watch.Modified, proxyService(boolp(true))))
 		})
 		tl.IngressAPI = "http://traefik:9000"
@@ -101,7 +101,7 @@ func TestVerdictAgainstIngressController(t *testing.T) {
 	})
 	t.Run("no server of the pod", func(t *testing.T) {
 		tl := terminate(t, 30, true, 5, web, 6000, 0, func(r *Recorder) {
-			r.Handle(listwatch.Notice{Stream: streamIngress, Recv: at(-700), Kind: listwatch.KindList, Initial: true,
+			r.Handle(listwatch.Notice{Stream: ingress.StreamName, Recv: at(-700), Kind: listwatch.KindList, Initial: true,
 				List: []runtime.Object{proxyService(nil)}})
 		})
 		tl.IngressAPI = "http://traefik:9000"

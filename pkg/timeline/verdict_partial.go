@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 )
 
 // partialStreams returns the watches (pod, EndpointSlices, Events) that
@@ -61,7 +63,7 @@ func gapHid(tl *Timeline, g Gap) bool {
 func streamOf(e Event) string {
 	switch {
 	case e.Track == Ingress:
-		return streamIngress
+		return ingress.StreamName
 	case e.Slice != "" || e.Kind == KindServiceEndpoints:
 		return StreamEndpointSlices
 	case e.Kind == KindKilling, e.Kind == KindPreStopFailed, e.Kind == KindUnhealthy, e.Kind == KindExceededGrace, e.Kind == KindOtherEvent:

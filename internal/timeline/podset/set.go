@@ -9,10 +9,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -35,6 +37,11 @@ type Set struct {
 	// EndpointsUnseen and EventsUnseen are set when those streams failed:
 	// every Recorder, present and future, is marked.
 	EndpointsUnseen, EventsUnseen bool
+	// IngressAPI is the Ingress controller's API the streams read, ""
+	// when none: every Recorder, present and future, is told
+	// (timeline.Timeline.IngressAPI), and IngressUnseen once it failed.
+	IngressAPI    string
+	IngressUnseen bool
 
 	recs       map[types.UID]*timeline.Recorder
 	order      []*timeline.Recorder
@@ -45,6 +52,9 @@ type Set struct {
 	// a List of none (no ready endpoint), but gets them with that List.
 	slicesListed bool
 	heldEvents   *listwatch.Notice
+	// proxy is the last List of the Ingress controller's services, kept
+	// up to date by its events, for the Recorders started after it.
+	proxy map[string]runtime.Object
 }
 
 // Recorders returns every pod's Recorder in the order first seen.
@@ -69,6 +79,7 @@ func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recor
 	}
 	rec := timeline.NewRecorder(pod, services, start)
 	rec.TL.EndpointsUnseen, rec.TL.EventsUnseen = s.EndpointsUnseen, s.EventsUnseen
+	rec.TL.IngressAPI, rec.TL.IngressUnseen = s.IngressAPI, s.IngressUnseen
 	for _, g := range s.Gaps {
 		if g.To.IsZero() {
 			rec.TL.Gaps = append(rec.TL.Gaps, g)
@@ -83,7 +94,48 @@ func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recor
 	if s.slicesListed {
 		rec.Handle(s.slicesFor(rec, recv, initial))
 	}
+	if s.proxy != nil {
+		rec.Handle(s.proxyList(recv))
+	}
 	return rec
+}
+
+// Ingress gives a notice of the Ingress controller's stream (a List or a
+// watch event, ingress.StreamName) to every Recorder, each matching the
+// proxy's servers to its own pod, and keeps the services for the
+// Recorders started later, which take them as their first List.
+func (s *Set) Ingress(n listwatch.Notice) {
+	switch {
+	case n.Kind == listwatch.KindList:
+		s.proxy = map[string]runtime.Object{}
+		for _, o := range n.List {
+			s.proxy[objectName(o)] = o
+		}
+	case s.proxy != nil && n.Event.Type == watch.Deleted:
+		delete(s.proxy, objectName(n.Event.Object))
+	case s.proxy != nil:
+		s.proxy[objectName(n.Event.Object)] = n.Event.Object
+	}
+	for _, rec := range s.order {
+		rec.Handle(n)
+	}
+}
+
+// proxyList is the Ingress controller's services as last seen, as the
+// first List of a Recorder started after the stream's.
+func (s *Set) proxyList(recv time.Time) listwatch.Notice {
+	n := listwatch.Notice{Stream: ingress.StreamName, Recv: recv, Kind: listwatch.KindList, Initial: true}
+	for _, o := range s.proxy {
+		n.List = append(n.List, o)
+	}
+	return n
+}
+
+func objectName(o runtime.Object) string {
+	if m, err := meta.Accessor(o); err == nil {
+		return m.GetName()
+	}
+	return ""
 }
 
 func (s *Set) emit(rec *timeline.Recorder, e timeline.Event) {
@@ -215,12 +267,15 @@ func (s *Set) Unseen(n listwatch.Notice) (note string, ok bool) {
 		s.EndpointsUnseen, note = true, fmt.Sprintf("cannot watch EndpointSlices (%v): no endpoint track and no capacity track, the race cannot be judged", n.Err)
 	case timeline.StreamEvents:
 		s.EventsUnseen, note = true, fmt.Sprintf("cannot watch Events (%v): Killing and FailedPreStopHook are not seen, SIGTERM is estimated from the deletion", n.Err)
+	case ingress.StreamName:
+		s.IngressUnseen, note = true, fmt.Sprintf("cannot read the Ingress controller's API at %s (%v): when it stopped sending each pod new requests is not seen", s.IngressAPI, n.Err)
 	default:
 		return "", false
 	}
 	for _, rec := range s.order {
 		rec.TL.EndpointsUnseen = rec.TL.EndpointsUnseen || s.EndpointsUnseen
 		rec.TL.EventsUnseen = rec.TL.EventsUnseen || s.EventsUnseen
+		rec.TL.IngressUnseen = rec.TL.IngressUnseen || s.IngressUnseen
 	}
 	return note, true
 }
