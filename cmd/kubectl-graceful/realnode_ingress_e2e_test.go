@@ -183,15 +183,20 @@ func deleteRealApp(env *e2e.Env, ns, name string) {
 // cluster-scoped reads and takes Ingresses without one.
 func createIngress(t *testing.T, env *e2e.Env, ns, name, path string) {
 	t.Helper()
-	prefix := networkingv1.PathTypePrefix
-	ing := &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: networkingv1.IngressSpec{
-		Rules: []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
-			Paths: []networkingv1.HTTPIngressPath{{Path: path, PathType: &prefix, Backend: networkingv1.IngressBackend{
-				Service: &networkingv1.IngressServiceBackend{Name: name, Port: networkingv1.ServiceBackendPort{Number: 80}}}}},
-		}}}}}}
-	if _, err := env.Client.NetworkingV1().Ingresses(ns).Create(context.Background(), ing, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Client.NetworkingV1().Ingresses(ns).Create(context.Background(), ingressTo(name, name, path), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ingressTo is an Ingress name routing the paths under path to Service
+// svc's port 80.
+func ingressTo(name, svc, path string) *networkingv1.Ingress {
+	prefix := networkingv1.PathTypePrefix
+	return &networkingv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: networkingv1.IngressSpec{
+		Rules: []networkingv1.IngressRule{{IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
+			Paths: []networkingv1.HTTPIngressPath{{Path: path, PathType: &prefix, Backend: networkingv1.IngressBackend{
+				Service: &networkingv1.IngressServiceBackend{Name: svc, Port: networkingv1.ServiceBackendPort{Number: 80}}}}},
+		}}}}}}
 }
 
 // waitIngressServers waits until Traefik's API lists want servers, none

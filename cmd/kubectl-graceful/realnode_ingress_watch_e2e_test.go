@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
@@ -210,4 +212,86 @@ func TestRealDrainWatchReadsIngressController(t *testing.T) {
 			t.Errorf("the watch's row for %s says %q, want RISK (the test's loop saw %d failed requests)", naive.name, w, len(got[naive.name].Failures))
 		}
 	}
+}
+
+// TestWatchPodNamesTheProxyWhenItIsTheSlowOne: a pod whose preStop (1 s)
+// outlasts kube-proxy's convergence but not the Ingress controller's,
+// while another Ingress of the namespace changes every 500 ms so that the
+// proxy's 2 s throttle holds its configuration back (docs/ingress.md).
+// The test's own loops send requests to the pod's Service both through
+// kube-proxy (its ClusterIP) and through the proxy. Once a run shows the
+// proxy's own loss (a 502 through it, none through kube-proxy; at most
+// three runs), the verdict must name the proxy: a race with it, or that
+// the order cannot be told; never that it stopped first.
+func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNodes(t)
+	defer e2e.GuardUntouched(t)()
+	ns := ingressNamespace(t, env)
+	name := fmt.Sprintf("short-%d", time.Now().UnixNano()%100000)
+	app := createRealApp(t, env, ns, name, 2, realnode.PodOpts{SigtermAction: "exit",
+		PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}})
+	t.Cleanup(func() { deleteRealApp(env, ns, name) })
+	createIngress(t, env, ns, name, "/"+name)
+	churn := ingressTo(name+"-churn", name, "/"+name+"-a")
+	if _, err := env.Client.NetworkingV1().Ingresses(ns).Create(context.Background(), churn, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = env.Client.NetworkingV1().Ingresses(ns).Delete(context.Background(), churn.Name, metav1.DeleteOptions{})
+	})
+	for attempt := 1; attempt <= 3; attempt++ {
+		waitSpread(t, env, ns, 2, app)
+		waitIngressServers(t, ns, name, 2)
+		ing, direct, findings := shortPreStopRun(t, env, ns, app, churn.Name)
+		t.Logf("run %d: through the proxy %d requests, %d failed %v; through kube-proxy %d, %d failed %v; verdict:\n%s",
+			attempt, ing.Sent, len(ing.Failures), ing.Failures, direct.Sent, len(direct.Failures), direct.Failures, findings)
+		if strings.Contains(findings, "the Ingress controller stopped sending the pod new requests at") && len(ing.Failures) > 0 {
+			t.Fatalf("requests failed through the proxy, yet the verdict says it stopped first")
+		}
+		if len(ing.Failures) == 0 || len(direct.Failures) > 0 {
+			continue // not the proxy's own loss: try again
+		}
+		if !strings.Contains(findings, "race with the Ingress controller") && !strings.Contains(findings, "came before the Ingress controller stopped") {
+			t.Errorf("the proxy alone lost requests, but the verdict does not name it")
+		}
+		return
+	}
+	t.Fatalf("in 3 runs the proxy never lost a request that kube-proxy did not: the throttle did not hold the proxy back")
+}
+
+// shortPreStopRun deletes one pod of app with watch pod --ingress-api
+// while the test's loops run through the proxy and through kube-proxy
+// and the churn Ingress's path changes every 500 ms; it returns both
+// counts and the verdict's findings.
+func shortPreStopRun(t *testing.T, env *e2e.Env, ns string, app realApp, churn string) (ing, direct *e2e.Requests, findings string) {
+	t.Helper()
+	stop := make(chan struct{})
+	counts := loopsVia(t, stop, viaIngress, app)
+	directCounts := loops(t, stop, app)
+	churned := make(chan struct{})
+	go func() {
+		defer close(churned)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			ingObj, err := env.Client.NetworkingV1().Ingresses(ns).Get(context.Background(), churn, metav1.GetOptions{})
+			if err != nil {
+				continue
+			}
+			ingObj.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/%s-%d", app.name, i%2)
+			_, _ = env.Client.NetworkingV1().Ingresses(ns).Update(context.Background(), ingObj, metav1.UpdateOptions{})
+		}
+	}()
+	time.Sleep(2 * time.Second)
+	r := env.Kubectl(t, "graceful", "watch", "pod", onePodOf(t, env, ns, app.name), "-n", ns, "--delete", "--settle", "2s",
+		"--ingress-api", realnode.IngressAPI(), "-o", "json")
+	time.Sleep(time.Second)
+	close(stop)
+	<-churned
+	v, _ := ingressVerdict(t, r.Stdout)
+	return counts()[app.name], directCounts()[app.name], strings.Join(v.Findings, "\n")
 }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
@@ -91,6 +92,10 @@ func ingressFindings(tl *Timeline, evs []Event, v *Verdict, l *findingList) {
 	case lo >= out:
 		l.fact("the Ingress controller stopped sending the pod new requests at %+d ms (its API), %d ms before %s", out, lo-out, what)
 	default:
-		l.fact("cannot tell whether %s (%+d to %+d ms) came before the Ingress controller stopped sending the pod new requests: its API showed that at %+d ms, read every %d ms", what, lo, hi, out, poll)
+		estimate := ""
+		if stop != nil && *stop < out-poll {
+			estimate = fmt.Sprintf("; the estimate (%+d ms) is %d ms before it, which would be a race with the proxy", *stop, out-*stop)
+		}
+		l.fact("cannot tell whether %s (%+d to %+d ms) came before the Ingress controller stopped sending the pod new requests: its API showed that at %+d ms, read every %d ms%s", what, lo, hi, out, poll, estimate)
 	}
 }

@@ -70,6 +70,8 @@ func TestVerdictAgainstIngressController(t *testing.T) {
 			"race with the Ingress controller: SIGTERM came by +5300 ms, at least 1200 ms before it stopped sending the pod new requests (fenced or removed at +6500 ms"},
 		{"fenced within a poll of SIGTERM", terminate(t, 30, true, 5, web, 5300, 0, feedIngress(5080, -1)), false, 5080,
 			"cannot tell whether SIGTERM (+5000 to +5300 ms) came before the Ingress controller stopped"},
+		{"fenced after the estimate, inside a late exit's bounds", terminate(t, 30, true, 5, web, 9000, 0, feedIngress(6500, -1)), false, 6500,
+			"cannot tell whether SIGTERM (+5000 to +9000 ms) came before the Ingress controller stopped sending the pod new requests: its API showed that at +6500 ms, read every 100 ms; the estimate (+5020 ms) is 1480 ms before it, which would be a race with the proxy"},
 		{"still serving when the pod was gone", terminate(t, 30, true, 5, web, 6000, 0, feedIngress(-1, -1)), true, -1,
 			"still picked the pod's server for new requests when the pod was gone"},
 	}
