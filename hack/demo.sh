@@ -41,16 +41,33 @@ real_node_ready() {
   done
 }
 
-# watch_real APP: one pod of APP deleted under watch, probed at its ClusterIP.
+# The real Ingress controller (Traefik, docs/ingress.md), when make ingress
+# built it and cluster-up started it: its API and the address it serves on.
+ingress_api=http://10.244.0.250:9000
+ingress_up() { curl -sf -m 2 "$ingress_api/api/version" >/dev/null 2>&1; }
+
+# watch_real APP: one pod of APP deleted under watch, probed through the
+# Ingress controller (whose API the watch reads) when it runs, else at the
+# Service's ClusterIP through kube-proxy.
 watch_real() {
-  local app=$1 pod ip
+  local app=$1 pod ip url via=(--probe-rate 100)
   ip=$(kubectl -n graceful-real get svc "$app" -o jsonpath='{.spec.clusterIP}')
+  url="http://$ip/"
   pod=$(kubectl -n graceful-real get pods -l "app=$app" --field-selector=status.phase=Running \
     -o jsonpath='{.items[0].metadata.name}')
-  step "kubectl graceful watch pod $pod -n graceful-real --delete --probe ..." \
-    "One $app pod deleted on a real node, requests sent to its Service meanwhile: the verdict says whether it raced."
+  if ingress_up; then
+    ip=10.244.0.250 url="http://10.244.0.250/$app" via+=(--ingress-api "$ingress_api")
+    # Until the proxy serves the demo's Ingress (applied just before).
+    for _ in $(seq 30); do curl -sf -m 1 -o /dev/null "$url" && break; sleep 0.5; done
+    step "kubectl graceful watch pod $pod -n graceful-real --delete --probe ... --ingress-api ..." \
+      "One $app pod deleted on a real node, requests sent through the real Ingress controller (Traefik): its 502s and its own view."
+  else
+    echo "note: no Ingress controller here (make ingress builds Traefik once, about 12 min): requests go through kube-proxy only."
+    step "kubectl graceful watch pod $pod -n graceful-real --delete --probe ..." \
+      "One $app pod deleted on a real node, requests sent to its Service meanwhile: the verdict says whether it raced."
+  fi
   _output/cluster route "$ip"
-  kubectl graceful watch pod "$pod" -n graceful-real --delete --settle 2s --probe "http://$ip/" --probe-rate 100 \
+  kubectl graceful watch pod "$pod" -n graceful-real --delete --settle 2s --probe "$url" "${via[@]}" \
     && echo "(exit status 0)" || echo "(exit status $?)"
 }
 

@@ -16,13 +16,14 @@ import (
 // gives (podRangeEnd). Its only routes lead to the real nodes' pod ranges:
 // it dials pod addresses straight from EndpointSlices, and a kwok pod's
 // made-up address, or anything off the machine, has no route there. It
-// serves IngressNamespace only: the namespace of the real-node pods put
-// behind it.
+// serves IngressNamespace, the namespace of the real-node pods the tests
+// put behind it, and demoNamespace, make demo's (examples/real-node).
 const (
 	IngressIP        = "10.244.0.250"
 	IngressWebPort   = 80
 	IngressAPIPort   = 9000
 	IngressNamespace = "graceful-l7"
+	demoNamespace    = "graceful-real"
 	ingressKey       = "traefik"
 	ingressHostVeth  = "gingressh"
 	ingressVeth      = "gingressn"
@@ -85,7 +86,7 @@ func (st *starter) startIngress(bin string) error {
 }
 
 // traefikFlags configure Traefik as docs/ingress.md says: no calls home,
-// its API on IngressIP, Ingresses of IngressNamespace only (no
+// its API on IngressIP, Ingresses of IngressNamespace and demoNamespace only (no
 // IngressClasses or Nodes: no rebuild on every kwok heartbeat), a Service
 // with no endpoints answered 503 instead of 404, a 1 s stop, and the
 // JSON access log at accessLog, the per-request truth.
@@ -97,7 +98,7 @@ func traefikFlags(accessLog string) []string {
 		"--entryPoints.web.transport.lifeCycle.graceTimeOut=1s",
 		"--api.insecure=true", "--api.dashboard=false",
 		"--providers.kubernetesIngress=true",
-		"--providers.kubernetesIngress.namespaces=" + IngressNamespace,
+		"--providers.kubernetesIngress.namespaces=" + IngressNamespace + "," + demoNamespace,
 		"--providers.kubernetesIngress.disableClusterScopeResources=true",
 		"--providers.kubernetesIngress.allowEmptyServices=true",
 		"--accesslog=true", "--accesslog.format=json", "--accesslog.filepath=" + accessLog,
