@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -37,9 +36,8 @@ func GoReleaserCommand(ctx context.Context, path, repo string, args ...string) *
 
 // hasRemote reports whether the git repository at repo has a remote.
 func hasRemote(ctx context.Context, repo string) bool {
-	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, "git", "remote")
 	cmd.Dir = repo
-	cmd.Stdout = &out
-	return cmd.Run() == nil && strings.TrimSpace(out.String()) != ""
+	out, err := cmd.Output()
+	return err == nil && strings.TrimSpace(string(out)) != ""
 }

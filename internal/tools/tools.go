@@ -6,7 +6,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -84,10 +83,8 @@ func (t Tool) Ensure(ctx context.Context) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "install", t.Package+"@"+t.Version)
 	// GOOS/GOARCH cleared: the tool runs here, whatever the caller builds for.
 	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOOS=", "GOARCH=", "CGO_ENABLED=0")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go install %s@%s: %w\n%s", t.Package, t.Version, err, out.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go install %s@%s: %w\n%s", t.Package, t.Version, err, out)
 	}
 	// A rename that fails because another Ensure got there first is fine.
 	if err := os.Rename(tmp, filepath.Dir(path)); err != nil {
