@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // CutProxy is a loopback TCP proxy to the API server that the test can cut:
@@ -130,16 +131,22 @@ func (p *CutProxy) Cut(d time.Duration) {
 func ProxyTo(t *testing.T, kubeconfig string) (*CutProxy, string) {
 	t.Helper()
 	var proxy *CutProxy
-	kc := proxiedKubeconfig(t, kubeconfig, func(target string) string {
-		proxy = newCutProxy(t, target)
-		return proxy.ln.Addr().String()
+	kc := rewriteKubeconfig(t, kubeconfig, "kubeconfig-proxied", func(c *clientcmdapi.Cluster) {
+		u, err := url.Parse(c.Server)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy = newCutProxy(t, u.Host)
+		u.Host = proxy.ln.Addr().String()
+		c.Server = u.String()
 	})
 	return proxy, kc
 }
 
-// proxiedKubeconfig writes a copy of kubeconfig whose clusters point at the
-// proxy, and returns the proxy's target (the API server's host:port).
-func proxiedKubeconfig(t *testing.T, kubeconfig string, proxy func(target string) string) string {
+// rewriteKubeconfig writes a copy of kubeconfig, each of its clusters
+// changed by edit, to name in the test's temporary folder and returns its
+// path.
+func rewriteKubeconfig(t testing.TB, kubeconfig, name string, edit func(c *clientcmdapi.Cluster)) string {
 	t.Helper()
 	cfg, err := clientcmd.LoadFromFile(kubeconfig)
 	if err != nil {
@@ -149,14 +156,9 @@ func proxiedKubeconfig(t *testing.T, kubeconfig string, proxy func(target string
 		t.Fatal(err)
 	}
 	for _, c := range cfg.Clusters {
-		u, err := url.Parse(c.Server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.Host = proxy(u.Host)
-		c.Server = u.String()
+		edit(c)
 	}
-	path := filepath.Join(t.TempDir(), "kubeconfig-proxied")
+	path := filepath.Join(t.TempDir(), name)
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}

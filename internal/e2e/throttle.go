@@ -6,12 +6,11 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // ThrottlingProxy starts a loopback HTTPS proxy to the API server of e that
@@ -45,20 +44,8 @@ func (e *Env) ThrottlingProxy(t testing.TB, throttle func(r *http.Request) (retr
 	}))
 	t.Cleanup(srv.Close)
 
-	cfg, err := clientcmd.LoadFromFile(e.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := clientcmd.ResolveLocalPaths(cfg); err != nil {
-		t.Fatal(err)
-	}
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	for _, c := range cfg.Clusters {
+	return rewriteKubeconfig(t, e.Kubeconfig, "kubeconfig-throttled", func(c *clientcmdapi.Cluster) {
 		c.Server, c.CertificateAuthority, c.CertificateAuthorityData = srv.URL, "", ca
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig-throttled")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	})
 }
