@@ -96,9 +96,14 @@ func (w *nodeWatch) deleted(node string) bool {
 	if !ended {
 		return gone
 	}
+	return readDeleted(w.client, node)
+}
+
+// readDeleted reports whether node is found deleted, read again now.
+func readDeleted(client kubernetes.Interface, node string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), readAgainTimeout)
 	defer cancel()
-	_, err := w.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	_, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	return apierrors.IsNotFound(err)
 }
 
