@@ -124,7 +124,12 @@ func (c *nodeCordon) patch(ctx context.Context, n *corev1.Node, unschedulable bo
 	if unschedulable {
 		value = "true"
 	}
-	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"unschedulable":%s}}`, n.ResourceVersion, value)
+	return c.send(ctx, n, fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"unschedulable":%s}}`, n.ResourceVersion, value))
+}
+
+// send sends body, a JSON merge patch of n, under our field manager,
+// retried through a short outage.
+func (c *nodeCordon) send(ctx context.Context, n *corev1.Node, body string) error {
 	_, err := retryTransient(ctx, c.backoff, nil, func() (*corev1.Node, error) {
 		return c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
 			metav1.PatchOptions{FieldManager: c.manager})
