@@ -97,11 +97,7 @@ func (c *nodeCordon) cordon(ctx context.Context, node string, known *corev1.Node
 // it alone (uncordoned already, or cordoned again by another client).
 func (c *nodeCordon) uncordon(ctx context.Context, node string) (string, error) {
 	why := ""
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.get(ctx, node)
-		if err != nil {
-			return err
-		}
+	err := c.reread(ctx, node, func(n *corev1.Node) error {
 		if !n.Spec.Unschedulable {
 			why = "another client uncordoned it already"
 			return nil
@@ -115,6 +111,18 @@ func (c *nodeCordon) uncordon(ctx context.Context, node string) (string, error) 
 		return c.patch(ctx, n, false)
 	})
 	return why, err
+}
+
+// reread calls change with node as read now, again after a 409 Conflict
+// of the patch change sent.
+func (c *nodeCordon) reread(ctx context.Context, node string, change func(*corev1.Node) error) error {
+	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		n, err := c.get(ctx, node)
+		if err != nil {
+			return err
+		}
+		return change(n)
+	})
 }
 
 // patch sets spec.unschedulable with a JSON merge patch preconditioned on
