@@ -140,10 +140,7 @@ func GatherPool(ctx context.Context, client kubernetes.Interface, dc dynamic.Int
 // outsidePods returns the pods not finished and bound to nodes outside
 // pool.
 func outsidePods(pods []corev1.Pod, pool []corev1.Node) []corev1.Pod {
-	inPool := map[string]bool{}
-	for _, n := range pool {
-		inPool[n.Name] = true
-	}
+	inPool := nodeNameSet(pool)
 	out := []corev1.Pod{}
 	for _, p := range pods {
 		finished := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
@@ -154,13 +151,19 @@ func outsidePods(pods []corev1.Pod, pool []corev1.Node) []corev1.Pod {
 	return out
 }
 
+// nodeNameSet returns the set of the names of nodes.
+func nodeNameSet(nodes []corev1.Node) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range nodes {
+		out[n.Name] = true
+	}
+	return out
+}
+
 // cordonedView returns a copy of nodes in which every node of pool is
 // unschedulable.
 func cordonedView(nodes, pool []corev1.Node) []corev1.Node {
-	inPool := map[string]bool{}
-	for _, n := range pool {
-		inPool[n.Name] = true
-	}
+	inPool := nodeNameSet(pool)
 	out := make([]corev1.Node, len(nodes))
 	for i := range nodes {
 		out[i] = nodes[i]
