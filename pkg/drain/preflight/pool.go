@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,30 +75,12 @@ type PoolReport struct {
 // Refused reports whether the pool drain will not start at all: a node's
 // preflight refuses, or a pool-level blocker does.
 func (r *PoolReport) Refused() bool {
-	for _, b := range r.Blockers {
-		if b.Refuses {
-			return true
-		}
-	}
-	for _, n := range r.Nodes {
-		if n.Refused() {
-			return true
-		}
-	}
-	return false
+	return refusing(r.Blockers) || slices.ContainsFunc(r.Nodes, (*Report).Refused)
 }
 
 // Blocked reports whether any blocker was found, at pool or node level.
 func (r *PoolReport) Blocked() bool {
-	if len(r.Blockers) > 0 {
-		return true
-	}
-	for _, n := range r.Nodes {
-		if len(n.Blockers) > 0 {
-			return true
-		}
-	}
-	return false
+	return len(r.Blockers) > 0 || slices.ContainsFunc(r.Nodes, func(n *Report) bool { return len(n.Blockers) > 0 })
 }
 
 // PodCount returns how many pods the pool drain evicts.
