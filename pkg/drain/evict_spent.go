@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -104,10 +105,7 @@ func (e *evictor) deleteOnce(ctx context.Context, listed, pod *corev1.Pod, opts 
 // between the two writes. A refused one sets none, and the disruption
 // controller sets it False when it drops a stale entry.
 func evictionUnderway(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue
+	})
 }
