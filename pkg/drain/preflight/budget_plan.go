@@ -2,6 +2,8 @@ package preflight
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,13 +56,8 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 			}
 		}
 	}
-	keys := make([]string, 0, len(buckets))
-	for k := range buckets {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var maxWait time.Duration
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(buckets)) {
 		b := buckets[k]
 		blockers := len(r.Blockers)
 		budget, wait := planBudget(r, b, in)
