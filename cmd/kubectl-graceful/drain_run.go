@@ -11,7 +11,7 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// Run drains one node, or several as a pool (runPool), and prints the JSON report when
+// Run drains one node, or several as a pool (drainAll), and prints the JSON report when
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *drainNodeOptions) Run(ctx context.Context) error {
@@ -50,22 +50,44 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 	return overrides.exit(err)
 }
 
-// drainAll drains one node, or several as a pool (runPool).
+// drainAll drains one node, or several as a pool (DrainPool), and prints
+// the JSON report when asked. It returns the API error (exit 1),
+// cliutil.Risk() when a node was not drained or a dry run found a blocker
+// (exit 2), else nil.
 func (o *drainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error {
+	var res *drain.PoolResult
+	var err error
+	what := "draining the pool"
 	if len(o.nodes) > 1 {
-		return o.runPool(ctx, d)
+		res, err = d.DrainPool(ctx, o.nodes)
+	} else {
+		var one *drain.NodeResult
+		one, err = d.Drain(ctx, &o.nodes[0])
+		res, what = drain.OneNode(one, err, ctx.Err() != nil), "node "+o.nodes[0].Name
 	}
-	res, err := d.Drain(ctx, &o.nodes[0])
-	one := drain.OneNode(res, err, ctx.Err() != nil)
 	if structured(o.output) {
-		if jerr := render.JSON(documentWriter(o.Out, o.output), one); jerr != nil {
+		if jerr := render.JSON(documentWriter(o.Out, o.output), res); jerr != nil {
 			return jerr
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("node %s: %w", o.nodes[0].Name, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return poolExit(one)
+	return poolExit(res)
+}
+
+// poolExit returns nil when every node drained (a dry run: no blocker),
+// else cliutil.Risk(). One node's result is a pool's too (drain.OneNode).
+func poolExit(res *drain.PoolResult) error {
+	switch res.Outcome {
+	case drain.OutcomeDrained:
+		return nil
+	case drain.OutcomeDryRun:
+		if res.Preflight != nil && !res.Preflight.Blocked() {
+			return nil
+		}
+	}
+	return cliutil.Risk()
 }
 
 // newDrainer is the Drainer the flags configured, with the audit's

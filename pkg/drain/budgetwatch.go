@@ -8,7 +8,6 @@ import (
 
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
@@ -71,13 +70,7 @@ func (r *run) watchBudgets(ctx context.Context, namespaces []string) *budgetWatc
 	for _, ns := range namespaces {
 		listed := &atomic.Bool{}
 		budgets := r.Client.PolicyV1().PodDisruptionBudgets(ns)
-		s := &listwatch.Stream{Name: timeline.StreamBudgets, Key: listwatch.Budgets, WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(r.Client), LW: &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return budgets.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				return budgets.Watch(ctx, o)
-			}}}
+		s := &listwatch.Stream{Name: timeline.StreamBudgets, Key: listwatch.Budgets, WatchList: !watchlist.DoesClientNotSupportWatchListSemantics(r.Client), LW: clientListWatch(budgets.List, budgets.Watch)}
 		w.synced = append(w.synced, listed.Load)
 		go func() { _ = runStream(ctx, s, func(n listwatch.Notice) { w.notice(n, listed) }) }()
 	}

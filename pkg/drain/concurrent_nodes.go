@@ -6,9 +6,6 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
@@ -100,10 +97,7 @@ func (d *run) deleted(node string) bool {
 	if d.nodes != nil {
 		return d.nodes.deleted(node)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), readAgainTimeout)
-	defer cancel()
-	_, err := d.Client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-	return apierrors.IsNotFound(err)
+	return readDeleted(d.Client, node)
 }
 
 // leaveUnstarted summarises a cordoned node whose drain never started (the

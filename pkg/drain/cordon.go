@@ -97,11 +97,7 @@ func (c *nodeCordon) cordon(ctx context.Context, node string, known *corev1.Node
 // it alone (uncordoned already, or cordoned again by another client).
 func (c *nodeCordon) uncordon(ctx context.Context, node string) (string, error) {
 	why := ""
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.get(ctx, node)
-		if err != nil {
-			return err
-		}
+	err := c.reread(ctx, node, func(n *corev1.Node) error {
 		if !n.Spec.Unschedulable {
 			why = "another client uncordoned it already"
 			return nil
@@ -117,6 +113,18 @@ func (c *nodeCordon) uncordon(ctx context.Context, node string) (string, error) 
 	return why, err
 }
 
+// reread calls change with node as read now, again after a 409 Conflict
+// of the patch change sent.
+func (c *nodeCordon) reread(ctx context.Context, node string, change func(*corev1.Node) error) error {
+	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		n, err := c.get(ctx, node)
+		if err != nil {
+			return err
+		}
+		return change(n)
+	})
+}
+
 // patch sets spec.unschedulable with a JSON merge patch preconditioned on
 // n's resourceVersion: a 409 Conflict when the node changed since n was read.
 func (c *nodeCordon) patch(ctx context.Context, n *corev1.Node, unschedulable bool) error {
@@ -124,7 +132,12 @@ func (c *nodeCordon) patch(ctx context.Context, n *corev1.Node, unschedulable bo
 	if unschedulable {
 		value = "true"
 	}
-	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"unschedulable":%s}}`, n.ResourceVersion, value)
+	return c.send(ctx, n, fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"spec":{"unschedulable":%s}}`, n.ResourceVersion, value))
+}
+
+// send sends body, a JSON merge patch of n, under our field manager,
+// retried through a short outage.
+func (c *nodeCordon) send(ctx context.Context, n *corev1.Node, body string) error {
 	_, err := retryTransient(ctx, c.backoff, nil, func() (*corev1.Node, error) {
 		return c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
 			metav1.PatchOptions{FieldManager: c.manager})

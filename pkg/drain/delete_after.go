@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
@@ -72,20 +71,11 @@ func (e *evictor) override(ctx context.Context, pod *corev1.Pod) error {
 		uid := pod.UID
 		opts.Preconditions = &metav1.Preconditions{UID: &uid}
 	}
-	e.tracker.attempt(pod.Namespace, pod.Name)
-	err := eviction.Send(ctx, e.client, pod.Namespace, pod.Name, opts, true)
-	switch a := eviction.Read(err); {
-	case a.Kind == eviction.Accepted:
-		e.tracker.accept(pod.Namespace, pod.Name, overrideCause(o))
-	case a.Kind == eviction.NotFound, apierrors.IsConflict(err):
-		// Gone already, or replaced: the UID precondition kept the new one.
-	case ctx.Err() != nil:
-		e.tracker.stopped(pod.Namespace, pod.Name)
-		return err
-	default:
+	done, err := e.deleteOnce(ctx, pod, pod, opts, overrideCause(o))
+	if !done {
 		return e.fail(pod, err)
 	}
-	return e.waitGone(ctx, pod)
+	return err
 }
 
 // reserve is the pool pacer's reserve (budgetPacer.reserve), held no

@@ -2,10 +2,12 @@ package drain
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
@@ -72,18 +74,27 @@ func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent s
 // also when the caller may not delete pods, which the permission preflight
 // does not ask (the drain then waits the 2 minutes, as before).
 func (e *evictor) completeSpent(ctx context.Context, listed, pod *corev1.Pod) (bool, error) {
+	return e.deleteOnce(ctx, listed, pod, e.deleteOptions(pod, false), spentCause)
+}
+
+// deleteOnce sends one DELETE of pod with opts (their UID precondition
+// keeps a pod recreated under the name) and, once it is accepted (cause
+// then says why), gone already or replaced, waits for listed to go. It
+// reports false with the API server's error when the delete was refused
+// otherwise, true with the result when the pod's loop is done.
+func (e *evictor) deleteOnce(ctx context.Context, listed, pod *corev1.Pod, opts metav1.DeleteOptions, cause string) (bool, error) {
 	e.tracker.attempt(pod.Namespace, pod.Name)
-	err := eviction.Send(ctx, e.client, pod.Namespace, pod.Name, e.deleteOptions(pod, false), true)
+	err := eviction.Send(ctx, e.client, pod.Namespace, pod.Name, opts, true)
 	switch a := eviction.Read(err); {
 	case a.Kind == eviction.Accepted:
-		e.tracker.accept(pod.Namespace, pod.Name, spentCause)
+		e.tracker.accept(pod.Namespace, pod.Name, cause)
 	case a.Kind == eviction.NotFound, apierrors.IsConflict(err):
 		// Gone already, or replaced: the UID precondition kept the new one.
 	case ctx.Err() != nil:
 		e.tracker.stopped(pod.Namespace, pod.Name)
 		return true, err
 	default:
-		return false, nil
+		return false, err
 	}
 	return true, e.waitGone(ctx, listed)
 }
@@ -94,10 +105,7 @@ func (e *evictor) completeSpent(ctx context.Context, listed, pod *corev1.Pod) (b
 // between the two writes. A refused one sets none, and the disruption
 // controller sets it False when it drops a stale entry.
 func evictionUnderway(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
+		return c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue
+	})
 }

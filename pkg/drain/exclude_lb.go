@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -43,11 +41,7 @@ type LBWait struct {
 // false when the label was there already (set by someone else).
 func (c *nodeCordon) exclude(ctx context.Context, node string) (bool, error) {
 	byUs := false
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.get(ctx, node)
-		if err != nil {
-			return err
-		}
+	err := c.reread(ctx, node, func(n *corev1.Node) error {
 		if _, ok := n.Labels[corev1.LabelNodeExcludeBalancers]; ok {
 			byUs = n.Annotations[excludedFromLBAnnotation] == c.manager
 			return nil
@@ -63,11 +57,7 @@ func (c *nodeCordon) exclude(ctx context.Context, node string) (bool, error) {
 // the annotation still names it; else it says why it left them.
 func (c *nodeCordon) include(ctx context.Context, node string) (string, error) {
 	why := ""
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		n, err := c.get(ctx, node)
-		if err != nil {
-			return err
-		}
+	err := c.reread(ctx, node, func(n *corev1.Node) error {
 		_, labelled := n.Labels[corev1.LabelNodeExcludeBalancers]
 		switch {
 		case !labelled:
@@ -87,12 +77,7 @@ func (c *nodeCordon) include(ctx context.Context, node string) (string, error) {
 // patchLB sends metadata as a JSON merge patch preconditioned on n's
 // resourceVersion.
 func (c *nodeCordon) patchLB(ctx context.Context, n *corev1.Node, metadata string) error {
-	body := fmt.Sprintf(`{"metadata":{"resourceVersion":%q,%s}}`, n.ResourceVersion, metadata[1:len(metadata)-1])
-	_, err := retryTransient(ctx, c.backoff, nil, func() (*corev1.Node, error) {
-		return c.client.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, []byte(body),
-			metav1.PatchOptions{FieldManager: c.manager})
-	})
-	return err
+	return c.send(ctx, n, fmt.Sprintf(`{"metadata":{"resourceVersion":%q,%s}}`, n.ResourceVersion, metadata[1:len(metadata)-1]))
 }
 
 // excludeFromLB takes the node out of external load balancers before the

@@ -114,16 +114,8 @@ func (d *nodeRun) ownPodStream(ctx context.Context, node string, c *nodePods) {
 // (the fake clientset's too).
 func podsOnNode(client kubernetes.Interface, node string) *cache.ListWatch {
 	sel := listwatch.PodsOnNode(node).FieldSelector
-	return &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.FieldSelector = sel
-			return client.CoreV1().Pods("").List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			o.FieldSelector = sel
-			return client.CoreV1().Pods("").Watch(ctx, o)
-		},
-	}
+	pods := client.CoreV1().Pods("")
+	return clientListWatch(pods.List, pods.Watch, func(o *metav1.ListOptions) { o.FieldSelector = sel })
 }
 
 // notice takes one Notice of the node's pods' stream.

@@ -8,10 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
@@ -41,13 +39,8 @@ func watchNodes(ctx context.Context, client kubernetes.Interface, listed []corev
 	if rv == "" {
 		return w
 	}
-	s := &listwatch.Stream{Name: "nodes", ResourceVersion: rv, LW: &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			return client.CoreV1().Nodes().List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return client.CoreV1().Nodes().Watch(ctx, o)
-		}}}
+	nodes := client.CoreV1().Nodes()
+	s := &listwatch.Stream{Name: "nodes", ResourceVersion: rv, LW: clientListWatch(nodes.List, nodes.Watch)}
 	go func() { _ = runStream(ctx, s, w.notice) }()
 	return w
 }
@@ -103,9 +96,14 @@ func (w *nodeWatch) deleted(node string) bool {
 	if !ended {
 		return gone
 	}
+	return readDeleted(w.client, node)
+}
+
+// readDeleted reports whether node is found deleted, read again now.
+func readDeleted(client kubernetes.Interface, node string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), readAgainTimeout)
 	defer cancel()
-	_, err := w.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	_, err := client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	return apierrors.IsNotFound(err)
 }
 

@@ -3,7 +3,8 @@ package drain
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,12 +31,7 @@ func (e *evictor) evictWaves(ctx context.Context, pods []corev1.Pod) error {
 		prio := ptr.Deref(p.Spec.Priority, 0)
 		by[prio] = append(by[prio], p)
 	}
-	prios := make([]int32, 0, len(by))
-	for p := range by {
-		prios = append(prios, p)
-	}
-	sort.Slice(prios, func(a, b int) bool { return prios[a] < prios[b] })
-	for _, p := range prios {
+	for _, p := range slices.Sorted(maps.Keys(by)) {
 		if err := e.evictTogether(ctx, by[p]); err != nil {
 			return err
 		}

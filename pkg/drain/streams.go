@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -29,6 +30,28 @@ func runStream(ctx context.Context, s *listwatch.Stream, notice func(listwatch.N
 		case <-done:
 			return nil
 		}
+	}
+}
+
+// clientListWatch lists and watches through a client's own List and Watch
+// (a typed clientset's or a dynamic one's), each request's options passed
+// through modify first.
+func clientListWatch[L runtime.Object](list func(context.Context, metav1.ListOptions) (L, error),
+	watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error), modify ...func(*metav1.ListOptions)) *cache.ListWatch {
+	options := func(o *metav1.ListOptions) {
+		for _, m := range modify {
+			m(o)
+		}
+	}
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			options(&o)
+			return list(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			options(&o)
+			return watchFn(ctx, o)
+		},
 	}
 }
 

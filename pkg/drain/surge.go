@@ -176,14 +176,7 @@ func (r *deploymentRoll) waitDone(ctx context.Context) error {
 func waitRolledOut(ctx context.Context, client kubernetes.Interface, dep *appsv1.Deployment) error {
 	lw := cache.NewFilteredListWatchFromClient(client.AppsV1().RESTClient(), "deployments", dep.Namespace, byName(dep.Name))
 	viewer := &polymorphichelpers.DeploymentStatusViewer{}
-	err := untilStream(ctx, &listwatch.Stream{Name: "Deployment", LW: lw}, func(ev watch.Event) (bool, error) {
-		if ev.Type == watch.Deleted {
-			return false, fmt.Errorf("Deployment %s/%s was deleted during its rollout", dep.Namespace, dep.Name)
-		}
-		d, ok := ev.Object.(*appsv1.Deployment)
-		if !ok || d.Generation < dep.Generation {
-			return false, nil
-		}
+	return untilRolledOut(ctx, "Deployment", dep.Namespace, dep.Name, dep.Generation, lw, func(d *appsv1.Deployment) (bool, error) {
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
 		if err != nil {
 			return false, err
@@ -191,8 +184,25 @@ func waitRolledOut(ctx context.Context, client kubernetes.Interface, dep *appsv1
 		_, done, err := viewer.Status(&unstructured.Unstructured{Object: obj}, 0)
 		return done, err
 	})
+}
+
+// untilRolledOut follows the workload kind namespace/name through lw until
+// done, given each version of it at generation or later, says its rollout
+// is done or failed, or ctx ends.
+func untilRolledOut[T interface{ GetGeneration() int64 }](ctx context.Context, kind, namespace, name string, generation int64,
+	lw *cache.ListWatch, done func(T) (bool, error)) error {
+	err := untilStream(ctx, &listwatch.Stream{Name: kind, LW: lw}, func(ev watch.Event) (bool, error) {
+		if ev.Type == watch.Deleted {
+			return false, fmt.Errorf("%s %s/%s was deleted during its rollout", kind, namespace, name)
+		}
+		o, ok := ev.Object.(T)
+		if !ok || o.GetGeneration() < generation {
+			return false, nil
+		}
+		return done(o)
+	})
 	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("stopped before the rollout of Deployment %s/%s completed", dep.Namespace, dep.Name)
+		return fmt.Errorf("stopped before the rollout of %s %s/%s completed", kind, namespace, name)
 	}
 	return err
 }

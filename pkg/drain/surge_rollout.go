@@ -8,15 +8,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
 // rolloutRoll is an Argo Rollout --surge restarts, read and patched as
@@ -74,28 +70,7 @@ func (r *rolloutRoll) restart(ctx context.Context, at string) error {
 // ends.
 func (r *rolloutRoll) waitDone(ctx context.Context) error {
 	ns, name, generation := r.ro.GetNamespace(), r.ro.GetName(), r.ro.GetGeneration()
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			byName(name)(&o)
-			return r.client.Namespace(ns).List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			byName(name)(&o)
-			return r.client.Namespace(ns).Watch(ctx, o)
-		},
-	}
-	err := untilStream(ctx, &listwatch.Stream{Name: "Rollout", LW: lw}, func(ev watch.Event) (bool, error) {
-		if ev.Type == watch.Deleted {
-			return false, fmt.Errorf("Rollout %s/%s was deleted during its rollout", ns, name)
-		}
-		ro, ok := ev.Object.(*unstructured.Unstructured)
-		if !ok || ro.GetGeneration() < generation {
-			return false, nil
-		}
-		return argorollout.Status(ro)
-	})
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("stopped before the rollout of Rollout %s/%s completed", ns, name)
-	}
-	return err
+	rollouts := r.client.Namespace(ns)
+	lw := clientListWatch(rollouts.List, rollouts.Watch, byName(name))
+	return untilRolledOut(ctx, "Rollout", ns, name, generation, lw, argorollout.Status)
 }

@@ -40,10 +40,7 @@ func (t *podTracker) alreadyTerminating(pod *corev1.Pod) {
 		if p.State == StateGone {
 			return
 		}
-		if p.started.IsZero() {
-			p.started = time.Now()
-			p.StartedSeconds = p.started.Sub(t.start).Seconds()
-		}
+		t.begin(p)
 		p.State, p.WaitsOn = StateTerminating, why
 		p.Cause = "already terminating, not evicted again; waits on " + why
 		if p.lost {

@@ -1,7 +1,8 @@
 package drain
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 	"sync"
 	"time"
 
@@ -167,10 +168,7 @@ func (t *podTracker) update(namespace, name string, fn func(p *PodProgress)) {
 func (t *podTracker) attempt(namespace, name string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		p.Attempts++
-		if p.started.IsZero() {
-			p.started = time.Now()
-			p.StartedSeconds = p.started.Sub(t.start).Seconds()
-		}
+		t.begin(p)
 		if p.State == StatePending {
 			p.State = StateEvicting
 		}
@@ -180,15 +178,22 @@ func (t *podTracker) attempt(namespace, name string) {
 	})
 }
 
+// begin dates p's start, unless it has one.
+func (t *podTracker) begin(p *PodProgress) {
+	if p.started.IsZero() {
+		p.started = time.Now()
+		p.StartedSeconds = p.started.Sub(t.start).Seconds()
+	}
+}
+
 // set moves a pod to state with cause, unless it is already gone.
 func (t *podTracker) set(namespace, name string, state State, cause string) {
 	t.update(namespace, name, func(p *PodProgress) {
 		if p.State == StateGone {
 			return
 		}
-		if p.started.IsZero() && state != StateStopped {
-			p.started = time.Now()
-			p.StartedSeconds = p.started.Sub(t.start).Seconds()
+		if state != StateStopped {
+			t.begin(p)
 		}
 		p.State, p.Cause = state, cause
 		switch {
@@ -251,11 +256,8 @@ func (t *podTracker) snapshot() []PodProgress {
 		}
 		out = append(out, *p)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Namespace != out[j].Namespace {
-			return out[i].Namespace < out[j].Namespace
-		}
-		return out[i].Name < out[j].Name
+	slices.SortFunc(out, func(a, b PodProgress) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return out
 }

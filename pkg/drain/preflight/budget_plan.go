@@ -2,6 +2,8 @@ package preflight
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,13 +56,8 @@ func budgets(r *Report, evict []*corev1.Pod, in Input) time.Duration {
 			}
 		}
 	}
-	keys := make([]string, 0, len(buckets))
-	for k := range buckets {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var maxWait time.Duration
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(buckets)) {
 		b := buckets[k]
 		blockers := len(r.Blockers)
 		budget, wait := planBudget(r, b, in)
@@ -89,6 +86,12 @@ func planBudget(r *Report, b *budgetBucket, in Input) (BudgetEntry, time.Duratio
 		out.Plan = "bypassed (--disable-eviction)"
 		return out, 0
 	}
+	// blocked returns the plan blocked, with the blocker i added to r.
+	blocked := func(i Issue) (BudgetEntry, time.Duration) {
+		out.Plan = "blocked"
+		r.Blockers = append(r.Blockers, i)
+		return out, 0
+	}
 	if pdb.Status.ObservedGeneration < pdb.Generation && !syncFailed(pdb) {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningPDBNotObserved, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s is still being processed by the disruption controller: evictions answer 429 until it catches up", pdbName(pdb))})
@@ -102,36 +105,28 @@ func planBudget(r *Report, b *budgetBucket, in Input) (BudgetEntry, time.Duratio
 		return out, 0
 	}
 	if why := zeroBySpec(pdb, in.NamespacePods); why != "" {
-		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		return blocked(Issue{Kind: BlockerPDBAllowsNone, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption by its spec (%s): its %d Ready pod(s) on this node can never be evicted; "+
 				"waiting will not help: change the PDB or scale the workload", pdbName(pdb), why, h)})
-		return out, 0
 	}
 	if why := neverAllows(b, in); why != "" {
-		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
+		return blocked(Issue{Kind: BlockerPDBNeverAllows, PDB: pdbName(pdb), Message: fmt.Sprintf(
 			"PDB %s allows no disruption and cannot by itself: %s. Its %d Ready pod(s) on this node can never be evicted; "+
 				"waiting does not help: change the PDB or its workload", pdbName(pdb), why, h)})
-		return out, 0
 	}
 	if h <= st.DisruptionsAllowed {
 		return out, 0
 	}
 	if hold := holdOf(b, in, unhealthyEvictable(pdb)); hold.stuck() {
-		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, holdBlocker(pdb, hold, h, in.now()))
-		return out, 0
+		return blocked(holdBlocker(pdb, hold, h, in.now()))
 	}
 	if pod := podWithoutRoom(b.healthy, in); pod != nil {
-		out.Plan = "blocked"
-		r.Blockers = append(r.Blockers, Issue{Kind: BlockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
+		return blocked(Issue{Kind: BlockerPDBNoRoom, PDB: pdbName(pdb), Pod: podKey(pod), Message: fmt.Sprintf(
 			"PDB %s allows %d disruption(s) now (currentHealthy %d, desiredHealthy %d) and %d of its Ready pods are on this node; "+
 				"the rest can go only once replacements are Ready elsewhere, and no other node can take %s "+
 				"(Ready, schedulable, matching its node selector/affinity and tolerations): waiting helps only if such a node appears "+
 				"(uncordon one, add capacity)",
 			pdbName(pdb), st.DisruptionsAllowed, st.CurrentHealthy, st.DesiredHealthy, h, podKey(pod))})
-		return out, 0
 	}
 	waves, perWave := budgetWaves(h, st)
 	out.Waves, out.PerWave = waves, perWave

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 )
 
 // PoolBudget is one PodDisruptionBudget with pods the pool evicts, counted
@@ -46,6 +47,8 @@ func (b PoolBudget) key() string { return b.Namespace + "/" + b.Name }
 func poolBudgets(nodes []*Report, pods []poolPod) []PoolBudget {
 	idx := map[string]int{}
 	var out []PoolBudget
+	// status is each budget's as its first node read it: its pace.
+	var status []policyv1.PodDisruptionBudgetStatus
 	ready := map[string][]*corev1.Pod{}
 	byKey := map[string]*corev1.Pod{}
 	for _, p := range pods {
@@ -60,28 +63,22 @@ func poolBudgets(nodes []*Report, pods []poolPod) []PoolBudget {
 				idx[key] = i
 				out = append(out, PoolBudget{Namespace: b.Namespace, Name: b.Name, Nodes: []string{},
 					DisruptionsAllowed: b.DisruptionsAllowed, Waves: 1})
+				status = append(status, policyv1.PodDisruptionBudgetStatus{DisruptionsAllowed: b.DisruptionsAllowed,
+					ExpectedPods: b.ExpectedPods, DesiredHealthy: b.DesiredHealthy})
+				_, out[i].PerWave = budgetWaves(0, status[i])
 			}
 			pb := &out[i]
 			pb.Nodes = append(pb.Nodes, nr.Node)
 			pb.PodsInPool += len(b.PodsOnNode)
 			pb.HealthyInPool += b.HealthyOnNode
 			pb.Blocked = pb.Blocked || b.Plan == "blocked"
-			if pb.PerWave == 0 {
-				pb.PerWave = b.DisruptionsAllowed
-				if b.DisruptionsAllowed == 0 {
-					pb.PerWave = max(b.ExpectedPods-b.DesiredHealthy, 1)
-				}
-			}
 			for _, name := range b.PodsOnNode {
 				if p := byKey[nr.Node+"/"+b.Namespace+"/"+name]; p != nil {
 					ready[key] = append(ready[key], p)
 				}
 			}
 			if pb.HealthyInPool > 0 && !pb.Blocked {
-				pb.Waves = int((pb.HealthyInPool + pb.PerWave - 1) / pb.PerWave)
-				if pb.DisruptionsAllowed == 0 {
-					pb.Waves++
-				}
+				pb.Waves, _ = budgetWaves(pb.HealthyInPool, status[i])
 			}
 		}
 	}

@@ -131,10 +131,7 @@ type nodeRoom struct {
 // sorted by name, with allocatable minus the requests of the pods bound
 // there (not finished ones), and counts the others in c.
 func outsideNodes(in PoolInput, c *CapacityReport) []*nodeRoom {
-	inPool := map[string]bool{}
-	for _, n := range in.Pool {
-		inPool[n.Name] = true
-	}
+	inPool := nodeNameSet(in.Pool)
 	rooms := map[string]*nodeRoom{}
 	var out []*nodeRoom
 	for i := range in.Nodes {

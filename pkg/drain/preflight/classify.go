@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -129,12 +130,7 @@ func isDaemonSet(ref *metav1.OwnerReference) bool {
 }
 
 func hasEmptyDir(pod *corev1.Pod) bool {
-	for _, v := range pod.Spec.Volumes {
-		if v.EmptyDir != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.EmptyDir != nil })
 }
 
 // evictionWarningChecks are the warning-level checks of inspect.PodFindings

@@ -98,10 +98,7 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 			in.RolloutsUnknown[p.Namespace] = ns.rolloutsUnknown
 		}
 	}
-	namespaces := make([]string, 0, len(seen))
-	for ns := range seen {
-		namespaces = append(namespaces, ns)
-	}
+	namespaces := slices.Collect(maps.Keys(seen))
 	if reads.answers == nil {
 		reads.answers = map[AccessCheck]AccessCheck{}
 	}

@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,30 +75,12 @@ type PoolReport struct {
 // Refused reports whether the pool drain will not start at all: a node's
 // preflight refuses, or a pool-level blocker does.
 func (r *PoolReport) Refused() bool {
-	for _, b := range r.Blockers {
-		if b.Refuses {
-			return true
-		}
-	}
-	for _, n := range r.Nodes {
-		if n.Refused() {
-			return true
-		}
-	}
-	return false
+	return refusing(r.Blockers) || slices.ContainsFunc(r.Nodes, (*Report).Refused)
 }
 
 // Blocked reports whether any blocker was found, at pool or node level.
 func (r *PoolReport) Blocked() bool {
-	if len(r.Blockers) > 0 {
-		return true
-	}
-	for _, n := range r.Nodes {
-		if len(n.Blockers) > 0 {
-			return true
-		}
-	}
-	return false
+	return len(r.Blockers) > 0 || slices.ContainsFunc(r.Nodes, func(n *Report) bool { return len(n.Blockers) > 0 })
 }
 
 // PodCount returns how many pods the pool drain evicts.
@@ -140,10 +123,7 @@ func GatherPool(ctx context.Context, client kubernetes.Interface, dc dynamic.Int
 // outsidePods returns the pods not finished and bound to nodes outside
 // pool.
 func outsidePods(pods []corev1.Pod, pool []corev1.Node) []corev1.Pod {
-	inPool := map[string]bool{}
-	for _, n := range pool {
-		inPool[n.Name] = true
-	}
+	inPool := nodeNameSet(pool)
 	out := []corev1.Pod{}
 	for _, p := range pods {
 		finished := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
@@ -154,13 +134,19 @@ func outsidePods(pods []corev1.Pod, pool []corev1.Node) []corev1.Pod {
 	return out
 }
 
+// nodeNameSet returns the set of the names of nodes.
+func nodeNameSet(nodes []corev1.Node) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range nodes {
+		out[n.Name] = true
+	}
+	return out
+}
+
 // cordonedView returns a copy of nodes in which every node of pool is
 // unschedulable.
 func cordonedView(nodes, pool []corev1.Node) []corev1.Node {
-	inPool := map[string]bool{}
-	for _, n := range pool {
-		inPool[n.Name] = true
-	}
+	inPool := nodeNameSet(pool)
 	out := make([]corev1.Node, len(nodes))
 	for i := range nodes {
 		out[i] = nodes[i]

@@ -1,5 +1,7 @@
 package preflight
 
+import "slices"
+
 // Issue is one blocker or warning of a preflight.
 type Issue struct {
 	// Kind is one of the Blocker* or Warning* values.
@@ -104,12 +106,13 @@ type Report struct {
 
 // Refused reports whether the drain will not start at all.
 func (r *Report) Refused() bool {
-	for _, b := range r.Blockers {
-		if b.Refuses {
-			return true
-		}
-	}
-	return false
+	return refusing(r.Blockers)
+}
+
+// refusing reports whether one of blockers stops the drain before it
+// starts.
+func refusing(blockers []Issue) bool {
+	return slices.ContainsFunc(blockers, func(b Issue) bool { return b.Refuses })
 }
 
 // PodCount returns how many pods the drain evicts.

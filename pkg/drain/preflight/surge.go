@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -97,12 +98,7 @@ func surgePlans(groups []OwnerGroup, in Input) []SurgePlan {
 // take a new pod of the workload of pods: the restart changes only an
 // annotation, so a new pod is scheduled as its current ones are.
 func roomForNewPods(pods []*corev1.Pod, in Input) bool {
-	for _, p := range pods {
-		if len(roomElsewhere(p, in.Node.Name, in.Nodes)) > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return len(roomElsewhere(p, in.Node.Name, in.Nodes)) > 0 })
 }
 
 // workloadPods returns the live pods of owner in namespace.
@@ -203,12 +199,7 @@ func zeroCapacity(pods []*corev1.Pod) (*int64, string) {
 // restarted reports whether a container of pod restarted: its Ready
 // condition then dates from the restart, not from its creation.
 func restarted(p *corev1.Pod) bool {
-	for _, c := range p.Status.ContainerStatuses {
-		if c.RestartCount > 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Status.ContainerStatuses, func(c corev1.ContainerStatus) bool { return c.RestartCount > 0 })
 }
 
 // readDeployments returns the Deployments of namespace by
