@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -41,8 +41,9 @@ type budgetTrack struct {
 
 // budgetStream is the one watch of the cluster's PodDisruptionBudgets.
 func (f *follower) budgetStream() *listwatch.Stream {
-	return &listwatch.Stream{Name: streamBudgets, Key: listwatch.Budgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
-		"poddisruptionbudgets", "", func(*metav1.ListOptions) {})}
+	s := follow.Stream(streamBudgets, f.cfg.Client.PolicyV1().RESTClient(), "poddisruptionbudgets", "", "", "")
+	s.Key = listwatch.Budgets
+	return s
 }
 
 // budgetsListed records a List of the budgets (the first, or a re-list

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
@@ -212,18 +211,16 @@ func (f *follower) streams() []*listwatch.Stream {
 	var out []*listwatch.Stream
 	for _, n := range f.w.Nodes {
 		key := listwatch.PodsOnNode(n)
-		out = append(out, &listwatch.Stream{Name: podStream(n), Key: key, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = key.FieldSelector })})
+		s := follow.Stream(podStream(n), c.CoreV1().RESTClient(), "pods", "", "", key.FieldSelector)
+		s.Key = key
+		out = append(out, s)
 	}
-	nodeSel := f.cfg.Selector
-	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
+	nodes := follow.Stream("nodes", c.CoreV1().RESTClient(), "nodes", "", f.cfg.Selector, "")
+	nodes.KeepManagedFields = true
 	out = append(out,
-		&listwatch.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
-			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel }), KeepManagedFields: true},
-		&listwatch.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
-			func(*metav1.ListOptions) {})},
-		&listwatch.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
+		nodes,
+		follow.Stream(timeline.StreamEndpointSlices, c.DiscoveryV1().RESTClient(), "endpointslices", "", "", ""),
+		follow.Events(timeline.StreamEvents, c, "", fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()),
 		f.budgetStream(),
 		f.nodeEventStream(),
 	)
