@@ -126,20 +126,3 @@ func (f *follower) matchBudget(r *rollout.Rollout, tr *budgetTrack) {
 	}
 	f.w.budgets[r] = append(f.w.budgets[r], tr)
 }
-
-// budgetGap marks the budgets' watch lost (open) or regained, kept apart
-// from the pods' gaps: a budget's status is no fact of a pod's race.
-func (f *follower) budgetGap(n listwatch.Notice, open bool) (timeline.Gap, bool) {
-	last := len(f.budgetGaps) - 1
-	isOpen := last >= 0 && f.budgetGaps[last].To.IsZero()
-	switch {
-	case open && !isOpen:
-		f.budgetGaps = append(f.budgetGaps, timeline.Gap{Stream: streamBudgets, From: n.Recv, Reason: n.Reason})
-		return f.budgetGaps[last+1], true
-	case !open && isOpen:
-		g := &f.budgetGaps[last]
-		g.To, g.Relisted = n.Recv, n.Relisted
-		return *g, true
-	}
-	return timeline.Gap{}, false
-}

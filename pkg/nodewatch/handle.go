@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -25,23 +25,12 @@ import (
 // handle feeds one notice to the pods' recorders, the capacity trackers or
 // the nodes. It returns an error only when the pods cannot be watched.
 func (f *follower) handle(ctx context.Context, n listwatch.Notice) error {
-	if n.Stream == ingress.StreamName && (n.Kind == listwatch.KindList || n.Kind == listwatch.KindEvent) {
-		f.set.Ingress(n)
-		return nil
-	}
-	switch n.Kind {
-	case listwatch.KindError:
-		return f.streamFailed(n)
-	case listwatch.KindGapOpen:
-		f.gap(n, true)
-	case listwatch.KindGapClose:
-		f.gap(n, false)
-	case listwatch.KindList:
-		f.listedNotice(ctx, n)
-	case listwatch.KindEvent:
-		f.watched(ctx, n.Recv, n.Event)
-	}
-	return nil
+	return f.set.Handle(n, podset.Watch{
+		Failed:  f.streamFailed,
+		Gap:     f.gap,
+		Listed:  func(n listwatch.Notice) { f.listedNotice(ctx, n) },
+		Watched: func(n listwatch.Notice) { f.watched(ctx, n.Recv, n.Event) },
+	})
 }
 
 func (f *follower) streamFailed(n listwatch.Notice) error {
@@ -66,8 +55,9 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 // gap marks a stream's lost (open) or regained watch. A pods' stream is
 // one node's: its gap is marked on that node's pods only, and kept apart
 // (nodeGaps) from the shared streams' gaps the pod set keeps.
-func (f *follower) gap(n listwatch.Notice, open bool) {
+func (f *follower) gap(n listwatch.Notice) {
 	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
+	open := n.Kind == listwatch.KindGapOpen
 	var g timeline.Gap
 	var ok bool
 	switch {
@@ -75,11 +65,11 @@ func (f *follower) gap(n listwatch.Notice, open bool) {
 		f.nodeEventsGap(n, open)
 		return
 	case n.Stream == streamBudgets:
-		g, ok = f.budgetGap(n, open)
-	case !isPods && open:
-		g, ok = f.set.OpenGap(n)
+		// Kept apart from the pods' gaps: a budget's status is no fact
+		// of a pod's race.
+		g, ok = podset.MarkGap(&f.budgetGaps, n)
 	case !isPods:
-		g, ok = f.set.CloseGap(n)
+		g, ok = f.set.Gap(n)
 	case open:
 		g, ok = f.openNodeGap(node, n)
 	default:
