@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -138,7 +137,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}, budgets: map[*rollout.Rollout][]*budgetTrack{}}
 	f := &follower{cfg: cfg, w: w, owners: newOwners(cfg.Client),
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
-		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
+		nodeOf:    map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
 		listed: map[string]bool{}, drainers: map[string]drainerSeen{},
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{},
@@ -161,7 +160,6 @@ type follower struct {
 	budgetGaps     []timeline.Gap
 	byWorkload     map[rollout.Workload]*rollout.Rollout
 	capacity       map[string]*serviceCapacity
-	slices         map[types.UID]*discoveryv1.EndpointSlice
 	nodeOf         map[types.UID]string
 	rolloutOf      map[types.UID]*rollout.Rollout
 	deleted        map[string]bool

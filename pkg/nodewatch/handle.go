@@ -123,12 +123,6 @@ func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
 	case isPods:
 		f.podsListed(ctx, node, n)
 	case n.Stream == timeline.StreamEndpointSlices:
-		f.slices = map[types.UID]*discoveryv1.EndpointSlice{}
-		for _, o := range n.List {
-			if s, ok := o.(*discoveryv1.EndpointSlice); ok {
-				f.slices[s.UID] = s
-			}
-		}
 		f.set.SliceList(n.Recv, n.List, n.Initial)
 		for _, c := range f.capacity {
 			f.samples(c.tracker.List(n.Recv, f.slicesOf(c), n.Initial), c)
@@ -211,11 +205,6 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 			f.register(rec)
 		}
 	case *discoveryv1.EndpointSlice:
-		if ev.Type == watch.Deleted {
-			delete(f.slices, o.UID)
-		} else {
-			f.slices[o.UID] = o
-		}
 		f.set.SliceEvent(recv, ev.Type, o)
 		if c := f.capacity[o.Namespace+"/"+o.Labels[discoveryv1.LabelServiceName]]; c != nil {
 			f.samples(c.tracker.Slice(recv, ev.Type, o), c)

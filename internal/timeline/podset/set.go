@@ -60,6 +60,10 @@ type Set struct {
 // Recorders returns every pod's Recorder in the order first seen.
 func (s *Set) Recorders() []*timeline.Recorder { return s.order }
 
+// Slices returns the last state of every EndpointSlice the Set was given,
+// by UID.
+func (s *Set) Slices() map[types.UID]*discoveryv1.EndpointSlice { return s.slices }
+
 // Add starts a Recorder for a pod seen for the first time (returning the
 // known one otherwise). initial marks a pod found by the first List.
 func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recorder {
