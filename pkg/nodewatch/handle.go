@@ -70,52 +70,38 @@ func (f *follower) gap(n listwatch.Notice) {
 		g, ok = podset.MarkGap(&f.budgetGaps, n)
 	case !isPods:
 		g, ok = f.set.Gap(n)
-	case open:
-		g, ok = f.openNodeGap(node, n)
 	default:
-		g, ok = f.closeNodeGap(node, n)
+		g, ok = f.nodeGap(node, n)
 	}
 	if ok {
 		callback.Call(f.cfg.Printer.Gap, f.w, g)
 	}
 }
 
-// openNodeGap opens the gap of one node's pods' watch on its pods.
-func (f *follower) openNodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
-	if i, open := f.nodeGapOpen[node]; open && f.nodeGaps[i].To.IsZero() {
-		return timeline.Gap{}, false
-	}
-	onPods := n
-	onPods.Stream, onPods.Reason = timeline.StreamPods, "pods on "+node+": "+n.Reason
-	g := timeline.Gap{Stream: onPods.Stream, From: n.Recv, Reason: onPods.Reason}
-	f.nodeGapOpen[node] = len(f.nodeGaps)
-	f.nodeGaps = append(f.nodeGaps, g)
-	f.gapOnPods(node, onPods)
-	return g, true
-}
-
-// closeNodeGap closes it, on the pods that have it open.
-func (f *follower) closeNodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
-	i, open := f.nodeGapOpen[node]
-	if !open || !f.nodeGaps[i].To.IsZero() {
-		return timeline.Gap{}, false
-	}
-	g := &f.nodeGaps[i]
-	g.To, g.Relisted = n.Recv, n.Relisted
+// nodeGap opens (KindGapOpen) or closes the gap of one node's pods' watch
+// on its pods.
+func (f *follower) nodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
+	i, seen := f.nodeGapOpen[node]
+	open := seen && f.nodeGaps[i].To.IsZero()
 	onPods := n
 	onPods.Stream = timeline.StreamPods
-	f.gapOnPods(node, onPods)
-	return *g, true
-}
-
-// gapOnPods gives n, a gap notice of the watch of node's pods, to the
-// Recorders of its pods.
-func (f *follower) gapOnPods(node string, n listwatch.Notice) {
+	switch {
+	case n.Kind == listwatch.KindGapOpen && !open:
+		onPods.Reason = "pods on " + node + ": " + n.Reason
+		i = len(f.nodeGaps)
+		f.nodeGapOpen[node] = i
+		f.nodeGaps = append(f.nodeGaps, timeline.Gap{Stream: onPods.Stream, From: n.Recv, Reason: onPods.Reason})
+	case n.Kind == listwatch.KindGapClose && open:
+		f.nodeGaps[i].To, f.nodeGaps[i].Relisted = n.Recv, n.Relisted
+	default:
+		return timeline.Gap{}, false
+	}
 	for _, rec := range f.set.Recorders() {
 		if f.nodeOf[types.UID(rec.TL.UID)] == node {
-			rec.Handle(n)
+			rec.Handle(onPods)
 		}
 	}
+	return f.nodeGaps[i], true
 }
 
 func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
