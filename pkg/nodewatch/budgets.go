@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -41,8 +41,9 @@ type budgetTrack struct {
 
 // budgetStream is the one watch of the cluster's PodDisruptionBudgets.
 func (f *follower) budgetStream() *listwatch.Stream {
-	return &listwatch.Stream{Name: streamBudgets, Key: listwatch.Budgets, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.PolicyV1().RESTClient(),
-		"poddisruptionbudgets", "", func(*metav1.ListOptions) {})}
+	s := follow.Stream(streamBudgets, f.cfg.Client.PolicyV1().RESTClient(), "poddisruptionbudgets", "", "", "")
+	s.Key = listwatch.Budgets
+	return s
 }
 
 // budgetsListed records a List of the budgets (the first, or a re-list
@@ -124,21 +125,4 @@ func (f *follower) matchBudget(r *rollout.Rollout, tr *budgetTrack) {
 		}
 	}
 	f.w.budgets[r] = append(f.w.budgets[r], tr)
-}
-
-// budgetGap marks the budgets' watch lost (open) or regained, kept apart
-// from the pods' gaps: a budget's status is no fact of a pod's race.
-func (f *follower) budgetGap(n listwatch.Notice, open bool) (timeline.Gap, bool) {
-	last := len(f.budgetGaps) - 1
-	isOpen := last >= 0 && f.budgetGaps[last].To.IsZero()
-	switch {
-	case open && !isOpen:
-		f.budgetGaps = append(f.budgetGaps, timeline.Gap{Stream: streamBudgets, From: n.Recv, Reason: n.Reason})
-		return f.budgetGaps[last+1], true
-	case !open && isOpen:
-		g := &f.budgetGaps[last]
-		g.To, g.Relisted = n.Recv, n.Relisted
-		return *g, true
-	}
-	return timeline.Gap{}, false
 }

@@ -68,8 +68,8 @@ func TestBudgetBelowDesiredHealthyFromItsStatus(t *testing.T) {
 func TestBudgetNotObservedIsUnknown(t *testing.T) {
 	f := budgetFollower(t)
 	f.budgetsListed(timelinetest.At(-500), []runtime.Object{pdb("api", "api", 2, 1)}, true)
-	f.budgetGap(listwatch.Notice{Stream: streamBudgets, Recv: timelinetest.At(1000), Reason: "watch connection closed"}, true)
-	f.budgetGap(listwatch.Notice{Stream: streamBudgets, Recv: timelinetest.At(3000), Relisted: true}, false)
+	f.gap(listwatch.Notice{Stream: streamBudgets, Recv: timelinetest.At(1000), Kind: listwatch.KindGapOpen, Reason: "watch connection closed"})
+	f.gap(listwatch.Notice{Stream: streamBudgets, Recv: timelinetest.At(3000), Kind: listwatch.KindGapClose, Relisted: true})
 	f.w.budgetGaps = f.budgetGaps
 	v := ComputeWith(f.w, timeline.Options{})
 	b := v.Workloads[1].Budgets

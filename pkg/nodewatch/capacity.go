@@ -41,7 +41,7 @@ func (f *follower) trackService(ns, name string) *serviceCapacity {
 // slicesOf returns the last state of the Service's EndpointSlices.
 func (f *follower) slicesOf(c *serviceCapacity) []*discoveryv1.EndpointSlice {
 	var out []*discoveryv1.EndpointSlice
-	for _, s := range f.slices {
+	for _, s := range f.set.Slices() {
 		if s.Namespace == c.namespace && s.Labels[discoveryv1.LabelServiceName] == c.name {
 			out = append(out, s)
 		}

@@ -8,13 +8,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
@@ -139,7 +137,7 @@ func newFollower(cfg Config, nodes []string) *follower {
 	w := &Watch{Nodes: nodes, Start: time.Now(), pods: map[*timeline.Timeline]podPlace{}, budgets: map[*rollout.Rollout][]*budgetTrack{}}
 	f := &follower{cfg: cfg, w: w, owners: newOwners(cfg.Client),
 		byWorkload: map[rollout.Workload]*rollout.Rollout{}, capacity: map[string]*serviceCapacity{},
-		slices: map[types.UID]*discoveryv1.EndpointSlice{}, nodeOf: map[types.UID]string{},
+		nodeOf:    map[types.UID]string{},
 		rolloutOf: map[types.UID]*rollout.Rollout{}, deleted: map[string]bool{}, nodeGapOpen: map[string]int{},
 		listed: map[string]bool{}, drainers: map[string]drainerSeen{},
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{},
@@ -162,7 +160,6 @@ type follower struct {
 	budgetGaps     []timeline.Gap
 	byWorkload     map[rollout.Workload]*rollout.Rollout
 	capacity       map[string]*serviceCapacity
-	slices         map[types.UID]*discoveryv1.EndpointSlice
 	nodeOf         map[types.UID]string
 	rolloutOf      map[types.UID]*rollout.Rollout
 	deleted        map[string]bool
@@ -212,18 +209,16 @@ func (f *follower) streams() []*listwatch.Stream {
 	var out []*listwatch.Stream
 	for _, n := range f.w.Nodes {
 		key := listwatch.PodsOnNode(n)
-		out = append(out, &listwatch.Stream{Name: podStream(n), Key: key, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = key.FieldSelector })})
+		s := follow.Stream(podStream(n), c.CoreV1().RESTClient(), "pods", "", "", key.FieldSelector)
+		s.Key = key
+		out = append(out, s)
 	}
-	nodeSel := f.cfg.Selector
-	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
+	nodes := follow.Stream("nodes", c.CoreV1().RESTClient(), "nodes", "", f.cfg.Selector, "")
+	nodes.KeepManagedFields = true
 	out = append(out,
-		&listwatch.Stream{Name: "nodes", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "nodes", "",
-			func(o *metav1.ListOptions) { o.LabelSelector = nodeSel }), KeepManagedFields: true},
-		&listwatch.Stream{Name: timeline.StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", "",
-			func(*metav1.ListOptions) {})},
-		&listwatch.Stream{Name: timeline.StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", "",
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
+		nodes,
+		follow.Stream(timeline.StreamEndpointSlices, c.DiscoveryV1().RESTClient(), "endpointslices", "", "", ""),
+		follow.Events(timeline.StreamEvents, c, "", fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()),
 		f.budgetStream(),
 		f.nodeEventStream(),
 	)

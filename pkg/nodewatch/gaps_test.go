@@ -23,10 +23,10 @@ func TestNodeGapOnThatNodesPodsOnly(t *testing.T) {
 	on2 := f.set.Add(timelinetest.At(0), other, true)
 	f.nodeOf[types.UID(on1.TL.UID)], f.nodeOf[other.UID] = "n1", "n2"
 
-	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindGapOpen, Reason: "watch connection closed"}, true)
-	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindGapOpen}, true) // repeated: one gap
-	f.gap(listwatch.Notice{Stream: timeline.StreamEvents, Recv: timelinetest.At(150), Kind: listwatch.KindGapOpen}, true)
-	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(900), Kind: listwatch.KindGapClose, Relisted: true}, false)
+	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindGapOpen, Reason: "watch connection closed"})
+	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(100), Kind: listwatch.KindGapOpen}) // repeated: one gap
+	f.gap(listwatch.Notice{Stream: timeline.StreamEvents, Recv: timelinetest.At(150), Kind: listwatch.KindGapOpen})
+	f.gap(listwatch.Notice{Stream: podStream("n1"), Recv: timelinetest.At(900), Kind: listwatch.KindGapClose, Relisted: true})
 	f.finish()
 
 	if len(f.w.Gaps) != 2 {

@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -25,23 +25,12 @@ import (
 // handle feeds one notice to the pods' recorders, the capacity trackers or
 // the nodes. It returns an error only when the pods cannot be watched.
 func (f *follower) handle(ctx context.Context, n listwatch.Notice) error {
-	if n.Stream == ingress.StreamName && (n.Kind == listwatch.KindList || n.Kind == listwatch.KindEvent) {
-		f.set.Ingress(n)
-		return nil
-	}
-	switch n.Kind {
-	case listwatch.KindError:
-		return f.streamFailed(n)
-	case listwatch.KindGapOpen:
-		f.gap(n, true)
-	case listwatch.KindGapClose:
-		f.gap(n, false)
-	case listwatch.KindList:
-		f.listedNotice(ctx, n)
-	case listwatch.KindEvent:
-		f.watched(ctx, n.Recv, n.Event)
-	}
-	return nil
+	return f.set.Handle(n, podset.Watch{
+		Failed:  f.streamFailed,
+		Gap:     f.gap,
+		Listed:  func(n listwatch.Notice) { f.listedNotice(ctx, n) },
+		Watched: func(n listwatch.Notice) { f.watched(ctx, n.Recv, n.Event) },
+	})
 }
 
 func (f *follower) streamFailed(n listwatch.Notice) error {
@@ -66,8 +55,9 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 // gap marks a stream's lost (open) or regained watch. A pods' stream is
 // one node's: its gap is marked on that node's pods only, and kept apart
 // (nodeGaps) from the shared streams' gaps the pod set keeps.
-func (f *follower) gap(n listwatch.Notice, open bool) {
+func (f *follower) gap(n listwatch.Notice) {
 	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
+	open := n.Kind == listwatch.KindGapOpen
 	var g timeline.Gap
 	var ok bool
 	switch {
@@ -75,57 +65,43 @@ func (f *follower) gap(n listwatch.Notice, open bool) {
 		f.nodeEventsGap(n, open)
 		return
 	case n.Stream == streamBudgets:
-		g, ok = f.budgetGap(n, open)
-	case !isPods && open:
-		g, ok = f.set.OpenGap(n)
+		// Kept apart from the pods' gaps: a budget's status is no fact
+		// of a pod's race.
+		g, ok = podset.MarkGap(&f.budgetGaps, n)
 	case !isPods:
-		g, ok = f.set.CloseGap(n)
-	case open:
-		g, ok = f.openNodeGap(node, n)
+		g, ok = f.set.Gap(n)
 	default:
-		g, ok = f.closeNodeGap(node, n)
+		g, ok = f.nodeGap(node, n)
 	}
 	if ok {
 		callback.Call(f.cfg.Printer.Gap, f.w, g)
 	}
 }
 
-// openNodeGap opens the gap of one node's pods' watch on its pods.
-func (f *follower) openNodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
-	if i, open := f.nodeGapOpen[node]; open && f.nodeGaps[i].To.IsZero() {
-		return timeline.Gap{}, false
-	}
-	onPods := n
-	onPods.Stream, onPods.Reason = timeline.StreamPods, "pods on "+node+": "+n.Reason
-	g := timeline.Gap{Stream: onPods.Stream, From: n.Recv, Reason: onPods.Reason}
-	f.nodeGapOpen[node] = len(f.nodeGaps)
-	f.nodeGaps = append(f.nodeGaps, g)
-	f.gapOnPods(node, onPods)
-	return g, true
-}
-
-// closeNodeGap closes it, on the pods that have it open.
-func (f *follower) closeNodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
-	i, open := f.nodeGapOpen[node]
-	if !open || !f.nodeGaps[i].To.IsZero() {
-		return timeline.Gap{}, false
-	}
-	g := &f.nodeGaps[i]
-	g.To, g.Relisted = n.Recv, n.Relisted
+// nodeGap opens (KindGapOpen) or closes the gap of one node's pods' watch
+// on its pods.
+func (f *follower) nodeGap(node string, n listwatch.Notice) (timeline.Gap, bool) {
+	i, seen := f.nodeGapOpen[node]
+	open := seen && f.nodeGaps[i].To.IsZero()
 	onPods := n
 	onPods.Stream = timeline.StreamPods
-	f.gapOnPods(node, onPods)
-	return *g, true
-}
-
-// gapOnPods gives n, a gap notice of the watch of node's pods, to the
-// Recorders of its pods.
-func (f *follower) gapOnPods(node string, n listwatch.Notice) {
+	switch {
+	case n.Kind == listwatch.KindGapOpen && !open:
+		onPods.Reason = "pods on " + node + ": " + n.Reason
+		i = len(f.nodeGaps)
+		f.nodeGapOpen[node] = i
+		f.nodeGaps = append(f.nodeGaps, timeline.Gap{Stream: onPods.Stream, From: n.Recv, Reason: onPods.Reason})
+	case n.Kind == listwatch.KindGapClose && open:
+		f.nodeGaps[i].To, f.nodeGaps[i].Relisted = n.Recv, n.Relisted
+	default:
+		return timeline.Gap{}, false
+	}
 	for _, rec := range f.set.Recorders() {
 		if f.nodeOf[types.UID(rec.TL.UID)] == node {
-			rec.Handle(n)
+			rec.Handle(onPods)
 		}
 	}
+	return f.nodeGaps[i], true
 }
 
 func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
@@ -133,12 +109,6 @@ func (f *follower) listedNotice(ctx context.Context, n listwatch.Notice) {
 	case isPods:
 		f.podsListed(ctx, node, n)
 	case n.Stream == timeline.StreamEndpointSlices:
-		f.slices = map[types.UID]*discoveryv1.EndpointSlice{}
-		for _, o := range n.List {
-			if s, ok := o.(*discoveryv1.EndpointSlice); ok {
-				f.slices[s.UID] = s
-			}
-		}
 		f.set.SliceList(n.Recv, n.List, n.Initial)
 		for _, c := range f.capacity {
 			f.samples(c.tracker.List(n.Recv, f.slicesOf(c), n.Initial), c)
@@ -221,11 +191,6 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 			f.register(rec)
 		}
 	case *discoveryv1.EndpointSlice:
-		if ev.Type == watch.Deleted {
-			delete(f.slices, o.UID)
-		} else {
-			f.slices[o.UID] = o
-		}
 		f.set.SliceEvent(recv, ev.Type, o)
 		if c := f.capacity[o.Namespace+"/"+o.Labels[discoveryv1.LabelServiceName]]; c != nil {
 			f.samples(c.tracker.Slice(recv, ev.Type, o), c)

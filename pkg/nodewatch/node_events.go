@@ -8,13 +8,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
@@ -91,9 +90,7 @@ func (f *follower) nodeEventStream() *listwatch.Stream {
 	if len(f.w.Nodes) == 1 {
 		sel = fields.AndSelectors(sel, fields.OneTermEqualSelector("involvedObject.name", f.w.Nodes[0]))
 	}
-	s := sel.String()
-	return &listwatch.Stream{Name: streamNodeEvents, LW: cache.NewFilteredListWatchFromClient(f.cfg.Client.CoreV1().RESTClient(), "events", "",
-		func(o *metav1.ListOptions) { o.FieldSelector = s })}
+	return follow.Stream(streamNodeEvents, f.cfg.Client.CoreV1().RESTClient(), "events", "", "", sel.String())
 }
 
 // nodeEventsListed records a List of the nodes' Events: the first is the

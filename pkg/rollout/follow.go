@@ -3,16 +3,13 @@ package rollout
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
@@ -173,29 +170,19 @@ var workloadResource = map[string]string{kindDeployment: "deployments", kindStat
 // streams builds the four watches, each filtered server-side.
 func (f *workloadFollower) streams() []*listwatch.Stream {
 	c, w := f.cfg.Client, f.cfg.Workload
-	ns, podSel := w.Namespace, f.st.selector.String()
-	evSel := fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()
-	nameSel := fields.OneTermEqualSelector("metadata.name", w.Name).String()
+	ns := w.Namespace
 	out := []*listwatch.Stream{
-		{Name: "pod", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
-			func(o *metav1.ListOptions) { o.LabelSelector = podSel })},
-		{Name: "Events", LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
-		{Name: "workload", LW: cache.NewFilteredListWatchFromClient(c.AppsV1().RESTClient(), workloadResource[w.Kind], ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = nameSel })},
+		follow.Stream("pod", c.CoreV1().RESTClient(), "pods", ns, f.st.selector.String(), ""),
+		follow.Events("Events", c, ns, fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()),
+		follow.Stream("workload", c.AppsV1().RESTClient(), workloadResource[w.Kind], ns, "", fields.OneTermEqualSelector("metadata.name", w.Name).String()),
 	}
 	if f.cfg.IngressAPI != "" {
 		out = append(out, ingress.Stream(f.cfg.IngressAPI))
 	}
-	if len(f.r.Services) == 0 && !f.r.ServicesUnseen {
-		return out
+	if s := follow.Slices("EndpointSlices", c, ns, f.r.Services, f.r.ServicesUnseen); s != nil {
+		out = append(out, s)
 	}
-	sliceSel := ""
-	if !f.r.ServicesUnseen {
-		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(f.r.Services, ",") + ")"
-	}
-	return append(out, &listwatch.Stream{Name: "EndpointSlices", LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
-		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
+	return out
 }
 
 // listedAll sends the restart or the scale, once every watch is listening.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/ingress"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -21,23 +21,7 @@ import (
 // the workload's status. It returns an error only when the pods or the
 // workload cannot be watched.
 func (f *workloadFollower) handle(_ context.Context, n listwatch.Notice) error {
-	if n.Stream == ingress.StreamName && (n.Kind == listwatch.KindList || n.Kind == listwatch.KindEvent) {
-		f.set.Ingress(n)
-		return nil
-	}
-	switch n.Kind {
-	case listwatch.KindError:
-		return f.streamFailed(n)
-	case listwatch.KindGapOpen:
-		f.gapOpened(n)
-	case listwatch.KindGapClose:
-		f.gapClosed(n)
-	case listwatch.KindList:
-		f.listedNotice(n)
-	case listwatch.KindEvent:
-		f.watched(n.Recv, n.Event)
-	}
-	return nil
+	return f.set.Handle(n, podset.Watch{Failed: f.streamFailed, Gap: f.gap, Listed: f.listedNotice, Watched: f.watched})
 }
 
 func (f *workloadFollower) streamFailed(n listwatch.Notice) error {
@@ -55,17 +39,10 @@ func (f *workloadFollower) streamFailed(n listwatch.Notice) error {
 	return nil
 }
 
-// gapOpened marks a stream's lost watch on the rollout and on every pod
-// being followed, whose verdicts then say their times may be late.
-func (f *workloadFollower) gapOpened(n listwatch.Notice) {
-	if g, ok := f.set.OpenGap(n); ok {
-		f.r.Gaps = f.set.Gaps
-		callback.Call(f.cfg.Printer.Gap, f.r, g)
-	}
-}
-
-func (f *workloadFollower) gapClosed(n listwatch.Notice) {
-	if g, ok := f.set.CloseGap(n); ok {
+// gap marks a stream's lost or regained watch on the rollout and on every
+// pod being followed, whose verdicts then say their times may be late.
+func (f *workloadFollower) gap(n listwatch.Notice) {
+	if g, ok := f.set.Gap(n); ok {
 		f.r.Gaps = f.set.Gaps
 		callback.Call(f.cfg.Printer.Gap, f.r, g)
 	}
@@ -154,7 +131,8 @@ func (f *workloadFollower) readiness(pod *corev1.Pod) {
 	}
 }
 
-func (f *workloadFollower) watched(recv time.Time, ev *watch.Event) {
+func (f *workloadFollower) watched(n listwatch.Notice) {
+	recv, ev := n.Recv, n.Event
 	switch o := ev.Object.(type) {
 	case *corev1.Pod:
 		if rec, added := f.set.PodEvent(recv, ev.Type, o); added {

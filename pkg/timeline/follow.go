@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
@@ -163,27 +160,18 @@ func (f *follower) say(msg string) {
 // Events by involvedObject.uid.
 func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) []*listwatch.Stream {
 	c, ns := f.cfg.Client, pod.Namespace
-	podSel := fields.OneTermEqualSelector("metadata.name", pod.Name).String()
-	evSel := fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()
 	out := []*listwatch.Stream{
-		{Name: StreamPods, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "pods", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = podSel })},
-		{Name: StreamEvents, LW: cache.NewFilteredListWatchFromClient(c.CoreV1().RESTClient(), "events", ns,
-			func(o *metav1.ListOptions) { o.FieldSelector = evSel }), KeepManagedFields: true},
+		follow.Stream(StreamPods, c.CoreV1().RESTClient(), "pods", ns, "", fields.OneTermEqualSelector("metadata.name", pod.Name).String()),
+		follow.Events(StreamEvents, c, ns, fields.OneTermEqualSelector("involvedObject.uid", string(pod.UID)).String()),
 	}
 	if f.cfg.IngressAPI != "" {
 		f.rec.TL.IngressAPI = f.cfg.IngressAPI
 		out = append(out, ingress.Stream(f.cfg.IngressAPI))
 	}
-	if len(services) == 0 && !allSlices {
-		return out
+	if s := follow.Slices(StreamEndpointSlices, c, ns, services, allSlices); s != nil {
+		out = append(out, s)
 	}
-	sliceSel := ""
-	if !allSlices {
-		sliceSel = discoveryv1.LabelServiceName + " in (" + strings.Join(services, ",") + ")"
-	}
-	return append(out, &listwatch.Stream{Name: StreamEndpointSlices, LW: cache.NewFilteredListWatchFromClient(c.DiscoveryV1().RESTClient(), "endpointslices", ns,
-		func(o *metav1.ListOptions) { o.LabelSelector = sliceSel })})
+	return out
 }
 
 // listed starts the termination once every stream has its first List;

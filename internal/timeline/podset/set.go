@@ -60,6 +60,10 @@ type Set struct {
 // Recorders returns every pod's Recorder in the order first seen.
 func (s *Set) Recorders() []*timeline.Recorder { return s.order }
 
+// Slices returns the last state of every EndpointSlice the Set was given,
+// by UID.
+func (s *Set) Slices() map[types.UID]*discoveryv1.EndpointSlice { return s.slices }
+
 // Add starts a Recorder for a pod seen for the first time (returning the
 // known one otherwise). initial marks a pod found by the first List.
 func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recorder {
@@ -280,34 +284,66 @@ func (s *Set) Unseen(n listwatch.Notice) (note string, ok bool) {
 	return note, true
 }
 
-// OpenGap marks a stream's lost watch on every Recorder; it returns the
-// gap, false when that stream's gap is already open.
-func (s *Set) OpenGap(n listwatch.Notice) (timeline.Gap, bool) {
-	for _, g := range s.Gaps {
-		if g.Stream == n.Stream && g.To.IsZero() {
-			return timeline.Gap{}, false
+// Gap opens (KindGapOpen) or closes (KindGapClose) the gap of n's stream
+// on every Recorder and returns it; false when that stream's gap is open
+// already, or none is open to close.
+func (s *Set) Gap(n listwatch.Notice) (timeline.Gap, bool) {
+	g, ok := MarkGap(&s.Gaps, n)
+	if ok {
+		for _, rec := range s.order {
+			rec.Handle(n)
 		}
 	}
-	g := timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
-	s.Gaps = append(s.Gaps, g)
-	for _, rec := range s.order {
-		rec.Handle(n)
-	}
-	return g, true
+	return g, ok
 }
 
-// CloseGap closes the stream's open gap on every Recorder and returns it,
-// false when none was open.
-func (s *Set) CloseGap(n listwatch.Notice) (timeline.Gap, bool) {
-	for i := len(s.Gaps) - 1; i >= 0; i-- {
-		g := &s.Gaps[i]
+// MarkGap records the gap notice n on gaps, as Gap does, for a watch that
+// keeps a stream's gaps apart from the Set's.
+func MarkGap(gaps *[]timeline.Gap, n listwatch.Notice) (timeline.Gap, bool) {
+	open := -1
+	for i, g := range *gaps {
 		if g.Stream == n.Stream && g.To.IsZero() {
-			g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
-			for _, rec := range s.order {
-				rec.Handle(n)
-			}
-			return *g, true
+			open = i
 		}
 	}
+	switch {
+	case n.Kind == listwatch.KindGapOpen && open < 0:
+		*gaps = append(*gaps, timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason})
+		return (*gaps)[len(*gaps)-1], true
+	case n.Kind == listwatch.KindGapClose && open >= 0:
+		g := &(*gaps)[open]
+		g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
+		return *g, true
+	}
 	return timeline.Gap{}, false
+}
+
+// Watch is what a watch does with each kind of notice the Set does not
+// take whole.
+type Watch struct {
+	Failed  func(listwatch.Notice) error
+	Gap     func(listwatch.Notice)
+	Listed  func(listwatch.Notice)
+	Watched func(listwatch.Notice)
+}
+
+// Handle gives n to the Set when it is a List or an event of the Ingress
+// controller's stream (Ingress), and otherwise to w's func of its kind.
+// Only Failed's error is returned.
+func (s *Set) Handle(n listwatch.Notice, w Watch) error {
+	if n.Stream == ingress.StreamName && (n.Kind == listwatch.KindList || n.Kind == listwatch.KindEvent) {
+		s.Ingress(n)
+		return nil
+	}
+	switch n.Kind {
+	case listwatch.KindError:
+		return w.Failed(n)
+	case listwatch.KindGapOpen, listwatch.KindGapClose:
+		w.Gap(n)
+	case listwatch.KindList:
+		w.Listed(n)
+	case listwatch.KindEvent:
+		w.Watched(n)
+	}
+	return nil
 }
