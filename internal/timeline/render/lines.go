@@ -124,11 +124,7 @@ func CutMessage(s string) string {
 // is zero, its closing otherwise; cut to fit LineWidth columns (its reason
 // first) unless wide.
 func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap, wide bool) error {
-	at := g.From
-	if !g.To.IsZero() {
-		at = g.To
-	}
-	head := clockHead(msColumn(tl, at, false), noServerTime, wide) + fmt.Sprintf("%-13s  ", "watch")
+	head := clockHead(msColumn(tl, gapAt(g), false), noServerTime, wide) + fmt.Sprintf("%-13s  ", "watch")
 	_, err := io.WriteString(w, head+gapText(g, narrowRoom(LineWidth-len(head), wide))+"\n")
 	return err
 }
