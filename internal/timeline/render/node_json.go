@@ -40,7 +40,7 @@ func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
 			enc(NodeJSONLine{Node: node, Workload: workloadName(r), WorkloadJSONLine: WorkloadJSONLine{Pod: tl.Pod, JSONEvent: ev}})
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
-			enc(NodeJSONLine{WorkloadJSONLine: capacityJSON(nodeClock(w), service, s, nodeCapacityText(s))})
+			enc(NodeJSONLine{WorkloadJSONLine: capacityJSON(nodeClock(w), service, s, capacityText(s, "ready at start"))})
 		},
 		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, nodeClock(w), g) },
 		Note: func(_ *nodewatch.Watch, msg string) { enc(NodeJSONLine{WorkloadJSONLine: noteJSON(msg)}) },

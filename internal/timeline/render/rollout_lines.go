@@ -22,12 +22,21 @@ func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0
 // the message, escaped; unless wide, the subject elided and the message
 // cut to fit LineWidth columns; wide adds the server's time (server).
 func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string, wide bool) error {
-	pre, post := clockHead(ms, server, wide), fmt.Sprintf("  %-13s  ", track)
+	return writeColumns(w, LineWidth, clockHead(ms, server, wide), subject, 28, track, msg, wide)
+}
+
+// writeColumns writes pre (the columns before the subject, escaped),
+// subject padded to pad columns, the track and msg as one line of the
+// rollout and node watches, fitting width columns unless wide: subject
+// elided (and its padding cut) to leave msg minMessage columns, msg cut.
+func writeColumns(w io.Writer, width int, pre, subject string, pad int, track, msg string, wide bool) error {
+	post := fmt.Sprintf("  %-13s  ", track)
 	subject = termsafe.Escape(subject)
 	if !wide {
-		subject = ElideName(subject, min(MaxName, LineWidth-len(pre)-len(post)-minMessage))
+		room := min(MaxName, width-len([]rune(pre))-len(post)-minMessage)
+		subject, pad = ElideName(subject, room), min(pad, room)
 	}
-	return writeFitted(w, pre+fmt.Sprintf("%-28s", subject)+post, msg, "", wide)
+	return writeFitted(w, width, pre+fmt.Sprintf("%-*s", pad, subject)+post, msg, "", wide)
 }
 
 // WriteWorkloadLine writes one pod's event as a live line, the pod named.
@@ -37,11 +46,13 @@ func WriteWorkloadLine(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e
 
 // WriteCapacityLine writes a Service's new endpoint count as a live line.
 func WriteCapacityLine(w io.Writer, r *rollout.Rollout, service string, s rollout.CapacitySample, wide bool) error {
-	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s), wide)
+	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s, "desired"), wide)
 }
 
-func capacityText(s rollout.CapacitySample) string {
-	return fmt.Sprintf("ready endpoints %d of %d desired, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
+// capacityText is a Service's endpoint count in words, of what its Desired
+// is ("desired", "ready at start").
+func capacityText(s rollout.CapacitySample, of string) string {
+	return fmt.Sprintf("ready endpoints %d of %d %s, %d serving while terminating", s.Ready, s.Desired, of, s.ServingTerminating)
 }
 
 // WriteStatusLine writes a rollout-level change as a live line.

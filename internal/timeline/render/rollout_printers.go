@@ -35,7 +35,7 @@ func RolloutJSONPrinter(out io.Writer) rollout.Printer {
 			enc(WorkloadJSONLine{Pod: tl.Pod, JSONEvent: jsonEvent(clock(r), e)})
 		},
 		Capacity: func(r *rollout.Rollout, service string, s rollout.CapacitySample) {
-			enc(capacityJSON(clock(r), service, s, capacityText(s)))
+			enc(capacityJSON(clock(r), service, s, capacityText(s, "desired")))
 		},
 		Status: func(r *rollout.Rollout, s rollout.StatusChange) {
 			enc(WorkloadJSONLine{Pod: s.Pod,
