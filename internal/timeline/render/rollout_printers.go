@@ -2,6 +2,7 @@ package render
 
 import (
 	"io"
+	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -10,16 +11,27 @@ import (
 
 // RolloutLinePrinter returns the rollout.Printer of the text output: each
 // change of a rollout as a line on out as it happens, fitting LineWidth
-// columns (its message cut, a note wrapped) unless wide.
+// columns (its message cut, a note wrapped) unless wide: milliseconds
+// since the rollout's start (wide adds the server's time), what it is
+// about (a pod, a Service, the workload), the track and the message.
 func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
+	line := func(r *rollout.Rollout, at time.Time, initial bool, server time.Time, subject, track, msg string) {
+		_ = writeColumns(out, LineWidth, clockHead(msColumn(clock(r), at, initial), serverColumn(server), wide), subject, 28, track, msg, wide)
+	}
 	return rollout.Printer{
 		PodEvent: func(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			_ = WriteWorkloadLine(out, r, tl, e, wide)
+			line(r, e.Recv, e.Initial, e.Server, tl.Pod, trackText(e.Track), e.Message)
 		},
 		Capacity: func(r *rollout.Rollout, service string, s rollout.CapacitySample) {
-			_ = WriteCapacityLine(out, r, service, s, wide)
+			line(r, s.Recv, s.Initial, time.Time{}, "Service "+service, "capacity", capacityText(s, "desired"))
 		},
-		Status:   func(r *rollout.Rollout, s rollout.StatusChange) { _ = WriteStatusLine(out, r, s, wide) },
+		Status: func(r *rollout.Rollout, s rollout.StatusChange) {
+			subject := r.Workload.String()
+			if s.Pod != "" {
+				subject = s.Pod
+			}
+			line(r, s.Recv, false, time.Time{}, subject, "rollout", s.Message)
+		},
 		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteGapLine(out, clock(r), g, wide) },
 		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, wide) },
 		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { _ = WriteRequestsLine(out, clock(r), l, wide) },
