@@ -69,58 +69,68 @@ func jsonGap(tl *timeline.Timeline, g timeline.Gap) *JSONGap {
 	return &JSONGap{Stream: g.Stream, FromMs: msPtr(tl, g.From), ToMs: msPtr(tl, g.To), Relisted: g.Relisted, Reason: g.Reason, Stalled: g.Stalled}
 }
 
-// WriteJSONEvent writes one event as a JSON line.
-func WriteJSONEvent(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
-	return termsafe.NewJSONEncoder(w).Encode(JSONEvent{
+// jsonGaps is gaps on tl's clock, [] when none.
+func jsonGaps(tl *timeline.Timeline, gaps []timeline.Gap) []JSONGap {
+	out := []JSONGap{}
+	for _, g := range gaps {
+		out = append(out, *jsonGap(tl, g))
+	}
+	return out
+}
+
+// jsonEvent is event e on tl's clock, as every watch's -o json writes it.
+func jsonEvent(tl *timeline.Timeline, e timeline.Event) JSONEvent {
+	return JSONEvent{
 		Type: "event", Ms: msPtr(tl, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
 		Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
 		Endpoint: e.Endpoint, OthersReady: e.OthersReady, Initial: e.Initial,
-	})
+	}
+}
+
+// WriteJSONEvent writes one event as a JSON line.
+func WriteJSONEvent(w io.Writer, tl *timeline.Timeline, e timeline.Event) error {
+	return termsafe.NewJSONEncoder(w).Encode(jsonEvent(tl, e))
+}
+
+// gapAt is when a gap's line is stamped: its opening while To is zero,
+// its closing otherwise.
+func gapAt(g timeline.Gap) time.Time {
+	if g.To.IsZero() {
+		return g.From
+	}
+	return g.To
 }
 
 // WriteJSONGap writes a gap's opening or closing as a JSON line.
 func WriteJSONGap(w io.Writer, tl *timeline.Timeline, g timeline.Gap) error {
-	at := g.From
-	if !g.To.IsZero() {
-		at = g.To
-	}
+	at := gapAt(g)
 	return termsafe.NewJSONEncoder(w).Encode(JSONEvent{Type: "gap", Ms: msPtr(tl, at), Local: at.Round(0), Gap: jsonGap(tl, g)})
 }
 
 // WriteJSONSummary writes the summary object that ends -o json.
 func WriteJSONSummary(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	s := JSONSummary{Type: "summary", Namespace: tl.Namespace, Pod: tl.Pod, UID: tl.UID, T0Source: tl.T0Source,
-		GracePeriodSeconds: tl.GracePeriodSeconds, Services: tl.Services, Verdict: v, Gaps: []JSONGap{}, Notes: tl.Notes}
-	if s.Services == nil {
-		s.Services = []string{}
-	}
-	if s.Notes == nil {
-		s.Notes = []string{}
-	}
-	s.Verdict = nonNilLists(s.Verdict)
-	for _, g := range tl.Gaps {
-		s.Gaps = append(s.Gaps, *jsonGap(tl, g))
-	}
+		GracePeriodSeconds: tl.GracePeriodSeconds, Services: orEmpty(tl.Services), Verdict: nonNilLists(v),
+		Gaps: jsonGaps(tl, tl.Gaps), Notes: orEmpty(tl.Notes)}
 	return termsafe.NewJSONEncoder(w).Encode(s)
 }
 
 // nonNilLists returns v with every nil list made empty, so that -o json
 // writes [] and never null.
 func nonNilLists(v timeline.Verdict) timeline.Verdict {
-	if v.NoReadyEndpoint == nil {
-		v.NoReadyEndpoint = []string{}
-	}
-	if v.Containers == nil {
-		v.Containers = []timeline.ContainerStop{}
-	}
-	if v.Exits == nil {
-		v.Exits = []timeline.Exit{}
-	}
-	if v.Findings == nil {
-		v.Findings = []string{}
-	}
-	if v.PartialStreams == nil {
-		v.PartialStreams = []string{}
-	}
+	v.NoReadyEndpoint = orEmpty(v.NoReadyEndpoint)
+	v.Containers = orEmpty(v.Containers)
+	v.Exits = orEmpty(v.Exits)
+	v.Findings = orEmpty(v.Findings)
+	v.PartialStreams = orEmpty(v.PartialStreams)
 	return v
+}
+
+// orEmpty is s, or an empty list when s is nil: -o json writes [], never
+// null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

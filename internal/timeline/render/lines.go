@@ -60,13 +60,13 @@ const minMessage = 30
 func fitMessage(msg string, room int) string { return CutLine(msg, max(room, minMessage)) }
 
 // writeFitted writes head, msg (cluster text, escaped here) and tail (our
-// own words, never cut) as one line: msg cut to fit LineWidth columns, or
+// own words, never cut) as one line: msg cut to fit width columns, or
 // whole up to MaxLineMessage when wide.
-func writeFitted(w io.Writer, head, msg, tail string, wide bool) error {
+func writeFitted(w io.Writer, width int, head, msg, tail string, wide bool) error {
 	if wide {
 		msg = termsafe.Escape(CutMessage(msg))
 	} else {
-		msg = fitMessage(termsafe.Escape(msg), LineWidth-len([]rune(head))-len([]rune(tail)))
+		msg = fitMessage(termsafe.Escape(msg), width-len([]rune(head))-len([]rune(tail)))
 	}
 	_, err := io.WriteString(w, head+msg+tail+"\n")
 	return err
@@ -82,7 +82,7 @@ func WriteLine(w io.Writer, tl *timeline.Timeline, e timeline.Event, wide bool) 
 
 // writeEventLine is WriteLine with tail after the message, never cut.
 func writeEventLine(w io.Writer, tl *timeline.Timeline, e timeline.Event, tail string, wide bool) error {
-	return writeFitted(w, clockHead(msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), wide)+fmt.Sprintf("%-13s  ", trackText(e.Track)), e.Message, tail, wide)
+	return writeFitted(w, LineWidth, clockHead(msColumn(tl, e.Recv, e.Initial), serverColumn(e.Server), wide)+fmt.Sprintf("%-13s  ", trackText(e.Track)), e.Message, tail, wide)
 }
 
 // WritePreStopWait writes, after a container's Killing line, the wait its
@@ -97,7 +97,7 @@ func WritePreStopWait(w io.Writer, tl *timeline.Timeline, e timeline.Event, wide
 		return nil
 	}
 	head := clockHead(msColumn(tl, e.Recv, false), serverColumn(time.Time{}), wide) + fmt.Sprintf("%-13s  ", "waiting")
-	return writeFitted(w, head, fmt.Sprintf("preStop %s of container %s: SIGTERM expected at %+d ms", seconds(ps.Delay), e.Container, ms+ps.Delay.Milliseconds()), "", wide)
+	return writeFitted(w, LineWidth, head, fmt.Sprintf("preStop %s of container %s: SIGTERM expected at %+d ms", seconds(ps.Delay), e.Container, ms+ps.Delay.Milliseconds()), "", wide)
 }
 
 // seconds is d as "10 s", "1.5 s".
@@ -124,11 +124,7 @@ func CutMessage(s string) string {
 // is zero, its closing otherwise; cut to fit LineWidth columns (its reason
 // first) unless wide.
 func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap, wide bool) error {
-	at := g.From
-	if !g.To.IsZero() {
-		at = g.To
-	}
-	head := clockHead(msColumn(tl, at, false), noServerTime, wide) + fmt.Sprintf("%-13s  ", "watch")
+	head := clockHead(msColumn(tl, gapAt(g), false), noServerTime, wide) + fmt.Sprintf("%-13s  ", "watch")
 	_, err := io.WriteString(w, head+gapText(g, narrowRoom(LineWidth-len(head), wide))+"\n")
 	return err
 }
@@ -190,17 +186,7 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	if _, err := fmt.Fprintf(w, "\nVerdict for pod %s/%s: %s\n", termsafe.Escape(tl.Namespace), termsafe.Escape(tl.Pod), head); err != nil {
 		return err
 	}
-	for _, f := range v.Findings {
-		if _, err := fmt.Fprintf(w, "  - %s\n", termsafe.Escape(f)); err != nil {
-			return err
-		}
-	}
-	for _, n := range tl.Notes {
-		if _, err := fmt.Fprintf(w, "  note: %s\n", termsafe.Escape(n)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFindings(w, v.Findings, tl.Notes)
 }
 
 // trackText is a track as the text output prints it: "control plane" for

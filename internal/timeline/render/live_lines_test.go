@@ -105,9 +105,10 @@ func TestRolloutLinesOneClockUnlessWide(t *testing.T) {
 		true:  {"  +1492 ms  " + server + "  web-1  ", "  +1492 ms  --:--:--  Service web  ", "  +1492 ms  --:--:--  deployment/web  "},
 	} {
 		var b bytes.Buffer
-		_ = render.WriteWorkloadLine(&b, r, tl, e, wide)
-		_ = render.WriteCapacityLine(&b, r, "web", rollout.CapacitySample{Recv: e.Recv, Ready: 2, Desired: 3}, wide)
-		_ = render.WriteStatusLine(&b, r, rollout.StatusChange{Recv: e.Recv, Message: "rolled out"}, wide)
+		p := render.RolloutLinePrinter(&b, wide)
+		p.PodEvent(r, tl, e)
+		p.Capacity(r, "web", rollout.CapacitySample{Recv: e.Recv, Ready: 2, Desired: 3})
+		p.Status(r, rollout.StatusChange{Recv: e.Recv, Message: "rolled out"})
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 		for i, l := range lines {
 			if i >= len(want) || !strings.HasPrefix(l, want[i]) {

@@ -21,14 +21,7 @@ func mermaidText(s string) string {
 // as dates from the Unix epoch (dateFormat x) so the axis reads seconds.
 func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	var b strings.Builder
-	b.WriteString("gantt\n")
-	fmt.Fprintf(&b, "    title Termination of pod %s/%s\n", mermaidText(tl.Namespace), mermaidText(tl.Pod))
-	b.WriteString("    dateFormat x\n")
-	if chartSpan(tl, v) > 60000 {
-		b.WriteString("    axisFormat %M:%S\n")
-	} else {
-		b.WriteString("    axisFormat %S.%L s\n")
-	}
+	writeMermaidHead(&b, fmt.Sprintf("Termination of pod %s/%s", mermaidText(tl.Namespace), mermaidText(tl.Pod)), chartSpan(tl, v))
 	b.WriteString("    section control plane\n")
 	b.WriteString("    delete requested :milestone, 0, 0ms\n")
 	if v.BehindService && v.EndpointOutMs != nil {
@@ -49,21 +42,24 @@ func WriteMermaid(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	}
 	b.WriteString("    section kubelet\n")
 	writeMermaidKubelet(&b, v)
-	if v.WindowMs != nil && v.BehindService && v.EndpointOutMs != nil && v.StopMs != nil {
-		b.WriteString("    section verdict\n")
-		from, to := min(*v.EndpointOutMs, *v.StopMs), max(*v.EndpointOutMs, *v.StopMs)
-		writeMermaidWindow(&b, v.Raced(), v.WindowShort(), *v.WindowMs, from, to)
-	}
+	writeMermaidWindow(&b, "    section verdict\n", v, v.Raced(), v.WindowShort())
 	writeMermaidRequests(&b, v.Requests)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// writeMermaidWindow draws the window between the endpoint leaving and the
-// app told to stop, from and to in ms, as the verdict judged it (one rule,
-// pkg/timeline's): a race and a window too short are risks (crit), a
-// negative window judged neither an order unknown, any other a margin.
-func writeMermaidWindow(b *strings.Builder, raced, short bool, windowMs, from, to int64) {
+// writeMermaidWindow draws, after head, the window of v between the
+// endpoint leaving and the app told to stop, when v has one, as the
+// verdict judged it (one rule, pkg/timeline's): a race and a window too
+// short are risks (crit), a negative window judged neither an order
+// unknown, any other a margin.
+func writeMermaidWindow(b *strings.Builder, head string, v timeline.Verdict, raced, short bool) {
+	if v.WindowMs == nil || !v.BehindService || v.EndpointOutMs == nil || v.StopMs == nil {
+		return
+	}
+	b.WriteString(head)
+	windowMs := *v.WindowMs
+	from, to := min(*v.EndpointOutMs, *v.StopMs), max(*v.EndpointOutMs, *v.StopMs)
 	switch {
 	case raced:
 		fmt.Fprintf(b, "    race window %d ms :crit, %d, %dms\n", -windowMs, from, max(to-from, 1))

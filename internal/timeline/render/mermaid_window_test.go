@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // TestMermaidWindowFollowsTheVerdict: the chart marks a window as the
@@ -22,7 +24,8 @@ func TestMermaidWindowFollowsTheVerdict(t *testing.T) {
 	}
 	for _, c := range cases {
 		var b strings.Builder
-		writeMermaidWindow(&b, c.raced, c.short, c.window, 100, 114)
+		v := timeline.Verdict{BehindService: true, WindowMs: &c.window, EndpointOutMs: ptr(100), StopMs: ptr(114)}
+		writeMermaidWindow(&b, "", v, c.raced, c.short)
 		if b.String() != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, b.String(), c.want)
 		}

@@ -53,43 +53,42 @@ type NodeLines struct {
 // (the workload is in the table at the end); o.Wide prints every column,
 // whole names and the whole message.
 func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
+	width := LineWidth - o.StampWidth
+	// clock is the columns of a line's clock: none under a stamp, unless
+	// wide, which adds the server's time.
+	clock := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time) string {
+		if o.Stamped && !o.Wide {
+			return ""
+		}
+		return clockHead(msColumn(nodeClock(w), at, initial), serverColumn(server), o.Wide)
+	}
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
-		if o.Wide {
-			_, _ = fmt.Fprintf(out, "%10s  %s  %-14s  %-28s  %-28s  %-13s  %s\n", msColumn(nodeClock(w), at, initial), serverColumn(server),
-				termsafe.Escape(node), termsafe.Escape(workload), termsafe.Escape(subject), track, termsafe.Escape(CutMessage(msg)))
-			return
-		}
-		room := LineWidth - o.StampWidth - minMessage // for the columns before the message
-		var pre string
-		if !o.Stamped {
-			pre = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), at, initial))
-		}
-		if len(w.Nodes) > 1 { // one node is named in the summary
+		pre, pad := clock(w, at, initial, server), 36
+		switch {
+		case o.Wide:
+			pre, pad = pre+fmt.Sprintf("%-14s  %-28s  ", termsafe.Escape(node), termsafe.Escape(workload)), 28
+		case len(w.Nodes) > 1: // one node is named in the summary
 			pre += fmt.Sprintf("%-14s  ", ElideName(termsafe.Escape(node), MaxName))
 		}
-		post := fmt.Sprintf("  %-13s  ", track)
-		subjectRoom := min(MaxName, room-len([]rune(pre))-len(post))
-		subject = ElideName(termsafe.Escape(subject), subjectRoom)
-		head := pre + fmt.Sprintf("%-*s", min(36, subjectRoom), subject) + post
-		_, _ = fmt.Fprintf(out, "%s%s\n", head, fitMessage(termsafe.Escape(msg), LineWidth-o.StampWidth-len([]rune(head))))
+		_ = writeColumns(out, width, pre, subject, pad, track, msg, o.Wide)
 	}
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
 			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Namespace+"/"+tl.Pod, trackText(e.Track), e.Message)
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
-			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", nodeCapacityText(s))
+			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", capacityText(s, "ready at start"))
 		},
 		Gap: func(w *nodewatch.Watch, g timeline.Gap) {
 			if o.Stamped && !o.Wide { // the stamp is the line's clock
 				head := fmt.Sprintf("%-13s  ", "watch")
-				_, _ = fmt.Fprintf(out, "%s%s\n", head, gapText(g, LineWidth-o.StampWidth-len(head)))
+				_, _ = fmt.Fprintf(out, "%s%s\n", head, gapText(g, width-len(head)))
 				return
 			}
 			_ = WriteGapLine(out, nodeClock(w), g, o.Wide)
 		},
 		Note: func(_ *nodewatch.Watch, msg string) {
-			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(LineWidth-o.StampWidth, o.Wide)))
+			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(width, o.Wide)))
 		},
 		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
 			if o.Wide {
@@ -97,18 +96,10 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 				return
 			}
 			// No pod column: the drainer's words get its room.
-			head := fmt.Sprintf("%-13s  ", "node")
-			if !o.Stamped {
-				head = fmt.Sprintf("%10s  ", msColumn(nodeClock(w), e.Recv, false)) + head
-			}
-			msg := termsafe.Escape("Node " + e.Node + ": " + e.String())
-			_, _ = fmt.Fprintf(out, "%s%s\n", head, fitMessage(msg, LineWidth-o.StampWidth-len([]rune(head))))
+			head := clock(w, e.Recv, false, time.Time{}) + fmt.Sprintf("%-13s  ", "node")
+			_ = writeFitted(out, width, head, "Node "+e.Node+": "+e.String(), "", false)
 		},
 	}
-}
-
-func nodeCapacityText(s rollout.CapacitySample) string {
-	return fmt.Sprintf("ready endpoints %d of %d ready at start, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
 }
 
 // kindName is a workload as the drain's preflight table writes it beside

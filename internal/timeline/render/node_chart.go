@@ -43,9 +43,7 @@ func WriteNodeChart(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) erro
 		}
 	}
 	b.WriteString("  axis starts at the first deletion seen on the nodes (0); one row a workload, its pods laid over each other\n")
-	b.WriteString("  D deletion seen  - terminating  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
-	b.WriteString("  E endpoint out of every ready set  # race (stopped while still routed)  G object gone\n")
-	b.WriteString("  ready: ready endpoints of the Service over time, one row a count (* at or above it)\n")
+	b.WriteString(podRowsLegend)
 	_, err := io.WriteString(out, b.String())
 	return err
 }

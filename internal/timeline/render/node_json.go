@@ -2,7 +2,6 @@ package render
 
 import (
 	"io"
-	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
@@ -36,22 +35,15 @@ func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
 	enc := func(l NodeJSONLine) { _ = termsafe.NewJSONEncoder(out).Encode(l) }
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			c := nodeClock(w)
-			enc(NodeJSONLine{Node: node, Workload: workloadName(r), WorkloadJSONLine: WorkloadJSONLine{Pod: tl.Pod, JSONEvent: JSONEvent{
-				Type: "event", Ms: msPtr(c, e.Recv), Local: e.Recv.Round(0), Server: e.Server, Track: e.Track, Kind: e.Kind,
-				Message: e.Message, Container: e.Container, ExitCode: e.ExitCode, Service: e.Service, Slice: e.Slice,
-				Endpoint: e.Endpoint, Initial: e.Initial}}})
+			ev := jsonEvent(nodeClock(w), e)
+			ev.OthersReady = nil // watch node -o json has never carried it
+			enc(NodeJSONLine{Node: node, Workload: workloadName(r), WorkloadJSONLine: WorkloadJSONLine{Pod: tl.Pod, JSONEvent: ev}})
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
-			enc(NodeJSONLine{WorkloadJSONLine: WorkloadJSONLine{
-				JSONEvent: JSONEvent{Type: "capacity", Ms: msPtr(nodeClock(w), s.Recv), Local: s.Recv.Round(0), Service: service,
-					Message: nodeCapacityText(s), Initial: s.Initial},
-				Capacity: &JSONCapacity{Ready: s.Ready, ServingTerminating: s.ServingTerminating, Desired: s.Desired}}})
+			enc(NodeJSONLine{WorkloadJSONLine: capacityJSON(nodeClock(w), service, s, capacityText(s, "ready at start"))})
 		},
-		Gap: func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, nodeClock(w), g) },
-		Note: func(_ *nodewatch.Watch, msg string) {
-			enc(NodeJSONLine{WorkloadJSONLine: WorkloadJSONLine{JSONEvent: JSONEvent{Type: "note", Local: time.Now().Round(0), Message: msg}}})
-		},
+		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, nodeClock(w), g) },
+		Note: func(_ *nodewatch.Watch, msg string) { enc(NodeJSONLine{WorkloadJSONLine: noteJSON(msg)}) },
 		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
 			enc(NodeJSONLine{Node: e.Node, NodeEvent: &e, WorkloadJSONLine: WorkloadJSONLine{JSONEvent: JSONEvent{
 				Type: "node-event", Ms: msPtr(nodeClock(w), e.Recv), Local: e.Recv.Round(0), Server: e.Time, Message: e.String()}}})
@@ -61,15 +53,7 @@ func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
 
 // WriteNodeJSONSummary writes the summary object that ends -o json.
 func WriteNodeJSONSummary(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
-	s := NodeJSONSummary{Type: "summary", Nodes: w.Nodes, Deleted: w.NodesDeleted, Verdict: v, Gaps: []JSONGap{}, Notes: w.Notes}
-	if s.Deleted == nil {
-		s.Deleted = []string{}
-	}
-	if s.Notes == nil {
-		s.Notes = []string{}
-	}
-	for _, g := range w.Gaps {
-		s.Gaps = append(s.Gaps, *jsonGap(nodeClock(w), g))
-	}
+	s := NodeJSONSummary{Type: "summary", Nodes: w.Nodes, Deleted: orEmpty(w.NodesDeleted), Verdict: v,
+		Gaps: jsonGaps(nodeClock(w), w.Gaps), Notes: orEmpty(w.Notes)}
 	return termsafe.NewJSONEncoder(out).Encode(s)
 }

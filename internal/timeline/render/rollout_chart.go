@@ -93,15 +93,19 @@ func WriteRolloutChart(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error
 		fmt.Fprintf(&b, "%-*s%s\n", width+2, "requests", strings.TrimRight(string(row), " "))
 	}
 	b.WriteString("  axis starts at the rollout's start (0); one row a terminated pod\n")
-	b.WriteString("  D deletion seen  - terminating  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n")
-	b.WriteString("  E endpoint out of every ready set  # race (stopped while still routed)  G object gone\n")
-	b.WriteString("  ready: ready endpoints of the Service over time, one row a count (* at or above it)\n")
+	b.WriteString(podRowsLegend)
 	if r.ProbeURL != "" {
 		b.WriteString("  requests: . all ok  x a request started here failed\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// podRowsLegend explains the marks of podRow and the rows of writeStepRows,
+// in the rollout's chart and the drain's.
+const podRowsLegend = "  D deletion seen  - terminating  ~ preStop  T SIGTERM (estimated)  = shutting down  X exit  ! SIGKILL\n" +
+	"  E endpoint out of every ready set  # race (stopped while still routed)  G object gone\n" +
+	"  ready: ready endpoints of the Service over time, one row a count (* at or above it)\n"
 
 // chartLabel keeps the end of a long pod name, where its unique suffix is,
 // escaped for the terminal after the cut (a cut inside a rune leaves bytes

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
@@ -17,40 +16,24 @@ import (
 // line helpers of `watch pod` print milliseconds since the rollout's start.
 func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
 
-// writeSubjectLine writes one live line: milliseconds since the rollout's
-// start, what it is about (a pod, a Service, the workload), the track, and
-// the message, escaped; unless wide, the subject elided and the message
-// cut to fit LineWidth columns; wide adds the server's time (server).
-func writeSubjectLine(w io.Writer, ms, server, subject, track, msg string, wide bool) error {
-	pre, post := clockHead(ms, server, wide), fmt.Sprintf("  %-13s  ", track)
+// writeColumns writes pre (the columns before the subject, escaped),
+// subject padded to pad columns, the track and msg as one line of the
+// rollout and node watches, fitting width columns unless wide: subject
+// elided (and its padding cut) to leave msg minMessage columns, msg cut.
+func writeColumns(w io.Writer, width int, pre, subject string, pad int, track, msg string, wide bool) error {
+	post := fmt.Sprintf("  %-13s  ", track)
 	subject = termsafe.Escape(subject)
 	if !wide {
-		subject = ElideName(subject, min(MaxName, LineWidth-len(pre)-len(post)-minMessage))
+		room := min(MaxName, width-len([]rune(pre))-len(post)-minMessage)
+		subject, pad = ElideName(subject, room), min(pad, room)
 	}
-	return writeFitted(w, pre+fmt.Sprintf("%-28s", subject)+post, msg, "", wide)
+	return writeFitted(w, width, pre+fmt.Sprintf("%-*s", pad, subject)+post, msg, "", wide)
 }
 
-// WriteWorkloadLine writes one pod's event as a live line, the pod named.
-func WriteWorkloadLine(w io.Writer, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event, wide bool) error {
-	return writeSubjectLine(w, msColumn(clock(r), e.Recv, e.Initial), serverColumn(e.Server), tl.Pod, trackText(e.Track), e.Message, wide)
-}
-
-// WriteCapacityLine writes a Service's new endpoint count as a live line.
-func WriteCapacityLine(w io.Writer, r *rollout.Rollout, service string, s rollout.CapacitySample, wide bool) error {
-	return writeSubjectLine(w, msColumn(clock(r), s.Recv, s.Initial), serverColumn(time.Time{}), "Service "+service, "capacity", capacityText(s), wide)
-}
-
-func capacityText(s rollout.CapacitySample) string {
-	return fmt.Sprintf("ready endpoints %d of %d desired, %d serving while terminating", s.Ready, s.Desired, s.ServingTerminating)
-}
-
-// WriteStatusLine writes a rollout-level change as a live line.
-func WriteStatusLine(w io.Writer, r *rollout.Rollout, s rollout.StatusChange, wide bool) error {
-	subject := r.Workload.String()
-	if s.Pod != "" {
-		subject = s.Pod
-	}
-	return writeSubjectLine(w, msColumn(clock(r), s.Recv, false), serverColumn(time.Time{}), subject, "rollout", s.Message, wide)
+// capacityText is a Service's endpoint count in words, of what its Desired
+// is ("desired", "ready at start").
+func capacityText(s rollout.CapacitySample, of string) string {
+	return fmt.Sprintf("ready endpoints %d of %d %s, %d serving while terminating", s.Ready, s.Desired, of, s.ServingTerminating)
 }
 
 // WriteRolloutTable writes one row per terminated pod: when its deletion

@@ -31,10 +31,7 @@ func writeMermaidPods(b *strings.Builder, prefix string, v rollout.Verdict) {
 			fmt.Fprintf(b, "    out of every ready set %+d ms :milestone, %d, 0ms\n", *sv.EndpointOutMs, *sv.EndpointOutMs)
 		}
 		writeMermaidKubelet(b, sv)
-		if sv.WindowMs != nil && sv.BehindService && sv.EndpointOutMs != nil && sv.StopMs != nil {
-			from, to := min(*sv.EndpointOutMs, *sv.StopMs), max(*sv.EndpointOutMs, *sv.StopMs)
-			writeMermaidWindow(b, p.Raced, p.WindowTooShort, *sv.WindowMs, from, to)
-		}
+		writeMermaidWindow(b, "", sv, p.Raced, p.WindowTooShort)
 	}
 }
 

@@ -2,90 +2,59 @@ package render
 
 import (
 	"io"
+	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// RolloutLinePrinter returns the rollout.Printer of the text output: a
-// WorkloadLinePrinter on out, its lines whole when wide.
+// RolloutLinePrinter returns the rollout.Printer of the text output: each
+// change of a rollout as a line on out as it happens, fitting LineWidth
+// columns (its message cut, a note wrapped) unless wide: milliseconds
+// since the rollout's start (wide adds the server's time), what it is
+// about (a pod, a Service, the workload), the track and the message.
 func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
-	p := WorkloadLinePrinter{W: out, Wide: wide}
-	return rollout.Printer{PodEvent: p.PodEvent, Capacity: p.Capacity, Status: p.Status, Gap: p.Gap, Note: p.Note, Requests: p.Requests}
+	line := func(r *rollout.Rollout, at time.Time, initial bool, server time.Time, subject, track, msg string) {
+		_ = writeColumns(out, LineWidth, clockHead(msColumn(clock(r), at, initial), serverColumn(server), wide), subject, 28, track, msg, wide)
+	}
+	return rollout.Printer{
+		PodEvent: func(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
+			line(r, e.Recv, e.Initial, e.Server, tl.Pod, trackText(e.Track), e.Message)
+		},
+		Capacity: func(r *rollout.Rollout, service string, s rollout.CapacitySample) {
+			line(r, s.Recv, s.Initial, time.Time{}, "Service "+service, "capacity", capacityText(s, "desired"))
+		},
+		Status: func(r *rollout.Rollout, s rollout.StatusChange) {
+			subject := r.Workload.String()
+			if s.Pod != "" {
+				subject = s.Pod
+			}
+			line(r, s.Recv, false, time.Time{}, subject, "rollout", s.Message)
+		},
+		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteGapLine(out, clock(r), g, wide) },
+		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, wide) },
+		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { _ = WriteRequestsLine(out, clock(r), l, wide) },
+	}
 }
 
-// RolloutJSONPrinter returns the rollout.Printer of -o json: a
-// WorkloadJSONPrinter on out.
+// RolloutJSONPrinter returns the rollout.Printer of -o json: one JSON
+// object a line on out as things happen.
 func RolloutJSONPrinter(out io.Writer) rollout.Printer {
-	p := WorkloadJSONPrinter{W: out}
-	return rollout.Printer{PodEvent: p.PodEvent, Capacity: p.Capacity, Status: p.Status, Gap: p.Gap, Note: p.Note, Requests: p.Requests}
-}
-
-// WorkloadLinePrinter prints each change of a rollout as a line as it
-// happens, fitting LineWidth columns (its message cut, a note wrapped)
-// unless Wide.
-type WorkloadLinePrinter struct {
-	W    io.Writer
-	Wide bool
-}
-
-// PodEvent prints a pod's change.
-func (p WorkloadLinePrinter) PodEvent(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-	_ = WriteWorkloadLine(p.W, r, tl, e, p.Wide)
-}
-
-// Capacity prints a Service's new endpoint count.
-func (p WorkloadLinePrinter) Capacity(r *rollout.Rollout, service string, s rollout.CapacitySample) {
-	_ = WriteCapacityLine(p.W, r, service, s, p.Wide)
-}
-
-// Status prints a rollout-level change.
-func (p WorkloadLinePrinter) Status(r *rollout.Rollout, s rollout.StatusChange) {
-	_ = WriteStatusLine(p.W, r, s, p.Wide)
-}
-
-// Gap prints a gap's opening or closing.
-func (p WorkloadLinePrinter) Gap(r *rollout.Rollout, g timeline.Gap) {
-	_ = WriteGapLine(p.W, clock(r), g, p.Wide)
-}
-
-// Note prints a remark, wrapped to LineWidth columns unless Wide.
-func (p WorkloadLinePrinter) Note(_ *rollout.Rollout, msg string) { _ = writeNote(p.W, msg, p.Wide) }
-
-// WorkloadJSONPrinter prints one JSON object per line as things happen.
-type WorkloadJSONPrinter struct{ W io.Writer }
-
-// PodEvent prints a pod's change.
-func (p WorkloadJSONPrinter) PodEvent(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-	_ = WriteWorkloadJSONEvent(p.W, r, tl, e)
-}
-
-// Capacity prints a Service's new endpoint count.
-func (p WorkloadJSONPrinter) Capacity(r *rollout.Rollout, service string, s rollout.CapacitySample) {
-	_ = WriteWorkloadJSONCapacity(p.W, r, service, s)
-}
-
-// Status prints a rollout-level change.
-func (p WorkloadJSONPrinter) Status(r *rollout.Rollout, s rollout.StatusChange) {
-	_ = WriteWorkloadJSONStatus(p.W, r, s)
-}
-
-// Gap prints a gap's opening or closing.
-func (p WorkloadJSONPrinter) Gap(r *rollout.Rollout, g timeline.Gap) {
-	_ = WriteWorkloadJSONGap(p.W, r, g)
-}
-
-// Note prints a remark.
-func (p WorkloadJSONPrinter) Note(_ *rollout.Rollout, msg string) {
-	_ = WriteWorkloadJSONNote(p.W, msg)
-}
-
-// Requests prints a bucket of the probe's requests.
-func (p WorkloadLinePrinter) Requests(r *rollout.Rollout, l timeline.RequestLine) {
-	_ = WriteRequestsLine(p.W, clock(r), l, p.Wide)
-}
-
-// Requests prints a bucket of the probe's requests.
-func (p WorkloadJSONPrinter) Requests(r *rollout.Rollout, l timeline.RequestLine) {
-	JSONPrinter(p).Requests(clock(r), l)
+	enc := func(l WorkloadJSONLine) { _ = termsafe.NewJSONEncoder(out).Encode(l) }
+	return rollout.Printer{
+		PodEvent: func(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
+			enc(WorkloadJSONLine{Pod: tl.Pod, JSONEvent: jsonEvent(clock(r), e)})
+		},
+		Capacity: func(r *rollout.Rollout, service string, s rollout.CapacitySample) {
+			enc(capacityJSON(clock(r), service, s, capacityText(s, "desired")))
+		},
+		Status: func(r *rollout.Rollout, s rollout.StatusChange) {
+			enc(WorkloadJSONLine{Pod: s.Pod,
+				JSONEvent: JSONEvent{Type: "status", Ms: msPtr(clock(r), s.Recv), Local: s.Recv.Round(0), Message: s.Message}})
+		},
+		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteJSONGap(out, clock(r), g) },
+		Note:     func(_ *rollout.Rollout, msg string) { enc(noteJSON(msg)) },
+		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { JSONPrinter{W: out}.Requests(clock(r), l) },
+	}
 }

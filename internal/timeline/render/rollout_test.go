@@ -53,7 +53,7 @@ func TestRolloutRenderers(t *testing.T) {
 func TestWorkloadJSONLines(t *testing.T) {
 	r := rollouttest.Rollout(t)
 	var b bytes.Buffer
-	p := render.WorkloadJSONPrinter{W: &b}
+	p := render.RolloutJSONPrinter(&b)
 	p.PodEvent(r, r.Pods[1], r.Pods[1].Events[0])
 	p.Capacity(r, "web", r.Capacity[0].Samples[1])
 	p.Status(r, rollout.StatusChange{Recv: timelinetest.At(0), Message: "restart sent"})
@@ -100,7 +100,7 @@ func TestWorkloadJSONOthersReady(t *testing.T) {
 		if err := render.WriteJSONEvent(&pod, tl, e); err != nil {
 			t.Fatal(err)
 		}
-		render.WorkloadJSONPrinter{W: &workload}.PodEvent(r, tl, e)
+		render.RolloutJSONPrinter(&workload).PodEvent(r, tl, e)
 		var fromPod, fromWorkload map[string]any
 		if err := json.Unmarshal(pod.Bytes(), &fromPod); err != nil {
 			t.Fatal(err)
