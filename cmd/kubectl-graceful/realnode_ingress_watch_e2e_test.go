@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -215,14 +217,16 @@ func TestRealDrainWatchReadsIngressController(t *testing.T) {
 }
 
 // TestWatchPodNamesTheProxyWhenItIsTheSlowOne: a pod whose preStop (1 s)
-// outlasts kube-proxy's convergence but not the Ingress controller's,
-// while another Ingress of the namespace changes every 500 ms so that the
-// proxy's 2 s throttle holds its configuration back (docs/ingress.md).
-// The test's own loops send requests to the pod's Service both through
-// kube-proxy (its ClusterIP) and through the proxy. Once a run shows the
-// proxy's own loss (a 502 through it, none through kube-proxy; at most
-// three runs), the verdict must name the proxy: a race with it, or that
-// the order cannot be told; never that it stopped first.
+// outlasts kube-proxy's convergence but not the Ingress controller's. The
+// test changes another Ingress of the namespace, waits until the proxy
+// runs that change, and deletes the pod at once: its 2 s throttle then
+// holds the pod's fencing back for nearly 2 s (docs/ingress.md). The
+// test's own loops send requests to the pod's Service both through
+// kube-proxy (its ClusterIP) and through the proxy while `watch pod
+// --ingress-api` follows. Once a run shows the proxy's own loss (a 502
+// through it, none through kube-proxy; at most three runs), the verdict
+// must name the proxy: a race with it, or that the order cannot be told;
+// never that it stopped first.
 func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
 	env := e2e.Cluster(t)
 	env.RealNodes(t)
@@ -233,7 +237,7 @@ func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
 		PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 1}}})
 	t.Cleanup(func() { deleteRealApp(env, ns, name) })
 	createIngress(t, env, ns, name, "/"+name)
-	churn := ingressTo(name+"-churn", name, "/"+name+"-a")
+	churn := ingressTo(name+"-churn", name, "/"+name+"-c0")
 	if _, err := env.Client.NetworkingV1().Ingresses(ns).Create(context.Background(), churn, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +247,7 @@ func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
 	for attempt := 1; attempt <= 3; attempt++ {
 		waitSpread(t, env, ns, 2, app)
 		waitIngressServers(t, ns, name, 2)
-		ing, direct, findings := shortPreStopRun(t, env, ns, app, churn.Name)
+		ing, direct, findings := shortPreStopRun(t, env, ns, app, churn.Name, attempt)
 		t.Logf("run %d: through the proxy %d requests, %d failed %v; through kube-proxy %d, %d failed %v; verdict:\n%s",
 			attempt, ing.Sent, len(ing.Failures), ing.Failures, direct.Sent, len(direct.Failures), direct.Failures, findings)
 		if strings.Contains(findings, "the Ingress controller stopped sending the pod new requests at") && len(ing.Failures) > 0 {
@@ -260,38 +264,45 @@ func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
 	t.Fatalf("in 3 runs the proxy never lost a request that kube-proxy did not: the throttle did not hold the proxy back")
 }
 
-// shortPreStopRun deletes one pod of app with watch pod --ingress-api
-// while the test's loops run through the proxy and through kube-proxy
-// and the churn Ingress's path changes every 500 ms; it returns both
-// counts and the verdict's findings.
-func shortPreStopRun(t *testing.T, env *e2e.Env, ns string, app realApp, churn string) (ing, direct *e2e.Requests, findings string) {
+// shortPreStopRun follows one pod of app with watch pod --ingress-api
+// while the test's loops run through the proxy and through kube-proxy;
+// once the watch waits, it changes the churn Ingress's path, waits until
+// the proxy runs it and deletes the pod. It returns both counts and the
+// verdict's findings.
+func shortPreStopRun(t *testing.T, env *e2e.Env, ns string, app realApp, churn string, run int) (ing, direct *e2e.Requests, findings string) {
 	t.Helper()
+	ctx := context.Background()
+	pod := onePodOf(t, env, ns, app.name)
 	stop := make(chan struct{})
 	counts := loopsVia(t, stop, viaIngress, app)
 	directCounts := loops(t, stop, app)
-	churned := make(chan struct{})
-	go func() {
-		defer close(churned)
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(500 * time.Millisecond):
-			}
-			ingObj, err := env.Client.NetworkingV1().Ingresses(ns).Get(context.Background(), churn, metav1.GetOptions{})
-			if err != nil {
-				continue
-			}
-			ingObj.Spec.Rules[0].HTTP.Paths[0].Path = fmt.Sprintf("/%s-%d", app.name, i%2)
-			_, _ = env.Client.NetworkingV1().Ingresses(ns).Update(context.Background(), ingObj, metav1.UpdateOptions{})
-		}
-	}()
-	time.Sleep(2 * time.Second)
-	r := env.Kubectl(t, "graceful", "watch", "pod", onePodOf(t, env, ns, app.name), "-n", ns, "--delete", "--settle", "2s",
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "pod", pod, "-n", ns, "--settle", "2s",
 		"--ingress-api", realnode.IngressAPI(), "-o", "json")
+	w.WaitOutput(t, time.Minute, "waiting for pod")
+	path := fmt.Sprintf("/%s-c%d", app.name, run)
+	obj, err := env.Client.NetworkingV1().Ingresses(ns).Get(ctx, churn, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.Spec.Rules[0].HTTP.Paths[0].Path = path
+	if _, err := env.Client.NetworkingV1().Ingresses(ns).Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e2e.WaitFor(t, 10*time.Second, "the proxy running the churn Ingress's new path", func() bool {
+		resp, err := http.Get(realnode.IngressAPI() + "/api/http/routers?per_page=10000")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(body), path+`\"`) // PathPrefix("PATH"), JSON-escaped
+	})
+	if err := env.Client.CoreV1().Pods(ns).Delete(ctx, pod, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := w.Wait()
 	time.Sleep(time.Second)
 	close(stop)
-	<-churned
 	v, _ := ingressVerdict(t, r.Stdout)
 	return counts()[app.name], directCounts()[app.name], strings.Join(v.Findings, "\n")
 }
