@@ -38,30 +38,42 @@ func (e *evictor) markOf(pod *corev1.Pod) budgetMark {
 // a pod that keeps serving, until the disruption controller drops the
 // entry 2 minutes later (and the disruption controller itself changes the
 // pod then, clearing its DisruptionTarget condition, which makes the next
-// version stale too). It needs the watch to hold a version of pod newer
-// than sent, not terminating and not marked by an eviction under way (both
-// are another client's eviction, which made the entry), and waits at most
-// conflictWait for the budget's watch to show an entry for pod that was
-// not there before the request.
+// version stale too). The version can also go stale inside
+// addConditionAndDeletePod: it writes the DisruptionTarget condition, then
+// deletes with that write's version, so a change between the two leaves
+// the condition True on a pod nobody deletes. A pod showing the condition
+// is therefore given conflictWait to turn terminating (another client's
+// eviction between its two writes) before the budget's entry counts as
+// spent. It needs the watch to hold a version of pod newer than sent and
+// not terminating, and waits at most conflictWait for the budget's watch
+// to show an entry for pod that was not there before the request.
 func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent string, before budgetMark) bool {
 	pdb := e.pdbOf[podKey(listed)]
-	if pod, gone, failed, _ := e.pods.current(listed); pdb == "" || gone || failed != nil || pod.ResourceVersion == sent ||
-		pod.DeletionTimestamp != nil || evictionUnderway(pod) {
+	if pdb == "" {
 		return false
 	}
 	t := time.NewTimer(conflictWait)
 	defer t.Stop()
-	for {
-		_, changed := e.budgets.state(pdb)
-		if now := e.markOf(listed); now.recorded && (!before.recorded || !now.since.Equal(before.since)) {
+	for waited := false; ; {
+		pod, gone, failed, podChanged := e.pods.current(listed)
+		if gone || failed != nil || pod.ResourceVersion == sent || pod.DeletionTimestamp != nil {
+			return false
+		}
+		_, budgetChanged := e.budgets.state(pdb)
+		now := e.markOf(listed)
+		if now.recorded && (!before.recorded || !now.since.Equal(before.since)) && (waited || !evictionUnderway(pod)) {
 			return true
+		}
+		if waited {
+			return false
 		}
 		select {
 		case <-ctx.Done():
 			return false
 		case <-t.C:
-			return false
-		case <-changed:
+			waited = true
+		case <-budgetChanged:
+		case <-podChanged:
 		}
 	}
 }
@@ -102,8 +114,9 @@ func (e *evictor) deleteOnce(ctx context.Context, listed, pod *corev1.Pod, opts 
 // evictionUnderway reports whether pod carries the DisruptionTarget
 // condition an admitted eviction sets just before its delete
 // (addConditionAndDeletePod): another client's eviction, in the instant
-// between the two writes. A refused one sets none, and the disruption
-// controller sets it False when it drops a stale entry.
+// between the two writes, or an eviction (ours too) whose delete then
+// found the pod changed. One refused before that sets none, and the
+// disruption controller sets it False when it drops a stale entry.
 func evictionUnderway(pod *corev1.Pod) bool {
 	return slices.ContainsFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool {
 		return c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue

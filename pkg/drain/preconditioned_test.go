@@ -65,18 +65,25 @@ func TestEvictionOfAPodAnotherDrainEvicted(t *testing.T) {
 // in the budget and then answers 409 (TestStaleVersionSpendsTheBudget
 // shows it doing so). Not terminating in its newer version, the pod the
 // budget let go is deleted (UID alone, the eviction's grace); terminating,
-// it was another client's eviction and is only waited for.
+// it was another client's eviction and is only waited for. With the
+// DisruptionTarget condition an eviction sets before its delete, the pod
+// is given conflictWait to turn terminating (another client's eviction
+// between its two writes); when it does not, that eviction's own delete
+// conflicted (the pod changed between the two writes: our eviction's,
+// under a controller that patches its pods) and the pod is deleted.
 func TestEvictionRefusedAfterTheBudgetRecordedIt(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		terminating bool
-		marked      bool // DisruptionTarget True: another eviction between its two writes
+		marked      bool // DisruptionTarget True: an eviction between its two writes
+		deletedBy   bool // the other client's delete follows the condition
 		wantDeletes int
 		wantBy      GoneBy
 	}{
-		{"the pod still serving: deleted", false, false, 1, GoneByEviction},
-		{"another client evicted it: waited for", true, false, 0, GoneByOther},
-		{"another client's eviction under way: waited for", false, true, 0, GoneByOther},
+		{"the pod still serving: deleted", false, false, false, 1, GoneByEviction},
+		{"another client evicted it: waited for", true, false, false, 0, GoneByOther},
+		{"another client's eviction under way: waited for", false, true, true, 0, GoneByOther},
+		{"the eviction's own delete conflicted: deleted", false, true, false, 1, GoneByEviction},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			listed := webA()
@@ -117,10 +124,16 @@ func TestEvictionRefusedAfterTheBudgetRecordedIt(t *testing.T) {
 					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: newer}})
 				}()
 			}
-			if c.marked {
+			if c.deletedBy {
 				go func() {
-					eventually(t, "a second eviction", func() bool { return evictions(cs) >= 2 })
-					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: newer}})
+					eventually(t, "the first eviction", func() bool { return evictions(cs) >= 1 })
+					time.Sleep(conflictWait / 4)
+					deleting := newer.DeepCopy()
+					now := metav1.Now()
+					deleting.ResourceVersion, deleting.DeletionTimestamp = "9", &now
+					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Modified, Object: deleting}})
+					eventually(t, "the pod waited for", func() bool { return e.tracker.snapshot()[0].State == StateTerminating })
+					e.pods.notice(listwatch.Notice{Kind: listwatch.KindEvent, Event: &watch.Event{Type: watch.Deleted, Object: deleting}})
 				}()
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
