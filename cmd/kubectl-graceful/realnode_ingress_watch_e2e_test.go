@@ -54,6 +54,9 @@ func TestWatchPodReadsIngressController(t *testing.T) {
 			if !kinds["ingress-added"] || !(kinds["ingress-fenced"] || kinds["ingress-removed"]) {
 				t.Fatalf("the timeline lacks the proxy's own view of the pod's server (kinds %v):\n%s\n%s", kinds, r.Stdout, r.Stderr)
 			}
+			if !strings.Contains(r.Stdout+r.Stderr, "routed to by Ingress ") {
+				t.Errorf("the watch does not name the Ingress that routes to the pod:\n%s", r.Stderr)
+			}
 			findings := strings.Join(v.Findings, "\n")
 			t.Logf("verdict (ingressOutMs %v, SIGTERM %v):\n%s", deref(v.IngressOutMs), deref(v.SigtermMs), findings)
 			stoppedFirst := strings.Contains(findings, "the Ingress controller stopped sending the pod new requests at")

@@ -80,7 +80,7 @@ func (st *starter) startIngress(bin string) error {
 	}
 	err = waitFor(st.ctx, 30*time.Second, ingressKey, l, func() error { return getOK(IngressAPI() + "/api/version") })
 	if err == nil {
-		fmt.Fprintf(st.o.Log, "Ingress controller Traefik serving namespace %s at http://%s/ (API %s).\n", IngressNamespace, IngressIP, IngressAPI())
+		fmt.Fprintf(st.o.Log, "Ingress controller Traefik serving namespaces %s, %s at http://%s/ (API %s).\n", IngressNamespace, demoNamespace, IngressIP, IngressAPI())
 	}
 	return err
 }

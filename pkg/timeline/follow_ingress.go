@@ -20,10 +20,10 @@ func (f *follower) routes(ctx context.Context, services []string) {
 		names = append(names, routeText(r))
 	}
 	if f.cfg.IngressAPI != "" {
-		f.say("served through " + strings.Join(names, "; ") + "; reading its controller's API at " + f.cfg.IngressAPI)
+		f.say("routed to by " + strings.Join(names, "; ") + "; reading its controller's API at " + f.cfg.IngressAPI)
 		return
 	}
-	f.note(fmt.Sprintf("served through %s: when its controller stopped sending the pod requests is not read (--ingress-api names Traefik's API), so the window is judged against the EndpointSlice and --propagation, an estimate", strings.Join(names, "; ")))
+	f.note(fmt.Sprintf("routed to by %s: when its controller stopped sending the pod requests is not read (--ingress-api names Traefik's API), so the window is judged against the EndpointSlice and --propagation, an estimate", strings.Join(names, "; ")))
 }
 
 // routeText names an Ingress route with its class and controller.
