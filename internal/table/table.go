@@ -9,6 +9,7 @@ package table
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -62,10 +63,13 @@ func Write(w io.Writer, header []string, rows [][]string, style Style, width int
 }
 
 // narrower returns the new widths of the columns to wrap to take over
-// columns off the table, or nil when none can narrow. The widest column
-// narrows first, one column at a time, so that those narrowed end up
-// alike: first among the last column (the message or cause) and the first
-// (a name), then, if the table is still too wide, among all of them; none
+// columns off the table, or nil when none can narrow. The first column (a
+// namespace/kind/name) narrows first, down to its longest part between
+// slashes, so that the message or cause keeps the room to be read. Then
+// the widest column narrows first, one column at a time, so that those
+// narrowed end up alike: first among the last column (the message or
+// cause) and the first, then, if the table is still too wide, among all
+// of them; none
 // below its longest word first (a header wraps between its words, a name
 // stays whole), then below that too, in the same order (a word is broken
 // only on a terminal too narrow for the table otherwise).
@@ -85,10 +89,12 @@ func narrower(header []string, rows [][]string, over int) map[int]int {
 	for c := range all {
 		all[c], words[c] = c, max(floors[c], longestWord(header, rows, c))
 	}
+	names := slices.Clone(words)
+	names[0] = max(floors[0], longestPath(header, rows, 0))
 	limits := map[int]int{}
 	for _, pass := range []struct {
 		floors, cols []int
-	}{{words, []int{last, 0}}, {words, all}, {floors, []int{last, 0}}, {floors, all}} {
+	}{{names, []int{0}}, {words, []int{last, 0}}, {words, all}, {floors, []int{last, 0}}, {floors, all}} {
 		over = waterFill(widths, pass.floors, pass.cols, over, limits)
 	}
 	if len(limits) == 0 {
@@ -186,14 +192,31 @@ func widest(s string) int {
 // blanks) of column col, header included.
 func longestWord(header []string, rows [][]string, col int) int {
 	n := 0
-	cells := []string{header[col]}
+	for _, c := range append([]string{header[col]}, cellsOf(rows, col)...) {
+		for _, w := range strings.Fields(c) {
+			n = max(n, twwidth.Width(w))
+		}
+	}
+	return n
+}
+
+// cellsOf returns the cells of column col, of the rows that have one.
+func cellsOf(rows [][]string, col int) []string {
+	var cells []string
 	for _, r := range rows {
 		if col < len(r) {
 			cells = append(cells, r[col])
 		}
 	}
-	for _, c := range cells {
-		for _, w := range strings.Fields(c) {
+	return cells
+}
+
+// longestPath returns the display width of the longest word of column col
+// once each word is split after its slashes, where cut breaks a name.
+func longestPath(header []string, rows [][]string, col int) int {
+	n := 0
+	for _, c := range append([]string{header[col]}, cellsOf(rows, col)...) {
+		for _, w := range strings.Fields(strings.ReplaceAll(c, "/", "/ ")) {
 			n = max(n, twwidth.Width(w))
 		}
 	}

@@ -97,6 +97,7 @@ func TestWrap(t *testing.T) {
 		{"x abcdefghij", 4, "x\nabcd\nefgh\nij"},
 		{"keep\nbreaks", 20, "keep\nbreaks"},
 		{"graceful-demo/Deployment/abrupt", 16, "graceful-demo/\nDeployment/\nabrupt"},
+		{"graceful-demo/Deployment/lonely", 14, "graceful-demo/\nDeployment/\nlonely"},
 		{"", 5, ""},
 		{"no limit", 0, "no limit"},
 	}
@@ -127,5 +128,31 @@ func TestManyColumnsWrapHeadersBeforeNames(t *testing.T) {
 		if !strings.Contains(out, word) {
 			t.Errorf("%q broken:\n%s", word, out)
 		}
+	}
+}
+
+// On a terminal too narrow for a finding table, the object's name breaks
+// after its slashes before the message narrows, so that the message, what
+// a reader reads, keeps the wider column.
+func TestNamesBreakAtSlashesBeforeTheMessageNarrows(t *testing.T) {
+	h := []string{"OBJECT", "SEVERITY", "MESSAGE"}
+	msg := "preStop (exec-sleep) takes 40 s but the grace period is 30 s: the kubelet abandons the hook when the grace period runs out"
+	r := [][]string{{"graceful-demo/PodDisruptionBudget/locked", "error", msg}}
+	var b bytes.Buffer
+	if err := Write(&b, h, r, Plain, 80); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], " graceful-demo/ ") {
+		t.Fatalf("got\n%s\nwant the name broken after graceful-demo/", b.String())
+	}
+	msgCol := strings.Index(lines[0], "MESSAGE")
+	for _, l := range lines {
+		if w := twwidth.Width(l); w > 80 {
+			t.Errorf("line of %d columns: %q", w, l)
+		}
+	}
+	if room := 80 - msgCol; room < 2*len("PodDisruptionBudget/") {
+		t.Errorf("the message has %d columns beside a name of at most %d:\n%s", room, len("PodDisruptionBudget/"), b.String())
 	}
 }

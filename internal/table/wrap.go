@@ -51,8 +51,8 @@ func Wrap(s string, limit int) []string {
 	return append(lines, line)
 }
 
-// cut splits word after the most runes that fit in limit columns, at the
-// last "/" or "-" among them when there is one (names read better split
+// cut splits word after the most runes that fit in limit columns, after
+// the last "/" or "-" among them (the last rune included) when there is one (names read better split
 // there), and after at least one rune, so that the loop above always
 // progresses.
 func cut(word string, limit int) (string, string) {
@@ -61,7 +61,7 @@ func cut(word string, limit int) (string, string) {
 	for n < len(runes) && twwidth.Width(string(runes[:n+1])) <= limit {
 		n++
 	}
-	for i := n - 1; i > 0; i-- {
+	for i := n; i > 0; i-- {
 		if runes[i-1] == '/' || runes[i-1] == '-' {
 			n = i
 			break
