@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -20,17 +21,29 @@ import (
 // evictions, in the same process.
 type drainWatch struct {
 	o *drainNodeOptions
-	// clock is o.Out, the one writer of the drain's and the watch's lines.
+	// clock is the one writer of the drain's and the watch's lines: o.Out,
+	// or behind o.Out's lineFitter, narrowed by the stamp, on a terminal.
 	clock *syncWriter
-	stop  context.CancelCauseFunc
-	done  chan struct{}
-	w     *nodewatch.Watch
-	err   error
+	// fitWidth is the terminal's width when o.Out fits lines, else 0.
+	fitWidth int
+	stop     context.CancelCauseFunc
+	done     chan struct{}
+	w        *nodewatch.Watch
+	err      error
 	// watches shares the watch's streams of each node's pods and of the
 	// budgets with the drain (Drainer.Watches): one watch of each, not two.
 	watches *listwatch.Hub
 	// cordons tells the watch which nodes the drain cordoned (events).
 	cordons *ownCordons
+}
+
+// fitted is the clock, fitted to the terminal less margin columns when
+// o.Out was fitted.
+func (dw *drainWatch) fitted(margin int) io.Writer {
+	if dw.fitWidth == 0 {
+		return dw.clock
+	}
+	return lineFitter{w: dw.clock, width: dw.fitWidth - margin}
 }
 
 // events returns ev with dw.cordons told, first, of each cordon and each
@@ -50,13 +63,19 @@ const (
 
 // startWatch starts the node watch and waits until it sees every
 // termination from its start (or watchSetup passed, said so). From then
-// on o.Out is clock, which stamps every line of both.
+// on o.Out is clock, which stamps every line of both; on a terminal the
+// lines are fitted before they are stamped, so that a sentence broken in
+// two keeps its stamp and its indent on both lines.
 func (o *drainNodeOptions) startWatch(ctx context.Context) *drainWatch {
 	clock := &syncWriter{w: o.Out}
-	o.Out = clock
+	dw := &drainWatch{o: o, clock: clock, done: make(chan struct{})}
+	if fit, ok := o.Out.(lineFitter); ok {
+		clock.w, dw.fitWidth = fit.w, fit.width
+	}
+	o.Out = dw.fitted(stampWidth)
 	clock.stamp(time.Now())
 	wctx, stop := context.WithCancelCause(ctx)
-	dw := &drainWatch{o: o, clock: clock, stop: stop, done: make(chan struct{})}
+	dw.stop = stop
 	names := make([]string, 0, len(o.nodes))
 	for _, n := range o.nodes {
 		names = append(names, n.Name)
@@ -120,6 +139,7 @@ func (dw *drainWatch) finish(drainErr error) error {
 		return drainErr
 	}
 	dw.clock.unstamp()
+	o.Out = dw.fitted(0)
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.propagation})
 	if err := nodeWatchSummary(o.width).write(watchSink{out: o.Out}, dw.w, v); err != nil {
 		return err
