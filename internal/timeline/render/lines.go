@@ -189,6 +189,15 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	return writeFindings(w, v.Findings, tl.Notes)
 }
 
+// followsExit reports whether e is a pod condition that the kubelet turns
+// once every container of the pod has ended (reason PodCompleted, in the
+// kubelet's status manager): the exit and phase lines beside it say it
+// already, so the compact live lines leave it out; --wide and -o json
+// keep it.
+func followsExit(e timeline.Event) bool {
+	return e.Kind == timeline.KindCondition && strings.Contains(e.Message, " (PodCompleted)")
+}
+
 // trackText is a track as the text output prints it: "control plane" for
 // the JSON's "control-plane".
 func trackText(t timeline.Track) string { return strings.ReplaceAll(string(t), "-", " ") }

@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -138,5 +139,40 @@ func TestNodeEventLine(t *testing.T) {
 	render.NodeJSONPrinter(&b).NodeEvent(w, e)
 	if !strings.Contains(b.String(), `"type":"node-event"`) || !strings.Contains(b.String(), `"by":"cluster-autoscaler"`) || strings.Contains(b.String(), "\x1b") {
 		t.Errorf("json: %s", b.String())
+	}
+}
+
+// A condition the kubelet turns because every container ended (reason
+// PodCompleted) follows from the exit line: the compact live lines of the
+// three watches leave it out, --wide keeps it, and any other condition
+// is printed.
+func TestLiveLinesLeaveOutConditionsThatFollowTheExit(t *testing.T) {
+	r := rollouttest.Rollout(t)
+	w, _ := drainOf(r)
+	tl := r.Pods[1]
+	completed := timeline.Event{Recv: timelinetest.At(1392), Track: timeline.Kubelet, Kind: timeline.KindCondition, Message: "condition Ready=False (PodCompleted)"}
+	notReady := timeline.Event{Recv: timelinetest.At(1392), Track: timeline.Kubelet, Kind: timeline.KindCondition, Message: "condition Ready=False (ContainersNotReady)"}
+	for _, wide := range []bool{false, true} {
+		printers := map[string]func(io.Writer, timeline.Event){
+			"pod": func(out io.Writer, e timeline.Event) { render.PodLinePrinter(out, wide).Event(tl, e) },
+			"rollout": func(out io.Writer, e timeline.Event) {
+				render.RolloutLinePrinter(out, wide).PodEvent(r, tl, e)
+			},
+			"node": func(out io.Writer, e timeline.Event) {
+				render.NodeLinePrinter(out, render.NodeLines{Wide: wide}).PodEvent(w, "n1", r, tl, e)
+			},
+		}
+		for name, print := range printers {
+			var b bytes.Buffer
+			print(&b, completed)
+			print(&b, notReady)
+			out := b.String()
+			if got := strings.Contains(out, "PodCompleted"); got != wide {
+				t.Errorf("%s, wide %v: PodCompleted printed %v, want %v:\n%s", name, wide, got, wide, out)
+			}
+			if !strings.Contains(out, "ContainersNotReady") {
+				t.Errorf("%s, wide %v: the other condition is missing:\n%s", name, wide, out)
+			}
+		}
 	}
 }

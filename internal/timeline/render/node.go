@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -74,7 +76,9 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 	}
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Namespace+"/"+tl.Pod, trackText(e.Track), e.Message)
+			if o.Wide || !followsExit(e) {
+				line(w, e.Recv, e.Initial, e.Server, node, workloadName(r), tl.Namespace+"/"+tl.Pod, trackText(e.Track), e.Message)
+			}
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
 			line(w, s.Recv, s.Initial, time.Time{}, "-", "-", "Service "+service, "capacity", capacityText(s, "ready at start"))
@@ -135,7 +139,38 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
 	if _, err := io.WriteString(out, "\n"); err != nil {
 		return err
 	}
-	return table.Write(out, []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}, rows, table.Boxed, width)
+	header := []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}
+	var whole strings.Builder
+	if err := table.Write(&whole, header, rows, table.Boxed, 0); err != nil || width == 0 || widest(whole.String()) <= width {
+		_, _ = io.WriteString(out, whole.String())
+		return err
+	}
+	return writeNodeCards(out, rows, width)
+}
+
+// writeNodeCards writes the rows of WriteNodeTable as one short paragraph
+// a workload, for a terminal too narrow for the table's twelve columns
+// (they would wrap inside their words): the workload, its nodes and its
+// verdict, then its counts, broken between words under it.
+func writeNodeCards(out io.Writer, rows [][]string, width int) error {
+	for _, r := range rows {
+		text := fmt.Sprintf("terminated %s (raced %s, window too short %s, SIGKILLed %s, preStop failed %s); fewest ready %s, %s ms below the start; budget below desiredHealthy: %s",
+			r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10])
+		body := strings.Join(table.Wrap(text, max(width-4, 20)), "\n    ")
+		if _, err := fmt.Fprintf(out, "%s/%s on %s: %s\n    %s\n", r[0], r[1], r[2], r[11], body); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// widest is the display width of the widest line of s.
+func widest(s string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		n = max(n, twwidth.Width(l))
+	}
+	return n
 }
 
 // WriteNodeVerdict writes the drain's headline and its findings.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/rollouttest"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
@@ -105,5 +106,32 @@ func TestNodeTableNamesWorkloadsAsThePreflight(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "shop/deployment/web") {
 		t.Errorf("table still writes shop/deployment/web:\n%s", b.String())
+	}
+}
+
+// On a terminal too narrow for the table's columns (they would wrap
+// inside their words, NAMESP/ACE), each workload is a short paragraph:
+// its name, nodes and verdict, then its counts, no line wider than the
+// terminal; a terminal wide enough keeps the table.
+func TestNodeTableOnANarrowTerminal(t *testing.T) {
+	_, v := drainOf(rollouttest.Rollout(t))
+	var narrow, wide bytes.Buffer
+	if err := render.WriteNodeTable(&narrow, v, 80); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteNodeTable(&wide, v, 400); err != nil {
+		t.Fatal(err)
+	}
+	out := narrow.String()
+	if strings.Contains(out, "│") || !strings.Contains(out, "shop/Deployment/web on ") || !strings.Contains(out, "window too short") {
+		t.Errorf("80 columns:\n%s\nwant a paragraph for shop/Deployment/web, no table", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("line %q is %d columns wide, want at most 80", l, n)
+		}
+	}
+	if !strings.Contains(wide.String(), "│ NAMESPACE") {
+		t.Errorf("400 columns:\n%s\nwant the table", wide.String())
 	}
 }

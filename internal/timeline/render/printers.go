@@ -39,6 +39,9 @@ type LinePrinter struct {
 
 // Event prints a change.
 func (p *LinePrinter) Event(tl *timeline.Timeline, e timeline.Event) {
+	if !p.Wide && followsExit(e) {
+		return
+	}
 	if e.Kind != timeline.KindOtherEvent && e.Kind != timeline.KindUnhealthy {
 		_ = WriteLine(p.W, tl, e, p.Wide)
 		if e.Kind == timeline.KindKilling {

@@ -20,7 +20,9 @@ func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
 	}
 	return rollout.Printer{
 		PodEvent: func(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			line(r, e.Recv, e.Initial, e.Server, tl.Pod, trackText(e.Track), e.Message)
+			if wide || !followsExit(e) {
+				line(r, e.Recv, e.Initial, e.Server, tl.Pod, trackText(e.Track), e.Message)
+			}
 		},
 		Capacity: func(r *rollout.Rollout, service string, s rollout.CapacitySample) {
 			line(r, s.Recv, s.Initial, time.Time{}, "Service "+service, "capacity", capacityText(s, "desired"))
