@@ -9,9 +9,13 @@ export PATH="$PWD/bin:$PATH"
 # one line saying what it shows and what to look for.
 step() { printf '\n\033[1m== %s\033[0m\n%s\n' "$1" "$2"; }
 
-# pods NS: the namespace's pods and their nodes, in under 120 columns.
+# pods NS: the namespace's pods, one line an app: how many, their phase
+# and their nodes.
 pods() {
-  kubectl -n "$1" get pods -o custom-columns='POD:.metadata.name,STATUS:.status.phase,NODE:.spec.nodeName,IP:.status.podIP'
+  kubectl -n "$1" get pods -o jsonpath='{range .items[*]}{.metadata.labels.app} {.status.phase} {.spec.nodeName}{"\n"}{end}' |
+    awk '{ k = $1; n[k]++; ph[k] = (ph[k] == "" || ph[k] == $2) ? $2 : "mixed phases"
+           if (!((k, $3) in seen)) { seen[k, $3] = 1; nodes[k] = nodes[k] (nodes[k] == "" ? "" : ", ") $3 } }
+         END { for (k in n) printf "%-13s %d pod(s) %s on %s\n", k, n[k], ph[k], nodes[k] }' | sort
 }
 
 step "kubectl apply -f examples/" \
@@ -159,7 +163,17 @@ if real_node_ready; then
     "naive (no preStop) and hardened (preStop, readiness, a budget) as real containers on real-node-0 and real-node-1."
   kubectl apply -f examples/real-node/00-namespace.yaml >/dev/null
   kubectl apply -f examples/real-node/ >/dev/null
+  # An earlier demo drained real-node-0 and uncordoning moves nothing back:
+  # an app with no pod there is restarted, so that the drain evicts both.
+  for app in naive hardened; do
+    kubectl -n graceful-real get pods -l "app=$app" -o jsonpath='{.items[*].spec.nodeName}' | grep -q real-node-0 ||
+      kubectl -n graceful-real rollout restart "deploy/$app" >/dev/null
+  done
   kubectl -n graceful-real rollout status deploy --timeout=120s >/dev/null
+  for _ in $(seq 60); do # the old pods' preStop, at most 60 s
+    [ -z "$(kubectl -n graceful-real get pods -o jsonpath='{.items[?(@.metadata.deletionTimestamp)].metadata.name}')" ] && break
+    sleep 1
+  done
   pods graceful-real
   watch_real naive
   drain_real
