@@ -25,12 +25,12 @@ kubectl apply -f examples/ >/dev/null
 kubectl -n graceful-demo rollout status deploy --timeout=120s >/dev/null
 pods graceful-demo
 
-step "kubectl graceful audit -n graceful-demo --skip min-ready-seconds-zero" \
+info=min-ready-seconds-zero,prefer-native-sleep,pdb-unhealthy-eviction-policy
+step "kubectl graceful audit -n graceful-demo --skip ...   (its 3 info-level checks)" \
   "Each workload's termination settings checked: look at SEVERITY error, and the CHECK that names the fix."
 # Exit status 2 means findings at error severity: expected for the broken
-# examples. The info-level min-ready-seconds-zero, on every example, is
-# skipped to keep the demo short.
-kubectl graceful audit -n graceful-demo --skip min-ready-seconds-zero || true
+# examples. The info-level checks are skipped to keep the demo short.
+kubectl graceful audit -n graceful-demo --skip "$info" || true
 
 # watch: on the real nodes (real-node-0 and real-node-1: real kubelets,
 # containerd and kube-proxy, docs/real-node.md) when the cluster has them, with requests
@@ -64,7 +64,7 @@ watch_real() {
     # Until the proxy serves the demo's Ingress (applied just before).
     for _ in $(seq 30); do curl -sf -m 1 -o /dev/null "$url" && break; sleep 0.5; done
     step "kubectl graceful watch pod $pod -n graceful-real --delete --probe ... --ingress-api ..." \
-      "One $app pod deleted on a real node, requests sent through the real Ingress controller (Traefik): its 502s and its own view."
+      "One $app pod deleted on a real node, requests through the real Ingress controller (Traefik): its 502s, its own view."
   else
     echo "note: no Ingress controller here (make ingress builds Traefik once, about 12 min): requests go through kube-proxy only."
     step "kubectl graceful watch pod $pod -n graceful-real --delete --probe ..." \
@@ -93,7 +93,7 @@ drain_real() {
   date +%s%3N >"$out/t0"
   kubectl graceful drain node real-node-0 --ignore-daemonsets --watch --timeout 3m || rc=$?
   echo "(exit status $rc)"
-  echo "the demo makes real-node-0 schedulable again: kubectl graceful uncordon real-node-0"
+  printf 'the demo makes real-node-0 schedulable again: kubectl graceful uncordon real-node-0: '
   kubectl graceful uncordon real-node-0
   sleep 2
   kill -INT "$loop_naive" "$loop_hardened"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -86,8 +87,11 @@ func requestLoop(name, ip, t0File string) error {
 }
 
 // shortError keeps the last part of a request error ("connection
-// refused", "context deadline exceeded ...").
+// refused"), "timeout" for the client's own timeout.
 func shortError(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err) {
+		return "timeout (500 ms)"
+	}
 	s := err.Error()
 	if i := strings.LastIndex(s, ": "); i >= 0 {
 		s = s[i+2:]
