@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -51,14 +52,14 @@ func (h *harness) realNode(ctx context.Context) []Row {
 		return out
 	}
 	if !h.selected("realnode") {
-		return rows(notSelected)
+		return append(rows(notSelected), ingressRows(notSelected)...)
 	}
 	cs, err := localcluster.Client(h.cfg.Kubeconfig)
 	if err == nil {
 		err = localcluster.NodeReady(ctx, cs, realnode.NodeName)
 	}
 	if err != nil {
-		return rows("no real node: " + err.Error())
+		return append(rows("no real node: "+err.Error()), ingressRows("no real node")...)
 	}
 	out := rows(besideTheTest)
 	tiny := h.cfg.Scale.Name == "tiny"
@@ -75,7 +76,10 @@ func (h *harness) realNode(ctx context.Context) []Row {
 		n = 2
 	}
 	out[4], out[5] = h.realPropagation(ctx, n)
-	return out
+	if tiny {
+		return append(out, ingressRows(besideTheTest)...)
+	}
+	return append(out, h.realIngress(ctx, 50)...)
 }
 
 // realStart stops the real nodes and starts them again, timed as a whole
@@ -209,36 +213,11 @@ func (h *harness) onePropagation(ctx context.Context, ns, clusterIP string) (tim
 	// when each deletion followed the replacement's endpoint at once).
 	// The row is the delay of a change on its own.
 	time.Sleep(1500 * time.Millisecond)
-	w, err := h.cs.DiscoveryV1().EndpointSlices(ns).Watch(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"})
+	sliceSeen, err := h.notReadySeen(ctx, ns, pod)
 	if err != nil {
 		return 0, err
 	}
-	defer w.Stop()
-	sliceSeen, ruleGone := make(chan time.Time, 1), make(chan time.Time, 1)
-	go func() {
-		for ev := range w.ResultChan() {
-			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
-			if !ok {
-				continue
-			}
-			for _, ep := range s.Endpoints {
-				if ep.TargetRef != nil && ep.TargetRef.UID == pod.UID && ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
-					sliceSeen <- time.Now()
-					return
-				}
-			}
-		}
-	}()
-	go func() {
-		deadline := time.Now().Add(15 * time.Second)
-		for time.Now().Before(deadline) {
-			if !strings.Contains(kubeProxyRules(), target) {
-				ruleGone <- time.Now()
-				return
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
+	ruleGone := pollUntil(func() bool { return !strings.Contains(kubeProxyRules(), target) })
 	if err := h.cs.CoreV1().Pods(ns).Delete(ctx, pod.Name, metav1.DeleteOptions{}); err != nil {
 		return 0, err
 	}
@@ -255,6 +234,33 @@ func (h *harness) onePropagation(ctx context.Context, ns, clusterIP string) (tim
 	return gone.Sub(seen), err
 }
 
+// notReadySeen watches the EndpointSlices of Service web in ns and sends
+// the time one first shows pod's endpoint not ready; the watch ends then,
+// or with ctx.
+func (h *harness) notReadySeen(ctx context.Context, ns string, pod corev1.Pod) (<-chan time.Time, error) {
+	w, err := h.cs.DiscoveryV1().EndpointSlices(ns).Watch(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"})
+	if err != nil {
+		return nil, err
+	}
+	seen := make(chan time.Time, 1)
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
+			if !ok {
+				continue
+			}
+			for _, ep := range s.Endpoints {
+				if ep.TargetRef != nil && ep.TargetRef.UID == pod.UID && ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+					seen <- time.Now()
+					return
+				}
+			}
+		}
+	}()
+	return seen, nil
+}
+
 // kubeProxyRules returns the DNAT lines of kube-proxy's nftables table.
 func kubeProxyRules() string {
 	out, _ := exec.Command("nft", "list", "table", "ip", "kube-proxy").Output()
@@ -267,11 +273,11 @@ func kubeProxyRules() string {
 	return b.String()
 }
 
-// realDeployment creates namespace ns with Deployment web of replicas
+// realDeployment creates namespace ns (or uses it, when it exists) with Deployment web of replicas
 // test-app pods on the real node named node and Service web, waits until
 // they are Ready and the ClusterIP answers, and returns the ClusterIP.
 func (h *harness) realDeployment(ctx context.Context, ns string, replicas int32, node string) (string, error) {
-	if _, err := h.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+	if _, err := h.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", err
 	}
 	labels := map[string]string{"app": "web"}

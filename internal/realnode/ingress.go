@@ -104,3 +104,18 @@ func traefikFlags(accessLog string) []string {
 		"--accesslog=true", "--accesslog.format=json", "--accesslog.filepath=" + accessLog,
 	}
 }
+
+// IngressPid returns the pid of the running Ingress controller, or an
+// error saying that none runs.
+func IngressPid() (int, error) {
+	s, err := readState(defaultLayout())
+	if err != nil {
+		return 0, err
+	}
+	if s != nil {
+		if pid := s.Pids[ingressKey]; alive(pid, ingressKey) {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no Ingress controller runs (make ingress, then make cluster-up)")
+}
