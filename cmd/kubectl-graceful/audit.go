@@ -129,7 +129,7 @@ Explain a check: kubectl graceful audit explain ID`,
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		},
 	})
-	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
+	cmd.AddCommand(newCmdAuditExplain())
 	return cmd
 }
 
