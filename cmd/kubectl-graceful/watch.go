@@ -90,12 +90,6 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 // and a verdict).
 var watchFormats = []string{"", "json", "yaml", "mermaid"}
 
-// addWatchOutputFlag adds a watch's -o, --output and its completion.
-func addWatchOutputFlag(cmd *cobra.Command, output *string) {
-	cmd.Flags().StringVarP(output, "output", "o", "", "Output format: json (one object per line, then a summary), yaml (the same, one document each) or mermaid (gantt chart on stdout, lines on stderr)")
-	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(watchFormats...)})
-}
-
 // Complete reads the namespace from the kubeconfig/-n, builds the probe's
 // configuration and the client.
 func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
@@ -131,8 +125,9 @@ func (o *watchPodOptions) Validate() error {
 func (o *watchPodOptions) Run(ctx context.Context) error {
 	note := stopNote{waiting: "the watches to close, then the timeline so far and the verdict", skipped: "the timeline and the verdict"}
 	return followProbed(ctx, &o.watchFlags, note, o.delete || o.evict, func(ctx context.Context, pr *probing) (*timeline.Timeline, error) {
-		cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle, Printer: o.printer(),
-			IngressAPI: o.ingressAPI, ProbeURL: pr.url, Requests: pr.buckets}
+		lines := func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.wide) }
+		cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle,
+			Printer: printer(o.sink, render.PodJSONPrinter, lines), IngressAPI: o.ingressAPI, ProbeURL: pr.url, Requests: pr.buckets}
 		switch {
 		case o.delete:
 			cfg.Action = timeline.Delete
@@ -158,10 +153,6 @@ func (o *watchPodOptions) judge(ctx context.Context, tl *timeline.Timeline, err 
 	}
 	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(podWatchSummary.write(o.sink, tl, v), err, v.Risk)
-}
-
-func (o *watchPodOptions) printer() timeline.Printer {
-	return printer(o.sink, render.PodJSONPrinter, func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.wide) })
 }
 
 // podWatchSummary is watch pod's end: a chart and the verdict.

@@ -53,13 +53,14 @@ type watchFlagHelp struct {
 	probe       bool
 }
 
-// add binds --settle, --timeout, -o, --wide, --propagation,
-// --ingress-api and the --probe* flags.
+// add binds --settle, --timeout, -o (and its completion), --wide,
+// --propagation, --ingress-api and the --probe* flags.
 func (w *watchFlags) add(cmd *cobra.Command, h watchFlagHelp) {
 	f := cmd.Flags()
 	f.DurationVar(&w.settle, "settle", 3*time.Second, "How long to keep listening "+h.settleAfter+", for late Events and EndpointSlice updates")
 	f.DurationVar(&w.timeout, "timeout", h.timeout, h.timeoutHelp)
-	addWatchOutputFlag(cmd, &w.output)
+	f.StringVarP(&w.output, "output", "o", "", "Output format: json (one object per line, then a summary), yaml (the same, one document each) or mermaid (gantt chart on stdout, lines on stderr)")
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(watchFormats...)})
 	addWideFlag(f, &w.wide, h.wideAdds)
 	addPropagationFlag(f, &w.propagation)
 	addIngressAPIFlag(f, &w.ingressAPI)

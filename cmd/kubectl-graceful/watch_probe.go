@@ -128,7 +128,11 @@ func (p *probeFlags) start(ctx context.Context, errOut io.Writer, baseline bool)
 	if w := loopbackWarning(p.cfg.URL, p.apiServer); w != "" {
 		fmt.Fprintln(errOut, termsafe.Escape(w))
 	}
-	fmt.Fprintln(errOut, termsafe.Escape(fmt.Sprintf("note: probing %s at %d requests/s (%s, timeout %s)", p.redacted(), p.cfg.Rate, connText(p.cfg.KeepAlive), p.cfg.Timeout)))
+	conn := "a new connection each"
+	if p.cfg.KeepAlive {
+		conn = "connections reused"
+	}
+	fmt.Fprintln(errOut, termsafe.Escape(fmt.Sprintf("note: probing %s at %d requests/s (%s, timeout %s)", p.redacted(), p.cfg.Rate, conn, p.cfg.Timeout)))
 	ch := make(chan probe.Bucket, 64)
 	pctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -147,13 +151,6 @@ func (p *probeFlags) start(ctx context.Context, errOut io.Writer, baseline bool)
 		}
 	}
 	return &probing{url: p.redacted(), buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
-}
-
-func connText(keepAlive bool) string {
-	if keepAlive {
-		return "connections reused"
-	}
-	return "a new connection each"
 }
 
 // loopbackWarning is the warning for a probe URL on loopback: against a

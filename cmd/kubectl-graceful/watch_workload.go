@@ -185,8 +185,9 @@ func (o *watchWorkloadOptions) Validate() error {
 func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 	note := stopNote{waiting: "the watches to close, then the rollout so far and its verdict", skipped: "the summary and the verdict"}
 	return followProbed(ctx, &o.watchFlags, note, o.restart || o.scale >= 0, func(ctx context.Context, pr *probing) (*rollout.Rollout, error) {
-		cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle, Printer: o.printer(),
-			IngressAPI: o.ingressAPI, ProbeURL: pr.url, Requests: pr.buckets}
+		lines := func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.wide) }
+		cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle,
+			Printer: printer(o.sink, render.RolloutJSONPrinter, lines), IngressAPI: o.ingressAPI, ProbeURL: pr.url, Requests: pr.buckets}
 		switch {
 		case o.restart:
 			cfg.Action = rollout.Restart
@@ -206,10 +207,6 @@ func (o *watchWorkloadOptions) judge(ctx context.Context, r *rollout.Rollout, er
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(rolloutWatchSummary(o.sink.width).write(o.sink, r, v), err, v.Risk)
-}
-
-func (o *watchWorkloadOptions) printer() rollout.Printer {
-	return printer(o.sink, render.RolloutJSONPrinter, func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.wide) })
 }
 
 // rolloutWatchSummary is watch TYPE/NAME's end: a table, a chart and the
