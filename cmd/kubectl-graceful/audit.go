@@ -294,10 +294,10 @@ func (o *auditOptions) Run(ctx context.Context) error {
 	if err := o.write(r); err != nil {
 		return err
 	}
-	if unread != nil {
+	switch {
+	case unread != nil:
 		return o.reportUnread(unread)
-	}
-	if r.AtOrAbove(o.failOn) {
+	case r.AtOrAbove(o.failOn):
 		return cliutil.Risk()
 	}
 	return nil

@@ -16,13 +16,12 @@ import (
 // waits for, and the nodes cordoned.
 type drainWatcher struct {
 	mu sync.Mutex
-	// evicting are the pods of each node being evicted, by
-	// "namespace/name".
+	// evicting are the pods of each node being evicted, by "namespace/name".
 	evicting map[string]map[string]drain.PodProgress
 	// cordoned are the nodes this drain cordoned or found cordoned, less
 	// those it uncordoned after a failure (Events.NodeCordoned and
-	// NodeUncordoned): what a
-	// second Ctrl-C leaves cordoned without a summary saying so.
+	// NodeUncordoned): what a second Ctrl-C leaves cordoned without a
+	// summary saying so.
 	cordoned map[string]bool
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -121,14 +120,5 @@ func (dw *drainWatch) finish(drainErr error) error {
 	}
 	dw.clock.unstamp()
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.propagation})
-	if err := nodeWatchSummary(o.width).write(watchSink{out: o.Out}, dw.w, v); err != nil {
-		return err
-	}
-	switch {
-	case drainErr != nil:
-		return drainErr
-	case v.Risk:
-		return cliutil.Risk()
-	}
-	return nil
+	return watchOutcome(nodeWatchSummary(o.width).write(watchSink{out: o.Out}, dw.w, v), drainErr, v.Risk)
 }

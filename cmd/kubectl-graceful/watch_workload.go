@@ -87,13 +87,12 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	gvk, err := kindFor(o.configFlags, typ)
-	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+	switch {
+	case errors.As(err, new(*url.Error)):
 		return err // discovery failed (no answer, no credentials): not the type's fault
-	}
-	if meta.IsNoMatchError(err) {
+	case meta.IsNoMatchError(err):
 		return fmt.Errorf("the server doesn't have a resource type %q", typ) // kubectl's words
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("unknown resource type %q: %w", typ, err)
 	}
 	if sub, ok := watchSubcommand[gvk.GroupKind()]; ok {
@@ -120,11 +119,11 @@ var watchSubcommand = map[schema.GroupKind]struct{ what, name string }{
 
 // kindFor resolves typ (a kind, a resource, RESOURCE.GROUP,
 // RESOURCE.VERSION.GROUP or a short name, as kubectl reads them) through
-// the API server's discovery. Discovery is asked once
-// on its own first: the REST mapper's short-name expander drops a failed
-// discovery and the mapper then asks again, which would run a failing
-// credential plugin, and print its message, twice. Once it answered, the
-// mapper reads the same discovery client's cache.
+// the API server's discovery. Discovery is asked once on its own first:
+// the REST mapper's short-name expander drops a failed discovery and the
+// mapper then asks again, which would run a failing credential plugin, and
+// print its message, twice. Once it answered, the mapper reads the same
+// discovery client's cache.
 func kindFor(flags *genericclioptions.ConfigFlags, typ string) (schema.GroupVersionKind, error) {
 	dc, err := flags.ToDiscoveryClient()
 	if err != nil {
