@@ -129,7 +129,7 @@ Explain a check: kubectl graceful audit explain ID`,
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		},
 	})
-	cmd.AddCommand(newCmdAuditExplain(o.IOStreams))
+	cmd.AddCommand(newCmdAuditExplain())
 	return cmd
 }
 
@@ -202,10 +202,10 @@ func (o *auditOptions) Validate() error {
 	if err := validateIDs(o.skip); err != nil {
 		return fmt.Errorf("--skip: %v", err)
 	}
-	if o.drainerCap < 0 {
+	switch {
+	case o.drainerCap < 0:
 		return fmt.Errorf("--drainer-cap must not be negative, not %s", o.drainerCap)
-	}
-	if !slices.Contains(colorValues, o.colorFlag) {
+	case !slices.Contains(colorValues, o.colorFlag):
 		return errNotOneOf("--color", o.colorFlag, colorValues...)
 	}
 	if err := firstNamedTwice("workload", o.resources); err != nil {
@@ -214,16 +214,14 @@ func (o *auditOptions) Validate() error {
 	if err := validateOutput("audit", o.output, report.Formats...); err != nil {
 		return err
 	}
-	if o.manifestMode() && len(o.resources) > 0 {
+	switch {
+	case o.manifestMode() && len(o.resources) > 0:
 		return fmt.Errorf("resource arguments (%s) select live objects: use them without -f/-k", strings.Join(o.resources, " "))
-	}
-	if len(o.filenames) > 0 && o.kustomize != "" {
+	case len(o.filenames) > 0 && o.kustomize != "":
 		return fmt.Errorf("use either -f or -k, not both")
-	}
-	if o.manifestMode() && (o.allNamespaces || o.selector != "") {
+	case o.manifestMode() && (o.allNamespaces || o.selector != ""):
 		return fmt.Errorf("-A and -l apply to live audits, not to -f/-k manifests")
-	}
-	if o.preStopFloor < 0 || o.maxGrace < 0 {
+	case o.preStopFloor < 0 || o.maxGrace < 0:
 		return fmt.Errorf("--prestop-floor and --max-grace must not be negative")
 	}
 	if err := o.validateFleet(); err != nil {
@@ -296,10 +294,10 @@ func (o *auditOptions) Run(ctx context.Context) error {
 	if err := o.write(r); err != nil {
 		return err
 	}
-	if unread != nil {
+	switch {
+	case unread != nil:
 		return o.reportUnread(unread)
-	}
-	if r.AtOrAbove(o.failOn) {
+	case r.AtOrAbove(o.failOn):
 		return cliutil.Risk()
 	}
 	return nil
@@ -377,24 +375,16 @@ func (o *auditOptions) applyConfig(cmd *cobra.Command) error {
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
 		return fmt.Errorf("--config %s: %v", o.configFile, err)
 	}
-	unset := func(name string) bool { return !cmd.Flags().Changed(name) }
-	if c.Skip != nil && unset("skip") {
-		o.skip = c.Skip
+	apply := func(flag string, inFile bool, set func()) {
+		if inFile && !cmd.Flags().Changed(flag) {
+			set()
+		}
 	}
-	if c.FailOn != "" && unset("fail-on") {
-		o.failOnFlag = c.FailOn
-	}
-	if c.ShutdownSeconds != nil && unset("shutdown-seconds") {
-		o.shutdownSeconds = *c.ShutdownSeconds
-	}
-	if c.PreStopFloor != nil && unset("prestop-floor") {
-		o.preStopFloor = *c.PreStopFloor
-	}
-	if c.MaxGrace != nil && unset("max-grace") {
-		o.maxGrace = *c.MaxGrace
-	}
-	if c.KubeVersion != "" && unset("kube-version") {
-		o.kubeVersion = c.KubeVersion
-	}
+	apply("skip", c.Skip != nil, func() { o.skip = c.Skip })
+	apply("fail-on", c.FailOn != "", func() { o.failOnFlag = c.FailOn })
+	apply("shutdown-seconds", c.ShutdownSeconds != nil, func() { o.shutdownSeconds = *c.ShutdownSeconds })
+	apply("prestop-floor", c.PreStopFloor != nil, func() { o.preStopFloor = *c.PreStopFloor })
+	apply("max-grace", c.MaxGrace != nil, func() { o.maxGrace = *c.MaxGrace })
+	apply("kube-version", c.KubeVersion != "", func() { o.kubeVersion = c.KubeVersion })
 	return nil
 }

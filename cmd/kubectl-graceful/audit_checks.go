@@ -24,18 +24,13 @@ var (
 	colorValues  = []string{"auto", "always", "never"}
 )
 
-// validateIDs returns an error naming the first unknown check ID.
+// validateIDs returns an error naming the first unknown check ID, and the
+// closest ID when it looks like a typo of one.
 func validateIDs(ids []string) error {
 	for _, id := range ids {
 		if inspect.Lookup(id) == nil {
-			return errUnknownCheck(id)
+			return fmt.Errorf("unknown check %q%s (kubectl graceful audit explain lists the checks)", id, didYouMean(id, checkIDs()))
 		}
 	}
 	return nil
-}
-
-// errUnknownCheck is the one wording of an ID no check has, the closest
-// ID when it looks like a typo of one.
-func errUnknownCheck(id string) error {
-	return fmt.Errorf("unknown check %q%s (kubectl graceful audit explain lists the checks)", id, didYouMean(id, checkIDs()))
 }

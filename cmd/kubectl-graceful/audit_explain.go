@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -14,13 +14,12 @@ import (
 // or with no ID the list of checks.
 type auditExplainOptions struct {
 	// id is the check to explain; "" lists them all.
-	id string
-
-	genericiooptions.IOStreams
+	id  string
+	out io.Writer
 }
 
-func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &auditExplainOptions{IOStreams: streams}
+func newCmdAuditExplain() *cobra.Command {
+	o := &auditExplainOptions{}
 	return &cobra.Command{
 		Use:               "explain [ID]",
 		Short:             "Explain a check: why it matters, how to fix it, its source (no ID: list checks)",
@@ -30,8 +29,9 @@ func newCmdAuditExplain(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 }
 
-// Complete takes the ID from the arguments.
-func (o *auditExplainOptions) Complete(_ *cobra.Command, args []string) error {
+// Complete takes the ID from the arguments, and the command's output.
+func (o *auditExplainOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.out = cmd.OutOrStdout()
 	if len(args) == 1 {
 		o.id = args[0]
 	}
@@ -50,13 +50,13 @@ func (o *auditExplainOptions) Validate() error {
 func (o *auditExplainOptions) Run(context.Context) error {
 	if o.id == "" {
 		for _, c := range inspect.Checks() {
-			if _, err := fmt.Fprintf(o.Out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
+			if _, err := fmt.Fprintf(o.out, "%-32s %-8s %s\n", c.ID, c.Severity, c.Summary); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	_, err := fmt.Fprint(o.Out, explainText(inspect.Lookup(o.id)))
+	_, err := fmt.Fprint(o.out, explainText(inspect.Lookup(o.id)))
 	return err
 }
 

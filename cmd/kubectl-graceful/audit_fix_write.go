@@ -61,30 +61,21 @@ func writeAtomic(file string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("cannot write beside it: %v", err)
 	}
-	done := false
-	defer func() {
-		if !done {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(st.Mode().Perm())
 	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		_ = tmp.Close()
-		return err
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return err
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(tmp.Name(), target)
 	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
-		return err
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 	}
-	done = true
-	return nil
+	return err
 }

@@ -27,8 +27,8 @@ func (o *auditOptions) defaultNamespace() (string, error) {
 // namespaceExists returns errNotFound when a live audit of one namespace
 // names one the API server says does not exist: listing it found nothing,
 // which would read as a clean audit. A read the server refuses (RBAC) or
-// fails is not an answer.
-// c is nil when the kubeconfig cannot be loaded (load.Live says so).
+// fails is not an answer. c is nil when the kubeconfig cannot be loaded
+// (load.Live says so).
 func (o *auditOptions) namespaceExists(ctx context.Context, c kubernetes.Interface) error {
 	if o.allNamespaces || c == nil {
 		return nil

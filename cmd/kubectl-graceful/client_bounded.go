@@ -32,12 +32,11 @@ func boundedConfig(cfg *rest.Config) *rest.Config {
 	if cfg.ExecProvider != nil {
 		plugin = cfg.ExecProvider.Command
 	}
-	out := &rest.Config{Host: cfg.Host, APIPath: cfg.APIPath, ContentConfig: cfg.ContentConfig,
+	return &rest.Config{Host: cfg.Host, APIPath: cfg.APIPath, ContentConfig: cfg.ContentConfig,
 		UserAgent: cfg.UserAgent, QPS: cfg.QPS, Burst: cfg.Burst, RateLimiter: cfg.RateLimiter,
 		WarningHandler: cfg.WarningHandler, WarningHandlerWithContext: cfg.WarningHandlerWithContext,
 		Timeout: cfg.Timeout, DisableCompression: cfg.DisableCompression,
 		Transport: &boundedTransport{next: rt, plugin: plugin}}
-	return out
 }
 
 // reachedKey keys the flag a request's context carries to say it got past

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // pluginBinary is the executable name kubectl finds on PATH for
@@ -40,27 +39,23 @@ type completionOptions struct {
 	// shell is one of completionShells.
 	shell string
 
-	// root is the command tree the script completes.
+	// root is the command tree the script completes, and its output.
 	root *cobra.Command
-
-	genericiooptions.IOStreams
 }
 
 // newCmdCompletion builds `kubectl graceful completion SHELL`. It replaces
 // cobra's default completion command because that one names the script after
 // the root command ("graceful"), a program no shell ever runs.
-func newCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &completionOptions{IOStreams: streams}
-	cmd := &cobra.Command{
+func newCmdCompletion() *cobra.Command {
+	return &cobra.Command{
 		Use:                   "completion bash|zsh|fish|powershell",
 		Short:                 "Print a shell completion script",
 		Long:                  completionLong,
 		DisableFlagsInUseLine: true,
 		ValidArgs:             completionShells,
 		Args:                  cobra.MatchAll(cobra.ExactArgs(1), cobra.OnlyValidArgs),
-		RunE:                  runE(o),
+		RunE:                  runE(&completionOptions{}),
 	}
-	return cmd
 }
 
 // Complete records the shell and the root of the command tree.
@@ -74,14 +69,14 @@ func (o *completionOptions) Complete(cmd *cobra.Command, args []string) error {
 // completionShells.
 func (o *completionOptions) Validate() error { return nil }
 
-// Run writes the script for o.shell to o.Out. The root is renamed to the
+// Run writes the script for o.shell to the root's output. The root is renamed to the
 // plugin's binary name while the script is generated, since cobra takes the
 // program name from the root's Use.
 func (o *completionOptions) Run(context.Context) error {
 	use := o.root.Use
 	o.root.Use = pluginBinary
 	defer func() { o.root.Use = use }()
-	return generateCompletion(o.root, o.shell, o.Out)
+	return generateCompletion(o.root, o.shell, o.root.OutOrStdout())
 }
 
 // generateCompletion writes cobra's script for shell, with descriptions.

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -61,63 +61,56 @@ func withPrefix(names []string, prefix string) []string {
 	return out
 }
 
-// namesOf returns the metadata.name of each item of a list.
-func namesOf[T any](items []T, meta func(*T) *metav1.ObjectMeta) []string {
-	out := make([]string, 0, len(items))
-	for i := range items {
-		out = append(out, meta(&items[i]).Name)
+// listed is the lister of the objects list reads: their metadata.name,
+// in the order the API server lists them.
+func listed(list func(context.Context, kubernetes.Interface, string) (runtime.Object, error)) lister {
+	return func(ctx context.Context, c kubernetes.Interface, ns string) ([]string, error) {
+		l, err := list(ctx, c, ns)
+		if err != nil {
+			return nil, err
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(items))
+		for _, item := range items {
+			m, err := meta.Accessor(item)
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, m.GetName())
+		}
+		return names, nil
 	}
-	return out
 }
 
-func listNodes(ctx context.Context, c kubernetes.Interface, _ string) ([]string, error) {
-	l, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return namesOf(l.Items, func(n *corev1.Node) *metav1.ObjectMeta { return &n.ObjectMeta }), nil
-}
-
-func listPods(ctx context.Context, c kubernetes.Interface, ns string) ([]string, error) {
-	l, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return namesOf(l.Items, func(p *corev1.Pod) *metav1.ObjectMeta { return &p.ObjectMeta }), nil
-}
-
-func listNamespaces(ctx context.Context, c kubernetes.Interface, _ string) ([]string, error) {
-	l, err := c.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return namesOf(l.Items, func(n *corev1.Namespace) *metav1.ObjectMeta { return &n.ObjectMeta }), nil
-}
+// listNodes, listPods and listNamespaces list the names -n, watch pod and
+// the node commands complete.
+var (
+	listNodes = listed(func(ctx context.Context, c kubernetes.Interface, _ string) (runtime.Object, error) {
+		return c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	})
+	listPods = listed(func(ctx context.Context, c kubernetes.Interface, ns string) (runtime.Object, error) {
+		return c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	})
+	listNamespaces = listed(func(ctx context.Context, c kubernetes.Interface, _ string) (runtime.Object, error) {
+		return c.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	})
+)
 
 // workloadTypes are the TYPE of TYPE/NAME a rollout watch and an audit
 // take, by the name kubectl prints them with, and the lister of each.
 var workloadTypes = map[string]lister{
-	"deployment": func(ctx context.Context, c kubernetes.Interface, ns string) ([]string, error) {
-		l, err := c.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return namesOf(l.Items, func(d *appsv1.Deployment) *metav1.ObjectMeta { return &d.ObjectMeta }), nil
-	},
-	"statefulset": func(ctx context.Context, c kubernetes.Interface, ns string) ([]string, error) {
-		l, err := c.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return namesOf(l.Items, func(s *appsv1.StatefulSet) *metav1.ObjectMeta { return &s.ObjectMeta }), nil
-	},
-	"daemonset": func(ctx context.Context, c kubernetes.Interface, ns string) ([]string, error) {
-		l, err := c.AppsV1().DaemonSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return namesOf(l.Items, func(d *appsv1.DaemonSet) *metav1.ObjectMeta { return &d.ObjectMeta }), nil
-	},
+	"deployment": listed(func(ctx context.Context, c kubernetes.Interface, ns string) (runtime.Object, error) {
+		return c.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	}),
+	"statefulset": listed(func(ctx context.Context, c kubernetes.Interface, ns string) (runtime.Object, error) {
+		return c.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
+	}),
+	"daemonset": listed(func(ctx context.Context, c kubernetes.Interface, ns string) (runtime.Object, error) {
+		return c.AppsV1().DaemonSets(ns).List(ctx, metav1.ListOptions{})
+	}),
 }
 
 // workloadAliases are kubectl's other spellings of workloadTypes' keys.

@@ -16,43 +16,38 @@ import (
 // waits for, and the nodes cordoned.
 type drainWatcher struct {
 	mu sync.Mutex
-	// evicting are the pods of each node being evicted, by
-	// "namespace/name".
+	// evicting are the pods of each node being evicted, by "namespace/name".
 	evicting map[string]map[string]drain.PodProgress
 	// cordoned are the nodes this drain cordoned or found cordoned, less
 	// those it uncordoned after a failure (Events.NodeCordoned and
-	// NodeUncordoned): what a
-	// second Ctrl-C leaves cordoned without a summary saying so.
+	// NodeUncordoned): what a second Ctrl-C leaves cordoned without a
+	// summary saying so.
 	cordoned map[string]bool
 }
 
+// newDrainWatcher is the watcher of a drain that has not started.
+func newDrainWatcher() *drainWatcher {
+	return &drainWatcher{evicting: map[string]map[string]drain.PodProgress{}, cordoned: map[string]bool{}}
+}
+
 // NodeCordoned records node as cordoned (drain.Events.NodeCordoned).
-func (w *drainWatcher) NodeCordoned(node string, _ bool) { w.markCordoned(node, true) }
-
-// NodeUncordoned records node as uncordoned (drain.Events.NodeUncordoned).
-func (w *drainWatcher) NodeUncordoned(node string) { w.markCordoned(node, false) }
-
-// markCordoned records node as cordoned (true) or uncordoned (false).
-func (w *drainWatcher) markCordoned(node string, cordoned bool) {
+func (w *drainWatcher) NodeCordoned(node string, _ bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.cordoned == nil {
-		w.cordoned = map[string]bool{}
-	}
-	if cordoned {
-		w.cordoned[node] = true
-	} else {
-		delete(w.cordoned, node)
-	}
+	w.cordoned[node] = true
+}
+
+// NodeUncordoned records node as uncordoned (drain.Events.NodeUncordoned).
+func (w *drainWatcher) NodeUncordoned(node string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.cordoned, node)
 }
 
 // EvictionsStarted keeps pods, the progress of node's pods.
 func (w *drainWatcher) EvictionsStarted(node string, pods []drain.PodProgress) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.evicting == nil {
-		w.evicting = map[string]map[string]drain.PodProgress{}
-	}
 	w.evicting[node] = map[string]drain.PodProgress{}
 	for _, p := range pods {
 		w.evicting[node][p.Namespace+"/"+p.Name] = p

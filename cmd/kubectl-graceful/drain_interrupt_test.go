@@ -12,7 +12,7 @@ import (
 // drain tells them, drain.Events.NodeCordoned), not one it uncordoned after a
 // failure, not one never cordoned, and a hostile node name escaped.
 func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
-	w := &drainWatcher{}
+	w := newDrainWatcher()
 	co := w.events(drain.Events{})
 	co.NodeCordoned("pool-a", true)
 	co.NodeCordoned("pool-b", false) // cordoned before the drain
@@ -52,7 +52,7 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 // Before any cordon there is nothing to name; a node is named from its
 // cordon on, evictions started or not, and no longer once uncordoned.
 func TestSecondInterruptOneNode(t *testing.T) {
-	w := &drainWatcher{}
+	w := newDrainWatcher()
 	if got := w.stopNote().left; got != "" {
 		t.Errorf("before any cordon: %q", got)
 	}

@@ -91,19 +91,18 @@ func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 }
 
 // Validate rejects contradictory or dangerous flags: no node or both names
-// and -l, --disable-eviction
-// without --yes-bypass-pdb, unknown --dry-run or --output values, invalid
-// selectors, a negative --timeout, a non-positive retry delay,
-// --max-concurrent-nodes below 1.
+// and -l, --disable-eviction without --yes-bypass-pdb, unknown --dry-run
+// or --output values, invalid selectors, a negative --timeout, a
+// non-positive retry delay, --max-concurrent-nodes below 1.
 func (o *drainNodeOptions) Validate() error {
 	if err := validateNodeArgs(o.nodeNames, o.selector, "drain node NAME... (or -l SELECTOR)"); err != nil {
 		return err
 	}
-	if o.drainer.Flags.DisableEviction && !o.yesBypassPDB {
+	switch {
+	case o.drainer.Flags.DisableEviction && !o.yesBypassPDB:
 		return errors.New("--disable-eviction deletes pods without checking PodDisruptionBudgets; " +
 			"add --yes-bypass-pdb if that is really what you want")
-	}
-	if !slices.Contains(dryRunModes, o.dryRun) {
+	case !slices.Contains(dryRunModes, o.dryRun):
 		return errNotOneOf("--dry-run", o.dryRun, dryRunModes...)
 	}
 	if err := validateOutput("drain node", o.output, drainFormats...); err != nil {
@@ -135,15 +134,14 @@ func (o *drainNodeOptions) Validate() error {
 	if err := o.validateSurgeOrder(); err != nil {
 		return err
 	}
-	if o.drainer.Timeout < 0 {
+	switch {
+	case o.drainer.Timeout < 0:
 		// kubectl drain reads a negative --timeout as already expired;
 		// one that reads as "no limit" here would surprise either way.
 		return fmt.Errorf("--timeout must not be negative (0 waits without limit), not %s", o.drainer.Timeout)
-	}
-	if o.drainer.MaxConcurrentNodes < 1 {
+	case o.drainer.MaxConcurrentNodes < 1:
 		return fmt.Errorf("--max-concurrent-nodes must be at least 1, not %d", o.drainer.MaxConcurrentNodes)
-	}
-	if o.drainer.Backoff.Base <= 0 || o.drainer.Backoff.Cap < o.drainer.Backoff.Base {
+	case o.drainer.Backoff.Base <= 0 || o.drainer.Backoff.Cap < o.drainer.Backoff.Base:
 		return errors.New("--eviction-retry-delay must be > 0 and at most --eviction-retry-max")
 	}
 	return nil

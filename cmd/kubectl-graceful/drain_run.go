@@ -15,7 +15,7 @@ import (
 // asked. It returns the API error of a node (exit 1), cliutil.Risk() when a
 // node was not drained or a dry run found a blocker (exit 2), else nil.
 func (o *drainNodeOptions) Run(ctx context.Context) error {
-	watcher := &drainWatcher{}
+	watcher := newDrainWatcher()
 	o.interrupt.onStop(watcher.stopNote)
 	if err := o.lookupNodes(ctx); err != nil {
 		if ctx.Err() != nil {

@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -141,14 +140,5 @@ func (dw *drainWatch) finish(drainErr error) error {
 	dw.clock.unstamp()
 	o.Out = dw.fitted(0)
 	v := nodewatch.ComputeWith(dw.w, timeline.Options{Propagation: o.propagation})
-	if err := nodeWatchSummary(o.width).write(watchSink{out: o.Out}, dw.w, v); err != nil {
-		return err
-	}
-	switch {
-	case drainErr != nil:
-		return drainErr
-	case v.Risk:
-		return cliutil.Risk()
-	}
-	return nil
+	return watchOutcome(nodeWatchSummary(o.width).write(watchSink{out: o.Out}, dw.w, v), drainErr, v.Risk)
 }

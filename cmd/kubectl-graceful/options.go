@@ -29,3 +29,14 @@ func runE(o options) func(*cobra.Command, []string) error {
 		return o.Run(cmd.Context())
 	}
 }
+
+// argsWithin is the Args of a command that takes least to most arguments:
+// any other number is errMissingArg(what, usage).
+func argsWithin(least, most int, what, usage string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < least || len(args) > most {
+			return errMissingArg(what, usage)
+		}
+		return nil
+	}
+}

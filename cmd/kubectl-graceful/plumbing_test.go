@@ -97,7 +97,7 @@ func TestTerminalIsFalseForBuffersAndPipes(t *testing.T) {
 }
 
 func TestDrainStopNoteCountsEvictionsInFlight(t *testing.T) {
-	w := &drainWatcher{}
+	w := newDrainWatcher()
 	if got := w.stopNote().waiting; got != "the reads in flight, then the summary" {
 		t.Errorf("before any eviction: %q", got)
 	}

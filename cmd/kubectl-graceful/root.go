@@ -56,12 +56,12 @@ node drains stop dropping requests.
 	// Our own completion command names its scripts after the plugin binary.
 	root.CompletionOptions.DisableDefaultCmd = true
 
-	root.AddCommand(newCmdVersion(streams))
+	root.AddCommand(newCmdVersion())
 	root.AddCommand(newCmdWatch(configFlags, streams, in))
 	root.AddCommand(newCmdDrain(configFlags, streams, in))
 	root.AddCommand(newCmdUncordon(configFlags, streams))
 	root.AddCommand(newCmdAudit(&auditOptions{configFlags: configFlags, IOStreams: streams, interrupt: in}))
-	root.AddCommand(newCmdCompletion(streams))
+	root.AddCommand(newCmdCompletion())
 	wordUnreachable(root, configFlags)
 	return root
 }

@@ -64,7 +64,7 @@ current-context: a
 		},
 		"watch pod --probe": func(t *testing.T) (any, func() error) {
 			o := &watchPodOptions{watchFlags: watchFlags{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: streams(),
-				propagation: 5 * time.Second}, gracePeriod: -1, probe: probeFlags{url: "https://shop.example.com/", rate: 20, timeout: time.Second, headers: []string{"Host: shop"}}}
+				propagation: 5 * time.Second, probe: probeFlags{url: "https://shop.example.com/", rate: 20, timeout: time.Second, headers: []string{"Host: shop"}}}, gracePeriod: -1}
 			if err := o.Complete(nil, []string{"web-0"}); err != nil {
 				t.Fatal(err)
 			}

@@ -20,17 +20,6 @@ func errMissingArg(what, usage string) error {
 	return fmt.Errorf("name %s: kubectl graceful %s", what, usage)
 }
 
-// errNamesAndSelector refuses names given together with -l.
-func errNamesAndSelector(kind string) error {
-	return fmt.Errorf("name %ss or select them with -l, not both", kind)
-}
-
-// errNamedTwice refuses a name given twice: a typo as often as not, and
-// no command does anything twice to one object.
-func errNamedTwice(kind, name string) error {
-	return fmt.Errorf("%s %q is named twice", kind, name)
-}
-
 // errNotFound says an object does not exist: `node "w-9" not found`,
 // `pod "web" not found in namespace "shop"`.
 func errNotFound(kind, namespace, name string) error {
@@ -53,18 +42,18 @@ func validateNodeArgs(names []string, selector, usage string) error {
 	case len(names) == 0 && selector == "":
 		return errMissingArg("the nodes or select them with -l", usage)
 	case len(names) > 0 && selector != "":
-		return errNamesAndSelector("node")
+		return errors.New("name nodes or select them with -l, not both")
 	}
 	return firstNamedTwice("node", names)
 }
 
-// firstNamedTwice returns errNamedTwice for the first name repeated in
-// names, or nil.
+// firstNamedTwice refuses the first name repeated in names: a typo as
+// often as not, and no command does anything twice to one object.
 func firstNamedTwice(kind string, names []string) error {
 	seen := make(map[string]bool, len(names))
 	for _, n := range names {
 		if seen[n] {
-			return errNamedTwice(kind, n)
+			return fmt.Errorf("%s %q is named twice", kind, n)
 		}
 		seen[n] = true
 	}

@@ -28,23 +28,19 @@ type watchPodOptions struct {
 	// gracePeriod is the grace period in seconds for --delete/--evict; -1
 	// keeps the pod's terminationGracePeriodSeconds.
 	gracePeriod int64
-	// probe holds the --probe* flags; apiServer is the cluster's address,
-	// which the probe's URL is checked against.
-	probe     probeFlags
-	apiServer string
 }
 
 // newCmdWatch builds `kubectl graceful watch`: `watch pod NAME` is its
 // subcommand, `watch TYPE/NAME` (a workload) its own arguments.
 func newCmdWatch(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
-	cmd := newCmdWatchWorkload(configFlags, streams, in)
-	cmd.AddCommand(newCmdWatchPod(configFlags, streams, in), newCmdWatchNode(configFlags, streams, in))
+	w := watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}
+	cmd := newCmdWatchWorkload(&watchWorkloadOptions{watchFlags: w})
+	cmd.AddCommand(newCmdWatchPod(&watchPodOptions{watchFlags: w}), newCmdWatchNode(&watchNodeOptions{watchFlags: w}))
 	return cmd
 }
 
-// newCmdWatchPod builds `kubectl graceful watch pod NAME`.
-func newCmdWatchPod(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
-	o := &watchPodOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}}
+// newCmdWatchPod builds `kubectl graceful watch pod NAME` around o.
+func newCmdWatchPod(o *watchPodOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pod NAME [--delete [--grace-period N] | --evict]",
 		Short: "Show a pod's termination on two tracks and give a verdict on the endpoint race",
@@ -77,13 +73,8 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
   kubectl graceful watch pod web-7d4b9c --evict --timeout 5m
   kubectl graceful watch pod web-7d4b9c --delete -o mermaid > incident.md
   kubectl graceful watch pod web-7d4b9c --delete --probe https://shop.example.com/healthz`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return errMissingArg("one pod", "watch pod NAME")
-			}
-			return nil
-		},
-		ValidArgsFunction: completePod(configFlags),
+		Args:              argsWithin(1, 1, "one pod", "watch pod NAME"),
+		ValidArgsFunction: completePod(o.configFlags),
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
@@ -91,8 +82,7 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 	f.BoolVar(&o.evict, "evict", false, "Evict the pod through the Eviction API (policy/v1), retrying while a PodDisruptionBudget refuses")
 	f.Int64Var(&o.gracePeriod, "grace-period", -1, "Grace period in seconds for --delete or --evict; -1 keeps the pod's own")
 	o.add(cmd, watchFlagHelp{settleAfter: "after the pod is gone", timeout: 10 * time.Minute,
-		timeoutHelp: "Give up after this long (eviction retries included); 0 means no limit", wideAdds: " (the server's time)"})
-	o.probe.add(f)
+		timeoutHelp: "Give up after this long (eviction retries included); 0 means no limit", wideAdds: " (the server's time)", probe: true})
 	return cmd
 }
 
@@ -100,24 +90,17 @@ eviction refused) or no termination before --timeout or Ctrl-C.`,
 // and a verdict).
 var watchFormats = []string{"", "json", "yaml", "mermaid"}
 
-// addWatchOutputFlag adds a watch's -o, --output and its completion.
-func addWatchOutputFlag(cmd *cobra.Command, output *string) {
-	cmd.Flags().StringVarP(output, "output", "o", "", "Output format: json (one object per line, then a summary), yaml (the same, one document each) or mermaid (gantt chart on stdout, lines on stderr)")
-	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(watchFormats...)})
-}
-
 // Complete reads the namespace from the kubeconfig/-n, builds the probe's
 // configuration and the client.
 func (o *watchPodOptions) Complete(_ *cobra.Command, args []string) error {
 	o.name = args[0]
-	o.probe.complete()
 	ns, _, err := o.configFlags.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return err
 	}
 	o.namespace = ns
 	if rc, err := o.configFlags.ToRESTConfig(); err == nil {
-		o.apiServer = rc.Host
+		o.probe.apiServer = rc.Host
 	}
 	return o.complete()
 }
@@ -134,37 +117,33 @@ func (o *watchPodOptions) Validate() error {
 	case o.gracePeriod == 0 || o.gracePeriod < -1:
 		return fmt.Errorf("--grace-period %d is not allowed: use 1 or more seconds (0 is a force delete, with no termination to watch)", o.gracePeriod)
 	}
-	if err := o.validate("watch pod"); err != nil {
-		return err
-	}
-	return o.probe.validate("watch pod")
+	return o.validate("watch pod")
 }
 
 // Run follows the pod, then prints the chart and the verdict. It returns
 // cliutil.Risk() when the verdict found a risk.
 func (o *watchPodOptions) Run(ctx context.Context) error {
-	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the timeline so far and the verdict",
-		skipped: "the timeline and the verdict"})
-	defer cancel()
-	cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle, Printer: o.printer(), IngressAPI: o.ingressAPI}
-	switch {
-	case o.delete:
-		cfg.Action = timeline.Delete
-	case o.evict:
-		cfg.Action = timeline.Evict
-	}
-	if o.gracePeriod > 0 {
-		cfg.GracePeriodSeconds = &o.gracePeriod
-	}
-	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, o.delete || o.evict)
-	if err != nil {
-		return err
-	}
-	if pr != nil {
-		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.buckets
-	}
-	tl, err := timeline.Follow(ctx, cfg)
-	pr.Stop()
+	note := stopNote{waiting: "the watches to close, then the timeline so far and the verdict", skipped: "the timeline and the verdict"}
+	return followProbed(ctx, &o.watchFlags, note, o.delete || o.evict, func(ctx context.Context, pr *probing) (*timeline.Timeline, error) {
+		lines := func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.wide) }
+		cfg := timeline.Config{Client: o.client, Namespace: o.namespace, Name: o.name, Settle: o.settle,
+			Printer: printer(o.sink, render.PodJSONPrinter, lines), IngressAPI: o.ingressAPI, ProbeURL: pr.url, Requests: pr.buckets}
+		switch {
+		case o.delete:
+			cfg.Action = timeline.Delete
+		case o.evict:
+			cfg.Action = timeline.Evict
+		}
+		if o.gracePeriod > 0 {
+			cfg.GracePeriodSeconds = &o.gracePeriod
+		}
+		return timeline.Follow(ctx, cfg)
+	}, o.judge)
+}
+
+// judge prints the chart and the verdict of tl, or words why there is
+// none.
+func (o *watchPodOptions) judge(ctx context.Context, tl *timeline.Timeline, err error) error {
 	if tl == nil {
 		err = endedBeforeStart(ctx, err, "pod "+o.namespace+"/"+o.name)
 		return sayNotFound(ctx, o.client, err, "pod", o.namespace)
@@ -174,10 +153,6 @@ func (o *watchPodOptions) Run(ctx context.Context) error {
 	}
 	v := timeline.ComputeWith(tl, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(podWatchSummary.write(o.sink, tl, v), err, v.Risk)
-}
-
-func (o *watchPodOptions) printer() timeline.Printer {
-	return printer(o.sink, render.PodJSONPrinter, func(w io.Writer) timeline.Printer { return render.PodLinePrinter(w, o.wide) })
 }
 
 // podWatchSummary is watch pod's end: a chart and the verdict.

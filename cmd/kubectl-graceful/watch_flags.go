@@ -33,6 +33,8 @@ type watchFlags struct {
 	propagation time.Duration
 	// ingressAPI is --ingress-api, the Traefik API to read.
 	ingressAPI string
+	// probe holds the --probe* flags, of the pod and rollout watches.
+	probe probeFlags
 	// sink is where -o sends the output.
 	sink watchSink
 
@@ -41,28 +43,35 @@ type watchFlags struct {
 }
 
 // watchFlagHelp is what a watch's flags say of it: after what --settle
-// keeps listening, --timeout's default and words, what --wide adds.
+// keeps listening, --timeout's default and words, what --wide adds, and
+// whether it takes --probe.
 type watchFlagHelp struct {
 	settleAfter string
 	timeout     time.Duration
 	timeoutHelp string
 	wideAdds    string
+	probe       bool
 }
 
-// add binds --settle, --timeout, -o, --wide, --propagation and
-// --ingress-api.
+// add binds --settle, --timeout, -o (and its completion), --wide,
+// --propagation, --ingress-api and the --probe* flags.
 func (w *watchFlags) add(cmd *cobra.Command, h watchFlagHelp) {
 	f := cmd.Flags()
 	f.DurationVar(&w.settle, "settle", 3*time.Second, "How long to keep listening "+h.settleAfter+", for late Events and EndpointSlice updates")
 	f.DurationVar(&w.timeout, "timeout", h.timeout, h.timeoutHelp)
-	addWatchOutputFlag(cmd, &w.output)
+	f.StringVarP(&w.output, "output", "o", "", "Output format: json (one object per line, then a summary), yaml (the same, one document each) or mermaid (gantt chart on stdout, lines on stderr)")
+	registerCompletions(cmd, map[string]cobra.CompletionFunc{"output": completeValues(watchFormats...)})
 	addWideFlag(f, &w.wide, h.wideAdds)
 	addPropagationFlag(f, &w.propagation)
 	addIngressAPIFlag(f, &w.ingressAPI)
+	if h.probe {
+		w.probe.add(f)
+	}
 }
 
-// complete builds the sink and the client.
+// complete builds the probe's configuration, the sink and the client.
 func (w *watchFlags) complete() error {
+	w.probe.complete()
 	w.sink = newWatchSink(w.output, w.IOStreams)
 	var err error
 	w.client, err = newClient(w.configFlags, clientLimits{})
@@ -70,7 +79,8 @@ func (w *watchFlags) complete() error {
 }
 
 // validate rejects negative durations, an unknown -o for command, a
-// --propagation out of range and an --ingress-api that is not a URL.
+// --propagation out of range, an --ingress-api that is not a URL and bad
+// --probe* flags.
 func (w *watchFlags) validate(command string) error {
 	if w.settle < 0 || w.timeout < 0 {
 		return errors.New("--settle and --timeout must not be negative")
@@ -81,5 +91,8 @@ func (w *watchFlags) validate(command string) error {
 	if err := validatePropagation(w.propagation); err != nil {
 		return err
 	}
-	return validateIngressAPI(w.ingressAPI)
+	if err := validateIngressAPI(w.ingressAPI); err != nil {
+		return err
+	}
+	return w.probe.validate(command)
 }

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
@@ -24,9 +22,9 @@ type watchNodeOptions struct {
 	selector string
 }
 
-// newCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`.
-func newCmdWatchNode(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
-	o := &watchNodeOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}}
+// newCmdWatchNode builds `kubectl graceful watch node NAME... | -l SELECTOR`
+// around o.
+func newCmdWatchNode(o *watchNodeOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "node (NAME... | -l SELECTOR)",
 		Short: "Watch the pods of draining nodes terminate and say which workloads raced their endpoints",
@@ -46,7 +44,7 @@ matches the selector, the pods cannot be watched).`,
 		Example: `  kubectl graceful watch node worker-3
   kubectl graceful watch node -l eks.amazonaws.com/nodegroup=ng-old --timeout 1h
   kubectl graceful watch node worker-3 worker-4 -o json`,
-		ValidArgsFunction: completeNodes(configFlags),
+		ValidArgsFunction: completeNodes(o.configFlags),
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()

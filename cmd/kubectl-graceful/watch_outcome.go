@@ -14,16 +14,13 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// defaultPropagation is --propagation's default: the audit's preStop floor,
-// so that a preStop that passes the audit passes the watch.
-func defaultPropagation() time.Duration {
-	return time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
-}
-
 // addPropagationFlag adds --propagation, for every watch (one pod or a
-// rollout's pods): the same name, default and meaning.
+// rollout's pods): the same name, default and meaning. Its default is the
+// audit's preStop floor, so that a preStop that passes the audit passes
+// the watch.
 func addPropagationFlag(f *pflag.FlagSet, d *time.Duration) {
-	f.DurationVar(d, "propagation", defaultPropagation(), "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
+	floor := time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
+	f.DurationVar(d, "propagation", floor, "Time kube-proxy, Ingress controllers and load balancers need to stop sending traffic, counted from the delete request (the audit's --prestop-floor); a pod told to stop sooner is a risk")
 }
 
 // addWideFlag adds --wide: live lines with every column and whole

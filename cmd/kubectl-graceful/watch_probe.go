@@ -32,6 +32,9 @@ type probeFlags struct {
 	insecure  bool
 
 	cfg probe.Config
+	// apiServer is the cluster's address (rest.Config.Host), which the
+	// probe's URL is checked against.
+	apiServer string
 }
 
 func (p *probeFlags) add(f *pflag.FlagSet) {
@@ -88,31 +91,31 @@ func (p *probeFlags) config() (probe.Config, error) {
 	return cfg, nil
 }
 
-func (p *probeFlags) enabled() bool { return p.cfg.URL != nil }
-
 // redacted is the probe URL without a password, as shown and recorded.
 func (p *probeFlags) redacted() string { return p.cfg.URL.Redacted() }
 
-// probing is a running probe: its buckets, and stop to end it.
+// probing is a running probe: its URL as recorded, its buckets, and stop
+// to end it; all zero without --probe.
 type probing struct {
+	url     string
 	buckets <-chan probe.Bucket
 	stop    func()
 }
 
 // Stop ends the probe and waits for its requests in flight.
 func (r *probing) Stop() {
-	if r != nil {
+	if r.stop != nil {
 		r.stop()
 	}
 }
 
 // start checks the URL answers once, warns when a loopback URL is probed
-// for a cluster that is not on loopback, and starts the probe. apiServer is
-// the cluster's API server URL (rest.Config.Host). An URL that does not
-// answer 2xx/3xx is an error: nothing is deleted before the probe works.
-func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writer, baseline bool) (*probing, error) {
-	if !p.enabled() {
-		return nil, nil
+// for a cluster that is not on loopback, and starts the probe. An URL
+// that does not answer 2xx/3xx is an error: nothing is deleted before the
+// probe works.
+func (p *probeFlags) start(ctx context.Context, errOut io.Writer, baseline bool) (*probing, error) {
+	if p.cfg.URL == nil {
+		return &probing{}, nil
 	}
 	pr := probe.New(p.cfg)
 	if r := pr.Once(ctx); r.Failed() {
@@ -122,10 +125,14 @@ func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writ
 		}
 		return nil, fmt.Errorf("the probe URL %s did not answer before the termination (%s): nothing was deleted or evicted", p.redacted(), why)
 	}
-	if w := loopbackWarning(p.cfg.URL, apiServer); w != "" {
+	if w := loopbackWarning(p.cfg.URL, p.apiServer); w != "" {
 		fmt.Fprintln(errOut, termsafe.Escape(w))
 	}
-	fmt.Fprintln(errOut, termsafe.Escape(fmt.Sprintf("note: probing %s at %d requests/s (%s, timeout %s)", p.redacted(), p.cfg.Rate, connText(p.cfg.KeepAlive), p.cfg.Timeout)))
+	conn := "a new connection each"
+	if p.cfg.KeepAlive {
+		conn = "connections reused"
+	}
+	fmt.Fprintln(errOut, termsafe.Escape(fmt.Sprintf("note: probing %s at %d requests/s (%s, timeout %s)", p.redacted(), p.cfg.Rate, conn, p.cfg.Timeout)))
 	ch := make(chan probe.Bucket, 64)
 	pctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -143,14 +150,7 @@ func (p *probeFlags) start(ctx context.Context, apiServer string, errOut io.Writ
 		case <-ctx.Done():
 		}
 	}
-	return &probing{buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
-}
-
-func connText(keepAlive bool) string {
-	if keepAlive {
-		return "connections reused"
-	}
-	return "a new connection each"
+	return &probing{url: p.redacted(), buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
 }
 
 // loopbackWarning is the warning for a probe URL on loopback: against a

@@ -32,8 +32,8 @@ func TestWatchPodValidateProbeFlags(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			o := watchPodOptions{watchFlags: watchFlags{settle: time.Second, propagation: 5 * time.Second}, name: "web-0", gracePeriod: -1,
-				probe: probeFlags{rate: 20, timeout: 2 * time.Second}}
+			o := watchPodOptions{watchFlags: watchFlags{settle: time.Second, propagation: 5 * time.Second,
+				probe: probeFlags{rate: 20, timeout: 2 * time.Second}}, name: "web-0", gracePeriod: -1}
 			c.edit(&o.probe)
 			err := o.Validate()
 			switch {
@@ -67,22 +67,22 @@ func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	p := probeFlags{url: "http://" + addr + "/", rate: 20, timeout: time.Second}
+	p := probeFlags{url: "http://" + addr + "/", rate: 20, timeout: time.Second, apiServer: "https://127.0.0.1:6443"}
 	p.complete()
 	if err := p.validate("watch pod"); err != nil {
 		t.Fatal(err)
 	}
 	var errOut bytes.Buffer
-	pr, err := p.start(context.Background(), "https://127.0.0.1:6443", &errOut, true)
+	pr, err := p.start(context.Background(), &errOut, true)
 	if pr != nil || err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "nothing was deleted") {
 		t.Errorf("start = %v, %v", pr, err)
 	}
 
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
-	p = probeFlags{url: srv.URL, rate: 50, timeout: time.Second}
+	p = probeFlags{url: srv.URL, rate: 50, timeout: time.Second, apiServer: "https://127.0.0.1:6443"}
 	p.complete()
-	pr, err = p.start(context.Background(), "https://127.0.0.1:6443", &errOut, false)
+	pr, err = p.start(context.Background(), &errOut, false)
 	if err != nil {
 		t.Fatal(err)
 	}

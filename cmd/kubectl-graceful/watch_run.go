@@ -23,6 +23,23 @@ func (f *watchFlags) begin(ctx context.Context, note stopNote) (context.Context,
 	return eviction.WithTimeout(ctx, f.timeout)
 }
 
+// followProbed is the Run of the pod and rollout watches: begin, start
+// the --probe requests (after a baseline when acts: the command deletes,
+// evicts, restarts or scales), follow while they run, stop them, then end
+// with what follow returned. A probe that does not start is the error.
+func followProbed[R any](ctx context.Context, f *watchFlags, note stopNote, acts bool,
+	follow func(context.Context, *probing) (R, error), end func(context.Context, R, error) error) error {
+	ctx, cancel := f.begin(ctx, note)
+	defer cancel()
+	pr, err := f.probe.start(ctx, f.ErrOut, acts)
+	if err != nil {
+		return err
+	}
+	r, err := follow(ctx, pr)
+	pr.Stop()
+	return end(ctx, r, err)
+}
+
 // watchSink is where a watch writes, by -o, the same for the pod, rollout
 // and node watches: json and yaml documents to doc, a Mermaid chart to
 // out with the live lines and the verdict on errOut, else everything to

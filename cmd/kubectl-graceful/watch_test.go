@@ -57,7 +57,7 @@ func TestWatchPodValidate(t *testing.T) {
 // verdict when no propagation is given.
 func TestWatchPropagationDefaultIsThePreStopFloor(t *testing.T) {
 	floor := time.Duration(inspect.DefaultOptions().PreStopFloorSeconds) * time.Second
-	cmd := newCmdWatchPod(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard(), nil)
+	cmd := newCmdWatchPod(&watchPodOptions{watchFlags: watchFlags{configFlags: genericclioptions.NewConfigFlags(false), IOStreams: genericiooptions.NewTestIOStreamsDiscard()}})
 	if got := cmd.Flags().Lookup("propagation").DefValue; got != floor.String() {
 		t.Errorf("--propagation default %s, want the audit's --prestop-floor %s", got, floor)
 	}
@@ -144,7 +144,7 @@ func TestWatchWorkloadArgs(t *testing.T) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.wantErrSub)
 		}
 	}
-	cmd := newCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard(), nil)
+	cmd := newCmdWatchWorkload(&watchWorkloadOptions{})
 	if err := cmd.Args(cmd, nil); err == nil || !strings.Contains(err.Error(), "name one workload") {
 		t.Errorf("no arguments: %v", err)
 	}
@@ -161,8 +161,8 @@ func TestWatchWorkloadArgs(t *testing.T) {
 // --propagation is on the rollout watch too, with watch pod's default and
 // validation, and reaches every pod's verdict.
 func TestWatchWorkloadPropagation(t *testing.T) {
-	cmd := newCmdWatchWorkload(nil, genericiooptions.NewTestIOStreamsDiscard(), nil)
-	pod := newCmdWatchPod(nil, genericiooptions.NewTestIOStreamsDiscard(), nil)
+	cmd := newCmdWatchWorkload(&watchWorkloadOptions{})
+	pod := newCmdWatchPod(&watchPodOptions{})
 	f, pf := cmd.Flags().Lookup("propagation"), pod.Flags().Lookup("propagation")
 	if f == nil || pf == nil || f.DefValue != pf.DefValue || f.Usage != pf.Usage {
 		t.Fatalf("--propagation of watch TYPE/NAME %+v, of watch pod %+v: want the same flag", f, pf)

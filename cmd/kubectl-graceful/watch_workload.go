@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/discovery"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
@@ -34,16 +33,11 @@ type watchWorkloadOptions struct {
 	// the replicas through the scale subresource; -1 means no scale.
 	restart bool
 	scale   int32
-	// probe holds the --probe* flags; apiServer is the cluster's address,
-	// which the probe's URL is checked against.
-	probe     probeFlags
-	apiServer string
 }
 
 // newCmdWatchWorkload builds `kubectl graceful watch TYPE/NAME`, the parent
 // of `watch pod`.
-func newCmdWatchWorkload(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
-	o := &watchWorkloadOptions{watchFlags: watchFlags{configFlags: configFlags, IOStreams: streams, interrupt: in}}
+func newCmdWatchWorkload(o *watchWorkloadOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch (TYPE/NAME | TYPE NAME) [--restart | --scale N]",
 		Short: "Watch a termination or a whole rollout and say whether it raced its endpoints",
@@ -68,21 +62,15 @@ pods, RBAC).`,
   kubectl graceful watch statefulset db --timeout 15m
   kubectl graceful watch deploy/web --scale 2 -o json
   kubectl graceful watch pod web-7d4b9c --delete`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 || len(args) > 2 {
-				return errMissingArg("one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)")
-			}
-			return nil
-		},
-		ValidArgsFunction: completeWorkloads(configFlags, false),
+		Args:              argsWithin(1, 2, "one workload", "watch TYPE/NAME (or TYPE NAME, or watch pod NAME)"),
+		ValidArgsFunction: completeWorkloads(o.configFlags, false),
 		RunE:              runE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.restart, "restart", false, "Restart the workload as 'kubectl rollout restart' does, then watch the rollout")
 	f.Int32Var(&o.scale, "scale", -1, "Scale the workload to N replicas (scale subresource), then watch")
 	o.add(cmd, watchFlagHelp{settleAfter: "after the rollout completed", timeout: 10 * time.Minute,
-		timeoutHelp: "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit", wideAdds: " (the server's time)"})
-	o.probe.add(f)
+		timeoutHelp: "Give up after this long and summarise what was seen (exit 2: not complete); 0 means no limit", wideAdds: " (the server's time)", probe: true})
 	return cmd
 }
 
@@ -90,7 +78,6 @@ pods, RBAC).`,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	o.args = args
-	o.probe.complete()
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
 		return err
@@ -100,13 +87,12 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 		return err
 	}
 	gvk, err := kindFor(o.configFlags, typ)
-	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+	switch {
+	case errors.As(err, new(*url.Error)):
 		return err // discovery failed (no answer, no credentials): not the type's fault
-	}
-	if meta.IsNoMatchError(err) {
+	case meta.IsNoMatchError(err):
 		return fmt.Errorf("the server doesn't have a resource type %q", typ) // kubectl's words
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("unknown resource type %q: %w", typ, err)
 	}
 	if sub, ok := watchSubcommand[gvk.GroupKind()]; ok {
@@ -120,7 +106,7 @@ func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.apiServer = cfg.Host
+	o.probe.apiServer = cfg.Host
 	return o.complete()
 }
 
@@ -133,11 +119,11 @@ var watchSubcommand = map[schema.GroupKind]struct{ what, name string }{
 
 // kindFor resolves typ (a kind, a resource, RESOURCE.GROUP,
 // RESOURCE.VERSION.GROUP or a short name, as kubectl reads them) through
-// the API server's discovery. Discovery is asked once
-// on its own first: the REST mapper's short-name expander drops a failed
-// discovery and the mapper then asks again, which would run a failing
-// credential plugin, and print its message, twice. Once it answered, the
-// mapper reads the same discovery client's cache.
+// the API server's discovery. Discovery is asked once on its own first:
+// the REST mapper's short-name expander drops a failed discovery and the
+// mapper then asks again, which would run a failing credential plugin, and
+// print its message, twice. Once it answered, the mapper reads the same
+// discovery client's cache.
 func kindFor(flags *genericclioptions.ConfigFlags, typ string) (schema.GroupVersionKind, error) {
 	dc, err := flags.ToDiscoveryClient()
 	if err != nil {
@@ -190,44 +176,36 @@ func (o *watchWorkloadOptions) Validate() error {
 	if err := rollout.CheckKind(o.workload.Kind); err != nil {
 		return err
 	}
-	if err := o.validate("watch"); err != nil {
-		return err
-	}
-	return o.probe.validate("watch")
+	return o.validate("watch")
 }
 
 // Run follows the workload, then prints the summary. It returns
 // cliutil.Risk() when the rollout verdict found a risk.
 func (o *watchWorkloadOptions) Run(ctx context.Context) error {
-	ctx, cancel := o.begin(ctx, stopNote{waiting: "the watches to close, then the rollout so far and its verdict",
-		skipped: "the summary and the verdict"})
-	defer cancel()
-	cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle, Printer: o.printer(), IngressAPI: o.ingressAPI}
-	switch {
-	case o.restart:
-		cfg.Action = rollout.Restart
-	case o.scale >= 0:
-		cfg.Action, cfg.Replicas = rollout.Scale, o.scale
-	}
-	pr, err := o.probe.start(ctx, o.apiServer, o.ErrOut, cfg.Action != rollout.Wait)
-	if err != nil {
-		return err
-	}
-	if pr != nil {
-		cfg.ProbeURL, cfg.Requests = o.probe.redacted(), pr.buckets
-	}
-	r, err := rollout.Follow(ctx, cfg)
-	pr.Stop()
+	note := stopNote{waiting: "the watches to close, then the rollout so far and its verdict", skipped: "the summary and the verdict"}
+	return followProbed(ctx, &o.watchFlags, note, o.restart || o.scale >= 0, func(ctx context.Context, pr *probing) (*rollout.Rollout, error) {
+		lines := func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.wide) }
+		cfg := rollout.Config{Client: o.client, Workload: o.workload, Settle: o.settle,
+			Printer: printer(o.sink, render.RolloutJSONPrinter, lines), IngressAPI: o.ingressAPI, ProbeURL: pr.url, Requests: pr.buckets}
+		switch {
+		case o.restart:
+			cfg.Action = rollout.Restart
+		case o.scale >= 0:
+			cfg.Action, cfg.Replicas = rollout.Scale, o.scale
+		}
+		return rollout.Follow(ctx, cfg)
+	}, o.judge)
+}
+
+// judge prints the rollout's summary and verdict, or words why there is
+// none.
+func (o *watchWorkloadOptions) judge(ctx context.Context, r *rollout.Rollout, err error) error {
 	if r == nil {
 		err = endedBeforeStart(ctx, err, o.workload.String()+" in namespace "+o.workload.Namespace)
 		return sayNotFound(ctx, o.client, err, strings.ToLower(o.workload.Kind), o.workload.Namespace)
 	}
 	v := rollout.ComputeWith(r, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(rolloutWatchSummary(o.sink.width).write(o.sink, r, v), err, v.Risk)
-}
-
-func (o *watchWorkloadOptions) printer() rollout.Printer {
-	return printer(o.sink, render.RolloutJSONPrinter, func(w io.Writer) rollout.Printer { return render.RolloutLinePrinter(w, o.wide) })
 }
 
 // rolloutWatchSummary is watch TYPE/NAME's end: a table, a chart and the
