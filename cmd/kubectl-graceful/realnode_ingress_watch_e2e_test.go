@@ -155,6 +155,9 @@ func TestRestartWatchReadsIngressController(t *testing.T) {
 	close(stop)
 	loop := counts()[hardened.name]
 	t.Logf("own loop through the Ingress: %d requests, %d failed %v", loop.Sent, len(loop.Failures), loop.Failures)
+	if !strings.Contains(r.Stdout+r.Stderr, "routed to by Ingress "+hardened.name+" (Service "+hardened.name) {
+		t.Errorf("the watch does not name Ingress %s, which routes to the Deployment's Service:\n%s", hardened.name, r.Stderr)
+	}
 	gone, added := map[string]bool{}, map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 		var o struct{ Type, Kind, Pod string }

@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"context"
+	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -91,4 +92,38 @@ func backendServices(ing *networkingv1.Ingress) []string {
 		}
 	}
 	return out
+}
+
+// Discover lists the Ingresses of namespace that route to services
+// (Routes) and says which they are and how the watch reads their
+// controller: at api, or, where api is "", that when the controller
+// stopped sending the pod requests is not read and the window is judged
+// against the EndpointSlice and --propagation (estimated true: a fact the
+// verdict keeps). "" when none routes to them or they cannot be listed
+// (the line is left out; docs/rbac.md).
+func Discover(ctx context.Context, c kubernetes.Interface, namespace string, services []string, api string) (msg string, estimated bool) {
+	routes, err := Routes(ctx, c, namespace, services)
+	if err != nil || len(routes) == 0 {
+		return "", false
+	}
+	names := make([]string, 0, len(routes))
+	for _, r := range routes {
+		names = append(names, r.text())
+	}
+	if api != "" {
+		return "routed to by " + strings.Join(names, "; ") + "; reading its controller's API at " + api, false
+	}
+	return "routed to by " + strings.Join(names, "; ") + ": when its controller stopped sending the pod requests is not read (--ingress-api names Traefik's API), so the window is judged against the EndpointSlice and --propagation, an estimate", true
+}
+
+// text names r with its Service, class and controller.
+func (r Route) text() string {
+	s := "Ingress " + r.Ingress + " (Service " + r.Service
+	if r.Class != "" {
+		s += ", class " + r.Class
+	}
+	if r.Controller != "" {
+		s += ", controller " + r.Controller
+	}
+	return s + ")"
 }

@@ -147,6 +147,12 @@ func (f *workloadFollower) prepare(ctx context.Context) {
 		f.note(fmt.Sprintf("cannot list PodDisruptionBudgets (%v): capacity is not compared with a budget", err))
 	}
 	r.Budgets = budgets
+	// The Ingresses routing to the Services, as watch pod names them.
+	if msg, estimated := ingress.Discover(ctx, f.cfg.Client, w.Namespace, services, f.cfg.IngressAPI); estimated {
+		f.note(msg)
+	} else if msg != "" {
+		f.say(msg)
+	}
 }
 
 func (f *workloadFollower) note(msg string) {
