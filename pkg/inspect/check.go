@@ -273,15 +273,6 @@ func perPDB(f func(s *scope, i int, p PDB) (msg, fix string)) runFunc {
 	}
 }
 
-// gracePeriod returns the pod template's terminationGracePeriodSeconds with
-// the API default (30) applied.
-func gracePeriod(spec corev1.PodSpec) int64 {
-	if spec.TerminationGracePeriodSeconds == nil {
-		return corev1.DefaultTerminationGracePeriodSeconds
-	}
-	return *spec.TerminationGracePeriodSeconds
-}
-
 // patchCommand returns a `kubectl patch` line applying podSpecPatch (a
 // strategic merge patch of the pod spec) to w's pod template, or, for a bare
 // Pod whose spec cannot be patched, the same patch as JSON to put in its

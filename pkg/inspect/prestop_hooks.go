@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -24,7 +25,7 @@ var missingPreStop = register(&Check{
 		if hasPreStop(ctr) {
 			return nil
 		}
-		grace := gracePeriod(w.Template.Spec)
+		grace := podspec.GracePeriod(w.Template.Spec)
 		msg := fmt.Sprintf("behind Service %s with no preStop hook: it gets SIGTERM while endpoints still route to it (grace period %d s)",
 			svc.Name, grace)
 		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, grace))}
@@ -65,7 +66,7 @@ var preStopTooShort = register(&Check{
 		}
 		msg := fmt.Sprintf("preStop sleeps %d s, below %d s: kube-proxy and load balancers may still route to the pod after it",
 			d, s.opts.PreStopFloorSeconds)
-		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, gracePeriod(w.Template.Spec)))}
+		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, podspec.GracePeriod(w.Template.Spec)))}
 	}),
 	Explanation: Explanation{
 		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",

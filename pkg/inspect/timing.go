@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -29,7 +30,7 @@ var prestopExceedsGrace = register(&Check{
 })
 
 func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
-	grace := gracePeriod(w.Template.Spec)
+	grace := podspec.GracePeriod(w.Template.Spec)
 	var out []Finding
 	for _, ctr := range terminatingContainers(w.Template.Spec) {
 		d, known, how := prestop.Duration(ctr)
@@ -101,7 +102,7 @@ func (s *scope) shutdownSeconds(w *Workload) (int64, string, bool) {
 }
 
 func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
-	grace := gracePeriod(w.Template.Spec)
+	grace := podspec.GracePeriod(w.Template.Spec)
 	app, where, declared := s.shutdownSeconds(w)
 	var out []Finding
 	for _, ctr := range terminatingContainers(w.Template.Spec) {
@@ -158,7 +159,7 @@ var gracePeriodLong = register(&Check{
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
-		g := gracePeriod(w.Template.Spec)
+		g := podspec.GracePeriod(w.Template.Spec)
 		if g <= s.opts.MaxGraceSeconds {
 			return nil
 		}
