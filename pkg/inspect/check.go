@@ -191,11 +191,8 @@ func (s *scope) cannotRun(c *Check) (SkipReason, string) {
 func (s *scope) suppressed(f Finding) bool {
 	if s.skips == nil {
 		s.skips = map[ObjectRef][]string{}
-		for _, w := range s.inv.Workloads {
-			s.skips[w.Object] = append(s.skips[w.Object], w.Annotations[SkipAnnotation], w.Template.Annotations[SkipAnnotation])
-		}
-		for _, p := range s.inv.PDBs {
-			s.skips[pdbRef(p)] = append(s.skips[pdbRef(p)], p.Annotations[SkipAnnotation])
+		for _, o := range s.inv.objects() {
+			s.skips[o.ref] = append(s.skips[o.ref], o.skips...)
 		}
 	}
 	for _, l := range s.skips[f.Object] {
@@ -230,6 +227,17 @@ func perWorkload(f func(s *scope, c *Check, w *Workload) []Finding) runFunc {
 	}
 }
 
+// onePerWorkload is the run of a check with at most one finding per
+// workload, about the workload itself: f says it for w, or returns "".
+func onePerWorkload(f func(s *scope, w *Workload) (msg, fix string)) runFunc {
+	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		if msg, fix := f(s, w); msg != "" {
+			return []Finding{c.finding(w, "", msg, fix)}
+		}
+		return nil
+	})
+}
+
 // perContainer is f's findings for each terminating container of each
 // workload.
 func perContainer(f func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding) runFunc {
@@ -257,6 +265,11 @@ func perServingContainer(f func(s *scope, c *Check, w *Workload, svc corev1.Serv
 		}
 		return out
 	})
+}
+
+// both is the run of a check with a's findings, then b's.
+func both(a, b runFunc) runFunc {
+	return func(s *scope, c *Check) []Finding { return append(a(s, c), b(s, c)...) }
 }
 
 // perPDB is the run of a check with at most one finding per

@@ -137,13 +137,12 @@ var gracePeriodZero = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(_ *scope, w *Workload) (string, string) {
 		if g := w.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 0 {
-			return nil
+			return "", ""
 		}
-		return []Finding{c.finding(w, "",
-			"terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
-			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds}))}
+		return "terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
+			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds})
 	}),
 	Explanation: Explanation{
 		Why:    "terminationGracePeriodSeconds: 0 means immediate SIGKILL: no preStop hook, no SIGTERM handler, every in-flight request is cut.",
@@ -158,14 +157,13 @@ var gracePeriodLong = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
 		g := podspec.GracePeriod(w.Template.Spec)
 		if g <= s.opts.MaxGraceSeconds {
-			return nil
+			return "", ""
 		}
-		return []Finding{c.finding(w, "",
-			fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
-			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
+		return fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
+			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds})
 	}),
 	Explanation: Explanation{
 		Why:    "kubectl drain and rollouts wait for each pod's termination; a very long grace period stalls node maintenance and deploys that long per pod when the app does not exit by itself.",
