@@ -52,7 +52,12 @@ var rolloutDowntime = register(&Check{
 	Severity: SeverityError,
 	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
 	Needs:    []Input{InputServices, InputHPAs},
-	run:      onePerWorkload((*scope).rolloutDowntime),
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
+		if w.Strategy == nil {
+			return "", "" // not a Deployment
+		}
+		return s.rolloutDowntime(w)
+	}),
 	Explanation: Explanation{
 		Why:    "Strategy Recreate stops all pods before starting new ones; a RollingUpdate whose maxUnavailable resolves (rounding down) to all replicas may do the same. Either way the Service has no ready endpoint during the rollout.",
 		Fix:    "Use RollingUpdate with maxUnavailable: 0 and maxSurge: 1 (or percentages that keep at least one pod).",
@@ -60,12 +65,9 @@ var rolloutDowntime = register(&Check{
 	},
 })
 
-// rolloutDowntime says how a Deployment's strategy leaves no ready pod
-// during a rollout, or returns "".
+// rolloutDowntime says how a Deployment's strategy leaves its Services no
+// ready pod during a rollout, or returns "".
 func (s *scope) rolloutDowntime(w *Workload) (msg, fix string) {
-	if w.Strategy == nil {
-		return "", ""
-	}
 	rollingFix := fmt.Sprintf(`kubectl patch deployment %s -n %s -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0,"maxSurge":1}}}}'`,
 		w.Object.Name, w.Object.Namespace)
 	if w.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
