@@ -238,13 +238,15 @@ func onePerWorkload(f func(s *scope, w *Workload) (msg, fix string)) runFunc {
 	})
 }
 
-// perContainer is f's findings for each terminating container of each
-// workload.
-func perContainer(f func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding) runFunc {
+// perContainer is the run of a check with at most one finding per
+// terminating container of each workload: f says it for ctr, or returns "".
+func perContainer(f func(s *scope, w *Workload, ctr corev1.Container) (msg, fix string)) runFunc {
 	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		var out []Finding
 		for _, ctr := range terminatingContainers(w.Template.Spec) {
-			out = append(out, f(s, c, w, ctr)...)
+			if msg, fix := f(s, w, ctr); msg != "" {
+				out = append(out, c.finding(w, ctr.Name, msg, fix))
+			}
 		}
 		return out
 	})
