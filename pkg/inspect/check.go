@@ -109,12 +109,8 @@ func Audit(inv *Inventory, opts Options) *Report {
 	s := &scope{inv: inv, opts: opts}
 	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append(append([]string{}, inv.Notes...), scalerNotes(inv)...), unreadRefNotes(inv)...)}
 	unknown := withUnknownFields(inv)
-	skip := map[string]bool{}
-	for _, id := range opts.Skip {
-		skip[id] = true
-	}
 	for _, c := range catalogue {
-		if skip[c.ID] {
+		if slices.Contains(opts.Skip, c.ID) {
 			continue
 		}
 		if reason, msg := s.cannotRun(c); reason != "" {

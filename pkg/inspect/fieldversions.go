@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -81,8 +82,8 @@ func (s *scope) newerFieldsOfWorkload(c *Check, w *Workload) []Finding {
 	spec := w.Template.Spec
 	for _, ctr := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
 		fields := newerFields(s.inv.Version, spec, ctr.Name)
-		if s.inv.Live {
-			fields = kubeletFields(fields)
+		if s.inv.Live { // only the fields kubelets need the gate for
+			fields = slices.DeleteFunc(fields, func(f fieldSupport) bool { return !f.kubelet })
 		}
 		if len(fields) == 0 {
 			continue
@@ -129,16 +130,6 @@ func newerFields(v Version, spec corev1.PodSpec, container string) []fieldSuppor
 		add(fieldPreStopSleep)
 		if c.Lifecycle.PreStop.Sleep.Seconds == 0 {
 			add(fieldZeroSleep)
-		}
-	}
-	return out
-}
-
-func kubeletFields(fs []fieldSupport) []fieldSupport {
-	var out []fieldSupport
-	for _, f := range fs {
-		if f.kubelet {
-			out = append(out, f)
 		}
 	}
 	return out
