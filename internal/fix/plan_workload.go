@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -56,7 +57,7 @@ type containerWants struct {
 
 // planWorkload adds the combined change for w's findings fs.
 func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Options, names map[string]bool) {
-	wp := &WorkloadPlan{Object: w.Object, Source: w.Source, GraceFrom: gracePeriod(w.Template.Spec)}
+	wp := &WorkloadPlan{Object: w.Object, Source: w.Source, GraceFrom: podspec.GracePeriod(w.Template.Spec)}
 	wants := map[string]*containerWants{}
 	want := func(name string) *containerWants {
 		if wants[name] == nil {
@@ -216,15 +217,6 @@ func terminatingContainers(spec corev1.PodSpec) []podContainer {
 		}
 	}
 	return out
-}
-
-// gracePeriod is the pod spec's terminationGracePeriodSeconds with the API
-// default (30 s) applied.
-func gracePeriod(spec corev1.PodSpec) int64 {
-	if spec.TerminationGracePeriodSeconds == nil {
-		return corev1.DefaultTerminationGracePeriodSeconds
-	}
-	return *spec.TerminationGracePeriodSeconds
 }
 
 // execSleepRemoves reports whether replacing a native preStop sleep by an

@@ -4,9 +4,10 @@ import (
 	"context"
 	"strings"
 
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingressspec"
 )
 
 // Route is an Ingress that sends traffic to one of a pod's Services.
@@ -21,12 +22,9 @@ type Route struct {
 	Controller string
 }
 
-// The annotations an Ingress's class is read from besides
-// spec.ingressClassName (networking/v1 IngressClass docs).
-const (
-	legacyClassAnnotation  = "kubernetes.io/ingress.class"
-	defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
-)
+// defaultClassAnnotation marks the cluster's default IngressClass
+// (networking/v1 IngressClass docs).
+const defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
 
 // Routes lists the Ingresses of namespace whose default backend or path
 // backends name one of services, with their class and its controller. It
@@ -53,8 +51,8 @@ func Routes(ctx context.Context, c kubernetes.Interface, namespace string, servi
 	}
 	var out []Route
 	for _, ing := range ings.Items {
-		class := classOf(&ing, defaultClass)
-		for _, svc := range backendServices(&ing) {
+		class := ingressspec.Class(&ing, defaultClass)
+		for _, svc := range ingressspec.BackendServices(&ing) {
 			if want[svc] {
 				out = append(out, Route{Ingress: ing.Name, Service: svc, Class: class, Controller: classes[class]})
 			}
@@ -62,38 +60,6 @@ func Routes(ctx context.Context, c kubernetes.Interface, namespace string, servi
 	}
 	return out, nil
 }
-
-func classOf(ing *networkingv1.Ingress, defaultClass string) string {
-	switch {
-	case ing.Spec.IngressClassName != nil:
-		return *ing.Spec.IngressClassName
-	case ing.Annotations[legacyClassAnnotation] != "":
-		return ing.Annotations[legacyClassAnnotation]
-	}
-	return defaultClass
-}
-
-// backendServices names the Services of ing's backends, each once.
-func backendServices(ing *networkingv1.Ingress) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(b *networkingv1.IngressBackend) {
-		if b != nil && b.Service != nil && !seen[b.Service.Name] {
-			seen[b.Service.Name] = true
-			out = append(out, b.Service.Name)
-		}
-	}
-	add(ing.Spec.DefaultBackend)
-	for _, r := range ing.Spec.Rules {
-		if r.HTTP != nil {
-			for i := range r.HTTP.Paths {
-				add(&r.HTTP.Paths[i].Backend)
-			}
-		}
-	}
-	return out
-}
-
 // Discover lists the Ingresses of namespace that route to services
 // (Routes) and says which they are and how the watch reads their
 // controller: at api, or, where api is "", that when the controller

@@ -41,20 +41,9 @@ var removedAPIVersion = register(&Check{
 	Topic:    TopicAPIVersions,
 	Severity: SeverityWarning,
 	Summary:  "manifest in an apiVersion the target server no longer serves (extensions/v1beta1, apps/v1beta1 and v1beta2 workloads: 1.16; policy/v1beta1 PDBs: 1.25): the apply fails; audited as the current version",
-	run: func(s *scope, c *Check) []Finding {
-		var out []Finding
-		for _, w := range s.inv.Workloads {
-			if msg, fix := removedMessage(s.inv.Version, w.APIVersion, w.Object.Kind); msg != "" {
-				out = append(out, c.finding(w, "", msg, fix))
-			}
-		}
-		for _, p := range s.inv.PDBs {
-			if msg, fix := removedMessage(s.inv.Version, p.APIVersion, "PodDisruptionBudget"); msg != "" {
-				out = append(out, pdbFinding(c, p, msg, fix))
-			}
-		}
-		return out
-	},
+	run: perObject(func(s *scope, o object) (string, string) {
+		return removedMessage(s.inv.Version, o.apiVersion, o.ref.Kind)
+	}),
 	Explanation: Explanation{
 		Why:    "API servers stop serving an apiVersion in the release that removes it; applying a manifest written in it fails (\"no matches for kind\"), so the workload is never updated or created. Removed: " + removedAPIList() + ". The fields the checks read kept their meaning, so the audit reads the object as the current version.",
 		Fix:    "Change apiVersion to the replacement (apps/v1, batch/v1, policy/v1); apps/v1 requires spec.selector, and a policy/v1 PDB's empty selector selects every pod. kubectl convert can rewrite the manifest.",

@@ -109,12 +109,8 @@ func Audit(inv *Inventory, opts Options) *Report {
 	s := &scope{inv: inv, opts: opts}
 	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append(append([]string{}, inv.Notes...), scalerNotes(inv)...), unreadRefNotes(inv)...)}
 	unknown := withUnknownFields(inv)
-	skip := map[string]bool{}
-	for _, id := range opts.Skip {
-		skip[id] = true
-	}
 	for _, c := range catalogue {
-		if skip[c.ID] {
+		if slices.Contains(opts.Skip, c.ID) {
 			continue
 		}
 		if reason, msg := s.cannotRun(c); reason != "" {
@@ -191,11 +187,8 @@ func (s *scope) cannotRun(c *Check) (SkipReason, string) {
 func (s *scope) suppressed(f Finding) bool {
 	if s.skips == nil {
 		s.skips = map[ObjectRef][]string{}
-		for _, w := range s.inv.Workloads {
-			s.skips[w.Object] = append(s.skips[w.Object], w.Annotations[SkipAnnotation], w.Template.Annotations[SkipAnnotation])
-		}
-		for _, p := range s.inv.PDBs {
-			s.skips[pdbRef(p)] = append(s.skips[pdbRef(p)], p.Annotations[SkipAnnotation])
+		for _, o := range s.inv.objects() {
+			s.skips[o.ref] = append(s.skips[o.ref], o.skips...)
 		}
 	}
 	for _, l := range s.skips[f.Object] {
@@ -230,13 +223,26 @@ func perWorkload(f func(s *scope, c *Check, w *Workload) []Finding) runFunc {
 	}
 }
 
-// perContainer is f's findings for each terminating container of each
-// workload.
-func perContainer(f func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding) runFunc {
+// onePerWorkload is the run of a check with at most one finding per
+// workload, about the workload itself: f says it for w, or returns "".
+func onePerWorkload(f func(s *scope, w *Workload) (msg, fix string)) runFunc {
+	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		if msg, fix := f(s, w); msg != "" {
+			return []Finding{c.finding(w, "", msg, fix)}
+		}
+		return nil
+	})
+}
+
+// perContainer is the run of a check with at most one finding per
+// terminating container of each workload: f says it for ctr, or returns "".
+func perContainer(f func(s *scope, w *Workload, ctr corev1.Container) (msg, fix string)) runFunc {
 	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		var out []Finding
 		for _, ctr := range terminatingContainers(w.Template.Spec) {
-			out = append(out, f(s, c, w, ctr)...)
+			if msg, fix := f(s, w, ctr); msg != "" {
+				out = append(out, c.finding(w, ctr.Name, msg, fix))
+			}
 		}
 		return out
 	})
@@ -259,6 +265,11 @@ func perServingContainer(f func(s *scope, c *Check, w *Workload, svc corev1.Serv
 	})
 }
 
+// both is the run of a check with a's findings, then b's.
+func both(a, b runFunc) runFunc {
+	return func(s *scope, c *Check) []Finding { return append(a(s, c), b(s, c)...) }
+}
+
 // perPDB is the run of a check with at most one finding per
 // PodDisruptionBudget: f says it for budget i, p, or returns "".
 func perPDB(f func(s *scope, i int, p PDB) (msg, fix string)) runFunc {
@@ -271,15 +282,6 @@ func perPDB(f func(s *scope, i int, p PDB) (msg, fix string)) runFunc {
 		}
 		return out
 	}
-}
-
-// gracePeriod returns the pod template's terminationGracePeriodSeconds with
-// the API default (30) applied.
-func gracePeriod(spec corev1.PodSpec) int64 {
-	if spec.TerminationGracePeriodSeconds == nil {
-		return corev1.DefaultTerminationGracePeriodSeconds
-	}
-	return *spec.TerminationGracePeriodSeconds
 }
 
 // patchCommand returns a `kubectl patch` line applying podSpecPatch (a

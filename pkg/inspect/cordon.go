@@ -35,16 +35,13 @@ var toleratesCordon = register(&Check{
 	Topic:    TopicBudgets,
 	Severity: SeverityWarning,
 	Summary:  "pods tolerate node.kubernetes.io/unschedulable or every taint: a drain cannot keep their replacements off the cordoned node, and some drainers skip them",
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
-		if w.Object.Kind == "DaemonSet" || w.Object.Kind == "Pod" {
-			return nil // not evicted by a drain, or not replaced
-		}
+	run: onePerWorkload(func(_ *scope, w *Workload) (string, string) {
 		tol, ok := ToleratesCordon(w.Template.Spec)
-		if !ok {
-			return nil
+		if !ok || w.Object.Kind == "DaemonSet" || w.Object.Kind == "Pod" { // not evicted by a drain, or not replaced
+			return "", ""
 		}
-		msg := fmt.Sprintf("its pods tolerate a cordon (%s): when a node is drained, the scheduler may place their replacements back on the cordoned node, so the drain cannot empty it, and some drainers (Karpenter) skip such pods entirely", tol)
-		return []Finding{c.finding(w, "", msg, "tolerate only the taints the pods need (list each key), not node.kubernetes.io/unschedulable nor every taint")}
+		return fmt.Sprintf("its pods tolerate a cordon (%s): when a node is drained, the scheduler may place their replacements back on the cordoned node, so the drain cannot empty it, and some drainers (Karpenter) skip such pods entirely", tol),
+			"tolerate only the taints the pods need (list each key), not node.kubernetes.io/unschedulable nor every taint"
 	}),
 	Explanation: Explanation{
 		Why: "A cordon marks the node unschedulable and the node lifecycle controller taints it node.kubernetes.io/unschedulable:NoSchedule; the scheduler keeps off only pods that do not tolerate that taint. A pod that tolerates it, or every taint (operator: Exists without a key), can have its replacement placed right back on the node being drained: the drain evicts it again, or ends with the node not empty. Some drainers do not evict such pods at all (Karpenter treats them as tolerating its disruption). " +

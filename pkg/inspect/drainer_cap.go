@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -56,7 +57,7 @@ func checkDrainerCaps(s *scope, c *Check, w *Workload) []Finding {
 		}
 	}
 	total := pre + app + lb
-	grace := gracePeriod(w.Template.Spec)
+	grace := podspec.GracePeriod(w.Template.Spec)
 	var out []Finding
 	for _, cp := range slices.Concat(s.opts.DrainerCaps, s.inv.DrainerCaps) {
 		switch {

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,22 +58,13 @@ var fieldNewerThanTarget = register(&Check{
 	Topic:    TopicAPIVersions,
 	Severity: SeverityError,
 	Summary:  "manifest field the target Kubernetes version does not accept by default (preStop sleep: 1.30, its 0 s form: 1.33, native sidecars: 1.29, a PDB's unhealthyPodEvictionPolicy: 1.27): refused or dropped; live, a warning where kubelets need the feature gate too",
-	run: func(s *scope, c *Check) []Finding {
-		if s.inv.Version.Major == 0 {
-			return nil // no target: taken as current, which accepts all
+	// No target (the zero Version) is taken as current, which accepts all.
+	run: both(perWorkload((*scope).newerFieldsOfWorkload), perPDB(func(s *scope, _ int, p PDB) (string, string) {
+		if p.Spec.UnhealthyPodEvictionPolicy == nil || s.inv.Live || s.inv.Version.AtLeast(1, 27) {
+			return "", ""
 		}
-		var out []Finding
-		for _, w := range s.inv.Workloads {
-			out = append(out, s.newerFieldsOfWorkload(c, w)...)
-		}
-		for _, p := range s.inv.PDBs {
-			if p.Spec.UnhealthyPodEvictionPolicy != nil && !s.inv.Live && !s.inv.Version.AtLeast(1, 27) {
-				out = append(out, pdbFinding(c, p, newerFieldsMessage(s.inv.Version, []fieldSupport{fieldUnhealthyPolicy}, false),
-					"remove spec.unhealthyPodEvictionPolicy, or target Kubernetes 1.27 or later"))
-			}
-		}
-		return out
-	},
+		return newerFieldsMessage(s.inv.Version, []fieldSupport{fieldUnhealthyPolicy}, false), "remove spec.unhealthyPodEvictionPolicy, or target Kubernetes 1.27 or later"
+	})),
 	Explanation: Explanation{
 		Why: "Some fields the checks read are accepted by API servers only from the release where their feature gate is beta and on by default. Written for an older target, the server drops the field (gate off) or does not know it, and the workload does not do what the manifest says: a preStop sleep that is refused, a sidecar that runs as an init container that never completes. " +
 			"From files the target is --kube-version; live it is the server's version (discovery). A live object holding such a field was accepted, so the API server's gate is on; where kubelets need the gate too (preStop sleep, native sidecars) the API does not show whether they have it, and the finding is a warning.",
@@ -90,8 +82,8 @@ func (s *scope) newerFieldsOfWorkload(c *Check, w *Workload) []Finding {
 	spec := w.Template.Spec
 	for _, ctr := range append(append([]corev1.Container(nil), spec.InitContainers...), spec.Containers...) {
 		fields := newerFields(s.inv.Version, spec, ctr.Name)
-		if s.inv.Live {
-			fields = kubeletFields(fields)
+		if s.inv.Live { // only the fields kubelets need the gate for
+			fields = slices.DeleteFunc(fields, func(f fieldSupport) bool { return !f.kubelet })
 		}
 		if len(fields) == 0 {
 			continue
@@ -138,16 +130,6 @@ func newerFields(v Version, spec corev1.PodSpec, container string) []fieldSuppor
 		add(fieldPreStopSleep)
 		if c.Lifecycle.PreStop.Sleep.Seconds == 0 {
 			add(fieldZeroSleep)
-		}
-	}
-	return out
-}
-
-func kubeletFields(fs []fieldSupport) []fieldSupport {
-	var out []fieldSupport
-	for _, f := range fs {
-		if f.kubelet {
-			out = append(out, f)
 		}
 	}
 	return out

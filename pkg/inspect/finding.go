@@ -1,5 +1,7 @@
 package inspect
 
+import "slices"
+
 // Severity of a finding: error, warning or info (highest first).
 type Severity string
 
@@ -12,15 +14,7 @@ const (
 
 // rank orders severities: error 3, warning 2, info 1, anything else 0.
 func (s Severity) rank() int {
-	switch s {
-	case SeverityError:
-		return 3
-	case SeverityWarning:
-		return 2
-	case SeverityInfo:
-		return 1
-	}
-	return 0
+	return slices.Index([]Severity{SeverityInfo, SeverityWarning, SeverityError}, s) + 1
 }
 
 // ObjectRef names a Kubernetes object.

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -64,7 +65,7 @@ func checkLBDeregistration(s *scope, c *Check, w *Workload) []Finding {
 	if delay == nil || delay.seconds == 0 {
 		return nil
 	}
-	grace := gracePeriod(w.Template.Spec)
+	grace := podspec.GracePeriod(w.Template.Spec)
 	if delay.seconds > grace {
 		msg := fmt.Sprintf("%s deregistration delay is %d s but the grace period is %d s: %s",
 			delay.from, delay.seconds, grace, delayConsequence(delay.targets))

@@ -3,11 +3,14 @@ package inspect
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingressspec"
 )
 
 // The AWS load balancer forms that lb-deregistration-exceeds-grace reads;
@@ -137,25 +140,15 @@ func isALB(ing networkingv1.Ingress) bool {
 	if c := ing.Spec.IngressClassName; c != nil && *c == "alb" {
 		return true
 	}
-	return ing.Annotations["kubernetes.io/ingress.class"] == "alb" || hasKeyPrefix(ing.Annotations, albPrefix)
+	return ing.Annotations[ingressspec.LegacyClassAnnotation] == "alb" || hasKeyPrefix(ing.Annotations, albPrefix)
 }
 
 // routesTo reports whether ing sends traffic to the Service: a default
 // backend or path backend naming it, or an ALB forward action
 // (alb.ingress.kubernetes.io/actions.NAME) with a target group naming it.
 func routesTo(ing networkingv1.Ingress, service string) bool {
-	if b := ing.Spec.DefaultBackend; b != nil && b.Service != nil && b.Service.Name == service {
+	if slices.Contains(ingressspec.BackendServices(&ing), service) {
 		return true
-	}
-	for _, r := range ing.Spec.Rules {
-		if r.HTTP == nil {
-			continue
-		}
-		for _, p := range r.HTTP.Paths {
-			if p.Backend.Service != nil && p.Backend.Service.Name == service {
-				return true
-			}
-		}
 	}
 	for k, v := range ing.Annotations {
 		if strings.HasPrefix(k, albActionPrefix) && actionForwardsTo(v, service) {

@@ -38,35 +38,32 @@ func (s *scope) gkeDelays(svc corev1.Service) []lbDelay {
 // usesNEG reports whether the Service's NEG annotation asks for
 // container-native load balancing ({"ingress": true} or exposed ports).
 func usesNEG(svc corev1.Service) bool {
-	raw := svc.Annotations[gkeNEG]
-	if raw == "" {
-		return false
-	}
 	var neg struct {
 		Ingress      bool           `json:"ingress"`
 		ExposedPorts map[string]any `json:"exposed_ports"`
 	}
-	if json.Unmarshal([]byte(raw), &neg) != nil {
-		return false
+	return annotationJSON(svc, &neg, gkeNEG) && (neg.Ingress || len(neg.ExposedPorts) > 0)
+}
+
+// annotationJSON decodes into v the first of keys that svc annotates;
+// false when it annotates none or the value does not parse.
+func annotationJSON(svc corev1.Service, v any, keys ...string) bool {
+	for _, k := range keys {
+		if raw := svc.Annotations[k]; raw != "" {
+			return json.Unmarshal([]byte(raw), v) == nil
+		}
 	}
-	return neg.Ingress || len(neg.ExposedPorts) > 0
+	return false
 }
 
 // backendConfigNames returns the BackendConfig names a Service's
 // annotation refers to: {"default": "x"} and {"ports": {"80": "y"}}.
 func backendConfigNames(svc corev1.Service) []string {
-	raw := svc.Annotations[gkeBackendConfig]
-	if raw == "" {
-		raw = svc.Annotations[gkeBackendConfigBeta]
-	}
-	if raw == "" {
-		return nil
-	}
 	var ref struct {
 		Default string            `json:"default"`
 		Ports   map[string]string `json:"ports"`
 	}
-	if json.Unmarshal([]byte(raw), &ref) != nil {
+	if !annotationJSON(svc, &ref, gkeBackendConfig, gkeBackendConfigBeta) {
 		return nil
 	}
 	var out []string

@@ -33,7 +33,7 @@ func (s *scope) matchServices(w *Workload) []corev1.Service {
 	var out []corev1.Service
 	for _, i := range s.index().services[w.Object.Namespace] {
 		svc := s.inv.Services[i]
-		if len(svc.Spec.Selector) > 0 && carriesTraffic(svc) && selectsAll(svc.Spec.Selector, w.Template.Labels) {
+		if len(svc.Spec.Selector) > 0 && carriesTraffic(svc) && labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(w.Template.Labels)) {
 			out = append(out, svc)
 		}
 	}
@@ -56,17 +56,6 @@ func carriesTraffic(svc corev1.Service) bool {
 		return false
 	case svc.Spec.ClusterIP == corev1.ClusterIPNone:
 		return len(svc.Spec.Ports) > 0 && !svc.Spec.PublishNotReadyAddresses
-	}
-	return true
-}
-
-// selectsAll reports whether every selector pair is among the labels (a
-// Service's equality-based selector).
-func selectsAll(selector, lbls map[string]string) bool {
-	for k, v := range selector {
-		if got, ok := lbls[k]; !ok || got != v {
-			return false
-		}
 	}
 	return true
 }

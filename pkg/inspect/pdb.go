@@ -22,7 +22,7 @@ var pdbMissing = register(&Check{
 	Severity: SeverityWarning,
 	Summary:  "workload with 2 or more replicas (or an HPA with minReplicas >= 2) and no PodDisruptionBudget: a drain may evict all its pods at once",
 	Needs:    []Input{InputPDBs, InputHPAs},
-	run:      perWorkload((*scope).checkPDBMissing),
+	run:      onePerWorkload((*scope).pdbMissing),
 	Explanation: Explanation{
 		Why:    "Without a PodDisruptionBudget, a node drain or cluster upgrade may evict every replica at once (several can share a node, or nodes are drained in parallel). Live, budgets are matched against the labels the running pods carry, as the eviction API does (operators and meshes label pods at run time): a workload whose pods are all covered that way is not flagged, one with some pods under no budget is, with how many.",
 		Fix:    "Create a PDB with maxUnavailable: 1 (or a percentage) selecting the workload's pods.",
@@ -30,37 +30,34 @@ var pdbMissing = register(&Check{
 	},
 })
 
-// checkPDBMissing flags w when it has 2 or more replicas and budgets
-// cover none or, live, not all of its running pods.
-func (s *scope) checkPDBMissing(c *Check, w *Workload) []Finding {
+// pdbMissing flags w when it has 2 or more replicas and budgets cover
+// none or, live, not all of its running pods; "" otherwise.
+func (s *scope) pdbMissing(w *Workload) (msg, fix string) {
 	if w.Replicas == nil || w.Object.Kind == "Pod" {
-		return nil
+		return "", ""
 	}
 	n, from := *w.Replicas, ""
 	if h := s.hpaFor(w); h != nil && h.MinReplicas > n {
 		n, from = h.MinReplicas, s.floorSource(w)
 	}
 	if n < 2 {
-		return nil
+		return "", ""
 	}
-	fix := fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
-		w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
 	cov, live := s.coverage(w)
 	switch {
-	case live && cov.uncovered == 0:
-		return nil
+	case live && cov.uncovered == 0, !live && len(s.pdbsFor(w)) > 0:
+		return "", ""
 	case live && len(cov.covers) > 0:
-		msg := fmt.Sprintf("%d of its %d running pods are under no PodDisruptionBudget (%s, by the pods' own labels): a node drain or cluster upgrade may evict those at once",
-			cov.uncovered, cov.pods, s.perBudget(cov))
-		return []Finding{c.finding(w, "", msg, fmt.Sprintf("find the pods no budget selects: kubectl get pods -n %s -l %s --show-labels", w.Object.Namespace, labels.Set(w.Template.Labels)))}
-	case !live && len(s.pdbsFor(w)) > 0:
-		return nil
+		return fmt.Sprintf("%d of its %d running pods are under no PodDisruptionBudget (%s, by the pods' own labels): a node drain or cluster upgrade may evict those at once",
+				cov.uncovered, cov.pods, s.perBudget(cov)),
+			fmt.Sprintf("find the pods no budget selects: kubectl get pods -n %s -l %s --show-labels", w.Object.Namespace, labels.Set(w.Template.Labels))
 	}
-	msg := fmt.Sprintf("%d replicas%s and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n, from)
+	msg = fmt.Sprintf("%d replicas%s and no PodDisruptionBudget: a node drain or cluster upgrade may evict them all at once", n, from)
 	if live {
 		msg = fmt.Sprintf("%d replicas and no PodDisruptionBudget selects any of its %d running pods: a node drain or cluster upgrade may evict them all at once", n, cov.pods)
 	}
-	return []Finding{c.finding(w, "", msg+s.namespaceHintForWorkload(w), fix)}
+	return msg + s.namespaceHintForWorkload(w), fmt.Sprintf("kubectl create poddisruptionbudget %s -n %s --max-unavailable=1 --selector=%s",
+		w.Object.Name, w.Object.Namespace, labels.Set(w.Template.Labels).String())
 }
 
 var pdbBlocksEviction = register(&Check{
@@ -165,10 +162,6 @@ func syncFailedCondition(p PDB) string {
 	return ""
 }
 
-func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
-	return Finding{Check: c.ID, Severity: c.Severity, Object: pdbRef(p), Message: msg, Fix: fix, Source: p.Source.at("", c.Field)}
-}
-
 var pdbNoDisruptionsNow = register(&Check{
 	ID:       "pdb-no-disruptions-now",
 	Field:    "spec.minAvailable,spec.maxUnavailable",
@@ -200,28 +193,11 @@ var pdbOverlap = register(&Check{
 	Severity: SeverityError,
 	Summary:  "pods matched by more than one PodDisruptionBudget: the eviction API refuses them with 500, drains cannot proceed",
 	Needs:    []Input{InputPDBs},
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
 		if w.Batch {
-			return nil
+			return "", ""
 		}
-		if cov, live := s.coverage(w); live {
-			if cov.overlapped == 0 {
-				return nil
-			}
-			msg := fmt.Sprintf("%d of its %d running pods match more than one PodDisruptionBudget (%s) by the pods' own labels: eviction fails with 500",
-				cov.overlapped, cov.pods, strings.Join(cov.overlapping, ", "))
-			return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
-		}
-		pdbs := s.pdbsFor(w)
-		if len(pdbs) < 2 {
-			return nil
-		}
-		var names []string
-		for _, p := range pdbs {
-			names = append(names, p.Name)
-		}
-		msg := fmt.Sprintf("its pods match %d PodDisruptionBudgets (%s): eviction fails with 500", len(pdbs), strings.Join(names, ", "))
-		return []Finding{c.finding(w, "", msg, "narrow the PDBs' selectors so that each pod matches exactly one")}
+		return s.overlap(w), "narrow the PDBs' selectors so that each pod matches exactly one"
 	}),
 	Explanation: Explanation{
 		Why:    "When more than one PDB matches a pod, the eviction API refuses to evict it with a 500 error (\"This pod has more than one PodDisruptionBudget\"): drains cannot proceed. Live, the running pods' own labels are matched, as the eviction API does; from files, the pod template's.",
@@ -229,6 +205,28 @@ var pdbOverlap = register(&Check{
 		Source: srcEviction,
 	},
 })
+
+// overlap says how many of w's pods more than one budget selects: live, of
+// its running pods by their own labels; from files, by its pod template.
+// "" when none.
+func (s *scope) overlap(w *Workload) string {
+	if cov, live := s.coverage(w); live {
+		if cov.overlapped == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d of its %d running pods match more than one PodDisruptionBudget (%s) by the pods' own labels: eviction fails with 500",
+			cov.overlapped, cov.pods, strings.Join(cov.overlapping, ", "))
+	}
+	pdbs := s.pdbsFor(w)
+	if len(pdbs) < 2 {
+		return ""
+	}
+	var names []string
+	for _, p := range pdbs {
+		names = append(names, p.Name)
+	}
+	return fmt.Sprintf("its pods match %d PodDisruptionBudgets (%s): eviction fails with 500", len(pdbs), strings.Join(names, ", "))
+}
 
 var pdbSelectsNothing = register(&Check{
 	ID:       "pdb-selects-nothing",

@@ -142,14 +142,14 @@ var pdbSplit = register(&Check{
 	Summary:  "live: the running pods of one workload are under different PodDisruptionBudgets (by labels set at run time, e.g. by an operator): each budget allows disruptions of its own pods only",
 	Needs:    []Input{InputPDBs, InputPods},
 	LiveOnly: true,
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
 		cov, ok := s.coverage(w)
 		if !ok || len(cov.covers) < 2 {
-			return nil
+			return "", ""
 		}
-		msg := fmt.Sprintf("its %d running pods are under %d PodDisruptionBudgets by their own labels: %s; each budget counts and allows disruptions of its own pods only, so a drain may take down as many of this workload's pods as the budgets allow together",
-			cov.pods, len(cov.covers), s.perBudget(cov))
-		return []Finding{c.finding(w, "", msg, fmt.Sprintf("kubectl get pods -n %s --show-labels shows which labels put each pod under which budget", w.Object.Namespace))}
+		return fmt.Sprintf("its %d running pods are under %d PodDisruptionBudgets by their own labels: %s; each budget counts and allows disruptions of its own pods only, so a drain may take down as many of this workload's pods as the budgets allow together",
+				cov.pods, len(cov.covers), s.perBudget(cov)),
+			fmt.Sprintf("kubectl get pods -n %s --show-labels shows which labels put each pod under which budget", w.Object.Namespace)
 	}),
 	Explanation: Explanation{
 		Why:    "The disruption controller and the eviction API match a budget against each pod's own labels. Operators (database operators labelling a primary and its replicas, service meshes) set labels on running pods that the pod template does not have, so the pods of one workload can fall under several budgets. Each budget's disruptionsAllowed counts only the pods it selects: together they may allow more of the workload down at once than any one says.",

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -24,7 +25,7 @@ var missingPreStop = register(&Check{
 		if hasPreStop(ctr) {
 			return nil
 		}
-		grace := gracePeriod(w.Template.Spec)
+		grace := podspec.GracePeriod(w.Template.Spec)
 		msg := fmt.Sprintf("behind Service %s with no preStop hook: it gets SIGTERM while endpoints still route to it (grace period %d s)",
 			svc.Name, grace)
 		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, grace))}
@@ -65,7 +66,7 @@ var preStopTooShort = register(&Check{
 		}
 		msg := fmt.Sprintf("preStop sleeps %d s, below %d s: kube-proxy and load balancers may still route to the pod after it",
 			d, s.opts.PreStopFloorSeconds)
-		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, gracePeriod(w.Template.Spec)))}
+		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, podspec.GracePeriod(w.Template.Spec)))}
 	}),
 	Explanation: Explanation{
 		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",
@@ -80,13 +81,13 @@ var preStopSleepBinaryMissing = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "exec preStop calls sleep or a shell in an image that likely has neither (distroless, scratch, static): the hook fails",
-	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
+	run: perContainer(func(s *scope, _ *Workload, ctr corev1.Container) (string, string) {
 		if !hasPreStop(ctr) || ctr.Lifecycle.PreStop.Exec == nil {
-			return nil
+			return "", ""
 		}
 		cmd := ctr.Lifecycle.PreStop.Exec.Command
 		if !prestop.IsShellOrSleep(cmd) || !prestop.LacksShell(ctr.Image) {
-			return nil
+			return "", ""
 		}
 		msg := fmt.Sprintf("preStop runs %q but image %s likely has no shell or sleep: the hook fails (only a FailedPreStopHook event shows it) and SIGTERM comes at once",
 			cmd[0], ctr.Image)
@@ -94,7 +95,7 @@ var preStopSleepBinaryMissing = register(&Check{
 		if !s.inv.Version.AtLeast(1, 30) {
 			fix = "add a static sleep binary to the image, or use an image variant with a shell (e.g. a :debug tag)"
 		}
-		return []Finding{c.finding(w, ctr.Name, msg, fix)}
+		return msg, fix
 	}),
 	Explanation: Explanation{
 		Why:    "Distroless, scratch and static images have no shell and no sleep binary. An exec preStop calling them fails at once; the only trace is a FailedPreStopHook event, and the container gets SIGTERM without the intended delay.",
@@ -109,16 +110,14 @@ var preferNativeSleep = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityInfo,
 	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
-	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
+	run: perContainer(func(s *scope, w *Workload, ctr corev1.Container) (string, string) {
 		d, _, how := prestop.Duration(ctr)
 		if !s.inv.Version.AtLeast(1, 30) || how != prestop.HowExecSleep || (d == 0 && !s.inv.Version.AtLeast(1, 33)) {
-			return nil
+			return "", ""
 		}
-		msg := fmt.Sprintf("preStop execs a %d s sleep; Kubernetes %s supports lifecycle.preStop.sleep, which needs no binary in the image",
-			d, versionOr(s.inv.Version, "1.30+"))
-		fix := patchCommand(w, containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{
-			"exec": nil, "sleep": map[string]any{"seconds": d}}}}))
-		return []Finding{c.finding(w, ctr.Name, msg, fix)}
+		return fmt.Sprintf("preStop execs a %d s sleep; Kubernetes %s supports lifecycle.preStop.sleep, which needs no binary in the image", d, versionOr(s.inv.Version, "1.30+")),
+			patchCommand(w, containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": map[string]any{
+				"exec": nil, "sleep": map[string]any{"seconds": d}}}}))
 	}),
 	Explanation: Explanation{
 		Why:    "lifecycle.preStop.sleep needs no binary in the image and is not subject to exec failures. It is beta and on by default from 1.30 and GA in 1.34; sleep seconds: 0 is allowed from 1.33.",

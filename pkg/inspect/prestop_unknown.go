@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -24,7 +25,7 @@ var preStopDelayUnknown = register(&Check{
 	Summary:  "preStop hook of a pod behind a Service whose delay the spec does not tell (exec that is not a plain sleep, httpGet), or a tcpSocket hook kubelet never runs: the audit cannot judge it against --prestop-floor",
 	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
-		grace := gracePeriod(w.Template.Spec)
+		grace := podspec.GracePeriod(w.Template.Spec)
 		msg, sev := unknownDelayMessage(ctr, svc.Name, grace, s.opts.PreStopFloorSeconds)
 		if msg == "" {
 			return nil

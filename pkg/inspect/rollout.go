@@ -2,6 +2,8 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -19,11 +21,11 @@ var singleReplica = register(&Check{
 	Severity: SeverityWarning,
 	Summary:  "behind a Service with 1 replica (and no HPA raising it): every rollout or drain is downtime",
 	Needs:    []Input{InputServices, InputHPAs},
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
 		svcs := s.servicesFor(w)
 		n, ok := s.floorReplicas(w)
 		if len(svcs) == 0 || !ok || n != 1 {
-			return nil
+			return "", ""
 		}
 		msg := fmt.Sprintf("1 replica%s behind Service %s: while it restarts, is evicted or rescheduled, nothing serves", s.floorSource(w), svcs[0].Name)
 		fix := fmt.Sprintf("kubectl scale %s %s -n %s --replicas=2", lowerKind(w), w.Object.Name, w.Object.Namespace)
@@ -34,7 +36,7 @@ var singleReplica = register(&Check{
 		} else if h != nil {
 			fix = fmt.Sprintf(`kubectl patch hpa %s -n %s -p '{"spec":{"minReplicas":2}}'`, h.Name, w.Object.Namespace)
 		}
-		return []Finding{c.finding(w, "", msg, fix)}
+		return msg, fix
 	}),
 	Explanation: Explanation{
 		Why:    "With one replica behind a Service, every rollout (with maxSurge 0), eviction, node drain or crash leaves the Service with no ready endpoint.",
@@ -50,14 +52,11 @@ var rolloutDowntime = register(&Check{
 	Severity: SeverityError,
 	Summary:  "Deployment strategy allows zero ready pods during a rollout: Recreate behind a Service, or maxUnavailable resolving to all replicas",
 	Needs:    []Input{InputServices, InputHPAs},
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
 		if w.Strategy == nil {
-			return nil
+			return "", "" // not a Deployment
 		}
-		if msg, fix := s.rolloutDowntime(w); msg != "" {
-			return []Finding{c.finding(w, "", msg, fix)}
-		}
-		return nil
+		return s.rolloutDowntime(w)
 	}),
 	Explanation: Explanation{
 		Why:    "Strategy Recreate stops all pods before starting new ones; a RollingUpdate whose maxUnavailable resolves (rounding down) to all replicas may do the same. Either way the Service has no ready endpoint during the rollout.",
@@ -66,6 +65,8 @@ var rolloutDowntime = register(&Check{
 	},
 })
 
+// rolloutDowntime says how a Deployment's strategy leaves its Services no
+// ready pod during a rollout, or returns "".
 func (s *scope) rolloutDowntime(w *Workload) (msg, fix string) {
 	rollingFix := fmt.Sprintf(`kubectl patch deployment %s -n %s -p '{"spec":{"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":0,"maxSurge":1}}}}'`,
 		w.Object.Name, w.Object.Namespace)
@@ -118,24 +119,18 @@ var minReadySecondsZero = register(&Check{
 	Severity: SeverityInfo,
 	Summary:  "behind a Service with readiness probes but minReadySeconds 0: a rollout moves on at the first Ready, before the pod proved stable",
 	Needs:    []Input{InputServices},
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
-		switch w.Object.Kind {
-		case "Deployment", "StatefulSet", "DaemonSet":
-		default:
-			return nil
-		}
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
 		svcs := s.servicesFor(w)
-		if len(svcs) == 0 || w.MinReadySeconds != 0 {
-			return nil
+		if !slices.Contains([]string{"Deployment", "StatefulSet", "DaemonSet"}, w.Object.Kind) || len(svcs) == 0 || w.MinReadySeconds != 0 {
+			return "", ""
 		}
 		for _, c := range servingContainers(w, svcs) {
 			if c.ReadinessProbe == nil {
-				return nil // missing-readiness-probe is the finding then
+				return "", "" // missing-readiness-probe is the finding then
 			}
 		}
-		msg := "minReadySeconds is 0: the rollout replaces the next pod as soon as a new one first turns Ready"
-		fix := fmt.Sprintf(`kubectl patch %s %s -n %s -p '{"spec":{"minReadySeconds":10}}'`, lowerKind(w), w.Object.Name, w.Object.Namespace)
-		return []Finding{c.finding(w, "", msg, fix)}
+		return "minReadySeconds is 0: the rollout replaces the next pod as soon as a new one first turns Ready",
+			fmt.Sprintf(`kubectl patch %s %s -n %s -p '{"spec":{"minReadySeconds":10}}'`, lowerKind(w), w.Object.Name, w.Object.Namespace)
 	}),
 	Explanation: Explanation{
 		Why:    "With minReadySeconds 0 a rollout replaces the next old pod as soon as a new one first reports Ready, even if it crashes a second later; a short minReadySeconds lets new pods prove they stay Ready.",
@@ -144,16 +139,10 @@ var minReadySecondsZero = register(&Check{
 	},
 })
 
+// lowerKind names w's kind as kubectl commands do, for the apps/v1 kinds.
 func lowerKind(w *Workload) string {
-	switch w.Object.Kind {
-	case "Deployment":
-		return "deployment"
-	case "StatefulSet":
-		return "statefulset"
-	case "DaemonSet":
-		return "daemonset"
-	case "ReplicaSet":
-		return "replicaset"
+	if slices.Contains([]string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}, w.Object.Kind) {
+		return strings.ToLower(w.Object.Kind)
 	}
 	return w.Object.Kind
 }

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -77,7 +78,7 @@ func checkSidecarStopsFirst(_ *scope, c *Check, w *Workload) []Finding {
 	if app == nil {
 		return out
 	}
-	grace := gracePeriod(w.Template.Spec)
+	grace := podspec.GracePeriod(w.Template.Spec)
 	for _, ctr := range ctrs {
 		if _, quits := shutdownHook(ctr); ctr.Name == app.spec.Name || (quits && isProxy(ctr.Name)) {
 			continue

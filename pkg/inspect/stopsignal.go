@@ -18,19 +18,19 @@ var stopSignal = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "lifecycle.stopSignal: alpha (feature gate ContainerStopSignals, off by default through 1.37) so dropped by default API servers; SIGKILL behind a Service kills in-flight requests",
-	run: perContainer(func(s *scope, c *Check, w *Workload, ctr corev1.Container) []Finding {
+	run: perContainer(func(s *scope, w *Workload, ctr corev1.Container) (string, string) {
 		if ctr.Lifecycle == nil || ctr.Lifecycle.StopSignal == nil {
-			return nil
+			return "", ""
 		}
 		sig := string(*ctr.Lifecycle.StopSignal)
 		if s.inv.Live {
 			// Stored, so the API server's gate is on; the kubelet's is
 			// not shown by the API.
 			if sig != "SIGKILL" || len(s.servicesFor(w)) == 0 {
-				return nil
+				return "", ""
 			}
-			return []Finding{c.finding(w, ctr.Name, fmt.Sprintf("lifecycle.stopSignal is SIGKILL behind Service %s: the container is killed at once after preStop, with no chance to finish in-flight requests", s.servicesFor(w)[0].Name),
-				"remove lifecycle.stopSignal (SIGTERM, or the image's STOPSIGNAL), or set a signal the app handles gracefully")}
+			return fmt.Sprintf("lifecycle.stopSignal is SIGKILL behind Service %s: the container is killed at once after preStop, with no chance to finish in-flight requests", s.servicesFor(w)[0].Name),
+				"remove lifecycle.stopSignal (SIGTERM, or the image's STOPSIGNAL), or set a signal the app handles gracefully"
 		}
 		msg := fmt.Sprintf("lifecycle.stopSignal %s needs the alpha feature gate %s (KEP-4960, alpha since 1.33, off by default through 1.37, target %s): without it the API server drops the field and the container gets its image's STOPSIGNAL or SIGTERM; with it, the pod also needs spec.os.name",
 			sig, stopSignalGate, versionOr(s.inv.Version, "1.30+"))
@@ -41,7 +41,7 @@ var stopSignal = register(&Check{
 		if sig == "SIGKILL" && len(s.servicesFor(w)) > 0 {
 			msg += "; and SIGKILL behind a Service kills in-flight requests"
 		}
-		return []Finding{c.finding(w, ctr.Name, msg, "remove lifecycle.stopSignal and handle SIGTERM (or set STOPSIGNAL in the image), unless every API server and kubelet runs with "+stopSignalGate+" on")}
+		return msg, "remove lifecycle.stopSignal and handle SIGTERM (or set STOPSIGNAL in the image), unless every API server and kubelet runs with " + stopSignalGate + " on"
 	}),
 	Explanation: Explanation{
 		Why: "lifecycle.stopSignal chooses the signal the kubelet sends a container at termination instead of the image's STOPSIGNAL or SIGTERM. It is alpha (feature gate ContainerStopSignals, alpha since 1.33 and off by default through 1.37): an API server without the gate drops the field, so the manifest does not do what it says; with the gate on, the pod needs spec.os.name, and the kubelet needs the gate too, which the API does not show. " +

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -20,7 +21,7 @@ var prestopExceedsGrace = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop takes as long as the grace period or longer: the kubelet abandons the hook at the deadline and the app gets SIGTERM then, with 2 s before SIGKILL",
-	run:      perWorkload(checkPreStopExceedsGrace),
+	run:      perContainer(preStopExceedsGrace),
 	Explanation: Explanation{
 		Why:    "The grace period starts before preStop runs and preStop time is counted inside it. The kubelet waits for the hook no longer than the grace period; when it runs out, the kubelet abandons the hook and stops the container with its minimum grace of 2 s: the app gets SIGTERM only then, and SIGKILL (exit 137) 2 s later if it has not exited, cutting what is in flight. An app that finishes within those 2 s exits cleanly (seen on a real kubelet: SIGTERM at the deadline, exit 0). The kubelet then reports a FailedPreStopHook for the exec hook it cut short. A native sleep (lifecycle.preStop.sleep.seconds) longer than the grace period never gets that far: the API server refuses the pod or pod template on create and update (\"must be non-negative and less than terminationGracePeriodSeconds (N)\"), so the apply fails.",
 		Fix:    "Set terminationGracePeriodSeconds to the preStop delay plus the app's shutdown time plus a margin, or shorten the preStop delay.",
@@ -28,23 +29,19 @@ var prestopExceedsGrace = register(&Check{
 	},
 })
 
-func checkPreStopExceedsGrace(s *scope, c *Check, w *Workload) []Finding {
-	grace := gracePeriod(w.Template.Spec)
-	var out []Finding
-	for _, ctr := range terminatingContainers(w.Template.Spec) {
-		d, known, how := prestop.Duration(ctr)
-		if !known || how == prestop.HowNone || d < grace {
-			continue
-		}
-		msg := fmt.Sprintf("preStop (%s) takes %d s but the grace period is %d s: %s",
-			how, d, grace, afterOrNever(d, grace))
-		if how == prestop.HowNativeSleep && d > grace {
-			msg = refusedSleepMessage(s.inv.Version, d, grace)
-		}
-		fix := patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + 20})
-		out = append(out, c.finding(w, ctr.Name, msg, fix))
+// preStopExceedsGrace says how ctr's preStop outlasts w's grace period,
+// or returns "".
+func preStopExceedsGrace(s *scope, w *Workload, ctr corev1.Container) (msg, fix string) {
+	grace := podspec.GracePeriod(w.Template.Spec)
+	d, known, how := prestop.Duration(ctr)
+	if !known || how == prestop.HowNone || d < grace {
+		return "", ""
 	}
-	return out
+	msg = fmt.Sprintf("preStop (%s) takes %d s but the grace period is %d s: %s", how, d, grace, afterOrNever(d, grace))
+	if how == prestop.HowNativeSleep && d > grace {
+		msg = refusedSleepMessage(s.inv.Version, d, grace)
+	}
+	return msg, patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + 20})
 }
 
 // refusedSleepMessage says that the API server refuses a native sleep
@@ -78,7 +75,7 @@ var shutdownBudgetExceedsGrace = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "preStop plus the app's declared shutdown time is longer than the grace period: in-flight requests are cut by SIGKILL",
-	run:      perWorkload(checkShutdownBudget),
+	run:      perContainer((*scope).shutdownBudget),
 	Explanation: Explanation{
 		Why:    "After preStop, the app needs time to finish in-flight requests after SIGTERM. preStop + that time must fit in the grace period, or the tail of the shutdown is cut by SIGKILL. Declare the app's time with the annotation " + ShutdownSecondsAnnotation + " on the pod template or --shutdown-seconds; without them " + fmt.Sprint(assumedShutdownSeconds) + " s is assumed for containers with a preStop hook.",
 		Fix:    "Raise terminationGracePeriodSeconds to preStop + shutdown + a few seconds.",
@@ -100,34 +97,30 @@ func (s *scope) shutdownSeconds(w *Workload) (int64, string, bool) {
 	return assumedShutdownSeconds, fmt.Sprintf("assumed: set %s to declare it", ShutdownSecondsAnnotation), false
 }
 
-func checkShutdownBudget(s *scope, c *Check, w *Workload) []Finding {
-	grace := gracePeriod(w.Template.Spec)
+// shutdownBudget says how ctr's preStop plus the app's shutdown time
+// outlasts w's grace period, or returns "".
+func (s *scope) shutdownBudget(w *Workload, ctr corev1.Container) (msg, fix string) {
+	grace := podspec.GracePeriod(w.Template.Spec)
 	app, where, declared := s.shutdownSeconds(w)
-	var out []Finding
-	for _, ctr := range terminatingContainers(w.Template.Spec) {
-		d, known, how := prestop.Duration(ctr)
-		if how == prestop.HowNone && !declared {
-			// Without a preStop hook and a declared shutdown time there is
-			// nothing but an assumption to compare: stay quiet.
-			continue
-		}
-		if known && how != prestop.HowNone && d >= grace {
-			continue // prestop-exceeds-grace reports it
-		}
-		pre := fmt.Sprintf("preStop %d s", d)
-		if !known {
-			d = 0
-			pre = fmt.Sprintf("preStop (%s) of unknown duration, counted as 0 s", how)
-		}
-		if d+app <= grace {
-			continue
-		}
-		msg := fmt.Sprintf("%s + app shutdown %d s (%s) = %d s, more than the grace period of %d s",
-			pre, app, where, d+app, grace)
-		fix := patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + app + 5})
-		out = append(out, c.finding(w, ctr.Name, msg, fix))
+	d, known, how := prestop.Duration(ctr)
+	switch {
+	case how == prestop.HowNone && !declared:
+		// Without a preStop hook and a declared shutdown time there is
+		// nothing but an assumption to compare: stay quiet.
+		return "", ""
+	case known && how != prestop.HowNone && d >= grace:
+		return "", "" // prestop-exceeds-grace reports it
 	}
-	return out
+	pre := fmt.Sprintf("preStop %d s", d)
+	if !known {
+		d = 0
+		pre = fmt.Sprintf("preStop (%s) of unknown duration, counted as 0 s", how)
+	}
+	if d+app <= grace {
+		return "", ""
+	}
+	return fmt.Sprintf("%s + app shutdown %d s (%s) = %d s, more than the grace period of %d s", pre, app, where, d+app, grace),
+		patchCommand(w, map[string]any{"terminationGracePeriodSeconds": d + app + 5})
 }
 
 var gracePeriodZero = register(&Check{
@@ -136,13 +129,12 @@ var gracePeriodZero = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "terminationGracePeriodSeconds is 0: containers are killed with SIGKILL at once, no preStop, no graceful shutdown",
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+	run: onePerWorkload(func(_ *scope, w *Workload) (string, string) {
 		if g := w.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g != 0 {
-			return nil
+			return "", ""
 		}
-		return []Finding{c.finding(w, "",
-			"terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
-			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds}))}
+		return "terminationGracePeriodSeconds is 0: SIGKILL at once, preStop hooks and SIGTERM handlers never run",
+			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": corev1.DefaultTerminationGracePeriodSeconds})
 	}),
 	Explanation: Explanation{
 		Why:    "terminationGracePeriodSeconds: 0 means immediate SIGKILL: no preStop hook, no SIGTERM handler, every in-flight request is cut.",
@@ -157,14 +149,13 @@ var gracePeriodLong = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityWarning,
 	Summary:  "grace period above the threshold (default 300 s): node drains and rollouts can stall that long per pod",
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
-		g := gracePeriod(w.Template.Spec)
+	run: onePerWorkload(func(s *scope, w *Workload) (string, string) {
+		g := podspec.GracePeriod(w.Template.Spec)
 		if g <= s.opts.MaxGraceSeconds {
-			return nil
+			return "", ""
 		}
-		return []Finding{c.finding(w, "",
-			fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
-			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds}))}
+		return fmt.Sprintf("grace period is %d s, above %d s: a pod that does not exit by itself holds each drain or rollout step up to that long; it is not shutdown time a drainer that caps terminations grants (cluster-autoscaler: 600 s by default, --drainer-cap)", g, s.opts.MaxGraceSeconds),
+			patchCommand(w, map[string]any{"terminationGracePeriodSeconds": s.opts.MaxGraceSeconds})
 	}),
 	Explanation: Explanation{
 		Why:    "kubectl drain and rollouts wait for each pod's termination; a very long grace period stalls node maintenance and deploys that long per pod when the app does not exit by itself.",

@@ -33,17 +33,10 @@ var unknownField = register(&Check{
 	Summary:  "manifest field its API type does not have (lifecycle.preStopHook, terminationGracePeriodSecond, minAvailible): kubectl apply fails on it, a lenient apply drops it",
 	run: func(s *scope, c *Check) []Finding {
 		var out []Finding
-		for _, w := range s.inv.Workloads {
-			for _, u := range w.UnknownFields {
-				f := c.finding(w, "", unknownFieldMessage(w.Object.Kind, u), unknownFieldFix(u))
-				f.Source = fieldSource(w.Source, u.Line)
-				out = append(out, f)
-			}
-		}
-		for _, p := range s.inv.PDBs {
-			for _, u := range p.UnknownFields {
-				f := pdbFinding(c, p, unknownFieldMessage("PodDisruptionBudget", u), unknownFieldFix(u))
-				f.Source = fieldSource(p.Source, u.Line)
+		for _, o := range s.inv.objects() {
+			for _, u := range o.unknown {
+				f := c.objectFinding(o, unknownFieldMessage(o.ref.Kind, u), unknownFieldFix(u))
+				f.Source = fieldSource(o.source, u.Line)
 				out = append(out, f)
 			}
 		}
@@ -89,14 +82,9 @@ func fieldSource(src *Source, line int) *Source {
 // their other findings are dropped (unknownOnly).
 func withUnknownFields(inv *Inventory) map[ObjectRef]bool {
 	out := map[ObjectRef]bool{}
-	for _, w := range inv.Workloads {
-		if len(w.UnknownFields) > 0 {
-			out[w.Object] = true
-		}
-	}
-	for _, p := range inv.PDBs {
-		if len(p.UnknownFields) > 0 {
-			out[pdbRef(p)] = true
+	for _, o := range inv.objects() {
+		if len(o.unknown) > 0 {
+			out[o.ref] = true
 		}
 	}
 	return out
