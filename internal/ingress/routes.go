@@ -60,6 +60,7 @@ func Routes(ctx context.Context, c kubernetes.Interface, namespace string, servi
 	}
 	return out, nil
 }
+
 // Discover lists the Ingresses of namespace that route to services
 // (Routes) and says which they are and how the watch reads their
 // controller: at api, or, where api is "", that when the controller
