@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
@@ -110,12 +109,8 @@ func kindName(w rollout.Workload) string { return w.Kind + "/" + w.Name }
 // namespace and kindName, as the drain's preflight table does, fitted to
 // width columns (a terminal's; 0: not fitted, internal/table).
 func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
-	if len(v.Workloads) == 0 {
-		_, err := io.WriteString(out, "\nNo evictable pod was on the nodes.\n")
-		return err
-	}
-	var rows [][]string
-	for _, wr := range v.Workloads {
+	header := []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}
+	return writeTable(out, "No evictable pod was on the nodes.", v.Workloads, header, width, func(wr nodewatch.WorkloadResult) []string {
 		rv := wr.Verdict
 		fewest, below := "-", "-"
 		for _, c := range rv.Capacity {
@@ -129,13 +124,9 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
 		if wr.Risk {
 			word = "RISK"
 		}
-		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
-			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
-	}
-	if _, err := io.WriteString(out, "\n"); err != nil {
-		return err
-	}
-	return table.Write(out, []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}, rows, table.Boxed, width)
+		return []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
+			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word}
+	})
 }
 
 // WriteNodeVerdict writes the drain's headline and its findings.

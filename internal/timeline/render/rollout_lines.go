@@ -40,12 +40,8 @@ func capacityText(s rollout.CapacitySample, of string) string {
 // was seen, its window, how SIGTERM was estimated, its exit codes and its
 // verdict, fitted to width columns (a terminal's; 0: not fitted).
 func WriteRolloutTable(w io.Writer, v rollout.Verdict, width int) error {
-	if len(v.Pods) == 0 {
-		_, err := io.WriteString(w, "\nNo pod of the workload terminated while watched.\n")
-		return err
-	}
-	var rows [][]string
-	for _, p := range v.Pods {
+	header := []string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"}
+	return writeTable(w, "No pod of the workload terminated while watched.", v.Pods, header, width, func(p rollout.PodResult) []string {
 		pv := p.Verdict
 		window := "-"
 		if pv.WindowMs != nil {
@@ -55,13 +51,27 @@ func WriteRolloutTable(w io.Writer, v rollout.Verdict, width int) error {
 		for _, x := range pv.Exits {
 			exits = append(exits, strconv.Itoa(int(x.Code)))
 		}
-		rows = append(rows, []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
-			termsafe.Escape(orDash(pv.SigtermBasisText)), orDash(strings.Join(exits, ",")), podVerdictWord(p)})
+		return []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
+			termsafe.Escape(orDash(pv.SigtermBasisText)), orDash(strings.Join(exits, ",")), podVerdictWord(p)}
+	})
+}
+
+// writeTable writes, after a blank line, one row an item under header,
+// fitted to width columns (a terminal's; 0: not fitted, internal/table),
+// or the line none when there are no items.
+func writeTable[T any](w io.Writer, none string, items []T, header []string, width int, row func(T) []string) error {
+	if len(items) == 0 {
+		_, err := io.WriteString(w, "\n"+none+"\n")
+		return err
+	}
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = row(it)
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	return table.Write(w, []string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"}, rows, table.Boxed, width)
+	return table.Write(w, header, rows, table.Boxed, width)
 }
 
 func podVerdictWord(p rollout.PodResult) string {
