@@ -61,12 +61,12 @@ func budgetResult(w *Watch, tr *budgetTrack) BudgetResult {
 			continue
 		}
 		if res.MinCurrentHealthy < 0 || s.current < res.MinCurrentHealthy {
-			res.MinCurrentHealthy, res.MinDesiredHealthy, res.MinMs = s.current, s.desired, ptr(ms(start))
+			res.MinCurrentHealthy, res.MinDesiredHealthy, res.MinMs = s.current, s.desired, new(ms(start))
 		}
 		if s.current < s.desired {
 			below += end.Sub(start).Milliseconds()
 			if res.BelowFromMs == nil {
-				res.BelowFromMs = ptr(ms(start))
+				res.BelowFromMs = new(ms(start))
 			}
 		}
 	}
@@ -107,8 +107,6 @@ func budgetResults(w *Watch, tracks []*budgetTrack) []BudgetResult {
 	slices.SortFunc(out, func(a, b BudgetResult) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
-
-func ptr(v int64) *int64 { return &v }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

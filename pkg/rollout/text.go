@@ -6,8 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-func ptr(v int64) *int64 { return &v }
-
 // joinNames lists names for a line, "-" for none.
 func joinNames(names []string) string {
 	if len(names) == 0 {

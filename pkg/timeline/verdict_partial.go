@@ -84,7 +84,7 @@ func decidedBy(v *Verdict) int64 {
 	case stop == nil:
 		stop = v.StopMs
 	case v.StopMs != nil:
-		stop = ptr(min(*stop, *v.StopMs+(eventLead+execHookSlack).Milliseconds()))
+		stop = new(min(*stop, *v.StopMs+(eventLead+execHookSlack).Milliseconds()))
 	}
 	if endpoint == nil || stop == nil {
 		return v.DeadlineMs
