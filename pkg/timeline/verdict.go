@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -248,11 +249,7 @@ func joinNames(names []string) string {
 	if len(names) == 0 {
 		return "-"
 	}
-	s := names[0]
-	for _, n := range names[1:] {
-		s += ", " + n
-	}
-	return s
+	return strings.Join(names, ", ")
 }
 
 func orDash(s string) string {
