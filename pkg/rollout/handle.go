@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -76,7 +77,7 @@ func (f *workloadFollower) announce() {
 	case len(r.Services) == 0:
 		msg += "; no Service selects it"
 	default:
-		msg += "; Services selecting it: " + joinNames(r.Services)
+		msg += "; Services selecting it: " + strings.Join(r.Services, ", ")
 	}
 	for _, b := range r.Budgets {
 		msg += fmt.Sprintf("; PodDisruptionBudget %s (desiredHealthy %d)", b.Name, b.DesiredHealthy)
@@ -203,4 +204,13 @@ func (f *workloadFollower) printSamples(changes []capacity.Change) {
 			f.cfg.Printer.Capacity(f.r, c.Service, CapacitySample(c.Sample))
 		}
 	}
+}
+
+func findCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
 }

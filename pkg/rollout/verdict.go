@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -270,7 +271,7 @@ func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 		if r.T0.IsZero() {
 			fact("the watch %s before any rollout started: nothing to judge", stop)
 		} else {
-			risk("rollout %s: %s", how, orDash(r.LastStatus))
+			risk("rollout %s: %s", how, cmp.Or(r.LastStatus, "-"))
 		}
 	}
 	if len(r.NeverReady) > 0 {

@@ -251,10 +251,3 @@ func joinNames(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}

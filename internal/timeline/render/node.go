@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/nodewatch"
@@ -127,6 +128,24 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
 		return []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
 			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word}
 	})
+}
+
+// writeTable writes, after a blank line, one row an item under header,
+// fitted to width columns (a terminal's; 0: not fitted, internal/table),
+// or the line none when there are no items.
+func writeTable[T any](w io.Writer, none string, items []T, header []string, width int, row func(T) []string) error {
+	if len(items) == 0 {
+		_, err := io.WriteString(w, "\n"+none+"\n")
+		return err
+	}
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = row(it)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return table.Write(w, header, rows, table.Boxed, width)
 }
 
 // WriteNodeVerdict writes the drain's headline and its findings.

@@ -1,12 +1,12 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -52,26 +52,8 @@ func WriteRolloutTable(w io.Writer, v rollout.Verdict, width int) error {
 			exits = append(exits, strconv.Itoa(int(x.Code)))
 		}
 		return []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
-			termsafe.Escape(orDash(pv.SigtermBasisText)), orDash(strings.Join(exits, ",")), podVerdictWord(p)}
+			termsafe.Escape(cmp.Or(pv.SigtermBasisText, "-")), cmp.Or(strings.Join(exits, ","), "-"), podVerdictWord(p)}
 	})
-}
-
-// writeTable writes, after a blank line, one row an item under header,
-// fitted to width columns (a terminal's; 0: not fitted, internal/table),
-// or the line none when there are no items.
-func writeTable[T any](w io.Writer, none string, items []T, header []string, width int, row func(T) []string) error {
-	if len(items) == 0 {
-		_, err := io.WriteString(w, "\n"+none+"\n")
-		return err
-	}
-	rows := make([][]string, len(items))
-	for i, it := range items {
-		rows[i] = row(it)
-	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
-		return err
-	}
-	return table.Write(w, header, rows, table.Boxed, width)
 }
 
 func podVerdictWord(p rollout.PodResult) string {
@@ -122,11 +104,4 @@ func writeFindings(w io.Writer, findings, notes []string) error {
 		}
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
