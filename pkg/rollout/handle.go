@@ -10,6 +10,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
@@ -127,7 +128,7 @@ func (f *workloadFollower) emitted(rec *timeline.Recorder, e timeline.Event) {
 }
 
 func (f *workloadFollower) readiness(pod *corev1.Pod) {
-	if c := findCondition(pod, corev1.PodReady); c != nil && c.Status == corev1.ConditionTrue {
+	if podutils.IsPodReady(pod) {
 		f.everReady[pod.UID] = true
 	}
 }
@@ -204,13 +205,4 @@ func (f *workloadFollower) printSamples(changes []capacity.Change) {
 			f.cfg.Printer.Capacity(f.r, c.Service, CapacitySample(c.Sample))
 		}
 	}
-}
-
-func findCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == t {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }
