@@ -47,13 +47,10 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 	var r podRetries
 	for {
 		pod, gone, failed, _ := e.pods.current(listed)
-		switch {
-		case gone:
-			e.tracker.set(listed.Namespace, listed.Name, StateGone, "")
-			return nil
-		case failed != nil:
-			return e.fail(listed, failed)
-		case pod.DeletionTimestamp != nil:
+		if over, err := e.over(listed, gone, failed); over {
+			return err
+		}
+		if pod.DeletionTimestamp != nil {
 			// Evicting a terminating pod would delete it again (the
 			// eviction subresource skips budgets for it): wait for it.
 			if !e.tracker.wasAccepted(podKey(listed)) {
@@ -182,12 +179,8 @@ func (e *evictor) deleteOptions(pod *corev1.Pod, withVersion bool) metav1.Delete
 func (e *evictor) waitGone(ctx context.Context, listed *corev1.Pod) error {
 	for {
 		_, gone, failed, changed := e.pods.current(listed)
-		switch {
-		case gone:
-			e.tracker.set(listed.Namespace, listed.Name, StateGone, "")
-			return nil
-		case failed != nil:
-			return e.fail(listed, failed)
+		if over, err := e.over(listed, gone, failed); over {
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -195,6 +188,20 @@ func (e *evictor) waitGone(ctx context.Context, listed *corev1.Pod) error {
 		case <-changed:
 		}
 	}
+}
+
+// over reports whether listed's eviction is over as the node's pod watch
+// last saw it: the pod gone (recorded as such; nil error) or the watch
+// failed for good (its error, recorded as the pod's failure).
+func (e *evictor) over(listed *corev1.Pod, gone bool, failed error) (bool, error) {
+	switch {
+	case gone:
+		e.tracker.set(listed.Namespace, listed.Name, StateGone, "")
+		return true, nil
+	case failed != nil:
+		return true, e.fail(listed, failed)
+	}
+	return false, nil
 }
 
 // waitNewer waits, at most limit, until the watch delivers a version of

@@ -31,13 +31,9 @@ type BudgetResult struct {
 }
 
 // budgetResult walks a budget's samples as a step function over the
-// watch's span; the budgets' watch gaps, a status first listed after the
-// span began and a status not yet computed are not observed.
-func budgetResult(w *Watch, tr *budgetTrack) BudgetResult {
-	from := w.T0
-	if from.IsZero() {
-		from = w.Start
-	}
+// watch's span, from from; the budgets' watch gaps, a status first listed
+// after the span began and a status not yet computed are not observed.
+func budgetResult(w *Watch, tr *budgetTrack, from time.Time) BudgetResult {
 	ms := func(t time.Time) int64 { return t.Sub(from).Milliseconds() }
 	res := BudgetResult{Name: tr.name, MinCurrentHealthy: -1}
 	var below int64
@@ -50,10 +46,7 @@ func budgetResult(w *Watch, tr *budgetTrack) BudgetResult {
 		if i+1 < len(tr.samples) {
 			end = tr.samples[i+1].recv
 		}
-		if end.Before(start) {
-			continue
-		}
-		if s.deleted {
+		if end.Before(start) || s.deleted {
 			continue
 		}
 		if s.stale {
@@ -61,12 +54,12 @@ func budgetResult(w *Watch, tr *budgetTrack) BudgetResult {
 			continue
 		}
 		if res.MinCurrentHealthy < 0 || s.current < res.MinCurrentHealthy {
-			res.MinCurrentHealthy, res.MinDesiredHealthy, res.MinMs = s.current, s.desired, ptr(ms(start))
+			res.MinCurrentHealthy, res.MinDesiredHealthy, res.MinMs = s.current, s.desired, new(ms(start))
 		}
 		if s.current < s.desired {
 			below += end.Sub(start).Milliseconds()
 			if res.BelowFromMs == nil {
-				res.BelowFromMs = ptr(ms(start))
+				res.BelowFromMs = new(ms(start))
 			}
 		}
 	}
@@ -102,13 +95,11 @@ func budgetResults(w *Watch, tracks []*budgetTrack) []BudgetResult {
 		if n := len(tr.samples); n > 0 && tr.samples[n-1].deleted && !tr.samples[n-1].recv.After(from) {
 			continue
 		}
-		out = append(out, budgetResult(w, tr))
+		out = append(out, budgetResult(w, tr, from))
 	}
 	slices.SortFunc(out, func(a, b BudgetResult) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
-
-func ptr(v int64) *int64 { return &v }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {

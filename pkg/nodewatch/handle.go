@@ -67,7 +67,7 @@ func (f *follower) gap(n listwatch.Notice) {
 	case n.Stream == streamBudgets:
 		// Kept apart from the pods' gaps: a budget's status is no fact
 		// of a pod's race.
-		g, ok = podset.MarkGap(&f.budgetGaps, n)
+		g, ok = timeline.MarkGap(&f.budgetGaps, n)
 	case !isPods:
 		g, ok = f.set.Gap(n)
 	default:

@@ -3,12 +3,14 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/kubectl/pkg/util/podutils"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
@@ -76,7 +78,7 @@ func (f *workloadFollower) announce() {
 	case len(r.Services) == 0:
 		msg += "; no Service selects it"
 	default:
-		msg += "; Services selecting it: " + joinNames(r.Services)
+		msg += "; Services selecting it: " + strings.Join(r.Services, ", ")
 	}
 	for _, b := range r.Budgets {
 		msg += fmt.Sprintf("; PodDisruptionBudget %s (desiredHealthy %d)", b.Name, b.DesiredHealthy)
@@ -126,7 +128,7 @@ func (f *workloadFollower) emitted(rec *timeline.Recorder, e timeline.Event) {
 }
 
 func (f *workloadFollower) readiness(pod *corev1.Pod) {
-	if c := findCondition(pod, corev1.PodReady); c != nil && c.Status == corev1.ConditionTrue {
+	if podutils.IsPodReady(pod) {
 		f.everReady[pod.UID] = true
 	}
 }

@@ -9,15 +9,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// The workload kinds `watch` follows: the apps/v1 kinds that own pods
-// through a pod template and report rollout status (the kinds
-// k8s.io/kubectl/pkg/polymorphichelpers has a StatusViewer for).
-const (
-	kindDeployment  = "Deployment"
-	kindStatefulSet = "StatefulSet"
-	kindDaemonSet   = "DaemonSet"
-)
-
 // Workload names one workload by its Kubernetes kind (Deployment,
 // StatefulSet or DaemonSet), namespace and name.
 type Workload struct {
@@ -118,12 +109,7 @@ type Rollout struct {
 
 // Ms returns t in milliseconds since the rollout's T0, false when T0 is not
 // known yet.
-func (r *Rollout) Ms(t time.Time) (int64, bool) {
-	if r.T0.IsZero() {
-		return 0, false
-	}
-	return t.Sub(r.T0).Milliseconds(), true
-}
+func (r *Rollout) Ms(t time.Time) (int64, bool) { return (&timeline.Timeline{T0: r.T0}).Ms(t) }
 
 // Terminated returns the pods that terminated while watched (or were
 // terminating at start), in the order their deletion was seen.

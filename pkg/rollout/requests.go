@@ -38,7 +38,7 @@ func rolloutRequests(r *Rollout, v *Verdict) *timeline.RequestsVerdict {
 			sp.Races = append(sp.Races, [2]int64{*pv.StopMs + off, *pv.EndpointOutMs + off})
 		}
 		if pv.EndpointOutMs != nil && (sp.EndpointOut == nil || *pv.EndpointOutMs+off < *sp.EndpointOut) {
-			sp.EndpointOut = ptr(*pv.EndpointOutMs + off)
+			sp.EndpointOut = new(*pv.EndpointOutMs + off)
 		}
 	}
 	return timeline.JudgeRequests(r.ProbeURL, r.Requests, sp)

@@ -26,6 +26,15 @@ type workloadState struct {
 	generation int64
 }
 
+// The workload kinds `watch` follows: the apps/v1 kinds that own pods
+// through a pod template and report rollout status (the kinds
+// k8s.io/kubectl/pkg/polymorphichelpers has a StatusViewer for).
+const (
+	kindDeployment  = "Deployment"
+	kindStatefulSet = "StatefulSet"
+	kindDaemonSet   = "DaemonSet"
+)
+
 // CheckKind returns an error unless kind is one `watch` can follow:
 // a kind with a pod template and a rollout status (Deployment, StatefulSet,
 // DaemonSet).

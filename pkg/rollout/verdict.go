@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func ComputeWith(r *Rollout, o timeline.Options) Verdict {
 		v.Capacity = append(v.Capacity, capacityResult(r, tr))
 	}
 	if r.Complete && !r.T0.IsZero() {
-		v.DurationMs = ptr(r.CompleteAt.Sub(r.T0).Milliseconds())
+		v.DurationMs = new(r.CompleteAt.Sub(r.T0).Milliseconds())
 	}
 	v.Requests = rolloutRequests(r, &v)
 	rolloutFindings(r, &v)
@@ -149,13 +150,13 @@ func capacityResult(r *Rollout, tr *CapacityTrack) CapacityResult {
 			continue
 		}
 		if res.MinReady < 0 || s.Ready < res.MinReady {
-			res.MinReady, res.MinDesired, res.MinReadyMs = s.Ready, s.Desired, ptr(ms(start))
+			res.MinReady, res.MinDesired, res.MinReadyMs = s.Ready, s.Desired, new(ms(start))
 		}
 		span := max(end.Sub(start).Milliseconds(), 0)
 		if s.Ready < s.Desired {
 			res.BelowDesiredMs += span
 			if res.BelowDesiredFromMs == nil {
-				res.BelowDesiredFromMs = ptr(ms(start))
+				res.BelowDesiredFromMs = new(ms(start))
 			}
 		}
 		if res.DesiredHealthy != nil && s.Ready < *res.DesiredHealthy {
@@ -179,12 +180,12 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 		case p.Raced:
 			v.Raced++
 			if w := p.Verdict.WindowMs; v.WorstWindowMs == nil || *w < *v.WorstWindowMs {
-				v.WorstWindowMs, v.WorstPod = ptr(*w), p.Pod
+				v.WorstWindowMs, v.WorstPod = new(*w), p.Pod
 			}
 		case p.WindowTooShort:
 			v.WindowTooShort++
 			if s := p.Verdict.ShortByMs; s != nil && (v.WorstShortByMs == nil || *s > *v.WorstShortByMs) {
-				v.WorstShortByMs, v.WorstShortPod = ptr(*s), p.Pod
+				v.WorstShortByMs, v.WorstShortPod = new(*s), p.Pod
 			}
 		case p.Killed:
 			v.Killed++
@@ -270,7 +271,7 @@ func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 		if r.T0.IsZero() {
 			fact("the watch %s before any rollout started: nothing to judge", stop)
 		} else {
-			risk("rollout %s: %s", how, orDash(r.LastStatus))
+			risk("rollout %s: %s", how, cmp.Or(r.LastStatus, "-"))
 		}
 	}
 	if len(r.NeverReady) > 0 {

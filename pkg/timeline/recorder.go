@@ -499,13 +499,15 @@ func containerOfFieldPath(p string) string {
 	return ""
 }
 
-// gap records a gap notice of stream n.Stream, with n.Reason: a
-// KindGapOpen opens the stream's gap at n.Recv (false when it is open
-// already), a KindGapClose closes it at n.Recv, re-listed when n.Relisted
-// (false when none was open). It returns the gap as it then stands.
-func (r *Recorder) gap(n listwatch.Notice) (Gap, bool) {
-	for i := len(r.TL.Gaps) - 1; i >= 0; i-- {
-		g := &r.TL.Gaps[i]
+// MarkGap records on gaps a gap notice of stream n.Stream, with
+// n.Reason: a KindGapOpen opens the stream's gap at n.Recv (false when it
+// is open already), a KindGapClose closes it at n.Recv, re-listed when
+// n.Relisted (false when none was open). It returns the gap as it then
+// stands. Recorder.Handle marks its pod's gaps with it, and a watch the
+// gaps of a stream it keeps apart.
+func MarkGap(gaps *[]Gap, n listwatch.Notice) (Gap, bool) {
+	for i := len(*gaps) - 1; i >= 0; i-- {
+		g := &(*gaps)[i]
 		if g.Stream != n.Stream || !g.To.IsZero() {
 			continue
 		}
@@ -519,7 +521,7 @@ func (r *Recorder) gap(n listwatch.Notice) (Gap, bool) {
 		return Gap{}, false
 	}
 	g := Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason}
-	r.TL.Gaps = append(r.TL.Gaps, g)
+	*gaps = append(*gaps, g)
 	return g, true
 }
 

@@ -32,7 +32,7 @@ func (r *Recorder) Handle(n listwatch.Notice) {
 	case listwatch.KindList:
 		r.listed(n)
 	case listwatch.KindGapOpen, listwatch.KindGapClose:
-		if g, ok := r.gap(n); ok && r.Gap != nil {
+		if g, ok := MarkGap(&r.TL.Gaps, n); ok && r.Gap != nil {
 			r.Gap(g)
 		}
 	}

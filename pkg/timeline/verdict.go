@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -164,8 +165,6 @@ type Options struct {
 // so that a preStop that passes the audit passes the watch.
 const DefaultPropagation = 5 * time.Second
 
-func ptr(v int64) *int64 { return &v }
-
 // sortedEvents returns tl's events in the order they were received (stable
 // for events received at the same instant), the order the verdict reads
 // them in (and the renderers, internal/timeline/render's inOrder).
@@ -214,11 +213,11 @@ func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 	}
 	attachExits(&v)
 	if v.StopMs != nil && v.EndpointOutMs != nil {
-		v.WindowMs = ptr(*v.StopMs - *v.EndpointOutMs)
+		v.WindowMs = new(*v.StopMs - *v.EndpointOutMs)
 	}
 	if v.StopMs != nil {
 		if short := v.PropagationMs - (*v.StopMs - terminationStart(&v)); short > 0 {
-			v.ShortByMs = ptr(short)
+			v.ShortByMs = new(short)
 		}
 	}
 	v.Requests = requestsVerdict(tl, evs, &v)
@@ -250,16 +249,5 @@ func joinNames(names []string) string {
 	if len(names) == 0 {
 		return "-"
 	}
-	s := names[0]
-	for _, n := range names[1:] {
-		s += ", " + n
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return strings.Join(names, ", ")
 }

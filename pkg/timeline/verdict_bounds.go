@@ -58,9 +58,9 @@ func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v 
 		switch {
 		case v.SigtermLatestMs == nil || l < *v.SigtermEarliestMs:
 			v.StopMs, v.SigtermMs, v.StopContainer, v.PreStopDelayMs, v.SigtermBasis, v.SigtermBasisText = nil, nil, c, 0, b.from, b.text
-			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(min(e, valueOr(v.SigtermEarliestMs, e))), ptr(l)
+			v.SigtermEarliestMs, v.SigtermLatestMs = new(min(e, valueOr(v.SigtermEarliestMs, e))), new(l)
 		case e < *v.SigtermEarliestMs || l < *v.SigtermLatestMs:
-			v.SigtermEarliestMs, v.SigtermLatestMs = ptr(min(e, *v.SigtermEarliestMs)), ptr(min(l, *v.SigtermLatestMs))
+			v.SigtermEarliestMs, v.SigtermLatestMs = new(min(e, *v.SigtermEarliestMs)), new(min(l, *v.SigtermLatestMs))
 		default:
 			continue
 		}
@@ -98,7 +98,7 @@ func boundFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) bool {
 		v.Window = WindowRace
 		l.risk("race window: %s: the pod was told to stop by %+d ms at the latest, before %s at %+d ms; requests routed to it meanwhile fail", who, lt, at, out)
 	case lt-start < v.PropagationMs:
-		v.ShortByMs, v.Window = ptr(v.PropagationMs-(lt-start)), WindowTooShort
+		v.ShortByMs, v.Window = new(v.PropagationMs-(lt-start)), WindowTooShort
 		l.risk("window too short: %s: SIGTERM came between +%d and %+d ms, at most %d ms after %s at %+d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
 			who, e, lt, lt-out, at, out, *v.ShortByMs, p)
 	case e >= out && e-start >= v.PropagationMs:

@@ -56,7 +56,7 @@ func killingFacts(tl *Timeline, evs []Event) (killing, failed, abandoned map[str
 		switch e.Kind {
 		case KindKilling:
 			if first == nil {
-				first = ptr(ms)
+				first = new(ms)
 			}
 			into = killing
 		case KindPreStopFailed:
@@ -190,7 +190,7 @@ func preStopHook(cs *ContainerStop, ps PreStop, failed bool) {
 	case !ps.Known:
 		cs.PreStop = PreStopUnknown
 	default:
-		cs.PreStop, cs.PreStopDelayMs = PreStopDelay, ptr(ps.Delay.Milliseconds())
+		cs.PreStop, cs.PreStopDelayMs = PreStopDelay, new(ps.Delay.Milliseconds())
 	}
 }
 
@@ -227,18 +227,18 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		cs := ContainerStop{Name: c}
 		preStopHook(&cs, tl.PreStop[c], hookFailed)
 		if k, seen := killing[c]; seen {
-			cs.KillingMs = ptr(k)
+			cs.KillingMs = new(k)
 		}
 		at, delay, earliest, latest, b, ok := stopOf(tl, c, killing, failed, exits)
 		if ok {
-			cs.SigtermMs = ptr(at)
+			cs.SigtermMs = new(at)
 			if !hookFailed && outlastsGrace(tl, c) {
 				cs.PreStopAbandoned, v.PreStopAbandoned = true, true
 			}
 			if v.StopMs == nil || at < *v.StopMs {
-				v.StopMs, v.StopContainer, v.PreStopDelayMs = ptr(at), c, delay
+				v.StopMs, v.StopContainer, v.PreStopDelayMs = new(at), c, delay
 				v.SigtermMs, v.SigtermBasis, v.SigtermBasisText = cs.SigtermMs, b.from, b.text
-				v.SigtermEarliestMs, v.SigtermLatestMs = ptr(earliest), ptr(latest)
+				v.SigtermEarliestMs, v.SigtermLatestMs = new(earliest), new(latest)
 			}
 		}
 		v.Containers = append(v.Containers, cs)
@@ -250,7 +250,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 		cs := ContainerStop{Name: c, NativeSidecar: true}
 		preStopHook(&cs, tl.PreStop[c], hookFailed)
 		if k, seen := killing[c]; seen {
-			cs.KillingMs = ptr(k)
+			cs.KillingMs = new(k)
 		}
 		v.Containers = append(v.Containers, cs)
 	}

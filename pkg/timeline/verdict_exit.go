@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -23,9 +24,9 @@ func exitFact(tl *Timeline, x Exit) string {
 		ms, second := x.Server.Sub(tl.RequestServer).Milliseconds(), time.Second.Milliseconds()
 		if x.Ms > ms+second+exitReportLag.Milliseconds() {
 			return fmt.Sprintf("container %s exited %d between %+d and %+d ms by its finishedAt (%s, whole seconds), reported only at %+d ms, with a later status of the pod: %s",
-				x.Container, x.Code, max(ms-second, 0), ms+second, finished, x.Ms, orDash(x.Meaning))
+				x.Container, x.Code, max(ms-second, 0), ms+second, finished, x.Ms, cmp.Or(x.Meaning, "-"))
 		}
 	}
 	return fmt.Sprintf("container %s exited %d at %+d ms as reported by the kubelet, which reports an exit 0.1-0.3 s after the process ended (finishedAt %s, whole seconds): %s",
-		x.Container, x.Code, x.Ms, finished, orDash(x.Meaning))
+		x.Container, x.Code, x.Ms, finished, cmp.Or(x.Meaning, "-"))
 }

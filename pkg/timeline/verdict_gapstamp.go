@@ -93,8 +93,7 @@ func gapDoubtOf(tl *Timeline, v *Verdict) *gapDoubt {
 	if tl.T0.IsZero() {
 		return nil
 	}
-	from := tl.T0.Add(time.Duration(terminationStart(v)) * time.Millisecond)
-	to := tl.T0.Add(time.Duration(decidedBy(v)) * time.Millisecond)
+	from, to := raceSpan(tl, v)
 	var d gapDoubt
 	for _, e := range sortedEvents(tl) {
 		if _, ok := stampGap(tl, e); !ok || !raceFacts[e.Kind] || e.Recv.Before(from) || e.Recv.After(to) {

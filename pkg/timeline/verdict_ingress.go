@@ -34,7 +34,7 @@ func ingressTrackOf(tl *Timeline, evs []Event) ingressTrack {
 		now := len(serving) > 0
 		if was && !now {
 			ms, _ := tl.Ms(e.Recv)
-			t.out = ptr(ms)
+			t.out = new(ms)
 		}
 		if now {
 			t.out = nil
@@ -81,7 +81,7 @@ func ingressFindings(tl *Timeline, evs []Event, v *Verdict, l *findingList) {
 		return
 	}
 	poll := ingress.Poll.Milliseconds()
-	v.IngressWindowMs = ptr(lo - out)
+	v.IngressWindowMs = new(lo - out)
 	cut := slices.Contains(v.PartialStreams, ingress.StreamName)
 	switch {
 	case hi < out-poll && cut:

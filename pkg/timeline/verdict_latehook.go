@@ -29,7 +29,7 @@ func widenForLateKubelet(exits map[string]int64, v *Verdict) {
 	if !exited || x <= *v.SigtermLatestMs || (v.EndpointOutMs != nil && *v.EndpointOutMs > *v.SigtermLatestMs) {
 		return
 	}
-	v.SigtermLatestMs = ptr(x)
+	v.SigtermLatestMs = new(x)
 }
 
 // lateSigtermFinding says when the exit was reported much later than the
@@ -80,12 +80,12 @@ func restartedHook(tl *Timeline, evs []Event, exits map[string]int64, v *Verdict
 		return
 	}
 	slack := *v.SigtermLatestMs - *v.SigtermMs
-	v.StopMs, v.SigtermMs = ptr(base+d), ptr(base+d)
-	v.SigtermLatestMs = ptr(beforeExit(base+d+slack, base+d, exits[c]))
+	v.StopMs, v.SigtermMs = new(base+d), new(base+d)
+	v.SigtermLatestMs = new(beforeExit(base+d+slack, base+d, exits[c]))
 	v.SigtermBasisText = fmt.Sprintf("Killing again at %+d ms, before the first preStop could end: the kubelet began the termination anew (it restarted) and ran the hook again, + preStop %s", base, time.Duration(d)*time.Millisecond)
 	for i := range v.Containers {
 		if v.Containers[i].Name == c {
-			v.Containers[i].SigtermMs = ptr(base + d)
+			v.Containers[i].SigtermMs = new(base + d)
 		}
 	}
 }

@@ -20,8 +20,7 @@ func partialStreams(tl *Timeline, v *Verdict) []string {
 	if tl.T0.IsZero() {
 		return nil
 	}
-	from := tl.T0.Add(time.Duration(terminationStart(v)) * time.Millisecond)
-	to := tl.T0.Add(time.Duration(decidedBy(v)) * time.Millisecond)
+	from, to := raceSpan(tl, v)
 	var out []string
 	for _, g := range tl.Gaps {
 		end := g.To
@@ -84,12 +83,20 @@ func decidedBy(v *Verdict) int64 {
 	case stop == nil:
 		stop = v.StopMs
 	case v.StopMs != nil:
-		stop = ptr(min(*stop, *v.StopMs+(eventLead+execHookSlack).Milliseconds()))
+		stop = new(min(*stop, *v.StopMs+(eventLead+execHookSlack).Milliseconds()))
 	}
 	if endpoint == nil || stop == nil {
 		return v.DeadlineMs
 	}
 	return max(*endpoint, *stop)
+}
+
+// raceSpan is when the race was being decided, from the termination's
+// first sign (terminationStart) to when both its sides were known
+// (decidedBy).
+func raceSpan(tl *Timeline, v *Verdict) (from, to time.Time) {
+	ms := func(d int64) time.Time { return tl.T0.Add(time.Duration(d) * time.Millisecond) }
+	return ms(terminationStart(v)), ms(decidedBy(v))
 }
 
 // partialFinding says what was not seen, when nothing else was a risk:

@@ -100,10 +100,10 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 		}
 		rv.Failed++
 		if rv.FirstFailedMs == nil || ms < *rv.FirstFailedMs {
-			rv.FirstFailedMs = ptr(ms)
+			rv.FirstFailedMs = new(ms)
 		}
 		if rv.LastFailedMs == nil || ms > *rv.LastFailedMs {
-			rv.LastFailedMs = ptr(ms)
+			rv.LastFailedMs = new(ms)
 		}
 		if r.Kind == probe.NoAnswer && !sp.staleRule(ms) {
 			rv.Network++

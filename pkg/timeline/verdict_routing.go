@@ -109,13 +109,13 @@ func routingOf(tl *Timeline, evs []Event) routing {
 		}
 		switch {
 		case wasReady && !ready:
-			rt.readyOut = ptr(ms)
+			rt.readyOut = new(ms)
 		case ready:
 			rt.readyOut = nil
 		}
 		switch {
 		case wasRouted && !isRouted:
-			rt.out, rt.outByOthers = ptr(ms), e.Kind == KindServiceEndpoints
+			rt.out, rt.outByOthers = new(ms), e.Kind == KindServiceEndpoints
 		case isRouted:
 			rt.out = nil
 		}
@@ -127,7 +127,7 @@ func routingOf(tl *Timeline, evs []Event) routing {
 	for svc, ms := range fallbackFrom {
 		f := fallbackSpan{service: svc, fromMs: ms}
 		if b, ok := backAt[svc]; ok {
-			f.backMs = ptr(b)
+			f.backMs = new(b)
 		}
 		rt.fallback = append(rt.fallback, f)
 	}

@@ -72,25 +72,15 @@ func capacityTable(w io.Writer, c *preflight.CapacityReport, width int) {
 			escape(amount.Format(rc.Name, rc.FreeOutside)), nodes})
 	}
 	drawTable(w, []string{"RESOURCE", "NEEDED", free, "NODES OUTSIDE"}, rows, width)
-	if len(c.Unplaced) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "Pods that fit nowhere outside the pool: %d\n", len(c.Unplaced))
-	rows = nil
-	for _, u := range c.Unplaced {
-		rows = append(rows, []string{escape(u.Pod), escape(u.Node), escape(u.Reason)})
-	}
-	drawTable(w, []string{"POD", "FROM NODE", "WHY"}, rows, width)
+	title := fmt.Sprintf("Pods that fit nowhere outside the pool: %d", len(c.Unplaced))
+	section(w, title, c.Unplaced, []string{"POD", "FROM NODE", "WHY"}, width, func(u preflight.UnplacedPod) []string {
+		return []string{escape(u.Pod), escape(u.Node), escape(u.Reason)}
+	})
 }
 
 // poolBudgetTable writes each PodDisruptionBudget counted across the pool.
 func poolBudgetTable(w io.Writer, budgets []preflight.PoolBudget, width int) {
-	if len(budgets) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "PodDisruptionBudgets across the pool:")
-	var rows [][]string
-	for _, b := range budgets {
+	section(w, "PodDisruptionBudgets across the pool:", budgets, []string{"PDB", "PODS IN POOL", "ALLOWED", "WAVES", "NODES"}, width, func(b preflight.PoolBudget) []string {
 		waves := fmt.Sprintf("%d (%d per wave, ~%s each)", b.Waves, b.PerWave, seconds(b.WaveSeconds))
 		if b.Blocked {
 			waves = "blocked"
@@ -99,8 +89,7 @@ func poolBudgetTable(w io.Writer, budgets []preflight.PoolBudget, width int) {
 		for i, n := range b.Nodes {
 			nodes[i] = escape(n)
 		}
-		rows = append(rows, []string{escape(b.Namespace + "/" + b.Name), fmt.Sprintf("%d (%d Ready)", b.PodsInPool, b.HealthyInPool),
-			strconv.Itoa(int(b.DisruptionsAllowed)), waves, strings.Join(nodes, ", ")})
-	}
-	drawTable(w, []string{"PDB", "PODS IN POOL", "ALLOWED", "WAVES", "NODES"}, rows, width)
+		return []string{escape(b.Namespace + "/" + b.Name), fmt.Sprintf("%d (%d Ready)", b.PodsInPool, b.HealthyInPool),
+			strconv.Itoa(int(b.DisruptionsAllowed)), waves, strings.Join(nodes, ", ")}
+	})
 }

@@ -15,12 +15,7 @@ import (
 // what --surge does for each (or why it cannot), and, without --surge,
 // the zero capacity an eviction costs.
 func surgeSection(w io.Writer, r *preflight.Report, width int) {
-	if len(r.Surge) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "Workloads with every Ready pod on this node:")
-	var rows [][]string
-	for _, s := range r.Surge {
+	section(w, "Workloads with every Ready pod on this node:", r.Surge, []string{"WORKLOAD", "READY ON NODE", "WHAT HAPPENS"}, width, func(s preflight.SurgePlan) []string {
 		what := s.Plan
 		if !s.WithSurge {
 			what = "without --surge: no Ready pod for " + s.ZeroCapacity
@@ -28,9 +23,8 @@ func surgeSection(w io.Writer, r *preflight.Report, width int) {
 				what += "; --surge would avoid it"
 			}
 		}
-		rows = append(rows, []string{escape(inspect.ObjectRef{Kind: s.Owner.Kind, Namespace: s.Namespace, Name: s.Owner.Name}.String()), strconv.Itoa(s.ReadyOnNode), escape(what)})
-	}
-	drawTable(w, []string{"WORKLOAD", "READY ON NODE", "WHAT HAPPENS"}, rows, width)
+		return []string{escape(inspect.ObjectRef{Kind: s.Owner.Kind, Namespace: s.Namespace, Name: s.Owner.Name}.String()), strconv.Itoa(s.ReadyOnNode), escape(what)}
+	})
 }
 
 // wavesSection writes the waves of --order priority and the pods waited

@@ -288,34 +288,13 @@ func (s *Set) Unseen(n listwatch.Notice) (note string, ok bool) {
 // on every Recorder and returns it; false when that stream's gap is open
 // already, or none is open to close.
 func (s *Set) Gap(n listwatch.Notice) (timeline.Gap, bool) {
-	g, ok := MarkGap(&s.Gaps, n)
+	g, ok := timeline.MarkGap(&s.Gaps, n)
 	if ok {
 		for _, rec := range s.order {
 			rec.Handle(n)
 		}
 	}
 	return g, ok
-}
-
-// MarkGap records the gap notice n on gaps, as Gap does, for a watch that
-// keeps a stream's gaps apart from the Set's.
-func MarkGap(gaps *[]timeline.Gap, n listwatch.Notice) (timeline.Gap, bool) {
-	open := -1
-	for i, g := range *gaps {
-		if g.Stream == n.Stream && g.To.IsZero() {
-			open = i
-		}
-	}
-	switch {
-	case n.Kind == listwatch.KindGapOpen && open < 0:
-		*gaps = append(*gaps, timeline.Gap{Stream: n.Stream, From: n.Recv, Reason: n.Reason})
-		return (*gaps)[len(*gaps)-1], true
-	case n.Kind == listwatch.KindGapClose && open >= 0:
-		g := &(*gaps)[open]
-		g.To, g.Relisted = n.Recv, g.Relisted || n.Relisted
-		return *g, true
-	}
-	return timeline.Gap{}, false
 }
 
 // Watch is what a watch does with each kind of notice the Set does not

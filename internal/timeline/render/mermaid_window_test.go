@@ -31,3 +31,5 @@ func TestMermaidWindowFollowsTheVerdict(t *testing.T) {
 		}
 	}
 }
+
+func ptr(v int64) *int64 { return &v }

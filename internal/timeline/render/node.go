@@ -114,12 +114,8 @@ func kindName(w rollout.Workload) string { return w.Kind + "/" + w.Name }
 // namespace and kindName, as the drain's preflight table does, fitted to
 // width columns (a terminal's; 0: not fitted, internal/table).
 func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
-	if len(v.Workloads) == 0 {
-		_, err := io.WriteString(out, "\nNo evictable pod was on the nodes.\n")
-		return err
-	}
-	var rows [][]string
-	for _, wr := range v.Workloads {
+	header := []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}
+	return writeTable(out, "No evictable pod was on the nodes.", v.Workloads, header, width, func(wr nodewatch.WorkloadResult) []string {
 		rv := wr.Verdict
 		fewest, below := "-", "-"
 		for _, c := range rv.Capacity {
@@ -133,19 +129,37 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
 		if wr.Risk {
 			word = "RISK"
 		}
-		rows = append(rows, []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
-			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word})
-	}
-	if _, err := io.WriteString(out, "\n"); err != nil {
+		return []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
+			strconv.Itoa(rv.Terminated), strconv.Itoa(rv.Raced), strconv.Itoa(rv.WindowTooShort), strconv.Itoa(rv.Killed), strconv.Itoa(wr.FailedPreStop), termsafe.Escape(fewest), below, termsafe.Escape(budgetCell(wr)), word}
+	}, writeNodeCards)
+}
+
+// writeTable writes, after a blank line, one row an item under header,
+// fitted to width columns (a terminal's; 0: not fitted, internal/table),
+// or the line none when there are no items. cards, when given, writes the
+// rows in its place on a terminal too narrow for the table's words.
+func writeTable[T any](w io.Writer, none string, items []T, header []string, width int, row func(T) []string, cards func(io.Writer, [][]string, int) error) error {
+	if len(items) == 0 {
+		_, err := io.WriteString(w, "\n"+none+"\n")
 		return err
 	}
-	header := []string{"NAMESPACE", "WORKLOAD", "NODES", "TERMINATED", "RACED", "TOO SHORT", "SIGKILLED", "PRESTOP FAILED", "FEWEST READY", "BELOW START MS", "BUDGET (BELOW DESIREDHEALTHY)", "VERDICT"}
-	var whole strings.Builder
-	if err := table.Write(&whole, header, rows, table.Boxed, 0); err != nil || width == 0 || widest(whole.String()) <= width {
-		_, _ = io.WriteString(out, whole.String())
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = row(it)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
 	}
-	return writeNodeCards(out, rows, width)
+	if cards != nil && width > 0 {
+		var whole strings.Builder
+		if err := table.Write(&whole, header, rows, table.Boxed, 0); err != nil {
+			return err
+		}
+		if widest(whole.String()) > width {
+			return cards(w, rows, width)
+		}
+	}
+	return table.Write(w, header, rows, table.Boxed, width)
 }
 
 // writeNodeCards writes the rows of WriteNodeTable as one short paragraph

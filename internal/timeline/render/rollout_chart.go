@@ -19,7 +19,7 @@ func shifted(v timeline.Verdict, off int64) timeline.Verdict {
 		if p == nil {
 			return nil
 		}
-		return ptr(*p + off)
+		return new(*p + off)
 	}
 	s := v
 	s.EndpointOutMs, s.KillingMs, s.SigtermMs, s.StopMs = add(v.EndpointOutMs), add(v.KillingMs), add(v.SigtermMs), add(v.StopMs)
@@ -213,4 +213,4 @@ func readyWithin(tr *rollout.CapacityTrack, from, to time.Time) int32 {
 	return max(low, 0)
 }
 
-func ptr(v int64) *int64 { return &v }
+func new(v int64) *int64 { return &v }

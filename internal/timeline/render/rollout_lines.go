@@ -1,12 +1,12 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -40,12 +40,8 @@ func capacityText(s rollout.CapacitySample, of string) string {
 // was seen, its window, how SIGTERM was estimated, its exit codes and its
 // verdict, fitted to width columns (a terminal's; 0: not fitted).
 func WriteRolloutTable(w io.Writer, v rollout.Verdict, width int) error {
-	if len(v.Pods) == 0 {
-		_, err := io.WriteString(w, "\nNo pod of the workload terminated while watched.\n")
-		return err
-	}
-	var rows [][]string
-	for _, p := range v.Pods {
+	header := []string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"}
+	return writeTable(w, "No pod of the workload terminated while watched.", v.Pods, header, width, func(p rollout.PodResult) []string {
 		pv := p.Verdict
 		window := "-"
 		if pv.WindowMs != nil {
@@ -55,13 +51,9 @@ func WriteRolloutTable(w io.Writer, v rollout.Verdict, width int) error {
 		for _, x := range pv.Exits {
 			exits = append(exits, strconv.Itoa(int(x.Code)))
 		}
-		rows = append(rows, []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
-			termsafe.Escape(orDash(pv.SigtermBasisText)), orDash(strings.Join(exits, ",")), podVerdictWord(p)})
-	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
-		return err
-	}
-	return table.Write(w, []string{"POD", "DELETED MS", "WINDOW MS", "SIGTERM BASIS", "EXIT", "VERDICT"}, rows, table.Boxed, width)
+		return []string{termsafe.Escape(p.Pod), fmt.Sprintf("%+d", p.DeletedMs), window,
+			termsafe.Escape(cmp.Or(pv.SigtermBasisText, "-")), cmp.Or(strings.Join(exits, ","), "-"), podVerdictWord(p)}
+	}, nil)
 }
 
 func podVerdictWord(p rollout.PodResult) string {
@@ -112,11 +104,4 @@ func writeFindings(w io.Writer, findings, notes []string) error {
 		}
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
