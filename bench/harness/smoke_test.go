@@ -80,6 +80,8 @@ func TestBenchSmokeTinyScale(t *testing.T) {
 		"real node: start", "real node: make cluster-up, warm", "real node: idle RSS", "real node: idle CPU",
 		"real node: EndpointSlice change to kube-proxy rule, median", "real node: EndpointSlice change to kube-proxy rule, p99",
 		"real-node-1: start", "real-node-1: idle RSS", "real-node-1: idle CPU",
+		"real node: EndpointSlice change to Traefik fencing the pod, median", "real node: EndpointSlice change to Traefik fencing the pod, p99",
+		"real node: Traefik idle RSS",
 		"whole benchmark run",
 	}
 	if len(rep.Rows) != len(wantRows) {
