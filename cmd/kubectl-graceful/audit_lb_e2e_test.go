@@ -43,17 +43,7 @@ func TestAuditTargetGroupBindingLive(t *testing.T) {
 		}
 	}
 
-	for _, args := range [][]string{
-		{"create", "serviceaccount", "auditor", "-n", ns},
-		{"create", "role", "auditor", "-n", ns, "--verb=get,list",
-			"--resource=deployments.apps,statefulsets.apps,daemonsets.apps,replicasets.apps,jobs.batch,cronjobs.batch,pods,services,poddisruptionbudgets.policy,horizontalpodautoscalers.autoscaling,ingresses.networking.k8s.io"},
-		{"create", "rolebinding", "auditor", "-n", ns, "--role=auditor", "--serviceaccount=" + ns + ":auditor"},
-	} {
-		if res := kubectl(args...); res.ExitCode != 0 {
-			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
-		}
-	}
-	r := auditJSON(t, kubectl, 0, "-n", ns, "--fail-on", "none", "--as", "system:serviceaccount:"+ns+":auditor")
+	r := auditJSON(t, kubectl, 0, "-n", ns, "--fail-on", "none", "--as", namespacedAuditor(t, kubectl, ns))
 	reason := ""
 	for _, s := range r.Skipped {
 		if s.Check == "lb-deregistration-exceeds-grace" {
@@ -66,4 +56,22 @@ func TestAuditTargetGroupBindingLive(t *testing.T) {
 	if !has(r, "pdb-missing", "Deployment", "web") {
 		t.Errorf("checks not needing TargetGroupBindings must still run: %v", keys(r))
 	}
+}
+
+// namespacedAuditor creates a service account that may read in ns what a
+// namespaced audit reads, and nothing cluster-scoped nor of custom
+// resources, and returns the user to pass to --as.
+func namespacedAuditor(t *testing.T, kubectl func(args ...string) e2e.Result, ns string) string {
+	t.Helper()
+	for _, args := range [][]string{
+		{"create", "serviceaccount", "auditor", "-n", ns},
+		{"create", "role", "auditor", "-n", ns, "--verb=get,list",
+			"--resource=deployments.apps,statefulsets.apps,daemonsets.apps,replicasets.apps,jobs.batch,cronjobs.batch,pods,services,poddisruptionbudgets.policy,horizontalpodautoscalers.autoscaling,ingresses.networking.k8s.io"},
+		{"create", "rolebinding", "auditor", "-n", ns, "--role=auditor", "--serviceaccount=" + ns + ":auditor"},
+	} {
+		if res := kubectl(args...); res.ExitCode != 0 {
+			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
+		}
+	}
+	return "system:serviceaccount:" + ns + ":auditor"
 }

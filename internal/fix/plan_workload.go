@@ -52,7 +52,10 @@ type PreStopChange struct {
 // the native one.
 type containerWants struct {
 	floor, native, noShell bool
-	findings               []inspect.Finding
+	// floorSeconds is a floor longer than Options.PreStopFloorSeconds a
+	// finding asks for (inspect.Finding.PreStopSeconds), 0 for none.
+	floorSeconds int64
+	findings     []inspect.Finding
 }
 
 // planWorkload adds the combined change for w's findings fs.
@@ -70,7 +73,8 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 	for _, f := range fs {
 		switch f.Check {
 		case checkMissingPreStop, checkPreStopTooShort:
-			want(f.Container).floor = true
+			cw := want(f.Container)
+			cw.floor, cw.floorSeconds = true, max(cw.floorSeconds, f.PreStopSeconds)
 		case checkPreferNativeSleep:
 			want(f.Container).native = true
 		case checkSleepBinaryMissing:
@@ -146,7 +150,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, opts Options) (*PreStopChange, string) {
 	target := d
 	if cw.floor {
-		target = max(target, opts.PreStopFloorSeconds)
+		target = max(target, opts.PreStopFloorSeconds, cw.floorSeconds)
 	}
 	native := opts.Version.AtLeast(1, 30)
 	ch := &PreStopChange{Container: c.Name, Seconds: target, Native: native, FromHow: how, FromSeconds: d}

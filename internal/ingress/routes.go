@@ -22,10 +22,6 @@ type Route struct {
 	Controller string
 }
 
-// defaultClassAnnotation marks the cluster's default IngressClass
-// (networking/v1 IngressClass docs).
-const defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
-
 // Routes lists the Ingresses of namespace whose default backend or path
 // backends name one of services, with their class and its controller. It
 // returns the error of listing Ingresses (a missing IngressClass, or one
@@ -35,15 +31,10 @@ func Routes(ctx context.Context, c kubernetes.Interface, namespace string, servi
 	if err != nil || len(ings.Items) == 0 {
 		return nil, err
 	}
-	classes := map[string]string{}
+	var classes map[string]string
 	defaultClass := ""
 	if list, err := c.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{}); err == nil {
-		for _, ic := range list.Items {
-			classes[ic.Name] = ic.Spec.Controller
-			if ic.Annotations[defaultClassAnnotation] == "true" {
-				defaultClass = ic.Name
-			}
-		}
+		classes, defaultClass = ingressspec.Classes(list.Items)
 	}
 	want := map[string]bool{}
 	for _, s := range services {

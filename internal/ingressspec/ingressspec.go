@@ -42,3 +42,21 @@ func BackendServices(ing *networkingv1.Ingress) []string {
 	}
 	return out
 }
+
+// DefaultClassAnnotation marks the cluster's default IngressClass
+// (networking/v1 IngressClass docs).
+const DefaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
+
+// Classes maps each IngressClass's name to its spec.controller (the
+// controller that serves Ingresses of the class) and names the cluster's
+// default class, "" when none is marked.
+func Classes(list []networkingv1.IngressClass) (controllers map[string]string, defaultClass string) {
+	controllers = map[string]string{}
+	for _, ic := range list {
+		controllers[ic.Name] = ic.Spec.Controller
+		if ic.Annotations[DefaultClassAnnotation] == "true" {
+			defaultClass = ic.Name
+		}
+	}
+	return controllers, defaultClass
+}

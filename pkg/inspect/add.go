@@ -20,7 +20,7 @@ import (
 
 // Add files one object into the inventory: typed workloads (Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob), Services, PDBs,
-// HPAs and Ingresses, and unstructured custom resources of the kinds the
+// HPAs, Ingresses and IngressClasses, and unstructured custom resources of the kinds the
 // checks read (CustomResources, and CustomResourceDefinitions, for which
 // kinds have a scale subresource).
 // Objects managed by another workload (a ReplicaSet owned by a
@@ -80,6 +80,8 @@ func (inv *Inventory) Add(obj runtime.Object, src *Source) bool {
 			TargetKind: o.Spec.ScaleTargetRef.Kind, TargetName: o.Spec.ScaleTargetRef.Name, MinReplicas: *replicas(o.Spec.MinReplicas)})
 	case *networkingv1.Ingress:
 		inv.Ingresses = append(inv.Ingresses, *o)
+	case *networkingv1.IngressClass:
+		inv.IngressClasses = append(inv.IngressClasses, *o)
 	default:
 		inv.Objects--
 		return false

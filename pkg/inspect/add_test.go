@@ -78,6 +78,8 @@ func TestInventoryMergeCarriesEveryField(t *testing.T) {
 			f.Set(m)
 		case reflect.Int:
 			f.SetInt(1)
+		case reflect.String:
+			f.SetString("x")
 		}
 	}
 	var got Inventory

@@ -107,7 +107,7 @@ func Lookup(id string) *Check {
 func Audit(inv *Inventory, opts Options) *Report {
 	inv.resolveWorkloadRefs()
 	s := &scope{inv: inv, opts: opts}
-	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append(append([]string{}, inv.Notes...), scalerNotes(inv)...), unreadRefNotes(inv)...)}
+	r := &Report{Findings: []Finding{}, Skipped: []Skipped{}, Notes: append(append(append(append([]string{}, inv.Notes...), scalerNotes(inv)...), unreadRefNotes(inv)...), ingressNotes(inv)...)}
 	unknown := withUnknownFields(inv)
 	for _, c := range catalogue {
 		if slices.Contains(opts.Skip, c.ID) {

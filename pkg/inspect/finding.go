@@ -57,6 +57,11 @@ type Finding struct {
 	Message   string    `json:"message"`
 	Fix       string    `json:"fix,omitempty"`
 	Source    *Source   `json:"source,omitempty"`
+	// PreStopSeconds, when not 0, is the preStop delay (seconds) a
+	// missing-prestop or prestop-too-short finding asks for where it is
+	// longer than Options.PreStopFloorSeconds: the time an Ingress
+	// controller routing to the pod needs (docs/ingress.md).
+	PreStopSeconds int64 `json:"preStopSeconds,omitempty"`
 }
 
 // Skipped is a check that did not run, and why (RBAC forbids reading what it

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -156,6 +157,13 @@ type Inventory struct {
 	// workload (a VerticalPodAutoscaler's targetRef), said in a note.
 	unreadRefs []unreadRef
 	Ingresses  []networkingv1.Ingress
+	// IngressClasses name the controller of each Ingress class
+	// (spec.controller) and the cluster's default class.
+	IngressClasses []networkingv1.IngressClass
+	// IngressClassesUnread is why the cluster's IngressClasses could not
+	// be read ("" when they were, or in a manifest audit): which
+	// controller serves each Ingress is then unknown, said in a note.
+	IngressClassesUnread string
 	// BackendConfigs maps "namespace/name" of a GKE BackendConfig to its
 	// spec.connectionDraining.drainingTimeoutSec (seconds).
 	BackendConfigs map[string]int64
@@ -232,6 +240,8 @@ func (inv *Inventory) Merge(other *Inventory) {
 	inv.workloadRefs = append(inv.workloadRefs, other.workloadRefs...)
 	inv.unreadRefs = append(inv.unreadRefs, other.unreadRefs...)
 	inv.Ingresses = append(inv.Ingresses, other.Ingresses...)
+	inv.IngressClasses = append(inv.IngressClasses, other.IngressClasses...)
+	inv.IngressClassesUnread = cmp.Or(inv.IngressClassesUnread, other.IngressClassesUnread)
 	inv.TargetGroupBindings = append(inv.TargetGroupBindings, other.TargetGroupBindings...)
 	inv.Pods = append(inv.Pods, other.Pods...)
 	for _, c := range other.DrainerCaps {

@@ -28,7 +28,11 @@ var missingPreStop = register(&Check{
 		grace := podspec.GracePeriod(w.Template.Spec)
 		msg := fmt.Sprintf("behind Service %s with no preStop hook: it gets SIGTERM while endpoints still route to it (grace period %d s)",
 			svc.Name, grace)
-		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, grace))}
+		floor, why := s.preStopFloor(w)
+		if why != "" {
+			msg += "; " + why
+		}
+		return []Finding{s.preStopFinding(c, w, ctr, msg, floor, why != "")}
 	}),
 	Explanation: Explanation{
 		Why:    "When a pod is deleted, kubelet sends SIGTERM while the EndpointSlice controller, kube-proxy on every node, ingress controllers and cloud load balancers are still removing the pod's endpoint. Requests keep arriving at a process that is shutting down: a few 502s/connection resets on every deploy or drain.",
@@ -37,16 +41,29 @@ var missingPreStop = register(&Check{
 	},
 })
 
-// preStopFix suggests a preStop delay (native sleep where the server
-// supports it, else exec sleep) and a grace period that leaves the app 20 s
-// after it.
-func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace int64) string {
-	hook := map[string]any{"exec": map[string]any{"command": []string{"sleep", fmt.Sprint(suggestedPreStopSeconds)}}}
+// preStopFinding is a missing-prestop or prestop-too-short finding on
+// ctr, whose fix asks for floor seconds of delay (preStopFloor); raised
+// says an Ingress controller asks for it (Finding.PreStopSeconds).
+func (s *scope) preStopFinding(c *Check, w *Workload, ctr corev1.Container, msg string, floor int64, raised bool) Finding {
+	f := c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, podspec.GracePeriod(w.Template.Spec), floor))
+	if raised {
+		f.PreStopSeconds = floor
+	}
+	return f
+}
+
+// preStopFix suggests a preStop delay of suggestedPreStopSeconds, or
+// floor (seconds) where longer (native sleep where the server supports
+// it, else exec sleep), and a grace period that leaves the app 20 s after
+// it.
+func (s *scope) preStopFix(w *Workload, ctr corev1.Container, grace, floor int64) string {
+	delay := max(int64(suggestedPreStopSeconds), floor)
+	hook := map[string]any{"exec": map[string]any{"command": []string{"sleep", fmt.Sprint(delay)}}}
 	if s.inv.Version.AtLeast(1, 30) {
-		hook = map[string]any{"sleep": map[string]any{"seconds": suggestedPreStopSeconds}}
+		hook = map[string]any{"sleep": map[string]any{"seconds": delay}}
 	}
 	patch := containerPatch(ctr.Name, map[string]any{"lifecycle": map[string]any{"preStop": hook}})
-	if want := int64(suggestedPreStopSeconds + 20); grace < want {
+	if want := delay + 20; grace < want {
 		patch["terminationGracePeriodSeconds"] = want
 	}
 	return patchCommand(w, patch)
@@ -61,17 +78,21 @@ var preStopTooShort = register(&Check{
 	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, _ corev1.Service, ctr corev1.Container) []Finding {
 		d, known, how := prestop.Duration(ctr)
-		if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= s.opts.PreStopFloorSeconds {
+		floor, why := s.preStopFloor(w)
+		if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= floor {
 			return nil
 		}
-		msg := fmt.Sprintf("preStop sleeps %d s, below %d s: kube-proxy and load balancers may still route to the pod after it",
-			d, s.opts.PreStopFloorSeconds)
-		return []Finding{c.finding(w, ctr.Name, msg, s.preStopFix(w, ctr, podspec.GracePeriod(w.Template.Spec)))}
+		if why == "" {
+			why = "kube-proxy and load balancers may still route to the pod after it"
+		}
+		msg := fmt.Sprintf("preStop sleeps %d s, below %d s: %s", d, floor, why)
+		return []Finding{s.preStopFinding(c, w, ctr, msg, floor, floor > s.opts.PreStopFloorSeconds)}
 	}),
 	Explanation: Explanation{
-		Why:    "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters.",
-		Fix:    "Raise the preStop sleep to at least the floor (default 5 s, --prestop-floor), within the grace period.",
-		Source: srcEndpoints,
+		Why: "Endpoint removal has to reach kube-proxy on every node and any load balancer; a delay of a second or two is often shorter than that propagation in busy clusters. " +
+			"An Ingress controller sends to pods itself and takes its own time to drop one (ingress-nginx up to about 5 s, Istio's gateway up to 10 s by their defaults): where the IngressClass of an Ingress routing to the pods names a controller whose time is known and longer than the floor, that time is the floor.",
+		Fix:    "Raise the preStop sleep to at least the floor (default 5 s, --prestop-floor, or the Ingress controller's time the finding names), within the grace period.",
+		Source: srcEndpoints + "; kubernetes/ingress-nginx pkg/flags/flags.go (--sync-rate-limit), istio/istio pilot/pkg/features/tuning.go (PILOT_DEBOUNCE_MAX) and the others in docs/ingress.md",
 	},
 })
 

@@ -33,7 +33,7 @@ var preStopDelayUnknown = register(&Check{
 		fix := fmt.Sprintf("measure the hook: kubectl graceful watch pod NAME -n %s, while a pod is deleted, shows when its container stops; or make the delay explicit by starting the hook with sleep %d",
 			w.Object.Namespace, max(s.opts.PreStopFloorSeconds, 1))
 		if sev == SeverityWarning {
-			fix = s.preStopFix(w, ctr, grace)
+			fix = s.preStopFix(w, ctr, grace, 0)
 		}
 		f := c.finding(w, ctr.Name, msg, fix)
 		f.Severity = sev

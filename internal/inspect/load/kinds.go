@@ -20,6 +20,7 @@ var audited = map[schema.GroupKind]bool{
 	{Group: "policy", Kind: "PodDisruptionBudget"}:          true,
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: true,
 	{Group: "networking.k8s.io", Kind: "Ingress"}:           true,
+	{Group: "networking.k8s.io", Kind: "IngressClass"}:      true,
 }
 
 // notAuditedUnparseable is the message of an object counted as not

@@ -53,10 +53,11 @@ type LiveOptions struct {
 
 // Live reads the cluster behind getter into inv: the server version, the
 // workloads (Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs,
-// CronJobs and bare Pods) and the Services, PDBs, HPAs, Ingresses and pods
-// the checks match them against. Lists are paged, so the number of requests
-// grows with resource types and pages, not objects. A Service/PDB/HPA/
-// Ingress/pod list the user may not read (RBAC) or the server does not serve
+// CronJobs and bare Pods) and the Services, PDBs, HPAs, Ingresses (with
+// the cluster's IngressClasses) and pods the checks match them against.
+// Lists are paged, so the number of requests grows with resource types and
+// pages, not objects. A Service/PDB/HPA/Ingress/IngressClass/pod list the
+// user may not read (RBAC) or the server does not serve
 // is recorded in inv.Unavailable; failing to reach the cluster, or to read
 // workloads, is an error naming the context and server. Whether the pods'
 // controllers have a scale subresource is asked of API discovery, for the
@@ -284,6 +285,12 @@ func (l *lister) inputs(sel labels.Selector, withBarePods bool) (bare map[string
 	l.optional(inspect.InputPDBs, l.all(listOf(l, l.cs.PolicyV1().PodDisruptionBudgets(l.ns).List)))
 	l.optional(inspect.InputHPAs, l.all(listOf(l, l.cs.AutoscalingV2().HorizontalPodAutoscalers(l.ns).List)))
 	l.optional(inspect.InputIngresses, l.all(listOf(l, l.cs.NetworkingV1().Ingresses(l.ns).List)))
+	// IngressClasses are cluster-scoped and only name each Ingress's
+	// controller: one the user may not read leaves it unknown (a note),
+	// no check is skipped.
+	if err := l.all(listOf(l, l.cs.NetworkingV1().IngressClasses().List))(); err != nil {
+		l.inv.IngressClassesUnread = err.Error()
+	}
 	l.optional(inspect.InputPods, func() (err error) {
 		bare, err = l.podLabels(sel, withBarePods)
 		return err
