@@ -51,11 +51,10 @@ type drainNodeOptions struct {
 
 // newCmdDrain builds `kubectl graceful drain` with its `node` subcommand.
 func newCmdDrain(configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams, in *interrupt) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupOf(&cobra.Command{
 		Use:   "drain",
 		Short: "Drain nodes without breaking PodDisruptionBudgets, saying what blocks",
-		Args:  cobra.NoArgs,
-	}
+	}, func(arg string) string { return "kubectl graceful drain node " + arg })
 	cmd.AddCommand(newCmdDrainNode(newDrainNodeOptions(configFlags, streams, in)))
 	return cmd
 }

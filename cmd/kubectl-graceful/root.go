@@ -56,6 +56,7 @@ node drains stop dropping requests.
 	// Our own completion command names its scripts after the plugin binary.
 	root.CompletionOptions.DisableDefaultCmd = true
 
+	groupOf(root, nil)
 	root.AddCommand(newCmdVersion())
 	root.AddCommand(newCmdWatch(configFlags, streams, in))
 	root.AddCommand(newCmdDrain(configFlags, streams, in))
