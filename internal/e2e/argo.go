@@ -42,7 +42,6 @@ func (e *Env) ArgoRollouts(t testing.TB, ns string) {
 	var applied Result
 	argoCRD.Do(func() {
 		// Server-side: a CRD is larger than the annotation that a
-		// client-side apply keeps.
 		// client-side apply keeps. All five: the controller waits for
 		// the informers of each (AnalysisRuns, Experiments, ...).
 		args := []string{"apply", "--server-side", "--force-conflicts"}

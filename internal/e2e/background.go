@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,8 +41,7 @@ func (e *Env) StartKubectl(t testing.TB, timeout time.Duration, args ...string) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	r := &Running{cancel: cancel, done: make(chan struct{})}
-	r.cmd = exec.CommandContext(ctx, "kubectl", args...)
-	r.cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(Binary(t))+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+e.Kubeconfig)
+	r.cmd = kubectlCommand(ctx, t, []string{"KUBECONFIG=" + e.Kubeconfig}, args)
 	r.cmd.Stdout, r.cmd.Stderr = lockedWriter{&r.mu, &r.stdout}, lockedWriter{&r.mu, &r.stderr}
 	if err := r.cmd.Start(); err != nil {
 		cancel()

@@ -85,11 +85,7 @@ func FaultCluster(t *testing.T) *FaultEnv {
 }
 
 func faultOptions() (localcluster.ClusterOptions, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return localcluster.ClusterOptions{}, err
-	}
-	opts, err := localcluster.DefaultOptions(root, os.Stderr)
+	opts, err := checkoutOptions()
 	if err != nil {
 		return opts, err
 	}

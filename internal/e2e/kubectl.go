@@ -81,9 +81,7 @@ func RunKubectlFor(t testing.TB, timeout time.Duration, env []string, args ...st
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "kubectl", args...)
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(Binary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.Env = append(cmd.Env, env...)
+	cmd := kubectlCommand(ctx, t, env, args)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -96,4 +94,14 @@ func RunKubectlFor(t testing.TB, timeout time.Duration, env []string, args ...st
 		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
 	}
 	return res
+}
+
+// kubectlCommand is the real kubectl running args with the plugin binary
+// first on PATH and env added to the test's environment.
+func kubectlCommand(ctx context.Context, t testing.TB, env, args []string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "kubectl", args...)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(Binary(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
 }

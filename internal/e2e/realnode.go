@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
@@ -48,18 +45,8 @@ func (e *Env) RealNodes(t testing.TB) []string {
 
 func (e *Env) requireReal(t testing.TB, name string) {
 	t.Helper()
-	n, err := e.Client.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
-	ready := false
-	if err == nil {
-		for _, c := range n.Status.Conditions {
-			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
-		}
-	}
-	if !ready {
-		why := "node " + name + " is not Ready"
-		if err != nil {
-			why = err.Error()
-		}
+	if err := localcluster.NodeReady(context.Background(), e.Client, name); err != nil {
+		why := err.Error()
 		if perr := realnode.Preflight(); perr != nil {
 			why = perr.Error()
 		}

@@ -39,11 +39,7 @@ func SecondCluster(t testing.TB) *Env {
 // startNamed starts (or reuses) the cluster whose options adjust derives
 // from the checkout's default ones.
 func startNamed(adjust func(localcluster.ClusterOptions) localcluster.ClusterOptions) (*Env, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return nil, err
-	}
-	opts, err := localcluster.DefaultOptions(root, os.Stderr)
+	opts, err := checkoutOptions()
 	if err != nil {
 		return nil, err
 	}
@@ -54,4 +50,13 @@ func startNamed(adjust func(localcluster.ClusterOptions) localcluster.ClusterOpt
 		return nil, err
 	}
 	return newEnv(opts)
+}
+
+// checkoutOptions are the default options of the checkout's cluster.
+func checkoutOptions() (localcluster.ClusterOptions, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return localcluster.ClusterOptions{}, err
+	}
+	return localcluster.DefaultOptions(root, os.Stderr)
 }

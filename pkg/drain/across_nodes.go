@@ -46,23 +46,3 @@ func initialPods(r *preflight.PoolReport) map[string]bool {
 	}
 	return out
 }
-
-// poolBudgetIndex is budgetIndex over every node of the pool.
-func poolBudgetIndex(results []*NodeResult) (map[string]string, []string) {
-	pdbOf := map[string]string{}
-	seen := map[string]bool{}
-	var namespaces []string
-	for _, r := range results {
-		one, ns := budgetIndex(r.Preflight)
-		for k, v := range one {
-			pdbOf[k] = v
-		}
-		for _, n := range ns {
-			if !seen[n] {
-				seen[n] = true
-				namespaces = append(namespaces, n)
-			}
-		}
-	}
-	return pdbOf, namespaces
-}

@@ -23,7 +23,7 @@ const budgetSyncTimeout = 10 * time.Second
 func (d *run) drainNodes(ctx context.Context, results []*NodeResult, cordonedAt time.Time, initial map[string]bool) ([]bool, []string, error) {
 	poolCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pdbOf, namespaces := poolBudgetIndex(results)
+	pdbOf, namespaces := budgetIndex(results...)
 	budgets := d.watchBudgets(poolCtx, namespaces)
 	// Paced from the first eviction on: evictions sent from several nodes
 	// before the budgets are known would be judged by 429s alone.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
@@ -66,11 +65,8 @@ func (e *evictor) override(ctx context.Context, pod *corev1.Pod) error {
 		e.overriding(o)
 	}
 	e.tracker.overriding(pod.Namespace, pod.Name, o.Budget)
-	opts := metav1.DeleteOptions{}
-	if pod.UID != "" {
-		uid := pod.UID
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
-	}
+	opts := e.deleteOptions(pod, false)
+	opts.GracePeriodSeconds = nil
 	done, err := e.deleteOnce(ctx, pod, pod, opts, overrideCause(o))
 	if !done {
 		return e.fail(pod, err)

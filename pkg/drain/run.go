@@ -242,7 +242,7 @@ func (d *nodeRun) evict(ctx context.Context, node *corev1.Node, res *NodeResult)
 			return d.stopBeforeEvictions(res, stoppedOutcome(nodeCtx))
 		}
 	}
-	pdbOf, namespaces := budgetIndex(res.Preflight)
+	pdbOf, namespaces := budgetIndex(res)
 	budgets := func() *budgetWatch { return d.watchBudgets(nodeCtx, namespaces) }
 	return d.evictCordoned(nodeCtx, res, budgets, pdbOf)
 }
@@ -453,19 +453,22 @@ func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 	}
 }
 
-// budgetIndex maps each pod of the preflight's budgets ("namespace/pod") to
-// its PDB ("namespace/name") and lists the namespaces to watch.
-func budgetIndex(r *preflight.Report) (map[string]string, []string) {
+// budgetIndex maps each pod of the results' preflight budgets
+// ("namespace/pod") to its PDB ("namespace/name") and lists the namespaces
+// to watch, in the order first seen: one node's, or every node's of a pool.
+func budgetIndex(results ...*NodeResult) (map[string]string, []string) {
 	pdbOf := map[string]string{}
 	seen := map[string]bool{}
 	var namespaces []string
-	for _, b := range r.Budgets {
-		for _, p := range b.PodsOnNode {
-			pdbOf[b.Namespace+"/"+p] = b.Namespace + "/" + b.Name
-		}
-		if !seen[b.Namespace] {
-			seen[b.Namespace] = true
-			namespaces = append(namespaces, b.Namespace)
+	for _, r := range results {
+		for _, b := range r.Preflight.Budgets {
+			for _, p := range b.PodsOnNode {
+				pdbOf[b.Namespace+"/"+p] = b.Namespace + "/" + b.Name
+			}
+			if !seen[b.Namespace] {
+				seen[b.Namespace] = true
+				namespaces = append(namespaces, b.Namespace)
+			}
 		}
 	}
 	return pdbOf, namespaces

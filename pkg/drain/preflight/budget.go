@@ -15,19 +15,20 @@ import (
 func matchingPDBs(pod *corev1.Pod, pdbs []policyv1.PodDisruptionBudget) []*policyv1.PodDisruptionBudget {
 	var out []*policyv1.PodDisruptionBudget
 	for i := range pdbs {
-		pdb := &pdbs[i]
-		if pdb.Namespace != pod.Namespace {
-			continue
-		}
-		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-		if err != nil || sel.Empty() && pdb.Spec.Selector == nil {
-			continue
-		}
-		if sel.Matches(labels.Set(pod.Labels)) {
-			out = append(out, pdb)
+		if pdb := &pdbs[i]; pdb.Namespace == pod.Namespace {
+			if sel, ok := budgetSelector(pdb); ok && sel.Matches(labels.Set(pod.Labels)) {
+				out = append(out, pdb)
+			}
 		}
 	}
 	return out
+}
+
+// budgetSelector returns pdb's selector, false when it selects nothing:
+// nil (policy/v1) or invalid.
+func budgetSelector(pdb *policyv1.PodDisruptionBudget) (labels.Selector, bool) {
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	return sel, err == nil && pdb.Spec.Selector != nil
 }
 
 // zeroBySpec returns why pdb can never allow a voluntary disruption, or ""

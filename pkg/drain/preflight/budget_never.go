@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -31,7 +32,7 @@ func neverAllows(b *budgetBucket, in Input) string {
 	// A failed sync writes no observedGeneration: it is checked first,
 	// unless the status predates an edit of the spec (then it is stale).
 	if syncFailed(pdb) && (st.ObservedGeneration == 0 || st.ObservedGeneration == pdb.Generation) {
-		c := findPDBCondition(pdb, policyv1.DisruptionAllowedCondition)
+		c := meta.FindStatusCondition(pdb.Status.Conditions, policyv1.DisruptionAllowedCondition)
 		return fmt.Sprintf("the disruption controller cannot compute its status (condition DisruptionAllowed=False, reason SyncFailed: %s), and keeps disruptionsAllowed at 0 until it can", c.Message)
 	}
 	if st.ObservedGeneration < pdb.Generation {
@@ -62,18 +63,16 @@ func neverAllows(b *budgetBucket, in Input) string {
 // still create (expectedPods minus the pods those controllers have,
 // selected or not): the most it can ever count as healthy.
 func selectedAndToCome(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) (selected, toCome int32) {
-	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-	if err != nil || pdb.Spec.Selector == nil {
+	sel, ok := budgetSelector(pdb)
+	if !ok {
 		return 0, pdb.Status.ExpectedPods
 	}
 	owners := map[string]bool{}
 	key := func(r *metav1.OwnerReference) string { return r.Kind + "/" + r.Name + "/" + string(r.UID) }
-	live := func(p *corev1.Pod) bool {
-		return p.Namespace == pdb.Namespace && p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
-	}
+	ours := func(p *corev1.Pod) bool { return p.Namespace == pdb.Namespace && live(p) }
 	for i := range pods {
 		p := &pods[i]
-		if live(p) && sel.Matches(labels.Set(p.Labels)) {
+		if ours(p) && sel.Matches(labels.Set(p.Labels)) {
 			selected++
 			if ref := metav1.GetControllerOf(p); ref != nil {
 				owners[key(ref)] = true
@@ -82,7 +81,7 @@ func selectedAndToCome(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) (se
 	}
 	var owned int32
 	for i := range pods {
-		if p := &pods[i]; live(p) {
+		if p := &pods[i]; ours(p) {
 			if ref := metav1.GetControllerOf(p); ref != nil && owners[key(ref)] {
 				owned++
 			}
@@ -94,22 +93,13 @@ func selectedAndToCome(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) (se
 // syncFailed reports whether the disruption controller could not compute
 // pdb's status (condition DisruptionAllowed=False, reason SyncFailed).
 func syncFailed(pdb *policyv1.PodDisruptionBudget) bool {
-	c := findPDBCondition(pdb, policyv1.DisruptionAllowedCondition)
+	c := meta.FindStatusCondition(pdb.Status.Conditions, policyv1.DisruptionAllowedCondition)
 	return c != nil && c.Status == metav1.ConditionFalse && c.Reason == policyv1.SyncFailedReason
-}
-
-func findPDBCondition(pdb *policyv1.PodDisruptionBudget, t string) *metav1.Condition {
-	for i := range pdb.Status.Conditions {
-		if pdb.Status.Conditions[i].Type == t {
-			return &pdb.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // conditionText is ", condition DisruptionAllowed=False (REASON)", or "".
 func conditionText(pdb *policyv1.PodDisruptionBudget) string {
-	if c := findPDBCondition(pdb, policyv1.DisruptionAllowedCondition); c != nil {
+	if c := meta.FindStatusCondition(pdb.Status.Conditions, policyv1.DisruptionAllowedCondition); c != nil {
 		return fmt.Sprintf(", condition DisruptionAllowed=%s (%s)", c.Status, c.Reason)
 	}
 	return ""

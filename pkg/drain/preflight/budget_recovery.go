@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -49,19 +48,17 @@ func holdOf(b *budgetBucket, in Input, unreadyLeave bool) budgetHold {
 	if st.DisruptionsAllowed > 0 || h.deficit <= 0 {
 		return budgetHold{}
 	}
-	sel, err := metav1.LabelSelectorAsSelector(b.pdb.Spec.Selector)
-	if err != nil || b.pdb.Spec.Selector == nil {
+	sel, ok := budgetSelector(b.pdb)
+	if !ok {
 		return budgetHold{}
 	}
-	var live int32
+	var lives int32
 	for i := range in.NamespacePods {
 		p := &in.NamespacePods[i]
-		if p.Namespace != b.pdb.Namespace || !sel.Matches(labels.Set(p.Labels)) || p.DeletionTimestamp != nil {
+		if p.Namespace != b.pdb.Namespace || !sel.Matches(labels.Set(p.Labels)) || !live(p) {
 			continue
 		}
 		switch p.Status.Phase {
-		case corev1.PodSucceeded, corev1.PodFailed:
-			continue
 		case corev1.PodPending:
 			h.recovering++
 		case corev1.PodRunning:
@@ -69,9 +66,9 @@ func holdOf(b *budgetBucket, in Input, unreadyLeave bool) budgetHold {
 				h.holders = append(h.holders, p)
 			}
 		}
-		live++
+		lives++
 	}
-	h.recovering += max(st.ExpectedPods-live, 0)
+	h.recovering += max(st.ExpectedPods-lives, 0)
 	if unreadyLeave {
 		h.recovering += int32(len(b.unhealthy))
 	}

@@ -218,12 +218,7 @@ func replicas(namespace string, owner OwnerRef, in Input) int {
 	}
 	n := 0
 	for i := range in.NamespacePods {
-		p := &in.NamespacePods[i]
-		if p.Namespace != namespace || p.DeletionTimestamp != nil ||
-			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		if ownerOf(p, in.RSOwners) == owner {
+		if p := &in.NamespacePods[i]; p.Namespace == namespace && live(p) && ownerOf(p, in.RSOwners) == owner {
 			n++
 		}
 	}

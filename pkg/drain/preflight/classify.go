@@ -74,9 +74,8 @@ type classification struct {
 // only explains, per pod, which flag a refused pod needs (the library
 // reports refusals as one joined message).
 func classify(pod *corev1.Pod, f Flags) classification {
-	finished := pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 	ref := metav1.GetControllerOf(pod)
-	if ref != nil && isDaemonSet(ref) && !finished {
+	if ref != nil && isDaemonSet(ref) && !finished(pod) {
 		if !f.IgnoreDaemonSets {
 			return classification{actionRefuse, BlockerNeedsIgnoreDaemonSets,
 				"DaemonSet-managed pod: needs --ignore-daemonsets (it is then left in place)"}
@@ -86,11 +85,11 @@ func classify(pod *corev1.Pod, f Flags) classification {
 	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 		return classification{action: actionSkip, reason: "static (mirror) pod: managed by the kubelet, not evicted"}
 	}
-	if hasEmptyDir(pod) && !finished && !f.DeleteEmptyDirData {
+	if hasEmptyDir(pod) && !finished(pod) && !f.DeleteEmptyDirData {
 		return classification{actionRefuse, BlockerNeedsDeleteEmptyDirData,
 			"uses emptyDir: needs --delete-emptydir-data (its local data is lost)"}
 	}
-	if ref == nil && !finished && !f.Force {
+	if ref == nil && !finished(pod) && !f.Force {
 		return classification{actionRefuse, BlockerNeedsForce,
 			"declares no controller: needs --force (nothing recreates it)"}
 	}

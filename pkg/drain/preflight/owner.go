@@ -3,6 +3,7 @@ package preflight
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/kubectl/pkg/util/podutils"
 )
 
 // OwnerRef names the workload a pod belongs to: its controller, or, for a
@@ -49,16 +50,18 @@ func podKey(pod *corev1.Pod) string { return pod.Namespace + "/" + pod.Name }
 // disruption controller counts a healthy pod (pkg/controller/disruption:
 // countHealthyPods uses podutil.IsPodReady and skips terminating pods).
 func isReady(pod *corev1.Pod) bool {
-	if pod.DeletionTimestamp != nil {
-		return false
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	return pod.DeletionTimestamp == nil && podutils.IsPodReady(pod)
 }
+
+// finished reports whether pod's phase is terminal (Succeeded, Failed):
+// kubectl's filters and the disruption controller no longer count it.
+func finished(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// live reports whether pod is neither terminating nor finished: what its
+// controller and its budget count as one of their pods.
+func live(pod *corev1.Pod) bool { return pod.DeletionTimestamp == nil && !finished(pod) }
 
 // bypassesBudget reports whether the eviction API deletes pod without
 // checking any PodDisruptionBudget: Pending, Succeeded and Failed pods and

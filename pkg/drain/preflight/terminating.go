@@ -81,7 +81,7 @@ func terminatingPod(pod *corev1.Pod, now time.Time, nodeReady bool) TerminatingP
 // strategy's CheckGracefulDelete).
 func kubeletDone(pod *corev1.Pod) bool {
 	g := pod.DeletionGracePeriodSeconds
-	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || (g != nil && *g == 0)
+	return finished(pod) || (g != nil && *g == 0)
 }
 
 // held reports whether only its finalizers keep the pod now: its grace
