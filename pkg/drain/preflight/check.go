@@ -119,7 +119,7 @@ func Check(in Input) *Report {
 	r.Surge, r.Waves = surgePlans(r.Evict, in), waves(evict, in.Flags)
 	cordonTolerators(r, evict, in)
 	maxWait := budgets(r, evict, in)
-	r.Warnings = append(append([]Issue{}, replicaWarnings(notSurged(r.Evict, r.Surge), r.Budgets)...), r.Warnings...)
+	r.Warnings = append(append([]Issue{}, replicaWarnings(notSurged(r.Evict, r.Surge), r.Budgets, in)...), r.Warnings...)
 	if in.Flags.DisableEviction {
 		r.Warnings = append(r.Warnings, Issue{Kind: WarningDisableEviction,
 			Message: "--disable-eviction deletes pods without checking PodDisruptionBudgets: the budgets below may be broken"})
@@ -226,8 +226,9 @@ func replicas(namespace string, owner OwnerRef, in Input) int {
 }
 
 // replicaWarnings warns of workloads that go down during the drain: a single
-// replica, or every replica on this node with no PDB to pace their eviction.
-func replicaWarnings(groups []OwnerGroup, budgets []BudgetEntry) []Issue {
+// replica, or every replica on this node with no PDB to pace their
+// eviction; each says so where no other node may take the replacements.
+func replicaWarnings(groups []OwnerGroup, budgets []BudgetEntry, in Input) []Issue {
 	guarded := map[string]bool{}
 	for _, b := range budgets {
 		for _, p := range b.PodsOnNode {
@@ -243,13 +244,17 @@ func replicaWarnings(groups []OwnerGroup, budgets []BudgetEntry) []Issue {
 			continue
 		}
 		name := inspect.ObjectRef{Kind: g.Owner.Kind, Namespace: g.Namespace, Name: g.Owner.Name}.String()
+		stuck := ""
+		if !roomForNewPods(workloadPods(g.Namespace, g.Owner, in), in) {
+			stuck = "; " + noRoomElsewhere
+		}
 		switch {
 		case g.Replicas == 1:
 			out = append(out, Issue{Kind: WarningSingleReplica, Message: fmt.Sprintf(
-				"%s has a single replica: it serves nothing until its replacement is Ready elsewhere", name)})
+				"%s has a single replica: it serves nothing until its replacement is Ready elsewhere%s", name, stuck)})
 		case g.Replicas > 1 && len(g.Pods) >= g.Replicas:
 			out = append(out, Issue{Kind: WarningAllReplicas, Message: fmt.Sprintf(
-				"all %d replicas of %s are on this node: without a PodDisruptionBudget they all go at once", g.Replicas, name)})
+				"all %d replicas of %s are on this node: without a PodDisruptionBudget they all go at once%s", g.Replicas, name, stuck)})
 		}
 	}
 	return out

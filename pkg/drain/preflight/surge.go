@@ -78,21 +78,30 @@ func surgePlans(groups []OwnerGroup, in Input) []SurgePlan {
 			continue
 		}
 		s := SurgePlan{Namespace: g.Namespace, Owner: g.Owner, ReadyOnNode: onNode, WithSurge: in.Flags.Surge}
+		room := roomForNewPods(pods, in)
 		s.ZeroCapacitySeconds, s.ZeroCapacity = zeroCapacity(pods)
+		if !room {
+			s.ZeroCapacitySeconds, s.ZeroCapacity = nil, "as long as the node is cordoned: "+noRoomElsewhere
+		}
 		if g.Owner.Kind == argorollout.Kind {
 			s.planRollout(in.Rollouts[g.Namespace+"/"+g.Owner.Name], in.RolloutsUnknown[g.Namespace])
 		} else {
 			s.plan(in.Deployments[g.Namespace+"/"+g.Owner.Name])
 		}
-		if s.CanSurge && !roomForNewPods(pods, in) {
+		if s.CanSurge && !room {
 			s.CanSurge = false
-			s.Plan = "cannot surge: no other node may take its new pods (Ready, schedulable, matching their nodeSelector and " +
-				"required node affinity, tolerating their taints): the rollout would wait for them until --timeout, the node cordoned"
+			s.Plan = "cannot surge: " + noRoomElsewhere + "; the rollout would wait for them until --timeout"
 		}
 		plans = append(plans, s)
 	}
 	return plans
 }
+
+// noRoomElsewhere says that no node but the drained one may take a
+// workload's new pods (roomForNewPods false): they stay Pending until it
+// is uncordoned.
+const noRoomElsewhere = "no other node may take its new pods (Ready, schedulable, matching their nodeSelector and " +
+	"required node affinity, tolerating their taints), so they stay Pending until the node is uncordoned"
 
 // roomForNewPods reports whether a node other than the drained one may
 // take a new pod of the workload of pods: the restart changes only an

@@ -137,10 +137,18 @@ func TestSurgePlanNeedsRoomElsewhere(t *testing.T) {
 	if len(r.Surge) != 1 || r.Surge[0].CanSurge || !strings.Contains(r.Surge[0].Plan, "cannot surge: no other node may take its new pods") {
 		t.Fatalf("a workload pinned to the node: %+v", r.Surge)
 	}
-	if has(r.Warnings, WarningSingleReplica) == nil {
-		t.Fatalf("not rolled, it goes down: want the single-replica warning, got %+v", r.Warnings)
+	if w := has(r.Warnings, WarningSingleReplica); w == nil || !strings.HasSuffix(w.Message, "so they stay Pending until the node is uncordoned") {
+		t.Fatalf("not rolled, it goes down until the uncordon: want the single-replica warning saying so, got %+v", r.Warnings)
+	}
+	// Without --surge the zero capacity is not the pods' start time: it
+	// lasts as long as the node is cordoned.
+	if r := Check(surgeInput(d, Flags{}, pinned)); r.Surge[0].ZeroCapacitySeconds != nil || !strings.HasPrefix(r.Surge[0].ZeroCapacity, "as long as the node is cordoned: no other node") {
+		t.Fatalf("without --surge: %+v", r.Surge[0])
 	}
 	if r = Check(surgeInput(d, Flags{Surge: true}, rsPod("web-1-a", "web-1", "web", "node-a", true))); !r.Surge[0].CanSurge {
 		t.Fatalf("node-b may take it: %+v", r.Surge)
+	}
+	if w := has(r.Warnings, WarningSingleReplica); w != nil && strings.Contains(w.Message, "Pending") {
+		t.Fatalf("node-b may take it, yet: %s", w.Message)
 	}
 }
