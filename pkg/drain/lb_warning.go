@@ -20,11 +20,21 @@ import (
 // (its load balancers send through every node); one with Local only when
 // it selects one of pods, the node's, since its load balancers' health
 // check (healthCheckNodePort) already fails on a node without its
-// endpoints. ok is false when no Service counts.
+// endpoints. As --exclude-from-lb's wait (delayOf), a Service that
+// selects none of pods counts only once it has a load balancer
+// (status.loadBalancer.ingress); one of the node's own that has none yet
+// is named as pending. ok is false when no Service counts.
 func lbNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (preflight.Issue, bool) {
 	var names []string
 	for _, s := range services {
-		if s.Spec.Type == corev1.ServiceTypeLoadBalancer && (s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal || selectsAny(s, pods)) {
+		if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
+			continue
+		}
+		serves, pending := selectsAny(s, pods), len(s.Status.LoadBalancer.Ingress) == 0
+		switch {
+		case serves && pending:
+			names = append(names, s.Namespace+"/"+s.Name+" (no load balancer in its status yet)")
+		case serves || !pending && s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal:
 			names = append(names, s.Namespace+"/"+s.Name)
 		}
 	}

@@ -10,10 +10,12 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
-// lbSvc is a LoadBalancer Service of ns selecting app, with policy.
+// lbSvc is a LoadBalancer Service of ns selecting app, with policy, whose
+// load balancer is up (status.loadBalancer.ingress).
 func lbSvc(ns, name, app string, policy corev1.ServiceExternalTrafficPolicy) corev1.Service {
 	return corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": app}, ExternalTrafficPolicy: policy}}
+		Spec:   corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": app}, ExternalTrafficPolicy: policy},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}}}}}
 }
 
 // Which LoadBalancer Services keep sending to a cordoned node: those of
@@ -44,5 +46,14 @@ func TestLBNotExcludedCountsTheServicesThatReachTheNode(t *testing.T) {
 	}
 	if _, ok := lbNotExcluded("node-1", svcs[2:], pods); ok {
 		t.Errorf("a warning for Local Services with no pod on the node")
+	}
+	// A load balancer not yet in the status: the node's own Service is
+	// named as pending, another is not counted (as --exclude-from-lb's
+	// wait counts them).
+	for i := range svcs {
+		svcs[i].Status = corev1.ServiceStatus{}
+	}
+	if w, ok := lbNotExcluded("node-1", svcs, pods); !ok || !strings.HasPrefix(w.Message, "1 LoadBalancer Service(s) (shop/web (no load balancer in its status yet)): ") {
+		t.Errorf("pending Services: %q", w.Message)
 	}
 }
