@@ -112,11 +112,12 @@ func (tr *budgetTrack) end(recv time.Time) {
 
 // matchBudget adds the budget to the workload's when its selector matches
 // the workload's pods' labels, as the disruption controller matches the
-// running pods (not the template). An empty selector matches no pod in
-// policy/v1.
+// running pods (not the template). In policy/v1 a null selector matches
+// no pod (metav1.LabelSelectorAsSelector gives labels.Nothing) and an
+// empty one ({}) every pod of the namespace.
 func (f *follower) matchBudget(r *rollout.Rollout, tr *budgetTrack) {
 	set, ok := f.workloadLabels[r]
-	if !ok || r.Workload.Namespace != tr.namespace || tr.selector.Empty() || !tr.selector.Matches(set) {
+	if !ok || r.Workload.Namespace != tr.namespace || !tr.selector.Matches(set) {
 		return
 	}
 	for _, have := range f.w.budgets[r] {

@@ -62,6 +62,20 @@ func TestBudgetBelowDesiredHealthyFromItsStatus(t *testing.T) {
 	}
 }
 
+// policy/v1: an empty selector ({}) covers every pod of the namespace, a
+// null one none (PodDisruptionBudgetSpec.selector).
+func TestBudgetSelectorEmptyAndNull(t *testing.T) {
+	f := budgetFollower(t)
+	all, none := pdb("all", "", 1, 1), pdb("none", "", 1, 1)
+	all.Spec.Selector, none.Spec.Selector = &metav1.LabelSelector{}, nil
+	f.budgetsListed(timelinetest.At(-500), []runtime.Object{all, none}, true)
+	for _, r := range f.w.Workloads {
+		if b := f.w.budgets[r]; len(b) != 1 || b[0].name != "all" {
+			t.Errorf("%s's budgets %+v, want the empty selector's alone", r.Workload.Name, b)
+		}
+	}
+}
+
 // A budget whose status was not observed over part of the drain (its
 // watch cut) is "unknown" and why, never 0 ms, and the verdict cannot
 // tell; the budgets not watched at all (RBAC) say so per workload.
