@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-
 	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 )
 
@@ -50,7 +48,7 @@ func (f lineFitter) Write(p []byte) (int, error) {
 // its continuation indented two columns under its text; a line that fits,
 // draws a table or has no room for its indent is kept.
 func fitLine(line string, width int) string {
-	if twwidth.Width(line) <= width || strings.ContainsAny(line, "│─┌└├") {
+	if table.Fits(line, width) || strings.ContainsAny(line, "│─┌└├") {
 		return line
 	}
 	text := strings.TrimLeft(line, " ")

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-
 	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -155,7 +153,7 @@ func writeTable[T any](w io.Writer, none string, items []T, header []string, wid
 		if err := table.Write(&whole, header, rows, table.Boxed, 0); err != nil {
 			return err
 		}
-		if widest(whole.String()) > width {
+		if !table.Fits(whole.String(), width) {
 			return cards(w, rows, width)
 		}
 	}
@@ -176,15 +174,6 @@ func writeNodeCards(out io.Writer, rows [][]string, width int) error {
 		}
 	}
 	return nil
-}
-
-// widest is the display width of the widest line of s.
-func widest(s string) int {
-	n := 0
-	for _, l := range strings.Split(s, "\n") {
-		n = max(n, twwidth.Width(l))
-	}
-	return n
 }
 
 // WriteNodeVerdict writes the drain's headline and its findings.
