@@ -70,6 +70,16 @@ func NewJSONEncoder(w io.Writer) *json.Encoder {
 	return json.NewEncoder(jsonWriter{w})
 }
 
+// WriteJSON writes v to w as one JSON document indented by two blanks,
+// escaped as NewJSONEncoder escapes it: the form of every -o json written
+// once at the end (a drain's result, an audit, SARIF, the version). It
+// returns the write error.
+func WriteJSON(w io.Writer, v any) error {
+	enc := NewJSONEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
 // jsonWriter escapes each Write: json.Encoder writes every encoded value in
 // one call, so a rune is never split between two writes.
 type jsonWriter struct{ w io.Writer }
