@@ -11,6 +11,11 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
+// clockOf is a timeline.Timeline that only carries t0 (a rollout's start,
+// a node watch's first deletion), so that the line and JSON helpers of
+// `watch pod` count milliseconds from it.
+func clockOf(t0 time.Time) *timeline.Timeline { return &timeline.Timeline{T0: t0} }
+
 // msColumn formats the monotonic offset of t: "+5012 ms", "start" for
 // events that had happened before the watch, "before" for changes seen
 // before the delete request (T0 not known yet).

@@ -15,9 +15,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
-// nodeClock carries the node watch's T0 for the line helpers.
-func nodeClock(w *nodewatch.Watch) *timeline.Timeline { return &timeline.Timeline{T0: w.T0} }
-
 // workloadName is workloadRef of r's workload, "-" when unknown.
 func workloadName(r *rollout.Rollout) string {
 	if r == nil {
@@ -60,7 +57,7 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		if o.Stamped && !o.Wide {
 			return ""
 		}
-		return clockHead(msColumn(nodeClock(w), at, initial), serverColumn(server), o.Wide)
+		return clockHead(msColumn(clockOf(w.T0), at, initial), serverColumn(server), o.Wide)
 	}
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
 		pre, pad := clock(w, at, initial, server), 36
@@ -87,7 +84,7 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 				_, _ = fmt.Fprintf(out, "%s%s\n", head, gapText(g, width-len(head)))
 				return
 			}
-			_ = WriteGapLine(out, nodeClock(w), g, o.Wide)
+			_ = WriteGapLine(out, clockOf(w.T0), g, o.Wide)
 		},
 		Note: func(_ *nodewatch.Watch, msg string) {
 			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(width, o.Wide)))

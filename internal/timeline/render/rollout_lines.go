@@ -9,12 +9,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
-
-// clock is a timeline.Timeline that only carries the rollout's T0, so that the
-// line helpers of `watch pod` print milliseconds since the rollout's start.
-func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
 
 // writeColumns writes pre (the columns before the subject, escaped),
 // subject padded to pad columns, the track and msg as one line of the
