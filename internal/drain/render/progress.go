@@ -57,14 +57,19 @@ func (p *Progress) Changed(pp drain.PodProgress) {
 		}
 		return
 	}
-	elapsed := time.Duration(0)
+	fmt.Fprintln(p.out, p.plainLine("", pp, p.since(p.start)))
+}
+
+// since is a plain line's time: since start, 0 before it (zero), none
+// (noClock) when the writer stamps each line.
+func (p *Progress) since(start time.Time) time.Duration {
 	switch {
 	case p.stamped:
-		elapsed = noClock
-	case !p.start.IsZero():
-		elapsed = time.Since(p.start)
+		return noClock
+	case start.IsZero():
+		return 0
 	}
-	fmt.Fprintln(p.out, p.plainLine("", pp, elapsed))
+	return time.Since(start)
 }
 
 // plainLine is a plain progress line after prefix (a pool node's
@@ -192,7 +197,7 @@ func progressLine(pp drain.PodProgress, elapsed time.Duration, nameWidth int) st
 	if nameWidth > 0 {
 		name = trender.ElideName(name, nameWidth)
 	}
-	line := fmt.Sprintf("%-40s %-12s", name, stateText(pp.State))
+	line := fmt.Sprintf("%-40s %-12s", name, words(pp.State))
 	if elapsed != noClock {
 		line = fmt.Sprintf("%8s  ", fmt.Sprintf("+%.1f s", elapsed.Seconds())) + line
 	}
