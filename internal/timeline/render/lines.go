@@ -60,18 +60,15 @@ const LineWidth = 120
 // longer than the rest of the line leaves are elided (ElideName).
 const minMessage = 30
 
-// fitMessage cuts msg (escaped) to room columns, at least minMessage,
-// ending in "…" when cut.
-func fitMessage(msg string, room int) string { return CutLine(msg, max(room, minMessage)) }
-
 // writeFitted writes head, msg (cluster text, escaped here) and tail (our
-// own words, never cut) as one line: msg cut to fit width columns, or
-// whole up to MaxLineMessage when wide.
+// own words, never cut) as one line: msg cut to fit width columns (at
+// least minMessage, ending in "…"), or whole up to MaxLineMessage when
+// wide.
 func writeFitted(w io.Writer, width int, head, msg, tail string, wide bool) error {
 	if wide {
 		msg = termsafe.Escape(CutMessage(msg))
 	} else {
-		msg = fitMessage(termsafe.Escape(msg), width-len([]rune(head))-len([]rune(tail)))
+		msg = CutLine(termsafe.Escape(msg), max(width-len([]rune(head))-len([]rune(tail)), minMessage))
 	}
 	_, err := io.WriteString(w, head+msg+tail+"\n")
 	return err
