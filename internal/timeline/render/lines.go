@@ -185,10 +185,7 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	case tl.EndpointsUnseen:
 		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
 	}
-	if _, err := fmt.Fprintf(w, "\nVerdict for pod %s/%s: %s\n", termsafe.Escape(tl.Namespace), termsafe.Escape(tl.Pod), head); err != nil {
-		return err
-	}
-	return writeFindings(w, v.Findings, tl.Notes)
+	return writeVerdict(w, "Verdict for pod "+termsafe.Escape(tl.Namespace)+"/"+termsafe.Escape(tl.Pod), head, v.Findings, tl.Notes)
 }
 
 // followsExit reports whether e is a pod condition that the kubelet turns

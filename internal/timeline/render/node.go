@@ -87,7 +87,7 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 			_ = WriteGapLine(out, clockOf(w.T0), g, o.Wide)
 		},
 		Note: func(_ *nodewatch.Watch, msg string) {
-			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(width, o.Wide)))
+			_ = writeNote(out, msg, width, o.Wide)
 		},
 		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
 			if o.Wide {
@@ -184,10 +184,7 @@ func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 	case w.T0.IsZero():
 		head = "NO DRAIN SEEN: no pod terminated on the nodes while watched"
 	}
-	if _, err := fmt.Fprintf(out, "\nDrain verdict for %s: %s\n", termsafe.Escape(strings.Join(w.Nodes, ", ")), head); err != nil {
-		return err
-	}
-	return writeFindings(out, v.Findings, w.Notes)
+	return writeVerdict(out, "Drain verdict for "+termsafe.Escape(strings.Join(w.Nodes, ", ")), head, v.Findings, w.Notes)
 }
 
 func workloadAtRisk(v nodewatch.Verdict) bool {

@@ -87,7 +87,9 @@ func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) {
 }
 
 // Note prints a remark, wrapped to LineWidth columns unless Wide.
-func (p LinePrinter) Note(_ *timeline.Timeline, msg string) { _ = writeNote(p.W, msg, p.Wide) }
+func (p LinePrinter) Note(_ *timeline.Timeline, msg string) {
+	_ = writeNote(p.W, msg, LineWidth, p.Wide)
+}
 
 // JSONPrinter prints one JSON object per line as things happen.
 type JSONPrinter struct{ W io.Writer }

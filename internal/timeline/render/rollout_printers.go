@@ -35,7 +35,7 @@ func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
 			line(r, s.Recv, false, time.Time{}, subject, "rollout", s.Message)
 		},
 		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteGapLine(out, clockOf(r.T0), g, wide) },
-		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, wide) },
+		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, LineWidth, wide) },
 		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { _ = WriteRequestsLine(out, clockOf(r.T0), l, wide) },
 	}
 }
