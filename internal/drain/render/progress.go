@@ -3,7 +3,8 @@ package render
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -158,7 +159,8 @@ func (p *Progress) redraw() {
 // failed, not evicted), as the drain's own durations stop.
 func (p *Progress) snapshot() []drain.PodProgress {
 	out := make([]drain.PodProgress, 0, len(p.pods))
-	for _, pp := range p.pods {
+	for _, key := range slices.Sorted(maps.Keys(p.pods)) { // namespace/name
+		pp := p.pods[key]
 		switch pp.State {
 		case drain.StateGone, drain.StateFailed, drain.StateStopped:
 		default:
@@ -168,9 +170,6 @@ func (p *Progress) snapshot() []drain.PodProgress {
 		}
 		out = append(out, pp)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
-	})
 	return out
 }
 
