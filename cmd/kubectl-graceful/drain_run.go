@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/drain/render"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
@@ -65,8 +66,9 @@ func (o *drainNodeOptions) drainAll(ctx context.Context, d *drain.Drainer) error
 		one, err = d.Drain(ctx, &o.nodes[0])
 		res, what = drain.OneNode(one, err, ctx.Err() != nil), "node "+o.nodes[0].Name
 	}
+	// One document of one shape, a pool's, whatever the number of nodes.
 	if structured(o.output) {
-		if jerr := render.JSON(documentWriter(o.Out, o.output), res); jerr != nil {
+		if jerr := termsafe.WriteJSON(documentWriter(o.Out, o.output), res); jerr != nil {
 			return jerr
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-
 	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 )
 
@@ -28,19 +26,11 @@ func (f lineFitter) Write(p []byte) (int, error) {
 	if bytes.ContainsAny(p, "\x1b\r") {
 		return f.w.Write(p)
 	}
-	var b strings.Builder
-	rest := string(p)
-	for {
-		i := strings.IndexByte(rest, '\n')
-		if i < 0 {
-			b.WriteString(rest)
-			break
-		}
-		b.WriteString(fitLine(rest[:i], f.width))
-		b.WriteByte('\n')
-		rest = rest[i+1:]
+	lines := strings.Split(string(p), "\n")
+	for i := range len(lines) - 1 { // the last is not a whole line yet
+		lines[i] = fitLine(lines[i], f.width)
 	}
-	if _, err := io.WriteString(f.w, b.String()); err != nil {
+	if _, err := io.WriteString(f.w, strings.Join(lines, "\n")); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -50,7 +40,7 @@ func (f lineFitter) Write(p []byte) (int, error) {
 // its continuation indented two columns under its text; a line that fits,
 // draws a table or has no room for its indent is kept.
 func fitLine(line string, width int) string {
-	if twwidth.Width(line) <= width || strings.ContainsAny(line, "│─┌└├") {
+	if table.Fits(line, width) || strings.ContainsAny(line, "│─┌└├") {
 		return line
 	}
 	text := strings.TrimLeft(line, " ")

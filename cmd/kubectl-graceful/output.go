@@ -17,12 +17,7 @@ func validateOutput(command, value string, formats ...string) error {
 	if slices.Contains(formats, value) {
 		return nil
 	}
-	var named []string
-	for _, f := range formats {
-		if f != "" {
-			named = append(named, f)
-		}
-	}
+	named := slices.DeleteFunc(slices.Clone(formats), func(f string) bool { return f == "" })
 	use := strings.Join(named, ", ")
 	if slices.Contains(formats, "") {
 		use += ", or leave it out"

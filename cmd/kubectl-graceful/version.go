@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/version"
 )
 
@@ -46,9 +46,7 @@ func (o *versionOptions) Validate() error {
 func (o *versionOptions) Run(context.Context) error {
 	info := version.Get()
 	if structured(o.output) {
-		enc := json.NewEncoder(documentWriter(o.out, o.output))
-		enc.SetIndent("", "  ")
-		return enc.Encode(info)
+		return termsafe.WriteJSON(documentWriter(o.out, o.output), info)
 	}
 	_, err := fmt.Fprintf(o.out, "kubectl-graceful %s (commit %s, built %s, %s, %s)\n",
 		info.Version, info.Commit, info.Date, info.GoVersion, info.Platform)

@@ -63,11 +63,7 @@ func CodeOf(err error) int {
 // Message returns the line main prints for err, or "" when there is nothing
 // left to print (an ExitCodeError without a wrapped error).
 func Message(err error) string {
-	var e *ExitCodeError
-	if errors.As(err, &e) && e.Err == nil {
-		return ""
-	}
-	if err == nil {
+	if e := (*ExitCodeError)(nil); err == nil || errors.As(err, &e) && e.Err == nil {
 		return ""
 	}
 	return "error: " + OneLine(err.Error())

@@ -87,10 +87,10 @@ func narrower(header []string, rows [][]string, over int) map[int]int {
 	all := make([]int, len(header))
 	words := make([]int, len(header))
 	for c := range all {
-		all[c], words[c] = c, max(floors[c], longestWord(header, rows, c))
+		all[c], words[c] = c, max(floors[c], longestWord(header, rows, c, false))
 	}
 	names := slices.Clone(words)
-	names[0] = max(floors[0], longestPath(header, rows, 0))
+	names[0] = max(floors[0], longestWord(header, rows, 0, true))
 	limits := map[int]int{}
 	for _, pass := range []struct {
 		floors, cols []int
@@ -179,6 +179,11 @@ func styleOptions(style Style) []tablewriter.Option {
 	}
 }
 
+// Fits reports whether every line of s (text drawn on a terminal: a table,
+// a paragraph) is at most width display columns wide, wide runes counting
+// two and ANSI colours none, as Write measures its tables.
+func Fits(s string, width int) bool { return widest(s) <= width }
+
 // widest returns the display width of the longest line of s.
 func widest(s string) int {
 	n := 0
@@ -189,10 +194,14 @@ func widest(s string) int {
 }
 
 // longestWord returns the display width of the widest word (between
-// blanks) of column col, header included.
-func longestWord(header []string, rows [][]string, col int) int {
+// blanks) of column col, header included; with paths, each word is split
+// after its slashes too, where cut breaks a name.
+func longestWord(header []string, rows [][]string, col int, paths bool) int {
 	n := 0
-	for _, c := range append([]string{header[col]}, cellsOf(rows, col)...) {
+	for _, c := range column(header, rows, col) {
+		if paths {
+			c = strings.ReplaceAll(c, "/", "/ ")
+		}
 		for _, w := range strings.Fields(c) {
 			n = max(n, twwidth.Width(w))
 		}
@@ -200,9 +209,10 @@ func longestWord(header []string, rows [][]string, col int) int {
 	return n
 }
 
-// cellsOf returns the cells of column col, of the rows that have one.
-func cellsOf(rows [][]string, col int) []string {
-	var cells []string
+// column returns the header and the cells of column col, of the rows that
+// have one.
+func column(header []string, rows [][]string, col int) []string {
+	cells := []string{header[col]}
 	for _, r := range rows {
 		if col < len(r) {
 			cells = append(cells, r[col])
@@ -211,28 +221,10 @@ func cellsOf(rows [][]string, col int) []string {
 	return cells
 }
 
-// longestPath returns the display width of the longest word of column col
-// once each word is split after its slashes, where cut breaks a name.
-func longestPath(header []string, rows [][]string, col int) int {
-	n := 0
-	for _, c := range append([]string{header[col]}, cellsOf(rows, col)...) {
-		for _, w := range strings.Fields(strings.ReplaceAll(c, "/", "/ ")) {
-			n = max(n, twwidth.Width(w))
-		}
-	}
-	return n
-}
-
 // columnWidth returns the display width of column col: its widest line
 // among the header and the cells.
 func columnWidth(header []string, rows [][]string, col int) int {
-	n := widest(header[col])
-	for _, r := range rows {
-		if col < len(r) {
-			n = max(n, widest(r[col]))
-		}
-	}
-	return n
+	return widest(strings.Join(column(header, rows, col), "\n"))
 }
 
 // wrapColumn returns copies of header and rows whose column col is

@@ -156,3 +156,25 @@ func TestNamesBreakAtSlashesBeforeTheMessageNarrows(t *testing.T) {
 		t.Errorf("the message has %d columns beside a name of at most %d:\n%s", room, len("PodDisruptionBudget/"), b.String())
 	}
 }
+
+// Fits measures as the tables are measured: the widest line, wide runes
+// two columns, ANSI colours none.
+func TestFits(t *testing.T) {
+	cases := []struct {
+		s     string
+		width int
+		want  bool
+	}{
+		{"abc\nabcdef", 6, true},
+		{"abc\nabcdef", 5, false},
+		{"结账", 4, true},
+		{"结账", 3, false},
+		{"\x1b[31merror\x1b[0m", 5, true},
+		{"", 0, true},
+	}
+	for _, c := range cases {
+		if got := Fits(c.s, c.width); got != c.want {
+			t.Errorf("Fits(%q, %d) = %v, want %v", c.s, c.width, got, c.want)
+		}
+	}
+}

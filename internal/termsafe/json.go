@@ -20,39 +20,31 @@ func EscapeJSON(data []byte) []byte {
 }
 
 // escapeRunes copies data with every unsafe rune at or above U+007F
-// written by esc; data is returned as is when it holds none.
+// written by esc; data is returned as is when it holds none. Bytes below
+// U+007F are copied without decoding: the encoders escape C0 controls
+// themselves.
 func escapeRunes(data []byte, esc func([]byte, rune) []byte) []byte {
-	i := firstUnsafe(data)
-	if i < 0 {
-		return data
-	}
-	out := make([]byte, 0, len(data)+16)
-	out = append(out, data[:i]...)
-	for i < len(data) {
-		r, size := utf8.DecodeRune(data[i:])
-		if r >= 0x7f && Unsafe(r) && !(r == utf8.RuneError && size == 1) {
+	var out []byte // nil until the first unsafe rune
+	for i := 0; i < len(data); {
+		r, size := rune(data[i]), 1
+		if r >= 0x7f {
+			r, size = utf8.DecodeRune(data[i:])
+		}
+		switch {
+		case r >= 0x7f && Unsafe(r) && !(r == utf8.RuneError && size == 1):
+			if out == nil {
+				out = append(make([]byte, 0, len(data)+16), data[:i]...)
+			}
 			out = esc(out, r)
-		} else {
+		case out != nil:
 			out = append(out, data[i:i+size]...)
 		}
 		i += size
 	}
-	return out
-}
-
-func firstUnsafe(data []byte) int {
-	for i := 0; i < len(data); {
-		if data[i] < 0x7f {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(data[i:])
-		if Unsafe(r) && !(r == utf8.RuneError && size == 1) {
-			return i
-		}
-		i += size
+	if out == nil {
+		return data
 	}
-	return -1
+	return out
 }
 
 // appendJSONEscape writes r as \uXXXX, or a surrogate pair above U+FFFF.
@@ -68,6 +60,16 @@ func appendJSONEscape(out []byte, r rune) []byte {
 // applied to each encoded value. Use it for every JSON the project prints.
 func NewJSONEncoder(w io.Writer) *json.Encoder {
 	return json.NewEncoder(jsonWriter{w})
+}
+
+// WriteJSON writes v to w as one JSON document indented by two blanks,
+// escaped as NewJSONEncoder escapes it: the form of every -o json written
+// once at the end (a drain's result, an audit, SARIF, the version). It
+// returns the write error.
+func WriteJSON(w io.Writer, v any) error {
+	enc := NewJSONEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // jsonWriter escapes each Write: json.Encoder writes every encoded value in

@@ -37,7 +37,11 @@ func MarshalYAML(v any) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return escapeQuoted(buf.Bytes()), nil
+	// Rewrite the unsafe runes the emitter leaves raw (it counts format
+	// characters such as U+202E as printable) as escapes: quoteUnsafe put
+	// every string holding one in double quotes, where \u is an escape, and
+	// keys and structure are ASCII.
+	return escapeRunes(buf.Bytes(), appendYAMLEscape), nil
 }
 
 // quoteUnsafe marks every string scalar holding an unsafe rune as
@@ -56,14 +60,6 @@ func quoteUnsafe(n *yaml.Node) {
 	for _, c := range n.Content {
 		quoteUnsafe(c)
 	}
-}
-
-// escapeQuoted rewrites the unsafe runes the YAML emitter leaves raw (it
-// counts format characters such as U+202E as printable) as escapes.
-// quoteUnsafe put every string holding one in double quotes, where \u is
-// an escape, and keys and structure are ASCII.
-func escapeQuoted(out []byte) []byte {
-	return escapeRunes(out, appendYAMLEscape)
 }
 
 // appendYAMLEscape writes r as \uXXXX, or \UXXXXXXXX above U+FFFF.

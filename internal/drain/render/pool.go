@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	trender "github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -69,14 +68,7 @@ func (t *Text) NodePodChanged(node string, p drain.PodProgress) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	elapsed := time.Duration(0)
-	switch start, ok := t.started[node]; {
-	case t.progress.stamped:
-		elapsed = noClock
-	case ok:
-		elapsed = time.Since(start)
-	}
-	fmt.Fprintln(t.out, t.progress.plainLine(escape(node)+": ", p, elapsed))
+	fmt.Fprintln(t.out, t.progress.plainLine(escape(node)+": ", p, t.progress.since(t.started[node])))
 }
 
 // PoolDone prints the pool's summary.

@@ -31,11 +31,7 @@ func PoolPreflight(w io.Writer, r *preflight.PoolReport, width int) {
 	if len(r.DrainTogether) > 0 {
 		fmt.Fprintln(w, "Nodes that can drain together (no budget shared beyond what it allows at once):")
 		for _, g := range r.DrainTogether {
-			names := make([]string, len(g))
-			for i, n := range g {
-				names[i] = escape(n)
-			}
-			fmt.Fprintf(w, "  - %s\n", strings.Join(names, ", "))
+			fmt.Fprintf(w, "  - %s\n", escape(strings.Join(g, ", ")))
 		}
 	}
 	printIssues(w, "Pool blockers", r.Blockers)
@@ -85,11 +81,7 @@ func poolBudgetTable(w io.Writer, budgets []preflight.PoolBudget, width int) {
 		if b.Blocked {
 			waves = "blocked"
 		}
-		nodes := make([]string, len(b.Nodes))
-		for i, n := range b.Nodes {
-			nodes[i] = escape(n)
-		}
 		return []string{escape(b.Namespace + "/" + b.Name), fmt.Sprintf("%d (%d Ready)", b.PodsInPool, b.HealthyInPool),
-			strconv.Itoa(int(b.DisruptionsAllowed)), waves, strings.Join(nodes, ", ")}
+			strconv.Itoa(int(b.DisruptionsAllowed)), waves, escape(strings.Join(b.Nodes, ", "))}
 	})
 }

@@ -3,7 +3,8 @@ package render
 import (
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,14 +58,19 @@ func (p *Progress) Changed(pp drain.PodProgress) {
 		}
 		return
 	}
-	elapsed := time.Duration(0)
+	fmt.Fprintln(p.out, p.plainLine("", pp, p.since(p.start)))
+}
+
+// since is a plain line's time: since start, 0 before it (zero), none
+// (noClock) when the writer stamps each line.
+func (p *Progress) since(start time.Time) time.Duration {
 	switch {
 	case p.stamped:
-		elapsed = noClock
-	case !p.start.IsZero():
-		elapsed = time.Since(p.start)
+		return noClock
+	case start.IsZero():
+		return 0
 	}
-	fmt.Fprintln(p.out, p.plainLine("", pp, elapsed))
+	return time.Since(start)
 }
 
 // plainLine is a plain progress line after prefix (a pool node's
@@ -153,7 +159,8 @@ func (p *Progress) redraw() {
 // failed, not evicted), as the drain's own durations stop.
 func (p *Progress) snapshot() []drain.PodProgress {
 	out := make([]drain.PodProgress, 0, len(p.pods))
-	for _, pp := range p.pods {
+	for _, key := range slices.Sorted(maps.Keys(p.pods)) { // namespace/name
+		pp := p.pods[key]
 		switch pp.State {
 		case drain.StateGone, drain.StateFailed, drain.StateStopped:
 		default:
@@ -163,9 +170,6 @@ func (p *Progress) snapshot() []drain.PodProgress {
 		}
 		out = append(out, pp)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		return out[i].Namespace+"/"+out[i].Name < out[j].Namespace+"/"+out[j].Name
-	})
 	return out
 }
 
@@ -192,7 +196,7 @@ func progressLine(pp drain.PodProgress, elapsed time.Duration, nameWidth int) st
 	if nameWidth > 0 {
 		name = trender.ElideName(name, nameWidth)
 	}
-	line := fmt.Sprintf("%-40s %-12s", name, stateText(pp.State))
+	line := fmt.Sprintf("%-40s %-12s", name, words(pp.State))
 	if elapsed != noClock {
 		line = fmt.Sprintf("%8s  ", fmt.Sprintf("+%.1f s", elapsed.Seconds())) + line
 	}

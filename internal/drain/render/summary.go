@@ -110,7 +110,7 @@ func result(p drain.PodProgress) string {
 	if p.State == drain.StateGone && p.GoneBy != "" {
 		return goneByText(p.GoneBy)
 	}
-	return stateText(p.State)
+	return words(p.State)
 }
 
 // byOthers counts the gone pods that this drain did not evict (deleted

@@ -1,44 +1,41 @@
 package render
 
-import "github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
+import (
+	"strings"
 
-// The drain's JSON enums are kebab-case ("answer-lost", "partly-drained");
-// the text output keeps the words it always showed. Values not listed show
-// as they are.
-var (
-	stateWords = map[drain.State]string{
-		drain.StateNamespaceTerminating: "namespace terminating",
-		drain.StateAnswerLost:           "answer lost",
-		drain.StateUnknown:              "state unknown",
-		drain.StateStopped:              "not evicted",
-	}
-	goneByWords = map[drain.GoneBy]string{
-		drain.GoneByEviction:    "evicted",
-		drain.GoneByNamespace:   "deleted by the namespace",
-		drain.GoneByOther:       "deleted by another client",
-		drain.GoneByLostAnswer:  "gone after an eviction whose answer was lost",
-		drain.GoneByDeleteAfter: "deleted past its budget",
-		drain.GoneBySurge:       "replaced by --surge's rollout",
-	}
-	poolNodeWords = map[drain.Outcome]string{
-		drain.OutcomePartlyDrained: "partly drained",
-		drain.OutcomeNodeGone:      "gone",
-	}
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
 )
 
-// stateText is a pod state as the text output shows it.
-func stateText(s drain.State) string { return wordOr(stateWords, s) }
+// The drain's JSON enums are kebab-case ("answer-lost", "partly-drained");
+// the text output shows them with blanks ("answer lost"), as the watch
+// shows its tracks, except who removed a pod, which it always said in
+// words of its own.
+var goneByWords = map[drain.GoneBy]string{
+	drain.GoneByEviction:    "evicted",
+	drain.GoneByNamespace:   "deleted by the namespace",
+	drain.GoneByOther:       "deleted by another client",
+	drain.GoneByLostAnswer:  "gone after an eviction whose answer was lost",
+	drain.GoneByDeleteAfter: "deleted past its budget",
+	drain.GoneBySurge:       "replaced by --surge's rollout",
+}
+
+// words is an enum value (a pod's state) as the text output shows it: its
+// dashes blanks.
+func words[T ~string](v T) string { return strings.ReplaceAll(string(v), "-", " ") }
 
 // goneByText says who removed a pod as the text output shows it.
-func goneByText(g drain.GoneBy) string { return wordOr(goneByWords, g) }
-
-// poolNodeText is a pool node's result as the text output shows it.
-func poolNodeText(r drain.Outcome) string { return wordOr(poolNodeWords, r) }
-
-// wordOr returns v's words from m, or v itself.
-func wordOr[T ~string](m map[T]string, v T) string {
-	if w, ok := m[v]; ok {
+func goneByText(g drain.GoneBy) string {
+	if w, ok := goneByWords[g]; ok {
 		return w
 	}
-	return string(v)
+	return string(g)
+}
+
+// poolNodeText is a pool node's result as the text output shows it: a
+// node deleted during the drain is "gone".
+func poolNodeText(r drain.Outcome) string {
+	if r == drain.OutcomeNodeGone {
+		return "gone"
+	}
+	return words(r)
 }

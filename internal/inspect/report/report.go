@@ -27,9 +27,7 @@ func encode(w io.Writer, format string, doc any, sarif func() any, table func() 
 	case "", "table":
 		return table()
 	case "json":
-		enc := termsafe.NewJSONEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return termsafe.WriteJSON(w, doc)
 	case "yaml":
 		b, err := termsafe.MarshalYAML(doc)
 		if err != nil {
@@ -38,9 +36,7 @@ func encode(w io.Writer, format string, doc any, sarif func() any, table func() 
 		_, err = w.Write(b)
 		return err
 	case "sarif":
-		enc := termsafe.NewJSONEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(sarif())
+		return termsafe.WriteJSON(w, sarif())
 	}
 	return fmt.Errorf("unknown output format %q", format)
 }

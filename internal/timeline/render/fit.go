@@ -74,22 +74,16 @@ func CutLine(s string, width int) string {
 // as wide.
 const notePrefix = "note: "
 
-// noteLines is "note: " and msg (already escaped) as lines of at most
-// width columns, broken between words (a word longer than a line is
-// broken where the line ends): a note is our own sentence, read whole, so
-// it wraps where an event's message is cut. width 0 keeps it one line.
-func noteLines(msg string, width int) string {
-	room := width - len(notePrefix)
-	if width <= 0 || room < minMessage {
-		return notePrefix + msg + "\n"
+// writeNote writes a live note: "note: " and msg (cluster text, escaped
+// here) as lines of at most width columns unless wide, broken between
+// words (a word longer than a line is broken where the line ends): a note
+// is our own sentence, read whole, so it wraps where an event's message is
+// cut. A width that leaves the note less than minMessage keeps it one line.
+func writeNote(w io.Writer, msg string, width int, wide bool) error {
+	msg = termsafe.Escape(msg)
+	if room := width - len(notePrefix); !wide && room >= minMessage {
+		msg = strings.Join(table.Wrap(msg, room), "\n"+strings.Repeat(" ", len(notePrefix)))
 	}
-	lines := table.Wrap(msg, room)
-	return notePrefix + strings.Join(lines, "\n"+strings.Repeat(" ", len(notePrefix))) + "\n"
-}
-
-// writeNote writes a live note (cluster text escaped here), wrapped to
-// LineWidth columns unless wide.
-func writeNote(w io.Writer, msg string, wide bool) error {
-	_, err := io.WriteString(w, noteLines(termsafe.Escape(msg), narrowRoom(LineWidth, wide)))
+	_, err := io.WriteString(w, notePrefix+msg+"\n")
 	return err
 }

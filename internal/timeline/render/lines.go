@@ -11,6 +11,11 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
+// clockOf is a timeline.Timeline that only carries t0 (a rollout's start,
+// a node watch's first deletion), so that the line and JSON helpers of
+// `watch pod` count milliseconds from it.
+func clockOf(t0 time.Time) *timeline.Timeline { return &timeline.Timeline{T0: t0} }
+
 // msColumn formats the monotonic offset of t: "+5012 ms", "start" for
 // events that had happened before the watch, "before" for changes seen
 // before the delete request (T0 not known yet).
@@ -55,18 +60,15 @@ const LineWidth = 120
 // longer than the rest of the line leaves are elided (ElideName).
 const minMessage = 30
 
-// fitMessage cuts msg (escaped) to room columns, at least minMessage,
-// ending in "…" when cut.
-func fitMessage(msg string, room int) string { return CutLine(msg, max(room, minMessage)) }
-
 // writeFitted writes head, msg (cluster text, escaped here) and tail (our
-// own words, never cut) as one line: msg cut to fit width columns, or
-// whole up to MaxLineMessage when wide.
+// own words, never cut) as one line: msg cut to fit width columns (at
+// least minMessage, ending in "…"), or whole up to MaxLineMessage when
+// wide.
 func writeFitted(w io.Writer, width int, head, msg, tail string, wide bool) error {
 	if wide {
 		msg = termsafe.Escape(CutMessage(msg))
 	} else {
-		msg = fitMessage(termsafe.Escape(msg), width-len([]rune(head))-len([]rune(tail)))
+		msg = CutLine(termsafe.Escape(msg), max(width-len([]rune(head))-len([]rune(tail)), minMessage))
 	}
 	_, err := io.WriteString(w, head+msg+tail+"\n")
 	return err
@@ -183,10 +185,7 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	case tl.EndpointsUnseen:
 		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
 	}
-	if _, err := fmt.Fprintf(w, "\nVerdict for pod %s/%s: %s\n", termsafe.Escape(tl.Namespace), termsafe.Escape(tl.Pod), head); err != nil {
-		return err
-	}
-	return writeFindings(w, v.Findings, tl.Notes)
+	return writeVerdict(w, "Verdict for pod "+termsafe.Escape(tl.Namespace)+"/"+termsafe.Escape(tl.Pod), head, v.Findings, tl.Notes)
 }
 
 // followsExit reports whether e is a pod condition that the kubelet turns

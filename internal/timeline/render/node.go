@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter/pkg/twwidth"
-
 	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
@@ -16,9 +14,6 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
-
-// nodeClock carries the node watch's T0 for the line helpers.
-func nodeClock(w *nodewatch.Watch) *timeline.Timeline { return &timeline.Timeline{T0: w.T0} }
 
 // workloadName is workloadRef of r's workload, "-" when unknown.
 func workloadName(r *rollout.Rollout) string {
@@ -62,7 +57,7 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 		if o.Stamped && !o.Wide {
 			return ""
 		}
-		return clockHead(msColumn(nodeClock(w), at, initial), serverColumn(server), o.Wide)
+		return clockHead(msColumn(clockOf(w.T0), at, initial), serverColumn(server), o.Wide)
 	}
 	line := func(w *nodewatch.Watch, at time.Time, initial bool, server time.Time, node, workload, subject, track, msg string) {
 		pre, pad := clock(w, at, initial, server), 36
@@ -89,10 +84,10 @@ func NodeLinePrinter(out io.Writer, o NodeLines) nodewatch.Printer {
 				_, _ = fmt.Fprintf(out, "%s%s\n", head, gapText(g, width-len(head)))
 				return
 			}
-			_ = WriteGapLine(out, nodeClock(w), g, o.Wide)
+			_ = WriteGapLine(out, clockOf(w.T0), g, o.Wide)
 		},
 		Note: func(_ *nodewatch.Watch, msg string) {
-			_, _ = io.WriteString(out, noteLines(termsafe.Escape(msg), narrowRoom(width, o.Wide)))
+			_ = writeNote(out, msg, width, o.Wide)
 		},
 		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
 			if o.Wide {
@@ -155,7 +150,7 @@ func writeTable[T any](w io.Writer, none string, items []T, header []string, wid
 		if err := table.Write(&whole, header, rows, table.Boxed, 0); err != nil {
 			return err
 		}
-		if widest(whole.String()) > width {
+		if !table.Fits(whole.String(), width) {
 			return cards(w, rows, width)
 		}
 	}
@@ -178,15 +173,6 @@ func writeNodeCards(out io.Writer, rows [][]string, width int) error {
 	return nil
 }
 
-// widest is the display width of the widest line of s.
-func widest(s string) int {
-	n := 0
-	for _, l := range strings.Split(s, "\n") {
-		n = max(n, twwidth.Width(l))
-	}
-	return n
-}
-
 // WriteNodeVerdict writes the drain's headline and its findings.
 func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
 	head := "SAFE: no pod raced its endpoints, had a window too short, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
@@ -198,10 +184,7 @@ func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 	case w.T0.IsZero():
 		head = "NO DRAIN SEEN: no pod terminated on the nodes while watched"
 	}
-	if _, err := fmt.Fprintf(out, "\nDrain verdict for %s: %s\n", termsafe.Escape(strings.Join(w.Nodes, ", ")), head); err != nil {
-		return err
-	}
-	return writeFindings(out, v.Findings, w.Notes)
+	return writeVerdict(out, "Drain verdict for "+termsafe.Escape(strings.Join(w.Nodes, ", ")), head, v.Findings, w.Notes)
 }
 
 func workloadAtRisk(v nodewatch.Verdict) bool {

@@ -35,18 +35,18 @@ func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
 	enc := func(l NodeJSONLine) { _ = termsafe.NewJSONEncoder(out).Encode(l) }
 	return nodewatch.Printer{
 		PodEvent: func(w *nodewatch.Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			ev := jsonEvent(nodeClock(w), e)
+			ev := jsonEvent(clockOf(w.T0), e)
 			ev.OthersReady = nil // watch node -o json has never carried it
 			enc(NodeJSONLine{Node: node, Workload: workloadName(r), WorkloadJSONLine: WorkloadJSONLine{Pod: tl.Pod, JSONEvent: ev}})
 		},
 		Capacity: func(w *nodewatch.Watch, service string, s rollout.CapacitySample) {
-			enc(NodeJSONLine{WorkloadJSONLine: capacityJSON(nodeClock(w), service, s, capacityText(s, "ready at start"))})
+			enc(NodeJSONLine{WorkloadJSONLine: capacityJSON(clockOf(w.T0), service, s, capacityText(s, "ready at start"))})
 		},
-		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, nodeClock(w), g) },
+		Gap:  func(w *nodewatch.Watch, g timeline.Gap) { _ = WriteJSONGap(out, clockOf(w.T0), g) },
 		Note: func(_ *nodewatch.Watch, msg string) { enc(NodeJSONLine{WorkloadJSONLine: noteJSON(msg)}) },
 		NodeEvent: func(w *nodewatch.Watch, e nodewatch.NodeEvent) {
 			enc(NodeJSONLine{Node: e.Node, NodeEvent: &e, WorkloadJSONLine: WorkloadJSONLine{JSONEvent: JSONEvent{
-				Type: "node-event", Ms: msPtr(nodeClock(w), e.Recv), Local: e.Recv.Round(0), Server: e.Time, Message: e.String()}}})
+				Type: "node-event", Ms: msPtr(clockOf(w.T0), e.Recv), Local: e.Recv.Round(0), Server: e.Time, Message: e.String()}}})
 		},
 	}
 }
@@ -54,6 +54,6 @@ func NodeJSONPrinter(out io.Writer) nodewatch.Printer {
 // WriteNodeJSONSummary writes the summary object that ends -o json.
 func WriteNodeJSONSummary(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
 	s := NodeJSONSummary{Type: "summary", Nodes: w.Nodes, Deleted: orEmpty(w.NodesDeleted), Verdict: v,
-		Gaps: jsonGaps(nodeClock(w), w.Gaps), Notes: orEmpty(w.Notes)}
+		Gaps: jsonGaps(clockOf(w.T0), w.Gaps), Notes: orEmpty(w.Notes)}
 	return termsafe.NewJSONEncoder(out).Encode(s)
 }

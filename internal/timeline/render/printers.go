@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -88,7 +87,9 @@ func (p LinePrinter) Gap(tl *timeline.Timeline, g timeline.Gap) {
 }
 
 // Note prints a remark, wrapped to LineWidth columns unless Wide.
-func (p LinePrinter) Note(_ *timeline.Timeline, msg string) { _ = writeNote(p.W, msg, p.Wide) }
+func (p LinePrinter) Note(_ *timeline.Timeline, msg string) {
+	_ = writeNote(p.W, msg, LineWidth, p.Wide)
+}
 
 // JSONPrinter prints one JSON object per line as things happen.
 type JSONPrinter struct{ W io.Writer }
@@ -101,9 +102,5 @@ func (p JSONPrinter) Gap(tl *timeline.Timeline, g timeline.Gap) { _ = WriteJSONG
 
 // Note prints a remark.
 func (p JSONPrinter) Note(_ *timeline.Timeline, msg string) {
-	_ = termsafe.NewJSONEncoder(p.W).Encode(struct {
-		Type    string    `json:"type"`
-		Local   time.Time `json:"localTime"`
-		Message string    `json:"message"`
-	}{"note", time.Now().Round(0), msg})
+	_ = termsafe.NewJSONEncoder(p.W).Encode(noteJSON(msg))
 }

@@ -43,11 +43,7 @@ type JSONRequests struct {
 
 // Requests prints a bucket of the probe's requests.
 func (p JSONPrinter) Requests(tl *timeline.Timeline, l timeline.RequestLine) {
-	kinds := l.Kinds
-	if kinds == nil {
-		kinds = []timeline.LabelCount{}
-	}
-	_ = termsafe.NewJSONEncoder(p.W).Encode(JSONRequests{Type: "requests", Ms: msPtr(tl, l.From), Track: "requests", OK: l.OK, Failed: l.Failed, Kinds: kinds})
+	_ = termsafe.NewJSONEncoder(p.W).Encode(JSONRequests{Type: "requests", Ms: msPtr(tl, l.From), Track: "requests", OK: l.OK, Failed: l.Failed, Kinds: orEmpty(l.Kinds)})
 }
 
 // requestsLane marks each column of the chart: x where a request started

@@ -212,5 +212,3 @@ func readyWithin(tr *rollout.CapacityTrack, from, to time.Time) int32 {
 	}
 	return max(low, 0)
 }
-
-func new(v int64) *int64 { return &v }

@@ -52,7 +52,7 @@ func capacityJSON(tl *timeline.Timeline, service string, s rollout.CapacitySampl
 	}
 }
 
-// noteJSON is a note of the rollout and node watches.
+// noteJSON is a note of every watch (pod, rollout, node) in -o json.
 func noteJSON(msg string) WorkloadJSONLine {
 	return WorkloadJSONLine{JSONEvent: JSONEvent{Type: "note", Local: time.Now().Round(0), Message: msg}}
 }
@@ -61,7 +61,7 @@ func noteJSON(msg string) WorkloadJSONLine {
 func WriteWorkloadJSONSummary(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	s := WorkloadJSONSummary{Type: "summary", Workload: r.Workload, Selector: r.Selector, T0Source: r.T0Source,
 		Services: orEmpty(r.Services), Budgets: orEmpty(r.Budgets), EndpointsUnseen: r.EndpointsUnseen, Verdict: v,
-		Gaps: jsonGaps(clock(r), r.Gaps), Notes: orEmpty(r.Notes)}
+		Gaps: jsonGaps(clockOf(r.T0), r.Gaps), Notes: orEmpty(r.Notes)}
 	for i := range s.Verdict.Pods {
 		s.Verdict.Pods[i].Verdict.Exits = orEmpty(s.Verdict.Pods[i].Verdict.Exits)
 	}

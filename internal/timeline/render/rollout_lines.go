@@ -9,12 +9,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
-
-// clock is a timeline.Timeline that only carries the rollout's T0, so that the
-// line helpers of `watch pod` print milliseconds since the rollout's start.
-func clock(r *rollout.Rollout) *timeline.Timeline { return &timeline.Timeline{T0: r.T0} }
 
 // writeColumns writes pre (the columns before the subject, escaped),
 // subject padded to pad columns, the track and msg as one line of the
@@ -85,14 +80,17 @@ func WriteRolloutVerdict(w io.Writer, r *rollout.Rollout, v rollout.Verdict) err
 	case r.EndpointsUnseen:
 		head = "NO VERDICT ON THE RACE: the EndpointSlices could not be watched (no other risk seen)"
 	}
-	if _, err := fmt.Fprintf(w, "\nRollout verdict for %s in %s: %s\n", termsafe.Escape(r.Workload.String()), termsafe.Escape(r.Workload.Namespace), head); err != nil {
-		return err
-	}
-	return writeFindings(w, v.Findings, r.Notes)
+	title := "Rollout verdict for " + termsafe.Escape(r.Workload.String()) + " in " + termsafe.Escape(r.Workload.Namespace)
+	return writeVerdict(w, title, head, v.Findings, r.Notes)
 }
 
-// writeFindings writes a verdict's findings and notes, one a line, escaped.
-func writeFindings(w io.Writer, findings, notes []string) error {
+// writeVerdict writes, after a blank line, title (escaped) and head, then
+// the verdict's findings and notes, one a line, escaped: the end of every
+// watch.
+func writeVerdict(w io.Writer, title, head string, findings, notes []string) error {
+	if _, err := fmt.Fprintf(w, "\n%s: %s\n", title, head); err != nil {
+		return err
+	}
 	for _, f := range findings {
 		if _, err := fmt.Fprintf(w, "  - %s\n", termsafe.Escape(f)); err != nil {
 			return err

@@ -16,7 +16,7 @@ import (
 // about (a pod, a Service, the workload), the track and the message.
 func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
 	line := func(r *rollout.Rollout, at time.Time, initial bool, server time.Time, subject, track, msg string) {
-		_ = writeColumns(out, LineWidth, clockHead(msColumn(clock(r), at, initial), serverColumn(server), wide), subject, 28, track, msg, wide)
+		_ = writeColumns(out, LineWidth, clockHead(msColumn(clockOf(r.T0), at, initial), serverColumn(server), wide), subject, 28, track, msg, wide)
 	}
 	return rollout.Printer{
 		PodEvent: func(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
@@ -34,9 +34,9 @@ func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
 			}
 			line(r, s.Recv, false, time.Time{}, subject, "rollout", s.Message)
 		},
-		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteGapLine(out, clock(r), g, wide) },
-		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, wide) },
-		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { _ = WriteRequestsLine(out, clock(r), l, wide) },
+		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteGapLine(out, clockOf(r.T0), g, wide) },
+		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, LineWidth, wide) },
+		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { _ = WriteRequestsLine(out, clockOf(r.T0), l, wide) },
 	}
 }
 
@@ -46,17 +46,17 @@ func RolloutJSONPrinter(out io.Writer) rollout.Printer {
 	enc := func(l WorkloadJSONLine) { _ = termsafe.NewJSONEncoder(out).Encode(l) }
 	return rollout.Printer{
 		PodEvent: func(r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event) {
-			enc(WorkloadJSONLine{Pod: tl.Pod, JSONEvent: jsonEvent(clock(r), e)})
+			enc(WorkloadJSONLine{Pod: tl.Pod, JSONEvent: jsonEvent(clockOf(r.T0), e)})
 		},
 		Capacity: func(r *rollout.Rollout, service string, s rollout.CapacitySample) {
-			enc(capacityJSON(clock(r), service, s, capacityText(s, "desired")))
+			enc(capacityJSON(clockOf(r.T0), service, s, capacityText(s, "desired")))
 		},
 		Status: func(r *rollout.Rollout, s rollout.StatusChange) {
 			enc(WorkloadJSONLine{Pod: s.Pod,
-				JSONEvent: JSONEvent{Type: "status", Ms: msPtr(clock(r), s.Recv), Local: s.Recv.Round(0), Message: s.Message}})
+				JSONEvent: JSONEvent{Type: "status", Ms: msPtr(clockOf(r.T0), s.Recv), Local: s.Recv.Round(0), Message: s.Message}})
 		},
-		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteJSONGap(out, clock(r), g) },
+		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteJSONGap(out, clockOf(r.T0), g) },
 		Note:     func(_ *rollout.Rollout, msg string) { enc(noteJSON(msg)) },
-		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { JSONPrinter{W: out}.Requests(clock(r), l) },
+		Requests: func(r *rollout.Rollout, l timeline.RequestLine) { JSONPrinter{W: out}.Requests(clockOf(r.T0), l) },
 	}
 }
