@@ -153,5 +153,5 @@ func (w *drainWatcher) leftCordoned() string {
 	}
 	sort.Strings(names)
 	list := strings.Join(names, " ")
-	return fmt.Sprintf("left cordoned: %s (kubectl uncordon %s to undo; the pods still on a node: kubectl get pods -A --field-selector spec.nodeName=NODE)", list, list)
+	return fmt.Sprintf("left cordoned: %s (kubectl graceful uncordon %s to undo; the pods still on a node: kubectl get pods -A --field-selector spec.nodeName=NODE)", list, list)
 }

@@ -37,7 +37,7 @@ func TestSecondInterruptNamesTheNodesLeftCordoned(t *testing.T) {
 		t.Fatalf("stderr %q, want the exit line then a left-cordoned line", errOut.String())
 	}
 	left := lines[1]
-	for _, n := range []string{"pool-a", "pool-b", `pool-\x1b[2Je`, "kubectl uncordon "} {
+	for _, n := range []string{"pool-a", "pool-b", `pool-\x1b[2Je`, "kubectl graceful uncordon "} {
 		if !strings.Contains(left, n) {
 			t.Errorf("%q does not name %q", left, n)
 		}

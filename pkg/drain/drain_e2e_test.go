@@ -292,7 +292,7 @@ func TestDrainInterruptedTwice(t *testing.T) {
 	if code != ExitInterruptedTwice {
 		t.Errorf("exit status %d, want %d", code, ExitInterruptedTwice)
 	}
-	for _, w := range []string{"interrupted again: exiting at once", "left cordoned: " + a + " (kubectl uncordon " + a} {
+	for _, w := range []string{"interrupted again: exiting at once", "left cordoned: " + a + " (kubectl graceful uncordon " + a} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q", w)
 		}

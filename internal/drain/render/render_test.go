@@ -40,7 +40,7 @@ func TestSummaryTellsWhatIsLeftAndTheCordon(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{"NOT drained: --timeout reached", "evicted: 1, 1 deleted by another client, still on the node: 1",
 		"│ shop/c │ deleted by another client │ 2",
-		"The disruption budget web needs 2 healthy pods and has 2 currently", "node n1 stays cordoned; `kubectl uncordon n1`"} {
+		"The disruption budget web needs 2 healthy pods and has 2 currently", "node n1 stays cordoned; `kubectl graceful uncordon n1`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -76,7 +76,7 @@ func TestSummaryOfANodeDeletedDuringItsDrain(t *testing.T) {
 	if !strings.Contains(out, "node n1 is gone: it was deleted during the drain") {
 		t.Errorf("summary does not say the node is gone:\n%s", out)
 	}
-	if strings.Contains(out, "stays cordoned") || strings.Contains(out, "kubectl uncordon") {
+	if strings.Contains(out, "stays cordoned") || strings.Contains(out, "uncordon") {
 		t.Errorf("summary tells of the cordon of a deleted node:\n%s", out)
 	}
 }

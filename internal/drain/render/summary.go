@@ -120,7 +120,10 @@ func result(p drain.PodProgress) string {
 func byOthers(gone map[drain.GoneBy]int) string {
 	out := ""
 	for _, by := range []drain.GoneBy{drain.GoneByDeleteAfter, drain.GoneByLostAnswer, drain.GoneBySurge, drain.GoneByNamespace, drain.GoneByOther} {
-		if gone[by] > 0 {
+		switch {
+		case by == drain.GoneByDeleteAfter && gone[by] > 1:
+			out += fmt.Sprintf(", %d deleted past their budget", gone[by])
+		case gone[by] > 0:
 			out += fmt.Sprintf(", %d %s", gone[by], goneByText(by))
 		}
 	}
@@ -157,7 +160,7 @@ func cordonLine(w io.Writer, res *drain.NodeResult, name string) {
 	case res.CordonedByUs && outOfLB(res):
 		outOfLBLine(w, name)
 	case res.CordonedByUs:
-		fmt.Fprintf(w, "node %s stays cordoned; `kubectl uncordon %s` makes it schedulable again\n", name, name)
+		fmt.Fprintf(w, "node %s stays cordoned; `kubectl graceful uncordon %s` makes it schedulable again\n", name, name)
 	default:
 		fmt.Fprintf(w, "node %s stays cordoned (it was cordoned before this drain's cordon, so it is left so)\n", name)
 	}
