@@ -63,5 +63,5 @@ func Example() {
 	// Output:
 	// dry-run 2 pod(s) to evict
 	// blocker: pdb-allows-none shop/web
-	// would block: pdb-allows-none (PDB shop/web)
+	// would block: pdb-allows-none (PDB shop/web); a drain cordons the node and retries until Ctrl-C (no --timeout)
 }

@@ -158,10 +158,11 @@ type NodeResult struct {
 }
 
 // preflightFlags are d.Flags with d.DeleteAfter, which the preflight
-// judges the budgets' refusals by.
+// judges the budgets' refusals by, and d.Timeout, which it says a blocked
+// drain waits for.
 func (d *Drainer) preflightFlags() preflight.Flags {
 	f := d.Flags
-	f.DeleteAfter = d.DeleteAfter
+	f.DeleteAfter, f.Timeout = d.DeleteAfter, d.Timeout
 	return f
 }
 

@@ -77,6 +77,7 @@ func (in Input) now() time.Time {
 // the filters of k8s.io/kubectl/pkg/drain.
 func Check(in Input) *Report {
 	r := &Report{
+		timeout:         in.Flags.Timeout,
 		Node:            in.Node.Name,
 		AlreadyCordoned: in.Node.Spec.Unschedulable,
 		Evict:           []OwnerGroup{},
@@ -298,7 +299,17 @@ func verdict(r *Report) string {
 	if r.Refused() {
 		return "would not start: " + blockerList(r)
 	}
-	return "would block: " + blockerList(r)
+	return "would block: " + blockerList(r) + "; " + blockedWait(r.timeout)
+}
+
+// blockedWait says how long a drain that the preflight finds blocked
+// waits: it cordons the node and retries until --timeout, as kubectl
+// drain does.
+func blockedWait(timeout time.Duration) string {
+	if timeout == 0 {
+		return "a drain cordons the node and retries until Ctrl-C (no --timeout)"
+	}
+	return "a drain cordons the node and retries for --timeout " + timeout.String()
 }
 
 // blockerList names r's blockers, each with its PDB or pod:

@@ -391,3 +391,17 @@ func TestPreflightWarnsOfSidecarStoppingFirst(t *testing.T) {
 		t.Errorf("termination warnings %+v, want sidecar-stops-first on shop/web-1-a only", got)
 	}
 }
+
+// A blocked verdict says the drain still cordons and how long it retries:
+// until --timeout, or until Ctrl-C when none is set (kubectl drain's
+// default too).
+func TestBlockedVerdictSaysHowLongTheDrainWaits(t *testing.T) {
+	for timeout, want := range map[time.Duration]string{
+		0:                "a drain cordons the node and retries until Ctrl-C (no --timeout)",
+		30 * time.Second: "a drain cordons the node and retries for --timeout 30s",
+	} {
+		if got := blockedWait(timeout); got != want {
+			t.Errorf("timeout %v: %q, want %q", timeout, got, want)
+		}
+	}
+}

@@ -48,6 +48,9 @@ type Flags struct {
 	// such budget, a warning instead of a blocker (deleteAfterPlan). The
 	// Drainer sets it from its own DeleteAfter.
 	DeleteAfter time.Duration
+	// Timeout is --timeout (0: none), which a blocked verdict says the
+	// drain waits for; the Drainer sets it from its own Timeout.
+	Timeout time.Duration
 }
 
 // podAction says what a drain does with one pod on the node.

@@ -1,6 +1,9 @@
 package preflight
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Issue is one blocker or warning of a preflight.
 type Issue struct {
@@ -102,6 +105,8 @@ type Report struct {
 	EstimatedSeconds *int64 `json:"estimatedSeconds,omitempty"`
 	// Verdict is the one-line answer: would succeed, or would block on what.
 	Verdict string `json:"verdict"`
+	// timeout is --timeout, which a blocked verdict says the drain waits for.
+	timeout time.Duration
 }
 
 // Refused reports whether the drain will not start at all.
