@@ -36,6 +36,7 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 	overrides := &budgetOverrides{o: o}
 	events.BudgetOverridden = overrides.overriding
 	events.LBWaiting = o.lbWaiting
+	events.CompletionWaiting = o.completionWaiting
 	d := o.newDrainer(events)
 	if watch != nil {
 		// One watch of each node's pods and of the budgets, for both.

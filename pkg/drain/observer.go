@@ -51,6 +51,10 @@ type Events struct {
 	// external load balancers (--exclude-from-lb) waits for their
 	// deregistration delay before it is reported drained.
 	LBWaiting func(w LBWait)
+	// CompletionWaiting is called when, its evictions done, node waits for
+	// its pods labelled wait-completed (preflight.Report.WaitCompleted,
+	// "namespace/name") to complete before it is reported drained.
+	CompletionWaiting func(node string, pods []string)
 	// NodeUncordoned is called once this drain set node schedulable again
 	// (--uncordon-on-failure).
 	NodeUncordoned func(node string)

@@ -153,8 +153,8 @@ func TestDrainOrderPriorityEvictsInWaves(t *testing.T) {
 
 // TestDrainOrderWaitsForWaitCompleted: a pod labelled
 // cluster.x-k8s.io/drain=wait-completed is not evicted, and the drain
-// (--order priority) does not end while it is there: it ends once the
-// test deletes it.
+// (--order priority) does not end while it is there, saying on stderr
+// that it waits: it ends once the test deletes it.
 func TestDrainOrderWaitsForWaitCompleted(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -175,6 +175,8 @@ func TestDrainOrderWaitsForWaitCompleted(t *testing.T) {
 	r := f.env.StartKubectl(t, 2*time.Minute, "graceful", "drain", "node", a, "--order", "priority")
 	r.WaitOutput(t, time.Minute, "Waited for until they complete (cluster.x-k8s.io/drain=wait-completed): "+f.ns+"/"+job)
 	r.WaitOutput(t, time.Minute, "gone")
+	// The wait is said as it starts, not left silent until the pod ends.
+	r.WaitStderr(t, time.Minute, "node "+a+": its evictions are done; waiting for "+f.ns+"/"+job+" to complete (cluster.x-k8s.io/drain=wait-completed) before reporting it drained")
 	time.Sleep(3 * time.Second)
 	if out := r.Stdout(); strings.Contains(out, "drained") {
 		t.Fatalf("the drain ended while the wait-completed pod %s runs:\n%s", job, out)

@@ -287,7 +287,8 @@ func (d *nodeRun) evictCordoned(nodeCtx context.Context, res *NodeResult, budget
 	e.withDeleteAfter(res.Node, d.DeleteAfter, d.Events.BudgetOverridden)
 	call2(d.Events.EvictionsStarted, res.Node, tracker.snapshot())
 	err := e.evictAll(nodeCtx, pods)
-	if err == nil {
+	if err == nil && len(res.Preflight.WaitCompleted) > 0 {
+		call2(d.Events.CompletionWaiting, res.Node, res.Preflight.WaitCompleted)
 		err = d.waitCompleted(nodeCtx, res.Preflight.WaitCompleted)
 	}
 	return d.finish(nodeCtx, res, tracker, err)
