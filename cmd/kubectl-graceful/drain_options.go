@@ -81,7 +81,7 @@ func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
 			return o.drainer.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		})
 		if apierrors.IsNotFound(err) {
-			return errNotFound("node", "", name)
+			return nodeNotFound(ctx, o.drainer.Client, name)
 		} else if err != nil {
 			return err
 		}

@@ -81,7 +81,26 @@ func sayNotFound(ctx context.Context, c kubernetes.Interface, err error, kind, n
 	if kind == "" {
 		kind = strings.TrimSuffix(d.Kind, "s")
 	}
+	if kind == "node" && c != nil {
+		return nodeNotFound(ctx, c, d.Name)
+	}
 	return errNotFound(kind, namespace, d.Name)
+}
+
+// nodeNotFound says node name is not found, with the node most likely
+// meant (didYouMean) where the nodes can be listed: node names are long
+// and typed by hand.
+func nodeNotFound(ctx context.Context, c kubernetes.Interface, name string) error {
+	err := errNotFound("node", "", name)
+	list, lerr := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if lerr != nil {
+		return err
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, n := range list.Items {
+		names = append(names, n.Name)
+	}
+	return fmt.Errorf("%w%s", err, didYouMean(name, names))
 }
 
 // namespaceMissing reports whether the API server says namespace does not

@@ -38,6 +38,11 @@ func TestOneVoiceE2E(t *testing.T) {
 			{"drain", "node", "no-such-node", "--watch"},
 			{"uncordon", "no-such-node"},
 		}, `error: node "no-such-node" not found`},
+		{"node misspelled", [][]string{
+			{"watch", "node", node + "x"},
+			{"drain", "node", node + "x"},
+			{"uncordon", node + "x"},
+		}, `error: node "` + node + `x" not found; did you mean "` + node + `"?`},
 		{"no node matches", [][]string{
 			{"watch", "node", "-l", "e2e.graceful.test/none=" + ns},
 			{"drain", "node", "-l", "e2e.graceful.test/none=" + ns},

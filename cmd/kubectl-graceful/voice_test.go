@@ -14,7 +14,7 @@ import (
 )
 
 func TestSayNotFound(t *testing.T) {
-	c := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}})
+	c := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-9"}})
 	pods := schema.GroupResource{Resource: "pods"}
 	deployments := schema.GroupResource{Group: "apps", Resource: "deployments"}
 	other := errors.New("connection refused")
@@ -27,6 +27,7 @@ func TestSayNotFound(t *testing.T) {
 		{apierrors.NewNotFound(pods, "web"), "pod", "shp", `namespace "shp" not found`},
 		{apierrors.NewNotFound(deployments, "api"), "", "shop", `deployment "api" not found in namespace "shop"`},
 		{apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, "w-9"), "node", "", `node "w-9" not found`},
+		{apierrors.NewNotFound(schema.GroupResource{Resource: "nodes"}, "worker-8"), "node", "", `node "worker-8" not found; did you mean "worker-9"?`},
 		{other, "pod", "shop", other.Error()},
 	} {
 		if got := sayNotFound(context.Background(), c, tc.err, tc.kind, tc.ns); got.Error() != tc.want {
