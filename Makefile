@@ -11,8 +11,10 @@ export PATH := $(CURDIR)/bin:$(PATH)
 # Stamps the checkout's commit (and a -dirty mark), so that `kubectl
 # graceful version` names what was built; release builds stamp a version and date too.
 VERSION_PKG := github.com/kubectl-graceful/kubectl-graceful/internal/version
+COMMIT = $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 build:
-	$(GO) build -ldflags "-X $(VERSION_PKG).Commit=$$(git describe --always --dirty 2>/dev/null || echo unknown)" -o $(BIN) ./cmd/kubectl-graceful
+	@echo "go build -o $(BIN) ./cmd/kubectl-graceful (commit $(COMMIT))"
+	@$(GO) build -ldflags "-X $(VERSION_PKG).Commit=$(COMMIT)" -o $(BIN) ./cmd/kubectl-graceful
 
 # Idempotent: reuses a running cluster. The last line it prints is
 # `export KUBECONFIG=<path>`. Beside the kwok nodes it starts the real nodes
