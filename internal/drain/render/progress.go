@@ -58,6 +58,12 @@ func (p *Progress) Changed(pp drain.PodProgress) {
 		}
 		return
 	}
+	if p.stamped && (pp.State == drain.StateTerminating || pp.State == drain.StateGone && pp.GoneBy == drain.GoneByEviction) {
+		// Under --watch (stamped) the watch's own lines say these,
+		// "deletionTimestamp set" and "pod object deleted", from the same
+		// pod watch; the summary's table keeps the attempts.
+		return
+	}
 	fmt.Fprintln(p.out, p.plainLine("", pp, p.since(p.start)))
 }
 

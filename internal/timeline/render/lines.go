@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -188,13 +190,20 @@ func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error 
 	return writeVerdict(w, "Verdict for pod "+termsafe.Escape(tl.Namespace)+"/"+termsafe.Escape(tl.Pod), head, v.Findings, tl.Notes)
 }
 
-// followsExit reports whether e is a pod condition that the kubelet turns
-// once every container of the pod has ended (reason PodCompleted, in the
-// kubelet's status manager): the exit and phase lines beside it say it
-// already, so the compact live lines leave it out; --wide and -o json
-// keep it.
+// followsExit reports whether another live line says e already, so that
+// the compact live lines leave it out (--wide and -o json keep it): a pod
+// condition the kubelet turns once every container has ended (reason
+// PodCompleted, in its status manager) or ContainersReady, which turns
+// with Ready (the kubelet's status manager sets both from the containers'
+// readiness); phase Succeeded, which the exit lines say.
 func followsExit(e timeline.Event) bool {
-	return e.Kind == timeline.KindCondition && strings.Contains(e.Message, " (PodCompleted)")
+	switch e.Kind {
+	case timeline.KindCondition:
+		return strings.Contains(e.Message, " (PodCompleted)") || strings.HasPrefix(e.Message, "condition ContainersReady=")
+	case timeline.KindPhase:
+		return e.Message == "phase "+string(corev1.PodSucceeded)
+	}
+	return false
 }
 
 // trackText is a track as the text output prints it: "control plane" for
