@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -128,11 +127,6 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("timed out after %s waiting for %s%s", timeout, what, missingComponents())
-}
-
-// Describe is a short form of a pod's state for failure messages.
-func Describe(p *corev1.Pod) string {
-	return fmt.Sprintf("%s phase=%s deletion=%v", p.Name, p.Status.Phase, p.DeletionTimestamp)
 }
 
 // WaitReadyPods waits up to timeout until ns has at least n Ready pods

@@ -62,11 +62,6 @@ type Manual struct {
 	Reason  string
 }
 
-// Empty reports whether the plan changes nothing.
-func (p *Plan) Empty() bool {
-	return len(p.Workloads) == 0 && len(p.PDBs) == 0 && len(p.NewPDBs) == 0
-}
-
 // Files returns the files the plan edits, sorted.
 func (p *Plan) Files() []string {
 	seen := map[string]bool{}

@@ -22,7 +22,6 @@ const (
 	NodeTaintKey   = NodeLabelKey
 	NodeTaintVal   = NodeLabelVal
 	NodeTaintEff   = "NoSchedule"
-	nodeTaintFlag  = NodeTaintKey + "=" + NodeTaintVal + ":" + NodeTaintEff
 )
 
 // The nodes' networks. real-node-0's pods get addresses on the bridge

@@ -35,15 +35,6 @@ func Watched(recv time.Time, typ watch.EventType, obj runtime.Object) listwatch.
 	return n
 }
 
-// PodsListed is the notice of a List of the pod's stream, received at recv.
-func PodsListed(recv time.Time, pods []corev1.Pod) listwatch.Notice {
-	n := listwatch.Notice{Stream: streamPods, Recv: recv, Kind: listwatch.KindList}
-	for i := range pods {
-		n.List = append(n.List, &pods[i])
-	}
-	return n
-}
-
 // SlicesListed is the notice of a List of the EndpointSlices, received at
 // recv; initial marks the stream's first.
 func SlicesListed(recv time.Time, slices []discoveryv1.EndpointSlice, initial bool) listwatch.Notice {
@@ -52,14 +43,4 @@ func SlicesListed(recv time.Time, slices []discoveryv1.EndpointSlice, initial bo
 		n.List = append(n.List, &slices[i])
 	}
 	return n
-}
-
-// EventSeen is the notice of ev received at recv: in the stream's first
-// List when initial, else as a watch notification (a later List gives it
-// to the Recorder the same way).
-func EventSeen(recv time.Time, ev *corev1.Event, initial bool) listwatch.Notice {
-	if initial {
-		return listwatch.Notice{Stream: streamEvents, Recv: recv, Kind: listwatch.KindList, List: []runtime.Object{ev}, Initial: true}
-	}
-	return Watched(recv, watch.Added, ev)
 }

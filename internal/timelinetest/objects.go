@@ -123,39 +123,3 @@ func KubeEvent(uid, typ, reason, msg string, when time.Time) *corev1.Event {
 		Type:           typ, Reason: reason, Message: msg, Count: 1, Source: corev1.EventSource{Component: "kubelet"},
 		LastTimestamp: metav1.NewTime(when)}
 }
-
-// ExecHook is a preStop exec action running command.
-func ExecHook(command ...string) *corev1.LifecycleHandler {
-	return &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: command}}
-}
-
-// HTTPGetHook is a preStop httpGet action on path.
-func HTTPGetHook(path string) *corev1.LifecycleHandler {
-	return &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: path}}
-}
-
-// ContainerExited returns pod with container name (regular or init)
-// terminated with code at finished, the other statuses kept.
-func ContainerExited(pod *corev1.Pod, name string, code int32, finished time.Time) *corev1.Pod {
-	p := pod.DeepCopy()
-	st := corev1.ContainerStatus{Name: name, State: corev1.ContainerState{
-		Terminated: &corev1.ContainerStateTerminated{ExitCode: code, FinishedAt: metav1.NewTime(finished)}}}
-	for _, c := range p.Spec.InitContainers {
-		if c.Name == name {
-			p.Status.InitContainerStatuses = withStatus(p.Status.InitContainerStatuses, st)
-			return p
-		}
-	}
-	p.Status.ContainerStatuses = withStatus(p.Status.ContainerStatuses, st)
-	return p
-}
-
-func withStatus(list []corev1.ContainerStatus, st corev1.ContainerStatus) []corev1.ContainerStatus {
-	for i := range list {
-		if list[i].Name == st.Name {
-			list[i] = st
-			return list
-		}
-	}
-	return append(list, st)
-}

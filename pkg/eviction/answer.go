@@ -60,8 +60,6 @@ const (
 const (
 	// budgetRefusedMessage is the Status message of its 429.
 	budgetRefusedMessage = "Cannot evict pod as it would violate the pod's disruption budget."
-	// multipleBudgetsMessage is the Status message of its 500.
-	multipleBudgetsMessage = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 )
 
 // Answer is what one eviction request got.

@@ -42,6 +42,9 @@ const (
 	// Two budgets on one pod: a Status returned, not an error, hence no reason.
 	twoBudgetsBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
 		"message":"This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.","code":500}`
+	// multipleBudgetsMessage is the Status message of the eviction
+	// subresource's 500 (pkg/registry/core/pod/storage/eviction.go).
+	multipleBudgetsMessage = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
 	// The NamespaceLifecycle admission plugin.
 	terminatingBody = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
 		"message":"pods \"web-a\" is forbidden: unable to create new content in namespace shop because it is being terminated",

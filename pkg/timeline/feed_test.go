@@ -18,7 +18,7 @@ func (r *Recorder) feedPod(recv time.Time, typ watch.EventType, pod *corev1.Pod)
 }
 
 func (r *Recorder) feedPods(recv time.Time, pods []corev1.Pod) {
-	r.Handle(timelinetest.PodsListed(recv, pods))
+	r.Handle(podsListed(recv, pods))
 }
 
 func (r *Recorder) feedSlice(recv time.Time, typ watch.EventType, slice *discoveryv1.EndpointSlice) {
@@ -30,5 +30,5 @@ func (r *Recorder) feedSlices(recv time.Time, slices []discoveryv1.EndpointSlice
 }
 
 func (r *Recorder) feedEvent(recv time.Time, ev *corev1.Event, initial bool) {
-	r.Handle(timelinetest.EventSeen(recv, ev, initial))
+	r.Handle(eventSeen(recv, ev, initial))
 }

@@ -37,7 +37,7 @@ func TestRealNodeProbeRouteDropped(t *testing.T) {
 		ip := setUpReal(t, env, ns, twoOf(realPod(realnode.PodOpts{PreStop: sleepHook(5)})), 0, logs)
 		url := "http://" + ip + "/"
 		defer e2e.GuardUntouched(t)()
-		drop := e2e.DropTo(t, ip, 80)
+		drop := dropTo(t, ip, 80)
 		var mu sync.Mutex
 		var from, to time.Time
 		var dropped int64

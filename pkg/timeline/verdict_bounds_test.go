@@ -24,13 +24,13 @@ func terminateHook(t *testing.T, hook *corev1.LifecycleHandler, grace, exitMs in
 	return timelinetest.Terminate(t, withHook, grace, false, 0, []string{"web"}, exitMs, 0, extra).TL
 }
 
-var drainHook = timelinetest.ExecHook("/usr/local/bin/drain", "--wait")
+var drainHook = execHook("/usr/local/bin/drain", "--wait")
 
 // A hook of unknown length: SIGTERM lies between the request and the
 // reported exit. An exit 2 s after the endpoint left proves it came
 // inside --propagation: a risk, never SAFE.
 func TestVerdictUnknownHookExitInsidePropagation(t *testing.T) {
-	for name, hook := range map[string]*corev1.LifecycleHandler{"exec": drainHook, "httpGet": timelinetest.HTTPGetHook("/drain")} {
+	for name, hook := range map[string]*corev1.LifecycleHandler{"exec": drainHook, "httpGet": httpGetHook("/drain")} {
 		tl := terminateHook(t, hook, 30, 2015, nil)
 		v := ComputeWith(tl, Options{Propagation: 5 * time.Second})
 		if !v.Risk || v.StopContainer != "app" || v.SigtermMs != nil {
@@ -111,7 +111,7 @@ func TestVerdictUnknownHookBesideKnownSleep(t *testing.T) {
 func unknownBesideSleep(exitMs int64) *Timeline {
 	pod := testPod(30, sleepHook(10))
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "cloud-sql-proxy", Image: "proxy",
-		Lifecycle: &corev1.Lifecycle{PreStop: timelinetest.HTTPGetHook("/quitquitquit")}})
+		Lifecycle: &corev1.Lifecycle{PreStop: httpGetHook("/quitquitquit")}})
 	r, del := killedPod(pod)
 	gone := del.DeepCopy()
 	gone.Status.ContainerStatuses = append(gone.Status.ContainerStatuses, corev1.ContainerStatus{Name: "cloud-sql-proxy",

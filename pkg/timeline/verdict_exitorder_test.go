@@ -6,8 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
-
-	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 )
 
 // podWith is app (preStop sleep 5, grace 30) beside container name with
@@ -45,7 +43,7 @@ type exitAt struct {
 func exitsTimeline(pod *corev1.Pod, exits ...exitAt) *Timeline {
 	r, cur := killedPod(pod)
 	for _, x := range exits {
-		cur = timelinetest.ContainerExited(cur, x.name, 0, at(x.finishedMs))
+		cur = containerExited(cur, x.name, 0, at(x.finishedMs))
 		r.feedPod(at(x.recvMs), watch.Modified, cur)
 	}
 	return r.TL
@@ -55,7 +53,7 @@ func exitsTimeline(pod *corev1.Pod, exits ...exitAt) *Timeline {
 // before the app. Both are listed with their own exits, the sidecar named
 // as the first to stop.
 func TestVerdictNamesTheContainerThatStoppedFirst(t *testing.T) {
-	tl := exitsTimeline(podWith("istio-proxy", timelinetest.HTTPGetHook("/quitquitquit"), true),
+	tl := exitsTimeline(podWith("istio-proxy", httpGetHook("/quitquitquit"), true),
 		exitAt{"istio-proxy", 700, 600}, exitAt{"app", 5200, 5100})
 	v := compute(tl)
 	if len(v.Containers) != 2 || v.Containers[0].Exit == nil || v.Containers[1].Exit == nil ||

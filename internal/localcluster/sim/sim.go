@@ -28,8 +28,3 @@ const (
 	// PreStopFailed marks a pod whose FailedPreStopHook event was sent.
 	PreStopFailed = Prefix + "prestop-failed"
 )
-
-// Names returns every annotation of the simulation, scripts and markers.
-func Names() []string {
-	return []string{ExitAfter, PreStopFails, Ready, Killing, PreStopFailed}
-}
