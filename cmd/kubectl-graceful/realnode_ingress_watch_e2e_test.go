@@ -209,6 +209,13 @@ func TestRealDrainWatchReadsIngressController(t *testing.T) {
 	if n := strings.Count(out, "Ingress controller fenced the pod's server") + strings.Count(out, "Ingress controller removed the pod's server"); n < 2 {
 		t.Errorf("%d lines of the proxy fencing or removing a server, want one for each evicted pod at least", n)
 	}
+	// The watch names the Ingress that routes to each workload, as watch
+	// pod does.
+	for _, app := range []string{naive.name, hardened.name} {
+		if want := ns + "/Deployment/" + app + ": routed to by Ingress " + app + " (Service " + app; !strings.Contains(out, want) {
+			t.Errorf("the drain's watch does not say %q", want)
+		}
+	}
 	if n := len(got[hardened.name].Failures); n != 0 {
 		t.Errorf("the hardened Service lost %d of %d requests through the Ingress", n, got[hardened.name].Sent)
 	}

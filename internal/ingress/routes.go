@@ -2,8 +2,11 @@ package ingress
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -22,46 +25,72 @@ type Route struct {
 	Controller string
 }
 
-// Routes lists the Ingresses of namespace whose default backend or path
-// backends name one of services, with their class and its controller. It
-// returns the error of listing Ingresses (a missing IngressClass, or one
-// that cannot be read, leaves Controller empty).
-func Routes(ctx context.Context, c kubernetes.Interface, namespace string, services []string) ([]Route, error) {
+// Index is the Ingresses of a namespace (every namespace for "") and the
+// cluster's IngressClasses, read once: a node watch meets a new Service
+// with every workload, and finds its routes here, not from the API.
+type Index struct {
+	ingresses    []networkingv1.Ingress
+	classes      map[string]string
+	defaultClass string
+}
+
+// Read lists the Ingresses of namespace ("" for all) and the
+// IngressClasses. It returns the error of listing Ingresses (IngressClasses
+// that cannot be read leave each Route's Controller empty).
+func Read(ctx context.Context, c kubernetes.Interface, namespace string) (*Index, error) {
 	ings, err := c.NetworkingV1().Ingresses(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil || len(ings.Items) == 0 {
+	if err != nil {
 		return nil, err
 	}
-	var classes map[string]string
-	defaultClass := ""
-	if list, err := c.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{}); err == nil {
-		classes, defaultClass = ingressspec.Classes(list.Items)
+	x := &Index{ingresses: ings.Items}
+	if len(ings.Items) > 0 {
+		if list, err := c.NetworkingV1().IngressClasses().List(ctx, metav1.ListOptions{}); err == nil {
+			x.classes, x.defaultClass = ingressspec.Classes(list.Items)
+		}
 	}
-	want := map[string]bool{}
-	for _, s := range services {
-		want[s] = true
-	}
+	return x, nil
+}
+
+// Routes lists the Ingresses of namespace whose default backend or path
+// backends name one of services, with their class and its controller.
+func (x *Index) Routes(namespace string, services []string) []Route {
 	var out []Route
-	for _, ing := range ings.Items {
-		class := ingressspec.Class(&ing, defaultClass)
+	for _, ing := range x.ingresses {
+		if ing.Namespace != namespace {
+			continue
+		}
+		class := ingressspec.Class(&ing, x.defaultClass)
 		for _, svc := range ingressspec.BackendServices(&ing) {
-			if want[svc] {
-				out = append(out, Route{Ingress: ing.Name, Service: svc, Class: class, Controller: classes[class]})
+			if slices.Contains(services, svc) {
+				out = append(out, Route{Ingress: ing.Name, Service: svc, Class: class, Controller: x.classes[class]})
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
-// Discover lists the Ingresses of namespace that route to services
-// (Routes) and says which they are and how the watch reads their
-// controller: at api, or, where api is "", that when the controller
-// stopped sending the pod requests is not read and the window is judged
-// against the EndpointSlice and --propagation (estimated true: a fact the
-// verdict keeps). "" when none routes to them or they cannot be listed
-// (the line is left out; docs/rbac.md).
+// Discover reads the Ingresses of namespace (Read) and says which route
+// to services and how the watch reads their controller (Index.Discover);
+// "" when none does or they cannot be listed (the line is left out;
+// docs/rbac.md).
 func Discover(ctx context.Context, c kubernetes.Interface, namespace string, services []string, api string) (msg string, estimated bool) {
-	routes, err := Routes(ctx, c, namespace, services)
-	if err != nil || len(routes) == 0 {
+	x, err := Read(ctx, c, namespace)
+	if err != nil {
+		return "", false
+	}
+	return x.Discover(namespace, services, api)
+}
+
+// Discover says which Ingresses of namespace route to services and how
+// the watch reads their controller: at api, or, where api is "", that
+// when the controller stopped sending the pod requests is not read and
+// the window is judged against the EndpointSlice and --propagation
+// (estimated true: a fact the verdict keeps), with the controller's own
+// time where it is known (ingressspec.KnownController). "" when none
+// routes to them.
+func (x *Index) Discover(namespace string, services []string, api string) (msg string, estimated bool) {
+	routes := x.Routes(namespace, services)
+	if len(routes) == 0 {
 		return "", false
 	}
 	names := make([]string, 0, len(routes))
@@ -74,7 +103,8 @@ func Discover(ctx context.Context, c kubernetes.Interface, namespace string, ser
 	return "routed to by " + strings.Join(names, "; ") + ": when its controller stopped sending the pod requests is not read (--ingress-api names Traefik's API), so the window is judged against the EndpointSlice and --propagation, an estimate", true
 }
 
-// text names r with its Service, class and controller.
+// text names r with its Service, class and controller, and the
+// controller's own time where it is known.
 func (r Route) text() string {
 	s := "Ingress " + r.Ingress + " (Service " + r.Service
 	if r.Class != "" {
@@ -82,6 +112,9 @@ func (r Route) text() string {
 	}
 	if r.Controller != "" {
 		s += ", controller " + r.Controller
+		if c, ok := ingressspec.KnownController(r.Controller); ok {
+			s += fmt.Sprintf(": %s may send new requests up to %d s after the endpoint turns not ready, docs/ingress.md", c.Name, c.Seconds)
+		}
 	}
 	return s + ")"
 }

@@ -153,6 +153,9 @@ type follower struct {
 	set      podset.Set
 	owners   owners
 	services []corev1.Service
+	// ingresses are the Ingresses read once with the Services (nil when
+	// they cannot be listed), to name those routing to each workload.
+	ingresses *ingress.Index
 	// budgetTracks are the budgets seen, by UID; workloadLabels the
 	// labels of each workload's first pod, which the budgets select.
 	budgetTracks   map[types.UID]*budgetTrack
@@ -190,6 +193,7 @@ func (f *follower) prepare(ctx context.Context) {
 	} else {
 		f.services = svcs.Items
 	}
+	f.ingresses, _ = ingress.Read(ctx, f.cfg.Client, "") // unread, the line is left out (docs/rbac.md)
 }
 
 func (f *follower) note(msg string) {

@@ -172,12 +172,34 @@ func (f *follower) place(ctx context.Context, node string, pod *corev1.Pod) {
 			f.matchBudget(r, tr)
 		}
 	}
+	var added []string
 	for _, svc := range f.servicesOf(pod) {
 		if !slices.Contains(r.Services, svc) {
 			r.Services = append(r.Services, svc)
 			r.Capacity = append(r.Capacity, f.trackService(pod.Namespace, svc).track)
+			added = append(added, svc)
 		}
 	}
+	f.routed(r, added)
+}
+
+// routed names the Ingresses that route to services, new Services of r's
+// workload, as watch pod does: a note the verdict keeps where the
+// controller's timing is only estimated (no --ingress-api).
+func (f *follower) routed(r *rollout.Rollout, services []string) {
+	if f.ingresses == nil || len(services) == 0 {
+		return
+	}
+	msg, estimated := f.ingresses.Discover(r.Workload.Namespace, services, f.cfg.IngressAPI)
+	if msg == "" {
+		return
+	}
+	msg = r.Workload.Namespace + "/" + r.Workload.Kind + "/" + r.Workload.Name + ": " + msg
+	if estimated {
+		f.note(msg)
+		return
+	}
+	callback.Call(f.cfg.Printer.Note, f.w, msg)
 }
 
 func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event) {
