@@ -2,7 +2,10 @@ package inspect
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/ingressspec"
 )
 
 // index groups the inventory's objects by namespace and parses each PDB's
@@ -16,8 +19,12 @@ import (
 // Lists hold positions in the inventory's slices, in inventory order, so
 // results come out in the same order as a scan of the whole slice.
 type index struct {
-	services, pdbs, hpas, pods map[string][]int
-	workloads                  map[string][]*Workload
+	services, pdbs, hpas, pods, ingresses map[string][]int
+	// controllers maps each IngressClass to its spec.controller, and
+	// defaultClass names the cluster's default (ingressspec.Classes).
+	controllers  map[string]string
+	defaultClass string
+	workloads    map[string][]*Workload
 	// pdbSel[i] is pdbSelector(inv.PDBs[i]).
 	pdbSel []labels.Selector
 	// podsOf maps a workload to the positions of its running pods in
@@ -40,9 +47,11 @@ func (s *scope) index() *index {
 		pdbs:      byNamespace(inv.PDBs, func(p PDB) string { return p.Namespace }),
 		hpas:      byNamespace(inv.HPAs, func(h HPA) string { return h.Namespace }),
 		pods:      byNamespace(inv.Pods, func(p PodLabels) string { return p.Namespace }),
+		ingresses: byNamespace(inv.Ingresses, func(i networkingv1.Ingress) string { return i.Namespace }),
 		workloads: map[string][]*Workload{},
 		pdbSel:    make([]labels.Selector, len(inv.PDBs)),
 	}
+	x.controllers, x.defaultClass = ingressspec.Classes(inv.IngressClasses)
 	for i, p := range inv.PDBs {
 		x.pdbSel[i] = pdbSelector(p)
 		x.anyDefaulted = x.anyDefaulted || p.NamespaceDefaulted

@@ -12,16 +12,17 @@ import (
 // pod's endpoint turns not ready (ingressspec.KnownController), and why
 // in words; 0 and "" when no known controller routes to w.
 func (s *scope) ingressDelay(w *Workload) (int64, string) {
-	classes, def := ingressspec.Classes(s.inv.IngressClasses)
+	x := s.index()
 	var secs int64
 	why := ""
 	for _, svc := range s.servicesFor(w) {
-		for _, ing := range s.inv.Ingresses {
-			if namespaceOf(ing.Namespace) != w.Object.Namespace || !routesTo(ing, svc.Name) {
+		for _, i := range x.ingresses[w.Object.Namespace] {
+			ing := &s.inv.Ingresses[i]
+			if !routesTo(*ing, svc.Name) {
 				continue
 			}
-			class := ingressspec.Class(&ing, def)
-			c, ok := ingressspec.KnownController(classes[class])
+			class := ingressspec.Class(ing, x.defaultClass)
+			c, ok := ingressspec.KnownController(x.controllers[class])
 			if ok && c.Seconds > secs {
 				secs = c.Seconds
 				why = fmt.Sprintf("Ingress %s (class %s) is served by %s, which may send the pod new requests up to %d s after its endpoint turns not ready (%s)",
