@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
@@ -160,6 +161,9 @@ var preStopStopsServerFirst = register(&Check{
 			return nil
 		}
 		stop := prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command)
+		if kill, _ := prestop.SignalToPID1(ctr.Lifecycle.PreStop.Exec.Command); kill == stop && ptr.Deref(w.Template.Spec.ShareProcessNamespace, false) {
+			return nil // PID 1 is pause, not the server: prestop-signals-pause
+		}
 		when := "at the start of the hook"
 		if d > 0 {
 			when = fmt.Sprintf("%d s into the hook", d)

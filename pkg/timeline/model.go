@@ -138,6 +138,11 @@ type Event struct {
 	// Initial marks an event that had already happened when the watch
 	// started (a pod found terminating); its Recv is the watch start.
 	Initial bool
+	// reason is a container exit's reason (Error, OOMKilled, Completed).
+	reason string
+	// sandboxDown marks the pod's PodReadyToStartContainers turning False:
+	// its sandbox (the pause process and network) is gone.
+	sandboxDown bool
 	// stored is the API server's own time for storing the change, when
 	// it is later than Server (an Event written late by its reporter);
 	// stalls are measured from the later of the two.
@@ -210,6 +215,11 @@ type Timeline struct {
 	StopSignals map[string]StopSignal
 	// ExecPreStop marks the containers whose preStop is an exec hook.
 	ExecPreStop map[string]bool
+	// PauseSignals are the containers whose exec preStop ends the pod's
+	// pause process (`kill 1` with SIGTERM or SIGINT in a pod that shares
+	// its process namespace), with that command: the kernel then kills
+	// every container at once (docs/audit.md, prestop-signals-pause).
+	PauseSignals map[string]string
 	// Services are the Services whose selector matches the pod.
 	Services []string
 	// AlreadyTerminating is true when the pod had a deletionTimestamp when

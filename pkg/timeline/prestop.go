@@ -14,8 +14,10 @@ import (
 // kubelet sends SIGTERM only after the hook returns (kuberuntime
 // killContainer: executePreStopHook, then StopContainer with the remaining
 // grace period). A tcpSocket hook is not run by the kubelet: no delay.
-func preStopOf(c *corev1.Container) PreStop {
-	seconds, known, how := prestop.Duration(*c)
+// sharedPID is the pod's shareProcessNamespace, where `kill 1` signals
+// the pause process (prestop.DurationInPod).
+func preStopOf(c *corev1.Container, sharedPID bool) PreStop {
+	seconds, known, how := prestop.DurationInPod(*c, sharedPID)
 	has := how != prestop.HowNone && how != prestop.HowTCPSocket
 	return PreStop{Has: has, Known: known, Delay: time.Duration(seconds) * time.Second}
 }
@@ -24,4 +26,27 @@ func preStopOf(c *corev1.Container) PreStop {
 // exec itself adds to its delay (execHookSlack).
 func execPreStop(c *corev1.Container) bool {
 	return c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Exec != nil
+}
+
+// pauseSignals returns the containers whose exec preStop ends the pod's
+// pause process, with the command: `kill 1` by SIGTERM or SIGINT in a pod
+// that shares its process namespace, where PID 1 is pause (the audit's
+// prestop-signals-pause, docs/audit.md). nil when there is none.
+func pauseSignals(spec corev1.PodSpec) map[string]string {
+	if spec.ShareProcessNamespace == nil || !*spec.ShareProcessNamespace {
+		return nil
+	}
+	var out map[string]string
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		if !execPreStop(&c) {
+			continue
+		}
+		if stmt, sig := prestop.SignalToPID1(c.Lifecycle.PreStop.Exec.Command); prestop.EndsPause(sig) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[c.Name] = stmt
+		}
+	}
+	return out
 }

@@ -35,7 +35,7 @@ func TestPreStopOf(t *testing.T) {
 			if c.hook != nil {
 				ctr.Lifecycle = &corev1.Lifecycle{PreStop: c.hook}
 			}
-			if got := preStopOf(&ctr); got != c.want {
+			if got := preStopOf(&ctr, false); got != c.want {
 				t.Errorf("preStopOf = %+v, want %+v", got, c.want)
 			}
 		})

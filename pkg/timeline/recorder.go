@@ -71,17 +71,19 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		tl.GracePeriodSeconds = *g
 	}
+	tl.PauseSignals = pauseSignals(pod.Spec)
+	shared := pod.Spec.ShareProcessNamespace != nil && *pod.Spec.ShareProcessNamespace
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		tl.Containers = append(tl.Containers, c.Name)
-		tl.PreStop[c.Name] = preStopOf(c)
+		tl.PreStop[c.Name] = preStopOf(c, shared)
 		tl.ExecPreStop[c.Name] = execPreStop(c)
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
 			tl.NativeSidecars = append(tl.NativeSidecars, c.Name)
-			tl.PreStop[c.Name] = preStopOf(c)
+			tl.PreStop[c.Name] = preStopOf(c, shared)
 			tl.ExecPreStop[c.Name] = execPreStop(c)
 		}
 	}
@@ -229,7 +231,8 @@ func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
 			msg += fmt.Sprintf(": reason changed, status %s since %s", c.Status, server.UTC().Format("15:04:05"))
 			server = time.Time{}
 		}
-		r.add(Event{Recv: recv, Server: server, Track: track, Kind: KindCondition, Message: msg})
+		r.add(Event{Recv: recv, Server: server, Track: track, Kind: KindCondition, Message: msg,
+			sandboxDown: c.Type == corev1.PodReadyToStartContainers && c.Status == corev1.ConditionFalse})
 	}
 }
 
@@ -276,7 +279,7 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 			}
 			msg += " (as reported by the kubelet, after the process ended)"
 			r.add(Event{Recv: recv, Server: t.FinishedAt.Time, Track: Kubelet, Kind: KindContainerExit,
-				Container: cs.Name, ExitCode: &code, Message: msg})
+				Container: cs.Name, ExitCode: &code, Message: msg, reason: t.Reason})
 			continue
 		}
 		if prev != nil && prev.Ready != cs.Ready {
@@ -295,7 +298,7 @@ func exitMeaning(code int32) string {
 	case 143:
 		return "killed by SIGTERM (128+15): the app did not handle it, its default action ended the process"
 	case 137:
-		return "killed by SIGKILL (128+9): still running at the grace deadline, or OOM-killed"
+		return "killed by SIGKILL (128+9): by the kubelet at the grace deadline, or earlier by the OOM killer or with the pod's sandbox"
 	}
 	return ""
 }

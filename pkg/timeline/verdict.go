@@ -13,6 +13,8 @@ type Exit struct {
 	Code      int32     `json:"exitCode"`
 	Server    time.Time `json:"finishedAt,omitzero"`
 	Meaning   string    `json:"meaning,omitempty"`
+	// Reason is the kubelet's reason for the exit (Error, OOMKilled).
+	Reason string `json:"reason,omitempty"`
 }
 
 // SigtermBasis is what an estimate of SIGTERM rests on. The values appear
@@ -208,7 +210,7 @@ func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 	for _, e := range evs {
 		if e.Kind == KindContainerExit && e.ExitCode != nil {
 			ms, _ := tl.Ms(e.Recv)
-			v.Exits = append(v.Exits, Exit{Container: e.Container, Ms: ms, Code: *e.ExitCode, Server: e.Server, Meaning: exitMeaning(*e.ExitCode)})
+			v.Exits = append(v.Exits, Exit{Container: e.Container, Ms: ms, Code: *e.ExitCode, Server: e.Server, Meaning: exitMeaning(*e.ExitCode), Reason: e.reason})
 		}
 	}
 	attachExits(&v)

@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/gapcount"
@@ -129,7 +131,11 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 		l.risk("the preStop of container %s (%s) outlasts the grace period (%d s): the kubelet abandons the hook when the grace period runs out and only then sends %s, at about %+d ms, leaving the app its minimum of 2 s before SIGKILL%s",
 			cs.Name, tl.PreStop[cs.Name].Delay, tl.GracePeriodSeconds, tl.signalHedged(cs.Name), *cs.SigtermMs, report)
 	}
-	if v.PreStopFailed {
+	early := earlyKills(v)
+	switch {
+	case v.PreStopFailed && len(early) > 0:
+		l.risk("FailedPreStopHook before the grace deadline: the hook's process was killed with its container (below), so whether the hook itself could run cannot be told")
+	case v.PreStopFailed:
 		l.risk("FailedPreStopHook before the grace deadline: the preStop hook failed at once (often a missing sleep binary in the image), so its delay never happened and SIGTERM came at once")
 	}
 	sidecarFindings(tl, v, l)
@@ -137,10 +143,53 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	exitOrderFindings(v, l)
 	for _, x := range v.Exits {
 		l.fact("%s", exitFact(tl, x))
-		if x.Code == 137 {
+		switch {
+		case x.Code == 137 && x.Reason == "OOMKilled":
+			l.risk("container %s was OOM-killed (exit 137) at %+d ms: the kernel killed it for memory, not the termination", x.Container, x.Ms)
+		case x.Code == 137 && early[x.Container]:
+			l.risk("container %s was killed with SIGKILL (exit 137) at %+d ms, %d ms before the grace deadline (%+d ms): not the kubelet's SIGKILL, which comes only at the deadline; %s",
+				x.Container, x.Ms, v.DeadlineMs-x.Ms, v.DeadlineMs, earlyKillCause(tl, x))
+		case x.Code == 137:
 			l.risk("container %s was SIGKILLed (exit 137) at %+d ms, grace deadline %+d ms: the app ignored %s or shut down too slowly", x.Container, x.Ms, v.DeadlineMs, tl.signalHedged(x.Container))
 		}
 	}
+}
+
+// earlyKillMs is how long before the grace deadline an exit 137 must be
+// reported to be no SIGKILL of the kubelet's: the kubelet's comes only at
+// the deadline (kuberuntime killContainer), and the deadline here may be
+// late by the time the deletion took to be seen.
+const earlyKillMs = 2000
+
+// earlyKills are the containers that exited 137 (not OOMKilled) well
+// before the grace deadline.
+func earlyKills(v *Verdict) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range v.Exits {
+		if x.Code == 137 && x.Reason != "OOMKilled" && x.Ms < v.DeadlineMs-earlyKillMs {
+			out[x.Container] = true
+		}
+	}
+	return out
+}
+
+// earlyKillCause says who killed a container before the deadline, as far
+// as the spec and the pod's conditions show.
+func earlyKillCause(tl *Timeline, x Exit) string {
+	if len(tl.PauseSignals) > 0 {
+		c := slices.Sorted(maps.Keys(tl.PauseSignals))[0]
+		cause := fmt.Sprintf("the pod shares its process namespace and container %s's preStop runs %q: PID 1 is the pod's pause process, which exits on it, and the kernel then kills every process of the pod", c, tl.PauseSignals[c])
+		if c == x.Container {
+			cause += fmt.Sprintf("; %s was still in that hook, so it never got %s: where the lines here say SIGTERM for it, read when it was killed", c, tl.signalHedged(c))
+		}
+		return cause
+	}
+	for _, e := range tl.Events {
+		if ms, _ := tl.Ms(e.Recv); e.sandboxDown && ms <= x.Ms {
+			return fmt.Sprintf("the pod's sandbox ended with it (PodReadyToStartContainers=False at %+d ms), and its containers were killed with it", ms)
+		}
+	}
+	return "the OOM killer or another process that can signal it: the API does not say which"
 }
 
 // sidecarFindings flags ordinary containers without preStop that got
