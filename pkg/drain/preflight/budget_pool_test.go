@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -196,8 +197,14 @@ func TestPoolVerdictNamesEachNodesBlockersOnce(t *testing.T) {
 		}
 	}
 	r := poolPreflightOf(t, in)
-	want := "would block: node p3: pdb-allows-none (PDB shop/api)"
+	want := "would block: node p3: pdb-allows-none (PDB shop/api); a drain cordons every node of the pool and retries until Ctrl-C (no --timeout)"
 	if r.Verdict != want {
 		t.Errorf("verdict = %q, want %q", r.Verdict, want)
+	}
+	for i := range in.PerNode {
+		in.PerNode[i].Flags.Timeout = time.Minute
+	}
+	if r := poolPreflightOf(t, in); !strings.HasSuffix(r.Verdict, "; a drain cordons every node of the pool and retries for --timeout 1m0s on each node") {
+		t.Errorf("with --timeout 1m: verdict = %q", r.Verdict)
 	}
 }

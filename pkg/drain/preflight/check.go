@@ -299,17 +299,18 @@ func verdict(r *Report) string {
 	if r.Refused() {
 		return "would not start: " + blockerList(r)
 	}
-	return "would block: " + blockerList(r) + "; " + blockedWait(r.timeout)
+	return "would block: " + blockerList(r) + "; " + blockedWait("the node", "", r.timeout)
 }
 
 // blockedWait says how long a drain that the preflight finds blocked
-// waits: it cordons the node and retries until --timeout, as kubectl
-// drain does.
-func blockedWait(timeout time.Duration) string {
+// waits: it cordons what it drains (the node, or every node of a pool)
+// and retries until --timeout, as kubectl drain does; a pool's --timeout
+// holds for each node (each, " on each node").
+func blockedWait(what, each string, timeout time.Duration) string {
 	if timeout == 0 {
-		return "a drain cordons the node and retries until Ctrl-C (no --timeout)"
+		return "a drain cordons " + what + " and retries until Ctrl-C (no --timeout)"
 	}
-	return "a drain cordons the node and retries for --timeout " + timeout.String()
+	return "a drain cordons " + what + " and retries for --timeout " + timeout.String() + each
 }
 
 // blockerList names r's blockers, each with its PDB or pod:

@@ -400,7 +400,7 @@ func TestBlockedVerdictSaysHowLongTheDrainWaits(t *testing.T) {
 		0:                "a drain cordons the node and retries until Ctrl-C (no --timeout)",
 		30 * time.Second: "a drain cordons the node and retries for --timeout 30s",
 	} {
-		if got := blockedWait(timeout); got != want {
+		if got := blockedWait("the node", "", timeout); got != want {
 			t.Errorf("timeout %v: %q, want %q", timeout, got, want)
 		}
 	}

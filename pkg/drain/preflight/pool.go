@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -184,7 +185,7 @@ func CheckPool(in PoolInput) *PoolReport {
 		ideal := idealPoolSeconds(r, r.MaxConcurrentNodes)
 		r.EstimatedSeconds, r.IdealSeconds = &est, &ideal
 	}
-	r.Verdict = poolVerdict(r)
+	r.Verdict = poolVerdict(r, flags.Timeout)
 	return r
 }
 
@@ -206,8 +207,8 @@ func evictedPods(nr *Report, one Input) []poolPod {
 	return out
 }
 
-// poolVerdict is the one-line answer for the pool.
-func poolVerdict(r *PoolReport) string {
+// poolVerdict is the one-line answer for the pool; timeout is --timeout.
+func poolVerdict(r *PoolReport, timeout time.Duration) string {
 	if !r.Blocked() {
 		deleted := 0
 		for _, n := range r.Nodes {
@@ -232,5 +233,5 @@ func poolVerdict(r *PoolReport) string {
 	if r.Refused() {
 		return "would not start: " + strings.Join(why, "; ")
 	}
-	return "would block: " + strings.Join(why, "; ")
+	return "would block: " + strings.Join(why, "; ") + "; " + blockedWait("every node of the pool", " on each node", timeout)
 }
