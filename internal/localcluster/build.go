@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // builder compiles the cluster's binaries into the cache.
@@ -81,10 +84,7 @@ func EnsureKubectl(cacheDir string, log io.Writer) (string, error) {
 	if _, err := os.Stat(b.path(c)); err == nil {
 		return b.path(c), nil
 	}
-	if err := os.MkdirAll(b.binDir(), 0o755); err != nil {
-		return "", err
-	}
-	unlock, err := lockFile(filepath.Join(cacheDir, "build.lock"))
+	unlock, err := b.lock()
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +131,7 @@ func (b *builder) lock() (func(), error) {
 	if err := os.MkdirAll(b.binDir(), 0o755); err != nil {
 		return nil, err
 	}
-	return lockFile(filepath.Join(b.cacheDir, "build.lock"))
+	return hostproc.Lock(filepath.Join(b.cacheDir, "build.lock"), syscall.LOCK_EX)
 }
 
 func (b *builder) missing() []component {
@@ -194,7 +194,7 @@ func (b *builder) goCmdEnv(dir string, env []string, args ...string) error {
 	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=0"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, tail(string(out), 20))
+		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, hostproc.Tail(string(out), 20))
 	}
 	return nil
 }
@@ -204,12 +204,4 @@ func humanSeconds(s int) string {
 		return fmt.Sprintf("%d s", s)
 	}
 	return fmt.Sprintf("%d min", (s+30)/60)
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

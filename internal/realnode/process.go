@@ -1,47 +1,19 @@
 package realnode
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-)
 
-// startDaemon starts a node process that outlives the command that
-// started it (`make cluster-up` returns while the node runs): in its own
-// session, output to its log file, and holding the node's lock file open
-// so that the lock is held as long as any part of the node runs.
-func startDaemon(l layout, lock *os.File, name, bin string, args ...string) (int, error) {
-	if err := os.MkdirAll(l.logDir(), 0o755); err != nil {
-		return 0, err
-	}
-	logf, err := os.OpenFile(l.log(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	defer logf.Close()
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = []*os.File{lock}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s: %w", name, err)
-	}
-	pid := cmd.Process.Pid
-	_ = cmd.Process.Release()
-	// The pid is returned even when its file cannot be written: the
-	// caller records it in the state file, which Down reads.
-	return pid, os.WriteFile(l.pidPath(name), []byte(strconv.Itoa(pid)), 0o644)
-}
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
+)
 
 // cmdline returns a process's command line joined by spaces, "" when it
 // is gone.
-func cmdline(pid int) string { return strings.Join(cmdArgs(pid), " ") }
+func cmdline(pid int) string { return strings.Join(hostproc.Args(pid), " ") }
 
 // alive reports whether pid still runs the given node part (a pid reused
 // by another program is not ours to kill).
@@ -56,10 +28,10 @@ func alive(pid int, mark string) bool {
 // wait on a stuck hook.
 func killNode(s *machineState, l layout) {
 	killNodeAgents(s)
-	killAndWait(cgroupProcs(s))
+	_ = hostproc.KillAndWait(10*time.Second, cgroupProcs(s)...)
 	var daemons []int
 	for _, n := range nodes() {
-		killAndWait(processesMentioning(n.l.containerdSock()))
+		_ = hostproc.KillAndWait(10*time.Second, processesMentioning(n.l.containerdSock())...)
 		if pid := s.Pids[n.pidKey("containerd")]; alive(pid, n.l.containerdConf()) {
 			daemons = append(daemons, pid)
 		}
@@ -69,7 +41,7 @@ func killNode(s *machineState, l layout) {
 			daemons = append(daemons, pid)
 		}
 	}
-	killAndWait(daemons)
+	_ = hostproc.KillAndWait(10*time.Second, daemons...)
 }
 
 // killNodeAgents kills every node's kube-proxy and kubelet.
@@ -82,7 +54,7 @@ func killNodeAgents(s *machineState) {
 			}
 		}
 	}
-	killAndWait(victims)
+	_ = hostproc.KillAndWait(10*time.Second, victims...)
 }
 
 // cgroupProcs lists the processes in cgroups made since the snapshot: the
@@ -119,31 +91,6 @@ func processesMentioning(s string) []int {
 		}
 	}
 	return pids
-}
-
-// killAndWait sends SIGKILL and waits up to 10 s for each to be gone.
-func killAndWait(pids []int) {
-	for _, p := range pids {
-		_ = syscall.Kill(p, syscall.SIGKILL)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for _, p := range pids {
-		for time.Now().Before(deadline) {
-			if err := syscall.Kill(p, 0); err != nil || zombie(p) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 // Processes returns a running real node's processes by part: "kubelet",
