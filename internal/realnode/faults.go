@@ -68,25 +68,12 @@ func Restart(nodeName, part string, down time.Duration) error {
 // partPid returns the node and the pid of its part, checking that the pid
 // still runs that part.
 func partPid(nodeName, part string) (node, int, error) {
-	s, err := readState(defaultLayout())
+	s, n, err := runningNode(nodeName)
 	if err != nil {
-		return node{}, 0, err
+		return n, 0, err
 	}
-	if s == nil {
-		return node{}, 0, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	if pid := s.part(n, part); pid > 0 {
+		return n, pid, nil
 	}
-	for _, n := range nodes() {
-		if n.name != nodeName {
-			continue
-		}
-		mark := n.l.root
-		if part == PartContainerd {
-			mark = n.l.containerdConf()
-		}
-		if pid := s.Pids[n.pidKey(part)]; alive(pid, mark) {
-			return n, pid, nil
-		}
-		return n, 0, fmt.Errorf("%s of %s is not running", part, nodeName)
-	}
-	return node{}, 0, fmt.Errorf("no real node is called %s", nodeName)
+	return n, 0, fmt.Errorf("%s of %s is not running", part, nodeName)
 }

@@ -316,12 +316,8 @@ func rmdirTree(p string) error {
 	return nil
 }
 
-func run(name string, args ...string) error {
-	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+// run runs one command, its output in its error (runAll).
+func run(cmd ...string) error { return runAll([][]string{cmd}, "") }
 
 // exitText adds a failed command's stderr to its error.
 func exitText(err error) error {

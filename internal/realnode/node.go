@@ -300,7 +300,7 @@ func writeArchiveFile(p string, img image) error {
 }
 
 func ctrRun(l layout, args ...string) error {
-	return run("ctr", append([]string{"--address", l.containerdSock(), "-n", "k8s.io"}, args...)...)
+	return run(append([]string{"ctr", "--address", l.containerdSock(), "-n", "k8s.io"}, args...)...)
 }
 
 func httpOK(host string, port int) error {

@@ -15,10 +15,44 @@ import (
 // is gone.
 func cmdline(pid int) string { return strings.Join(hostproc.Args(pid), " ") }
 
-// alive reports whether pid still runs the given node part (a pid reused
-// by another program is not ours to kill).
-func alive(pid int, mark string) bool {
-	return pid > 0 && strings.Contains(cmdline(pid), mark)
+// running returns the pid the state file records under key while it
+// still runs a command line holding mark (a pid reused by another program
+// is not ours to kill), 0 otherwise.
+func (s *machineState) running(key, mark string) int {
+	if pid := s.Pids[key]; pid > 0 && strings.Contains(cmdline(pid), mark) {
+		return pid
+	}
+	return 0
+}
+
+// part returns the pid of node n's part (PartKubelet, PartContainerd or
+// PartKubeProxy) while it runs, 0 otherwise: containerd's command line
+// holds its configuration file, the kubelet's and kube-proxy's the node's
+// folder.
+func (s *machineState) part(n node, part string) int {
+	mark := n.l.root
+	if part == PartContainerd {
+		mark = n.l.containerdConf()
+	}
+	return s.running(n.pidKey(part), mark)
+}
+
+// runningNode reads the state file and the node called name. Errors: no
+// real node runs, or none is called name.
+func runningNode(name string) (*machineState, node, error) {
+	s, err := readState(defaultLayout())
+	if err != nil {
+		return nil, node{}, err
+	}
+	if s == nil {
+		return nil, node{}, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	}
+	for _, n := range nodes() {
+		if n.name == name {
+			return s, n, nil
+		}
+	}
+	return nil, node{}, fmt.Errorf("no real node is called %s", name)
 }
 
 // killNode stops the nodes' processes: kube-proxy and the kubelets first
@@ -29,17 +63,11 @@ func alive(pid int, mark string) bool {
 func killNode(s *machineState, l layout) {
 	killNodeAgents(s)
 	_ = hostproc.KillAndWait(10*time.Second, cgroupProcs(s)...)
-	var daemons []int
+	// A 0 among the pids, a part that is not running, is skipped.
+	daemons := []int{s.running(forwarderKey, forwarderKey), s.running(ingressKey, ingressKey)}
 	for _, n := range nodes() {
 		_ = hostproc.KillAndWait(10*time.Second, processesMentioning(n.l.containerdSock())...)
-		if pid := s.Pids[n.pidKey("containerd")]; alive(pid, n.l.containerdConf()) {
-			daemons = append(daemons, pid)
-		}
-	}
-	for _, key := range []string{forwarderKey, ingressKey} {
-		if pid := s.Pids[key]; alive(pid, key) {
-			daemons = append(daemons, pid)
-		}
+		daemons = append(daemons, s.part(n, PartContainerd))
 	}
 	_ = hostproc.KillAndWait(10*time.Second, daemons...)
 }
@@ -48,11 +76,7 @@ func killNode(s *machineState, l layout) {
 func killNodeAgents(s *machineState) {
 	var victims []int
 	for _, n := range nodes() {
-		for _, part := range []string{"kube-proxy", "kubelet"} {
-			if pid := s.Pids[n.pidKey(part)]; alive(pid, n.l.root) {
-				victims = append(victims, pid)
-			}
-		}
+		victims = append(victims, s.part(n, PartKubeProxy), s.part(n, PartKubelet))
 	}
 	_ = hostproc.KillAndWait(10*time.Second, victims...)
 }
@@ -98,33 +122,23 @@ func processesMentioning(s string) []int {
 // pod), for measuring what the node costs; real-node-1's also "apiforward",
 // the forwarder only it needs. It fails when no node runs.
 func Processes(nodeName string) (map[string][]int, error) {
-	s, err := readState(defaultLayout())
+	s, n, err := runningNode(nodeName)
 	if err != nil {
 		return nil, err
 	}
-	if s == nil {
-		return nil, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	out := map[string][]int{}
+	for _, part := range []string{PartKubelet, PartKubeProxy, PartContainerd} {
+		if pid := s.part(n, part); pid > 0 {
+			out[part] = []int{pid}
+		}
 	}
-	for _, n := range nodes() {
-		if n.name != nodeName {
-			continue
-		}
-		out := map[string][]int{}
-		marks := map[string]string{"kubelet": n.l.root, "kube-proxy": n.l.root, "containerd": n.l.containerdConf()}
-		for part, mark := range marks {
-			if pid := s.Pids[n.pidKey(part)]; alive(pid, mark) {
-				out[part] = []int{pid}
-			}
-		}
-		if pid := s.Pids[forwarderKey]; n.index > 0 && alive(pid, forwarderKey) {
-			out[forwarderKey] = []int{pid}
-		}
-		for _, pid := range processesMentioning(n.l.containerdSock()) {
-			if strings.Contains(cmdline(pid), "containerd-shim") {
-				out["shims"] = append(out["shims"], pid)
-			}
-		}
-		return out, nil
+	if pid := s.running(forwarderKey, forwarderKey); n.index > 0 && pid > 0 {
+		out[forwarderKey] = []int{pid}
 	}
-	return nil, fmt.Errorf("no real node is called %s", nodeName)
+	for _, pid := range processesMentioning(n.l.containerdSock()) {
+		if strings.Contains(cmdline(pid), "containerd-shim") {
+			out["shims"] = append(out["shims"], pid)
+		}
+	}
+	return out, nil
 }
