@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
-
 	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
@@ -121,10 +119,10 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 	// Just after a (re)create the API server can answer for a moment with
 	// the previous serving certificate or not at all: wait until a fresh
 	// client from the new kubeconfig gets /readyz.
-	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		return ready(ctx, c.Kubeconfig) == nil, nil
-	}); err != nil {
-		return nil, fmt.Errorf("cluster %s does not answer /readyz: %w", o.Name, ready(ctx, c.Kubeconfig))
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := o.WaitReady(wctx); err != nil {
+		return nil, err
 	}
 	if err := ensureNodes(ctx, c.Kubeconfig, o.Nodes); err != nil {
 		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
@@ -136,17 +138,15 @@ func (o ClusterOptions) RememberComponent(component string) (*ComponentProcess, 
 
 // WaitReady polls the cluster's /readyz until it answers ok or ctx ends.
 func (o ClusterOptions) WaitReady(ctx context.Context) error {
-	for {
-		err := ready(ctx, o.KubeconfigPath())
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cluster %s not ready: %w", o.Name, err)
-		case <-time.After(200 * time.Millisecond):
-		}
+	var err error
+	_ = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		err = ready(ctx, o.KubeconfigPath())
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("cluster %s does not answer /readyz: %w", o.Name, err)
 	}
+	return nil
 }
 
 // Lock takes an exclusive advisory lock named name in the cluster's output
