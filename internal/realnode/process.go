@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ func cgroupProcs(s *machineState) []int {
 	var pids []int
 	for h, had := range s.Cgroups {
 		for _, n := range names(filepath.Join(cgroupRoot, h)) {
-			if contains(had, n) || !ownCgroup(n) {
+			if slices.Contains(had, n) || !ownCgroup(n) {
 				continue
 			}
 			_ = filepath.WalkDir(filepath.Join(cgroupRoot, h, n), func(p string, d os.DirEntry, err error) error {
