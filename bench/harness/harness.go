@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-graceful/kubectl-graceful/bench/fixture"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // BenchConfig says what to measure and where.
@@ -158,7 +159,7 @@ func (h *harness) buildCommand(ctx context.Context, name string) (string, error)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./bench/cmd/"+name)
 	cmd.Dir = h.cfg.RepoRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./bench/cmd/%s: %w: %s", name, err, tail(string(out), 5))
+		return "", fmt.Errorf("go build ./bench/cmd/%s: %w: %s", name, err, hostproc.Tail(string(out), 5))
 	}
 	return bin, nil
 }

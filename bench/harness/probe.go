@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 const (
@@ -64,7 +66,7 @@ func (h *harness) probeGoBench(ctx context.Context) []Row {
 	tl, err := h.timelineGoBench(ctx)
 	under, base := underProbeP99.FindSubmatch(tl), baseP99.FindSubmatch(tl)
 	if err != nil || under == nil || base == nil {
-		out = append(out, notMeasured(probeAddedRow, probeAddedTarget, "go test -bench failed: "+tail(string(tl), 1)))
+		out = append(out, notMeasured(probeAddedRow, probeAddedTarget, "go test -bench failed: "+hostproc.Tail(string(tl), 1)))
 	} else {
 		u, _ := strconv.ParseFloat(string(under[1]), 64)
 		b, _ := strconv.ParseFloat(string(base[1]), 64)
@@ -72,7 +74,7 @@ func (h *harness) probeGoBench(ctx context.Context) []Row {
 	}
 	st, err := run("^BenchmarkStampToArrival$", "./internal/probe/")
 	if m := stampP99.FindSubmatch(st); err != nil || m == nil {
-		out = append(out, notMeasured(probeStampRow, probeStampTarget, "go test -bench failed: "+tail(string(st), 1)))
+		out = append(out, notMeasured(probeStampRow, probeStampTarget, "go test -bench failed: "+hostproc.Tail(string(st), 1)))
 	} else {
 		p99, _ := strconv.ParseFloat(string(m[1]), 64)
 		out = append(out, Row{What: probeStampRow, Ours: fmt.Sprintf("%.2f ms", p99), Target: probeStampTarget, Met: met(p99 <= 1)})

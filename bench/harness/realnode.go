@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
@@ -124,7 +125,7 @@ func (h *harness) realWarmUp(ctx context.Context) Row {
 	out, err := cmd.CombinedOutput()
 	took := time.Since(start)
 	if err != nil || !strings.Contains(string(out), "real nodes "+realnode.NodeName) {
-		return notMeasured(realWarmRow, "informational", fmt.Sprintf("cluster-up: %v: %s", err, tail(string(out), 3)))
+		return notMeasured(realWarmRow, "informational", fmt.Sprintf("cluster-up: %v: %s", err, hostproc.Tail(string(out), 3)))
 	}
 	return Row{What: realWarmRow, Ours: secs(took), Target: "informational", Met: "-"}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // Measurement is one measured child process.
@@ -77,7 +79,7 @@ func measure(ctx context.Context, c command) (Measurement, error) {
 	}
 	start := time.Now()
 	err := cmd.Run()
-	res := Measurement{Wall: time.Since(start), Stderr: tail(stderr.String(), 5)}
+	res := Measurement{Wall: time.Since(start), Stderr: hostproc.Tail(stderr.String(), 5)}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
 		return res, fmt.Errorf("%s: %w", c.argv[0], err)
@@ -119,15 +121,6 @@ func readLauncherReport(file string, res *Measurement) error {
 	}
 	res.Wall, res.MaxRSS, res.CPU = time.Duration(wall), rss, time.Duration(cpu)
 	return nil
-}
-
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // mb formats bytes as megabytes (10^6, as `ps` and most tools print).

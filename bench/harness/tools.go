@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // KubeScoreVersion is the kube-score release the manifest audit is compared with.
@@ -41,7 +43,7 @@ func ensureKubeScore(ctx context.Context, log io.Writer) (string, error) {
 	cmd.Dir = os.TempDir()
 	cmd.Env = append(os.Environ(), "GOBIN="+bin, "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go install kube-score: %w\n%s", err, tail(string(out), 10))
+		return "", fmt.Errorf("go install kube-score: %w\n%s", err, hostproc.Tail(string(out), 10))
 	}
 	return path, nil
 }

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/bench/fixture"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 )
 
@@ -199,7 +200,7 @@ func (l *lineClock) latencies() ([]time.Duration, error) {
 			Initial bool      `json:"beforeWatch"`
 		}
 		if err := json.Unmarshal(ln.text, &e); err != nil {
-			return nil, fmt.Errorf("watch -o json printed a line that is not JSON: %q", tail(string(ln.text), 1))
+			return nil, fmt.Errorf("watch -o json printed a line that is not JSON: %q", hostproc.Tail(string(ln.text), 1))
 		}
 		// DeleteSent and SIGTERMEstimated are written by the command
 		// itself, not delivered by a watch.
@@ -229,7 +230,7 @@ func (h *harness) watchGoBench(ctx context.Context) Row {
 	out, err := h.timelineGoBench(ctx)
 	m := baseP99.FindSubmatch(out)
 	if err != nil || m == nil {
-		return notMeasured(what, target, "go test -bench failed: "+tail(string(out), 1))
+		return notMeasured(what, target, "go test -bench failed: "+hostproc.Tail(string(out), 1))
 	}
 	p99, _ := strconv.ParseFloat(string(m[1]), 64)
 	return Row{What: what, Ours: fmt.Sprintf("%.2f ms", p99), Target: target, Met: met(p99 <= 100)}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 )
 
@@ -56,7 +56,7 @@ func (e *Env) ArgoRollouts(t testing.TB, ns string) {
 	if applied.ExitCode != 0 {
 		t.Fatalf("applying the Rollout CRD: exit %d: %s%s", applied.ExitCode, applied.Stdout, applied.Stderr)
 	}
-	ports, err := freeLoopbackPorts(2)
+	ports, err := hostproc.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,19 +91,4 @@ func (e *Env) ArgoRollouts(t testing.TB, ns string) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-}
-
-// freeLoopbackPorts returns n distinct TCP ports free on 127.0.0.1 a moment
-// ago, held open together so that none is returned twice.
-func freeLoopbackPorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("finding a free port: %w", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

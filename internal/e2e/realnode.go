@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
 )
@@ -154,15 +155,11 @@ func realNodesLock(t testing.TB, how int) func() {
 // fileLock takes a lock shared by every test process of the machine.
 func fileLock(t testing.TB, name string, how int) func() {
 	t.Helper()
-	f, err := os.OpenFile(filepath.Join(os.TempDir(), name), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := hostproc.Lock(filepath.Join(os.TempDir(), name), how)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		t.Fatal(err)
-	}
-	return func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+	return unlock
 }
 
 // RestoreRealNodePart puts back one part of a real node after a fault

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
 )
 
 // ArgoRolloutsVersion is the Argo Rollouts release whose controller the
@@ -34,13 +33,7 @@ type ArgoRollouts struct {
 // `go install pkg@version` refuses it (its go.mod has replace directives),
 // so it is built inside the downloaded module.
 func EnsureArgoRollouts(cacheDir string, log io.Writer) (ArgoRollouts, error) {
-	b := &builder{cacheDir: cacheDir, log: log}
-	unlock, err := b.lock()
-	if err != nil {
-		return ArgoRollouts{}, err
-	}
-	defer unlock()
-	dir, err := moduleDir(argoModule + "@" + ArgoRolloutsVersion)
+	dir, _, err := download(argoModule + "@" + ArgoRolloutsVersion)
 	if err != nil {
 		return ArgoRollouts{}, err
 	}
@@ -48,28 +41,34 @@ func EnsureArgoRollouts(cacheDir string, log io.Writer) (ArgoRollouts, error) {
 		build: func(b *builder, out string) error {
 			return b.goCmd(dir, "build", "-ldflags=-s -w", "-o", out, "./cmd/rollouts-controller")
 		}}
-	out := ArgoRollouts{Controller: b.path(c), CRDDir: filepath.Join(dir, "manifests", "crds")}
-	if _, err := os.Stat(out.Controller); err == nil {
-		return out, nil
-	}
-	fmt.Fprintf(log, "building the Argo Rollouts controller %s (about %s, once)...\n", c.Version, humanSeconds(c.EstimateSeconds))
-	start := time.Now()
-	if err := b.buildOne(c); err != nil {
-		return ArgoRollouts{}, fmt.Errorf("building rollouts-controller %s: %w", c.Version, err)
-	}
-	fmt.Fprintf(log, "rollouts-controller built in %s\n", time.Since(start).Round(time.Second))
-	return out, nil
+	controller, err := (&builder{cacheDir: cacheDir, log: log}).ensure(c, "the Argo Rollouts controller "+c.Version)
+	return ArgoRollouts{Controller: controller, CRDDir: filepath.Join(dir, "manifests", "crds")}, err
 }
 
-// moduleDir downloads module@version into the Go module cache (when it is
-// not there yet) and returns its folder there, read-only.
-func moduleDir(modAtVersion string) (string, error) {
+// download downloads module@version into the Go module cache (when it is
+// not there yet) and returns its folder there, read-only, and its go.mod.
+func download(modAtVersion string) (dir, gomod string, err error) {
 	cmd := exec.Command("go", "mod", "download", "-json", modAtVersion)
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	raw, err := cmd.Output()
-	var m struct{ Dir, Error string }
+	var m struct{ Dir, GoMod, Error string }
 	if jerr := json.Unmarshal(raw, &m); jerr != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s: %v %s", modAtVersion, err, m.Error)
+		return "", "", fmt.Errorf("go mod download %s: %v %s", modAtVersion, err, m.Error)
 	}
-	return m.Dir, nil
+	return m.Dir, m.GoMod, nil
+}
+
+// writeModule writes a throw-away module's files into dir, by their path
+// in it.
+func writeModule(dir string, files map[string]string) error {
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -7,7 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // builder compiles the cluster's binaries into the cache.
@@ -76,24 +79,8 @@ func EnsureBinaries(cacheDir string, log io.Writer) (Binaries, error) {
 // cacheDir when it is not cached yet and returns its path. Only machines
 // without a kubectl on PATH need it; the tests run the plugin through it.
 func EnsureKubectl(cacheDir string, log io.Writer) (string, error) {
-	b := &builder{cacheDir: cacheDir, log: log}
 	c := component{Name: "kubectl", Version: KubernetesVersion, EstimateSeconds: 90, build: buildKube("kubectl")}
-	if _, err := os.Stat(b.path(c)); err == nil {
-		return b.path(c), nil
-	}
-	if err := os.MkdirAll(b.binDir(), 0o755); err != nil {
-		return "", err
-	}
-	unlock, err := lockFile(filepath.Join(cacheDir, "build.lock"))
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	fmt.Fprintf(log, "building kubectl %s (about %s)...\n", c.Version, humanSeconds(c.EstimateSeconds))
-	if err := b.buildOne(c); err != nil {
-		return "", fmt.Errorf("building kubectl: %w", err)
-	}
-	return b.path(c), nil
+	return (&builder{cacheDir: cacheDir, log: log}).ensure(c, "kubectl "+c.Version)
 }
 
 // EnsureNodeBinaries builds the real node's kubelet and kube-proxy (same
@@ -103,24 +90,44 @@ func EnsureKubectl(cacheDir string, log io.Writer) (string, error) {
 // one the kubelet alone took about 4 minutes of 2 cores.
 func EnsureNodeBinaries(cacheDir string, log io.Writer) (Binaries, error) {
 	b := &builder{cacheDir: cacheDir, log: log}
-	unlock, err := b.lock()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	out := Binaries{}
 	for _, c := range []component{
 		{Name: "kubelet", Version: KubernetesVersion, EstimateSeconds: 20, build: buildKube("kubelet")},
 		{Name: "kube-proxy", Version: KubernetesVersion, EstimateSeconds: 9, build: buildKube("kube-proxy")},
 	} {
-		if _, err := os.Stat(b.path(c)); err != nil {
-			fmt.Fprintf(log, "building %s %s for the real node (about %s)...\n", c.Name, c.Version, humanSeconds(c.EstimateSeconds))
-			if err := b.buildOne(c); err != nil {
-				return nil, fmt.Errorf("building %s %s: %w", c.Name, c.Version, err)
-			}
+		p, err := b.ensure(c, c.Name+" "+c.Version+" for the real node")
+		if err != nil {
+			return nil, err
 		}
-		out[c.Name] = b.path(c)
+		out[c.Name] = p
 	}
+	return out, nil
+}
+
+// ensure returns c's cached binary, building it first when it is missing:
+// under the cache's build lock, saying on b.log what it builds (what, as
+// "kubectl v1.37.2"), about how long that takes and, once built, how long
+// it took. Errors name c and carry the go tool's output.
+func (b *builder) ensure(c component, what string) (string, error) {
+	out := b.path(c)
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	unlock, err := b.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	// Another process may have built it while this one waited.
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	fmt.Fprintf(b.log, "building %s (about %s)...\n", what, humanSeconds(c.EstimateSeconds))
+	start := time.Now()
+	if err := b.buildOne(c); err != nil {
+		return "", fmt.Errorf("building %s %s: %w", c.Name, c.Version, err)
+	}
+	fmt.Fprintf(b.log, "%s built in %s\n", c.Name, time.Since(start).Round(time.Second))
 	return out, nil
 }
 
@@ -131,7 +138,7 @@ func (b *builder) lock() (func(), error) {
 	if err := os.MkdirAll(b.binDir(), 0o755); err != nil {
 		return nil, err
 	}
-	return lockFile(filepath.Join(b.cacheDir, "build.lock"))
+	return hostproc.Lock(filepath.Join(b.cacheDir, "build.lock"), syscall.LOCK_EX)
 }
 
 func (b *builder) missing() []component {
@@ -194,7 +201,7 @@ func (b *builder) goCmdEnv(dir string, env []string, args ...string) error {
 	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=0"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, tail(string(out), 20))
+		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, hostproc.Tail(string(out), 20))
 	}
 	return nil
 }
@@ -204,12 +211,4 @@ func humanSeconds(s int) string {
 		return fmt.Sprintf("%d s", s)
 	}
 	return fmt.Sprintf("%d min", (s+30)/60)
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

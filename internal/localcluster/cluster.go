@@ -10,9 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // ClusterOptions says where the cluster lives. DefaultOptions fills it for a
@@ -99,7 +100,7 @@ func (o ClusterOptions) workDir() string { return filepath.Join(o.OutputDir, "kw
 // once: they queue on a lock and all but the first find the cluster up.
 // The first call on a machine builds the binaries (see EnsureBinaries).
 func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
-	unlock, err := lockFile(filepath.Join(o.OutputDir, "cluster.lock"))
+	unlock, err := hostproc.Lock(filepath.Join(o.OutputDir, "cluster.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return nil, err
 	}
@@ -118,10 +119,10 @@ func Up(ctx context.Context, o ClusterOptions) (*Cluster, error) {
 	// Just after a (re)create the API server can answer for a moment with
 	// the previous serving certificate or not at all: wait until a fresh
 	// client from the new kubeconfig gets /readyz.
-	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		return ready(ctx, c.Kubeconfig) == nil, nil
-	}); err != nil {
-		return nil, fmt.Errorf("cluster %s does not answer /readyz: %w", o.Name, ready(ctx, c.Kubeconfig))
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := o.WaitReady(wctx); err != nil {
+		return nil, err
 	}
 	if err := ensureNodes(ctx, c.Kubeconfig, o.Nodes); err != nil {
 		return nil, fmt.Errorf("nodes of cluster %s: %w", o.Name, err)
@@ -161,7 +162,7 @@ func (o ClusterOptions) create(ctx context.Context) error {
 	}
 	// Ports are picked and bound while holding a lock shared by every
 	// checkout on the machine, so two clusters never race for one port.
-	unlock, err := lockFile(filepath.Join(o.CacheDir, "create.lock"))
+	unlock, err := hostproc.Lock(filepath.Join(o.CacheDir, "create.lock"), syscall.LOCK_EX)
 	if err != nil {
 		return err
 	}
@@ -216,7 +217,7 @@ func (o ClusterOptions) kwokctl(ctx context.Context, bins Binaries, args ...stri
 	cmd.Env = append(os.Environ(), "KWOK_WORKDIR="+o.workDir(), "KWOK_KUBE_VERSION="+KubernetesVersion)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("kwokctl %s: %w\n%s", strings.Join(args[:2], " "), err, tail(string(out), 20))
+		return fmt.Errorf("kwokctl %s: %w\n%s", strings.Join(args[:2], " "), err, hostproc.Tail(string(out), 20))
 	}
 	return nil
 }

@@ -1,10 +1,8 @@
 package localcluster
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -64,18 +62,12 @@ func (b *builder) kubeModule() (string, error) {
 			return dir, nil
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
 	replaces, err := stagingReplaces()
 	if err != nil {
 		return "", err
 	}
 	gomod := "module localcluster.build/kubernetes\n\ngo 1.26\n\nrequire k8s.io/kubernetes " + KubernetesVersion + "\n\nreplace (\n" + replaces + ")\n"
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tools.go"), []byte(imports), 0o644); err != nil {
+	if err := writeModule(dir, map[string]string{"go.mod": gomod, "tools.go": imports}); err != nil {
 		return "", err
 	}
 	if err := b.goCmd(dir, "mod", "tidy"); err != nil {
@@ -90,19 +82,15 @@ func (b *builder) kubeModule() (string, error) {
 // v0.<minor>.<patch>`, so the list follows the pinned release instead of
 // being typed by hand.
 func stagingReplaces() (string, error) {
-	out, err := exec.Command("go", "mod", "download", "-json", "k8s.io/kubernetes@"+KubernetesVersion).Output()
-	if err != nil {
-		return "", fmt.Errorf("go mod download k8s.io/kubernetes@%s: %w", KubernetesVersion, err)
-	}
-	var info struct{ GoMod string }
-	if err := json.Unmarshal(out, &info); err != nil {
-		return "", err
-	}
-	data, err := os.ReadFile(info.GoMod)
+	_, gomodPath, err := download("k8s.io/kubernetes@" + KubernetesVersion)
 	if err != nil {
 		return "", err
 	}
-	f, err := modfile.Parse(info.GoMod, data, nil)
+	data, err := os.ReadFile(gomodPath)
+	if err != nil {
+		return "", err
+	}
+	f, err := modfile.Parse(gomodPath, data, nil)
 	if err != nil {
 		return "", err
 	}
@@ -114,7 +102,7 @@ func stagingReplaces() (string, error) {
 		}
 	}
 	if b.Len() == 0 {
-		return "", fmt.Errorf("no staging replaces found in %s", info.GoMod)
+		return "", fmt.Errorf("no staging replaces found in %s", gomodPath)
 	}
 	return b.String(), nil
 }
@@ -124,19 +112,13 @@ func stagingReplaces() (string, error) {
 // kubernetes) a throw-away module pins those siblings to the same release.
 func buildEtcd(b *builder, out string) error {
 	dir := filepath.Join(b.cacheDir, "src", "etcd-"+EtcdVersion)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	gomod := "module localcluster.build/etcd\n\ngo 1.26\n\nrequire go.etcd.io/etcd/server/v3 " + EtcdVersion + "\n\nreplace (\n"
 	for _, m := range []string{"api", "client/pkg", "client", "pkg"} {
 		gomod += fmt.Sprintf("\tgo.etcd.io/etcd/%s/v3 => go.etcd.io/etcd/%s/v3 %s\n", m, m, EtcdVersion)
 	}
 	gomod += ")\n"
 	imports := "//go:build tools\n\npackage build\n\nimport _ \"go.etcd.io/etcd/server/v3\"\n"
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tools.go"), []byte(imports), 0o644); err != nil {
+	if err := writeModule(dir, map[string]string{"go.mod": gomod, "tools.go": imports}); err != nil {
 		return err
 	}
 	if err := b.goCmd(dir, "mod", "tidy"); err != nil {

@@ -2,8 +2,9 @@ package localcluster
 
 import (
 	"fmt"
-	"net"
 	"strings"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // kwokctlConfig returns a KwokctlConfiguration document that binds every
@@ -13,7 +14,7 @@ import (
 // address is 0.0.0.0, while this project's network tests stay on loopback.
 func kwokctlConfig() (string, error) {
 	fields := []string{"kubeApiserverPort", "etcdPort", "etcdPeerPort", "kubeControllerManagerPort", "kubeSchedulerPort", "kwokControllerPort"}
-	ports, err := freePorts(len(fields))
+	ports, err := hostproc.FreePorts(len(fields))
 	if err != nil {
 		return "", err
 	}
@@ -24,26 +25,4 @@ func kwokctlConfig() (string, error) {
 	}
 	b.WriteString(componentsPatches())
 	return b.String(), nil
-}
-
-// freePorts asks the kernel for n distinct free TCP ports on 127.0.0.1. They
-// are held open together so none is handed out twice, then released for the
-// components to bind a moment later.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

@@ -1,16 +1,18 @@
 package localcluster
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // Component names of kwokctl's binary runtime: each runs as one process
@@ -49,7 +51,7 @@ func (o ClusterOptions) ComponentPID(component string) (pid int, alive bool, err
 	if err != nil {
 		return 0, false, fmt.Errorf("pid file of %s: %w", component, err)
 	}
-	return pid, processAlive(pid), nil
+	return pid, hostproc.Alive(pid), nil
 }
 
 // Running returns nil when every component's process runs, and otherwise
@@ -66,34 +68,11 @@ func (o ClusterOptions) Running() error {
 			return err
 		case !alive:
 			return fmt.Errorf("%s (pid %d) is not running", c, pid)
-		case processState(pid) == 'T':
+		case hostproc.State(pid) == 'T':
 			return fmt.Errorf("%s (pid %d) is stopped", c, pid)
 		}
 	}
 	return nil
-}
-
-// processAlive reports whether pid runs or is stopped; a zombie (dead, not
-// yet reaped by its parent) is not alive.
-func processAlive(pid int) bool {
-	s := processState(pid)
-	return s != 0 && s != 'Z' && s != 'X'
-}
-
-// processState returns the state letter of /proc/<pid>/stat (R, S, D, T,
-// Z, ...), or 0 when there is no such process.
-func processState(pid int) byte {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The state is the first field after the command name in parentheses,
-	// which may itself hold spaces and parentheses.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 || i+2 >= len(stat) {
-		return 0
-	}
-	return stat[i+2]
 }
 
 // SignalComponent sends sig to component's process: SIGSTOP freezes it
@@ -117,14 +96,8 @@ func (o ClusterOptions) KillComponent(component string) error {
 	if err != nil || !alive {
 		return err
 	}
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		return fmt.Errorf("kill %s (pid %d): %w", component, pid, err)
-	}
-	for deadline := time.Now().Add(30 * time.Second); processAlive(pid); {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s (pid %d) still alive 30 s after SIGKILL", component, pid)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := hostproc.KillAndWait(30*time.Second, pid); err != nil {
+		return fmt.Errorf("kill %s: %w", component, err)
 	}
 	return nil
 }
@@ -136,36 +109,14 @@ func (o ClusterOptions) KillComponent(component string) error {
 // output is appended to the component's log. The process gets a session
 // of its own and outlives the caller.
 func (o ClusterOptions) StartComponent(p *ComponentProcess) (int, error) {
-	log, err := os.OpenFile(filepath.Join(o.clusterDir(), "logs", p.Name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	defer log.Close()
-	cmd := exec.Command(p.Args[0], p.Args[1:]...)
-	cmd.Dir, cmd.Env = p.Dir, p.Env
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s: %w", p.Name, err)
-	}
-	pid := cmd.Process.Pid
-	// Reap it when it dies, so that it never lingers as a zombie that
-	// looks alive to a pid check.
-	go func() { _ = cmd.Wait() }()
-	if err := os.WriteFile(o.pidFile(p.Name), []byte(strconv.Itoa(pid)), 0o644); err != nil {
-		return pid, err
-	}
-	return pid, nil
+	return p.Start(filepath.Join(o.clusterDir(), "logs", p.Name+".log"), o.pidFile(p.Name))
 }
 
 // ComponentProcess is how a component was started: enough to start it
 // again the same way.
 type ComponentProcess struct {
 	Name string
-	// Args is the command line, the binary first.
-	Args []string
-	Dir  string
-	Env  []string
+	hostproc.Command
 }
 
 // RememberComponent reads how component's running process was started
@@ -178,43 +129,24 @@ func (o ClusterOptions) RememberComponent(component string) (*ComponentProcess, 
 	if !alive {
 		return nil, fmt.Errorf("%s (pid %d) is not running", component, pid)
 	}
-	proc := fmt.Sprintf("/proc/%d/", pid)
-	cmdline, err := os.ReadFile(proc + "cmdline")
+	c, err := hostproc.CommandOf(pid)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s (pid %d): %w", component, pid, err)
 	}
-	environ, err := os.ReadFile(proc + "environ")
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.Readlink(proc + "cwd")
-	if err != nil {
-		return nil, err
-	}
-	return &ComponentProcess{Name: component, Args: splitNUL(cmdline), Dir: dir, Env: splitNUL(environ)}, nil
-}
-
-func splitNUL(b []byte) []string {
-	var out []string
-	for _, f := range bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0}) {
-		out = append(out, string(f))
-	}
-	return out
+	return &ComponentProcess{Name: component, Command: c}, nil
 }
 
 // WaitReady polls the cluster's /readyz until it answers ok or ctx ends.
 func (o ClusterOptions) WaitReady(ctx context.Context) error {
-	for {
-		err := ready(ctx, o.KubeconfigPath())
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cluster %s not ready: %w", o.Name, err)
-		case <-time.After(200 * time.Millisecond):
-		}
+	var err error
+	_ = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		err = ready(ctx, o.KubeconfigPath())
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("cluster %s does not answer /readyz: %w", o.Name, err)
 	}
+	return nil
 }
 
 // Lock takes an exclusive advisory lock named name in the cluster's output
@@ -222,5 +154,5 @@ func (o ClusterOptions) WaitReady(ctx context.Context) error {
 // function releases it. Tests that break the control plane hold it so that
 // no other test uses the cluster meanwhile.
 func (o ClusterOptions) Lock(name string) (func(), error) {
-	return lockFile(filepath.Join(o.OutputDir, name+".lock"))
+	return hostproc.Lock(filepath.Join(o.OutputDir, name+".lock"), syscall.LOCK_EX)
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // TestRunningNamesTheComponentThatIsMissing: a cluster is reused (and a
@@ -53,9 +55,9 @@ func TestRunningNamesTheComponentThatIsMissing(t *testing.T) {
 	if err := stopped.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); processState(stopped.Process.Pid) != 'T'; {
+	for deadline := time.Now().Add(10 * time.Second); hostproc.State(stopped.Process.Pid) != 'T'; {
 		if time.Now().After(deadline) {
-			t.Fatalf("sleep not stopped 10 s after SIGSTOP: state %q", processState(stopped.Process.Pid))
+			t.Fatalf("sleep not stopped 10 s after SIGSTOP: state %q", hostproc.State(stopped.Process.Pid))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

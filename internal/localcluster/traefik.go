@@ -1,11 +1,9 @@
 package localcluster
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // TraefikVersion is the Traefik release built as the local cluster's
@@ -69,34 +67,13 @@ func BuiltTraefik(cacheDir string) string {
 // is unstamped ("dev"), so it never checks for a newer version. Errors
 // carry the go tool's output.
 func EnsureTraefik(cacheDir string, log io.Writer) (string, error) {
-	b := &builder{cacheDir: cacheDir, log: log}
-	unlock, err := b.lock()
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
 	c := component{Name: "traefik", Version: TraefikVersion, EstimateSeconds: 720,
 		build: func(b *builder, out string) error {
 			dir := filepath.Join(b.cacheDir, "src", "traefik-"+TraefikVersion)
-			for name, text := range traefikModule {
-				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-					return err
-				}
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-					return err
-				}
+			if err := writeModule(dir, traefikModule); err != nil {
+				return err
 			}
 			return b.goCmd(dir, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/traefik/traefik/v3/cmd/traefik")
 		}}
-	out := b.path(c)
-	if _, err := os.Stat(out); err == nil {
-		return out, nil
-	}
-	fmt.Fprintf(log, "building the Ingress controller Traefik %s (about %s on 2 idle cores, once)...\n", c.Version, humanSeconds(c.EstimateSeconds))
-	start := time.Now()
-	if err := b.buildOne(c); err != nil {
-		return "", fmt.Errorf("building traefik %s: %w", c.Version, err)
-	}
-	fmt.Fprintf(log, "traefik built in %s\n", time.Since(start).Round(time.Second))
-	return out, nil
+	return (&builder{cacheDir: cacheDir, log: log}).ensure(c, "the Ingress controller Traefik "+c.Version)
 }

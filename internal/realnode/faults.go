@@ -1,11 +1,12 @@
 package realnode
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 )
 
 // The parts of a real node a test may signal or restart.
@@ -40,19 +41,19 @@ func Restart(nodeName, part string, down time.Duration) error {
 	if err != nil {
 		return err
 	}
-	args := cmdArgs(pid)
+	args := hostproc.Args(pid)
 	if len(args) == 0 {
 		return fmt.Errorf("%s of %s (pid %d): no command line to start it again with", part, nodeName, pid)
 	}
 	_ = syscall.Kill(pid, syscall.SIGCONT)
-	killAndWait([]int{pid})
+	_ = hostproc.KillAndWait(10*time.Second, pid)
 	time.Sleep(down)
 	lock, err := os.Open(defaultLayout().lockPath())
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	newPid, err := startDaemon(n.l, lock, part, args[0], args[1:]...)
+	newPid, err := hostproc.Command{Args: args}.Start(n.l.log(part), n.l.pidPath(part), lock)
 	if err != nil {
 		return err
 	}
@@ -67,38 +68,12 @@ func Restart(nodeName, part string, down time.Duration) error {
 // partPid returns the node and the pid of its part, checking that the pid
 // still runs that part.
 func partPid(nodeName, part string) (node, int, error) {
-	s, err := readState(defaultLayout())
+	s, n, err := runningNode(nodeName)
 	if err != nil {
-		return node{}, 0, err
+		return n, 0, err
 	}
-	if s == nil {
-		return node{}, 0, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	if pid := s.part(n, part); pid > 0 {
+		return n, pid, nil
 	}
-	for _, n := range nodes() {
-		if n.name != nodeName {
-			continue
-		}
-		mark := n.l.root
-		if part == PartContainerd {
-			mark = n.l.containerdConf()
-		}
-		if pid := s.Pids[n.pidKey(part)]; alive(pid, mark) {
-			return n, pid, nil
-		}
-		return n, 0, fmt.Errorf("%s of %s is not running", part, nodeName)
-	}
-	return node{}, 0, fmt.Errorf("no real node is called %s", nodeName)
-}
-
-// cmdArgs returns a process's command line, nil when it is gone.
-func cmdArgs(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	var out []string
-	for _, a := range bytes.Split(bytes.TrimSuffix(b, []byte{0}), []byte{0}) {
-		out = append(out, string(a))
-	}
-	return out
+	return n, 0, fmt.Errorf("%s of %s is not running", part, nodeName)
 }

@@ -113,7 +113,7 @@ func IngressPid() (int, error) {
 		return 0, err
 	}
 	if s != nil {
-		if pid := s.Pids[ingressKey]; alive(pid, ingressKey) {
+		if pid := s.running(ingressKey, ingressKey); pid > 0 {
 			return pid, nil
 		}
 	}

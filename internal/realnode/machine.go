@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -145,15 +146,6 @@ func unescapeMount(s string) string {
 	return r.Replace(s)
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // ownTables are the nftables tables the node's parts make: the guard,
 // kube-proxy's, and the iptables-nft tables the kubelet and kube-proxy
 // create when they are missing. Another table made meanwhile is left.
@@ -210,14 +202,14 @@ func restore(s *machineState, l layout) error {
 	killNode(s, l)
 	errs = append(errs, unmountNew(s, l)...)
 	for _, n := range names("/run/netns") {
-		if !contains(s.Netns, n) && strings.HasPrefix(n, "cni-") {
+		if !slices.Contains(s.Netns, n) && strings.HasPrefix(n, "cni-") {
 			if err := os.Remove(filepath.Join("/run/netns", n)); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
 	for _, n := range names("/sys/class/net") {
-		if !contains(s.Links, n) && ownLink(n) {
+		if !slices.Contains(s.Links, n) && ownLink(n) {
 			if err := run("ip", "link", "delete", n); err != nil && linkExists(n) {
 				errs = append(errs, err)
 			}
@@ -225,7 +217,7 @@ func restore(s *machineState, l layout) error {
 	}
 	if ts, err := nftTables(); err == nil {
 		for _, t := range ts {
-			if !contains(s.NftTables, t) && contains(ownTables, t) {
+			if !slices.Contains(s.NftTables, t) && slices.Contains(ownTables, t) {
 				fam, name, _ := strings.Cut(t, " ")
 				if err := run("nft", "delete", "table", fam, name); err != nil {
 					errs = append(errs, err)
@@ -246,7 +238,7 @@ func restore(s *machineState, l layout) error {
 	for h, had := range s.Cgroups {
 		for _, n := range names(filepath.Join(cgroupRoot, h)) {
 			p := filepath.Join(cgroupRoot, h, n)
-			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !contains(had, n) && ownCgroup(n) {
+			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !slices.Contains(had, n) && ownCgroup(n) {
 				if err := rmdirTree(p); err != nil {
 					errs = append(errs, err)
 				}
@@ -285,7 +277,7 @@ func linkExists(n string) bool {
 func unmountNew(s *machineState, l layout) []error {
 	var fresh []string
 	for _, m := range mountPoints() {
-		if !contains(s.Mounts, m) && ownMount(m, l) {
+		if !slices.Contains(s.Mounts, m) && ownMount(m, l) {
 			fresh = append(fresh, m)
 		}
 	}
@@ -316,12 +308,8 @@ func rmdirTree(p string) error {
 	return nil
 }
 
-func run(name string, args ...string) error {
-	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
+// run runs one command, its output in its error (runAll).
+func run(cmd ...string) error { return runAll([][]string{cmd}, "") }
 
 // exitText adds a failed command's stderr to its error.
 func exitText(err error) error {

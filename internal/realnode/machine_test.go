@@ -1,6 +1,9 @@
 package realnode
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Down undoes what the node made, not whatever appeared on the machine
 // since it started: another program's mount, link, table or cgroup stays.
@@ -30,7 +33,7 @@ func TestRestoreTouchesOnlyTheNodesOwn(t *testing.T) {
 			t.Errorf("cgroup %s: own %v, want %v", n, !own, own)
 		}
 	}
-	if contains(ownTables, "inet firewalld") || contains(ownTables, "ip docker") || !contains(ownTables, "inet "+GuardTable) {
+	if slices.Contains(ownTables, "inet firewalld") || slices.Contains(ownTables, "ip docker") || !slices.Contains(ownTables, "inet "+GuardTable) {
 		t.Errorf("own tables %v", ownTables)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 )
 
@@ -223,10 +224,12 @@ func (st *starter) nodeDaemon(n node, part, bin string, args ...string) error {
 	return st.daemon(n.l, n.pidKey(part), part, cmd, cargs...)
 }
 
-// daemon starts a process and records its pid under key, even when its
-// pid file could not be written.
+// daemon starts a process that outlives `make cluster-up` and records its
+// pid under key, even when its pid file could not be written (Down reads
+// the state file). It holds the node's lock file open, so that the lock is
+// held as long as any part of the node runs.
 func (st *starter) daemon(l layout, key, part, bin string, args ...string) error {
-	pid, err := startDaemon(l, st.lock, part, bin, args...)
+	pid, err := hostproc.Command{Args: append([]string{bin}, args...)}.Start(l.log(part), l.pidPath(part), st.lock)
 	if pid > 0 {
 		st.s.Pids[key] = pid
 	}
@@ -250,33 +253,13 @@ func waitFor(ctx context.Context, limit time.Duration, part string, l layout, ch
 	return nil
 }
 
+// logTail returns the last n lines of the file at path, each indented.
 func logTail(path string, n int) string {
 	b, _ := os.ReadFile(path)
-	lines := splitLines(string(b))
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if len(b) == 0 {
+		return ""
 	}
-	out := ""
-	for _, s := range lines {
-		out += "  " + s + "\n"
-	}
-	return out
-}
-
-func splitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != '\n' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i == len(s) {
-			break
-		}
-		s = s[i+1:]
-	}
-	return out
+	return "  " + strings.ReplaceAll(hostproc.Tail(string(b), n), "\n", "\n  ") + "\n"
 }
 
 // importImages imports the project's images into containerd's k8s.io
@@ -317,7 +300,7 @@ func writeArchiveFile(p string, img image) error {
 }
 
 func ctrRun(l layout, args ...string) error {
-	return run("ctr", append([]string{"--address", l.containerdSock(), "-n", "k8s.io"}, args...)...)
+	return run(append([]string{"ctr", "--address", l.containerdSock(), "-n", "k8s.io"}, args...)...)
 }
 
 func httpOK(host string, port int) error {

@@ -1,52 +1,59 @@
 package realnode
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-)
 
-// startDaemon starts a node process that outlives the command that
-// started it (`make cluster-up` returns while the node runs): in its own
-// session, output to its log file, and holding the node's lock file open
-// so that the lock is held as long as any part of the node runs.
-func startDaemon(l layout, lock *os.File, name, bin string, args ...string) (int, error) {
-	if err := os.MkdirAll(l.logDir(), 0o755); err != nil {
-		return 0, err
-	}
-	logf, err := os.OpenFile(l.log(name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return 0, err
-	}
-	defer logf.Close()
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.ExtraFiles = []*os.File{lock}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s: %w", name, err)
-	}
-	pid := cmd.Process.Pid
-	_ = cmd.Process.Release()
-	// The pid is returned even when its file cannot be written: the
-	// caller records it in the state file, which Down reads.
-	return pid, os.WriteFile(l.pidPath(name), []byte(strconv.Itoa(pid)), 0o644)
-}
+	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
+)
 
 // cmdline returns a process's command line joined by spaces, "" when it
 // is gone.
-func cmdline(pid int) string { return strings.Join(cmdArgs(pid), " ") }
+func cmdline(pid int) string { return strings.Join(hostproc.Args(pid), " ") }
 
-// alive reports whether pid still runs the given node part (a pid reused
-// by another program is not ours to kill).
-func alive(pid int, mark string) bool {
-	return pid > 0 && strings.Contains(cmdline(pid), mark)
+// running returns the pid the state file records under key while it
+// still runs a command line holding mark (a pid reused by another program
+// is not ours to kill), 0 otherwise.
+func (s *machineState) running(key, mark string) int {
+	if pid := s.Pids[key]; pid > 0 && strings.Contains(cmdline(pid), mark) {
+		return pid
+	}
+	return 0
+}
+
+// part returns the pid of node n's part (PartKubelet, PartContainerd or
+// PartKubeProxy) while it runs, 0 otherwise: containerd's command line
+// holds its configuration file, the kubelet's and kube-proxy's the node's
+// folder.
+func (s *machineState) part(n node, part string) int {
+	mark := n.l.root
+	if part == PartContainerd {
+		mark = n.l.containerdConf()
+	}
+	return s.running(n.pidKey(part), mark)
+}
+
+// runningNode reads the state file and the node called name. Errors: no
+// real node runs, or none is called name.
+func runningNode(name string) (*machineState, node, error) {
+	s, err := readState(defaultLayout())
+	if err != nil {
+		return nil, node{}, err
+	}
+	if s == nil {
+		return nil, node{}, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	}
+	for _, n := range nodes() {
+		if n.name == name {
+			return s, n, nil
+		}
+	}
+	return nil, node{}, fmt.Errorf("no real node is called %s", name)
 }
 
 // killNode stops the nodes' processes: kube-proxy and the kubelets first
@@ -56,33 +63,23 @@ func alive(pid int, mark string) bool {
 // wait on a stuck hook.
 func killNode(s *machineState, l layout) {
 	killNodeAgents(s)
-	killAndWait(cgroupProcs(s))
-	var daemons []int
+	_ = hostproc.KillAndWait(10*time.Second, cgroupProcs(s)...)
+	// A 0 among the pids, a part that is not running, is skipped.
+	daemons := []int{s.running(forwarderKey, forwarderKey), s.running(ingressKey, ingressKey)}
 	for _, n := range nodes() {
-		killAndWait(processesMentioning(n.l.containerdSock()))
-		if pid := s.Pids[n.pidKey("containerd")]; alive(pid, n.l.containerdConf()) {
-			daemons = append(daemons, pid)
-		}
+		_ = hostproc.KillAndWait(10*time.Second, processesMentioning(n.l.containerdSock())...)
+		daemons = append(daemons, s.part(n, PartContainerd))
 	}
-	for _, key := range []string{forwarderKey, ingressKey} {
-		if pid := s.Pids[key]; alive(pid, key) {
-			daemons = append(daemons, pid)
-		}
-	}
-	killAndWait(daemons)
+	_ = hostproc.KillAndWait(10*time.Second, daemons...)
 }
 
 // killNodeAgents kills every node's kube-proxy and kubelet.
 func killNodeAgents(s *machineState) {
 	var victims []int
 	for _, n := range nodes() {
-		for _, part := range []string{"kube-proxy", "kubelet"} {
-			if pid := s.Pids[n.pidKey(part)]; alive(pid, n.l.root) {
-				victims = append(victims, pid)
-			}
-		}
+		victims = append(victims, s.part(n, PartKubeProxy), s.part(n, PartKubelet))
 	}
-	killAndWait(victims)
+	_ = hostproc.KillAndWait(10*time.Second, victims...)
 }
 
 // cgroupProcs lists the processes in cgroups made since the snapshot: the
@@ -91,7 +88,7 @@ func cgroupProcs(s *machineState) []int {
 	var pids []int
 	for h, had := range s.Cgroups {
 		for _, n := range names(filepath.Join(cgroupRoot, h)) {
-			if contains(had, n) || !ownCgroup(n) {
+			if slices.Contains(had, n) || !ownCgroup(n) {
 				continue
 			}
 			_ = filepath.WalkDir(filepath.Join(cgroupRoot, h, n), func(p string, d os.DirEntry, err error) error {
@@ -121,63 +118,28 @@ func processesMentioning(s string) []int {
 	return pids
 }
 
-// killAndWait sends SIGKILL and waits up to 10 s for each to be gone.
-func killAndWait(pids []int) {
-	for _, p := range pids {
-		_ = syscall.Kill(p, syscall.SIGKILL)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for _, p := range pids {
-		for time.Now().Before(deadline) {
-			if err := syscall.Kill(p, 0); err != nil || zombie(p) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return true
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
 // Processes returns a running real node's processes by part: "kubelet",
 // "kube-proxy", "containerd" and "shims" (containerd-shim-runc-v2, one per
 // pod), for measuring what the node costs; real-node-1's also "apiforward",
 // the forwarder only it needs. It fails when no node runs.
 func Processes(nodeName string) (map[string][]int, error) {
-	s, err := readState(defaultLayout())
+	s, n, err := runningNode(nodeName)
 	if err != nil {
 		return nil, err
 	}
-	if s == nil {
-		return nil, fmt.Errorf("no real node runs (no %s)", defaultLayout().statePath())
+	out := map[string][]int{}
+	for _, part := range []string{PartKubelet, PartKubeProxy, PartContainerd} {
+		if pid := s.part(n, part); pid > 0 {
+			out[part] = []int{pid}
+		}
 	}
-	for _, n := range nodes() {
-		if n.name != nodeName {
-			continue
-		}
-		out := map[string][]int{}
-		marks := map[string]string{"kubelet": n.l.root, "kube-proxy": n.l.root, "containerd": n.l.containerdConf()}
-		for part, mark := range marks {
-			if pid := s.Pids[n.pidKey(part)]; alive(pid, mark) {
-				out[part] = []int{pid}
-			}
-		}
-		if pid := s.Pids[forwarderKey]; n.index > 0 && alive(pid, forwarderKey) {
-			out[forwarderKey] = []int{pid}
-		}
-		for _, pid := range processesMentioning(n.l.containerdSock()) {
-			if strings.Contains(cmdline(pid), "containerd-shim") {
-				out["shims"] = append(out["shims"], pid)
-			}
-		}
-		return out, nil
+	if pid := s.running(forwarderKey, forwarderKey); n.index > 0 && pid > 0 {
+		out[forwarderKey] = []int{pid}
 	}
-	return nil, fmt.Errorf("no real node is called %s", nodeName)
+	for _, pid := range processesMentioning(n.l.containerdSock()) {
+		if strings.Contains(cmdline(pid), "containerd-shim") {
+			out["shims"] = append(out["shims"], pid)
+		}
+	}
+	return out, nil
 }
