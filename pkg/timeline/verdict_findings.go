@@ -72,7 +72,7 @@ func endpointFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		l.fact("not behind any Service: no endpoint race")
 	case tl.EndpointsUnseen:
 		l.fact("EndpointSlices could not be watched: the endpoint track is missing and the race cannot be judged")
-	case rt.readyAtEnd != "" && podGone(tl):
+	case rt.readyAtEnd != "" && tl.HasKind(KindPodGone):
 		// Seen ready and never seen leaving: the pod stopped behind an
 		// endpoint still ready, as when the EndpointSlice controller is
 		// down (its API server frozen).
@@ -233,16 +233,6 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		v.Window = WindowMet
 		l.fact("window: %s came %d ms after %s: that is the time kube-proxy and load balancers have to stop sending traffic (--propagation %s met)", sig, w, out, time.Duration(v.PropagationMs)*time.Millisecond)
 	}
-}
-
-// podGone reports whether the timeline saw the pod object deleted.
-func podGone(tl *Timeline) bool {
-	for _, e := range tl.Events {
-		if e.Kind == KindPodGone {
-			return true
-		}
-	}
-	return false
 }
 
 // gapFindings says how often the watch was cut or stalled.

@@ -47,15 +47,9 @@ const gapSlack = 250 * time.Millisecond
 // watch that resumed from its resourceVersion with nothing to deliver
 // lost nothing.
 func gapHid(tl *Timeline, g Gap) bool {
-	if g.To.IsZero() || g.Relisted || g.Stalled {
-		return true
-	}
-	for _, e := range tl.Events {
-		if streamOf(e) == g.Stream && !e.Recv.Before(g.From) && !e.Recv.After(g.To.Add(gapSlack)) {
-			return true
-		}
-	}
-	return false
+	return g.To.IsZero() || g.Relisted || g.Stalled || slices.ContainsFunc(tl.Events, func(e Event) bool {
+		return streamOf(e) == g.Stream && !e.Recv.Before(g.From) && !e.Recv.After(g.To.Add(gapSlack))
+	})
 }
 
 // streamOf names the watch that delivered e.
