@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
@@ -205,7 +207,7 @@ func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
 
 func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
 	for _, c := range pod.Status.Conditions {
-		prev := findCondition(old, c.Type)
+		prev := podspec.Condition(old, c.Type)
 		if prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
 			continue
 		}
@@ -231,15 +233,6 @@ func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
 		}
 		r.add(Event{Recv: recv, Server: server, Track: track, Kind: KindCondition, Message: msg})
 	}
-}
-
-func findCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == t {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // findStatus returns the status of the container or init container name.
@@ -422,9 +415,7 @@ func (r *Recorder) recordEvent(recv time.Time, ev *corev1.Event, beforeWatch boo
 		return
 	}
 	count := ev.Count
-	if count == 0 {
-		count = 1
-	}
+	count = cmp.Or(count, 1)
 	if prev, ok := r.events[ev.UID]; ok && prev >= count {
 		return
 	}
