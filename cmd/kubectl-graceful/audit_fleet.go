@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -191,9 +192,7 @@ func contextClient(base *genericclioptions.ConfigFlags, name string) *genericcli
 		if base.WrapConfigFn != nil {
 			c = base.WrapConfigFn(c)
 		}
-		if c.Timeout == 0 {
-			c.Timeout = fleetRequestTimeout
-		}
+		c.Timeout = cmp.Or(c.Timeout, fleetRequestTimeout)
 		return c
 	}
 	return f

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -144,9 +145,7 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 
 func pdbRef(d inspect.PDB) inspect.ObjectRef {
 	ns := d.Namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns = cmp.Or(ns, "default")
 	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: ns, Name: d.Name}
 }
 

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,10 +117,7 @@ func (inv *Inventory) addWorkload(meta metav1.ObjectMeta, kind string, src *Sour
 // namespaceOf returns "default" for objects without a namespace, as the API
 // server (and kubectl apply without -n) would place them.
 func namespaceOf(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
+	return cmp.Or(ns, "default")
 }
 
 // replicas applies the API default (1) to a replica count (or an HPA's

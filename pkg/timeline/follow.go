@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -271,9 +272,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
 		Message: "Eviction refused (" + refusalCode(a) + "): " + a.Cause + "; retrying"})
 	wait := f.cfg.EvictRetry
-	if wait == 0 {
-		wait = 2 * time.Second
-	}
+	wait = cmp.Or(wait, 2*time.Second)
 	return max(wait, a.RetryAfter), nil
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -78,9 +79,7 @@ func terminatingTable(w io.Writer, pods []preflight.TerminatingPod, width int) {
 			deadline = fmt.Sprintf("passed %s ago", time.Duration(t.SecondsPastDeadline)*time.Second)
 		}
 		finalizers := strings.Join(t.Finalizers, ", ")
-		if finalizers == "" {
-			finalizers = "none"
-		}
+		finalizers = cmp.Or(finalizers, "none")
 		return []string{escape(t.Namespace + "/" + t.Name),
 			(time.Duration(t.DeletedSecondsAgo) * time.Second).String() + " ago", deadline,
 			escape(finalizers), escape(t.WaitsOn)}
