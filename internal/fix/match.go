@@ -65,7 +65,6 @@ func objects(root *yaml.RNode) []*yaml.RNode {
 }
 
 func refOf(o *yaml.RNode, namespace string) inspect.ObjectRef {
-	ns := o.GetNamespace()
-	ns = cmp.Or(ns, namespace, "default")
+	ns := cmp.Or(o.GetNamespace(), namespace, "default")
 	return inspect.ObjectRef{Kind: o.GetKind(), Namespace: ns, Name: o.GetName()}
 }

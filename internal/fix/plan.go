@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
@@ -137,10 +139,7 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 			return n
 		}
 	}
-	if opts.ShutdownSeconds != nil {
-		return *opts.ShutdownSeconds
-	}
-	return DefaultShutdownSeconds
+	return ptr.Deref(opts.ShutdownSeconds, DefaultShutdownSeconds)
 }
 
 func pdbRef(d inspect.PDB) inspect.ObjectRef {

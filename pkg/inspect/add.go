@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 )
 
 // Add files one object into the inventory: typed workloads (Deployment,
@@ -123,11 +124,7 @@ func namespaceOf(ns string) string {
 // replicas applies the API default (1) to a replica count (or an HPA's
 // minReplicas).
 func replicas(r *int32) *int32 {
-	v := int32(1)
-	if r != nil {
-		v = *r
-	}
-	return &v
+	return new(ptr.Deref(r, 1))
 }
 
 // controlled reports whether the object has a controller, so that it is

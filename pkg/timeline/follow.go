@@ -271,9 +271,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	}
 	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
 		Message: "Eviction refused (" + refusalCode(a) + "): " + a.Cause + "; retrying"})
-	wait := f.cfg.EvictRetry
-	wait = cmp.Or(wait, 2*time.Second)
-	return max(wait, a.RetryAfter), nil
+	return max(cmp.Or(f.cfg.EvictRetry, 2*time.Second), a.RetryAfter), nil
 }
 
 // refusalCode is the HTTP status of a retryable refusal, for the event line.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
@@ -159,10 +160,7 @@ func (r *Recorder) deletionSeen(recv time.Time, pod *corev1.Pod, initial bool) {
 	if tl.T0.IsZero() {
 		tl.T0, tl.T0Source = recv, T0DeletionSeen
 	}
-	grace := int64(0)
-	if pod.DeletionGracePeriodSeconds != nil {
-		grace = *pod.DeletionGracePeriodSeconds
-	}
+	grace := ptr.Deref(pod.DeletionGracePeriodSeconds, 0)
 	tl.GracePeriodSeconds = grace
 	deadline := pod.DeletionTimestamp.Time
 	tl.RequestServer = deadline.Add(-time.Duration(grace) * time.Second)
@@ -414,8 +412,7 @@ func (r *Recorder) recordEvent(recv time.Time, ev *corev1.Event, beforeWatch boo
 	if string(ev.InvolvedObject.UID) != r.TL.UID {
 		return
 	}
-	count := ev.Count
-	count = cmp.Or(count, 1)
+	count := cmp.Or(ev.Count, 1)
 	if prev, ok := r.events[ev.UID]; ok && prev >= count {
 		return
 	}

@@ -158,11 +158,7 @@ func doubtFinding(v *Verdict, l *findingList) {
 
 // withDoubt adds d's watches to the partial ones.
 func withDoubt(partial []string, d *gapDoubt) []string {
-	for _, s := range d.streams {
-		if !slices.Contains(partial, s) {
-			partial = append(partial, s)
-		}
-	}
+	partial = append(partial, d.streams...)
 	slices.Sort(partial)
-	return partial
+	return slices.Compact(partial)
 }

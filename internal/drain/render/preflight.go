@@ -78,8 +78,7 @@ func terminatingTable(w io.Writer, pods []preflight.TerminatingPod, width int) {
 		if t.SecondsPastDeadline >= 0 {
 			deadline = fmt.Sprintf("passed %s ago", time.Duration(t.SecondsPastDeadline)*time.Second)
 		}
-		finalizers := strings.Join(t.Finalizers, ", ")
-		finalizers = cmp.Or(finalizers, "none")
+		finalizers := cmp.Or(strings.Join(t.Finalizers, ", "), "none")
 		return []string{escape(t.Namespace + "/" + t.Name),
 			(time.Duration(t.DeletedSecondsAgo) * time.Second).String() + " ago", deadline,
 			escape(finalizers), escape(t.WaitsOn)}

@@ -192,8 +192,7 @@ func describe(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	}
-	what := map[string]string{"!!str": "a string", "!!int": "an integer", "!!float": "a number", "!!bool": "a boolean"}[n.Tag]
-	what = cmp.Or(what, "a value")
+	what := cmp.Or(map[string]string{"!!str": "a string", "!!int": "an integer", "!!float": "a number", "!!bool": "a boolean"}[n.Tag], "a value")
 	if len(n.Value) <= 40 {
 		return what + " " + strconv.Quote(n.Value)
 	}

@@ -71,8 +71,7 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	if len(files) == 0 && opts.Kustomize == "" {
 		return fmt.Errorf("no objects passed to audit (no .json, .yaml or .yml file in %s)", inputNames(opts))
 	}
-	ns := opts.Namespace
-	ns = cmp.Or(ns, "default")
+	ns := cmp.Or(opts.Namespace, "default")
 	var remote []string
 	var unread []FileError
 	for _, f := range files {
