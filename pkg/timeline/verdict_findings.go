@@ -307,12 +307,9 @@ func sigtermOrder(v *Verdict) order {
 }
 
 // nativeSidecarHookFindings flags native sidecars whose own preStop hook
-// may end them while the app still sleeps in its preStop: the kubelet
-// runs every container's hook at the start of termination, native
-// sidecars' included (seen on the real node: a proxy whose httpGet hook
-// quits it exited 5 s before the app), and stops the sidecars themselves
-// only after the app. A hook whose duration cannot be read, or shorter
-// than the app's delay, cannot be told safe from the spec.
+// may end them while the app still sleeps in its preStop: their hooks run
+// at the start of termination, beside the app's (docs/watch-verdict.md,
+// "The container the verdict rests on").
 func nativeSidecarHookFindings(tl *Timeline, v *Verdict, l *findingList) {
 	app, ok := appInPreStop(tl, v)
 	if !ok || !(v.BehindService || tl.EndpointsUnseen) {
