@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/inspect/load"
@@ -151,10 +153,7 @@ const (
 // namespace -n gives or else the context's own.
 func (o *auditOptions) auditContext(ctx context.Context, name string) (*inspect.Report, error) {
 	getter := contextClient(o.configFlags, name)
-	ns := ""
-	if o.configFlags.Namespace != nil {
-		ns = *o.configFlags.Namespace
-	}
+	ns := ptr.Deref(o.configFlags.Namespace, "")
 	if ns == "" {
 		var err error
 		if ns, _, err = getter.ToRawKubeConfigLoader().Namespace(); err != nil {
@@ -191,9 +190,7 @@ func contextClient(base *genericclioptions.ConfigFlags, name string) *genericcli
 		if base.WrapConfigFn != nil {
 			c = base.WrapConfigFn(c)
 		}
-		if c.Timeout == 0 {
-			c.Timeout = fleetRequestTimeout
-		}
+		c.Timeout = cmp.Or(c.Timeout, fleetRequestTimeout)
 		return c
 	}
 	return f

@@ -13,19 +13,12 @@ import (
 
 // throttlingSeen wraps rt, the transport of the drain's client (for
 // rest.Config.Wrap), so that a throttled read comes back to the drain at
-// once: client-go's rest.Request otherwise sends a request answered 429 or
-// 5xx with a Retry-After header again itself, up to 10 times, sleeping the
-// Retry-After each time, unseen by its caller, whose own deadline (the
-// 30 s of ThroughOutage) then ends in that sleep and reads as an API
-// server that did not answer. Optional: the evictions are sent once
-// without it (eviction.Send). It drops the header of such an
-// answer and keeps the wait in the body, as a Status' details.retryAfterSeconds (where the API server puts
-// it too, and where the error client-go returns carries it): API Priority
-// and Fairness answers in plain text (k8s.io/apiserver
-// pkg/server/filters/priority-and-fairness.go, tooManyRequests), which it
-// rewrites as that Status. The drain then waits the Retry-After itself
-// (ThroughOutage, the retries of its reads, the eviction's retry), shows
-// it and counts each request. Other answers pass as they are.
+// once instead of being sent again by client-go itself, unseen (docs/drain.md,
+// API faults). It drops the Retry-After header of a 429 or 5xx and keeps
+// the wait in the body as a Status' details.retryAfterSeconds, rewriting
+// API Priority and Fairness's plain-text answer (k8s.io/apiserver
+// pkg/server/filters/priority-and-fairness.go, tooManyRequests) as that
+// Status. Other answers pass as they are.
 func throttlingSeen(rt http.RoundTripper) http.RoundTripper {
 	return throttledReads{next: rt}
 }

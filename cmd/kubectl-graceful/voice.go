@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,12 +52,10 @@ func validateNodeArgs(names []string, selector, usage string) error {
 // firstNamedTwice refuses the first name repeated in names: a typo as
 // often as not, and no command does anything twice to one object.
 func firstNamedTwice(kind string, names []string) error {
-	seen := make(map[string]bool, len(names))
-	for _, n := range names {
-		if seen[n] {
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
 			return fmt.Errorf("%s %q is named twice", kind, n)
 		}
-		seen[n] = true
 	}
 	return nil
 }
@@ -78,9 +78,7 @@ func sayNotFound(ctx context.Context, c kubernetes.Interface, err error, kind, n
 	if d == nil {
 		return err
 	}
-	if kind == "" {
-		kind = strings.TrimSuffix(d.Kind, "s")
-	}
+	kind = cmp.Or(kind, strings.TrimSuffix(d.Kind, "s"))
 	if kind == "node" && c != nil {
 		return nodeNotFound(ctx, c, d.Name)
 	}

@@ -98,14 +98,7 @@ func shiftHunk(l string, a0, b0 int) string {
 	if m == nil {
 		return l
 	}
-	num := func(i int) int { n, _ := strconv.Atoi(l[m[2*i]:m[2*i+1]]); return n }
-	rest := ""
-	if m[5] > m[4] {
-		rest = l[m[4]:m[5]]
-	}
-	rest2 := ""
-	if m[9] > m[8] {
-		rest2 = l[m[8]:m[9]]
-	}
-	return fmt.Sprintf("@@ -%d%s +%d%s @@%s", num(1)+a0, rest, num(3)+b0, rest2, l[m[1]:])
+	group := func(i int) string { return l[max(m[2*i], 0):max(m[2*i+1], 0)] }
+	num := func(i int) int { n, _ := strconv.Atoi(group(i)); return n }
+	return fmt.Sprintf("@@ -%d%s +%d%s @@%s", num(1)+a0, group(2), num(3)+b0, group(4), l[m[1]:])
 }

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"cmp"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -64,12 +65,6 @@ func objects(root *yaml.RNode) []*yaml.RNode {
 }
 
 func refOf(o *yaml.RNode, namespace string) inspect.ObjectRef {
-	ns := o.GetNamespace()
-	if ns == "" {
-		ns = namespace
-	}
-	if ns == "" {
-		ns = "default"
-	}
+	ns := cmp.Or(o.GetNamespace(), namespace, "default")
 	return inspect.ObjectRef{Kind: o.GetKind(), Namespace: ns, Name: o.GetName()}
 }

@@ -1,10 +1,13 @@
 package fix
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -136,17 +139,12 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 			return n
 		}
 	}
-	if opts.ShutdownSeconds != nil {
-		return *opts.ShutdownSeconds
-	}
-	return DefaultShutdownSeconds
+	return ptr.Deref(opts.ShutdownSeconds, DefaultShutdownSeconds)
 }
 
 func pdbRef(d inspect.PDB) inspect.ObjectRef {
 	ns := d.Namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns = cmp.Or(ns, "default")
 	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: ns, Name: d.Name}
 }
 

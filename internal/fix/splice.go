@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -160,15 +161,7 @@ func hasAnchors(n *yaml.Node) bool {
 	if n == nil {
 		return false
 	}
-	if n.Anchor != "" || n.Kind == yaml.AliasNode {
-		return true
-	}
-	for _, c := range n.Content {
-		if hasAnchors(c) {
-			return true
-		}
-	}
-	return false
+	return n.Anchor != "" || n.Kind == yaml.AliasNode || slices.ContainsFunc(n.Content, hasAnchors)
 }
 
 // abs returns the 0-based line index in the file of node n's line.

@@ -1,7 +1,7 @@
 // Package podspec knows which level of a pod template a field belongs to:
 // the pod spec or a container (k8s.io/api/core/v1 PodSpec, Container), for
-// the fields manifests write at the other level, and the grace period a
-// pod spec gets with the API default.
+// the fields manifests write at the other level, the grace period a pod
+// spec gets with the API default, and a pod's condition of a type.
 package podspec
 
 // Fields of a pod spec and of a container that manifests put at the other

@@ -10,3 +10,13 @@ func GracePeriod(spec corev1.PodSpec) int64 {
 	}
 	return *spec.TerminationGracePeriodSeconds
 }
+
+// Condition returns pod's status condition of type t, nil when it has none.
+func Condition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}

@@ -15,12 +15,8 @@ import (
 // budget to change when none is left. The Eviction API stays the judge:
 // the pacer only holds requests back, and with no status known (the
 // informer has not listed yet, or the pod has no budget) it holds nothing.
-//
-// An accepted eviction shows in the budget's status in the same write that
-// admits it: the API server records the pod in status.disruptedPods and
-// lowers disruptionsAllowed before deleting the pod (the eviction
-// subresource's checkAndDecrement). Until the watch delivers that write the
-// acceptance is counted here as pending.
+// An acceptance the budget's watch does not show yet counts as pending.
+// See docs/drain.md (Draining a pool, step 4).
 type budgetPacer struct {
 	budgets *budgetWatch
 	mu      sync.Mutex

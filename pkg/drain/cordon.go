@@ -15,20 +15,12 @@ import (
 	"k8s.io/client-go/util/retry"
 )
 
-// nodeCordon cordons and uncordons one node with optimistic concurrency:
-// every patch carries the resourceVersion it was computed from, so the API
-// server answers 409 Conflict when another client changed the node in
-// between, and the node is read again. "Cordoned by us" is therefore the
-// result of our own patch, never of an earlier read: of two drains racing
-// on one node only the one whose patch turned spec.unschedulable from false
-// to true cordoned it.
-//
-// manager is the field manager of our patches, unique per run (one call of
-// Drain or DrainPool, whose nodes share it), so that
-// the node's managedFields tell whether spec.unschedulable is still set by
-// this drain (the API server gives a field to the manager of the last
-// request that changed its value) or was set again by another client after
-// someone uncordoned the node.
+// nodeCordon cordons and uncordons one node with optimistic concurrency
+// (a resourceVersion precondition on every patch), so "cordoned by us" is
+// the result of our own patch; manager, unique per run (one call of Drain
+// or DrainPool), tells from the node's managedFields whether
+// spec.unschedulable is still this drain's. See docs/drain.md (Who
+// cordoned the node).
 //
 // Its reads and patches are retried through a short outage (backoff): a
 // patch carries its resourceVersion precondition, so sending it again is

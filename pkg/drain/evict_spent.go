@@ -30,21 +30,12 @@ func (e *evictor) markOf(pod *corev1.Pod) budgetMark {
 }
 
 // spentByRefusal reports whether the eviction of pod just answered 409
-// was recorded by its budget all the same: the eviction subresource
-// records the pod in status.disruptedPods and decrements
-// disruptionsAllowed before it checks the resourceVersion precondition on
-// the delete (pkg/registry/core/pod/storage/eviction.go: checkAndDecrement,
-// then addConditionAndDeletePod), so a stale version spends the budget on
-// a pod that keeps serving, until the disruption controller drops the
-// entry 2 minutes later (and the disruption controller itself changes the
-// pod then, clearing its DisruptionTarget condition, which makes the next
-// version stale too). The version can also go stale inside
-// addConditionAndDeletePod: it writes the DisruptionTarget condition, then
-// deletes with that write's version, so a change between the two leaves
-// the condition True on a pod nobody deletes. A pod showing the condition
-// is therefore given conflictWait to turn terminating (another client's
-// eviction between its two writes) before the budget's entry counts as
-// spent. It needs the watch to hold a version of pod newer than sent and
+// was recorded by its budget all the same: the budget is spent before the
+// resourceVersion precondition is checked (docs/drain.md, "The eviction
+// engine", step 2). The version can also go stale inside
+// addConditionAndDeletePod, between its DisruptionTarget write and its
+// delete, so a pod showing the condition is given conflictWait to turn
+// terminating before the budget's entry counts as spent. It needs the watch to hold a version of pod newer than sent and
 // not terminating, and waits at most conflictWait for the budget's watch
 // to show an entry for pod that was not there before the request.
 func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent string, before budgetMark) bool {

@@ -177,12 +177,8 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, po
 
 // delayOf is the deregistration delay that labelling the node starts in
 // svc's load balancers: any of them when svc selects a pod the drain
-// listed on the node (servesNode); else only those that register every
-// node and send through each whatever pods it runs
-// (inspect.DeregistrationDelay: node targets,
-// externalTrafficPolicy Cluster), once the Service has a load balancer
-// (status.loadBalancer.ingress): one left pending, as where no cloud
-// provider serves the type, has no node to deregister.
+// listed on the node (servesNode); else only those that send through every
+// node, once svc has a load balancer. See docs/drain.md (Load balancers).
 func (d *nodeRun) delayOf(svc corev1.Service) (int64, string) {
 	serves := d.servesNode(svc)
 	if !serves && len(svc.Status.LoadBalancer.Ingress) == 0 {

@@ -11,19 +11,12 @@ import (
 )
 
 // lbNotExcluded returns the warning that the cluster's LoadBalancer
-// Services keep sending to node through the drain: since Kubernetes 1.19 a
-// cordon no longer takes a node out of them (the service controller's
-// unschedulable predicate was removed, kubernetes/kubernetes#90823), only
-// the label
-// node.kubernetes.io/exclude-from-external-load-balancers does. A
-// Service with externalTrafficPolicy Cluster counts wherever its pods run
-// (its load balancers send through every node); one with Local only when
-// it selects one of pods, the node's, since its load balancers' health
-// check (healthCheckNodePort) already fails on a node without its
-// endpoints. As --exclude-from-lb's wait (delayOf), a Service that
-// selects none of pods counts only once it has a load balancer
-// (status.loadBalancer.ingress); one of the node's own that has none yet
-// is named as pending. ok is false when no Service counts.
+// Services keep sending to node through the drain: since Kubernetes 1.19
+// (kubernetes/kubernetes#90823) only the exclude-from-external-load-balancers
+// label takes a node out of them, not a cordon. The Services that count are
+// those of --exclude-from-lb's wait (delayOf); one of the node's own without
+// a load balancer yet is named as pending. See docs/drain.md (Load
+// balancers). ok is false when no Service counts.
 func lbNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (preflight.Issue, bool) {
 	var names []string
 	for _, s := range services {

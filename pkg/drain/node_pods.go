@@ -23,19 +23,9 @@ import (
 // it is how the drain learns that a pod it evicts is gone, and the latest
 // version of each pod, without reading any pod by itself. It starts with
 // the pods the drain listed (seeded) and says a pod is gone only when the
-// watch saw that very pod (by UID) leave:
-//   - a DELETED event of it;
-//   - a list taken after the drain's own (the stream's first, or one after
-//     a gap) that does not hold it;
-//   - the watch delivering another pod under its name (a StatefulSet
-//     recreates a pod under the same name; the names of live pods are
-//     unique, so the first one went).
-//
-// A gap (GapOpen until GapClose or a list) never turns into "gone": the
-// last version delivered is kept and a pod is gone only by one of the
-// rules above. The list a shared watch (Drainer.Watches) replays first
-// is what that watch holds, which may lag behind the drain's list by the
-// events in flight: a pod missing from it is not taken for gone.
+// watch saw that very pod (by UID) leave, never across a gap nor from the
+// list a shared watch (Drainer.Watches) replays first. The rules are
+// docs/drain.md's ("The eviction engine", step 4).
 type nodePods struct {
 	mu sync.Mutex
 	// pods holds "namespace/name" -> the version last delivered (or listed

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -460,15 +461,13 @@ func (d *nodeRun) helper(ctx context.Context) *kdrain.Helper {
 // to watch, in the order first seen: one node's, or every node's of a pool.
 func budgetIndex(results ...*NodeResult) (map[string]string, []string) {
 	pdbOf := map[string]string{}
-	seen := map[string]bool{}
 	var namespaces []string
 	for _, r := range results {
 		for _, b := range r.Preflight.Budgets {
 			for _, p := range b.PodsOnNode {
 				pdbOf[b.Namespace+"/"+p] = b.Namespace + "/" + b.Name
 			}
-			if !seen[b.Namespace] {
-				seen[b.Namespace] = true
+			if !slices.Contains(namespaces, b.Namespace) {
 				namespaces = append(namespaces, b.Namespace)
 			}
 		}

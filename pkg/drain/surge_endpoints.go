@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"cmp"
 	"context"
 	"sort"
 	"strings"
@@ -108,9 +109,7 @@ func (w *endpointWatch) notice(t *capacity.Tracker, n listwatch.Notice) {
 // markAll sets why every Service's count is unknown, keeping a first reason.
 func (w *endpointWatch) markAll(why string) {
 	for _, s := range w.names {
-		if w.unknown[s] == "" {
-			w.unknown[s] = why
-		}
+		w.unknown[s] = cmp.Or(w.unknown[s], why)
 	}
 }
 

@@ -276,9 +276,7 @@ func (t *podTracker) stopped(namespace, name string) {
 			p.Cause = "its eviction request was cut short by the stop: the answer is unknown"
 		}
 		p.State = StateStopped
-		if p.Cause == "" {
-			p.Cause = "not tried before the drain stopped"
-		}
+		p.Cause = cmp.Or(p.Cause, "not tried before the drain stopped")
 	})
 }
 

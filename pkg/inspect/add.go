@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 )
 
 // Add files one object into the inventory: typed workloads (Deployment,
@@ -116,20 +118,13 @@ func (inv *Inventory) addWorkload(meta metav1.ObjectMeta, kind string, src *Sour
 // namespaceOf returns "default" for objects without a namespace, as the API
 // server (and kubectl apply without -n) would place them.
 func namespaceOf(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
+	return cmp.Or(ns, "default")
 }
 
 // replicas applies the API default (1) to a replica count (or an HPA's
 // minReplicas).
 func replicas(r *int32) *int32 {
-	v := int32(1)
-	if r != nil {
-		v = *r
-	}
-	return &v
+	return new(ptr.Deref(r, 1))
 }
 
 // controlled reports whether the object has a controller, so that it is

@@ -78,10 +78,8 @@ func (inv *Inventory) addLoadBalancerObject(u *unstructured.Unstructured) bool {
 // hasKeyPrefix reports whether a key of m starts with one of prefixes.
 func hasKeyPrefix(m map[string]string, prefixes ...string) bool {
 	for k := range m {
-		for _, p := range prefixes {
-			if strings.HasPrefix(k, p) {
-				return true
-			}
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			return true
 		}
 	}
 	return false

@@ -142,13 +142,5 @@ type Report struct {
 // AtOrAbove reports whether any finding is at or above severity min. An
 // empty min (--fail-on none) never fails.
 func (r *Report) AtOrAbove(min Severity) bool {
-	if min == "" {
-		return false
-	}
-	for _, f := range r.Findings {
-		if f.Severity.rank() >= min.rank() {
-			return true
-		}
-	}
-	return false
+	return min != "" && slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Severity.rank() >= min.rank() })
 }

@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -104,8 +105,5 @@ func delayConsequence(targets string) string {
 // lbDelays returns the draining times of every load balancer form that
 // sends traffic to svc (AWS forms in lb_aws.go, GKE forms in lb_gke.go).
 func (s *scope) lbDelays(svc corev1.Service) []lbDelay {
-	out := serviceLBDelays(svc)
-	out = append(out, s.albDelays(svc)...)
-	out = append(out, s.targetGroupBindingDelays(svc)...)
-	return append(out, s.gkeDelays(svc)...)
+	return slices.Concat(serviceLBDelays(svc), s.albDelays(svc), s.targetGroupBindingDelays(svc), s.gkeDelays(svc))
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/ingressspec"
 )
@@ -42,10 +43,7 @@ func serviceLBDelays(svc corev1.Service) []lbDelay {
 		return nil
 	}
 	typ := svc.Annotations[awsLBType]
-	class := ""
-	if svc.Spec.LoadBalancerClass != nil {
-		class = *svc.Spec.LoadBalancerClass
-	}
+	class := ptr.Deref(svc.Spec.LoadBalancerClass, "")
 	switch {
 	case class == awsNLBClass || typ == "external" || typ == "nlb-ip":
 		targets := targetsNodes // the controller's default target type

@@ -1,10 +1,12 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -151,15 +153,11 @@ func (s *scope) blocksEviction(p PDB) string {
 // syncFailedCondition returns the message of p's DisruptionAllowed=False
 // SyncFailed condition, "" when it has none (a file's PDB never does).
 func syncFailedCondition(p PDB) string {
-	for _, c := range p.Status.Conditions {
-		if c.Type == policyv1.DisruptionAllowedCondition && c.Status == "False" && c.Reason == policyv1.SyncFailedReason {
-			if c.Message == "" {
-				return "no message"
-			}
-			return c.Message
-		}
+	c := meta.FindStatusCondition(p.Status.Conditions, policyv1.DisruptionAllowedCondition)
+	if c == nil || c.Status != "False" || c.Reason != policyv1.SyncFailedReason {
+		return ""
 	}
-	return ""
+	return cmp.Or(c.Message, "no message")
 }
 
 var pdbNoDisruptionsNow = register(&Check{

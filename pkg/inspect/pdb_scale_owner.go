@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -87,7 +88,6 @@ func scaleCounted(pod PodLabels) (schema.GroupVersionKind, bool) {
 // unanswered is not reported on.
 func (inv *Inventory) ScaleQuestions() []schema.GroupVersionKind {
 	s := &scope{inv: inv, opts: DefaultOptions()}
-	seen := map[schema.GroupVersionKind]bool{}
 	var out []schema.GroupVersionKind
 	for i, p := range inv.PDBs {
 		if !needsScale(p) {
@@ -95,10 +95,9 @@ func (inv *Inventory) ScaleQuestions() []schema.GroupVersionKind {
 		}
 		for _, pi := range s.selectedPods(i) {
 			gvk, ok := scaleCounted(inv.Pods[pi])
-			if _, known := inv.CRDScale[gvk.Group+"/"+gvk.Kind]; !ok || known || seen[gvk] {
+			if _, known := inv.CRDScale[gvk.Group+"/"+gvk.Kind]; !ok || known || slices.Contains(out, gvk) {
 				continue
 			}
-			seen[gvk] = true
 			out = append(out, gvk)
 		}
 	}

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -83,9 +84,7 @@ var preStopTooShort = register(&Check{
 		if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= floor {
 			return nil
 		}
-		if why == "" {
-			why = "kube-proxy and load balancers may still route to the pod after it"
-		}
+		why = cmp.Or(why, "kube-proxy and load balancers may still route to the pod after it")
 		msg := fmt.Sprintf("preStop sleeps %d s, below %d s: %s", d, floor, why)
 		return []Finding{s.preStopFinding(c, w, ctr, msg, floor, floor > s.opts.PreStopFloorSeconds)}
 	}),

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,9 +51,7 @@ func (inv *Inventory) addScalingObject(u *unstructured.Unstructured, src *Source
 	case gvk.Group == "keda.sh" && gvk.Kind == kindScaledObject:
 		kind, _, _ := unstructured.NestedString(u.Object, "spec", "scaleTargetRef", "kind")
 		name, _, _ := unstructured.NestedString(u.Object, "spec", "scaleTargetRef", "name")
-		if kind == "" {
-			kind = "Deployment" // KEDA's default
-		}
+		kind = cmp.Or(kind, "Deployment") // KEDA's default
 		min, _, _ := unstructured.NestedInt64(u.Object, "spec", "minReplicaCount")
 		inv.HPAs = append(inv.HPAs, HPA{Kind: kindScaledObject, Namespace: u.GetNamespace(), Name: u.GetName(),
 			TargetKind: kind, TargetName: name, MinReplicas: int32(min)})

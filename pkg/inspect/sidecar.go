@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,12 +42,7 @@ var sidecarStopsFirst = register(&Check{
 var knownProxies = []string{"istio-proxy", "linkerd-proxy", "envoy", "cloud-sql-proxy", "cloudsql-proxy", "consul-dataplane", "kuma-sidecar", "oauth2-proxy"}
 
 func isProxy(name string) bool {
-	for _, p := range knownProxies {
-		if name == p || strings.HasPrefix(name, p+"-") {
-			return true
-		}
-	}
-	return strings.HasSuffix(name, "-proxy")
+	return strings.HasSuffix(name, "-proxy") || slices.ContainsFunc(knownProxies, func(p string) bool { return name == p || strings.HasPrefix(name, p+"-") })
 }
 
 // appDelay is the longest preStop delay among w's ordinary containers: the
@@ -153,10 +149,8 @@ func proxyWord(name string) string {
 // template) with terminationDrainDuration at least the app's delay, or
 // EXIT_ON_ZERO_ACTIVE_CONNECTIONS in its proxyMetadata or the container's env.
 func istioDrainCovers(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) bool {
-	for _, e := range ctr.Env {
-		if e.Name == "EXIT_ON_ZERO_ACTIVE_CONNECTIONS" && e.Value == "true" {
-			return true
-		}
+	if slices.ContainsFunc(ctr.Env, func(e corev1.EnvVar) bool { return e.Name == "EXIT_ON_ZERO_ACTIVE_CONNECTIONS" && e.Value == "true" }) {
+		return true
 	}
 	var cfg struct {
 		TerminationDrainDuration string            `json:"terminationDrainDuration"`

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -270,11 +271,7 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	}
 	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
 		Message: "Eviction refused (" + refusalCode(a) + "): " + a.Cause + "; retrying"})
-	wait := f.cfg.EvictRetry
-	if wait == 0 {
-		wait = 2 * time.Second
-	}
-	return max(wait, a.RetryAfter), nil
+	return max(cmp.Or(f.cfg.EvictRetry, 2*time.Second), a.RetryAfter), nil
 }
 
 // refusalCode is the HTTP status of a retryable refusal, for the event line.

@@ -64,5 +64,3 @@ func deletedPod(pod *corev1.Pod) (*Recorder, *corev1.Pod) {
 	r.feedPod(at(5), watch.Modified, del)
 	return r, del
 }
-
-func ptr(v int64) *int64 { return &v }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
@@ -259,10 +260,5 @@ func (tl *Timeline) deadline() int64 { return tl.GracePeriodSeconds * 1000 }
 
 // HasKind reports whether the timeline holds an event of kind k.
 func (tl *Timeline) HasKind(k Kind) bool {
-	for _, e := range tl.Events {
-		if e.Kind == k {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tl.Events, func(e Event) bool { return e.Kind == k })
 }

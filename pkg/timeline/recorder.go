@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -11,7 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 )
 
@@ -159,10 +162,7 @@ func (r *Recorder) deletionSeen(recv time.Time, pod *corev1.Pod, initial bool) {
 	if tl.T0.IsZero() {
 		tl.T0, tl.T0Source = recv, T0DeletionSeen
 	}
-	grace := int64(0)
-	if pod.DeletionGracePeriodSeconds != nil {
-		grace = *pod.DeletionGracePeriodSeconds
-	}
+	grace := ptr.Deref(pod.DeletionGracePeriodSeconds, 0)
 	tl.GracePeriodSeconds = grace
 	deadline := pod.DeletionTimestamp.Time
 	tl.RequestServer = deadline.Add(-time.Duration(grace) * time.Second)
@@ -207,7 +207,7 @@ func (r *Recorder) graceShortened(recv time.Time, pod *corev1.Pod) {
 
 func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
 	for _, c := range pod.Status.Conditions {
-		prev := findCondition(old, c.Type)
+		prev := podspec.Condition(old, c.Type)
 		if prev != nil && prev.Status == c.Status && prev.Reason == c.Reason {
 			continue
 		}
@@ -234,15 +234,6 @@ func (r *Recorder) conditionsChanged(recv time.Time, old, pod *corev1.Pod) {
 		r.add(Event{Recv: recv, Server: server, Track: track, Kind: KindCondition, Message: msg,
 			sandboxDown: c.Type == corev1.PodReadyToStartContainers && c.Status == corev1.ConditionFalse})
 	}
-}
-
-func findCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == t {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }
 
 // findStatus returns the status of the container or init container name.
@@ -424,10 +415,7 @@ func (r *Recorder) recordEvent(recv time.Time, ev *corev1.Event, beforeWatch boo
 	if string(ev.InvolvedObject.UID) != r.TL.UID {
 		return
 	}
-	count := ev.Count
-	if count == 0 {
-		count = 1
-	}
+	count := cmp.Or(ev.Count, 1)
 	if prev, ok := r.events[ev.UID]; ok && prev >= count {
 		return
 	}

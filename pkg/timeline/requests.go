@@ -1,8 +1,9 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,11 +53,8 @@ func failureKinds(rs []probe.Result) []LabelCount {
 	for o, n := range counts {
 		out = append(out, LabelCount{Kind: o.kind, Status: o.status, Count: n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Count != out[j].Count {
-			return out[i].Count > out[j].Count
-		}
-		return out[i].label() < out[j].label()
+	slices.SortFunc(out, func(a, b LabelCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.label(), b.label()))
 	})
 	return out
 }

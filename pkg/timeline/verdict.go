@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"k8s.io/utils/ptr"
 )
 
 // Exit is one container's exit as seen on the timeline.
@@ -238,13 +240,7 @@ func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 // deletion was seen (T0 "deletion-seen" is only an upper bound on the
 // request, and each watch delivers on its own).
 func terminationStart(v *Verdict) int64 {
-	start := int64(0)
-	for _, p := range []*int64{v.KillingMs, v.ReadyOutMs} {
-		if p != nil && *p < start {
-			start = *p
-		}
-	}
-	return start
+	return min(0, ptr.Deref(v.KillingMs, 0), ptr.Deref(v.ReadyOutMs, 0))
 }
 
 func joinNames(names []string) string {

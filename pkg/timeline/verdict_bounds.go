@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"k8s.io/utils/ptr"
 )
 
 // hookBound bounds when regular container c, whose preStop hook's length
@@ -58,7 +60,7 @@ func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v 
 		switch {
 		case v.SigtermLatestMs == nil || l < *v.SigtermEarliestMs:
 			v.StopMs, v.SigtermMs, v.StopContainer, v.PreStopDelayMs, v.SigtermBasis, v.SigtermBasisText = nil, nil, c, 0, b.from, b.text
-			v.SigtermEarliestMs, v.SigtermLatestMs = new(min(e, valueOr(v.SigtermEarliestMs, e))), new(l)
+			v.SigtermEarliestMs, v.SigtermLatestMs = new(min(e, ptr.Deref(v.SigtermEarliestMs, e))), new(l)
 		case e < *v.SigtermEarliestMs || l < *v.SigtermLatestMs:
 			v.SigtermEarliestMs, v.SigtermLatestMs = new(min(e, *v.SigtermEarliestMs)), new(min(l, *v.SigtermLatestMs))
 		default:
@@ -66,13 +68,6 @@ func boundUnknownHooks(tl *Timeline, killing, failed, exits map[string]int64, v 
 		}
 		v.unknownHooks, v.hookBases = append(v.unknownHooks, c), append(v.hookBases, c+": "+b.text)
 	}
-}
-
-func valueOr(p *int64, d int64) int64 {
-	if p == nil {
-		return d
-	}
-	return *p
 }
 
 // boundFindings rates the window when a hook of unknown length bounds

@@ -209,14 +209,10 @@ func preStopText(ps PreStop, failed bool) string {
 }
 
 // sigtermFacts fills KillingMs, SigtermMs, StopMs, StopContainer, the
-// preStop facts and Containers. Each regular container gets SIGTERM after
-// its own preStop; the earliest counts, because that is when the pod
-// starts refusing work. A container whose preStop outlasts the grace
-// period gets SIGTERM when the kubelet abandons the hook, the grace
-// period after it began, and 2 s more before SIGKILL; the
-// FailedPreStopHook the kubelet reports once it stopped such a container
-// (the hook's exec cut short) is that abandonment, not a hook that
-// failed at once.
+// preStop facts and Containers; the earliest SIGTERM counts
+// (docs/watch-verdict.md, "The container the verdict rests on"). A
+// FailedPreStopHook reported once a preStop outlasted the grace period is
+// the kubelet abandoning the hook, not a hook that failed at once.
 func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	killing, failed, abandoned, first := killingFacts(tl, evs)
 	v.abandonReports = abandoned

@@ -74,7 +74,7 @@ func endpointFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 		l.fact("not behind any Service: no endpoint race")
 	case tl.EndpointsUnseen:
 		l.fact("EndpointSlices could not be watched: the endpoint track is missing and the race cannot be judged")
-	case rt.readyAtEnd != "" && podGone(tl):
+	case rt.readyAtEnd != "" && tl.HasKind(KindPodGone):
 		// Seen ready and never seen leaving: the pod stopped behind an
 		// endpoint still ready, as when the EndpointSlice controller is
 		// down (its API server frozen).
@@ -284,16 +284,6 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	}
 }
 
-// podGone reports whether the timeline saw the pod object deleted.
-func podGone(tl *Timeline) bool {
-	for _, e := range tl.Events {
-		if e.Kind == KindPodGone {
-			return true
-		}
-	}
-	return false
-}
-
 // gapFindings says how often the watch was cut or stalled.
 func gapFindings(tl *Timeline, l *findingList) {
 	stalls := 0
@@ -366,12 +356,9 @@ func sigtermOrder(v *Verdict) order {
 }
 
 // nativeSidecarHookFindings flags native sidecars whose own preStop hook
-// may end them while the app still sleeps in its preStop: the kubelet
-// runs every container's hook at the start of termination, native
-// sidecars' included (seen on the real node: a proxy whose httpGet hook
-// quits it exited 5 s before the app), and stops the sidecars themselves
-// only after the app. A hook whose duration cannot be read, or shorter
-// than the app's delay, cannot be told safe from the spec.
+// may end them while the app still sleeps in its preStop: their hooks run
+// at the start of termination, beside the app's (docs/watch-verdict.md,
+// "The container the verdict rests on").
 func nativeSidecarHookFindings(tl *Timeline, v *Verdict, l *findingList) {
 	app, ok := appInPreStop(tl, v)
 	if !ok || !(v.BehindService || tl.EndpointsUnseen) {

@@ -57,12 +57,9 @@ func stampedFrom(tl *Timeline, e Event) (time.Time, bool) {
 // deliveredIn reports whether stream delivered a change after from and
 // before to.
 func deliveredIn(tl *Timeline, stream string, from, to time.Time) bool {
-	for _, e := range tl.Events {
-		if streamOf(e) == stream && e.Recv.After(from) && e.Recv.Before(to) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tl.Events, func(e Event) bool {
+		return streamOf(e) == stream && e.Recv.After(from) && e.Recv.Before(to)
+	})
 }
 
 // stampedIn reports whether a gap of stream stamped a change that arrived
@@ -70,12 +67,10 @@ func deliveredIn(tl *Timeline, stream string, from, to time.Time) bool {
 // race can still have hidden it, when what it hid arrived inside the
 // stretch.
 func stampedIn(tl *Timeline, stream string, from, to time.Time) bool {
-	for _, e := range tl.Events {
-		if _, ok := stampGap(tl, e); ok && streamOf(e) == stream && !e.Recv.Before(from) && !e.Recv.After(to) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(tl.Events, func(e Event) bool {
+		_, ok := stampGap(tl, e)
+		return ok && streamOf(e) == stream && !e.Recv.Before(from) && !e.Recv.After(to)
+	})
 }
 
 // raceFacts are the kinds of change the window is judged on: when the
@@ -163,11 +158,7 @@ func doubtFinding(v *Verdict, l *findingList) {
 
 // withDoubt adds d's watches to the partial ones.
 func withDoubt(partial []string, d *gapDoubt) []string {
-	for _, s := range d.streams {
-		if !slices.Contains(partial, s) {
-			partial = append(partial, s)
-		}
-	}
+	partial = append(partial, d.streams...)
 	slices.Sort(partial)
-	return partial
+	return slices.Compact(partial)
 }

@@ -59,7 +59,7 @@ func ingressFindings(tl *Timeline, evs []Event, v *Verdict, l *findingList) {
 	case !t.seen:
 		l.fact("the Ingress controller at %s had no server at the pod's address while watched: traffic through it did not reach this pod", tl.IngressAPI)
 		return
-	case t.servingAtEnd && podGone(tl):
+	case t.servingAtEnd && tl.HasKind(KindPodGone):
 		l.risk("the Ingress controller still picked the pod's server for new requests when the pod was gone (%s): requests through it fail (502) until it learns of the change", tl.IngressAPI)
 		return
 	case t.out == nil:

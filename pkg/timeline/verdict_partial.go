@@ -12,10 +12,9 @@ import (
 // were cut or stalled over the stretch that decides the race: from the
 // first sign of the termination to the later of the endpoint leaving and
 // the latest SIGTERM could have come (the grace deadline when either is
-// unknown). Inside a gap, changes are seen late or only as their net
-// result, so the order of the two tracks there cannot be told: a verdict
-// that saw no risk must not say SAFE (a watch whose stream stalled gives no SAFE
-// verdict on a timeline it knows to be partial).
+// unknown): there the order of the two tracks cannot be told, so a verdict
+// that saw no risk must not say SAFE (docs/watch-verdict.md, "Gaps and
+// stalls").
 func partialStreams(tl *Timeline, v *Verdict) []string {
 	if tl.T0.IsZero() {
 		return nil
@@ -40,22 +39,12 @@ func partialStreams(tl *Timeline, v *Verdict) []string {
 // arrives: a resumed watch replays what it missed at once.
 const gapSlack = 250 * time.Millisecond
 
-// gapHid reports whether a gap can have hidden or moved a change: it is
-// still open, ended with a re-list (changes seen only as their net
-// result) or is a stall (a change arrived late), or a change of its
-// stream arrived inside it or just after it resumed (stamped late). A
-// watch that resumed from its resourceVersion with nothing to deliver
-// lost nothing.
+// gapHid reports whether a gap can have hidden or moved a change, by the
+// rules of docs/watch-verdict.md ("Gaps and stalls").
 func gapHid(tl *Timeline, g Gap) bool {
-	if g.To.IsZero() || g.Relisted || g.Stalled {
-		return true
-	}
-	for _, e := range tl.Events {
-		if streamOf(e) == g.Stream && !e.Recv.Before(g.From) && !e.Recv.After(g.To.Add(gapSlack)) {
-			return true
-		}
-	}
-	return false
+	return g.To.IsZero() || g.Relisted || g.Stalled || slices.ContainsFunc(tl.Events, func(e Event) bool {
+		return streamOf(e) == g.Stream && !e.Recv.Before(g.From) && !e.Recv.After(g.To.Add(gapSlack))
+	})
 }
 
 // streamOf names the watch that delivered e.

@@ -3,7 +3,7 @@ package timeline
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,7 +110,7 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 			continue
 		}
 		switch {
-		case inAny(ms, sp.Races):
+		case slices.ContainsFunc(sp.Races, func(w [2]int64) bool { return ms >= w[0] && ms <= w[1] }):
 			rv.InRaceWindow++
 		case sp.EndpointOut != nil && ms >= *sp.EndpointOut:
 			rv.AfterEndpointOut++
@@ -121,15 +121,6 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 	rv.BeforeP50Seconds, rv.BeforeP99Seconds = percentiles(before)
 	rv.DuringP50Seconds, rv.DuringP99Seconds = percentiles(during)
 	return rv
-}
-
-func inAny(ms int64, windows [][2]int64) bool {
-	for _, w := range windows {
-		if ms >= w[0] && ms <= w[1] {
-			return true
-		}
-	}
-	return false
 }
 
 // requestsVerdict judges the probe's requests against one pod's
@@ -166,8 +157,7 @@ func percentiles(ds []time.Duration) (p50, p99 *float64) {
 	if len(ds) == 0 {
 		return nil, nil
 	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	s := slices.Sorted(slices.Values(ds))
 	at := func(q float64) *float64 {
 		i := int(q*float64(len(s))+0.999999) - 1
 		sec := float64(s[min(max(i, 0), len(s)-1)].Microseconds()) / 1e6

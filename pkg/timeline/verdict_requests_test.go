@@ -65,8 +65,8 @@ func TestRequestsVerdictInsideRaceWindow(t *testing.T) {
 	tl := terminate(t, 30, false, 0, nil, 2000, 0, func(r *Recorder) {})
 	tl.Services = []string{"web"}
 	v0 := ComputeWith(tl, Options{})
-	v0.EndpointOutMs = ptr(300)
-	v0.WindowMs = ptr(*v0.StopMs - 300)
+	v0.EndpointOutMs = new(int64(300))
+	v0.WindowMs = new(*v0.StopMs - 300)
 	probed(tl, 0, 500, time.Millisecond, func(ms int64) string {
 		if ms >= 100 && ms <= 300 {
 			return string(probe.Reset)

@@ -57,17 +57,13 @@ func routed(slices map[string]sliceOf, others map[string]int) (ready, routed boo
 
 // firstReadySlice returns the first slice (by name) in which the endpoint is ready.
 func firstReadySlice(slices map[string]sliceOf) string {
-	var names []string
+	first := ""
 	for name, s := range slices {
-		if s.state.Ready {
-			names = append(names, name)
+		if s.state.Ready && (first == "" || name < first) {
+			first = name
 		}
 	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return ""
-	}
-	return names[0]
+	return first
 }
 
 // routingOf walks the endpoint changes in receive order. An endpoint that

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -77,10 +78,7 @@ func terminatingTable(w io.Writer, pods []preflight.TerminatingPod, width int) {
 		if t.SecondsPastDeadline >= 0 {
 			deadline = fmt.Sprintf("passed %s ago", time.Duration(t.SecondsPastDeadline)*time.Second)
 		}
-		finalizers := strings.Join(t.Finalizers, ", ")
-		if finalizers == "" {
-			finalizers = "none"
-		}
+		finalizers := cmp.Or(strings.Join(t.Finalizers, ", "), "none")
 		return []string{escape(t.Namespace + "/" + t.Name),
 			(time.Duration(t.DeletedSecondsAgo) * time.Second).String() + " ago", deadline,
 			escape(finalizers), escape(t.WaitsOn)}

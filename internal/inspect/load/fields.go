@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"encoding"
 	"encoding/json"
 	"fmt"
@@ -191,10 +192,7 @@ func describe(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	}
-	what := map[string]string{"!!str": "a string", "!!int": "an integer", "!!float": "a number", "!!bool": "a boolean"}[n.Tag]
-	if what == "" {
-		what = "a value"
-	}
+	what := cmp.Or(map[string]string{"!!str": "a string", "!!int": "an integer", "!!float": "a number", "!!bool": "a boolean"}[n.Tag], "a value")
 	if len(n.Value) <= 40 {
 		return what + " " + strconv.Quote(n.Value)
 	}
@@ -246,9 +244,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 				continue
 			}
 		}
-		if name == "" {
-			name = f.Name
-		}
+		name = cmp.Or(name, f.Name)
 		out[name] = f.Type
 	}
 	return out

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,10 +142,7 @@ func serverVersion(ctx context.Context, cs kubernetes.Interface, timeout time.Du
 }
 
 func newLister(ctx context.Context, cs kubernetes.Interface, md metadata.Interface, ns string, opts LiveOptions, inv *inspect.Inventory) *lister {
-	l := &lister{ctx: ctx, cs: cs, md: md, ns: ns, page: opts.PageSize, inv: inv, mu: &sync.Mutex{}}
-	if l.page == 0 {
-		l.page = 500
-	}
+	l := &lister{ctx: ctx, cs: cs, md: md, ns: ns, page: cmp.Or(opts.PageSize, 500), inv: inv, mu: &sync.Mutex{}}
 	return l
 }
 

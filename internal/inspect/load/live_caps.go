@@ -64,9 +64,7 @@ var spotLabels = []spotLabel{
 // and the spot notice of the spot nodes. What cannot be read (RBAC, no
 // Karpenter) gives no cap; nothing is guessed.
 func (l *lister) drainerCaps(cfg *rest.Config) {
-	l.inv.DrainerCaps = append(l.inv.DrainerCaps, l.autoscalerCaps()...)
-	l.inv.DrainerCaps = append(l.inv.DrainerCaps, l.nodePoolCaps(cfg)...)
-	l.inv.DrainerCaps = append(l.inv.DrainerCaps, l.spotCaps()...)
+	l.inv.DrainerCaps = slices.Concat(l.inv.DrainerCaps, l.autoscalerCaps(), l.nodePoolCaps(cfg), l.spotCaps())
 }
 
 // autoscalerCaps finds cluster-autoscaler's Deployment among the workloads

@@ -5,6 +5,7 @@ package load
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,10 +71,7 @@ func Manifests(opts ManifestOptions, inv *inspect.Inventory) error {
 	if len(files) == 0 && opts.Kustomize == "" {
 		return fmt.Errorf("no objects passed to audit (no .json, .yaml or .yml file in %s)", inputNames(opts))
 	}
-	ns := opts.Namespace
-	if ns == "" {
-		ns = "default"
-	}
+	ns := cmp.Or(opts.Namespace, "default")
 	var remote []string
 	var unread []FileError
 	for _, f := range files {

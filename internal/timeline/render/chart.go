@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
@@ -49,12 +51,7 @@ func chartSpan(tl *timeline.Timeline, v timeline.Verdict) int64 {
 	if v.Requests != nil && v.Requests.LastFailedMs != nil && *v.Requests.LastFailedMs > end {
 		end = *v.Requests.LastFailedMs
 	}
-	for _, p := range []*int64{v.StopMs, v.EndpointOutMs} {
-		if p != nil && *p > end {
-			end = *p
-		}
-	}
-	return end
+	return max(end, ptr.Deref(v.StopMs, end), ptr.Deref(v.EndpointOutMs, end))
 }
 
 // WriteChart draws the two tracks on one time axis, from the delete request

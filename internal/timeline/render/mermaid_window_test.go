@@ -24,12 +24,10 @@ func TestMermaidWindowFollowsTheVerdict(t *testing.T) {
 	}
 	for _, c := range cases {
 		var b strings.Builder
-		v := timeline.Verdict{BehindService: true, WindowMs: &c.window, EndpointOutMs: ptr(100), StopMs: ptr(114)}
+		v := timeline.Verdict{BehindService: true, WindowMs: &c.window, EndpointOutMs: new(int64(100)), StopMs: new(int64(114))}
 		writeMermaidWindow(&b, "", v, c.raced, c.short)
 		if b.String() != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, b.String(), c.want)
 		}
 	}
 }
-
-func ptr(v int64) *int64 { return &v }

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -188,12 +189,7 @@ func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 }
 
 func workloadAtRisk(v nodewatch.Verdict) bool {
-	for _, wr := range v.Workloads {
-		if wr.Risk {
-			return true
-		}
-	}
-	return len(v.Remaining) > 0
+	return len(v.Remaining) > 0 || slices.ContainsFunc(v.Workloads, func(wr nodewatch.WorkloadResult) bool { return wr.Risk })
 }
 
 // budgetCell says, per PodDisruptionBudget of the workload, the time its

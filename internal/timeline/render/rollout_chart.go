@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -51,11 +53,7 @@ func rolloutSpan(r *rollout.Rollout, v rollout.Verdict) int64 {
 	}
 	for _, p := range v.Pods {
 		sv := shifted(p.Verdict, p.DeletedMs)
-		for _, x := range []*int64{sv.StopMs, sv.EndpointOutMs} {
-			if x != nil {
-				end = max(end, *x)
-			}
-		}
+		end = max(end, ptr.Deref(sv.StopMs, end), ptr.Deref(sv.EndpointOutMs, end))
 	}
 	return end
 }

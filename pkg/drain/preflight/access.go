@@ -51,24 +51,10 @@ func (a AccessCheck) what() string {
 
 // accessNeeded lists the requests a drain of node sends, so that the
 // preflight asks exactly these (TestAccessNeededCoversDrain sends a drain
-// through a fake clientset and fails on any request not listed here):
-//   - get and patch the node: the cordon reads it, then patches
-//     spec.unschedulable (cordon.go; --exclude-from-lb patches a label);
-//   - watch pods in every namespace: the drain learns that each pod is
-//     gone from one watch of the node's pods (node_pods.go), with a field
-//     selector on spec.nodeName, which RBAC cannot grant by namespace
-//     (their list is the preflight's own read, below);
-//   - in each namespace of a pod to evict: create pods/eviction, or delete
-//     pods with --disable-eviction, and delete pods with --delete-after;
-//     get pods, for the summary of a drain that stopped early (which pods
-//     left meanwhile: refreshGone);
-//   - optionally, in the namespaces holding a PDB (budgeted), watch
-//     poddisruptionbudgets (the budgets' streams; denied, the drain leans
-//     on the Eviction API's 429 answers instead).
-//
-// What the preflight reads itself (Gather: list nodes, the node's pods in
-// every namespace, the pods, PDBs and ReplicaSets of each namespace) it is
-// refused before anything changes.
+// through a fake clientset and fails on any request not listed here); the
+// budgets' watch is optional (denied, the drain leans on the 429 answers).
+// What the preflight reads itself (Gather) it is refused before anything
+// changes. See docs/drain.md (Preflight, the forbidden blocker).
 func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f Flags) []AccessCheck {
 	out := []AccessCheck{{Verb: "get", Resource: "nodes", Name: node}, {Verb: "patch", Resource: "nodes", Name: node},
 		{Verb: "watch", Resource: "pods"}}

@@ -1,6 +1,8 @@
 package preflight
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,12 +52,12 @@ func zeroBySpec(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) string {
 		return "minAvailable: 100%"
 	case ma.Type == intstr.Int:
 		if selected, _ := selectedAndToCome(pdb, pods); selected > 0 && ma.IntVal >= selected {
-			return "minAvailable: " + ma.String() + " with " + itoa(int(selected)) + " pod(s) selected that are not terminating"
+			return "minAvailable: " + ma.String() + " with " + strconv.Itoa(int(selected)) + " pod(s) selected that are not terminating"
 		}
 		return ""
 	}
 	if st := pdb.Status; st.ExpectedPods > 0 && st.DesiredHealthy >= st.ExpectedPods {
-		return "minAvailable: " + ma.String() + " with " + itoa(int(st.ExpectedPods)) + " expected pods"
+		return "minAvailable: " + ma.String() + " with " + strconv.Itoa(int(st.ExpectedPods)) + " expected pods"
 	}
 	return ""
 }

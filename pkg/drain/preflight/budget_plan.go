@@ -198,8 +198,6 @@ func readyDelay(pods []*corev1.Pod) time.Duration {
 	return 2*time.Second + time.Duration(probe)*time.Second
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // gatesWait says what else a wave waits for when pods declare readiness
 // gates: their replacements are Ready only once whoever owns each gate
 // sets its condition True, which the preflight cannot time.

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // budgetHold is why a PodDisruptionBudget that allows no disruption now
@@ -101,10 +103,8 @@ func holdBlocker(pdb *policyv1.PodDisruptionBudget, h budgetHold, healthyOnNode 
 // unreadyFor returns " for DURATION" since the pod's Ready condition last
 // changed, or "" when that is unknown.
 func unreadyFor(p *corev1.Pod, now time.Time) string {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady && !c.LastTransitionTime.IsZero() {
-			return " for " + now.Sub(c.LastTransitionTime.Time).Round(time.Second).String()
-		}
+	if c := podspec.Condition(p, corev1.PodReady); c != nil && !c.LastTransitionTime.IsZero() {
+		return " for " + now.Sub(c.LastTransitionTime.Time).Round(time.Second).String()
 	}
 	return ""
 }

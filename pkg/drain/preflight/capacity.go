@@ -1,8 +1,10 @@
 package preflight
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -202,15 +204,10 @@ func pack(pods []poolPod, rooms []*nodeRoom) []UnplacedPod {
 	for _, p := range pods {
 		reqs[p.pod] = podRequests(p.pod)
 	}
-	sort.SliceStable(pods, func(a, b int) bool {
-		ra, rb := reqs[pods[a].pod], reqs[pods[b].pod]
-		if ra[corev1.ResourceCPU] != rb[corev1.ResourceCPU] {
-			return ra[corev1.ResourceCPU] > rb[corev1.ResourceCPU]
-		}
-		if ra[corev1.ResourceMemory] != rb[corev1.ResourceMemory] {
-			return ra[corev1.ResourceMemory] > rb[corev1.ResourceMemory]
-		}
-		return podKey(pods[a].pod) < podKey(pods[b].pod)
+	slices.SortStableFunc(pods, func(a, b poolPod) int {
+		ra, rb := reqs[a.pod], reqs[b.pod]
+		return cmp.Or(cmp.Compare(rb[corev1.ResourceCPU], ra[corev1.ResourceCPU]),
+			cmp.Compare(rb[corev1.ResourceMemory], ra[corev1.ResourceMemory]), cmp.Compare(podKey(a.pod), podKey(b.pod)))
 	})
 	out := []UnplacedPod{}
 	filters := map[string][]bool{}

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -200,10 +201,7 @@ func groupByOwner(pods []*corev1.Pod, in Input) []OwnerGroup {
 		groups[i].Pods = append(groups[i].Pods, podInfo(pod, in.Flags, ""))
 	}
 	sort.Slice(groups, func(a, b int) bool {
-		if groups[a].Namespace != groups[b].Namespace {
-			return groups[a].Namespace < groups[b].Namespace
-		}
-		return groups[a].Owner.String() < groups[b].Owner.String()
+		return cmp.Or(strings.Compare(groups[a].Namespace, groups[b].Namespace), strings.Compare(groups[a].Owner.String(), groups[b].Owner.String())) < 0
 	})
 	for _, g := range groups {
 		sort.Slice(g.Pods, func(a, b int) bool { return g.Pods[a].Name < g.Pods[b].Name })

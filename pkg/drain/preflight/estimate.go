@@ -1,8 +1,9 @@
 package preflight
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -45,14 +46,9 @@ func poolPods(nodes []*Report, pods []poolPod, flags Flags) []PoolEviction {
 		pp.ExitSeconds = min(exitSeconds(p.pod), pp.GracePeriodSeconds)
 		out = append(out, pp)
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if out[a].Node != out[b].Node {
-			return order[out[a].Node] < order[out[b].Node]
-		}
-		if out[a].PDB != out[b].PDB {
-			return out[a].PDB < out[b].PDB
-		}
-		return out[a].Namespace+"/"+out[a].Name < out[b].Namespace+"/"+out[b].Name
+	slices.SortStableFunc(out, func(a, b PoolEviction) int {
+		return cmp.Or(cmp.Compare(order[a.Node], order[b.Node]), cmp.Compare(a.PDB, b.PDB),
+			cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name))
 	})
 	return out
 }

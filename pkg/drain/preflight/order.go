@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Order values of Flags.Order (--order).
@@ -63,10 +64,7 @@ func labelled(r *Report, pod *corev1.Pod, v string, f Flags) {
 // podPriority is the priority the waves sort pod by: spec.priority,
 // which admission sets from its PriorityClass, 0 when unset.
 func podPriority(pod *corev1.Pod) int32 {
-	if pod.Spec.Priority != nil {
-		return *pod.Spec.Priority
-	}
-	return 0
+	return ptr.Deref(pod.Spec.Priority, 0)
 }
 
 // waves groups pods by priority, lowest first; nil unless f.Order is

@@ -1,7 +1,9 @@
 package preflight
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -29,19 +31,10 @@ func podRequests(pod *corev1.Pod) amounts {
 // the others sorted.
 func resourceOrder(a amounts) []corev1.ResourceName {
 	first := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
-	var out, rest []corev1.ResourceName
-	for _, name := range first {
-		if _, ok := a[name]; ok {
-			out = append(out, name)
-		}
-	}
-	for name := range a {
-		if name != corev1.ResourceCPU && name != corev1.ResourceMemory && name != corev1.ResourcePods {
-			rest = append(rest, name)
-		}
-	}
-	sort.Slice(rest, func(i, j int) bool { return rest[i] < rest[j] })
-	return append(out, rest...)
+	rank := func(n corev1.ResourceName) int { return cmp.Or(slices.Index(first, n)+1, len(first)+1) }
+	return slices.SortedFunc(maps.Keys(a), func(x, y corev1.ResourceName) int {
+		return cmp.Or(cmp.Compare(rank(x), rank(y)), cmp.Compare(x, y))
+	})
 }
 
 // amountOf returns q in the Unit of resource name (cpu in millicores,

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
@@ -52,7 +53,7 @@ func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f
 				waitingOn(a.Answer))})
 		}
 	}
-	r.estimate(derefOr(r.EstimatedSeconds))
+	r.estimate(ptr.Deref(r.EstimatedSeconds, 0))
 }
 
 // serverAnswer reads the answer to one dry-run request for p.
@@ -64,13 +65,6 @@ func serverAnswer(p PodEntry, err error) ServerAnswer {
 		out.Code = api.Status().Code
 	}
 	return out
-}
-
-func derefOr(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // retriedUntil names, for each answer the drain retries (the ones

@@ -13,6 +13,7 @@ import (
 	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // RestartedAtAnnotation is the pod template annotation `kubectl rollout
@@ -188,11 +189,9 @@ func zeroCapacity(pods []*corev1.Pod) (*int64, string) {
 		if !isReady(p) || restarted(p) {
 			continue
 		}
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && !c.LastTransitionTime.IsZero() {
-				longest = max(longest, c.LastTransitionTime.Sub(p.CreationTimestamp.Time))
-				known = true
-			}
+		if c := podspec.Condition(p, corev1.PodReady); c != nil && !c.LastTransitionTime.IsZero() {
+			longest = max(longest, c.LastTransitionTime.Sub(p.CreationTimestamp.Time))
+			known = true
 		}
 	}
 	if !known {

@@ -24,7 +24,6 @@ func surgeAccessNeeded(pods []corev1.Pod, rsOwners map[string]OwnerRef, f Flags)
 	if !f.Surge {
 		return nil
 	}
-	seen := map[AccessCheck]bool{}
 	var out []AccessCheck
 	for i := range pods {
 		o := ownerOf(&pods[i], rsOwners)
@@ -34,8 +33,7 @@ func surgeAccessNeeded(pods []corev1.Pod, rsOwners map[string]OwnerRef, f Flags)
 		}
 		for _, verb := range surgeVerbs {
 			c := AccessCheck{Verb: verb, Resource: res, Namespace: pods[i].Namespace, Name: o.Name}
-			if !seen[c] {
-				seen[c] = true
+			if !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"cmp"
 	"context"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,9 +45,7 @@ func readRollouts(ctx context.Context, dc dynamic.Interface, namespace string, o
 // read, unknown says why).
 func (s *SurgePlan) planRollout(ro *unstructured.Unstructured, unknown string) {
 	if ro == nil {
-		if unknown == "" {
-			unknown = "the Rollout was not found"
-		}
+		unknown = cmp.Or(unknown, "the Rollout was not found")
 		s.Plan = "cannot surge: cannot tell: " + unknown
 		return
 	}

@@ -2,9 +2,12 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // unreadyCause is why a pod is not Ready and whether waiting can help.
@@ -78,7 +81,7 @@ func unreadyContainers(pod *corev1.Pod) []string {
 // set)" when nobody set it yet, which the kubelet reads as False.
 func closedGate(pod *corev1.Pod) (string, bool) {
 	for _, g := range pod.Spec.ReadinessGates {
-		c := podCondition(pod, g.ConditionType)
+		c := podspec.Condition(pod, g.ConditionType)
 		switch {
 		case c == nil:
 			return string(g.ConditionType) + " (condition not set)", true
@@ -96,24 +99,13 @@ func closedGate(pod *corev1.Pod) (string, bool) {
 	return "", false
 }
 
-func podCondition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == t {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // gatesOf lists the readiness gates of pods' specs, once each: their
 // replacements turn Ready only once those conditions are True too.
 func gatesOf(pods []*corev1.Pod) []string {
-	seen := map[corev1.PodConditionType]bool{}
 	var out []string
 	for _, p := range pods {
 		for _, g := range p.Spec.ReadinessGates {
-			if !seen[g.ConditionType] {
-				seen[g.ConditionType] = true
+			if !slices.Contains(out, string(g.ConditionType)) {
 				out = append(out, string(g.ConditionType))
 			}
 		}
