@@ -79,8 +79,7 @@ func (e *Env) ArgoRollouts(t testing.TB, ns string) {
 			<-done
 		}
 		if t.Failed() {
-			lines := strings.Split(strings.TrimSpace(log.String()), "\n")
-			t.Logf("Argo Rollouts controller's log (last lines):\n%s", strings.Join(lines[max(0, len(lines)-60):], "\n"))
+			t.Logf("Argo Rollouts controller's log (last lines):\n%s", hostproc.Tail(strings.TrimSpace(log.String()), 60))
 		}
 	})
 	WaitFor(t, SetupWait, "the Argo Rollouts controller's health endpoint", func() bool {

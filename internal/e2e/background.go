@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os/exec"
 	"strings"
 	"sync"
@@ -48,15 +47,10 @@ func (e *Env) StartKubectl(t testing.TB, timeout time.Duration, args ...string) 
 		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
 	}
 	go func() {
-		err := r.cmd.Wait()
+		_ = r.cmd.Wait()
 		r.mu.Lock()
-		r.res = Result{Stdout: r.stdout.String(), Stderr: r.stderr.String()}
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			r.res.ExitCode = exitErr.ExitCode()
-		} else if err != nil {
-			r.res.ExitCode = -1
-		}
+		// ExitCode is -1 for a process killed by a signal.
+		r.res = Result{Stdout: r.stdout.String(), Stderr: r.stderr.String(), ExitCode: r.cmd.ProcessState.ExitCode()}
 		r.mu.Unlock()
 		close(r.done)
 	}()

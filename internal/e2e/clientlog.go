@@ -1,9 +1,10 @@
 package e2e
 
 import (
+	"cmp"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -47,15 +48,8 @@ func ClientRequests(log string) []ClientRequest {
 	for k, n := range plain {
 		out = append(out, ClientRequest{Verb: k.verb, URL: k.url, Status: k.status, Count: n})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.URL != b.URL {
-			return a.URL < b.URL
-		}
-		if a.Verb != b.Verb {
-			return a.Verb < b.Verb
-		}
-		return a.Status < b.Status
+	slices.SortFunc(out, func(a, b ClientRequest) int {
+		return cmp.Or(strings.Compare(a.URL, b.URL), strings.Compare(a.Verb, b.Verb), strings.Compare(a.Status, b.Status))
 	})
 	return out
 }

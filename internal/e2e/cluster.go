@@ -92,15 +92,11 @@ func Require(t testing.TB, why string) {
 func Cluster(t testing.TB) *Env {
 	t.Helper()
 	Require(t, "needs the local cluster")
-	env, err := shared.get(startCluster)
+	env, err := shared.get(func() (*Env, error) { return startNamed("") })
 	if err != nil {
 		t.Fatalf("local cluster: %v", err)
 	}
 	return env
-}
-
-func startCluster() (*Env, error) {
-	return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions { return o })
 }
 
 // newEnv connects to the cluster of o.

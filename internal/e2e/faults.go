@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 )
 
@@ -50,7 +52,7 @@ var faults lazyEnv
 func FaultCluster(t *testing.T) *FaultEnv {
 	t.Helper()
 	Require(t, "breaks a control plane of its own")
-	opts, err := faultOptions()
+	opts, err := clusterOptions(FaultClusterName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,9 +61,7 @@ func FaultCluster(t *testing.T) *FaultEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(unlock)
-	env, err := faults.get(func() (*Env, error) {
-		return startNamed(func(localcluster.ClusterOptions) localcluster.ClusterOptions { return opts })
-	})
+	env, err := faults.get(func() (*Env, error) { return startNamed(FaultClusterName) })
 	if err != nil {
 		t.Fatalf("fault cluster: %v", err)
 	}
@@ -75,38 +75,14 @@ func FaultCluster(t *testing.T) *FaultEnv {
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	go f.supervise(stop, done)
+	// The supervisor starts dead components again every second.
+	go func() { wait.Until(f.restartDead, time.Second, stop); close(done) }()
 	t.Cleanup(func() {
 		close(stop)
 		<-done
 		f.heal()
 	})
 	return f
-}
-
-func faultOptions() (localcluster.ClusterOptions, error) {
-	opts, err := checkoutOptions()
-	if err != nil {
-		return opts, err
-	}
-	opts = opts.Sibling(FaultClusterName)
-	opts.Nodes = 1
-	return opts, nil
-}
-
-// supervise starts dead components again every second until stop closes.
-func (f *FaultEnv) supervise(stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-			f.restartDead()
-		}
-	}
 }
 
 // restartDead starts each dead component the test does not keep down.
@@ -153,11 +129,7 @@ func (f *FaultEnv) waitReady() {
 // server answers /readyz again.
 func (f *FaultEnv) PauseAPIServer(d time.Duration) {
 	f.t.Helper()
-	f.pause(localcluster.KubeAPIServer, d)
-}
-
-func (f *FaultEnv) pause(component string, d time.Duration) {
-	f.t.Helper()
+	component := localcluster.KubeAPIServer
 	if err := f.opts.SignalComponent(component, syscall.SIGSTOP); err != nil {
 		f.t.Fatal(err)
 	}

@@ -84,16 +84,11 @@ func RunKubectlFor(t testing.TB, timeout time.Duration, env []string, args ...st
 	cmd := kubectlCommand(ctx, t, env, args)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	case err != nil:
+	// A command that ran has a ProcessState, even when it failed.
+	if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
 		t.Fatalf("kubectl %s: %v", strings.Join(args, " "), err)
 	}
-	return res
+	return Result{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: cmd.ProcessState.ExitCode()}
 }
 
 // kubectlCommand is the real kubectl running args with the plugin binary

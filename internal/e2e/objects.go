@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -80,15 +81,7 @@ func (e *Env) WaitUntainted(t testing.TB, node, key string) {
 	t.Helper()
 	WaitFor(t, SetupWait, "node "+node+" without the taint "+key, func() bool {
 		n, err := e.Client.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		for _, taint := range n.Spec.Taints {
-			if taint.Key == key {
-				return false
-			}
-		}
-		return true
+		return err == nil && !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key })
 	})
 }
 

@@ -26,7 +26,7 @@ import (
 func (e *Env) RealNode(t testing.TB) string {
 	t.Helper()
 	e.requireReal(t, realnode.NodeName)
-	t.Cleanup(realNodesLock(t, syscall.LOCK_SH))
+	t.Cleanup(fileLock(t, realNodesLockFile, syscall.LOCK_SH))
 	return realnode.NodeName
 }
 
@@ -40,7 +40,7 @@ func (e *Env) RealNodes(t testing.TB) []string {
 	for _, n := range names {
 		e.requireReal(t, n)
 	}
-	t.Cleanup(realNodesLock(t, syscall.LOCK_EX))
+	t.Cleanup(fileLock(t, realNodesLockFile, syscall.LOCK_EX))
 	return names
 }
 
@@ -122,7 +122,7 @@ func CountRequests(t testing.TB, host, url string, interval time.Duration, max i
 // packets may have tried to leave the machine.
 func GuardUntouched(t testing.TB) func() {
 	t.Helper()
-	unlock := guardLock(t, syscall.LOCK_SH)
+	unlock := fileLock(t, guardLockFile, syscall.LOCK_SH)
 	before, err := realnode.GuardDrops()
 	if err != nil {
 		unlock()
@@ -140,17 +140,13 @@ func GuardUntouched(t testing.TB) func() {
 
 // GuardTest takes the guard check's lock alone, for the test that proves
 // the guard drops what would leave; the returned function releases it.
-func GuardTest(t testing.TB) func() { return guardLock(t, syscall.LOCK_EX) }
+func GuardTest(t testing.TB) func() { return fileLock(t, guardLockFile, syscall.LOCK_EX) }
 
-func guardLock(t testing.TB, how int) func() {
-	t.Helper()
-	return fileLock(t, "kubectl-graceful-guard-test.lock", how)
-}
-
-func realNodesLock(t testing.TB, how int) func() {
-	t.Helper()
-	return fileLock(t, "kubectl-graceful-real-nodes-test.lock", how)
-}
+// The locks' files, shared by every test process of the machine.
+const (
+	guardLockFile     = "kubectl-graceful-guard-test.lock"
+	realNodesLockFile = "kubectl-graceful-real-nodes-test.lock"
+)
 
 // fileLock takes a lock shared by every test process of the machine.
 func fileLock(t testing.TB, name string, how int) func() {

@@ -23,40 +23,40 @@ var second lazyEnv
 func SecondCluster(t testing.TB) *Env {
 	t.Helper()
 	Cluster(t) // skips under -short, and builds the binaries once
-	env, err := second.get(func() (*Env, error) {
-		return startNamed(func(o localcluster.ClusterOptions) localcluster.ClusterOptions {
-			o = o.Sibling(SecondClusterName)
-			o.Nodes = 1
-			return o
-		})
-	})
+	env, err := second.get(func() (*Env, error) { return startNamed(SecondClusterName) })
 	if err != nil {
 		t.Fatalf("second local cluster: %v", err)
 	}
 	return env
 }
 
-// startNamed starts (or reuses) the cluster whose options adjust derives
-// from the checkout's default ones.
-func startNamed(adjust func(localcluster.ClusterOptions) localcluster.ClusterOptions) (*Env, error) {
-	opts, err := checkoutOptions()
+// startNamed starts (or reuses) the checkout's cluster, or its sibling
+// called sibling when that is not "" (clusterOptions).
+func startNamed(sibling string) (*Env, error) {
+	opts, err := clusterOptions(sibling)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	opts = adjust(opts)
 	if _, err := localcluster.Up(ctx, opts); err != nil {
 		return nil, err
 	}
 	return newEnv(opts)
 }
 
-// checkoutOptions are the default options of the checkout's cluster.
-func checkoutOptions() (localcluster.ClusterOptions, error) {
+// clusterOptions are the options of the checkout's cluster, or of its
+// sibling called sibling, with one node, when that is not "".
+func clusterOptions(sibling string) (localcluster.ClusterOptions, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return localcluster.ClusterOptions{}, err
 	}
-	return localcluster.DefaultOptions(root, os.Stderr)
+	opts, err := localcluster.DefaultOptions(root, os.Stderr)
+	if err != nil || sibling == "" {
+		return opts, err
+	}
+	opts = opts.Sibling(sibling)
+	opts.Nodes = 1
+	return opts, nil
 }

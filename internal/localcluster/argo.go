@@ -39,7 +39,7 @@ func EnsureArgoRollouts(cacheDir string, log io.Writer) (ArgoRollouts, error) {
 	}
 	c := component{Name: "rollouts-controller", Version: ArgoRolloutsVersion, EstimateSeconds: 156,
 		build: func(b *builder, out string) error {
-			return b.goCmd(dir, "build", "-ldflags=-s -w", "-o", out, "./cmd/rollouts-controller")
+			return b.goCmd(dir, nil, "build", "-ldflags=-s -w", "-o", out, "./cmd/rollouts-controller")
 		}}
 	controller, err := (&builder{cacheDir: cacheDir, log: log}).ensure(c, "the Argo Rollouts controller "+c.Version)
 	return ArgoRollouts{Controller: controller, CRDDir: filepath.Join(dir, "manifests", "crds")}, err

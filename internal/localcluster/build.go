@@ -27,16 +27,6 @@ func (b *builder) path(c component) string {
 	return filepath.Join(b.binDir(), c.Name+"-"+c.Version)
 }
 
-// pathOf returns the cached binary of the component called name.
-func (b *builder) pathOf(name string) string {
-	for _, c := range components() {
-		if c.Name == name {
-			return b.path(c)
-		}
-	}
-	panic("localcluster: unknown component " + name) // a typo in this package, not user input
-}
-
 // Binaries maps a component name (etcd, kube-apiserver, ..., kwok, kwokctl)
 // to the path of its cached binary.
 type Binaries map[string]string
@@ -56,9 +46,16 @@ func EnsureBinaries(cacheDir string, log io.Writer) (Binaries, error) {
 	}
 	defer unlock()
 
-	missing := b.missing()
+	var missing []component
+	total := 0
+	for _, c := range components() {
+		if _, err := os.Stat(b.path(c)); err != nil {
+			missing, total = append(missing, c), total+c.EstimateSeconds
+		}
+	}
 	if len(missing) > 0 {
-		b.announce(missing)
+		fmt.Fprintf(log, "First run: building %d control-plane binaries from the Go module proxy into %s.\n", len(missing), b.binDir())
+		fmt.Fprintf(log, "This takes about %s on 2 cores (longer while other builds run); later runs reuse them and take seconds.\n", humanSeconds(total))
 	}
 	for i, c := range missing {
 		fmt.Fprintf(log, "[%d/%d] building %s %s (about %s)...\n", i+1, len(missing), c.Name, c.Version, humanSeconds(c.EstimateSeconds))
@@ -141,25 +138,6 @@ func (b *builder) lock() (func(), error) {
 	return hostproc.Lock(filepath.Join(b.cacheDir, "build.lock"), syscall.LOCK_EX)
 }
 
-func (b *builder) missing() []component {
-	var m []component
-	for _, c := range components() {
-		if _, err := os.Stat(b.path(c)); err != nil {
-			m = append(m, c)
-		}
-	}
-	return m
-}
-
-func (b *builder) announce(missing []component) {
-	total := 0
-	for _, c := range missing {
-		total += c.EstimateSeconds
-	}
-	fmt.Fprintf(b.log, "First run: building %d control-plane binaries from the Go module proxy into %s.\n", len(missing), b.binDir())
-	fmt.Fprintf(b.log, "This takes about %s on 2 cores (longer while other builds run); later runs reuse them and take seconds.\n", humanSeconds(total))
-}
-
 // buildOne builds c to a temporary file and renames it into place, so an
 // interrupted build never leaves a truncated binary that looks cached.
 func (b *builder) buildOne(c component) error {
@@ -171,12 +149,6 @@ func (b *builder) buildOne(c component) error {
 	return os.Rename(tmp, b.path(c))
 }
 
-// goCmd runs the go tool in dir with module mode forced on and cgo off, so
-// the binaries are static and independent of the caller's GOFLAGS/GOWORK.
-func (b *builder) goCmd(dir string, args ...string) error {
-	return b.goCmdEnv(dir, nil, args...)
-}
-
 // goInstall builds a main package that `go install pkg@version` accepts.
 func goInstall(pkgAtVersion string) func(b *builder, out string) error {
 	return func(b *builder, out string) error {
@@ -185,8 +157,7 @@ func goInstall(pkgAtVersion string) func(b *builder, out string) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		cmd := []string{"install", "-ldflags=-s -w", pkgAtVersion}
-		if err := b.goCmdEnv(dir, []string{"GOBIN=" + dir}, cmd...); err != nil {
+		if err := b.goCmd(dir, []string{"GOBIN=" + dir}, "install", "-ldflags=-s -w", pkgAtVersion); err != nil {
 			return err
 		}
 		name := filepath.Base(strings.SplitN(pkgAtVersion, "@", 2)[0])
@@ -194,8 +165,10 @@ func goInstall(pkgAtVersion string) func(b *builder, out string) error {
 	}
 }
 
-// goCmdEnv is goCmd with extra environment variables.
-func (b *builder) goCmdEnv(dir string, env []string, args ...string) error {
+// goCmd runs the go tool in dir with module mode forced on and cgo off, so
+// the binaries are static and independent of the caller's GOFLAGS/GOWORK,
+// and env added to the environment.
+func (b *builder) goCmd(dir string, env []string, args ...string) error {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=0"), env...)

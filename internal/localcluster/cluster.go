@@ -199,7 +199,7 @@ func (o ClusterOptions) create(ctx context.Context) error {
 // Down stops every process of the cluster and removes its state. A cluster
 // that does not exist is not an error.
 func Down(ctx context.Context, o ClusterOptions) error {
-	bins := Binaries{"kwokctl": (&builder{cacheDir: o.CacheDir}).pathOf("kwokctl")}
+	bins := Binaries{"kwokctl": (&builder{cacheDir: o.CacheDir}).path(component{Name: "kwokctl", Version: KwokVersion})}
 	if _, err := os.Stat(bins["kwokctl"]); err != nil {
 		return nil // never built, so never started
 	}

@@ -19,7 +19,7 @@ func buildKube(name string) func(b *builder, out string) error {
 		if err != nil {
 			return err
 		}
-		return b.goCmd(dir, "build", "-o", out, "-ldflags", kubeVersionLDFlags(), "k8s.io/kubernetes/cmd/"+name)
+		return b.goCmd(dir, nil, "build", "-o", out, "-ldflags", kubeVersionLDFlags(), "k8s.io/kubernetes/cmd/"+name)
 	}
 }
 
@@ -70,7 +70,7 @@ func (b *builder) kubeModule() (string, error) {
 	if err := writeModule(dir, map[string]string{"go.mod": gomod, "tools.go": imports}); err != nil {
 		return "", err
 	}
-	if err := b.goCmd(dir, "mod", "tidy"); err != nil {
+	if err := b.goCmd(dir, nil, "mod", "tidy"); err != nil {
 		_ = os.Remove(filepath.Join(dir, "go.sum"))
 		return "", err
 	}
@@ -121,8 +121,8 @@ func buildEtcd(b *builder, out string) error {
 	if err := writeModule(dir, map[string]string{"go.mod": gomod, "tools.go": imports}); err != nil {
 		return err
 	}
-	if err := b.goCmd(dir, "mod", "tidy"); err != nil {
+	if err := b.goCmd(dir, nil, "mod", "tidy"); err != nil {
 		return err
 	}
-	return b.goCmd(dir, "build", "-o", out, "-ldflags", "-s -w", "go.etcd.io/etcd/server/v3")
+	return b.goCmd(dir, nil, "build", "-o", out, "-ldflags", "-s -w", "go.etcd.io/etcd/server/v3")
 }

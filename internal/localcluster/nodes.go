@@ -3,6 +3,7 @@ package localcluster
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,9 +49,7 @@ func NewFakeNode(name string, labels map[string]string) *corev1.Node {
 		"kubernetes.io/os":       "linux",
 		"type":                   "kwok",
 	}
-	for k, v := range labels {
-		l[k] = v
-	}
+	maps.Copy(l, labels)
 	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 		Name:        name,
 		Labels:      l,

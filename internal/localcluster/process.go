@@ -79,14 +79,20 @@ func (o ClusterOptions) Running() error {
 // with its connections open (an API server that accepts and never answers),
 // SIGCONT resumes it.
 func (o ClusterOptions) SignalComponent(component string, sig syscall.Signal) error {
-	pid, alive, err := o.ComponentPID(component)
+	pid, err := o.alivePID(component)
 	if err != nil {
 		return err
 	}
-	if !alive {
-		return fmt.Errorf("%s (pid %d) is not running", component, pid)
-	}
 	return syscall.Kill(pid, sig)
+}
+
+// alivePID is ComponentPID with a process that is not alive an error.
+func (o ClusterOptions) alivePID(component string) (int, error) {
+	pid, alive, err := o.ComponentPID(component)
+	if err == nil && !alive {
+		err = fmt.Errorf("%s (pid %d) is not running", component, pid)
+	}
+	return pid, err
 }
 
 // KillComponent kills component's process with SIGKILL, as a crash or an
@@ -122,12 +128,9 @@ type ComponentProcess struct {
 // RememberComponent reads how component's running process was started
 // (/proc/<pid>/cmdline, cwd and environ).
 func (o ClusterOptions) RememberComponent(component string) (*ComponentProcess, error) {
-	pid, alive, err := o.ComponentPID(component)
+	pid, err := o.alivePID(component)
 	if err != nil {
 		return nil, err
-	}
-	if !alive {
-		return nil, fmt.Errorf("%s (pid %d) is not running", component, pid)
 	}
 	c, err := hostproc.CommandOf(pid)
 	if err != nil {

@@ -3,6 +3,7 @@ package localcluster
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -39,10 +40,8 @@ func serviceCIDRCurrent(ctx context.Context, kubeconfig string) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range sc.Spec.CIDRs {
-		if c == ServiceCIDR {
-			return nil
-		}
+	if slices.Contains(sc.Spec.CIDRs, ServiceCIDR) {
+		return nil
 	}
 	return fmt.Errorf("Service CIDR %v, want %s", sc.Spec.CIDRs, ServiceCIDR)
 }

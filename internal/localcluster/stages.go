@@ -4,7 +4,6 @@ import (
 	"embed"
 	"encoding/json"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster/sim"
@@ -87,14 +86,10 @@ func StagesYAML() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	names := make([]string, 0, len(entries))
+	// ReadDir sorts the entries by name.
+	docs := make([]string, 0, len(entries))
 	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	docs := make([]string, 0, len(names))
-	for _, n := range names {
-		data, err := stageFiles.ReadFile(path.Join("stages", n))
+		data, err := stageFiles.ReadFile(path.Join("stages", e.Name()))
 		if err != nil {
 			return "", err
 		}

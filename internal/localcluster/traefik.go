@@ -73,7 +73,7 @@ func EnsureTraefik(cacheDir string, log io.Writer) (string, error) {
 			if err := writeModule(dir, traefikModule); err != nil {
 				return err
 			}
-			return b.goCmd(dir, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/traefik/traefik/v3/cmd/traefik")
+			return b.goCmd(dir, nil, "build", "-trimpath", "-ldflags=-s -w", "-o", out, "github.com/traefik/traefik/v3/cmd/traefik")
 		}}
 	return (&builder{cacheDir: cacheDir, log: log}).ensure(c, "the Ingress controller Traefik "+c.Version)
 }

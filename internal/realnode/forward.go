@@ -46,17 +46,14 @@ func (st *starter) forwardAPI(n node, adminKubeconfig []byte) ([]byte, error) {
 			return nil, err
 		}
 		p := filepath.Join(n.l.root, forwarderKey)
-		if err := st.daemon(n.l, forwarderKey, forwarderKey, p, listen, target); err != nil {
-			return nil, err
-		}
-		err = waitFor(st.ctx, 10*time.Second, forwarderKey, n.l, func() error {
+		dial := func() error {
 			c, err := net.DialTimeout("tcp", listen, time.Second)
 			if err == nil {
 				c.Close()
 			}
 			return err
-		})
-		if err != nil {
+		}
+		if err := st.daemon(n.l, forwarderKey, forwarderKey, 10*time.Second, dial, p, listen, target); err != nil {
 			return nil, err
 		}
 	}

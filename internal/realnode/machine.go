@@ -107,17 +107,13 @@ func names(dir string) []string {
 
 // nftTables lists "family name" of every nftables table.
 func nftTables() ([]string, error) {
-	out, err := exec.Command("nft", "-j", "list", "tables").Output()
-	if err != nil {
-		return nil, fmt.Errorf("nft list tables: %w", exitText(err))
-	}
 	var doc struct {
 		Nftables []struct {
 			Table *struct{ Family, Name string } `json:"table"`
 		} `json:"nftables"`
 	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		return nil, fmt.Errorf("nft list tables: %w", err)
+	if err := jsonOutput(&doc, "nft", "-j", "list", "tables"); err != nil {
+		return nil, err
 	}
 	var ts []string
 	for _, e := range doc.Nftables {
@@ -156,41 +152,23 @@ var ownTables = []string{"inet " + GuardTable, "ip kube-proxy", "ip6 kube-proxy"
 // under its own folders (containers' root file systems, volumes, shm) or
 // a CRI network namespace.
 func ownMount(m string, l layout) bool {
-	for _, p := range []string{l.root + "/", l.run + "/", "/run/netns/cni-", "/var/run/netns/cni-", "/run/containerd/"} {
-		if strings.HasPrefix(m, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{l.root + "/", l.run + "/", "/run/netns/cni-", "/var/run/netns/cni-", "/run/containerd/"},
+		func(p string) bool { return strings.HasPrefix(m, p) })
 }
 
 // ownLink reports whether an interface is the nodes': the two bridges, a
 // further node's veth (the rest of it goes with its network namespace),
 // or a pod's veth (the bridge plugin names them veth...).
 func ownLink(name string) bool {
-	if name == PodBridge || name == ServiceSink || name == ingressHostVeth || strings.HasPrefix(name, "veth") {
-		return true
-	}
-	for _, n := range nodes()[1:] {
-		if name == n.hostVeth() {
-			return true
-		}
-	}
-	return false
+	return name == PodBridge || name == ServiceSink || name == ingressHostVeth || strings.HasPrefix(name, "veth") ||
+		slices.ContainsFunc(nodes()[1:], func(n node) bool { return name == n.hostVeth() })
 }
 
 // ownCgroup reports whether a top-level cgroup is a kubelet's: real-node-0's
 // kubepods (cgroupfs driver), or a further node's cgroupRoot.
 func ownCgroup(name string) bool {
-	if strings.HasPrefix(name, "kubepods") {
-		return true
-	}
-	for _, n := range nodes()[1:] {
-		if name == n.cgroupParent() {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(name, "kubepods") ||
+		slices.ContainsFunc(nodes()[1:], func(n node) bool { return name == n.cgroupParent() })
 }
 
 // restore undoes everything the node changed since s was taken, in the
@@ -201,11 +179,10 @@ func restore(s *machineState, l layout) error {
 	var errs []error
 	killNode(s, l)
 	errs = append(errs, unmountNew(s, l)...)
+	// errors.Join drops the nil errors of the steps that succeeded.
 	for _, n := range names("/run/netns") {
 		if !slices.Contains(s.Netns, n) && strings.HasPrefix(n, "cni-") {
-			if err := os.Remove(filepath.Join("/run/netns", n)); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, os.Remove(filepath.Join("/run/netns", n)))
 		}
 	}
 	for _, n := range names("/sys/class/net") {
@@ -219,9 +196,7 @@ func restore(s *machineState, l layout) error {
 		for _, t := range ts {
 			if !slices.Contains(s.NftTables, t) && slices.Contains(ownTables, t) {
 				fam, name, _ := strings.Cut(t, " ")
-				if err := run("nft", "delete", "table", fam, name); err != nil {
-					errs = append(errs, err)
-				}
+				errs = append(errs, run("nft", "delete", "table", fam, name))
 			}
 		}
 	} else {
@@ -239,28 +214,20 @@ func restore(s *machineState, l layout) error {
 		for _, n := range names(filepath.Join(cgroupRoot, h)) {
 			p := filepath.Join(cgroupRoot, h, n)
 			if fi, err := os.Lstat(p); err == nil && fi.IsDir() && !slices.Contains(had, n) && ownCgroup(n) {
-				if err := rmdirTree(p); err != nil {
-					errs = append(errs, err)
-				}
+				errs = append(errs, rmdirTree(p))
 			}
 		}
 	}
 	for p, existed := range s.Paths {
 		if !existed {
-			if err := os.RemoveAll(p); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, os.RemoveAll(p))
 		}
 	}
-	if err := os.RemoveAll(l.root); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, os.RemoveAll(l.root))
 	// The lock file stays while Up goes on holding it; Down removes it.
 	for _, n := range names(l.run) {
 		if p := filepath.Join(l.run, n); p != l.lockPath() {
-			if err := os.RemoveAll(p); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, os.RemoveAll(p))
 		}
 	}
 	return errors.Join(errs...)
@@ -311,11 +278,19 @@ func rmdirTree(p string) error {
 // run runs one command, its output in its error (runAll).
 func run(cmd ...string) error { return runAll([][]string{cmd}, "") }
 
-// exitText adds a failed command's stderr to its error.
-func exitText(err error) error {
+// jsonOutput runs a command that prints JSON and reads its output into
+// v; an error names the command and carries its stderr.
+func jsonOutput(v any, cmd ...string) error {
+	out, err := exec.Command(cmd[0], cmd[1:]...).Output()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
-		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
 	}
-	return err
+	if err == nil {
+		err = json.Unmarshal(out, v)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", strings.Join(cmd, " "), err)
+	}
+	return nil
 }

@@ -134,13 +134,9 @@ func routedBy(cidr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command("ip", "-j", "-4", "route", "show", "table", "all").Output()
-	if err != nil {
-		return "", fmt.Errorf("ip route show: %w", exitText(err))
-	}
 	var routes []struct{ Dst, Dev string }
-	if err := json.Unmarshal(out, &routes); err != nil {
-		return "", fmt.Errorf("ip route show: %w", err)
+	if err := jsonOutput(&routes, "ip", "-j", "-4", "route", "show", "table", "all"); err != nil {
+		return "", err
 	}
 	for _, r := range routes {
 		_, n, err := net.ParseCIDR(r.Dst)
@@ -177,16 +173,12 @@ func CheckRoute(ip string) error {
 	if want == "" {
 		return fmt.Errorf("%s is outside the real nodes' pod range %s and Service range %s: not sending to it", ip, PodRange, ServiceCIDR)
 	}
-	out, err := exec.Command("ip", "-j", "route", "get", ip).Output()
-	if err != nil {
-		return fmt.Errorf("ip route get %s: %w", ip, exitText(err))
-	}
 	var routes []struct{ Dev string }
-	if err := json.Unmarshal(out, &routes); err != nil || len(routes) == 0 {
-		return fmt.Errorf("ip route get %s: unreadable answer %q", ip, out)
+	if err := jsonOutput(&routes, "ip", "-j", "route", "get", ip); err != nil {
+		return err
 	}
-	if routes[0].Dev != want {
-		return fmt.Errorf("%s is routed by %s, not %s: not sending to it", ip, routes[0].Dev, want)
+	if len(routes) == 0 || routes[0].Dev != want {
+		return fmt.Errorf("%s is routed by %v, not %s: not sending to it", ip, routes, want)
 	}
 	if _, err := GuardDrops(); err != nil {
 		return err
@@ -212,10 +204,6 @@ func GuardDrops() (int64, error) {
 // TablePackets returns, for each chain of an nftables table, the packets
 // its rules' counters have counted.
 func TablePackets(family, table string) (map[string]int64, error) {
-	out, err := exec.Command("nft", "-j", "list", "table", family, table).Output()
-	if err != nil {
-		return nil, exitText(err)
-	}
 	var doc struct {
 		Nftables []struct {
 			Rule *struct {
@@ -224,7 +212,7 @@ func TablePackets(family, table string) (map[string]int64, error) {
 			} `json:"rule"`
 		} `json:"nftables"`
 	}
-	if err := json.Unmarshal(out, &doc); err != nil {
+	if err := jsonOutput(&doc, "nft", "-j", "list", "table", family, table); err != nil {
 		return nil, err
 	}
 	byChain := map[string]int64{}

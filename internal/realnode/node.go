@@ -1,6 +1,7 @@
 package realnode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,28 +189,21 @@ func (st *starter) start(n node, adminKubeconfig []byte) error {
 			return err
 		}
 	}
-	if err := st.nodeDaemon(n, "containerd", "containerd", "--config", l.containerdConf()); err != nil {
-		return err
-	}
-	if err := waitFor(st.ctx, 30*time.Second, "containerd", l, func() error { return ctrRun(l, "version") }); err != nil {
+	if err := st.nodeDaemon(n, "containerd", 30*time.Second, func() error { return ctrRun(l, "version") },
+		"containerd", "--config", l.containerdConf()); err != nil {
 		return err
 	}
 	if err := st.importImages(l); err != nil {
 		return err
 	}
-	if err := st.nodeDaemon(n, "kubelet", st.o.Kubelet,
+	if err := st.nodeDaemon(n, "kubelet", 90*time.Second, func() error { return nodeReady(st.ctx, st.o.Kubeconfig, n.name) }, st.o.Kubelet,
 		"--config="+l.kubeletConf(), "--kubeconfig="+l.kubeconfig(), "--root-dir="+l.kubeletRoot(),
 		"--hostname-override="+n.name, "--node-ip="+n.gateway(),
 		"--node-labels="+NodeLabelKey+"="+NodeLabelVal, "--v=1"); err != nil {
 		return err
 	}
-	if err := waitFor(st.ctx, 90*time.Second, "kubelet", l, func() error { return nodeReady(st.ctx, st.o.Kubeconfig, n.name) }); err != nil {
-		return err
-	}
-	if err := st.nodeDaemon(n, "kube-proxy", st.o.KubeProxy, "--config="+l.proxyConf(), "--v=1"); err != nil {
-		return err
-	}
-	if err := waitFor(st.ctx, 60*time.Second, "kube-proxy", l, func() error { return httpOK(n.healthAddr(), ProxyHealthzPort) }); err != nil {
+	if err := st.nodeDaemon(n, "kube-proxy", 60*time.Second, func() error { return httpOK(n.healthAddr(), ProxyHealthzPort) },
+		st.o.KubeProxy, "--config="+l.proxyConf(), "--v=1"); err != nil {
 		return err
 	}
 	if st.o.Started != nil {
@@ -218,25 +212,29 @@ func (st *starter) start(n node, adminKubeconfig []byte) error {
 	return nil
 }
 
-// nodeDaemon starts one part of node n in the node's network namespace.
-func (st *starter) nodeDaemon(n node, part, bin string, args ...string) error {
-	cmd, cargs := n.command(bin, args...)
-	return st.daemon(n.l, n.pidKey(part), part, cmd, cargs...)
+// nodeDaemon starts one part of node n in the node's network namespace
+// and waits up to limit for check to pass.
+func (st *starter) nodeDaemon(n node, part string, limit time.Duration, check func() error, args ...string) error {
+	return st.daemon(n.l, n.pidKey(part), part, limit, check, n.command(args)...)
 }
 
-// daemon starts a process that outlives `make cluster-up` and records its
-// pid under key, even when its pid file could not be written (Down reads
-// the state file). It holds the node's lock file open, so that the lock is
-// held as long as any part of the node runs.
-func (st *starter) daemon(l layout, key, part, bin string, args ...string) error {
-	pid, err := hostproc.Command{Args: append([]string{bin}, args...)}.Start(l.log(part), l.pidPath(part), st.lock)
+// daemon starts a process (args, the binary first) that outlives `make
+// cluster-up` and records its pid under key, even when its pid file could
+// not be written (Down reads the state file), then waits up to limit for
+// check to pass (waitFor). It holds the node's lock file open, so that the
+// lock is held as long as any part of the node runs.
+func (st *starter) daemon(l layout, key, part string, limit time.Duration, check func() error, args ...string) error {
+	pid, err := hostproc.Command{Args: args}.Start(l.log(part), l.pidPath(part), st.lock)
 	if pid > 0 {
 		st.s.Pids[key] = pid
 	}
 	if werr := writeState(st.state, st.s); err == nil {
 		err = werr
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return waitFor(st.ctx, limit, part, l, check)
 }
 
 // waitFor polls check until it passes, naming the part and the end of its
@@ -272,8 +270,12 @@ func (st *starter) importImages(l layout) error {
 			return err
 		}
 		for i, img := range imgs {
+			var b bytes.Buffer
 			p := filepath.Join(l.imagesDir(), strconv.Itoa(i)+".tar")
-			if err := writeArchiveFile(p, img); err != nil {
+			if err := writeArchive(&b, img); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
 				return err
 			}
 			st.images = append(st.images, p)
@@ -285,18 +287,6 @@ func (st *starter) importImages(l layout) error {
 		}
 	}
 	return nil
-}
-
-func writeArchiveFile(p string, img image) error {
-	f, err := os.Create(p)
-	if err != nil {
-		return err
-	}
-	err = writeArchive(f, img)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func ctrRun(l layout, args ...string) error {

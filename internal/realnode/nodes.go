@@ -1,6 +1,7 @@
 package realnode
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -32,12 +33,7 @@ func (n node) podRangeEnd() string { return fmt.Sprintf("10.244.%d.239", n.index
 
 // cniNetwork is the CNI network's name: libcni names its cache files after
 // it.
-func (n node) cniNetwork() string {
-	if n.index == 0 {
-		return "kubectl-graceful"
-	}
-	return "kubectl-graceful-node" + strconv.Itoa(n.index)
-}
+func (n node) cniNetwork() string { return cmp.Or(n.cgroupParent(), "kubectl-graceful") }
 
 // healthAddr is where the kubelet's and kube-proxy's health answer: the
 // machine's loopback for real-node-0, the gateway (routed from the
@@ -86,11 +82,11 @@ func (n node) pidKey(part string) string {
 // command wraps a daemon's command line so that it runs in the node's
 // network namespace (and in the machine's mount namespace: `ip netns exec`
 // would mount a fresh /sys over the cgroups the kubelet needs).
-func (n node) command(bin string, args ...string) (string, []string) {
+func (n node) command(args []string) []string {
 	if n.netns() == "" {
-		return bin, args
+		return args
 	}
-	return "nsenter", append([]string{"--net=" + n.netns(), bin}, args...)
+	return append([]string{"nsenter", "--net=" + n.netns()}, args...)
 }
 
 func (n node) taintsYAML() string {

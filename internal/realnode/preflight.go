@@ -1,6 +1,7 @@
 package realnode
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,12 +66,6 @@ func cniPluginsDir() string {
 }
 
 func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if s == "" {
-		return "nft failed"
-	}
-	return s
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return cmp.Or(s, "nft failed")
 }
