@@ -6,9 +6,12 @@
 package capacity
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
@@ -53,13 +56,15 @@ func (c *Tracker) Slice(recv time.Time, typ watch.EventType, s *discoveryv1.Endp
 	return c.recount(recv, false, s.Labels[discoveryv1.LabelServiceName])
 }
 
-// List replaces every slice with a List's result (at start, or after a
-// watch gap).
-func (c *Tracker) List(recv time.Time, items []*discoveryv1.EndpointSlice, initial bool) []Change {
+// List replaces every slice with the EndpointSlices among a List's objects
+// (a listwatch.Notice's, at start or after a watch gap).
+func (c *Tracker) List(recv time.Time, items []runtime.Object, initial bool) []Change {
 	c.listed = true
 	c.slices = map[string]*discoveryv1.EndpointSlice{}
-	for _, s := range items {
-		c.slices[s.Name] = s
+	for _, o := range items {
+		if s, ok := o.(*discoveryv1.EndpointSlice); ok {
+			c.slices[s.Name] = s
+		}
 	}
 	return c.recount(recv, initial)
 }
@@ -101,9 +106,7 @@ func (c *Tracker) recount(recv time.Time, initial bool, services ...string) []Ch
 		return nil
 	}
 	if len(services) == 0 {
-		for s := range c.last {
-			services = append(services, s)
-		}
+		services = slices.Collect(maps.Keys(c.last))
 	}
 	var out []Change
 	for _, svc := range services {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
@@ -28,7 +29,7 @@ var (
 
 func TestCapacityCountsEachPodOnceAndServingTerminating(t *testing.T) {
 	c := NewTracker([]string{"web", "web-canary"}, 3)
-	got := c.List(timelinetest.At(0), []*discoveryv1.EndpointSlice{
+	got := c.List(timelinetest.At(0), []runtime.Object{
 		endpoints("web-a", "web", map[string]timeline.EndpointState{"1": epReady, "2": epReady}),
 		// the same pod in a second slice during a rebalance counts once
 		endpoints("web-b", "web", map[string]timeline.EndpointState{"2": epReady, "3": epTerminating}),
@@ -64,7 +65,7 @@ func TestNoSampleBeforeTheFirstList(t *testing.T) {
 	if got := c.SetDesired(timelinetest.At(0), 4); len(got) != 0 {
 		t.Fatalf("samples before the List: %+v", got)
 	}
-	got := c.List(timelinetest.At(1), []*discoveryv1.EndpointSlice{endpoints("web-a", "web", map[string]timeline.EndpointState{"1": epReady})}, true)
+	got := c.List(timelinetest.At(1), []runtime.Object{endpoints("web-a", "web", map[string]timeline.EndpointState{"1": epReady})}, true)
 	if len(got) != 1 || got[0].Sample.Ready != 1 || got[0].Sample.Desired != 4 || !got[0].Sample.Initial {
 		t.Errorf("first List: %+v, want 1 ready of 4 desired, initial", got)
 	}

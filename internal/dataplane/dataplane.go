@@ -6,18 +6,8 @@
 // stops before the data plane stops sending it traffic. The plugin never
 // uses it.
 //
-// Rules (docs/probe.md):
-//   - Routing follows the Service's EndpointSlices Propagation late (kube-proxy,
-//     Ingress controllers and load balancers converging): the ready
-//     endpoints, or when none is ready the serving and terminating ones
-//     (kube-proxy's fallback).
-//   - A backend answers 200 while its pod's app runs. At the simulated
-//     SIGTERM (the pod's deletion, which is when the termination Stages send
-//     Killing, plus the longest preStop delay of its containers read by
-//     pkg/prestop, 0 when the hook fails) it stops accepting connections;
-//     at the containers' exit (or the pod's removal) it is gone.
-//   - Each request goes to its backend on a new connection; a backend that
-//     refuses gives 502 Bad Gateway, no routed endpoint gives 503.
+// Its rules (routing, the simulated SIGTERM, 502 and 503) are those of
+// docs/probe.md, "The simulated data plane of the local cluster".
 package dataplane
 
 import (

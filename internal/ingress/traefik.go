@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,14 +203,7 @@ func diff(a, b map[string][]Server, rv string) []watch.Event {
 	return evs
 }
 
-func sortedNames(m map[string][]Server) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func sortedNames(m map[string][]Server) []string { return slices.Sorted(maps.Keys(m)) }
 
 // object is a ServiceKind object for Traefik service name.
 func object(name string, servers []Server, rv string) *unstructured.Unstructured {

@@ -18,18 +18,10 @@ var signalNames = map[int]string{1: "HUP", 2: "INT", 3: "QUIT", 9: "KILL", 10: "
 // given, as kill(1) does); "" when there is none. In a pod that shares
 // its process namespace PID 1 is the pod's pause process, not the app.
 func SignalToPID1(command []string) (stmt, signal string) {
-	args := command
-	if len(args) > 0 && base(args[0]) == "busybox" {
-		args = args[1:]
-	}
+	args, script, ok := unwrap(command)
 	stmts := [][]string{args}
-	if len(args) > 0 {
-		switch base(args[0]) {
-		case "sh", "bash", "ash", "dash", "zsh":
-			if script, ok := shellScript(args[1:]); ok {
-				stmts = statements(script)
-			}
-		}
+	if ok {
+		stmts = statements(script)
 	}
 	for _, f := range stmts {
 		if sig, ok := killsPID1(f); ok {

@@ -72,34 +72,38 @@ func IsShellOrSleep(command []string) bool {
 	if len(command) == 0 {
 		return false
 	}
-	switch base(command[0]) {
-	case "sleep", "sh", "bash", "ash", "dash", "zsh", "busybox":
-		return true
+	b := base(command[0])
+	return b == "sleep" || b == "busybox" || shells[b]
+}
+
+// shells are the shells whose `-c SCRIPT` is read as a script.
+var shells = map[string]bool{"sh": true, "bash": true, "ash": true, "dash": true, "zsh": true}
+
+// unwrap drops a leading busybox from an exec command and returns the
+// rest, with the script of a shell's `-c SCRIPT` (ok false when none).
+func unwrap(command []string) (args []string, script string, ok bool) {
+	args = command
+	if len(args) > 0 && base(args[0]) == "busybox" {
+		args = args[1:]
 	}
-	return false
+	if len(args) > 0 && shells[base(args[0])] {
+		script, ok = shellScript(args[1:])
+	}
+	return args, script, ok
 }
 
 func execDuration(cmd []string) (int64, bool, string) {
-	if len(cmd) == 0 {
+	args, script, isScript := unwrap(cmd)
+	switch {
+	case len(args) == 0:
 		return 0, false, howExec
-	}
-	args := cmd
-	if base(args[0]) == "busybox" {
-		args = args[1:]
-	}
-	if len(args) == 0 {
-		return 0, false, howExec
-	}
-	switch base(args[0]) {
-	case "sleep":
+	case base(args[0]) == "sleep":
 		if s, ok := sleepArgs(args[1:]); ok {
 			return s, true, HowExecSleep
 		}
 		return 0, false, howExec
-	case "sh", "bash", "ash", "dash", "zsh":
-		if script, ok := shellScript(args[1:]); ok {
-			return scriptDuration(script)
-		}
+	case isScript:
+		return scriptDuration(script)
 	}
 	if stopsServer(args) {
 		return 0, true, HowExecStopsFirst

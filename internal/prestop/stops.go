@@ -1,8 +1,9 @@
 package prestop
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -51,12 +52,7 @@ func ServerStopPatterns() []string {
 // loop's body, which the reading of a script skips to reach the command
 // that runs (shellKeyword), for the local cluster's Stages.
 func ShellKeywords() []string {
-	out := make([]string, 0, len(shellKeyword))
-	for w := range shellKeyword {
-		out = append(out, w)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(shellKeyword))
 }
 
 // stopCommand returns the first statement of a shell script's statements
@@ -71,7 +67,7 @@ func stopCommand(stmts [][]string) (cmd string, before int64) {
 			before += s
 			continue
 		}
-		if stopsServer(f) && (before == 0 || sleepsAfter(stmts[i+1:])) {
+		if stopsServer(f) && (before == 0 || slices.ContainsFunc(stmts[i+1:], func(g []string) bool { return base(g[0]) == "sleep" })) {
 			return strings.Join(f, " "), before
 		}
 	}
@@ -93,32 +89,17 @@ func stopsServer(f []string) bool {
 	return false
 }
 
-func sleepsAfter(stmts [][]string) bool {
-	for _, f := range stmts {
-		if base(f[0]) == "sleep" {
-			return true
-		}
-	}
-	return false
-}
-
 // StopCommand returns the command of a container's exec preStop script
 // that stops its server before the script sleeps, "" when there is none
 // (see HowExecStopsFirst).
 func StopCommand(command []string) string {
-	args := command
-	if len(args) > 0 && base(args[0]) == "busybox" {
-		args = args[1:]
-	}
-	if len(args) == 0 {
+	args, script, ok := unwrap(command)
+	switch {
+	case len(args) == 0:
 		return ""
-	}
-	switch base(args[0]) {
-	case "sh", "bash", "ash", "dash", "zsh":
-		if script, ok := shellScript(args[1:]); ok {
-			cmd, _ := stopCommand(statements(script))
-			return cmd
-		}
+	case ok:
+		cmd, _ := stopCommand(statements(script))
+		return cmd
 	}
 	if stopsServer(args) { // exec ["curl", "-XPOST", "http://localhost:2019/stop"]
 		return strings.Join(args, " ")

@@ -38,18 +38,14 @@ func (a *aggregator) started(t time.Time) int {
 	return idx
 }
 
-func (a *aggregator) done(idx int, r Result) {
+// done counts a request of bucket idx as finished with result r, nil when
+// it has no result to report.
+func (a *aggregator) done(idx int, r *Result) {
 	a.mu.Lock()
 	a.pending[idx]--
-	a.results[idx] = append(a.results[idx], r)
-	a.mu.Unlock()
-	a.flush(false)
-}
-
-// dropped forgets a request of bucket idx that has no result to report.
-func (a *aggregator) dropped(idx int) {
-	a.mu.Lock()
-	a.pending[idx]--
+	if r != nil {
+		a.results[idx] = append(a.results[idx], *r)
+	}
 	a.mu.Unlock()
 	a.flush(false)
 }

@@ -111,10 +111,10 @@ func (p *Prober) Run(ctx context.Context, onBucket func(Bucket)) {
 			wg.Go(func() {
 				r := p.Once(ctx)
 				if r.Failed() && ctx.Err() != nil {
-					agg.dropped(idx)
+					agg.done(idx, nil)
 					return
 				}
-				agg.done(idx, r)
+				agg.done(idx, &r)
 			})
 		}
 	}

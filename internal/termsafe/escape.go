@@ -31,7 +31,7 @@ func Unsafe(r rune) bool {
 // invalid UTF-8 replaced by its Go escape (\x1b, \n, \u202e, \xff).
 // Printable text, including the ASCII space, is returned unchanged.
 func Escape(s string) string {
-	if isSafe(s) {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || Unsafe(r) }) {
 		return s
 	}
 	var b strings.Builder
@@ -49,13 +49,4 @@ func Escape(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func isSafe(s string) bool {
-	for _, r := range s {
-		if r == utf8.RuneError || Unsafe(r) {
-			return false
-		}
-	}
-	return true
 }

@@ -93,7 +93,7 @@ func (w *endpointWatch) notice(t *capacity.Tracker, n listwatch.Notice) {
 	case listwatch.KindGapOpen:
 		w.markAll("unknown: the EndpointSlice watch lost its connection during the rollout; a drop to zero then would not have been seen")
 	case listwatch.KindList:
-		changes = t.List(n.Recv, capacity.SlicesOf(n.List), n.Initial)
+		changes = t.List(n.Recv, n.List, n.Initial)
 	case listwatch.KindEvent:
 		if s, ok := n.Event.Object.(*discoveryv1.EndpointSlice); ok {
 			changes = t.Slice(n.Recv, n.Event.Type, s)

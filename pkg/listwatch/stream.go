@@ -1,6 +1,7 @@
 package listwatch
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -55,10 +56,7 @@ type Stream struct {
 // stream fails for good (a KindError: the first List failed, or a List or
 // watch is forbidden).
 func (s *Stream) Run(ctx context.Context, out chan<- Notice) {
-	r := &run{Stream: s, ctx: ctx, out: out, delay: s.RetryDelay}
-	if r.delay == 0 {
-		r.delay = time.Second
-	}
+	r := &run{Stream: s, ctx: ctx, out: out, delay: cmp.Or(s.RetryDelay, time.Second)}
 	r.loop()
 }
 
@@ -164,12 +162,13 @@ func (r *run) list(first bool) bool {
 		obj, err := r.LW.ListWithContext(r.ctx, metav1.ListOptions{})
 		if err == nil {
 			recv := time.Now()
-			items, rv, err := listItems(obj)
-			if err != nil {
+			items, err := meta.ExtractList(obj)
+			acc, aerr := meta.ListAccessor(obj)
+			if err = cmp.Or(err, aerr); err != nil {
 				r.send(Notice{Recv: recv, Kind: KindError, Err: err})
 				return false
 			}
-			r.rv = rv
+			r.rv = acc.GetResourceVersion()
 			if !r.send(Notice{Recv: recv, Kind: KindList, List: items, Initial: first}) {
 				return false
 			}
@@ -217,16 +216,4 @@ func (s *Stream) transform(n Notice) {
 	if n.Event != nil && n.Event.Object != nil {
 		drop(n.Event.Object)
 	}
-}
-
-func listItems(obj runtime.Object) ([]runtime.Object, string, error) {
-	items, err := meta.ExtractList(obj)
-	if err != nil {
-		return nil, "", err
-	}
-	acc, err := meta.ListAccessor(obj)
-	if err != nil {
-		return nil, "", err
-	}
-	return items, acc.GetResourceVersion(), nil
 }

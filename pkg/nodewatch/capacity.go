@@ -4,6 +4,7 @@ import (
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/capacity"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -39,8 +40,8 @@ func (f *follower) trackService(ns, name string) *serviceCapacity {
 }
 
 // slicesOf returns the last state of the Service's EndpointSlices.
-func (f *follower) slicesOf(c *serviceCapacity) []*discoveryv1.EndpointSlice {
-	var out []*discoveryv1.EndpointSlice
+func (f *follower) slicesOf(c *serviceCapacity) []runtime.Object {
+	var out []runtime.Object
 	for _, s := range f.set.Slices() {
 		if s.Namespace == c.namespace && s.Labels[discoveryv1.LabelServiceName] == c.name {
 			out = append(out, s)

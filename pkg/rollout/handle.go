@@ -60,7 +60,7 @@ func (f *workloadFollower) listedNotice(n listwatch.Notice) {
 			f.announce()
 		}
 	case timeline.StreamEndpointSlices:
-		f.printSamples(f.capacity.List(n.Recv, capacity.SlicesOf(n.List), n.Initial))
+		f.printSamples(f.capacity.List(n.Recv, n.List, n.Initial))
 		f.set.SliceList(n.Recv, n.List, n.Initial)
 	case timeline.StreamEvents:
 		f.set.EventList(n)

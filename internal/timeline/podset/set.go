@@ -5,6 +5,8 @@ package podset
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,11 +130,7 @@ func (s *Set) Ingress(n listwatch.Notice) {
 // proxyList is the Ingress controller's services as last seen, as the
 // first List of a Recorder started after the stream's.
 func (s *Set) proxyList(recv time.Time) listwatch.Notice {
-	n := listwatch.Notice{Stream: ingress.StreamName, Recv: recv, Kind: listwatch.KindList, Initial: true}
-	for _, o := range s.proxy {
-		n.List = append(n.List, o)
-	}
-	return n
+	return listwatch.Notice{Stream: ingress.StreamName, Recv: recv, Kind: listwatch.KindList, Initial: true, List: slices.Collect(maps.Values(s.proxy))}
 }
 
 func objectName(o runtime.Object) string {
