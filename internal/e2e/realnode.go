@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/kubectl-graceful/kubectl-graceful/internal/hostproc"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/localcluster"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
@@ -41,7 +45,35 @@ func (e *Env) RealNodes(t testing.TB) []string {
 		e.requireReal(t, n)
 	}
 	t.Cleanup(fileLock(t, realNodesLockFile, syscall.LOCK_EX))
+	e.awaitEndedTestsPods(t, names)
 	return names
+}
+
+// awaitEndedTestsPods waits, at most 2 minutes, until nodes hold no pod
+// of a namespace being deleted: a test that held the nodes shared deletes
+// its namespace as it ends, without waiting, just before its lock goes,
+// and a drain must not find its pods (a bare pod needs --force).
+func (e *Env) awaitEndedTestsPods(t testing.TB, nodes []string) {
+	t.Helper()
+	ctx := context.Background()
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, n := range nodes {
+			pods, err := e.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n})
+			if err != nil {
+				return false, err
+			}
+			for _, p := range pods.Items {
+				ns, err := e.Client.CoreV1().Namespaces().Get(ctx, p.Namespace, metav1.GetOptions{})
+				if apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp != nil) {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Logf("pods of ended tests still on %v, going on: %v", nodes, err)
+	}
 }
 
 func (e *Env) requireReal(t testing.TB, name string) {
