@@ -18,7 +18,8 @@ import (
 
 // The same naive and hardened Deployments while kubectl's own drain
 // empties real-node-0 and `watch node real-node-0` follows it: the test's
-// loop is the truth, the watch's verdict must agree with it.
+// loop is the truth, the watch's verdict must agree with it (a failure
+// seen is a risk named; the hardened one loses none and is no risk).
 func TestRealKubectlDrainUnderWatchNode(t *testing.T) {
 	env := e2e.Cluster(t)
 	env.RealNodes(t)
@@ -55,8 +56,11 @@ func TestRealKubectlDrainUnderWatchNode(t *testing.T) {
 	if n := len(got["hardened"].Failures); n != 0 || risk["hardened"] {
 		t.Errorf("hardened: the test's loop saw %d failed requests, the watch says risk %v: want none and no risk", n, risk["hardened"])
 	}
-	if n := len(got["naive"].Failures); n == 0 || !risk["naive"] {
-		t.Errorf("naive: the test's loop saw %d failed requests, the watch says risk %v: want failures and the risk named", n, risk["naive"])
+	// The naive pods race kube-proxy on every eviction; most drains lose
+	// requests, some lose none (docs/probe.md). The risk is named either
+	// way (no preStop), and must be whenever the loop saw a failure.
+	if n := len(got["naive"].Failures); !risk["naive"] {
+		t.Errorf("naive: the test's loop saw %d failed requests, the watch says no risk: want the risk named (no preStop)", n)
 	}
 	if res.ExitCode != 2 || s.Verdict.Ended != "empty" {
 		t.Errorf("watch node: exit %d, ended %q; want 2 and empty", res.ExitCode, s.Verdict.Ended)
