@@ -70,6 +70,16 @@ func signalName(s string) string {
 // namespace's init gets no signal it does not handle (pid_namespaces(7)).
 func EndsPause(signal string) bool { return signal == "TERM" || signal == "INT" }
 
+// PauseSignal is SignalToPID1 of c's exec preStop when the pod shares
+// its process namespace (sharedPID), where PID 1 is the pod's pause
+// process; "" when it does not, or the hook sends no such kill.
+func PauseSignal(c corev1.Container, sharedPID bool) (stmt, signal string) {
+	if !sharedPID || c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Exec == nil {
+		return "", ""
+	}
+	return SignalToPID1(c.Lifecycle.PreStop.Exec.Command)
+}
+
 // DurationInPod is Duration for a container of a pod whose containers
 // share one process namespace when sharedPID is set: there PID 1 is the
 // pod's pause process, so an exec hook's `kill -SIG 1` with a signal
@@ -77,15 +87,12 @@ func EndsPause(signal string) bool { return signal == "TERM" || signal == "INT" 
 // lasts as its other commands do. Where that command cannot be taken out
 // of the script the length is unknown.
 func DurationInPod(c corev1.Container, sharedPID bool) (seconds int64, known bool, how string) {
-	if !sharedPID || c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Exec == nil {
-		return Duration(c)
-	}
-	cmd := c.Lifecycle.PreStop.Exec.Command
-	stmt, sig := SignalToPID1(cmd)
+	stmt, sig := PauseSignal(c, sharedPID)
 	if stmt == "" || EndsPause(sig) {
 		return Duration(c)
 	}
-	if strings.Join(cmd, " ") == stmt || (base(cmd[0]) == "busybox" && strings.Join(cmd[1:], " ") == stmt) {
+	cmd := c.Lifecycle.PreStop.Exec.Command
+	if args, _, _ := unwrap(cmd); strings.Join(args, " ") == stmt {
 		return 0, true, HowExecScript // the hook is that kill alone: it returns at once
 	}
 	i := slices.IndexFunc(cmd, func(a string) bool { return strings.Contains(a, stmt) })

@@ -160,7 +160,7 @@ var preStopStopsServerFirst = register(&Check{
 			return nil
 		}
 		stop := prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command)
-		if kill, _ := prestop.SignalToPID1(ctr.Lifecycle.PreStop.Exec.Command); kill == stop && ptr.Deref(w.Template.Spec.ShareProcessNamespace, false) {
+		if kill, _ := prestop.PauseSignal(ctr, ptr.Deref(w.Template.Spec.ShareProcessNamespace, false)); kill == stop {
 			return nil // PID 1 is pause, not the server: prestop-signals-pause
 		}
 		when := "at the start of the hook"

@@ -16,12 +16,8 @@ var preStopSignalsPause = register(&Check{
 	Severity: SeverityError,
 	Summary:  "in a pod that shares its process namespace, a preStop `kill 1` signals the pod's pause process, not the app: SIGTERM or SIGINT ends every container at once, any other signal does nothing",
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
-		spec := w.Template.Spec
-		if !ptr.Deref(spec.ShareProcessNamespace, false) {
-			return nil
-		}
 		var out []Finding
-		for _, ctr := range terminatingContainers(spec) {
+		for _, ctr := range terminatingContainers(w.Template.Spec) {
 			if f, ok := pauseSignalFinding(c, w, ctr); ok {
 				out = append(out, f)
 			}
@@ -41,10 +37,7 @@ var preStopSignalsPause = register(&Check{
 // pauseSignalFinding is the finding for ctr's exec preStop when it
 // signals PID 1.
 func pauseSignalFinding(c *Check, w *Workload, ctr corev1.Container) (Finding, bool) {
-	if ctr.Lifecycle == nil || ctr.Lifecycle.PreStop == nil || ctr.Lifecycle.PreStop.Exec == nil {
-		return Finding{}, false
-	}
-	stmt, sig := prestop.SignalToPID1(ctr.Lifecycle.PreStop.Exec.Command)
+	stmt, sig := prestop.PauseSignal(ctr, ptr.Deref(w.Template.Spec.ShareProcessNamespace, false))
 	if stmt == "" {
 		return Finding{}, false
 	}

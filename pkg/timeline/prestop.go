@@ -1,9 +1,11 @@
 package timeline
 
 import (
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
@@ -31,20 +33,11 @@ func execPreStop(c *corev1.Container) bool {
 // pauseSignals returns the containers whose exec preStop ends the pod's
 // pause process, with the command: `kill 1` by SIGTERM or SIGINT in a pod
 // that shares its process namespace, where PID 1 is pause (the audit's
-// prestop-signals-pause, docs/audit.md). nil when there is none.
+// prestop-signals-pause, docs/audit.md).
 func pauseSignals(spec corev1.PodSpec) map[string]string {
-	if spec.ShareProcessNamespace == nil || !*spec.ShareProcessNamespace {
-		return nil
-	}
-	var out map[string]string
-	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
-		if !execPreStop(&c) {
-			continue
-		}
-		if stmt, sig := prestop.SignalToPID1(c.Lifecycle.PreStop.Exec.Command); prestop.EndsPause(sig) {
-			if out == nil {
-				out = map[string]string{}
-			}
+	out := map[string]string{}
+	for _, c := range slices.Concat(spec.InitContainers, spec.Containers) {
+		if stmt, sig := prestop.PauseSignal(c, ptr.Deref(spec.ShareProcessNamespace, false)); prestop.EndsPause(sig) {
 			out[c.Name] = stmt
 		}
 	}
