@@ -13,22 +13,26 @@ import (
 )
 
 // Services returns the names of the Services in the pod's namespace
-// whose selector matches its labels (Services without a selector have
-// hand-made endpoints and are skipped).
+// that select it (Selects).
 func Services(ctx context.Context, c kubernetes.Interface, pod *corev1.Pod) ([]string, error) {
 	list, err := c.CoreV1().Services(pod.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, svc := range list.Items {
-		if len(svc.Spec.Selector) == 0 {
-			continue
-		}
-		if labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
-			names = append(names, svc.Name)
+	for i := range list.Items {
+		if Selects(&list.Items[i], pod) {
+			names = append(names, list.Items[i].Name)
 		}
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// Selects reports whether svc's selector matches pod, as the
+// EndpointSlice controller picks a Service's pods: the same namespace and
+// a non-empty selector (a Service without one has hand-made endpoints).
+func Selects(svc *corev1.Service, pod *corev1.Pod) bool {
+	return svc.Namespace == pod.Namespace && len(svc.Spec.Selector) > 0 &&
+		labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels))
 }

@@ -9,8 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -190,12 +190,11 @@ func (d *nodeRun) delayOf(svc corev1.Service) (int64, string) {
 // servesNode reports whether svc selects one of the pods the drain listed
 // on the node: the node's Services, whose load balancer sent to it.
 func (d *nodeRun) servesNode(svc corev1.Service) bool {
-	if len(svc.Spec.Selector) == 0 || d.tracker == nil {
+	if d.tracker == nil {
 		return false
 	}
-	sel := labels.SelectorFromSet(svc.Spec.Selector)
 	for _, p := range d.tracker.listed {
-		if p.Namespace == svc.Namespace && sel.Matches(labels.Set(p.Labels)) {
+		if selecting.Selects(&svc, p) {
 			return true
 		}
 	}

@@ -2,11 +2,12 @@ package drain
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain/preflight"
 )
 
@@ -23,7 +24,8 @@ func lbNotExcluded(node string, services []corev1.Service, pods []corev1.Pod) (p
 		if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
 			continue
 		}
-		serves, pending := selectsAny(s, pods), len(s.Status.LoadBalancer.Ingress) == 0
+		serves := slices.ContainsFunc(pods, func(p corev1.Pod) bool { return selecting.Selects(&s, &p) })
+		pending := len(s.Status.LoadBalancer.Ingress) == 0
 		switch {
 		case serves && pending:
 			names = append(names, s.Namespace+"/"+s.Name+" (no load balancer in its status yet)")
@@ -49,19 +51,4 @@ func lbUnknown(node string, err error) preflight.Issue {
 	return preflight.Issue{Kind: preflight.WarningLBNotExcluded, Message: fmt.Sprintf(
 		"cannot tell whether a LoadBalancer Service sends connections to node %s through the drain: listing the Services failed (%v); --exclude-from-lb labels it %s first",
 		node, err, corev1.LabelNodeExcludeBalancers)}
-}
-
-// selectsAny reports whether svc's selector matches a pod of pods in its
-// namespace; a Service without a selector matches none.
-func selectsAny(svc corev1.Service, pods []corev1.Pod) bool {
-	if len(svc.Spec.Selector) == 0 {
-		return false
-	}
-	sel := labels.SelectorFromSet(svc.Spec.Selector)
-	for _, p := range pods {
-		if p.Namespace == svc.Namespace && sel.Matches(labels.Set(p.Labels)) {
-			return true
-		}
-	}
-	return false
 }

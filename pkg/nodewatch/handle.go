@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/callback"
+	"github.com/kubectl-graceful/kubectl-graceful/internal/selecting"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/podset"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
@@ -287,12 +288,8 @@ func (f *follower) emitted(rec *timeline.Recorder, e timeline.Event) {
 func (f *follower) servicesOf(pod *corev1.Pod) []string {
 	var out []string
 	for i := range f.services {
-		s := &f.services[i]
-		if s.Namespace != pod.Namespace || len(s.Spec.Selector) == 0 {
-			continue
-		}
-		if labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pod.Labels)) {
-			out = append(out, s.Name)
+		if selecting.Selects(&f.services[i], pod) {
+			out = append(out, f.services[i].Name)
 		}
 	}
 	return out
