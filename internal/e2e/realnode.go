@@ -6,12 +6,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -57,16 +58,18 @@ func (e *Env) awaitEndedTestsPods(t testing.TB, nodes []string) {
 	t.Helper()
 	ctx := context.Background()
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		namespaces, err := e.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		live := map[string]bool{}
+		for _, ns := range namespaces.Items {
+			live[ns.Name] = ns.DeletionTimestamp == nil
+		}
 		for _, n := range nodes {
 			pods, err := e.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n})
-			if err != nil {
+			if err != nil || slices.ContainsFunc(pods.Items, func(p corev1.Pod) bool { return !live[p.Namespace] }) {
 				return false, err
-			}
-			for _, p := range pods.Items {
-				ns, err := e.Client.CoreV1().Namespaces().Get(ctx, p.Namespace, metav1.GetOptions{})
-				if apierrors.IsNotFound(err) || (err == nil && ns.DeletionTimestamp != nil) {
-					return false, nil
-				}
 			}
 		}
 		return true, nil
