@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/e2e"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/realnode"
+	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
 
 // TestWatchPodReadsIngressController deletes one pod of a naive and one of
@@ -121,6 +124,9 @@ type ingressVerdictJSON struct {
 	Findings     []string `json:"findings"`
 	IngressOutMs *int64   `json:"ingressOutMs"`
 	SigtermMs    *int64   `json:"sigtermEstimatedMs"`
+	Requests     struct {
+		Proxy *timeline.ProxyCounts `json:"proxy"`
+	} `json:"requests"`
 }
 
 func deref(p *int64) any {
@@ -260,12 +266,14 @@ func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
 	for attempt := 1; attempt <= 3; attempt++ {
 		waitSpread(t, env, ns, 2, app)
 		waitIngressServers(t, ns, name, 2)
-		ing, direct, findings := shortPreStopRun(t, env, ns, app, churn.Name, attempt)
+		run := shortPreStopRun(t, env, ns, app, churn.Name, attempt)
+		ing, direct, findings := run.ing, run.direct, strings.Join(run.v.Findings, "\n")
 		t.Logf("run %d: through the proxy %d requests, %d failed %v; through kube-proxy %d, %d failed %v; verdict:\n%s",
 			attempt, ing.Sent, len(ing.Failures), ing.Failures, direct.Sent, len(direct.Failures), direct.Failures, findings)
 		if strings.Contains(findings, "the Ingress controller stopped sending the pod new requests at") && len(ing.Failures) > 0 {
 			t.Fatalf("requests failed through the proxy, yet the verdict says it stopped first")
 		}
+		checkProxyAttribution(t, run)
 		if len(ing.Failures) == 0 || len(direct.Failures) > 0 {
 			continue // not the proxy's own loss: try again
 		}
@@ -277,28 +285,78 @@ func TestWatchPodNamesTheProxyWhenItIsTheSlowOne(t *testing.T) {
 	t.Fatalf("in 3 runs the proxy never lost a request that kube-proxy did not: the throttle did not hold the proxy back")
 }
 
+// checkProxyAttribution holds the verdict's reading of the proxy's access
+// log (--probe-access-log) to the test's own reading of it: every failed
+// probe request it sent to the deleted pod's address is counted as sent
+// there by the proxy, and none is missing from the log.
+func checkProxyAttribution(t *testing.T, run shortRun) {
+	t.Helper()
+	own := 0
+	for _, line := range strings.Split(run.accessLog, "\n") {
+		var l struct {
+			RequestPath      string
+			DownstreamStatus int
+			ServiceAddr      string
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && strings.Contains(l.RequestPath, "kubectl-graceful-probe=") &&
+			l.DownstreamStatus >= 400 && l.ServiceAddr == run.podAddr {
+			own++
+		}
+	}
+	p := run.v.Requests.Proxy
+	t.Logf("the proxy's access log: %d marked failures sent to %s; the verdict: %+v", own, run.podAddr, p)
+	if own == 0 {
+		return
+	}
+	if p == nil || p.ToTerminated != own || p.NotLogged != 0 {
+		t.Fatalf("the verdict's access-log counts %+v, the proxy's own log %d failures sent to %s", p, own, run.podAddr)
+	}
+	if want := fmt.Sprintf("%d sent by the proxy to the terminating pod (%s)", own, run.podAddr); !strings.Contains(strings.Join(run.v.Findings, "\n"), want) {
+		t.Errorf("the verdict does not say %q:\n%s", want, strings.Join(run.v.Findings, "\n"))
+	}
+}
+
+// shortRun is one run of shortPreStopRun: the test's own counts, the
+// watch's verdict, the deleted pod's address and the access log's lines
+// written during the run.
+type shortRun struct {
+	ing, direct *e2e.Requests
+	v           ingressVerdictJSON
+	podAddr     string
+	accessLog   string
+}
+
 // shortPreStopRun follows one pod of app with watch pod --ingress-api
 // while the test's loops run through the proxy and through kube-proxy;
 // once the watch waits, it changes the churn Ingress's path, waits until
 // the proxy runs it and deletes the pod. It returns both counts and the
 // verdict's findings.
-func shortPreStopRun(t *testing.T, env *e2e.Env, ns string, app realApp, churn string, run int) (ing, direct *e2e.Requests, findings string) {
+func shortPreStopRun(t *testing.T, env *e2e.Env, ns string, app realApp, churn string, run int) shortRun {
 	t.Helper()
 	ctx := context.Background()
 	pod := onePodOf(t, env, ns, app.name)
-	stop := make(chan struct{})
-	counts := loopsVia(t, stop, viaIngress, app)
-	directCounts := loops(t, stop, app)
-	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "pod", pod, "-n", ns, "--settle", "2s",
-		"--ingress-api", realnode.IngressAPI(), "-o", "json")
-	w.WaitOutput(t, time.Minute, "waiting for pod")
-	path := fmt.Sprintf("/%s-c%d", app.name, run)
-	obj, err := env.Client.NetworkingV1().Ingresses(ns).Get(ctx, churn, metav1.GetOptions{})
+	obj, err := env.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj.Spec.Rules[0].HTTP.Paths[0].Path = path
-	if _, err := env.Client.NetworkingV1().Ingresses(ns).Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+	logBefore, err := os.ReadFile(realnode.IngressAccessLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	counts := loopsVia(t, stop, viaIngress, app)
+	directCounts := loops(t, stop, app)
+	_, url := viaIngress(app)
+	w := env.StartKubectl(t, 2*time.Minute, "graceful", "watch", "pod", pod, "-n", ns, "--settle", "2s",
+		"--ingress-api", realnode.IngressAPI(), "--probe", url, "--probe-rate", "50", "--probe-access-log", realnode.IngressAccessLog(), "-o", "json")
+	w.WaitOutput(t, time.Minute, "waiting for pod")
+	path := fmt.Sprintf("/%s-c%d", app.name, run)
+	ing, err := env.Client.NetworkingV1().Ingresses(ns).Get(ctx, churn, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing.Spec.Rules[0].HTTP.Paths[0].Path = path
+	if _, err := env.Client.NetworkingV1().Ingresses(ns).Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e2e.WaitFor(t, 10*time.Second, "the proxy running the churn Ingress's new path", func() bool {
@@ -316,6 +374,11 @@ func shortPreStopRun(t *testing.T, env *e2e.Env, ns string, app realApp, churn s
 	r := w.Wait()
 	time.Sleep(time.Second)
 	close(stop)
+	logAfter, err := os.ReadFile(realnode.IngressAccessLog())
+	if err != nil || len(logAfter) < len(logBefore) {
+		t.Fatalf("the proxy's access log: %v (%d bytes, %d before)", err, len(logAfter), len(logBefore))
+	}
 	v, _ := ingressVerdict(t, r.Stdout)
-	return counts()[app.name], directCounts()[app.name], strings.Join(v.Findings, "\n")
+	return shortRun{ing: counts()[app.name], direct: directCounts()[app.name], v: v,
+		podAddr: net.JoinHostPort(obj.Status.PodIP, "8080"), accessLog: string(logAfter[len(logBefore):])}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -138,7 +139,7 @@ func (o *watchPodOptions) Run(ctx context.Context) error {
 			cfg.GracePeriodSeconds = &o.gracePeriod
 		}
 		return timeline.Follow(ctx, cfg)
-	}, o.judge)
+	}, func(tl *timeline.Timeline) []probe.Result { return tl.Requests }, o.judge)
 }
 
 // judge prints the chart and the verdict of tl, or words why there is

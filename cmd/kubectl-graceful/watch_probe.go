@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,8 @@ type probeFlags struct {
 	keepAlive bool
 	headers   []string
 	insecure  bool
+	// accessLog is --probe-access-log, Traefik's JSON access log.
+	accessLog string
 
 	cfg probe.Config
 	// apiServer is the cluster's address (rest.Config.Host), which the
@@ -44,6 +47,7 @@ func (p *probeFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&p.keepAlive, "probe-keepalive", false, "Reuse probe connections, as a load balancer's pool does (default: a new connection for each request)")
 	f.StringArrayVar(&p.headers, "probe-header", nil, `Header added to each probe request, "Name: value" (repeatable; Host is honoured)`)
 	f.BoolVar(&p.insecure, "probe-insecure", false, "Do not verify the probe URL's TLS certificate (self-signed certificates)")
+	f.StringVar(&p.accessLog, "probe-access-log", "", "Traefik's JSON access log, a file it writes while the watch runs: each failed probe request is looked up in it (by a kubectl-graceful-probe query parameter the probe then adds) to tell the proxy's own 502s from the pod's answers")
 }
 
 // complete builds the probe's configuration from the flags. A value that
@@ -59,7 +63,7 @@ func (p *probeFlags) complete() {
 func (p *probeFlags) validate(cmd string) error {
 	if p.url == "" {
 		changed := p.rate != 0 && p.rate != probe.DefaultRate || p.timeout != 0 && p.timeout != probe.DefaultTimeout
-		if changed || p.keepAlive || len(p.headers) > 0 || p.insecure {
+		if changed || p.keepAlive || len(p.headers) > 0 || p.insecure || p.accessLog != "" {
 			return fmt.Errorf("%s: the --probe-* flags need --probe URL", cmd)
 		}
 		return nil
@@ -80,7 +84,7 @@ func (p *probeFlags) config() (probe.Config, error) {
 	if err != nil {
 		return probe.Config{}, err
 	}
-	cfg := probe.Config{URL: u, Rate: p.rate, Timeout: p.timeout, KeepAlive: p.keepAlive, Insecure: p.insecure, Header: http.Header{}}
+	cfg := probe.Config{URL: u, Rate: p.rate, Timeout: p.timeout, KeepAlive: p.keepAlive, Insecure: p.insecure, Header: http.Header{}, Mark: p.accessLog != ""}
 	for _, h := range p.headers {
 		name, value, err := probe.ParseHeader(h)
 		if err != nil {
@@ -94,12 +98,14 @@ func (p *probeFlags) config() (probe.Config, error) {
 // redacted is the probe URL without a password, as shown and recorded.
 func (p *probeFlags) redacted() string { return p.cfg.URL.Redacted() }
 
-// probing is a running probe: its URL as recorded, its buckets, and stop
-// to end it; all zero without --probe.
+// probing is a running probe: its URL as recorded, its buckets, stop to
+// end it, and the access log from where it was when the probe started;
+// all zero without --probe.
 type probing struct {
 	url     string
 	buckets <-chan probe.Bucket
 	stop    func()
+	log     *os.File
 }
 
 // Stop ends the probe and waits for its requests in flight.
@@ -124,6 +130,13 @@ func (p *probeFlags) start(ctx context.Context, errOut io.Writer, baseline bool)
 			why += ": " + r.Err
 		}
 		return nil, fmt.Errorf("the probe URL %s did not answer before the termination (%s): nothing was deleted or evicted", p.redacted(), why)
+	}
+	var log *os.File
+	if p.accessLog != "" {
+		var err error
+		if log, err = openAtEnd(p.accessLog); err != nil {
+			return nil, err
+		}
 	}
 	if w := loopbackWarning(p.cfg.URL, p.apiServer); w != "" {
 		fmt.Fprintln(errOut, termsafe.Escape(w))
@@ -150,7 +163,7 @@ func (p *probeFlags) start(ctx context.Context, errOut io.Writer, baseline bool)
 		case <-ctx.Done():
 		}
 	}
-	return &probing{url: p.redacted(), buckets: ch, stop: func() { cancel(); wg.Wait() }}, nil
+	return &probing{url: p.redacted(), buckets: ch, stop: func() { cancel(); wg.Wait() }, log: log}, nil
 }
 
 // loopbackWarning is the warning for a probe URL on loopback: against a

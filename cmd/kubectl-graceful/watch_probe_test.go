@@ -7,9 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 )
 
 func TestWatchPodValidateProbeFlags(t *testing.T) {
@@ -29,6 +33,7 @@ func TestWatchPodValidateProbeFlags(t *testing.T) {
 		{"timeout", func(p *probeFlags) { p.url, p.timeout = "http://x/", 0 }, "--probe-timeout 0s is not allowed"},
 		{"bad header", func(p *probeFlags) { p.url, p.headers = "http://x/", []string{"nocolon"} }, `--probe-header "nocolon"`},
 		{"rate alone", func(p *probeFlags) { p.rate = 50 }, "need --probe URL"},
+		{"access log alone", func(p *probeFlags) { p.accessLog = "/var/log/traefik/access.log" }, "need --probe URL"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,5 +95,33 @@ func TestProbeStartRefusesAnUnreachableURL(t *testing.T) {
 	pr.Stop()
 	if len(b.Results) == 0 || b.Results[0].Failed() {
 		t.Errorf("first bucket %+v", b)
+	}
+}
+
+// A --probe-access-log that cannot be opened stops the command before
+// anything is deleted; one that can is read from its end.
+func TestProbeStartOpensTheAccessLogAtItsEnd(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	p := probeFlags{url: srv.URL + "/", rate: 20, timeout: time.Second, accessLog: filepath.Join(t.TempDir(), "missing.log")}
+	p.complete()
+	var errOut bytes.Buffer
+	if pr, err := p.start(context.Background(), &errOut, false); pr != nil || err == nil || !strings.Contains(err.Error(), "--probe-access-log") {
+		t.Fatalf("start with a missing log = %v, %v", pr, err)
+	}
+	p.accessLog = filepath.Join(t.TempDir(), "access.log")
+	old := `{"DownstreamStatus":502,"OriginStatus":0,"RequestPath":"/?kubectl-graceful-probe=1","ServiceAddr":"10.0.0.9:80"}` + "\n"
+	if err := os.WriteFile(p.accessLog, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pr, err := p.start(context.Background(), &errOut, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Stop()
+	results := []probe.Result{{Start: time.Unix(0, 1), Kind: probe.Status, Status: 502}}
+	pr.attribute(results, &errOut)
+	if rec := results[0].Proxy; rec == nil || rec.Logged {
+		t.Errorf("a line from before the start was read: %+v", rec)
 	}
 }

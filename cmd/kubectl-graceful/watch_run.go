@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
 
@@ -25,10 +26,12 @@ func (f *watchFlags) begin(ctx context.Context, note stopNote) (context.Context,
 
 // followProbed is the Run of the pod and rollout watches: begin, start
 // the --probe requests (after a baseline when acts: the command deletes,
-// evicts, restarts or scales), follow while they run, stop them, then end
-// with what follow returned. A probe that does not start is the error.
+// evicts, restarts or scales), follow while they run, stop them, attribute
+// their failures from --probe-access-log (results are those follow
+// recorded), then end with what follow returned. A probe that does not
+// start is the error.
 func followProbed[R any](ctx context.Context, f *watchFlags, note stopNote, acts bool,
-	follow func(context.Context, *probing) (R, error), end func(context.Context, R, error) error) error {
+	follow func(context.Context, *probing) (R, error), results func(R) []probe.Result, end func(context.Context, R, error) error) error {
 	ctx, cancel := f.begin(ctx, note)
 	defer cancel()
 	pr, err := f.probe.start(ctx, f.ErrOut, acts)
@@ -37,6 +40,9 @@ func followProbed[R any](ctx context.Context, f *watchFlags, note stopNote, acts
 	}
 	r, err := follow(ctx, pr)
 	pr.Stop()
+	if any(r) != any(*new(R)) { // R is a pointer, nil when nothing was followed
+		pr.attribute(results(r), f.ErrOut)
+	}
 	return end(ctx, r, err)
 }
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/probe"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timeline/render"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -194,7 +195,7 @@ func (o *watchWorkloadOptions) Run(ctx context.Context) error {
 			cfg.Action, cfg.Replicas = rollout.Scale, o.scale
 		}
 		return rollout.Follow(ctx, cfg)
-	}, o.judge)
+	}, func(r *rollout.Rollout) []probe.Result { return r.Requests }, o.judge)
 }
 
 // judge prints the rollout's summary and verdict, or words why there is

@@ -39,7 +39,14 @@ type Config struct {
 	// Insecure skips TLS certificate verification (self-signed
 	// certificates).
 	Insecure bool
+	// Mark adds MarkParam to each request's query, its start in Unix
+	// nanoseconds, so that a proxy's access log names each request
+	// (internal/ingress.ReadAccessLog).
+	Mark bool
 }
+
+// MarkParam is the query parameter Config.Mark adds.
+const MarkParam = "kubectl-graceful-probe"
 
 // ParseURL checks raw is an absolute http or https URL with a host. The
 // error is one line naming what is wrong.

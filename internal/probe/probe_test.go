@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -182,5 +183,22 @@ func TestRunStopsPromptlyWithoutFalseFailures(t *testing.T) {
 	}
 	if failed != 0 {
 		t.Errorf("%d requests cut short reported as failed", failed)
+	}
+}
+
+func TestMarkAddsTheStartAfterTheURLsQuery(t *testing.T) {
+	var query string
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { query = r.URL.RawQuery }))
+	defer srv.Close()
+	cfg := mustURL(t, srv.URL+"/healthz?b=2&a=1")
+	cfg.Mark = true
+	r := New(cfg).Once(context.Background())
+	if want := "b=2&a=1&" + MarkParam + "=" + strconv.FormatInt(r.Start.UnixNano(), 10); query != want || r.Failed() {
+		t.Errorf("query %q (%s), want %q", query, r.Label(), want)
+	}
+	cfg = mustURL(t, srv.URL+"/healthz")
+	cfg.Mark = true
+	if r := New(cfg).Once(context.Background()); query != MarkParam+"="+strconv.FormatInt(r.Start.UnixNano(), 10) {
+		t.Errorf("query %q without one of the URL's own", query)
 	}
 }

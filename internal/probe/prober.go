@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +43,11 @@ const synRetransmit = time.Second
 // Once sends one request and returns its result.
 func (p *Prober) Once(ctx context.Context) Result {
 	start := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.cfg.URL.String(), nil)
+	u := *p.cfg.URL
+	if p.cfg.Mark { // appended: the URL's own query stays as written
+		u.RawQuery = strings.TrimPrefix(u.RawQuery+"&", "&") + MarkParam + "=" + strconv.FormatInt(start.UnixNano(), 10)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return Result{Start: start, Kind: Other, Err: err.Error()}
 	}

@@ -38,6 +38,9 @@ func IngressAPI() string {
 	return "http://" + net.JoinHostPort(IngressIP, strconv.Itoa(IngressAPIPort))
 }
 
+// IngressAccessLog is the Ingress controller's JSON access log.
+func IngressAccessLog() string { return defaultLayout().log("traefik-access") }
+
 // startIngressLate starts the Ingress controller beside real nodes that
 // were started without it (make ingress came after them).
 func startIngressLate(ctx context.Context, o Options, l layout, lock *os.File, s *machineState) error {
@@ -74,7 +77,7 @@ func (st *starter) startIngress(bin string) error {
 		return err
 	}
 	l := defaultLayout()
-	args := append(append(in, "env", "KUBECONFIG="+nodes()[1].l.kubeconfig(), bin), traefikFlags(l.log("traefik-access"))...)
+	args := append(append(in, "env", "KUBECONFIG="+nodes()[1].l.kubeconfig(), bin), traefikFlags(IngressAccessLog())...)
 	apiUp := func() error { return getOK(IngressAPI() + "/api/version") }
 	if err := st.daemon(l, ingressKey, ingressKey, 30*time.Second, apiUp, args...); err != nil {
 		return err

@@ -46,6 +46,21 @@ type Result struct {
 	Status int
 	// Err is the error's text for failures other than Status.
 	Err string
+	// Proxy is what the Ingress controller's access log says of a failed
+	// request (watch --probe-access-log); nil when it was not read.
+	Proxy *ProxyRecord
+}
+
+// ProxyRecord is what an L7 proxy's access log says of one request: where
+// the proxy sent it. Traefik's JSON access log gives it (ServiceAddr;
+// doc.traefik.io, "Access Logs").
+type ProxyRecord struct {
+	// Logged is false when the log has no line for the request: it never
+	// reached the proxy, or the proxy had not written it yet.
+	Logged bool
+	// Upstream is the host:port the proxy sent the request to; "" when it
+	// had no server for it.
+	Upstream string
 }
 
 // Failed reports whether the request did not get a 2xx or 3xx answer.

@@ -31,9 +31,11 @@ func rolloutRequests(r *Rollout, v *Verdict) *timeline.RequestsVerdict {
 		end = r.CompleteAt
 	}
 	endMs, _ := r.Ms(end)
-	sp := timeline.RequestSpan{Ms: r.Ms, End: endMs}
-	for _, p := range v.Pods {
+	sp := timeline.RequestSpan{Ms: r.Ms, End: endMs, Terminated: map[string]int64{}}
+	terminated := r.Terminated() // v.Pods, in order
+	for i, p := range v.Pods {
 		pv, off := p.Verdict, p.DeletedMs
+		timeline.AddTerminated(sp.Terminated, terminated[i], pv, off)
 		if pv.WindowMs != nil && *pv.WindowMs < 0 {
 			sp.Races = append(sp.Races, [2]int64{*pv.StopMs + off, *pv.EndpointOutMs + off})
 		}

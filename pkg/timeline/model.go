@@ -186,6 +186,8 @@ type PreStop struct {
 // Timeline is everything seen of one pod's termination.
 type Timeline struct {
 	Namespace, Pod, UID string
+	// PodIPs are the pod's addresses (status.podIPs) as first read.
+	PodIPs []string
 	// T0 is the local monotonic time of the delete request: when this
 	// command sent it (T0Source "delete-sent" / "eviction-accepted"), or the
 	// receive time of the first notification showing deletionTimestamp

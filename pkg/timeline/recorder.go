@@ -71,6 +71,9 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		StopSignals: map[string]StopSignal{},
 	}
 	readStopSignals(tl.StopSignals, pod)
+	for _, ip := range pod.Status.PodIPs {
+		tl.PodIPs = append(tl.PodIPs, ip.IP)
+	}
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		tl.GracePeriodSeconds = *g
 	}

@@ -51,6 +51,10 @@ type RequestsVerdict struct {
 	BeforeP99Seconds *float64 `json:"latencyBeforeP99Seconds,omitempty"`
 	DuringP50Seconds *float64 `json:"latencyDuringP50Seconds,omitempty"`
 	DuringP99Seconds *float64 `json:"latencyDuringP99Seconds,omitempty"`
+	// Proxy counts the failures by who made their answer, from the
+	// Ingress controller's access log (watch --probe-access-log); nil
+	// when it was not read.
+	Proxy *ProxyCounts `json:"proxy,omitempty"`
 }
 
 // RequestSpan is what a set of requests is judged against, in
@@ -70,6 +74,10 @@ type RequestSpan struct {
 	// Stop is when the pod was told to stop, in ms (nil: not known, then
 	// only EndpointOut bounds the stale rules, staleRule).
 	Stop *int64
+	// Terminated maps the IP of each pod that terminated to when its last
+	// container exited, in ms (AddTerminated), for the proxy's access log
+	// (ProxyCounts).
+	Terminated map[string]int64
 }
 
 // staleRule reports whether a request started at ms that the network gave
@@ -99,6 +107,7 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 			continue
 		}
 		rv.Failed++
+		rv.Proxy = rv.Proxy.add(r.Proxy, ms, sp.Terminated)
 		if rv.FirstFailedMs == nil || ms < *rv.FirstFailedMs {
 			rv.FirstFailedMs = new(ms)
 		}
@@ -129,7 +138,8 @@ func requestsVerdict(tl *Timeline, evs []Event, v *Verdict) *RequestsVerdict {
 	if tl.ProbeURL == "" {
 		return nil
 	}
-	sp := RequestSpan{Ms: tl.Ms, End: terminationEnd(tl, evs), EndpointOut: v.EndpointOutMs, Stop: v.StopMs}
+	sp := RequestSpan{Ms: tl.Ms, End: terminationEnd(tl, evs), EndpointOut: v.EndpointOutMs, Stop: v.StopMs, Terminated: map[string]int64{}}
+	AddTerminated(sp.Terminated, tl, *v, 0)
 	if v.WindowMs != nil && sigtermOrder(v) == orderBefore && sigkilledAfterSigterm(v) == nil {
 		sp.Races = [][2]int64{{*v.StopMs, *v.EndpointOutMs}}
 	}
@@ -184,6 +194,9 @@ func (rv *RequestsVerdict) Findings(start, what string) (risks, facts []string) 
 	}
 	if rv.Network > 0 {
 		l.fact("%s", networkText(rv))
+	}
+	if rv.Proxy != nil {
+		l.fact("%s", rv.Proxy.text())
 	}
 	if lat := latencyText(rv, start, what); lat != "" {
 		l.fact("request latency p50/p99: %s", lat)
