@@ -41,15 +41,22 @@ REAL_NODE_PACKAGES := containerd runc containernetworking-plugins iptables nftab
 real-node-deps:
 	@missing=$$(for p in $(REAL_NODE_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
-	  echo "Installing $$missing"; \
+	  echo "Installing Debian packages:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
 # Starts the local cluster, applies examples/ and shows what the plugin finds,
-# with one real drain of real-node-0 where the real nodes run (demo.sh sets
-# them up itself as root with apt-get).
-demo: build cluster-up
-	@hack/demo.sh
+# with one real drain of real-node-0 where the real nodes run. As root with
+# apt-get, the real nodes' Debian packages install while cluster-up builds
+# and starts the cluster, so that it starts the real nodes too (demo.sh
+# sets them up itself where they are still missing).
+demo: build
+	@deps=; if [ "$${GRACEFUL_NO_REAL_NODES:-}" != 1 ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  make --no-print-directory real-node-deps & deps=$$!; \
+	fi; \
+	$(GO) run ./hack/cluster up; rc=$$?; \
+	[ -z "$$deps" ] || wait $$deps || true; \
+	[ $$rc = 0 ] && hack/demo.sh
 
 # Every test: gofmt, go vet and golangci-lint, then the unit tests and the
 # e2e tests against the local cluster (started first, so the one-time

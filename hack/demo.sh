@@ -25,12 +25,13 @@ kubectl apply -f examples/ >/dev/null
 kubectl -n graceful-demo rollout status deploy --timeout=120s >/dev/null
 pods graceful-demo
 
-info=min-ready-seconds-zero,prefer-native-sleep,pdb-unhealthy-eviction-policy
-step "kubectl graceful audit -n graceful-demo --skip ...   (its 3 info-level checks)" \
+skip=min-ready-seconds-zero,prefer-native-sleep,pdb-unhealthy-eviction-policy,pdb-missing
+step "kubectl graceful audit -n graceful-demo --skip ...   (its 3 info-level checks and pdb-missing)" \
   "Each workload's termination settings checked: look at SEVERITY error, and the CHECK that names the fix."
 # Exit status 2 means findings at error severity: expected for the broken
-# examples. The info-level checks are skipped to keep the demo short.
-kubectl graceful audit -n graceful-demo --skip "$info" || true
+# examples. The info-level checks, and pdb-missing (the drain below shows
+# what budgets do), are skipped to keep the demo short.
+kubectl graceful audit -n graceful-demo --skip "$skip" || true
 
 # watch: on the real nodes (real-node-0 and real-node-1: real kubelets,
 # containerd and kube-proxy, docs/real-node.md) when the cluster has them, with requests
@@ -48,6 +49,7 @@ real_node_ready() {
 # The real Ingress controller (Traefik, docs/ingress.md), when make ingress
 # built it and cluster-up started it: its API and the address it serves on.
 ingress_api=http://10.244.0.250:9000
+ingress_log=/var/lib/kubectl-graceful-node/logs/traefik-access.log
 ingress_up() { curl -sf -m 2 "$ingress_api/api/version" >/dev/null 2>&1; }
 
 # watch_real APP: one pod of APP deleted under watch, probed through the
@@ -61,6 +63,8 @@ watch_real() {
     -o jsonpath='{.items[0].metadata.name}')
   if ingress_up; then
     ip=10.244.0.250 url="http://10.244.0.250/$app" via+=(--ingress-api "$ingress_api")
+    # Its JSON access log says where it sent each failed request.
+    [ -r "$ingress_log" ] && via+=(--probe-access-log "$ingress_log")
     # Until the proxy serves the demo's Ingress (applied just before).
     for _ in $(seq 30); do curl -sf -m 1 -o /dev/null "$url" && break; sleep 0.5; done
     step "kubectl graceful watch pod $pod -n graceful-real --delete --probe ... --ingress-api ..." \
@@ -81,7 +85,8 @@ watch_real() {
 # the first and last on the drain's clock (seconds since it started). The evicted pods' replacements
 # land on real-node-1. The node is made schedulable again right after.
 drain_real() {
-  local out rc=0 loop_naive loop_hardened
+  local out rc=0 loop_naive loop_hardened via=()
+  ingress_up && via=(--ingress-api "$ingress_api") # the proxy's own timing
   out=$(mktemp -d)
   _output/cluster requests naive "$(kubectl -n graceful-real get svc naive -o jsonpath='{.spec.clusterIP}')" "$out/t0" >"$out/naive" 2>&1 &
   loop_naive=$!
@@ -91,7 +96,7 @@ drain_real() {
   step "kubectl graceful drain node real-node-0 --ignore-daemonsets --watch" \
     "A real drain under watch while the demo sends its own requests: the verdict should name naive, not hardened."
   date +%s%3N >"$out/t0"
-  kubectl graceful drain node real-node-0 --ignore-daemonsets --watch --timeout 3m || rc=$?
+  kubectl graceful drain node real-node-0 --ignore-daemonsets --watch --timeout 3m "${via[@]}" || rc=$?
   echo "(exit status $rc)"
   printf 'the demo makes real-node-0 schedulable again: kubectl graceful uncordon real-node-0: '
   kubectl graceful uncordon real-node-0
@@ -162,7 +167,14 @@ if real_node_ready; then
   step "kubectl apply -f examples/real-node/" \
     "naive (no preStop) and hardened (preStop, readiness, a budget) as real containers on real-node-0 and real-node-1."
   kubectl apply -f examples/real-node/00-namespace.yaml >/dev/null
-  kubectl apply -f examples/real-node/ >/dev/null
+  kubectl apply -f examples/real-node/naive.yaml -f examples/real-node/hardened.yaml >/dev/null
+  # Their Ingresses only where their controller runs: unserved, an Ingress
+  # only adds a note to every verdict that its timing is not read.
+  if ingress_up; then
+    kubectl apply -f examples/real-node/ingress.yaml >/dev/null
+  else
+    kubectl delete --ignore-not-found -f examples/real-node/ingress.yaml >/dev/null
+  fi
   # An earlier demo drained real-node-0 and uncordoning moves nothing back:
   # an app with no pod there is restarted, so that the drain evicts both.
   for app in naive hardened; do

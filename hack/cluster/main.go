@@ -154,7 +154,7 @@ func upRealNode(ctx context.Context, opts localcluster.ClusterOptions, c *localc
 	}
 	traefik := localcluster.BuiltTraefik(opts.CacheDir)
 	if traefik == "" {
-		fmt.Fprintln(os.Stderr, "note: no Ingress controller: `make ingress` builds Traefik (once per machine, about 12 min), the next cluster-up starts it (docs/ingress.md)")
+		fmt.Fprintln(os.Stderr, "note: no Ingress controller: make ingress builds Traefik once (about 12 min); cluster-up then starts it (docs/ingress.md)")
 	}
 	return realnode.Up(ctx, realnode.Options{RepoRoot: root, Cluster: c.Name, Kubeconfig: c.Kubeconfig,
 		Kubelet: bins["kubelet"], KubeProxy: bins["kube-proxy"], Traefik: traefik, Log: os.Stderr})

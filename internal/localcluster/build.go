@@ -58,12 +58,9 @@ func EnsureBinaries(cacheDir string, log io.Writer) (Binaries, error) {
 		fmt.Fprintf(log, "This takes about %s on 2 cores (longer while other builds run); later runs reuse them and take seconds.\n", humanSeconds(total))
 	}
 	for i, c := range missing {
-		fmt.Fprintf(log, "[%d/%d] building %s %s (about %s)...\n", i+1, len(missing), c.Name, c.Version, humanSeconds(c.EstimateSeconds))
-		start := time.Now()
-		if err := b.buildOne(c); err != nil {
-			return nil, fmt.Errorf("building %s %s: %w", c.Name, c.Version, err)
+		if err := b.buildOne(c, fmt.Sprintf("[%d/%d] building %s %s", i+1, len(missing), c.Name, c.Version)); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(log, "[%d/%d] %s built in %s\n", i+1, len(missing), c.Name, time.Since(start).Round(time.Second))
 	}
 	out := Binaries{}
 	for _, c := range components() {
@@ -89,8 +86,8 @@ func EnsureNodeBinaries(cacheDir string, log io.Writer) (Binaries, error) {
 	b := &builder{cacheDir: cacheDir, log: log}
 	out := Binaries{}
 	for _, c := range []component{
-		{Name: "kubelet", Version: KubernetesVersion, EstimateSeconds: 20, build: buildKube("kubelet")},
-		{Name: "kube-proxy", Version: KubernetesVersion, EstimateSeconds: 9, build: buildKube("kube-proxy")},
+		{Name: "kubelet", Version: KubernetesVersion, EstimateSeconds: 45, build: buildKube("kubelet")},
+		{Name: "kube-proxy", Version: KubernetesVersion, EstimateSeconds: 15, build: buildKube("kube-proxy")},
 	} {
 		p, err := b.ensure(c, c.Name+" "+c.Version+" for the real node")
 		if err != nil {
@@ -119,12 +116,9 @@ func (b *builder) ensure(c component, what string) (string, error) {
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
 	}
-	fmt.Fprintf(b.log, "building %s (about %s)...\n", what, humanSeconds(c.EstimateSeconds))
-	start := time.Now()
-	if err := b.buildOne(c); err != nil {
-		return "", fmt.Errorf("building %s %s: %w", c.Name, c.Version, err)
+	if err := b.buildOne(c, "building "+what); err != nil {
+		return "", err
 	}
-	fmt.Fprintf(b.log, "%s built in %s\n", c.Name, time.Since(start).Round(time.Second))
 	return out, nil
 }
 
@@ -139,14 +133,23 @@ func (b *builder) lock() (func(), error) {
 }
 
 // buildOne builds c to a temporary file and renames it into place, so an
-// interrupted build never leaves a truncated binary that looks cached.
-func (b *builder) buildOne(c component) error {
+// interrupted build never leaves a truncated binary that looks cached. Its
+// one progress line says what (with c's estimate), then how long it took.
+func (b *builder) buildOne(c component, what string) error {
+	fmt.Fprintf(b.log, "%s (about %s)...", what, humanSeconds(c.EstimateSeconds))
+	start := time.Now()
 	tmp := b.path(c) + ".tmp"
 	_ = os.Remove(tmp)
-	if err := c.build(b, tmp); err != nil {
-		return err
+	err := c.build(b, tmp)
+	if err == nil {
+		err = os.Rename(tmp, b.path(c))
 	}
-	return os.Rename(tmp, b.path(c))
+	if err != nil {
+		fmt.Fprintln(b.log, " failed")
+		return fmt.Errorf("building %s %s: %w", c.Name, c.Version, err)
+	}
+	fmt.Fprintf(b.log, " built in %s\n", time.Since(start).Round(time.Second))
+	return nil
 }
 
 // goInstall builds a main package that `go install pkg@version` accepts.

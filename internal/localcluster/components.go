@@ -26,9 +26,8 @@ type component struct {
 	Version string
 	// EstimateSeconds is the measured cold build time in seconds on 2 idle
 	// cores, downloads included, printed on the first run. Measured on a
-	// fresh clone's `make demo` (12 min 53 s in all: kwokctl 1 min 23 s,
-	// kube-scheduler 3 min 39 s, kube-controller-manager 3 min 21 s); on
-	// 2 cores shared with other builds the same build took 21 min.
+	// fresh machine's first `make demo`, empty Go module and build caches
+	// (15 min 33 s in all; bench/RESULTS.md, 2026-12-07).
 	EstimateSeconds int
 	// build compiles the binary to out.
 	build func(b *builder, out string) error
@@ -38,11 +37,11 @@ type component struct {
 // failure in the tool chain shows up before the long builds.
 func components() []component {
 	return []component{
-		{Name: "kwokctl", Version: KwokVersion, EstimateSeconds: 85, build: goInstall("sigs.k8s.io/kwok/cmd/kwokctl@" + KwokVersion)},
-		{Name: "kwok", Version: KwokVersion, EstimateSeconds: 20, build: goInstall("sigs.k8s.io/kwok/cmd/kwok@" + KwokVersion)},
-		{Name: "etcd", Version: EtcdVersion, EstimateSeconds: 60, build: buildEtcd},
-		{Name: "kube-scheduler", Version: KubernetesVersion, EstimateSeconds: 220, build: buildKube("kube-scheduler")},
-		{Name: "kube-controller-manager", Version: KubernetesVersion, EstimateSeconds: 200, build: buildKube("kube-controller-manager")},
-		{Name: "kube-apiserver", Version: KubernetesVersion, EstimateSeconds: 120, build: buildKube("kube-apiserver")},
+		{Name: "kwokctl", Version: KwokVersion, EstimateSeconds: 125, build: goInstall("sigs.k8s.io/kwok/cmd/kwokctl@" + KwokVersion)},
+		{Name: "kwok", Version: KwokVersion, EstimateSeconds: 45, build: goInstall("sigs.k8s.io/kwok/cmd/kwok@" + KwokVersion)},
+		{Name: "etcd", Version: EtcdVersion, EstimateSeconds: 75, build: buildEtcd},
+		{Name: "kube-scheduler", Version: KubernetesVersion, EstimateSeconds: 415, build: buildKube("kube-scheduler")},
+		{Name: "kube-controller-manager", Version: KubernetesVersion, EstimateSeconds: 260, build: buildKube("kube-controller-manager")},
+		{Name: "kube-apiserver", Version: KubernetesVersion, EstimateSeconds: 20, build: buildKube("kube-apiserver")},
 	}
 }
