@@ -35,7 +35,9 @@ func setupLogging(root *cobra.Command, errOut io.Writer) {
 		n, _ := strconv.Atoi(v.Value.String())
 		return n
 	}}))
-	rest.SetDefaultWarningHandler(&warningPrinter{out: w, seen: map[string]bool{}})
+	// The API server's Warning headers: each distinct text once, as
+	// kubectl prints them (client-go's own writer), escaped by w.
+	rest.SetDefaultWarningHandler(rest.NewWarningWriter(w, rest.WarningWriterOptions{Deduplicate: true}))
 }
 
 // lineWriter writes whole lines to out, one writer at a time (klog and
@@ -51,26 +53,11 @@ func (w *lineWriter) line(s string) {
 	_, _ = io.WriteString(w.out, s+"\n")
 }
 
-// warningPrinter is client-go's handler of the API server's Warning
-// headers (code 299): each distinct text once, escaped, as kubectl does.
-type warningPrinter struct {
-	out  *lineWriter
-	mu   sync.Mutex
-	seen map[string]bool
-}
-
-// HandleWarningHeader implements rest.WarningHandler.
-func (p *warningPrinter) HandleWarningHeader(code int, _ string, text string) {
-	if code != 299 || text == "" {
-		return
-	}
-	p.mu.Lock()
-	first := !p.seen[text]
-	p.seen[text] = true
-	p.mu.Unlock()
-	if first {
-		p.out.line("Warning: " + termsafe.Escape(text))
-	}
+// Write writes p, one line of client-go's warning writer, escaped
+// (termsafe): the text is the API server's.
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.line(termsafe.Escape(strings.TrimSuffix(string(p), "\n")))
+	return len(p), nil
 }
 
 // klogSink receives everything klog and client-go's contextual logging
