@@ -395,7 +395,7 @@ var exitFinding = regexp.MustCompile(`^container (\S+) exited \d+ (?:at ([+-]\d+
 
 // checkExitFacts holds each exit fact of the verdict to the app's own log
 // of its exit (ms since the delete request): a report-dated exit came at
-// most 2 s after it (the kubelet's usual lag is 0.1-0.3 s; 14 s was a late
+// most 2 s after it (the kubelet's usual lag is up to about 1 s; 14 s was a late
 // report that must be dated by finishedAt instead), and a finishedAt-dated
 // one has the app's exit inside its bounds.
 func checkExitFacts(t *testing.T, r run, dir string) {

@@ -262,8 +262,8 @@ func (r *Recorder) containersChanged(recv time.Time, old, pod *corev1.Pod) {
 		prev := findStatus(old, cs.Name)
 		if t := cs.State.Terminated; t != nil && (prev == nil || prev.State.Terminated == nil) {
 			code := t.ExitCode
-			// The kubelet reports an exit 0.1-0.3 s after the process
-			// ended (its next pod sync); finishedAt is whole seconds.
+			// The kubelet reports an exit up to about 1 s after the
+			// process ended (exitReportLag); finishedAt is whole seconds.
 			msg := fmt.Sprintf("container %s exited %d", cs.Name, code)
 			if t.Reason != "" {
 				msg += " (" + t.Reason + ")"

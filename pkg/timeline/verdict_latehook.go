@@ -7,9 +7,9 @@ import (
 
 // lateExitSlack is how much later than SIGTERM's estimate (a preStop delay
 // read from the spec) a container's exit may be reported before the
-// verdict says the estimate is uncertain: an exit is reported 0.1-0.3 s
-// after the process ended on a real node (docs/real-node.md), and an app
-// that exits on SIGTERM takes well under a second.
+// verdict says the estimate is uncertain. An exit is reported up to about
+// 1 s after the process ended on a real node (exitReportLag), so a report
+// later than this is not always a late SIGTERM: the finding says so.
 const lateExitSlack = 1000 // ms
 
 // widenForLateKubelet moves SIGTERM's latest bound to the first container's
@@ -50,7 +50,7 @@ func lateSigtermFinding(tl *Timeline, v *Verdict, l *findingList) {
 	if len(tl.Containers)+len(tl.NativeSidecars) > 1 {
 		others = ", or the kubelet reported the exit only with the other containers' (as it does for one that ends while another is still in its preStop: its finishedAt tells)"
 	}
-	l.fact("SIGTERM uncertain by %d ms: container %s's exit was reported at %+d ms, %d ms after its estimated SIGTERM; either the app took that long to exit after SIGTERM, or the kubelet, which ends the preStop hook and sends SIGTERM itself, did so late (stopped, starved or restarted: the API shows no sign of it)%s. SIGTERM came between %+d and %+d ms",
+	l.fact("SIGTERM uncertain by %d ms: container %s's exit was reported at %+d ms, %d ms after its estimated SIGTERM; either the app took that long to exit after SIGTERM, the kubelet reported the exit that late (it does so up to about 1 s after the process ended), or the kubelet, which ends the preStop hook and sends SIGTERM itself, did so late (stopped, starved or restarted: the API shows no sign of it)%s. SIGTERM came between %+d and %+d ms",
 		late, v.StopContainer, *v.SigtermLatestMs, late, others, *v.SigtermEarliestMs, *v.SigtermLatestMs)
 }
 
