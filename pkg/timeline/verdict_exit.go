@@ -6,11 +6,13 @@ import (
 	"time"
 )
 
-// exitReportLag is how long after the process ended the kubelet reports
-// a container's exit when it writes the pod's status at once: it writes it
-// once it has stopped the pod's sandbox too, up to about 1 s later on this
-// project's real nodes (docs/watch.md, the container exit row).
-const exitReportLag = 1100 * time.Millisecond
+// exitReportLag is how far past finishedAt's second a report may come and
+// still date the exit: later ones are dated by finishedAt's bounds, which
+// hold whatever the lag. The kubelet writes an exit once it has stopped
+// the pod's sandbox too, up to about 1 s after the process ended on this
+// project's real nodes (docs/watch.md, the container exit row), so a
+// normal report may be dated by those bounds: never wrongly.
+const exitReportLag = 300 * time.Millisecond
 
 // exitFact says when container exit x happened. The report's time is the
 // process's end plus the kubelet's lag, except when the kubelet wrote the
