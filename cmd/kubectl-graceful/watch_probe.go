@@ -47,7 +47,7 @@ func (p *probeFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&p.keepAlive, "probe-keepalive", false, "Reuse probe connections, as a load balancer's pool does (default: a new connection for each request)")
 	f.StringArrayVar(&p.headers, "probe-header", nil, `Header added to each probe request, "Name: value" (repeatable; Host is honoured)`)
 	f.BoolVar(&p.insecure, "probe-insecure", false, "Do not verify the probe URL's TLS certificate (self-signed certificates)")
-	f.StringVar(&p.accessLog, "probe-access-log", "", "Traefik's JSON access log, a file it writes while the watch runs: each failed probe request is looked up in it (by a kubectl-graceful-probe query parameter the probe then adds) to tell the proxy's own 502s from the pod's answers")
+	f.StringVar(&p.accessLog, "probe-access-log", "", "Traefik's JSON access log, a file it writes while the watch runs: each failed probe request is looked up in it (by a kubectl-graceful-probe query parameter the probe then adds) to say where the proxy sent it: the terminating pod, another pod, or none")
 }
 
 // complete builds the probe's configuration from the flags. A value that
