@@ -27,9 +27,11 @@ type ProxyCounts struct {
 	// ToOther were sent to other servers: their answers or the proxy's,
 	// the log does not say which.
 	ToOther int `json:"toOther"`
-	// NoServer found no server in the proxy, which answered at once.
+	// NoServer found no server in the proxy (an empty ServiceAddr).
 	NoServer int `json:"noServer"`
-	// NotLogged have no line in the log: they never reached the proxy.
+	// NotLogged have no line in the log: they never reached the proxy,
+	// or it did not log them (another proxy's log, a line not yet
+	// written); the log cannot tell which.
 	NotLogged int `json:"notLogged"`
 }
 
@@ -78,7 +80,7 @@ func (c *ProxyCounts) text() string {
 		parts = append(parts, fmt.Sprintf("%d found no server in the proxy", c.NoServer))
 	}
 	if c.NotLogged > 0 {
-		parts = append(parts, fmt.Sprintf("%d not in the log (they never reached the proxy)", c.NotLogged))
+		parts = append(parts, fmt.Sprintf("%d not in the log (they never reached this proxy, or it did not log them)", c.NotLogged))
 	}
 	return "the proxy's access log, of the failed requests: " + strings.Join(parts, "; ")
 }

@@ -47,7 +47,7 @@ func TestRequestsVerdictNamesTheProxyFromItsLog(t *testing.T) {
 	if p == nil || p.ToTerminated != 10 || p.AfterExit != 2 || p.ToOther != 1 || p.NoServer != 1 || p.NotLogged != 1 || !slices.Equal(p.Upstreams, []string{"10.244.0.7:8080"}) {
 		t.Fatalf("proxy counts %+v", p)
 	}
-	line := "the proxy's access log, of the failed requests: 10 sent by the proxy to the terminating pod (10.244.0.7:8080), 2 of them after its containers had exited, which the proxy answered itself; 1 sent to other pods (the log does not say whether they or the proxy answered); 1 found no server in the proxy; 1 not in the log (they never reached the proxy)"
+	line := "the proxy's access log, of the failed requests: 10 sent by the proxy to the terminating pod (10.244.0.7:8080), 2 of them after its containers had exited, which the proxy answered itself; 1 sent to other pods (the log does not say whether they or the proxy answered); 1 found no server in the proxy; 1 not in the log (they never reached this proxy, or it did not log them)"
 	if !hasFinding(v, line) {
 		t.Errorf("no finding %q in %q", line, v.Findings)
 	}
