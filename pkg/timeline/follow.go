@@ -175,14 +175,6 @@ func (f *follower) streams(pod *corev1.Pod, services []string, allSlices bool) [
 	return out
 }
 
-// listed starts the termination once every stream has its first List;
-// for an eviction it returns the wait before the next attempt when a
-// PodDisruptionBudget refused it.
-func (f *follower) listed(ctx context.Context) (time.Duration, error) {
-	f.acted = true
-	return f.act(ctx)
-}
-
 // progress is Finished once the pod is gone, for cfg.Settle.
 func (f *follower) progress() (follow.Progress, time.Duration, error) {
 	if f.rec.gone {
@@ -198,15 +190,18 @@ func (f *follower) cut(ctx context.Context) error {
 	if f.rec.gone {
 		return nil
 	}
+	cause := ErrInterrupted
 	if t := (*eviction.TimeoutError)(nil); errors.As(context.Cause(ctx), &t) {
-		return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", t, f.cfg.Namespace, f.cfg.Name)
+		cause = t
 	}
-	return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", ErrInterrupted, f.cfg.Namespace, f.cfg.Name)
+	return fmt.Errorf("%w before pod %s/%s was gone: the timeline above is partial", cause, f.cfg.Namespace, f.cfg.Name)
 }
 
-// act starts the termination; for an eviction it returns the wait before
-// the next attempt when a PodDisruptionBudget refused it.
-func (f *follower) act(ctx context.Context) (time.Duration, error) {
+// listed starts the termination once every stream has its first List;
+// for an eviction it returns the wait before the next attempt when a
+// PodDisruptionBudget refused it.
+func (f *follower) listed(ctx context.Context) (time.Duration, error) {
+	f.acted = true
 	tl := f.rec.TL
 	switch f.cfg.Action {
 	case Delete:

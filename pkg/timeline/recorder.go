@@ -57,6 +57,7 @@ type Recorder struct {
 	ingress map[string]ingressState
 }
 
+// sliceEndpoint is the pod's endpoint state in one EndpointSlice.
 type sliceEndpoint struct {
 	service string
 	state   EndpointState
@@ -132,12 +133,10 @@ func (r *Recorder) podEvent(recv time.Time, typ watch.EventType, pod *corev1.Pod
 	if string(pod.UID) != r.TL.UID || r.gone {
 		return
 	}
-	if typ == watch.Deleted {
-		r.podChanged(recv, pod)
-		r.markGone(recv, "pod object deleted")
-		return
-	}
 	r.podChanged(recv, pod)
+	if typ == watch.Deleted {
+		r.markGone(recv, "pod object deleted")
+	}
 }
 
 // podList records the result of a List of the pod (at start, or after a
@@ -448,11 +447,7 @@ func (r *Recorder) recordEvent(recv time.Time, ev *corev1.Event, beforeWatch boo
 // seedEvent remembers an Event that existed before the watch started, so
 // that only its later repeats are recorded.
 func (r *Recorder) seedEvent(ev *corev1.Event) {
-	if ev.Count > r.events[ev.UID] {
-		r.events[ev.UID] = ev.Count
-	} else if _, ok := r.events[ev.UID]; !ok {
-		r.events[ev.UID] = 1
-	}
+	r.events[ev.UID] = max(r.events[ev.UID], ev.Count, 1)
 }
 
 // eventTime returns the Event's most precise time: eventTime (microseconds)

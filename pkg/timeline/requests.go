@@ -125,13 +125,7 @@ func cutAt(b probe.Bucket, t time.Time) []probe.Bucket {
 			after.Results = append(after.Results, r)
 		}
 	}
-	var out []probe.Bucket
-	for _, part := range []probe.Bucket{before, after} {
-		if len(part.Results) > 0 {
-			out = append(out, part)
-		}
-	}
-	return out
+	return slices.DeleteFunc([]probe.Bucket{before, after}, func(p probe.Bucket) bool { return len(p.Results) == 0 })
 }
 
 // requests records a bucket of probe results and prints its line when the

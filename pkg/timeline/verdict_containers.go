@@ -180,10 +180,17 @@ const (
 	PreStopFailed  PreStopHook = "failed"           // FailedPreStopHook was seen
 )
 
-// preStopHook fills cs's PreStop and PreStopDelayMs.
-func preStopHook(cs *ContainerStop, ps PreStop, failed bool) {
-	switch {
-	case failed:
+// containerStop is what the spec and the Events tell of container c
+// (a native sidecar when native): its hook (failed when in failed) and
+// its first Killing.
+func containerStop(tl *Timeline, c string, native bool, killing, failed map[string]int64) ContainerStop {
+	cs := ContainerStop{Name: c, NativeSidecar: native}
+	_, hookFailed := failed[c]
+	if k, seen := killing[c]; seen {
+		cs.KillingMs = new(k)
+	}
+	switch ps := tl.PreStop[c]; {
+	case hookFailed:
 		cs.PreStop = PreStopFailed
 	case !ps.Has:
 		cs.PreStop = PreStopNone
@@ -192,6 +199,7 @@ func preStopHook(cs *ContainerStop, ps PreStop, failed bool) {
 	default:
 		cs.PreStop, cs.PreStopDelayMs = PreStopDelay, new(ps.Delay.Milliseconds())
 	}
+	return cs
 }
 
 // preStopText is the hook in the words of the findings: "none", its delay
@@ -220,11 +228,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
 	for _, c := range tl.Containers {
 		_, hookFailed := failed[c]
-		cs := ContainerStop{Name: c}
-		preStopHook(&cs, tl.PreStop[c], hookFailed)
-		if k, seen := killing[c]; seen {
-			cs.KillingMs = new(k)
-		}
+		cs := containerStop(tl, c, false, killing, failed)
 		at, delay, earliest, latest, b, ok := stopOf(tl, c, killing, failed, exits)
 		if ok {
 			cs.SigtermMs = new(at)
@@ -242,13 +246,7 @@ func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
 	boundUnknownHooks(tl, killing, failed, exits, v)
 	markStoppedBeforeApp(tl, v)
 	for _, c := range tl.NativeSidecars {
-		_, hookFailed := failed[c]
-		cs := ContainerStop{Name: c, NativeSidecar: true}
-		preStopHook(&cs, tl.PreStop[c], hookFailed)
-		if k, seen := killing[c]; seen {
-			cs.KillingMs = new(k)
-		}
-		v.Containers = append(v.Containers, cs)
+		v.Containers = append(v.Containers, containerStop(tl, c, true, killing, failed))
 	}
 }
 

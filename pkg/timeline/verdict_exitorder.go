@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -9,12 +10,9 @@ import (
 // attachExits gives each container of v its own first reported exit.
 func attachExits(v *Verdict) {
 	for i := range v.Containers {
-		for j := range v.Exits {
-			if v.Exits[j].Container == v.Containers[i].Name {
-				x := v.Exits[j]
-				v.Containers[i].Exit = &x
-				break
-			}
+		if j := slices.IndexFunc(v.Exits, func(x Exit) bool { return x.Container == v.Containers[i].Name }); j >= 0 {
+			x := v.Exits[j]
+			v.Containers[i].Exit = &x
 		}
 	}
 }

@@ -46,11 +46,8 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 		l.fact("SIGTERM time unknown: the preStop hook's duration cannot be read from the spec (httpGet or a script) for container(s) %s%s", joinNames(unknown), bound)
 	}
 	containerFindings(tl, v, &l)
-	for _, e := range evs {
-		if e.Kind == KindExceededGrace {
-			l.risk("ExceededGracePeriod: the kubelet had to kill the container after the grace period")
-			break
-		}
+	if tl.HasKind(KindExceededGrace) {
+		l.risk("ExceededGracePeriod: the kubelet had to kill the container after the grace period")
 	}
 	windowFindings(tl, rt, v, &l)
 	ingressFindings(tl, evs, v, &l)
@@ -246,10 +243,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	if v.ShortByMs != nil {
 		short = fmt.Sprintf(": %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic", *v.ShortByMs, time.Duration(v.PropagationMs)*time.Millisecond)
 	}
-	sidecarFirst := false
-	for _, cs := range stoppedBeforeApp(v) {
-		sidecarFirst = sidecarFirst || cs.Name == v.StopContainer
-	}
+	sidecarFirst := slices.ContainsFunc(stoppedBeforeApp(v), func(cs ContainerStop) bool { return cs.Name == v.StopContainer })
 	switch {
 	case sigkilledAfterSigterm(v) != nil:
 		x := sigkilledAfterSigterm(v)

@@ -284,13 +284,7 @@ func latencyText(rv *RequestsVerdict, start, what string) string {
 		return fmt.Sprintf("%.1f/%.1f ms %s", msOf(*p50), msOf(*p99), when)
 	}
 	b, d := f(rv.BeforeP50Seconds, rv.BeforeP99Seconds, "before "+start), f(rv.DuringP50Seconds, rv.DuringP99Seconds, "during "+what)
-	switch {
-	case b != "" && d != "":
-		return b + ", " + d
-	case b != "":
-		return b
-	}
-	return d
+	return strings.Join(slices.DeleteFunc([]string{b, d}, func(s string) bool { return s == "" }), ", ")
 }
 
 // msOf turns a latency in seconds (whole microseconds) back into

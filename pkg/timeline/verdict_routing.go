@@ -29,19 +29,13 @@ type fallbackSpan struct {
 	backMs *int64
 }
 
-// sliceOf is the pod's endpoint state in one EndpointSlice.
-type sliceOf struct {
-	service string
-	state   EndpointState
-}
-
 // routed reports whether kube-proxy sends the pod traffic: its endpoint is
 // ready in some slice, or it is serving and terminating in a slice of a
 // Service that has no ready endpoint of another pod (kube-proxy's fallback
 // to terminating endpoints, pkg/proxy CategorizeEndpoints, since the
 // ProxyTerminatingEndpoints feature went GA in 1.28). A Service whose count
 // of other ready endpoints was never seen is taken to have some.
-func routed(slices map[string]sliceOf, others map[string]int) (ready, routed bool) {
+func routed(slices map[string]sliceEndpoint, others map[string]int) (ready, routed bool) {
 	for _, s := range slices {
 		if s.state.Ready {
 			return true, true
@@ -56,7 +50,7 @@ func routed(slices map[string]sliceOf, others map[string]int) (ready, routed boo
 }
 
 // firstReadySlice returns the first slice (by name) in which the endpoint is ready.
-func firstReadySlice(slices map[string]sliceOf) string {
+func firstReadySlice(slices map[string]sliceEndpoint) string {
 	first := ""
 	for name, s := range slices {
 		if s.state.Ready && (first == "" || name < first) {
@@ -70,14 +64,14 @@ func firstReadySlice(slices map[string]sliceOf) string {
 // was never ready while watched gives no out time.
 func routingOf(tl *Timeline, evs []Event) routing {
 	var rt routing
-	slices := map[string]sliceOf{}
+	slices := map[string]sliceEndpoint{}
 	others := map[string]int{}
 	fallbackFrom, backAt := map[string]int64{}, map[string]int64{}
 	wasReady, wasRouted := false, false
 	for i, e := range evs {
 		switch e.Kind {
 		case KindEndpointAdded, KindEndpointChanged:
-			slices[e.Slice] = sliceOf{service: e.Service, state: *e.Endpoint}
+			slices[e.Slice] = sliceEndpoint{service: e.Service, state: *e.Endpoint}
 		case KindEndpointRemoved:
 			delete(slices, e.Slice)
 		case KindServiceEndpoints:
