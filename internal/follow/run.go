@@ -72,12 +72,10 @@ func Run(ctx context.Context, f Follower) (End, error) {
 	streamCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	notices := make(chan listwatch.Notice)
-	for _, s := range f.Streams {
-		go s.Run(streamCtx, notices)
-	}
 	l := loop{Follower: f, unlisted: map[string]bool{}}
 	for _, s := range f.Streams {
 		l.unlisted[s.Name] = true
+		go s.Run(streamCtx, notices)
 	}
 	return l.run(ctx, notices)
 }

@@ -24,13 +24,10 @@ func classify(err error, connected bool) Kind {
 		return Timeout
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return Refused
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), isEOF(err):
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		// A connection closed by the server before a whole answer.
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return Reset
 	}
 	return Other
-}
-
-// isEOF is a connection closed by the server before a whole answer.
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

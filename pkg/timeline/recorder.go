@@ -3,6 +3,7 @@ package timeline
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -75,11 +76,9 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 	for _, ip := range pod.Status.PodIPs {
 		tl.PodIPs = append(tl.PodIPs, ip.IP)
 	}
-	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
-		tl.GracePeriodSeconds = *g
-	}
+	tl.GracePeriodSeconds = ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, 0)
 	tl.PauseSignals = pauseSignals(pod.Spec)
-	shared := pod.Spec.ShareProcessNamespace != nil && *pod.Spec.ShareProcessNamespace
+	shared := ptr.Deref(pod.Spec.ShareProcessNamespace, false)
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		tl.Containers = append(tl.Containers, c.Name)
@@ -302,19 +301,8 @@ func endpointOf(slice *discoveryv1.EndpointSlice, uid string) *EndpointState {
 		if ep.TargetRef == nil || string(ep.TargetRef.UID) != uid {
 			continue
 		}
-		st := EndpointState{Ready: true, Serving: true}
-		if c := ep.Conditions.Ready; c != nil {
-			st.Ready = *c
-		}
-		if c := ep.Conditions.Serving; c != nil {
-			st.Serving = *c
-		} else {
-			st.Serving = st.Ready
-		}
-		if c := ep.Conditions.Terminating; c != nil {
-			st.Terminating = *c
-		}
-		return &st
+		ready := ptr.Deref(ep.Conditions.Ready, true)
+		return &EndpointState{Ready: ready, Serving: ptr.Deref(ep.Conditions.Serving, ready), Terminating: ptr.Deref(ep.Conditions.Terminating, false)}
 	}
 	return nil
 }
@@ -355,11 +343,7 @@ func (r *Recorder) sliceList(recv time.Time, list []runtime.Object, initial bool
 			r.sliceState(recv, name, prev.service, nil, initial)
 		}
 	}
-	for name := range r.others {
-		if !seen[name] {
-			delete(r.others, name)
-		}
-	}
+	maps.DeleteFunc(r.others, func(name string, _ sliceOthers) bool { return !seen[name] })
 	r.servicesReady(recv, initial)
 }
 

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -56,20 +57,16 @@ func (r *Recorder) servicesReady(recv time.Time, initial bool) {
 	for _, svc := range r.TL.Services {
 		union := map[string]bool{}
 		for _, so := range r.others {
-			if so.service != svc {
-				continue
-			}
-			for k := range so.ready {
-				union[k] = true
+			if so.service == svc {
+				maps.Copy(union, so.ready)
 			}
 		}
 		n := len(union)
 		prev, known := r.othersReady[svc]
+		r.othersReady[svc] = n
 		if known && (prev == 0) == (n == 0) {
-			r.othersReady[svc] = n
 			continue
 		}
-		r.othersReady[svc] = n
 		msg := fmt.Sprintf("Service %s: %d ready endpoint(s) of other pods", svc, n)
 		if n == 0 {
 			msg = fmt.Sprintf("Service %s: no ready endpoint of another pod (kube-proxy then sends its traffic to endpoints that are serving and terminating)", svc)

@@ -129,16 +129,12 @@ func CutMessage(s string) string {
 // first) unless wide.
 func WriteGapLine(w io.Writer, tl *timeline.Timeline, g timeline.Gap, wide bool) error {
 	head := clockHead(msColumn(tl, gapAt(g), false), noServerTime, wide) + fmt.Sprintf("%-13s  ", "watch")
-	_, err := io.WriteString(w, head+gapText(g, narrowRoom(LineWidth-len(head), wide))+"\n")
-	return err
-}
-
-// narrowRoom is room, or 0 (no limit) when wide.
-func narrowRoom(room int, wide bool) int {
+	room := LineWidth - len(head)
 	if wide {
-		return 0
+		room = 0 // no limit
 	}
-	return room
+	_, err := io.WriteString(w, head+gapText(g, room)+"\n")
+	return err
 }
 
 // minReason is the fewest columns a narrow gap line gives the error that

@@ -3,7 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
@@ -54,7 +54,7 @@ func requestsLane(tl *timeline.Timeline, col func(int64) int) lane {
 	ln := newLane()
 	var cols []int
 	var failed []bool
-	for _, r := range sortedRequests(tl) {
+	for _, r := range slices.SortedFunc(slices.Values(tl.Requests), func(a, b probe.Result) int { return a.Start.Compare(b.Start) }) {
 		if ms, ok := tl.Ms(r.Start); ok && ms >= 0 {
 			cols = append(cols, col(ms))
 			failed = append(failed, r.Failed())
@@ -75,12 +75,6 @@ func requestsLane(tl *timeline.Timeline, col func(int64) int) lane {
 		}
 	}
 	return ln
-}
-
-func sortedRequests(tl *timeline.Timeline) []probe.Result {
-	rs := append([]probe.Result(nil), tl.Requests...)
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Start.Before(rs[j].Start) })
-	return rs
 }
 
 // writeMermaidRequests adds a section with the span of failed requests.
