@@ -27,11 +27,8 @@ func (a *aggregator) index(t time.Time) int { return int(t.Sub(a.origin) / Bucke
 
 // started counts a request about to start at t and returns its bucket.
 func (a *aggregator) started(t time.Time) int {
-	idx := a.index(t)
 	a.mu.Lock()
-	if idx < a.next { // its bucket was handed out an instant ago
-		idx = a.next
-	}
+	idx := max(a.index(t), a.next) // a.next: its bucket was handed out an instant ago
 	a.pending[idx]++
 	a.mu.Unlock()
 	a.flush(false)

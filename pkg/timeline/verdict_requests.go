@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/probe"
 )
 
@@ -108,12 +110,8 @@ func JudgeRequests(url string, rs []probe.Result, sp RequestSpan) *RequestsVerdi
 		}
 		rv.Failed++
 		rv.Proxy = rv.Proxy.add(r.Proxy, ms, sp.Terminated)
-		if rv.FirstFailedMs == nil || ms < *rv.FirstFailedMs {
-			rv.FirstFailedMs = new(ms)
-		}
-		if rv.LastFailedMs == nil || ms > *rv.LastFailedMs {
-			rv.LastFailedMs = new(ms)
-		}
+		rv.FirstFailedMs = new(min(ms, ptr.Deref(rv.FirstFailedMs, ms)))
+		rv.LastFailedMs = new(max(ms, ptr.Deref(rv.LastFailedMs, ms)))
 		if r.Kind == probe.NoAnswer && !sp.staleRule(ms) {
 			rv.Network++
 			continue

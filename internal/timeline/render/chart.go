@@ -40,6 +40,17 @@ func (l lane) mark(at int, r rune) {
 	}
 }
 
+// markExits marks each exit at its column: X, or ! for a SIGKILL (137).
+func (l lane) markExits(exits []timeline.Exit, col func(int64) int) {
+	for _, x := range exits {
+		r := 'X'
+		if x.Code == 137 {
+			r = '!'
+		}
+		l.mark(col(x.Ms), r)
+	}
+}
+
 // chartSpan returns the last millisecond the chart must show.
 func chartSpan(tl *timeline.Timeline, v timeline.Verdict) int64 {
 	end := int64(1000)
@@ -75,12 +86,6 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	if v.BehindService && !tl.EndpointsUnseen {
 		cp.fill(0, outCol, '=')
 	}
-	lastExit, exitFrom := -1, -1
-	type exitMark struct {
-		col int
-		r   rune
-	}
-	var exits []exitMark
 	for _, e := range inOrder(tl) {
 		ms, _ := tl.Ms(e.Recv)
 		switch e.Kind {
@@ -88,16 +93,12 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 			removedCol = col(ms)
 		case timeline.KindPodGone:
 			goneCol = col(ms)
-		case timeline.KindContainerExit:
-			c := col(ms)
-			if c >= lastExit {
-				lastExit, exitFrom = c, exitLowerBound(tl, e, col)
-			}
-			r := 'X'
-			if e.ExitCode != nil && *e.ExitCode == 137 {
-				r = '!'
-			}
-			exits = append(exits, exitMark{c, r})
+		}
+	}
+	lastExit, exitFrom := -1, -1
+	for _, x := range v.Exits {
+		if c := col(x.Ms); c >= lastExit {
+			lastExit, exitFrom = c, exitLowerBound(tl, x, col)
 		}
 	}
 	if removedCol > outCol {
@@ -135,9 +136,7 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	if v.SigtermMs != nil {
 		kl.mark(stopCol, 'T')
 	}
-	for _, x := range exits {
-		kl.mark(x.col, x.r)
-	}
+	kl.markExits(v.Exits, col)
 	if v.WindowMs != nil && v.BehindService {
 		r := '+'
 		if *v.WindowMs < 0 {
@@ -189,12 +188,12 @@ func axis(end int64) string {
 }
 
 // exitLowerBound returns the column of the earliest moment the process of
-// an exit event can have ended: its finishedAt (whole seconds, the node's
-// clock) on this timeline, -1 when it has none.
-func exitLowerBound(tl *timeline.Timeline, e timeline.Event, col func(int64) int) int {
-	if e.Server.IsZero() {
+// exit x can have ended: its finishedAt (whole seconds, the node's clock)
+// on this timeline, -1 when it has none.
+func exitLowerBound(tl *timeline.Timeline, x timeline.Exit, col func(int64) int) int {
+	if x.Server.IsZero() {
 		return -1
 	}
-	ms := e.Server.Sub(tl.T0.Round(0)).Milliseconds()
+	ms := x.Server.Sub(tl.T0.Round(0)).Milliseconds()
 	return col(max(ms, 0))
 }

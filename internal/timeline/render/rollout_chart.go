@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,13 +150,7 @@ func podRow(r *rollout.Rollout, tl *timeline.Timeline, p rollout.PodResult, col 
 	if sv.SigtermMs != nil {
 		row.mark(col(*sv.SigtermMs), 'T')
 	}
-	for _, x := range sv.Exits {
-		r := 'X'
-		if x.Code == 137 {
-			r = '!'
-		}
-		row.mark(col(x.Ms), r)
-	}
+	row.markExits(sv.Exits, col)
 	return row
 }
 
@@ -168,17 +163,12 @@ func writeStepRows(b *strings.Builder, r *rollout.Rollout, tr *rollout.CapacityT
 		return
 	}
 	vals := make([]int32, chartWidth)
-	hi, lo := int32(0), int32(-1)
 	for c := range chartWidth {
 		from := r.T0.Add(time.Duration(int64(c)*end/int64(chartWidth-1)) * time.Millisecond)
 		to := r.T0.Add(time.Duration(int64(c+1)*end/int64(chartWidth-1)) * time.Millisecond)
 		vals[c] = readyWithin(tr, from, to)
-		hi = max(hi, vals[c])
-		if lo < 0 || vals[c] < lo {
-			lo = vals[c]
-		}
 	}
-	hi = max(hi, tr.Samples[len(tr.Samples)-1].Desired)
+	hi, lo := max(slices.Max(vals), tr.Samples[len(tr.Samples)-1].Desired), slices.Min(vals)
 	step := max((hi-lo+8)/8, 1)
 	label := "ready " + tr.Service
 	for level := hi; level >= max(lo, 1); level -= step {
