@@ -411,15 +411,10 @@ func (r *Recorder) recordEvent(recv time.Time, ev *corev1.Event, beforeWatch boo
 	if ev.Source.Component == "kubelet" || ev.ReportingController == "kubelet" {
 		e.Track = Kubelet
 	}
-	switch ev.Reason {
-	case "Killing":
-		e.Kind, e.Track = KindKilling, Kubelet
-	case "FailedPreStopHook":
-		e.Kind, e.Track = KindPreStopFailed, Kubelet
-	case "Unhealthy":
-		e.Kind, e.Track = KindUnhealthy, Kubelet
-	case "ExceededGracePeriod":
-		e.Kind, e.Track = KindExceededGrace, Kubelet
+	for _, k := range []Kind{KindKilling, KindPreStopFailed, KindUnhealthy, KindExceededGrace} {
+		if ev.Reason == k.name() { // kindNames: the Event's own reason
+			e.Kind, e.Track = k, Kubelet
+		}
 	}
 	e.Message = fmt.Sprintf("Event %s %s: %s", ev.Type, ev.Reason, ev.Message)
 	if count > 1 {

@@ -205,8 +205,8 @@ func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 	for _, f := range rt.fallback {
 		v.NoReadyEndpoint = append(v.NoReadyEndpoint, f.service)
 	}
-	sigtermFacts(tl, evs, &v)
 	exits := exitsOf(tl, evs)
+	sigtermFacts(tl, evs, exits, &v)
 	restartedHook(tl, evs, exits, &v)
 	widenForLateKubelet(exits, &v)
 	for _, e := range evs {

@@ -221,10 +221,9 @@ func preStopText(ps PreStop, failed bool) string {
 // (docs/watch-verdict.md, "The container the verdict rests on"). A
 // FailedPreStopHook reported once a preStop outlasted the grace period is
 // the kubelet abandoning the hook, not a hook that failed at once.
-func sigtermFacts(tl *Timeline, evs []Event, v *Verdict) {
+func sigtermFacts(tl *Timeline, evs []Event, exits map[string]int64, v *Verdict) {
 	killing, failed, abandoned, first := killingFacts(tl, evs)
 	v.abandonReports = abandoned
-	exits := exitsOf(tl, evs)
 	v.KillingMs, v.PreStopFailed = first, len(failed) > 0
 	for _, c := range tl.Containers {
 		_, hookFailed := failed[c]

@@ -56,10 +56,7 @@ type JSONSummary struct {
 }
 
 func msPtr(tl *timeline.Timeline, t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	if ms, ok := tl.Ms(t); ok {
+	if ms, ok := tl.Ms(t); ok && !t.IsZero() {
 		return &ms
 	}
 	return nil
