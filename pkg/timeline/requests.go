@@ -35,23 +35,20 @@ type RequestLine struct {
 // failureKinds counts the failed results by label, most frequent first,
 // then by label.
 func failureKinds(rs []probe.Result) []LabelCount {
-	type outcome struct {
-		kind   probe.Kind
-		status int
-	}
-	counts := map[outcome]int{}
+	counts := map[LabelCount]int{} // by Kind and Status, Count unset
 	for _, r := range rs {
 		if r.Failed() {
-			o := outcome{kind: r.Kind}
+			o := LabelCount{Kind: r.Kind}
 			if r.Kind == probe.Status {
-				o.status = r.Status
+				o.Status = r.Status
 			}
 			counts[o]++
 		}
 	}
 	out := make([]LabelCount, 0, len(counts))
 	for o, n := range counts {
-		out = append(out, LabelCount{Kind: o.kind, Status: o.status, Count: n})
+		o.Count = n
+		out = append(out, o)
 	}
 	slices.SortFunc(out, func(a, b LabelCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.label(), b.label()))

@@ -1,7 +1,7 @@
 package timeline
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,9 +173,7 @@ const DefaultPropagation = 5 * time.Second
 // for events received at the same instant), the order the verdict reads
 // them in (and the renderers, internal/timeline/render's inOrder).
 func sortedEvents(tl *Timeline) []Event {
-	evs := append([]Event(nil), tl.Events...)
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Recv.Before(evs[j].Recv) })
-	return evs
+	return slices.SortedStableFunc(slices.Values(tl.Events), func(a, b Event) int { return a.Recv.Compare(b.Recv) })
 }
 
 // ComputeWith derives the verdict from a timeline. It is pure: the same

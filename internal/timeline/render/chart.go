@@ -3,7 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/utils/ptr"
@@ -15,9 +15,7 @@ import (
 // events received at the same instant), the order the verdict reads them
 // in.
 func inOrder(tl *timeline.Timeline) []timeline.Event {
-	evs := append([]timeline.Event(nil), tl.Events...)
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Recv.Before(evs[j].Recv) })
-	return evs
+	return slices.SortedStableFunc(slices.Values(tl.Events), func(a, b timeline.Event) int { return a.Recv.Compare(b.Recv) })
 }
 
 // chartWidth is the number of columns of the time axis.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"io"
 	"time"
 
@@ -28,11 +29,7 @@ func RolloutLinePrinter(out io.Writer, wide bool) rollout.Printer {
 			line(r, s.Recv, s.Initial, time.Time{}, "Service "+service, "capacity", capacityText(s, "desired"))
 		},
 		Status: func(r *rollout.Rollout, s rollout.StatusChange) {
-			subject := r.Workload.String()
-			if s.Pod != "" {
-				subject = s.Pod
-			}
-			line(r, s.Recv, false, time.Time{}, subject, "rollout", s.Message)
+			line(r, s.Recv, false, time.Time{}, cmp.Or(s.Pod, r.Workload.String()), "rollout", s.Message)
 		},
 		Gap:      func(r *rollout.Rollout, g timeline.Gap) { _ = WriteGapLine(out, clockOf(r.T0), g, wide) },
 		Note:     func(_ *rollout.Rollout, msg string) { _ = writeNote(out, msg, LineWidth, wide) },
