@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -69,10 +70,7 @@ var kindNames = map[Kind]string{
 
 // name is k in the words of the text output.
 func (k Kind) name() string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return string(k)
+	return cmp.Or(kindNames[k], string(k))
 }
 
 // T0Source says what T0 is. The values appear in -o json as "t0Source".

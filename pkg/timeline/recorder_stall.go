@@ -43,11 +43,7 @@ func (r *Recorder) lateness(e Event) time.Duration {
 	if e.Kind == KindDeletionSeen && (tl.T0Source == T0DeleteSent || tl.T0Source == T0EvictionAccepted) {
 		return e.Recv.Sub(tl.T0)
 	}
-	ref := e.Server
-	if e.stored.After(ref) {
-		ref = e.stored
-	}
-	return e.Recv.Sub(ref)
+	return min(e.Recv.Sub(e.Server), e.Recv.Sub(e.stored)) // from the later of the two
 }
 
 // checkStall marks a stall when e arrived more than stallThreshold after

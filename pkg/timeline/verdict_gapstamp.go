@@ -97,14 +97,13 @@ func gapDoubtOf(tl *Timeline, v *Verdict) *gapDoubt {
 		if n := e.Kind.name(); !slices.Contains(d.facts, n) {
 			d.facts = append(d.facts, n)
 		}
-		if s := streamOf(e); !slices.Contains(d.streams, s) {
-			d.streams = append(d.streams, s)
-		}
+		d.streams = append(d.streams, streamOf(e))
 	}
 	if len(d.facts) == 0 {
 		return nil
 	}
 	slices.Sort(d.streams)
+	d.streams = slices.Compact(d.streams)
 	return &d
 }
 

@@ -77,10 +77,7 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	col := func(ms int64) int { return int(ms * int64(chartWidth-1) / end) }
 	cp, kl, win := newLane(), newLane(), newLane()
 
-	outCol, removedCol, goneCol := chartWidth-1, -1, -1
-	if v.EndpointOutMs != nil {
-		outCol = col(*v.EndpointOutMs)
-	}
+	outCol, removedCol, goneCol := col(ptr.Deref(v.EndpointOutMs, end)), -1, -1 // col(end) is the last column
 	if v.BehindService && !tl.EndpointsUnseen {
 		cp.fill(0, outCol, '=')
 	}
@@ -110,10 +107,7 @@ func WriteChart(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	}
 	cp.mark(goneCol, 'G')
 
-	killCol := 0
-	if v.KillingMs != nil {
-		killCol = col(*v.KillingMs)
-	}
+	killCol := col(ptr.Deref(v.KillingMs, 0))
 	stopCol := -1
 	if v.StopMs != nil {
 		stopCol = col(*v.StopMs)
