@@ -7,6 +7,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // NodeSilence says that a node's kubelet stopped reporting, as read from
@@ -47,8 +48,7 @@ func silence(node *corev1.Node, lease *coordinationv1.Lease, now time.Time) *Nod
 		if c.Type == corev1.NodeReady {
 			s.Ready, s.Reason, s.Message = c.Status, c.Reason, c.Message
 			if !c.LastHeartbeatTime.IsZero() {
-				hb := c.LastHeartbeatTime
-				s.LastHeartbeat = &hb
+				s.LastHeartbeat = ptr.To(c.LastHeartbeatTime)
 			}
 		}
 	}
