@@ -2,6 +2,7 @@ package drain
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -59,9 +60,7 @@ func silence(node *corev1.Node, lease *coordinationv1.Lease, now time.Time) *Nod
 			s.LeaseExpired = now.After(renewed.Add(time.Duration(*d) * time.Second))
 		}
 	}
-	for _, t := range node.Spec.Taints {
-		s.Unreachable = s.Unreachable || t.Key == corev1.TaintNodeUnreachable
-	}
+	s.Unreachable = slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnreachable })
 	if s.Ready != corev1.ConditionUnknown && !s.LeaseExpired {
 		return nil
 	}
