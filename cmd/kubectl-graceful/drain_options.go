@@ -62,7 +62,7 @@ func (o *drainNodeOptions) completeDryRun() {
 // 30 s outage window (--request-timeout bounds each read), so that a node
 // whose turn a short --timeout ends is still summarised as timed out.
 func (o *drainNodeOptions) lookupNodes(ctx context.Context) error {
-	b := drain.Backoff{Base: o.drainer.Backoff.Base, Cap: o.drainer.Backoff.Cap}
+	b := o.drainer.Backoff
 	if o.selector != "" {
 		list, err := drain.ThroughOutage(ctx, b, o.drainer.Timeout, func(ctx context.Context) (*corev1.NodeList, error) {
 			return o.drainer.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: o.selector})

@@ -13,6 +13,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 )
 
 // Tracker keeps the EndpointSlices of the Services that select the
@@ -140,12 +141,9 @@ func (c *Tracker) count(service string) Sample {
 		}
 		for _, ep := range s.Endpoints {
 			key := endpointKey(ep)
-			isReady := ep.Conditions.Ready == nil || *ep.Conditions.Ready
-			isServing := isReady
-			if ep.Conditions.Serving != nil {
-				isServing = *ep.Conditions.Serving
-			}
-			terminating := ep.Conditions.Terminating != nil && *ep.Conditions.Terminating
+			isReady := ptr.Deref(ep.Conditions.Ready, true)
+			isServing := ptr.Deref(ep.Conditions.Serving, isReady)
+			terminating := ptr.Deref(ep.Conditions.Terminating, false)
 			ready[key] = ready[key] || isReady
 			serving[key] = serving[key] || (isServing && terminating)
 		}

@@ -61,9 +61,7 @@ func (e *evictor) untilOverride(wait time.Duration, a eviction.Answer) time.Dura
 func (e *evictor) override(ctx context.Context, pod *corev1.Pod) error {
 	o := BudgetOverride{Node: e.node, Namespace: pod.Namespace, Pod: pod.Name, Budget: e.pdbOf[podKey(pod)],
 		AfterSeconds: e.deleteAfter.Seconds()}
-	if e.overriding != nil {
-		e.overriding(o)
-	}
+	call(e.overriding, o)
 	e.tracker.overriding(pod.Namespace, pod.Name, o.Budget)
 	opts := e.deleteOptions(pod, false)
 	opts.GracePeriodSeconds = nil

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/eviction"
 )
@@ -160,12 +161,10 @@ func (e *evictor) send(ctx context.Context, pod *corev1.Pod, withVersion bool) e
 func (e *evictor) deleteOptions(pod *corev1.Pod, withVersion bool) metav1.DeleteOptions {
 	opts := metav1.DeleteOptions{}
 	if e.flags.GracePeriodSeconds >= 0 {
-		grace := int64(e.flags.GracePeriodSeconds)
-		opts.GracePeriodSeconds = &grace
+		opts.GracePeriodSeconds = ptr.To(int64(e.flags.GracePeriodSeconds))
 	}
 	if pod.UID != "" {
-		uid := pod.UID
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
+		opts.Preconditions = &metav1.Preconditions{UID: ptr.To(pod.UID)}
 		if rv := pod.ResourceVersion; withVersion && rv != "" {
 			opts.Preconditions.ResourceVersion = &rv
 		}

@@ -120,11 +120,7 @@ func (d *nodeRun) waitLB(ctx context.Context, res *NodeResult) {
 	w.RemainingSeconds = max(left, 0).Seconds()
 	call(d.Events.LBWaiting, w)
 	res.LBWait = fmt.Sprintf("waited %.0f s more for the %d s deregistration delay of %s, counted from the label", w.RemainingSeconds, w.DelaySeconds, w.From)
-	t := time.NewTimer(max(left, 0))
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+	if !sleep(ctx, max(left, 0)) {
 		res.LBWait = fmt.Sprintf("the wait for the %d s deregistration delay of %s was cut short (%v)", w.DelaySeconds, w.From, context.Cause(ctx))
 	}
 }
@@ -163,12 +159,12 @@ func (d *nodeRun) warnLBNotExcluded(ctx context.Context, r *preflight.Report, po
 	}
 	// The node's own first: Services in the namespaces of the pods it
 	// evicts (the warning names three).
-	mine := map[string]bool{}
+	mine := map[string]int{}
 	for _, g := range r.Evict {
-		mine[g.Namespace] = true
+		mine[g.Namespace] = -1
 	}
 	slices.SortStableFunc(svcs.Items, func(a, b corev1.Service) int {
-		return cmp.Compare(b2i(mine[b.Namespace]), b2i(mine[a.Namespace]))
+		return cmp.Compare(mine[a.Namespace], mine[b.Namespace])
 	})
 	if w, ok := lbNotExcluded(r.Node, svcs.Items, pods); ok {
 		r.Warnings = append(r.Warnings, w)
@@ -199,12 +195,4 @@ func (d *nodeRun) servesNode(svc corev1.Service) bool {
 		}
 	}
 	return false
-}
-
-// b2i is 1 for true, 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

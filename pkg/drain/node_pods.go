@@ -2,6 +2,8 @@ package drain
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -236,9 +238,5 @@ func (c *nodePods) held() ([]*corev1.Pod, bool) {
 	if !c.listed || c.inGap || c.failed != nil {
 		return nil, false
 	}
-	out := make([]*corev1.Pod, 0, len(c.pods))
-	for _, p := range c.pods {
-		out = append(out, p)
-	}
-	return out, true
+	return slices.Collect(maps.Values(c.pods)), true
 }

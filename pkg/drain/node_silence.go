@@ -2,11 +2,13 @@ package drain
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // NodeSilence says that a node's kubelet stopped reporting, as read from
@@ -47,8 +49,7 @@ func silence(node *corev1.Node, lease *coordinationv1.Lease, now time.Time) *Nod
 		if c.Type == corev1.NodeReady {
 			s.Ready, s.Reason, s.Message = c.Status, c.Reason, c.Message
 			if !c.LastHeartbeatTime.IsZero() {
-				hb := c.LastHeartbeatTime
-				s.LastHeartbeat = &hb
+				s.LastHeartbeat = ptr.To(c.LastHeartbeatTime)
 			}
 		}
 	}
@@ -59,9 +60,7 @@ func silence(node *corev1.Node, lease *coordinationv1.Lease, now time.Time) *Nod
 			s.LeaseExpired = now.After(renewed.Add(time.Duration(*d) * time.Second))
 		}
 	}
-	for _, t := range node.Spec.Taints {
-		s.Unreachable = s.Unreachable || t.Key == corev1.TaintNodeUnreachable
-	}
+	s.Unreachable = slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeUnreachable })
 	if s.Ready != corev1.ConditionUnknown && !s.LeaseExpired {
 		return nil
 	}

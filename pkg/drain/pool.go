@@ -65,14 +65,15 @@ func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResul
 			res.Nodes = append(res.Nodes, newPoolNode(r))
 		}
 	}()
-	switch {
-	case d.DryRun:
-		setOutcome(results, OutcomeDryRun)
-		res.Outcome = OutcomeDryRun
-		return nil
-	case res.Preflight.Refused():
-		setOutcome(results, OutcomeRefused)
+	if d.DryRun || res.Preflight.Refused() {
+		// Nothing was changed: every node has the pool's outcome.
 		res.Outcome = OutcomeRefused
+		if d.DryRun {
+			res.Outcome = OutcomeDryRun
+		}
+		for _, r := range results {
+			r.Outcome = res.Outcome
+		}
 		return nil
 	}
 	read := map[string]*corev1.Node{}
@@ -83,13 +84,6 @@ func (d *run) drainPool(ctx context.Context, nodes []corev1.Node, res *PoolResul
 	defer stopWatch()
 	d.nodes = watchNodes(watchCtx, d.Client, in.Nodes, in.NodesResourceVersion)
 	return d.cordonAndDrain(ctx, results, res, read)
-}
-
-// setOutcome gives every node the same outcome, nothing having been done.
-func setOutcome(results []*NodeResult, outcome Outcome) {
-	for _, r := range results {
-		r.Outcome = outcome
-	}
 }
 
 // cordonAndDrain cordons every node (read: as the preflight read them),

@@ -314,10 +314,8 @@ func (d *nodeRun) finish(nodeCtx context.Context, res *NodeResult, tracker *podT
 			res.Outcome = OutcomeUndone
 		}
 		return res, nil
-	case errors.As(context.Cause(nodeCtx), new(*eviction.TimeoutError)):
-		return d.stop(res, tracker, OutcomeTimedOut, nil)
 	case nodeCtx.Err() != nil:
-		return d.stop(res, tracker, OutcomeInterrupted, nil)
+		return d.stop(res, tracker, stoppedOutcome(nodeCtx), nil)
 	case d.failures.first() != nil:
 		err = withCause(err.Error(), d.failures.first())
 		r, serr := d.stop(res, tracker, OutcomeError, err)
@@ -416,10 +414,8 @@ const lostSettle = 2 * time.Second
 // ended first (the pod is then not known to be not evicted).
 func (d *nodeRun) rereadLost(ctx context.Context, pod *corev1.Pod, until time.Time) (*corev1.Pod, error) {
 	for time.Now().Before(until) {
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, 200*time.Millisecond) {
 			return pod, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
 		}
 		got, err := d.getPod(ctx, pod.Namespace, pod.Name)
 		if err != nil || got.DeletionTimestamp != nil || got.UID != pod.UID {

@@ -164,17 +164,14 @@ func (r *deploymentRoll) restart(ctx context.Context, at string) error {
 	return nil
 }
 
-func (r *deploymentRoll) waitDone(ctx context.Context) error {
-	return waitRolledOut(ctx, r.client, r.dep)
-}
-
-// waitRolledOut waits, from a watch of the Deployment, until kubectl's
-// rollout status says dep's rollout is complete
+// waitDone waits, from a watch of the Deployment, until kubectl's
+// rollout status says its rollout is complete
 // (k8s.io/kubectl/pkg/polymorphichelpers DeploymentStatusViewer: every
 // replica updated and available, no old one left), or failed (its
 // progress deadline exceeded), or ctx ends.
-func waitRolledOut(ctx context.Context, client kubernetes.Interface, dep *appsv1.Deployment) error {
-	lw := cache.NewFilteredListWatchFromClient(client.AppsV1().RESTClient(), "deployments", dep.Namespace, byName(dep.Name))
+func (r *deploymentRoll) waitDone(ctx context.Context) error {
+	dep := r.dep
+	lw := cache.NewFilteredListWatchFromClient(r.client.AppsV1().RESTClient(), "deployments", dep.Namespace, byName(dep.Name))
 	viewer := &polymorphichelpers.DeploymentStatusViewer{}
 	return untilRolledOut(ctx, "Deployment", dep.Namespace, dep.Name, dep.Generation, lw, func(d *appsv1.Deployment) (bool, error) {
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)

@@ -123,8 +123,8 @@ func Read(err error) Answer {
 		a.Kind = MultipleBudgets
 	case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		a.Kind = NamespaceTerminating
-		if msg := causeMessage(st, corev1.NamespaceTerminatingCause); msg != "" {
-			a.Cause = msg
+		if c, _ := apierrors.StatusCause(err, corev1.NamespaceTerminatingCause); c.Message != "" {
+			a.Cause = c.Message
 		}
 	case apierrors.IsForbidden(err):
 		a.Kind = Forbidden
@@ -179,17 +179,4 @@ func budgetCauses(st metav1.Status) (string, bool) {
 		}
 	}
 	return strings.Join(msgs, "; "), found
-}
-
-// causeMessage returns the message of st's first cause of type t.
-func causeMessage(st metav1.Status, t metav1.CauseType) string {
-	if st.Details == nil {
-		return ""
-	}
-	for _, c := range st.Details.Causes {
-		if c.Type == t {
-			return c.Message
-		}
-	}
-	return ""
 }

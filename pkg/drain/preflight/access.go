@@ -3,7 +3,6 @@ package preflight
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,23 +73,14 @@ func accessNeeded(node string, namespaces []string, budgeted map[string]bool, f 
 	return out
 }
 
-// reviewAccess asks the API server, one SelfSubjectAccessReview each,
-// whether the caller may make the requests of accessNeeded. A review that
-// fails is recorded with its Error, not returned: the answer is unknown.
-// The answers are kept in answers (nil: none kept) and the same question
-// is asked once (a failed review again): the nodes of a pool share their namespaces' questions.
-// The patch of a named node is first asked of every node (no name): RBAC
-// allowing that allows each name, and only a denial asks the named one.
-func reviewAccess(ctx context.Context, client kubernetes.Interface, node string, namespaces []string, budgeted map[string]bool, f Flags,
-	answers map[AccessCheck]AccessCheck) []AccessCheck {
-	if answers == nil {
-		answers = map[AccessCheck]AccessCheck{}
-	}
-	sort.Strings(namespaces)
-	return reviewChecks(ctx, client, accessNeeded(node, namespaces, budgeted, f), answers)
-}
-
-// reviewChecks fills the answers of checks, as reviewAccess does.
+// reviewChecks asks the API server, one SelfSubjectAccessReview each,
+// whether the caller may make the requests of checks (accessNeeded's,
+// surgeAccessNeeded's). A review that fails is recorded with its Error,
+// not returned: the answer is unknown. The answers are kept in answers and
+// the same question is asked once (a failed review again): the nodes of a
+// pool share their namespaces' questions. The patch of a named node is
+// first asked of every node (no name): RBAC allowing that allows each
+// name, and only a denial asks the named one.
 func reviewChecks(ctx context.Context, client kubernetes.Interface, checks []AccessCheck, answers map[AccessCheck]AccessCheck) []AccessCheck {
 	for i := range checks {
 		c := &checks[i]

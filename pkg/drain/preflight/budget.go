@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 )
 
 // matchingPDBs returns the PodDisruptionBudgets of pod's namespace whose
@@ -72,10 +73,7 @@ func isZero(v intstr.IntOrString) bool {
 // unhealthyPolicy returns the PDB's unhealthyPodEvictionPolicy, defaulting
 // to IfHealthyBudget as the API does when it is unset.
 func unhealthyPolicy(pdb *policyv1.PodDisruptionBudget) policyv1.UnhealthyPodEvictionPolicyType {
-	if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil {
-		return *p
-	}
-	return policyv1.IfHealthyBudget
+	return ptr.Deref(pdb.Spec.UnhealthyPodEvictionPolicy, policyv1.IfHealthyBudget)
 }
 
 // unhealthyEvictable reports whether the eviction API lets an unready

@@ -176,7 +176,7 @@ func unreadyBlockers(r *Report, b *budgetBucket) bool {
 // but on the drained node (or that nothing replaces), or nil.
 func podWithoutRoom(pods []*corev1.Pod, in Input) *corev1.Pod {
 	for _, pod := range pods {
-		if !ownerOf(pod, in.RSOwners).replicated() || len(roomElsewhere(pod, in.Node.Name, in.Nodes)) == 0 {
+		if !ownerOf(pod, in.RSOwners).replicated() || !roomElsewhere(pod, in.Node.Name, in.Nodes) {
 			return pod
 		}
 	}

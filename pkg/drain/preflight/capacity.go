@@ -155,7 +155,7 @@ func outsideNodes(in PoolInput, c *CapacityReport) []*nodeRoom {
 	for i := range in.OutsidePods {
 		p := &in.OutsidePods[i]
 		room := rooms[p.Spec.NodeName]
-		if room == nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		if room == nil || finished(p) {
 			continue
 		}
 		// A terminating pod keeps its requests until it is gone, as the

@@ -3,6 +3,7 @@ package preflight
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -146,11 +148,7 @@ func (r *Report) estimate(seconds ...int64) {
 	if len(r.Blockers) == 0 {
 		// A blocked drain has no duration to estimate: it waits until
 		// --timeout or Ctrl-C.
-		var est int64
-		for _, s := range seconds {
-			est = max(est, s)
-		}
-		r.EstimatedSeconds = &est
+		r.EstimatedSeconds = ptr.To(max(slices.Max(seconds), 0))
 	}
 	r.Verdict = verdict(r)
 }

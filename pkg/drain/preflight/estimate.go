@@ -128,11 +128,7 @@ func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64
 		if b.DisruptionsAllowed == 0 {
 			first = wave(b)
 		}
-		p := make([]float64, max(b.PerWave, 1))
-		for i := range p {
-			p[i] = first
-		}
-		places[b.key()], waves[b.key()] = p, wave(b)
+		places[b.key()], waves[b.key()] = slices.Repeat([]float64{first}, int(max(b.PerWave, 1))), wave(b)
 	}
 	byNode := map[string][]PoolEviction{}
 	for _, p := range r.Pods {
@@ -141,13 +137,13 @@ func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64
 	slots := make([]float64, max(maxConcurrent, 1))
 	var end float64
 	for _, nr := range r.Nodes {
-		s := earliest(slots)
+		s := slices.Index(slots, slices.Min(slots))
 		start := slots[s]
 		done := max(start, float64(longestRemainingGrace(nr.Terminating)))
 		for _, p := range byNode[nr.Node] {
 			t := start
 			if pl := places[p.PDB]; pl != nil {
-				i := earliest(pl)
+				i := slices.Index(pl, slices.Min(pl))
 				t = max(t, pl[i])
 				pl[i] = t + waves[p.PDB]
 			}
@@ -157,15 +153,4 @@ func poolSeconds(r *PoolReport, maxConcurrent int, wave func(PoolBudget) float64
 		end = max(end, done)
 	}
 	return end
-}
-
-// earliest returns the index of the smallest of times.
-func earliest(times []float64) int {
-	i := 0
-	for j, t := range times {
-		if t < times[i] {
-			i = j
-		}
-	}
-	return i
 }

@@ -98,11 +98,11 @@ func gather(ctx context.Context, client kubernetes.Interface, node *corev1.Node,
 			in.RolloutsUnknown[p.Namespace] = ns.rolloutsUnknown
 		}
 	}
-	namespaces := slices.Collect(maps.Keys(seen))
+	namespaces := slices.Sorted(maps.Keys(seen))
 	if reads.answers == nil {
 		reads.answers = map[AccessCheck]AccessCheck{}
 	}
-	in.Access = reviewAccess(ctx, client, node.Name, namespaces, budgeted, flags, reads.answers)
+	in.Access = reviewChecks(ctx, client, accessNeeded(node.Name, namespaces, budgeted, flags), reads.answers)
 	in.Access = append(in.Access, reviewChecks(ctx, client, surgeAccessNeeded(in.Pods, in.RSOwners, flags), reads.answers)...)
 	in.Now = time.Now()
 	return in, nil

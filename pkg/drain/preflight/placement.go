@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	nodeutil "k8s.io/component-helpers/node/util"
@@ -12,22 +13,15 @@ import (
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
-// roomElsewhere returns the names of the nodes other than drained where a
-// replacement of pod could be scheduled: Ready, schedulable, matching the
-// pod's nodeSelector and required node affinity, and with no NoSchedule or
-// NoExecute taint the pod does not tolerate. Resources, pod (anti-)affinity
-// and topology spread are not checked, so a node listed here may still turn
-// out to be full; an empty answer is certain.
-func roomElsewhere(pod *corev1.Pod, drained string, nodes []corev1.Node) []string {
-	var out []string
+// roomElsewhere reports whether a node other than drained could take a
+// replacement of pod: Ready, schedulable, matching the pod's nodeSelector
+// and required node affinity, and with no NoSchedule or NoExecute taint
+// the pod does not tolerate. Resources, pod (anti-)affinity and topology
+// spread are not checked, so such a node may still turn out to be full;
+// false is certain.
+func roomElsewhere(pod *corev1.Pod, drained string, nodes []corev1.Node) bool {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
-	for i := range nodes {
-		n := &nodes[i]
-		if n.Name != drained && schedulableFor(pod, affinity, n) {
-			out = append(out, n.Name)
-		}
-	}
-	return out
+	return slices.ContainsFunc(nodes, func(n corev1.Node) bool { return n.Name != drained && schedulableFor(pod, affinity, &n) })
 }
 
 // schedulableFor reports whether the scheduler may place pod on n, leaving
@@ -69,14 +63,9 @@ func placeable(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *c
 // or Ready again a moment ago still carries the taint, but a replacement
 // created now is scheduled there once the controller's next pass lifts it.
 func liveTaints(n *corev1.Node) []corev1.Taint {
-	out := make([]corev1.Taint, 0, len(n.Spec.Taints))
-	for _, t := range n.Spec.Taints {
-		if t.Key == corev1.TaintNodeUnschedulable || t.Key == corev1.TaintNodeNotReady {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(n.Spec.Taints), func(t corev1.Taint) bool {
+		return t.Key == corev1.TaintNodeUnschedulable || t.Key == corev1.TaintNodeNotReady
+	})
 }
 
 // nodeReady reports whether n's Ready condition is True.

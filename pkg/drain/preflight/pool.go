@@ -127,8 +127,7 @@ func outsidePods(pods []corev1.Pod, pool []corev1.Node) []corev1.Pod {
 	inPool := nodeNameSet(pool)
 	out := []corev1.Pod{}
 	for _, p := range pods {
-		finished := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-		if p.Spec.NodeName != "" && !inPool[p.Spec.NodeName] && !finished {
+		if p.Spec.NodeName != "" && !inPool[p.Spec.NodeName] && !finished(&p) {
 			out = append(out, p)
 		}
 	}

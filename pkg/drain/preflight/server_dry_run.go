@@ -37,8 +37,7 @@ type ServerAnswer struct {
 func ServerDryRun(ctx context.Context, client kubernetes.Interface, r *Report, f Flags) {
 	opts := metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}
 	if f.GracePeriodSeconds >= 0 {
-		g := int64(f.GracePeriodSeconds)
-		opts.GracePeriodSeconds = &g
+		opts.GracePeriodSeconds = ptr.To(int64(f.GracePeriodSeconds))
 	}
 	for _, g := range r.Evict {
 		for _, p := range g.Pods {

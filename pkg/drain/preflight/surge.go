@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	deploymentutil "k8s.io/kubectl/pkg/util/deployment"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/argorollout"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
@@ -108,7 +109,7 @@ const noRoomElsewhere = "no other node may take its new pods (Ready, schedulable
 // take a new pod of the workload of pods: the restart changes only an
 // annotation, so a new pod is scheduled as its current ones are.
 func roomForNewPods(pods []*corev1.Pod, in Input) bool {
-	return slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return len(roomElsewhere(p, in.Node.Name, in.Nodes)) > 0 })
+	return slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return roomElsewhere(p, in.Node.Name, in.Nodes) })
 }
 
 // workloadPods returns the live pods of owner in namespace.
@@ -139,10 +140,7 @@ func (s *SurgePlan) plan(d *appsv1.Deployment) {
 		s.Plan = "cannot surge: the Deployment could not be read"
 		return
 	}
-	s.Replicas = 1
-	if d.Spec.Replicas != nil {
-		s.Replicas = *d.Spec.Replicas
-	}
+	s.Replicas = ptr.Deref(d.Spec.Replicas, 1)
 	s.CanSurge, s.Plan = surgeable(d, s)
 }
 
@@ -158,10 +156,7 @@ func surgeable(d *appsv1.Deployment, s *SurgePlan) (bool, string) {
 	if d.Spec.Paused {
 		return false, "cannot surge: the Deployment is paused, its controller would not roll it"
 	}
-	var ru appsv1.RollingUpdateDeployment
-	if d.Spec.Strategy.RollingUpdate != nil {
-		ru = *d.Spec.Strategy.RollingUpdate
-	}
+	ru := ptr.Deref(d.Spec.Strategy.RollingUpdate, appsv1.RollingUpdateDeployment{})
 	surge, unavailable, err := deploymentutil.ResolveFenceposts(ru.MaxSurge, ru.MaxUnavailable, s.Replicas)
 	if err != nil {
 		return false, "cannot surge: " + err.Error()

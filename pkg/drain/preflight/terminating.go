@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,10 +141,6 @@ func (t TerminatingPod) remedy() string {
 
 // nodeIsReady reports whether the node named name among nodes is Ready.
 func nodeIsReady(name string, nodes []corev1.Node) bool {
-	for i := range nodes {
-		if nodes[i].Name == name {
-			return nodeReady(&nodes[i])
-		}
-	}
-	return false
+	i := slices.IndexFunc(nodes, func(n corev1.Node) bool { return n.Name == name })
+	return i >= 0 && nodeReady(&nodes[i])
 }

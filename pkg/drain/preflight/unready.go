@@ -27,13 +27,17 @@ type unreadyCause struct {
 // once the pod's target is healthy, for example), so a gate is named as
 // such and never taken for a failing container.
 func whyUnready(pod *corev1.Pod) unreadyCause {
+	var notReady []string // none when the statuses are unknown
 	for _, s := range pod.Status.ContainerStatuses {
 		if w := s.State.Waiting; w != nil && w.Reason == "CrashLoopBackOff" {
 			return unreadyCause{fmt.Sprintf("container %s is in CrashLoopBackOff after %d restart(s)", s.Name, s.RestartCount),
 				"waiting will not help while it crash-loops"}
 		}
+		if !s.Ready {
+			notReady = append(notReady, s.Name)
+		}
 	}
-	if notReady := unreadyContainers(pod); len(notReady) > 0 {
+	if len(notReady) > 0 {
 		return unreadyCause{"container(s) " + strings.Join(notReady, ", ") + " not Ready",
 			"waiting helps only if they pass their readiness probes, and the drain cannot tell when"}
 	}
@@ -62,18 +66,6 @@ func (c unreadyCause) brief() string {
 		return ": " + c.what + ", " + c.wait
 	}
 	return ": " + c.what
-}
-
-// unreadyContainers names the containers whose status says not ready;
-// none when the statuses are unknown.
-func unreadyContainers(pod *corev1.Pod) []string {
-	var out []string
-	for _, s := range pod.Status.ContainerStatuses {
-		if !s.Ready {
-			out = append(out, s.Name)
-		}
-	}
-	return out
 }
 
 // closedGate describes the first readiness gate of pod whose condition is
