@@ -103,21 +103,12 @@ func replicasOf(r *int32) int32 {
 	return *r
 }
 
-// rolloutStatus asks kubectl's own StatusViewer for the kind (the code of
+// rolloutStatus asks kubectl's own StatusViewer for kind, obj's (the code of
 // `kubectl rollout status`): its message, whether the rollout is done, and
 // an error when it will not finish (a Deployment past its progress
 // deadline) or the kind's strategy has no rollout status (OnDelete, done is
 // then true).
-func rolloutStatus(obj runtime.Object) (string, bool, error) {
-	kind := ""
-	switch obj.(type) {
-	case *appsv1.Deployment:
-		kind = kindDeployment
-	case *appsv1.StatefulSet:
-		kind = kindStatefulSet
-	case *appsv1.DaemonSet:
-		kind = kindDaemonSet
-	}
+func rolloutStatus(obj runtime.Object, kind string) (string, bool, error) {
 	viewer, err := polymorphichelpers.StatusViewerFor(appsv1.SchemeGroupVersion.WithKind(kind).GroupKind())
 	if err != nil {
 		return "", false, err
