@@ -29,8 +29,7 @@ const FaultClusterName = localcluster.FaultsName
 // lease through a paused API server), except the one the test keeps down.
 type FaultEnv struct {
 	*Env
-	opts localcluster.ClusterOptions
-	t    testing.TB
+	t testing.TB
 
 	mu    sync.Mutex
 	procs map[string]*localcluster.ComponentProcess
@@ -65,7 +64,7 @@ func FaultCluster(t *testing.T) *FaultEnv {
 	if err != nil {
 		t.Fatalf("fault cluster: %v", err)
 	}
-	f := &FaultEnv{Env: env, opts: opts, t: t, procs: map[string]*localcluster.ComponentProcess{}, down: map[string]bool{}}
+	f := &FaultEnv{Env: env, t: t, procs: map[string]*localcluster.ComponentProcess{}, down: map[string]bool{}}
 	for _, c := range localcluster.Components {
 		p, err := opts.RememberComponent(c)
 		if err != nil {
