@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
+	"k8s.io/utils/ptr"
 )
 
 // workloadState is what the follower reads from the workload object: its
@@ -77,9 +78,9 @@ func stateOf(obj runtime.Object) (workloadState, error) {
 	st := workloadState{obj: obj}
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, replicasOf(o.Spec.Replicas), o.Generation
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, ptr.Deref(o.Spec.Replicas, 1), o.Generation
 	case *appsv1.StatefulSet:
-		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, replicasOf(o.Spec.Replicas), o.Generation
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, ptr.Deref(o.Spec.Replicas, 1), o.Generation
 	case *appsv1.DaemonSet:
 		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, o.Status.DesiredNumberScheduled, o.Generation
 	default:
@@ -94,13 +95,6 @@ func stateOf(obj runtime.Object) (workloadState, error) {
 	}
 	st.selector, st.template = s, labels.Set(tmpl.Labels)
 	return st, nil
-}
-
-func replicasOf(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
 }
 
 // rolloutStatus asks kubectl's own StatusViewer for kind, obj's (the code of
