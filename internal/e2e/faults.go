@@ -145,7 +145,7 @@ func (f *FaultEnv) PauseAPIServer(d time.Duration) {
 // API was unavailable in all.
 func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
 	f.t.Helper()
-	return f.restart(localcluster.KubeAPIServer, down, nil)
+	return f.APIServerDown(down, nil)
 }
 
 // APIServerDown kills the API server, calls during (which must not block:
@@ -154,11 +154,7 @@ func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
 // server answers /readyz.
 func (f *FaultEnv) APIServerDown(down time.Duration, during func()) time.Duration {
 	f.t.Helper()
-	return f.restart(localcluster.KubeAPIServer, down, during)
-}
-
-func (f *FaultEnv) restart(component string, down time.Duration, during func()) time.Duration {
-	f.t.Helper()
+	component := localcluster.KubeAPIServer
 	start := time.Now()
 	f.mu.Lock()
 	f.down[component] = true
