@@ -235,8 +235,7 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 			f.nodeSeen(ctx, o)
 			f.readySeen(recv, o)
 			f.conditionsSeen(recv, o)
-		}
-		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
+		} else if slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
 			f.nodeDeleted(o.Name)
 		}
 	}

@@ -50,7 +50,7 @@ func main() {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM)
 	go onSigterm(sigs, srv, action, drain)
-	logf("serving on :%s, SIGTERM_ACTION=%s", port, orDefault(os.Getenv("SIGTERM_ACTION"), "exit"))
+	logf("serving on :%s, SIGTERM_ACTION=%s", port, cmp.Or(os.Getenv("SIGTERM_ACTION"), "exit"))
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		logf("serve: %v", err)
 		exit(1)
@@ -107,11 +107,4 @@ func logf(format string, args ...any) {
 			_ = f.Close()
 		}
 	}
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
