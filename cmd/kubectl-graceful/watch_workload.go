@@ -26,9 +26,6 @@ import (
 type watchWorkloadOptions struct {
 	watchFlags
 
-	// args are the workload as typed: ["deployment/web"] or
-	// ["deployment", "web"].
-	args     []string
 	workload rollout.Workload
 	// restart does what `kubectl rollout restart` does; scale (>= 0) sets
 	// the replicas through the scale subresource; -1 means no scale.
@@ -78,7 +75,6 @@ pods, RBAC).`,
 // Complete resolves the workload's kind as kubectl does (short names,
 // TYPE/NAME or TYPE NAME), builds the probe's configuration and the client.
 func (o *watchWorkloadOptions) Complete(_ *cobra.Command, args []string) error {
-	o.args = args
 	typ, name, err := splitWorkloadArgs(args)
 	if err != nil {
 		return err

@@ -29,8 +29,7 @@ const FaultClusterName = localcluster.FaultsName
 // lease through a paused API server), except the one the test keeps down.
 type FaultEnv struct {
 	*Env
-	opts localcluster.ClusterOptions
-	t    testing.TB
+	t testing.TB
 
 	mu    sync.Mutex
 	procs map[string]*localcluster.ComponentProcess
@@ -65,7 +64,7 @@ func FaultCluster(t *testing.T) *FaultEnv {
 	if err != nil {
 		t.Fatalf("fault cluster: %v", err)
 	}
-	f := &FaultEnv{Env: env, opts: opts, t: t, procs: map[string]*localcluster.ComponentProcess{}, down: map[string]bool{}}
+	f := &FaultEnv{Env: env, t: t, procs: map[string]*localcluster.ComponentProcess{}, down: map[string]bool{}}
 	for _, c := range localcluster.Components {
 		p, err := opts.RememberComponent(c)
 		if err != nil {
@@ -146,7 +145,7 @@ func (f *FaultEnv) PauseAPIServer(d time.Duration) {
 // API was unavailable in all.
 func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
 	f.t.Helper()
-	return f.restart(localcluster.KubeAPIServer, down, nil)
+	return f.APIServerDown(down, nil)
 }
 
 // APIServerDown kills the API server, calls during (which must not block:
@@ -155,11 +154,7 @@ func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
 // server answers /readyz.
 func (f *FaultEnv) APIServerDown(down time.Duration, during func()) time.Duration {
 	f.t.Helper()
-	return f.restart(localcluster.KubeAPIServer, down, during)
-}
-
-func (f *FaultEnv) restart(component string, down time.Duration, during func()) time.Duration {
-	f.t.Helper()
+	component := localcluster.KubeAPIServer
 	start := time.Now()
 	f.mu.Lock()
 	f.down[component] = true

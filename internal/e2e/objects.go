@@ -89,9 +89,8 @@ func (e *Env) deleteNode(name string) {
 	ctx := context.Background()
 	pods, err := e.Client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + name})
 	if err == nil {
-		zero := int64(0)
 		for _, p := range pods.Items {
-			_ = e.Client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+			_ = e.Client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64(0))})
 		}
 	}
 	_ = e.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/kubectl/pkg/util/podutils"
 )
 
 // WaitReadyPods polls until namespace ns has at least n Ready pods that are
@@ -23,10 +24,8 @@ func WaitReadyPods(ctx context.Context, cs kubernetes.Interface, ns string, n in
 		}
 		ready = ready[:0]
 		for _, p := range l.Items {
-			for _, c := range p.Status.Conditions {
-				if p.DeletionTimestamp == nil && c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-					ready = append(ready, p)
-				}
+			if p.DeletionTimestamp == nil && podutils.IsPodReady(&p) {
+				ready = append(ready, p)
 			}
 		}
 		return len(ready) >= n, nil

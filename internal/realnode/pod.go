@@ -1,6 +1,7 @@
 package realnode
 
 import (
+	"cmp"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,14 +26,10 @@ type PodOpts struct {
 // tolerates and selects the node, never pulls, and is Ready once GET /
 // answers (probed every second).
 func PodSpec(o PodOpts) corev1.PodSpec {
-	grace := o.Grace
-	if grace == 0 {
-		grace = 30
-	}
 	return corev1.PodSpec{
 		NodeSelector:                  map[string]string{NodeLabelKey: NodeLabelVal},
 		Tolerations:                   []corev1.Toleration{Toleration()},
-		TerminationGracePeriodSeconds: &grace,
+		TerminationGracePeriodSeconds: new(cmp.Or(o.Grace, 30)),
 		EnableServiceLinks:            new(bool),
 		Containers:                    []corev1.Container{Container("app", 8080, o)},
 	}
@@ -74,11 +71,10 @@ func itoa(n int32) string { return strconv.Itoa(int(n)) }
 // (Ignore) the cordoned node would still count, the replacement would make
 // the skew 2 and stay Pending (the scheduler's PodTopologySpread rules).
 func Spread(spec *corev1.PodSpec, labels map[string]string) {
-	honor := corev1.NodeInclusionPolicyHonor
 	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: SpareTaintKey, Operator: corev1.TolerationOpEqual,
 		Value: SpareTaintVal, Effect: corev1.TaintEffectNoSchedule})
 	spec.TopologySpreadConstraints = append(spec.TopologySpreadConstraints, corev1.TopologySpreadConstraint{
 		MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.DoNotSchedule,
-		LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, NodeTaintsPolicy: &honor,
+		LabelSelector: &metav1.LabelSelector{MatchLabels: labels}, NodeTaintsPolicy: new(corev1.NodeInclusionPolicyHonor),
 	})
 }

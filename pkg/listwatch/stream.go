@@ -126,8 +126,7 @@ func (r *run) loop() {
 // refused it or it ended before its initial events did, and the stream
 // lists instead.
 func (r *run) watchList() watch.Interface {
-	yes := true
-	w, err := r.LW.WatchWithContext(r.ctx, metav1.ListOptions{SendInitialEvents: &yes,
+	w, err := r.LW.WatchWithContext(r.ctx, metav1.ListOptions{SendInitialEvents: new(true),
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true})
 	if err != nil || w == nil {
 		return nil

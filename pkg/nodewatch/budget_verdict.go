@@ -1,6 +1,7 @@
 package nodewatch
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,10 +65,7 @@ func budgetResult(w *Watch, tr *budgetTrack, from time.Time) BudgetResult {
 		}
 	}
 	for _, g := range w.budgetGaps {
-		to := g.To
-		if to.IsZero() {
-			to = w.End
-		}
+		to := cmp.Or(g.To, w.End)
 		if to.After(from) && g.From.Before(w.End) {
 			unknown = append(unknown, fmt.Sprintf("the PodDisruptionBudgets' watch was cut from %+d to %+d ms", ms(g.From), ms(to)))
 		}
@@ -85,10 +83,7 @@ func budgetResult(w *Watch, tr *budgetTrack, from time.Time) BudgetResult {
 
 // budgetResults judges the budgets of one workload's record.
 func budgetResults(w *Watch, tracks []*budgetTrack) []BudgetResult {
-	from := w.T0
-	if from.IsZero() {
-		from = w.Start
-	}
+	from := cmp.Or(w.T0, w.Start)
 	out := []BudgetResult{}
 	for _, tr := range tracks {
 		// A budget deleted before the span began covered none of it.

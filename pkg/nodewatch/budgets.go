@@ -1,6 +1,7 @@
 package nodewatch
 
 import (
+	"slices"
 	"time"
 
 	policyv1 "k8s.io/api/policy/v1"
@@ -117,13 +118,8 @@ func (tr *budgetTrack) end(recv time.Time) {
 // empty one ({}) every pod of the namespace.
 func (f *follower) matchBudget(r *rollout.Rollout, tr *budgetTrack) {
 	set, ok := f.workloadLabels[r]
-	if !ok || r.Workload.Namespace != tr.namespace || !tr.selector.Matches(set) {
+	if !ok || r.Workload.Namespace != tr.namespace || !tr.selector.Matches(set) || slices.Contains(f.w.budgets[r], tr) {
 		return
-	}
-	for _, have := range f.w.budgets[r] {
-		if have == tr {
-			return
-		}
 	}
 	f.w.budgets[r] = append(f.w.budgets[r], tr)
 }

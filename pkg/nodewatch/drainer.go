@@ -9,6 +9,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // The marks drainers leave on a node, each from the drainer's own source
@@ -105,11 +107,11 @@ func whoDrains(node *corev1.Node, facts drainerFacts) (Drainer, bool) {
 			d.Deadline = fmt.Sprintf("each pod's grace period is capped at %d s, cluster-autoscaler's default: its --max-graceful-termination-sec may change it (not readable here)", caDefaultMaxGraceSeconds)
 			return d, true
 		case t.Key == karpenterDisruptedTaint:
-			d.Name, d.Mark, d.Since = "karpenter", "taint "+karpenterDisruptedTaint, timeAdded(t)
+			d.Name, d.Mark, d.Since = "karpenter", "taint "+karpenterDisruptedTaint, ptr.Deref(t.TimeAdded, metav1.Time{}).Time
 			d.Deadline = call(facts.nodeClaimDeadline, node)
 			return d, true
 		case strings.HasPrefix(t.Key, nthTaintPrefix):
-			d.Name, d.Mark, d.Since = "aws-node-termination-handler", "taint "+t.Key, timeAdded(t)
+			d.Name, d.Mark, d.Since = "aws-node-termination-handler", "taint "+t.Key, ptr.Deref(t.TimeAdded, metav1.Time{}).Time
 			d.Deadline = "unknown: the taint's value is the event's ID, not a time"
 			if t.Key == nthTaintPrefix+"spot-itn" {
 				d.Deadline = "a spot interruption: EC2 reclaims the instance 2 minutes after its notice"
@@ -142,14 +144,6 @@ func call(f func(*corev1.Node) string, node *corev1.Node) string {
 		return "unknown"
 	}
 	return f(node)
-}
-
-// timeAdded is a taint's timeAdded, zero when unset.
-func timeAdded(t corev1.Taint) time.Time {
-	if t.TimeAdded == nil {
-		return time.Time{}
-	}
-	return t.TimeAdded.Time
 }
 
 // kuredLockHolder reads the node kured's lock annotation names: one lock

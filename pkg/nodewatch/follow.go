@@ -245,12 +245,17 @@ func (f *follower) listedAll(context.Context) (time.Duration, error) {
 	return 0, nil
 }
 
-// progress is Finished once no evictable pod is left on the nodes.
+// progress is Finished once no evictable pod is left on the nodes, then
+// listening Config.Settle after a deletion, none when no pod was deleted
+// (nothing can arrive late about a termination that did not happen).
 func (f *follower) progress() (follow.Progress, time.Duration, error) {
-	if f.finished() {
-		return follow.Finished, f.settle(), nil
+	switch {
+	case !f.finished():
+		return follow.Following, 0, nil
+	case f.w.T0.IsZero():
+		return follow.Finished, 0, nil
 	}
-	return follow.Following, 0, nil
+	return follow.Finished, f.cfg.Settle, nil
 }
 
 // ended records why the watch stopped.
@@ -268,16 +273,6 @@ func (f *follower) ended(ctx context.Context, end follow.End) {
 	default:
 		f.w.Ended = timeline.EndedInterrupted
 	}
-}
-
-// settle is how long to keep listening once the nodes are empty:
-// Config.Settle after a deletion, none when no pod was deleted (nothing
-// can arrive late about a termination that did not happen).
-func (f *follower) settle() time.Duration {
-	if f.w.T0.IsZero() {
-		return 0
-	}
-	return f.cfg.Settle
 }
 
 // finished reports whether no evictable pod is left on the nodes that

@@ -43,7 +43,7 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 		f.w.BudgetsUnseen = true
 		f.note(fmt.Sprintf("cannot watch PodDisruptionBudgets (%v): no workload's time below its budget's desiredHealthy can be told", n.Err))
 	case n.Stream == streamNodeEvents:
-		f.nodeEventsUnseen(n.Err)
+		f.note(fmt.Sprintf("cannot watch the Events about the nodes (%v): the drainers' own Events are not on the timeline", n.Err))
 	case n.Stream == "nodes":
 		f.note(fmt.Sprintf("cannot watch the nodes (%v): a node deleted while watched is not seen", n.Err))
 	default:
@@ -58,12 +58,16 @@ func (f *follower) streamFailed(n listwatch.Notice) error {
 // (nodeGaps) from the shared streams' gaps the pod set keeps.
 func (f *follower) gap(n listwatch.Notice) {
 	node, isPods := strings.CutPrefix(n.Stream, timeline.StreamPods+" on ")
-	open := n.Kind == listwatch.KindGapOpen
 	var g timeline.Gap
 	var ok bool
 	switch {
 	case n.Stream == streamNodeEvents:
-		f.nodeEventsGap(n, open)
+		// Events emitted in the gap are seen only if the re-list still finds them.
+		if n.Kind == listwatch.KindGapOpen {
+			f.note(fmt.Sprintf("the watch of the Events about the nodes was lost (%s): Events emitted until it is back may be missed", n.Reason))
+		} else {
+			f.note("the watch of the Events about the nodes is back")
+		}
 		return
 	case n.Stream == streamBudgets:
 		// Kept apart from the pods' gaps: a budget's status is no fact
@@ -231,8 +235,7 @@ func (f *follower) watched(ctx context.Context, recv time.Time, ev *watch.Event)
 			f.nodeSeen(ctx, o)
 			f.readySeen(recv, o)
 			f.conditionsSeen(recv, o)
-		}
-		if ev.Type == watch.Deleted && slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
+		} else if slices.Contains(f.w.Nodes, o.Name) && !f.deleted[o.Name] {
 			f.nodeDeleted(o.Name)
 		}
 	}

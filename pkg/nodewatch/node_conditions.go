@@ -2,6 +2,7 @@ package nodewatch
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -38,15 +39,10 @@ func (f *follower) conditionsSeen(recv time.Time, node *corev1.Node) {
 	if !known {
 		return
 	}
-	var gone []string
-	for t := range prev {
+	for _, t := range slices.Sorted(maps.Keys(prev)) {
 		if _, ok := now[t]; !ok {
-			gone = append(gone, string(t))
+			f.emitNodeEvent(NodeEvent{Node: node.Name, Condition: string(t), Recv: recv})
 		}
-	}
-	slices.Sort(gone)
-	for _, t := range gone {
-		f.emitNodeEvent(NodeEvent{Node: node.Name, Condition: t, Recv: recv})
 	}
 }
 

@@ -137,18 +137,3 @@ func (f *follower) emitNodeEvent(e NodeEvent) {
 	f.w.NodeEvents = append(f.w.NodeEvents, e)
 	callback.Call(f.cfg.Printer.NodeEvent, f.w, e)
 }
-
-// nodeEventsUnseen says once that the nodes' Events cannot be watched.
-func (f *follower) nodeEventsUnseen(err error) {
-	f.note(fmt.Sprintf("cannot watch the Events about the nodes (%v): the drainers' own Events are not on the timeline", err))
-}
-
-// nodeEventsGap says when the nodes' Events' watch was lost and regained:
-// Events emitted in between are seen only if the re-list still finds them.
-func (f *follower) nodeEventsGap(n listwatch.Notice, open bool) {
-	if open {
-		f.note(fmt.Sprintf("the watch of the Events about the nodes was lost (%s): Events emitted until it is back may be missed", n.Reason))
-		return
-	}
-	f.note("the watch of the Events about the nodes is back")
-}

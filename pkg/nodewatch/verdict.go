@@ -70,8 +70,7 @@ func ComputeWith(w *Watch, o timeline.Options) Verdict {
 		v.Workloads = append(v.Workloads, workloadResult(w, r, o))
 	}
 	if !w.T0.IsZero() {
-		d := w.End.Sub(w.T0).Milliseconds()
-		v.DurationMs = &d
+		v.DurationMs = new(w.End.Sub(w.T0).Milliseconds())
 	}
 	findings(w, &v)
 	return v

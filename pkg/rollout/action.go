@@ -74,31 +74,22 @@ func restart(ctx context.Context, c kubernetes.Interface, w Workload, patch []by
 // object carries no generation: the caller reads the workload again).
 // DaemonSets have no scale subresource.
 func scaleTo(ctx context.Context, c kubernetes.Interface, w Workload, replicas int32) error {
-	apps := c.AppsV1()
-	var get func() (*autoscalingv1.Scale, error)
-	var put func(*autoscalingv1.Scale) (*autoscalingv1.Scale, error)
+	var api interface {
+		GetScale(ctx context.Context, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error)
+		UpdateScale(ctx context.Context, name string, scale *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error)
+	}
 	switch w.Kind {
 	case kindDeployment:
-		get = func() (*autoscalingv1.Scale, error) {
-			return apps.Deployments(w.Namespace).GetScale(ctx, w.Name, metav1.GetOptions{})
-		}
-		put = func(sc *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
-			return apps.Deployments(w.Namespace).UpdateScale(ctx, w.Name, sc, metav1.UpdateOptions{})
-		}
+		api = c.AppsV1().Deployments(w.Namespace)
 	case kindStatefulSet:
-		get = func() (*autoscalingv1.Scale, error) {
-			return apps.StatefulSets(w.Namespace).GetScale(ctx, w.Name, metav1.GetOptions{})
-		}
-		put = func(sc *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
-			return apps.StatefulSets(w.Namespace).UpdateScale(ctx, w.Name, sc, metav1.UpdateOptions{})
-		}
+		api = c.AppsV1().StatefulSets(w.Namespace)
 	default:
 		return fmt.Errorf("%s has no scale subresource: --scale works on deployments and statefulsets", w)
 	}
-	sc, err := get()
+	sc, err := api.GetScale(ctx, w.Name, metav1.GetOptions{})
 	if err == nil {
 		sc.Spec.Replicas = replicas
-		_, err = put(sc)
+		_, err = api.UpdateScale(ctx, w.Name, sc, metav1.UpdateOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("scaling %s to %d: %w", w, replicas, err)

@@ -165,9 +165,7 @@ func (f *workloadFollower) say(msg string) { callback.Call(f.cfg.Printer.Note, f
 func (f *workloadFollower) status(recv time.Time, pod, msg string) {
 	s := StatusChange{Recv: recv, Pod: pod, Message: msg}
 	f.r.Status = append(f.r.Status, s)
-	if f.cfg.Printer.Status != nil {
-		f.cfg.Printer.Status(f.r, s)
-	}
+	callback.Call(f.cfg.Printer.Status, f.r, s)
 }
 
 // workloadResource is the API resource of each kind, for its watch.

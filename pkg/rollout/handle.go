@@ -178,7 +178,7 @@ func (f *workloadFollower) workloadChanged(recv time.Time, obj runtime.Object) {
 	}
 	f.printSamples(f.capacity.SetDesired(recv, st.desired))
 	f.st = st
-	msg, done, err := rolloutStatus(obj)
+	msg, done, err := rolloutStatus(obj, f.cfg.Workload.Kind)
 	switch {
 	case err != nil && done:
 		if !f.noRolloutStatus {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubectl/pkg/polymorphichelpers"
+	"k8s.io/utils/ptr"
 )
 
 // workloadState is what the follower reads from the workload object: its
@@ -77,9 +78,9 @@ func stateOf(obj runtime.Object) (workloadState, error) {
 	st := workloadState{obj: obj}
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
-		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, replicasOf(o.Spec.Replicas), o.Generation
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, ptr.Deref(o.Spec.Replicas, 1), o.Generation
 	case *appsv1.StatefulSet:
-		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, replicasOf(o.Spec.Replicas), o.Generation
+		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, ptr.Deref(o.Spec.Replicas, 1), o.Generation
 	case *appsv1.DaemonSet:
 		sel, tmpl, st.desired, st.generation = o.Spec.Selector, &o.Spec.Template, o.Status.DesiredNumberScheduled, o.Generation
 	default:
@@ -96,28 +97,12 @@ func stateOf(obj runtime.Object) (workloadState, error) {
 	return st, nil
 }
 
-func replicasOf(r *int32) int32 {
-	if r == nil {
-		return 1
-	}
-	return *r
-}
-
-// rolloutStatus asks kubectl's own StatusViewer for the kind (the code of
+// rolloutStatus asks kubectl's own StatusViewer for kind, obj's (the code of
 // `kubectl rollout status`): its message, whether the rollout is done, and
 // an error when it will not finish (a Deployment past its progress
 // deadline) or the kind's strategy has no rollout status (OnDelete, done is
 // then true).
-func rolloutStatus(obj runtime.Object) (string, bool, error) {
-	kind := ""
-	switch obj.(type) {
-	case *appsv1.Deployment:
-		kind = kindDeployment
-	case *appsv1.StatefulSet:
-		kind = kindStatefulSet
-	case *appsv1.DaemonSet:
-		kind = kindDaemonSet
-	}
+func rolloutStatus(obj runtime.Object, kind string) (string, bool, error) {
 	viewer, err := polymorphichelpers.StatusViewerFor(appsv1.SchemeGroupVersion.WithKind(kind).GroupKind())
 	if err != nil {
 		return "", false, err

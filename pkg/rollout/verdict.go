@@ -126,10 +126,7 @@ func podResult(r *Rollout, tl *timeline.Timeline, o timeline.Options) PodResult 
 // capacityResult walks a Service's samples as a step function over
 // [from, r.End], from being the rollout's T0 (the watch's start when none).
 func capacityResult(r *Rollout, tr *CapacityTrack) CapacityResult {
-	from := r.T0
-	if from.IsZero() {
-		from = r.Start
-	}
+	from := cmp.Or(r.T0, r.Start)
 	res := CapacityResult{Service: tr.Service, MinReady: -1}
 	if len(r.Budgets) > 0 {
 		b := r.Budgets[0]
@@ -174,7 +171,7 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 	risk := func(s string, a ...any) { risks = append(risks, fmt.Sprintf(s, a...)) }
 	fact := func(s string, a ...any) { facts = append(facts, fmt.Sprintf(s, a...)) }
 	v.Terminated = len(v.Pods)
-	atRisk := 0
+	atRisk, cannotTell := 0, 0
 	for _, p := range v.Pods {
 		switch {
 		case p.Raced:
@@ -193,6 +190,9 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 		if p.Verdict.Risk {
 			atRisk++
 		}
+		if p.Verdict.CannotTell && !p.Killed {
+			cannotTell++
+		}
 	}
 	fact("%d pod(s) terminated", v.Terminated)
 	if v.Raced > 0 {
@@ -203,12 +203,6 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 	}
 	if v.Killed > 0 {
 		risk("%d pod(s) SIGKILLed: still running at the grace deadline", v.Killed)
-	}
-	cannotTell := 0
-	for _, p := range v.Pods {
-		if p.Verdict.CannotTell && !p.Killed {
-			cannotTell++
-		}
 	}
 	if cannotTell > 0 {
 		risk("%d pod(s) cannot be judged: a watch was cut or stalled while their race was decided (see their findings)", cannotTell)

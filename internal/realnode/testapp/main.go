@@ -17,6 +17,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -33,10 +34,7 @@ func main() {
 		logf("bad SIGTERM_ACTION: %v", err)
 		os.Exit(2)
 	}
-	port := os.Getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
+	port := cmp.Or(os.Getenv("PORT"), "8080")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintln(w, "ok")
@@ -52,7 +50,7 @@ func main() {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM)
 	go onSigterm(sigs, srv, action, drain)
-	logf("serving on :%s, SIGTERM_ACTION=%s", port, orDefault(os.Getenv("SIGTERM_ACTION"), "exit"))
+	logf("serving on :%s, SIGTERM_ACTION=%s", port, cmp.Or(os.Getenv("SIGTERM_ACTION"), "exit"))
 	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		logf("serve: %v", err)
 		exit(1)
@@ -109,11 +107,4 @@ func logf(format string, args ...any) {
 			_ = f.Close()
 		}
 	}
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
