@@ -202,9 +202,9 @@ func (l *lineClock) latencies() ([]time.Duration, error) {
 		if err := json.Unmarshal(ln.text, &e); err != nil {
 			return nil, fmt.Errorf("watch -o json printed a line that is not JSON: %q", hostproc.Tail(string(ln.text), 1))
 		}
-		// DeleteSent and SIGTERMEstimated are written by the command
-		// itself, not delivered by a watch.
-		if e.Type != "event" || e.Initial || e.Local.IsZero() || e.Kind == "delete-sent" || e.Kind == "sigterm-estimated" {
+		// DeleteSent is written by the command itself, not delivered by
+		// a watch.
+		if e.Type != "event" || e.Initial || e.Local.IsZero() || e.Kind == "delete-sent" {
 			continue
 		}
 		out = append(out, ln.at.Sub(e.Local))

@@ -50,7 +50,6 @@ const (
 	KindUnhealthy        Kind = "unhealthy"             // Event Unhealthy: a probe failed
 	KindExceededGrace    Kind = "exceeded-grace-period" // Event ExceededGracePeriod
 	KindOtherEvent       Kind = "event"                 // any other Event about the pod
-	KindSigtermEstimated Kind = "sigterm-estimated"     // Killing + preStop duration; never observed directly
 	KindIngressAdded     Kind = "ingress-added"         // the Ingress controller serves the pod's server (again)
 	KindIngressFenced    Kind = "ingress-fenced"        // the Ingress controller keeps the server but sends it no new requests
 	KindIngressRemoved   Kind = "ingress-removed"       // the pod's server left the Ingress controller's service
@@ -64,7 +63,7 @@ var kindNames = map[Kind]string{
 	KindContainerExit: "ContainerExit", KindPhase: "Phase", KindPodGone: "PodGone", KindEndpointAdded: "EndpointAdded",
 	KindEndpointChanged: "EndpointChanged", KindEndpointRemoved: "EndpointRemoved", KindServiceEndpoints: "ServiceEndpoints",
 	KindKilling: "Killing", KindPreStopFailed: "FailedPreStopHook", KindUnhealthy: "Unhealthy",
-	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event", KindSigtermEstimated: "SIGTERMEstimated",
+	KindExceededGrace: "ExceededGracePeriod", KindOtherEvent: "Event",
 	KindIngressAdded: "IngressAdded", KindIngressFenced: "IngressFenced", KindIngressRemoved: "IngressRemoved",
 }
 

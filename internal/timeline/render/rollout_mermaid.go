@@ -13,7 +13,7 @@ import (
 // its start, drawn as dates from the Unix epoch with dateFormat x).
 func WriteRolloutMermaid(w io.Writer, r *rollout.Rollout, v rollout.Verdict) error {
 	var b strings.Builder
-	writeMermaidHead(&b, fmt.Sprintf("rollout.Rollout of %s in %s", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace)), rolloutSpan(r, v))
+	writeMermaidHead(&b, fmt.Sprintf("Rollout of %s in %s", mermaidText(r.Workload.String()), mermaidText(r.Workload.Namespace)), rolloutSpan(r, v))
 	writeMermaidPods(&b, "", v)
 	writeMermaidRequests(&b, v.Requests)
 	_, err := io.WriteString(w, b.String())

@@ -45,7 +45,8 @@ func TestRolloutRenderers(t *testing.T) {
 	if err := render.WriteRolloutMermaid(&b, r, v); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(b.String(), "    section ") != 2 || !strings.Contains(b.String(), "section web-1") {
+	if strings.Count(b.String(), "    section ") != 2 || !strings.Contains(b.String(), "section web-1") ||
+		!strings.Contains(b.String(), "    title Rollout of "+r.Workload.String()+" in ") {
 		t.Errorf("mermaid:\n%s", b.String())
 	}
 }
