@@ -18,7 +18,7 @@ var Formats = []string{"table", "json", "yaml", "sarif"}
 // cluster is escaped in every format (pkg/termsafe): no control character
 // or bidirectional override is written raw, and none makes it fail.
 func Write(w io.Writer, r *inspect.Report, format string, color bool) error {
-	return encode(w, format, r, func() any { return SARIF(r) }, func() error { return Table(w, r, color) })
+	return encode(w, format, r, func() any { return SARIF(r) }, func() error { return TableWidth(w, r, color, 0) })
 }
 
 // encode prints doc as JSON or YAML, sarif() as SARIF, or calls table.
