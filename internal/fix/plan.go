@@ -1,7 +1,6 @@
 package fix
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -107,7 +106,7 @@ func NewPlan(inv *inspect.Inventory, findings []inspect.Finding, opts Options) *
 	}
 	pdbs := map[inspect.ObjectRef]*inspect.PDB{}
 	for i, d := range inv.PDBs {
-		pdbs[pdbRef(d)] = &inv.PDBs[i]
+		pdbs[d.Ref()] = &inv.PDBs[i]
 	}
 	names := pdbNames(inv)
 	for _, ref := range order {
@@ -142,18 +141,12 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 	return ptr.Deref(opts.ShutdownSeconds, DefaultShutdownSeconds)
 }
 
-func pdbRef(d inspect.PDB) inspect.ObjectRef {
-	ns := d.Namespace
-	ns = cmp.Or(ns, "default")
-	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: ns, Name: d.Name}
-}
-
 // pdbNames is the set of "namespace/name" of existing budgets, so that new
 // ones get a free name.
 func pdbNames(inv *inspect.Inventory) map[string]bool {
 	out := map[string]bool{}
 	for _, d := range inv.PDBs {
-		r := pdbRef(d)
+		r := d.Ref()
 		out[r.Namespace+"/"+r.Name] = true
 	}
 	return out

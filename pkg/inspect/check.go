@@ -239,7 +239,7 @@ func onePerWorkload(f func(s *scope, w *Workload) (msg, fix string)) runFunc {
 func perContainer(f func(s *scope, w *Workload, ctr corev1.Container) (msg, fix string)) runFunc {
 	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		var out []Finding
-		for _, ctr := range terminatingContainers(w.Template.Spec) {
+		for _, ctr := range TerminatingContainers(w.Template.Spec) {
 			if msg, fix := f(s, w, ctr); msg != "" {
 				out = append(out, c.finding(w, ctr.Name, msg, fix))
 			}

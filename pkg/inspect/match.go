@@ -157,7 +157,8 @@ func (s *scope) workloadsFor(p PDB) []*Workload {
 	return out
 }
 
-func pdbRef(p PDB) ObjectRef {
+// Ref names the budget (namespace "default" when it has none).
+func (p PDB) Ref() ObjectRef {
 	return ObjectRef{Kind: "PodDisruptionBudget", Namespace: namespaceOf(p.Namespace), Name: p.Name}
 }
 

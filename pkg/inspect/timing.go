@@ -164,10 +164,10 @@ var gracePeriodLong = register(&Check{
 	},
 })
 
-// terminatingContainers returns the containers kubelet stops with preStop
+// TerminatingContainers returns the containers kubelet stops with preStop
 // and SIGTERM: regular containers and restartable init containers
-// (sidecars, restartPolicy: Always).
-func terminatingContainers(spec corev1.PodSpec) []corev1.Container {
+// (sidecars, restartPolicy: Always), in that order.
+func TerminatingContainers(spec corev1.PodSpec) []corev1.Container {
 	out := append([]corev1.Container(nil), spec.Containers...)
 	for _, c := range spec.InitContainers {
 		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
