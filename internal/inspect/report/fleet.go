@@ -112,8 +112,8 @@ func (f *Fleet) report() *inspect.Report {
 }
 
 // WriteFleet prints f in format (as Write does for one cluster).
-func WriteFleet(w io.Writer, f *Fleet, format string, color bool) error {
-	return encode(w, format, f, func() any { return FleetSARIF(f) }, func() error { return FleetTableWidth(w, f, color, 0) })
+func WriteFleet(w io.Writer, f *Fleet, format string, color bool, width int) error {
+	return encode(w, format, f, func() any { return FleetSARIF(f) }, func() error { return FleetTableWidth(w, f, color, width) })
 }
 
 // FleetTableWidth prints the findings of every cluster with a CLUSTER
