@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -312,8 +313,6 @@ func patchCommand(w *Workload, podSpecPatch map[string]any) string {
 // containerPatch is a pod spec patch changing one container by name.
 func containerPatch(name string, fields map[string]any) map[string]any {
 	c := map[string]any{"name": name}
-	for k, v := range fields {
-		c[k] = v
-	}
+	maps.Copy(c, fields)
 	return map[string]any{"containers": []any{c}}
 }
