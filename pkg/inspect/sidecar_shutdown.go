@@ -55,10 +55,8 @@ func shutdownHook(c corev1.Container) (string, bool) {
 func proxiesThatQuit(c *Check, w *Workload, app *appDelay) []Finding {
 	spec := w.Template.Spec
 	var out []Finding
-	for _, ctr := range spec.InitContainers {
-		if ctr.RestartPolicy != nil && *ctr.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			out = append(out, quitFinding(c, w, ctr, "native sidecar", app)...)
-		}
+	for _, ctr := range TerminatingContainers(spec)[len(spec.Containers):] {
+		out = append(out, quitFinding(c, w, ctr, "native sidecar", app)...)
 	}
 	for _, ctr := range spec.Containers {
 		if isProxy(ctr.Name) {
