@@ -171,7 +171,7 @@ func visit(b *resource.Builder, lines *lineIndex, ns string, inv *inspect.Invent
 // an input larger than that (or one that never ends, /dev/zero) is an
 // error, read no further.
 func readInput(file string, stdin io.Reader, max int64) (string, []byte, error) {
-	name, r := file, stdin
+	name, r := displayName(file), stdin
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -179,8 +179,6 @@ func readInput(file string, stdin io.Reader, max int64) (string, []byte, error) 
 		}
 		defer f.Close()
 		r = f
-	} else {
-		name = "STDIN"
 	}
 	max = min(max, math.MaxInt64-1) // max+1 must not overflow
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
