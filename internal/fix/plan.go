@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -106,7 +107,7 @@ func NewPlan(inv *inspect.Inventory, findings []inspect.Finding, opts Options) *
 	}
 	pdbs := map[inspect.ObjectRef]*inspect.PDB{}
 	for i, d := range inv.PDBs {
-		pdbs[d.Ref()] = &inv.PDBs[i]
+		pdbs[pdbRef(d)] = &inv.PDBs[i]
 	}
 	names := pdbNames(inv)
 	for _, ref := range order {
@@ -141,12 +142,16 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 	return ptr.Deref(opts.ShutdownSeconds, DefaultShutdownSeconds)
 }
 
+func pdbRef(d inspect.PDB) inspect.ObjectRef {
+	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: cmp.Or(d.Namespace, "default"), Name: d.Name}
+}
+
 // pdbNames is the set of "namespace/name" of existing budgets, so that new
 // ones get a free name.
 func pdbNames(inv *inspect.Inventory) map[string]bool {
 	out := map[string]bool{}
 	for _, d := range inv.PDBs {
-		r := d.Ref()
+		r := pdbRef(d)
 		out[r.Namespace+"/"+r.Name] = true
 	}
 	return out

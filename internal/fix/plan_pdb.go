@@ -40,7 +40,7 @@ type NewPDB struct {
 
 // planPDB adds the change for budget d (of inv) for its findings fs.
 func (p *Plan) planPDB(inv *inspect.Inventory, d *inspect.PDB, fs []inspect.Finding) {
-	pp := &PDBPlan{Object: d.Ref(), Source: d.Source}
+	pp := &PDBPlan{Object: pdbRef(*d), Source: d.Source}
 	for _, f := range fs {
 		switch f.Check {
 		case checkPDBWithoutScale:

@@ -107,7 +107,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 	p.planMovesOf(w, wp, unknown)
 	graceZeroKept := wp.GraceFrom == 0 && !graceZeroFixed
 	var longest int64
-	for i, c := range inspect.TerminatingContainers(w.Template.Spec) {
+	for i, c := range podspec.TerminatingContainers(w.Template.Spec) {
 		d, known, how := prestop.Duration(c)
 		if !known {
 			d = 0

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // SkipAnnotation, on a workload, its pod template or a PDB, lists check IDs
@@ -240,7 +242,7 @@ func onePerWorkload(f func(s *scope, w *Workload) (msg, fix string)) runFunc {
 func perContainer(f func(s *scope, w *Workload, ctr corev1.Container) (msg, fix string)) runFunc {
 	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		var out []Finding
-		for _, ctr := range TerminatingContainers(w.Template.Spec) {
+		for _, ctr := range podspec.TerminatingContainers(w.Template.Spec) {
 			if msg, fix := f(s, w, ctr); msg != "" {
 				out = append(out, c.finding(w, ctr.Name, msg, fix))
 			}

@@ -155,8 +155,7 @@ func (s *scope) workloadsFor(p PDB) []*Workload {
 	return out
 }
 
-// Ref names the budget (namespace "default" when it has none).
-func (p PDB) Ref() ObjectRef {
+func pdbRef(p PDB) ObjectRef {
 	return ObjectRef{Kind: "PodDisruptionBudget", Namespace: namespaceOf(p.Namespace), Name: p.Name}
 }
 

@@ -20,7 +20,7 @@ func (inv *Inventory) objects() []object {
 			[]string{w.Annotations[SkipAnnotation], w.Template.Annotations[SkipAnnotation]}})
 	}
 	for _, p := range inv.PDBs {
-		out = append(out, object{p.Ref(), p.Source, p.APIVersion, p.UnknownFields, []string{p.Annotations[SkipAnnotation]}})
+		out = append(out, object{pdbRef(p), p.Source, p.APIVersion, p.UnknownFields, []string{p.Annotations[SkipAnnotation]}})
 	}
 	return out
 }
@@ -48,5 +48,5 @@ func (c *Check) objectFinding(o object, msg, fix string) Finding {
 // pdbFinding builds a finding about budget p at the check's default
 // severity.
 func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
-	return c.objectFinding(object{ref: p.Ref(), source: p.Source}, msg, fix)
+	return c.objectFinding(object{ref: pdbRef(p), source: p.Source}, msg, fix)
 }
