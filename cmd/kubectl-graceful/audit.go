@@ -291,7 +291,8 @@ func (o *auditOptions) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	if err := o.write(r); err != nil {
+	_, width := terminal(o.Out) // the table's MESSAGE column wraps to it
+	if err := report.Write(o.Out, r, o.output, o.color, width); err != nil {
 		return err
 	}
 	switch {
@@ -307,7 +308,7 @@ func (o *auditOptions) Run(ctx context.Context) error {
 // returns exit status 1: the audit did not read all it was given.
 func (o *auditOptions) reportUnread(e *load.UnreadError) error {
 	for _, f := range e.Files {
-		fmt.Fprintln(o.ErrOut, "error: not read: "+termsafe.Escape(cliutil.OneLine(load.FileMessage(f))))
+		fmt.Fprintln(o.ErrOut, "error: not read: "+termsafe.Escape(cliutil.OneLine(f.Message())))
 	}
 	return &cliutil.ExitCodeError{Code: cliutil.ExitError}
 }
@@ -337,16 +338,6 @@ func (o *auditOptions) checkOptions() inspect.Options {
 		opts.DrainerCaps = []inspect.DrainerCap{{Seconds: int64(o.drainerCap / time.Second), Name: "--drainer-cap"}}
 	}
 	return opts
-}
-
-// write prints r in the -o format; the table's MESSAGE column wraps to the
-// terminal's width when stdout is one.
-func (o *auditOptions) write(r *inspect.Report) error {
-	if o.output == "table" {
-		_, width := terminal(o.Out)
-		return report.TableWidth(o.Out, r, o.color, width)
-	}
-	return report.Write(o.Out, r, o.output, o.color)
 }
 
 // auditConfig is the --config file: team-wide defaults kept in the

@@ -119,7 +119,8 @@ func (o *auditOptions) runFleet(ctx context.Context) error {
 	wg.Wait()
 	fleet := report.NewFleet(results)
 	if fleet.Audited() > 0 {
-		if err := o.writeFleet(fleet); err != nil {
+		_, width := terminal(o.Out) // the table's MESSAGE column wraps to it
+		if err := report.WriteFleet(o.Out, fleet, o.output, o.color, width); err != nil {
 			return err
 		}
 	}
@@ -200,14 +201,4 @@ func contextClient(base *genericclioptions.ConfigFlags, name string) *genericcli
 // (its default "0" means none).
 func requestTimeoutSet(f *genericclioptions.ConfigFlags) bool {
 	return f.Timeout != nil && *f.Timeout != "" && *f.Timeout != "0"
-}
-
-// writeFleet prints the fleet's report in the -o format; the table's
-// MESSAGE column wraps to the terminal's width when stdout is one.
-func (o *auditOptions) writeFleet(f *report.Fleet) error {
-	if o.output == "table" {
-		_, width := terminal(o.Out)
-		return report.FleetTableWidth(o.Out, f, o.color, width)
-	}
-	return report.WriteFleet(o.Out, f, o.output, o.color)
 }

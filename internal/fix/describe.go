@@ -12,7 +12,11 @@ import (
 func (w *WorkloadPlan) Describe() string {
 	var parts []string
 	for _, c := range w.PreStops {
-		part := fmt.Sprintf("preStop of %s: %s -> %s", c.Container, hookText(c.FromHow, c.FromSeconds), hookText(nativeOrExec(c.Native), c.Seconds))
+		how := prestop.HowExecSleep
+		if c.Native {
+			how = prestop.HowNativeSleep
+		}
+		part := fmt.Sprintf("preStop of %s: %s -> %s", c.Container, hookText(c.FromHow, c.FromSeconds), hookText(how, c.Seconds))
 		if c.note != "" {
 			part += " (" + c.note + ")"
 		}
@@ -25,13 +29,6 @@ func (w *WorkloadPlan) Describe() string {
 		parts = append(parts, m.describe())
 	}
 	return strings.Join(parts, "; ")
-}
-
-func nativeOrExec(native bool) string {
-	if native {
-		return prestop.HowNativeSleep
-	}
-	return prestop.HowExecSleep
 }
 
 func hookText(how string, seconds int64) string {

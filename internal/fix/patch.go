@@ -45,7 +45,6 @@ func FindingKey(f inspect.Finding) string {
 
 func (w *WorkloadPlan) patchCommand() string {
 	spec := map[string]any{}
-	lists := map[string][]any{}
 	for _, c := range w.PreStops {
 		hook := map[string]any{"exec": nil, "sleep": map[string]any{"seconds": c.Seconds}}
 		if !c.Native {
@@ -58,10 +57,8 @@ func (w *WorkloadPlan) patchCommand() string {
 		if c.Init {
 			list = "initContainers"
 		}
-		lists[list] = append(lists[list], map[string]any{"name": c.Container, "lifecycle": map[string]any{"preStop": hook}})
-	}
-	for k, v := range lists {
-		spec[k] = v
+		items, _ := spec[list].([]any)
+		spec[list] = append(items, map[string]any{"name": c.Container, "lifecycle": map[string]any{"preStop": hook}})
 	}
 	if w.GraceSeconds != nil {
 		spec["terminationGracePeriodSeconds"] = *w.GraceSeconds

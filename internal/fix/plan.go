@@ -143,9 +143,7 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 }
 
 func pdbRef(d inspect.PDB) inspect.ObjectRef {
-	ns := d.Namespace
-	ns = cmp.Or(ns, "default")
-	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: ns, Name: d.Name}
+	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: cmp.Or(d.Namespace, "default"), Name: d.Name}
 }
 
 // pdbNames is the set of "namespace/name" of existing budgets, so that new

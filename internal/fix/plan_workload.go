@@ -51,7 +51,7 @@ type PreStopChange struct {
 // own: planPreStop writes an exec sleep wherever the target does not take
 // the native one.
 type containerWants struct {
-	floor, native, noShell bool
+	floor, noShell bool
 	// floorSeconds is a floor longer than Options.PreStopFloorSeconds a
 	// finding asks for (inspect.Finding.PreStopSeconds), 0 for none.
 	floorSeconds int64
@@ -75,8 +75,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 		case checkMissingPreStop, checkPreStopTooShort:
 			cw := want(f.Container)
 			cw.floor, cw.floorSeconds = true, max(cw.floorSeconds, f.PreStopSeconds)
-		case checkPreferNativeSleep:
-			want(f.Container).native = true
+		case checkPreferNativeSleep: // planPreStop writes the native sleep wherever the target takes it
 		case checkSleepBinaryMissing:
 			want(f.Container).noShell = true
 		case checkFieldNewerThanTarget:
@@ -108,13 +107,13 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 	p.planMovesOf(w, wp, unknown)
 	graceZeroKept := wp.GraceFrom == 0 && !graceZeroFixed
 	var longest int64
-	for _, c := range terminatingContainers(w.Template.Spec) {
-		d, known, how := prestop.Duration(c.Container)
+	for i, c := range podspec.TerminatingContainers(w.Template.Spec) {
+		d, known, how := prestop.Duration(c)
 		if !known {
 			d = 0
 		}
 		if cw := wants[c.Name]; cw != nil {
-			ch, reason := planPreStop(c.Container, d, how, cw, opts)
+			ch, reason := planPreStop(c, d, how, cw, opts)
 			if reason == "" && graceZeroKept {
 				reason = reasonGraceZeroSuppressed
 			}
@@ -127,7 +126,7 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 				wp.Fixes = append(wp.Fixes, cw.findings...)
 			}
 			if ch != nil {
-				ch.Init = c.init
+				ch.Init = i >= len(w.Template.Spec.Containers)
 				wp.PreStops = append(wp.PreStops, *ch)
 				d = ch.Seconds
 			}
@@ -199,28 +198,6 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 		return nil, reasonStopsFirst
 	}
 	return nil, reasonScriptHook
-}
-
-// podContainer is a terminating container and where it is declared.
-type podContainer struct {
-	corev1.Container
-	init bool
-}
-
-// terminatingContainers returns the containers kubelet stops with preStop
-// and SIGTERM: regular containers and restartable init containers
-// (sidecars, restartPolicy: Always), as the audit reads them.
-func terminatingContainers(spec corev1.PodSpec) []podContainer {
-	var out []podContainer
-	for _, c := range spec.Containers {
-		out = append(out, podContainer{Container: c})
-	}
-	for _, c := range spec.InitContainers {
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			out = append(out, podContainer{Container: c, init: true})
-		}
-	}
-	return out
 }
 
 // execSleepRemoves reports whether replacing a native preStop sleep by an

@@ -12,16 +12,14 @@ func verify(doc *text, ss []splice, edited *yaml.RNode) error {
 	c := doc.clone()
 	c.apply(append([]splice(nil), ss...))
 	got, err := yaml.Parse(c.String())
-	if err == nil && sameData(got, edited) {
+	if err == nil && sameNode(got.YNode(), edited.YNode()) {
 		return nil
 	}
 	return fmt.Errorf("the edited lines would not read back as planned (unusual layout): edit it by hand")
 }
 
-// sameData compares two trees as data: kinds, resolved tags and values,
+// sameNode compares two trees as data: kinds, resolved tags and values,
 // mappings as sets of keys; styles, comments and positions do not count.
-func sameData(a, b *yaml.RNode) bool { return sameNode(a.YNode(), b.YNode()) }
-
 func sameNode(a, b *yaml.Node) bool {
 	a, b = resolve(a), resolve(b)
 	if a == nil || b == nil {

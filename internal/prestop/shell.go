@@ -1,6 +1,9 @@
 package prestop
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // noShellImagePatterns are substrings of image references whose images
 // ship no shell and no sleep binary. One list, used by
@@ -33,10 +36,5 @@ func LacksShell(image string) bool {
 	if strings.HasSuffix(img, "-static:") || strings.Contains(img, "-static@") {
 		return true
 	}
-	for _, p := range noShellImagePatterns {
-		if strings.Contains(img, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(noShellImagePatterns, func(p string) bool { return strings.Contains(img, p) })
 }

@@ -81,12 +81,7 @@ func stopsServer(f []string) bool {
 		words[i] = strings.Trim(w, `"'`)
 	}
 	line := strings.Join(words, " ")
-	for _, re := range serverStop {
-		if re.MatchString(line) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(serverStop, func(re *regexp.Regexp) bool { return re.MatchString(line) })
 }
 
 // StopCommand returns the command of a container's exec preStop script

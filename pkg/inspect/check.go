@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // SkipAnnotation, on a workload, its pod template or a PDB, lists check IDs
@@ -239,7 +242,7 @@ func onePerWorkload(f func(s *scope, w *Workload) (msg, fix string)) runFunc {
 func perContainer(f func(s *scope, w *Workload, ctr corev1.Container) (msg, fix string)) runFunc {
 	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		var out []Finding
-		for _, ctr := range terminatingContainers(w.Template.Spec) {
+		for _, ctr := range podspec.TerminatingContainers(w.Template.Spec) {
 			if msg, fix := f(s, w, ctr); msg != "" {
 				out = append(out, c.finding(w, ctr.Name, msg, fix))
 			}
@@ -312,8 +315,6 @@ func patchCommand(w *Workload, podSpecPatch map[string]any) string {
 // containerPatch is a pod spec patch changing one container by name.
 func containerPatch(name string, fields map[string]any) map[string]any {
 	c := map[string]any{"name": name}
-	for k, v := range fields {
-		c[k] = v
-	}
+	maps.Copy(c, fields)
 	return map[string]any{"containers": []any{c}}
 }

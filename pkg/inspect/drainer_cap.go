@@ -42,7 +42,7 @@ var shutdownExceedsDrainerCap = register(&Check{
 func checkDrainerCaps(s *scope, c *Check, w *Workload) []Finding {
 	app, where, _ := s.shutdownSeconds(w)
 	var pre int64
-	for _, ctr := range terminatingContainers(w.Template.Spec) {
+	for _, ctr := range podspec.TerminatingContainers(w.Template.Spec) {
 		if d, known, _ := prestop.Duration(ctr); known && d > pre {
 			pre = d
 		}

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -74,12 +75,9 @@ func metricsOnly(svc corev1.Service) bool {
 	if strings.HasSuffix(svc.Name, "-metrics") {
 		return true
 	}
-	for _, p := range svc.Spec.Ports {
-		if !strings.Contains(p.Name, "metrics") && !strings.Contains(p.TargetPort.StrVal, "metrics") {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool {
+		return !strings.Contains(p.Name, "metrics") && !strings.Contains(p.TargetPort.StrVal, "metrics")
+	})
 }
 
 // servingContainers returns the containers of w that the Services send

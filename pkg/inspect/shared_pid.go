@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
@@ -17,7 +18,7 @@ var preStopSignalsPause = register(&Check{
 	Summary:  "in a pod that shares its process namespace, a preStop `kill 1` signals the pod's pause process, not the app: SIGTERM or SIGINT ends every container at once, any other signal does nothing",
 	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
 		var out []Finding
-		for _, ctr := range terminatingContainers(w.Template.Spec) {
+		for _, ctr := range podspec.TerminatingContainers(w.Template.Spec) {
 			if f, ok := pauseSignalFinding(c, w, ctr); ok {
 				out = append(out, f)
 			}

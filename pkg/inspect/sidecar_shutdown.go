@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // A proxy's preStop runs at the start of termination, like the app's
@@ -55,10 +57,8 @@ func shutdownHook(c corev1.Container) (string, bool) {
 func proxiesThatQuit(c *Check, w *Workload, app *appDelay) []Finding {
 	spec := w.Template.Spec
 	var out []Finding
-	for _, ctr := range spec.InitContainers {
-		if ctr.RestartPolicy != nil && *ctr.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			out = append(out, quitFinding(c, w, ctr, "native sidecar", app)...)
-		}
+	for _, ctr := range podspec.TerminatingContainers(spec)[len(spec.Containers):] {
+		out = append(out, quitFinding(c, w, ctr, "native sidecar", app)...)
 	}
 	for _, ctr := range spec.Containers {
 		if isProxy(ctr.Name) {

@@ -164,19 +164,6 @@ var gracePeriodLong = register(&Check{
 	},
 })
 
-// terminatingContainers returns the containers kubelet stops with preStop
-// and SIGTERM: regular containers and restartable init containers
-// (sidecars, restartPolicy: Always).
-func terminatingContainers(spec corev1.PodSpec) []corev1.Container {
-	out := append([]corev1.Container(nil), spec.Containers...)
-	for _, c := range spec.InitContainers {
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // PodFindings returns the termination findings that need only the pod's
 // own spec, with default options: prestop-exceeds-grace,
 // shutdown-budget-exceeds-grace and grace-period-zero (errors) and

@@ -171,7 +171,7 @@ func visit(b *resource.Builder, lines *lineIndex, ns string, inv *inspect.Invent
 // an input larger than that (or one that never ends, /dev/zero) is an
 // error, read no further.
 func readInput(file string, stdin io.Reader, max int64) (string, []byte, error) {
-	name, r := file, stdin
+	name, r := displayName(file), stdin
 	if file != "-" {
 		f, err := os.Open(file)
 		if err != nil {
@@ -179,8 +179,6 @@ func readInput(file string, stdin io.Reader, max int64) (string, []byte, error) 
 		}
 		defer f.Close()
 		r = f
-	} else {
-		name = "STDIN"
 	}
 	max = min(max, math.MaxInt64-1) // max+1 must not overflow
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
@@ -233,20 +231,18 @@ type UnreadError struct{ Files []FileError }
 // Error is the one file's error when there is one, else how many and each.
 func (e *UnreadError) Error() string {
 	if len(e.Files) == 1 {
-		return e.Files[0].message()
+		return e.Files[0].Message()
 	}
 	parts := make([]string, len(e.Files))
 	for i, f := range e.Files {
-		parts[i] = f.message()
+		parts[i] = f.Message()
 	}
 	return fmt.Sprintf("%d inputs not read: %s", len(e.Files), strings.Join(parts, "; "))
 }
 
-// FileMessage is f's error as one message naming the file.
-func FileMessage(f FileError) string { return f.message() }
-
-// message is the error, naming the file when it does not already.
-func (f FileError) message() string {
+// Message is the error as one message, naming the file when it does not
+// already.
+func (f FileError) Message() string {
 	var pe *fs.PathError
 	if errors.As(f.Err, &pe) {
 		return f.File + ": " + pe.Err.Error()

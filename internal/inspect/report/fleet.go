@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/cliutil"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/table"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/termsafe"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
@@ -113,52 +112,37 @@ func (f *Fleet) report() *inspect.Report {
 }
 
 // WriteFleet prints f in format (as Write does for one cluster).
-func WriteFleet(w io.Writer, f *Fleet, format string, color bool) error {
-	return encode(w, format, f, func() any { return FleetSARIF(f) }, func() error { return FleetTable(w, f, color) })
+func WriteFleet(w io.Writer, f *Fleet, format string, color bool, width int) error {
+	return encode(w, format, f, func() any { return FleetSARIF(f) }, func() error { return FleetTableWidth(w, f, color, width) })
 }
 
-// FleetTable prints the findings of every cluster with a CLUSTER column
-// (named on the first row of each cluster), the skipped checks per
-// cluster, and the summed summary with how many clusters were audited.
-// Clusters that were not audited are counted here; their errors are the
-// caller's to print.
-func FleetTable(w io.Writer, f *Fleet, color bool) error { return FleetTableWidth(w, f, color, 0) }
-
-// FleetTableWidth is FleetTable for a terminal width columns wide (0: not
-// a terminal), as TableWidth is for one cluster.
+// FleetTableWidth prints the findings of every cluster with a CLUSTER
+// column (named on the first row of each cluster), the skipped checks per
+// cluster, and the summed summary with how many clusters were audited, for
+// a terminal width columns wide (0: not a terminal), as TableWidth does
+// for one cluster. Clusters that were not audited are counted here; their
+// errors are the caller's to print.
 func FleetTableWidth(w io.Writer, f *Fleet, color bool, width int) error {
-	if len(f.Findings) > 0 {
-		rows := make([][]string, 0, len(f.Findings))
-		for i, x := range f.Findings {
-			cluster, obj := "", ""
-			newCluster := i == 0 || x.Cluster != f.Findings[i-1].Cluster
-			if newCluster {
-				cluster = termsafe.Escape(x.Cluster)
-			}
-			if newCluster || x.Object != f.Findings[i-1].Object {
-				obj = termsafe.Escape(x.Object.String())
-			}
-			rows = append(rows, append([]string{cluster}, findingRow(x.Finding, obj, color)...))
+	var rows [][]string
+	for i, x := range f.Findings {
+		cluster, obj := "", ""
+		newCluster := i == 0 || x.Cluster != f.Findings[i-1].Cluster
+		if newCluster {
+			cluster = termsafe.Escape(x.Cluster)
 		}
-		header := []string{"CLUSTER", "OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
-		if err := table.Write(w, header, rows, table.Plain, width); err != nil {
-			return err
+		if newCluster || x.Object != f.Findings[i-1].Object {
+			obj = termsafe.Escape(x.Object.String())
 		}
+		rows = append(rows, append([]string{cluster}, findingRow(x.Finding, obj, color)...))
 	}
+	var lines []string
 	for _, s := range f.Skipped {
-		if _, err := fmt.Fprintf(w, "skipped %s in %s: %s\n", s.Check, termsafe.Escape(s.Cluster), termsafe.Escape(s.Message)); err != nil {
-			return err
-		}
+		lines = append(lines, fmt.Sprintf("skipped %s in %s: %s", s.Check, termsafe.Escape(s.Cluster), termsafe.Escape(s.Message)))
 	}
 	line := Summary(&inspect.Report{Summary: f.Summary})
-	if _, err := fmt.Fprintf(w, "%s; %d of %d clusters audited\n", line, f.Audited(), len(f.Clusters)); err != nil {
-		return err
-	}
-	if len(f.Findings) > 0 {
-		_, err := fmt.Fprintln(w, fixesHint)
-		return err
-	}
-	return nil
+	lines = append(lines, fmt.Sprintf("%s; %d of %d clusters audited", line, f.Audited(), len(f.Clusters)))
+	header := []string{"CLUSTER", "OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
+	return writeTable(w, header, rows, width, lines)
 }
 
 // SarifInvocation is one run of the tool: whether it did all its job, and

@@ -24,7 +24,7 @@ func sampleFleet() *Fleet {
 func TestFleetJSONAndYAMLNameClusters(t *testing.T) {
 	for _, format := range []string{"json", "yaml"} {
 		var buf bytes.Buffer
-		if err := WriteFleet(&buf, sampleFleet(), format, false); err != nil {
+		if err := WriteFleet(&buf, sampleFleet(), format, false, 0); err != nil {
 			t.Fatal(err)
 		}
 		data := buf.Bytes()
@@ -62,7 +62,7 @@ func TestFleetJSONAndYAMLNameClusters(t *testing.T) {
 // names escaped, and counts the clusters audited.
 func TestFleetTable(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteFleet(&buf, sampleFleet(), "table", false); err != nil {
+	if err := WriteFleet(&buf, sampleFleet(), "table", false, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

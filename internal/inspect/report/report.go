@@ -14,11 +14,12 @@ import (
 var Formats = []string{"table", "json", "yaml", "sarif"}
 
 // Write prints r in format ("" or "table", "json", "yaml", "sarif").
-// color enables ANSI colours in the table. Text from manifests or the
+// color enables ANSI colours in the table, whose MESSAGE column wraps to
+// width (TableWidth). Text from manifests or the
 // cluster is escaped in every format (pkg/termsafe): no control character
 // or bidirectional override is written raw, and none makes it fail.
-func Write(w io.Writer, r *inspect.Report, format string, color bool) error {
-	return encode(w, format, r, func() any { return SARIF(r) }, func() error { return Table(w, r, color) })
+func Write(w io.Writer, r *inspect.Report, format string, color bool, width int) error {
+	return encode(w, format, r, func() any { return SARIF(r) }, func() error { return TableWidth(w, r, color, width) })
 }
 
 // encode prints doc as JSON or YAML, sarif() as SARIF, or calls table.

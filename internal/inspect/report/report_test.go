@@ -32,7 +32,7 @@ func sample() *inspect.Report {
 // 1-based startLine for manifest input.
 func TestSARIFStructure(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Write(&buf, sample(), "sarif", false); err != nil {
+	if err := Write(&buf, sample(), "sarif", false, 0); err != nil {
 		t.Fatal(err)
 	}
 	var log map[string]any
@@ -99,7 +99,7 @@ func TestSARIFStructure(t *testing.T) {
 func TestJSONAndYAMLShape(t *testing.T) {
 	for _, format := range []string{"json", "yaml"} {
 		var buf bytes.Buffer
-		if err := Write(&buf, sample(), format, false); err != nil {
+		if err := Write(&buf, sample(), format, false, 0); err != nil {
 			t.Fatal(err)
 		}
 		var got struct {
@@ -126,7 +126,7 @@ func TestJSONAndYAMLShape(t *testing.T) {
 
 func TestTable(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Write(&buf, sample(), "", false); err != nil {
+	if err := Write(&buf, sample(), "", false, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -139,7 +139,7 @@ func TestTable(t *testing.T) {
 		t.Errorf("escape sequence reached the table without colour:\n%q", out)
 	}
 	buf.Reset()
-	if err := Write(&buf, sample(), "table", true); err != nil {
+	if err := Write(&buf, sample(), "table", true, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "\x1b[33mwarning\x1b[0m") {
@@ -158,7 +158,7 @@ func TestEveryFormatEscapesHostileText(t *testing.T) {
 	r.Skipped[0].Message = hostile
 	for _, format := range Formats {
 		var buf bytes.Buffer
-		if err := Write(&buf, r, format, false); err != nil {
+		if err := Write(&buf, r, format, false, 0); err != nil {
 			t.Fatalf("-o %s: %v", format, err)
 		}
 		for _, c := range buf.String() {

@@ -18,53 +18,53 @@ var severityColor = map[inspect.Severity]string{
 
 const colorReset = "\x1b[0m"
 
-// Table prints findings grouped by object (the object is named on its
-// first row only), then skipped checks, then a one-line summary. Every
-// string that came from a manifest or the cluster goes through
-// termsafe.Escape.
-func Table(w io.Writer, r *inspect.Report, color bool) error { return TableWidth(w, r, color, 0) }
-
-// TableWidth is Table for a terminal width columns wide (0: not a
-// terminal): the MESSAGE column wraps so that no line of the table is
-// wider.
+// TableWidth prints findings grouped by object (the object is named on its
+// first row only), then skipped checks, then a one-line summary, for a
+// terminal width columns wide (0: not a terminal): the MESSAGE column wraps
+// so that no line of the table is wider. Every string that came from a
+// manifest or the cluster goes through termsafe.Escape.
 func TableWidth(w io.Writer, r *inspect.Report, color bool, width int) error {
-	if len(r.Findings) > 0 {
-		rows := make([][]string, 0, len(r.Findings))
-		var last inspect.ObjectRef
-		for i, f := range r.Findings {
-			obj := ""
-			if i == 0 || f.Object != last {
-				obj = termsafe.Escape(f.Object.String())
-			}
-			last = f.Object
-			rows = append(rows, findingRow(f, obj, color))
+	var rows [][]string
+	var last inspect.ObjectRef
+	for i, f := range r.Findings {
+		obj := ""
+		if i == 0 || f.Object != last {
+			obj = termsafe.Escape(f.Object.String())
 		}
-		header := []string{"OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
+		last = f.Object
+		rows = append(rows, findingRow(f, obj, color))
+	}
+	var lines []string
+	for _, s := range r.Skipped {
+		lines = append(lines, fmt.Sprintf("skipped %s: %s", s.Check, termsafe.Escape(s.Message)))
+	}
+	for _, n := range r.Notes {
+		lines = append(lines, "note: "+termsafe.Escape(n))
+	}
+	header := []string{"OBJECT", "CONTAINER", "SEVERITY", "CHECK", "MESSAGE"}
+	return writeTable(w, header, rows, width, append(lines, Summary(r)))
+}
+
+// writeTable prints rows under header (none when there are no rows), then
+// lines, then, when there are rows, where to find their fixes.
+func writeTable(w io.Writer, header []string, rows [][]string, width int, lines []string) error {
+	if len(rows) > 0 {
 		if err := table.Write(w, header, rows, table.Plain, width); err != nil {
 			return err
 		}
 	}
-	for _, s := range r.Skipped {
-		if _, err := fmt.Fprintf(w, "skipped %s: %s\n", s.Check, termsafe.Escape(s.Message)); err != nil {
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
 			return err
 		}
 	}
-	for _, n := range r.Notes {
-		if _, err := fmt.Fprintf(w, "note: %s\n", termsafe.Escape(n)); err != nil {
-			return err
-		}
-	}
-	if _, err := fmt.Fprintln(w, Summary(r)); err != nil {
-		return err
-	}
-	if len(r.Findings) > 0 {
+	if len(rows) > 0 {
 		_, err := fmt.Fprintln(w, fixesHint)
 		return err
 	}
 	return nil
 }
 
-// fixesHint closes a table with findings.
 const fixesHint = "Fixes: -o yaml (a kubectl patch line per finding); why and how: kubectl graceful audit explain CHECK"
 
 // findingRow is a finding's OBJECT (obj, already escaped; "" on a group's

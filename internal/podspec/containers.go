@@ -1,0 +1,16 @@
+package podspec
+
+import corev1 "k8s.io/api/core/v1"
+
+// TerminatingContainers returns the containers kubelet stops with preStop
+// and SIGTERM: regular containers and restartable init containers
+// (sidecars, restartPolicy: Always), in that order.
+func TerminatingContainers(spec corev1.PodSpec) []corev1.Container {
+	out := append([]corev1.Container(nil), spec.Containers...)
+	for _, c := range spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out = append(out, c)
+		}
+	}
+	return out
+}
