@@ -142,6 +142,8 @@ func shutdownSeconds(w *inspect.Workload, opts Options) int64 {
 	return ptr.Deref(opts.ShutdownSeconds, DefaultShutdownSeconds)
 }
 
+// pdbRef is budget d's reference, in "default" when its manifest names
+// no namespace.
 func pdbRef(d inspect.PDB) inspect.ObjectRef {
 	return inspect.ObjectRef{Kind: "PodDisruptionBudget", Namespace: cmp.Or(d.Namespace, "default"), Name: d.Name}
 }
