@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
@@ -108,7 +109,9 @@ func (p *Plan) planWorkload(w *inspect.Workload, fs []inspect.Finding, opts Opti
 	graceZeroKept := wp.GraceFrom == 0 && !graceZeroFixed
 	var longest int64
 	for i, c := range podspec.TerminatingContainers(w.Template.Spec) {
-		d, known, how := prestop.Duration(c)
+		// As the audit reads it: a `kill -SIG 1` that the pod's pause
+		// process ignores stops nothing.
+		d, known, how := prestop.DurationInPod(c, ptr.Deref(w.Template.Spec.ShareProcessNamespace, false))
 		if !known {
 			d = 0
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 // DrainerCap is a limit a drainer puts on a pod's termination
@@ -43,7 +42,7 @@ func checkDrainerCaps(s *scope, c *Check, w *Workload) []Finding {
 	app, where, _ := s.shutdownSeconds(w)
 	var pre int64
 	for _, ctr := range podspec.TerminatingContainers(w.Template.Spec) {
-		if d, known, _ := prestop.Duration(ctr); known && d > pre {
+		if d, known, _ := hookDuration(w, ctr); known && d > pre {
 			pre = d
 		}
 	}

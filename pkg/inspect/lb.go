@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
-	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 var lbDeregistrationExceedsGrace = register(&Check{
@@ -76,7 +75,7 @@ func checkLBDeregistration(s *scope, c *Check, w *Workload) []Finding {
 	}
 	var out []Finding
 	for _, ctr := range servingContainers(w, svcs) {
-		d, known, _ := prestop.Duration(ctr)
+		d, known, _ := hookDuration(w, ctr)
 		if !known || d >= delay.seconds {
 			continue
 		}

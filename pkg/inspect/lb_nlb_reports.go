@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
 )
 
 // nlbReportedLagSeconds is how long, by public reports, an AWS NLB keeps
@@ -26,7 +24,7 @@ var nlbIPLateDeregistration = register(&Check{
 		if lb == "" {
 			return nil
 		}
-		d, known, _ := prestop.Duration(ctr)
+		d, known, _ := hookDuration(w, ctr)
 		if known && d >= nlbReportedLagSeconds {
 			return nil
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/internal/prestop"
@@ -79,7 +78,7 @@ var preStopTooShort = register(&Check{
 	Summary:  "preStop delay below the floor (default 5 s) for a pod behind a Service: endpoint removal may not have propagated yet",
 	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, _ corev1.Service, ctr corev1.Container) []Finding {
-		d, known, how := prestop.Duration(ctr)
+		d, known, how := hookDuration(w, ctr)
 		floor, why := s.preStopFloor(w)
 		if !known || (how != prestop.HowNativeSleep && how != prestop.HowExecSleep) || d >= floor {
 			return nil
@@ -132,7 +131,7 @@ var preferNativeSleep = register(&Check{
 	Severity: SeverityInfo,
 	Summary:  "exec sleep in preStop where the server supports the native sleep action (1.30+): no shell or sleep binary needed",
 	run: perContainer(func(s *scope, w *Workload, ctr corev1.Container) (string, string) {
-		d, _, how := prestop.Duration(ctr)
+		d, _, how := hookDuration(w, ctr)
 		if !s.inv.Version.AtLeast(1, 30) || how != prestop.HowExecSleep || (d == 0 && !s.inv.Version.AtLeast(1, 33)) {
 			return "", ""
 		}
@@ -155,12 +154,12 @@ var preStopStopsServerFirst = register(&Check{
 	Summary:  "preStop stops the server (nginx -s quit, kill 1, a curl to /quitquitquit, Caddy's /stop, Envoy's /drain_listeners) before or without a sleep: the listener closes while the pod is still an endpoint",
 	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
-		d, _, how := prestop.Duration(ctr)
+		d, _, how := hookDuration(w, ctr)
 		if how != prestop.HowExecStopsFirst {
 			return nil
 		}
 		stop := prestop.StopCommand(ctr.Lifecycle.PreStop.Exec.Command)
-		if kill, _ := prestop.PauseSignal(ctr, ptr.Deref(w.Template.Spec.ShareProcessNamespace, false)); kill == stop {
+		if kill, _ := prestop.PauseSignal(ctr, sharesPID(w)); kill == stop {
 			return nil // PID 1 is pause, not the server: prestop-signals-pause
 		}
 		when := "at the start of the hook"

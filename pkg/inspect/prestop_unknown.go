@@ -26,7 +26,7 @@ var preStopDelayUnknown = register(&Check{
 	Needs:    []Input{InputServices},
 	run: perServingContainer(func(s *scope, c *Check, w *Workload, svc corev1.Service, ctr corev1.Container) []Finding {
 		grace := podspec.GracePeriod(w.Template.Spec)
-		msg, sev := unknownDelayMessage(ctr, svc.Name, grace, s.opts.PreStopFloorSeconds)
+		msg, sev := unknownDelayMessage(w, ctr, svc.Name, grace, s.opts.PreStopFloorSeconds)
 		if msg == "" {
 			return nil
 		}
@@ -51,8 +51,8 @@ var preStopDelayUnknown = register(&Check{
 // unknownDelayMessage says why ctr's preStop delay cannot be judged
 // against floor (seconds), and at what severity; "" when it can. grace is
 // the pod's grace period in seconds.
-func unknownDelayMessage(ctr corev1.Container, svc string, grace, floor int64) (string, Severity) {
-	d, known, how := prestop.Duration(ctr)
+func unknownDelayMessage(w *Workload, ctr corev1.Container, svc string, grace, floor int64) (string, Severity) {
+	d, known, how := hookDuration(w, ctr)
 	switch {
 	case how == prestop.HowTCPSocket:
 		return fmt.Sprintf("behind Service %s, preStop is a tcpSocket hook, which kubelet does not run (not supported as a lifecycle handler): no delay, SIGTERM comes while endpoints still route to it", svc), SeverityWarning

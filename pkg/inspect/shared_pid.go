@@ -35,10 +35,21 @@ var preStopSignalsPause = register(&Check{
 	},
 })
 
+// hookDuration reads ctr's preStop as prestop.DurationInPod does in w's
+// pod: where the pod shares its process namespace, a hook's `kill -SIG 1`
+// signals the pause process, not the app.
+func hookDuration(w *Workload, ctr corev1.Container) (seconds int64, known bool, how string) {
+	return prestop.DurationInPod(ctr, sharesPID(w))
+}
+
+// sharesPID reports whether w's pod shares one process namespace
+// (shareProcessNamespace: true).
+func sharesPID(w *Workload) bool { return ptr.Deref(w.Template.Spec.ShareProcessNamespace, false) }
+
 // pauseSignalFinding is the finding for ctr's exec preStop when it
 // signals PID 1.
 func pauseSignalFinding(c *Check, w *Workload, ctr corev1.Container) (Finding, bool) {
-	stmt, sig := prestop.PauseSignal(ctr, ptr.Deref(w.Template.Spec.ShareProcessNamespace, false))
+	stmt, sig := prestop.PauseSignal(ctr, sharesPID(w))
 	if stmt == "" {
 		return Finding{}, false
 	}

@@ -53,10 +53,10 @@ type appDelay struct {
 	known   bool
 }
 
-func longestPreStop(ctrs []corev1.Container) *appDelay {
+func longestPreStop(w *Workload, ctrs []corev1.Container) *appDelay {
 	var best *appDelay
 	for _, c := range ctrs {
-		d, known, how := prestop.Duration(c)
+		d, known, how := hookDuration(w, c)
 		if _, quits := shutdownHook(c); quits || how == prestop.HowNone || how == prestop.HowTCPSocket || (known && d == 0) {
 			continue
 		}
@@ -69,7 +69,7 @@ func longestPreStop(ctrs []corev1.Container) *appDelay {
 
 func checkSidecarStopsFirst(_ *scope, c *Check, w *Workload) []Finding {
 	ctrs := w.Template.Spec.Containers
-	app := longestPreStop(ctrs)
+	app := longestPreStop(w, ctrs)
 	out := proxiesThatQuit(c, w, app)
 	if app == nil {
 		return out
@@ -79,14 +79,14 @@ func checkSidecarStopsFirst(_ *scope, c *Check, w *Workload) []Finding {
 		if _, quits := shutdownHook(ctr); ctr.Name == app.spec.Name || (quits && isProxy(ctr.Name)) {
 			continue
 		}
-		why, what, stopsFirst := stopsBefore(ctr, app, w.Template.Annotations)
+		why, what, stopsFirst := stopsBefore(w, ctr, app)
 		if !stopsFirst {
 			continue
 		}
-		if ownsPorts(ctr) && isProxy(app.spec.Name) {
+		if ownsPorts(w, ctr) && isProxy(app.spec.Name) {
 			continue // a proxy that outlasts the app is the advised order
 		}
-		if ownsPorts(ctr) {
+		if ownsPorts(w, ctr) {
 			via := dependsOn(app.spec, ctr)
 			if via == "" {
 				out = append(out, cannotTellDependency(c, w, ctr, app, why))
@@ -112,11 +112,11 @@ func checkSidecarStopsFirst(_ *scope, c *Check, w *Workload) []Finding {
 // a container with ports of its own matters is ownsPorts' and dependsOn's
 // to say; Istio's drain settings cover istio-proxy. what is what then
 // happens to it: it gets SIGTERM, or its own hook stops it.
-func stopsBefore(ctr corev1.Container, app *appDelay, podAnnotations map[string]string) (why, what string, ok bool) {
-	if ctr.Name == "istio-proxy" && istioDrainCovers(ctr, app, podAnnotations) {
+func stopsBefore(w *Workload, ctr corev1.Container, app *appDelay) (why, what string, ok bool) {
+	if ctr.Name == "istio-proxy" && istioDrainCovers(ctr, app, w.Template.Annotations) {
 		return "", "", false
 	}
-	d, known, how := prestop.Duration(ctr)
+	d, known, how := hookDuration(w, ctr)
 	switch {
 	case how == prestop.HowNone:
 		return "has no preStop hook", "gets SIGTERM", true

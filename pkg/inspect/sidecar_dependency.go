@@ -22,8 +22,8 @@ import (
 // ownsPorts reports whether ctr is a container whose early stop only
 // matters when the app reaches it: no proxy, it declares ports and has a
 // preStop of its own.
-func ownsPorts(ctr corev1.Container) bool {
-	_, _, how := prestop.Duration(ctr)
+func ownsPorts(w *Workload, ctr corev1.Container) bool {
+	_, _, how := hookDuration(w, ctr)
 	return len(ctr.Ports) > 0 && how != prestop.HowNone && !isProxy(ctr.Name)
 }
 

@@ -33,7 +33,7 @@ var prestopExceedsGrace = register(&Check{
 // or returns "".
 func preStopExceedsGrace(s *scope, w *Workload, ctr corev1.Container) (msg, fix string) {
 	grace := podspec.GracePeriod(w.Template.Spec)
-	d, known, how := prestop.Duration(ctr)
+	d, known, how := hookDuration(w, ctr)
 	if !known || how == prestop.HowNone || d < grace {
 		return "", ""
 	}
@@ -102,7 +102,7 @@ func (s *scope) shutdownSeconds(w *Workload) (int64, string, bool) {
 func (s *scope) shutdownBudget(w *Workload, ctr corev1.Container) (msg, fix string) {
 	grace := podspec.GracePeriod(w.Template.Spec)
 	app, where, declared := s.shutdownSeconds(w)
-	d, known, how := prestop.Duration(ctr)
+	d, known, how := hookDuration(w, ctr)
 	switch {
 	case how == prestop.HowNone && !declared:
 		// Without a preStop hook and a declared shutdown time there is
