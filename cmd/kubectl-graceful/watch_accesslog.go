@@ -15,7 +15,9 @@ import (
 func openAtEnd(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err == nil {
-		_, err = f.Seek(0, io.SeekEnd)
+		if _, err = f.Seek(0, io.SeekEnd); err != nil {
+			f.Close()
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--probe-access-log: %v", err)

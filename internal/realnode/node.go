@@ -82,11 +82,12 @@ func Up(ctx context.Context, o Options) error {
 			}
 			return &HeldError{Owner: owner}
 		}
-		if healthy(ctx, o.Kubeconfig) == nil {
+		why := healthy(ctx, o.Kubeconfig)
+		if why == nil {
 			fmt.Fprintf(o.Log, "Real nodes %s are up (reused).\n", nodeNames())
 			return startIngressLate(ctx, o, l, lock, s)
 		}
-		fmt.Fprintf(o.Log, "Restarting real nodes %s: %v\n", nodeNames(), healthy(ctx, o.Kubeconfig))
+		fmt.Fprintf(o.Log, "Restarting real nodes %s: %v\n", nodeNames(), why)
 		if err := restore(s, l); err != nil {
 			return fmt.Errorf("removing the unhealthy real node: %w", err)
 		}

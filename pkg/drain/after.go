@@ -99,7 +99,7 @@ func (d *nodeRun) podsAfter(ctx context.Context, node string, watched *nodePods)
 		if len(errs) > 0 {
 			return nil, errs[0]
 		}
-		return nil, errors.New("listing failed")
+		return nil, errors.New("listing pods failed")
 	}
 	return list.Pods(), nil
 }

@@ -162,7 +162,7 @@ type kuredLocator struct {
 	listed          time.Time
 }
 
-// getJSON reads path from the API server into v; false when it cannot
+// getJSON reads path from the API server into v; an error when it cannot
 // (no such CRD, RBAC, a timeout).
 func (f *follower) getJSON(ctx context.Context, path string, v any) error {
 	ctx, cancel := context.WithTimeout(ctx, drainerReadTimeout)
