@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -119,7 +120,7 @@ func newerFields(v Version, spec corev1.PodSpec, container string) []fieldSuppor
 		}
 	}
 	for _, c := range spec.InitContainers {
-		if c.Name == container && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+		if c.Name == container && podspec.IsSidecar(c) {
 			add(fieldNativeSidecar)
 		}
 	}

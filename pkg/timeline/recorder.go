@@ -87,7 +87,7 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+		if podspec.IsSidecar(*c) {
 			tl.NativeSidecars = append(tl.NativeSidecars, c.Name)
 			tl.PreStop[c.Name] = preStopOf(c, shared)
 			tl.ExecPreStop[c.Name] = execPreStop(c)
