@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 )
 
 // fieldSupport is a field the checks read that API servers accept, with
