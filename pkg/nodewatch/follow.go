@@ -32,8 +32,10 @@ type Printer struct {
 	PodEvent func(w *Watch, node string, r *rollout.Rollout, tl *timeline.Timeline, e timeline.Event)
 	// Capacity is a new endpoint count of a Service (namespace/name).
 	Capacity func(w *Watch, service string, s rollout.CapacitySample)
-	Gap      func(w *Watch, g timeline.Gap)
-	Note     func(w *Watch, msg string)
+	// Gap is a watch's gap opening or closing, or one pod's watch stalled
+	// (g.Stalled, timeline.Recorder.Stall).
+	Gap  func(w *Watch, g timeline.Gap)
+	Note func(w *Watch, msg string)
 	// NodeEvent is an Event about a followed node or a change of one of
 	// its conditions, as it comes.
 	NodeEvent func(w *Watch, e NodeEvent)
@@ -142,7 +144,8 @@ func newFollower(cfg Config, nodes []string) *follower {
 		listed: map[string]bool{}, drainers: map[string]drainerSeen{},
 		budgetTracks: map[types.UID]*budgetTrack{}, workloadLabels: map[*rollout.Rollout]labels.Set{},
 		nodeEventsSeen: map[types.UID]string{}, conditions: map[string]map[corev1.NodeConditionType]conditionSeen{}}
-	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted, IngressAPI: cfg.IngressAPI}
+	f.set = podset.Set{Start: w.Start, Services: f.servicesOf, Emit: f.emitted, IngressAPI: cfg.IngressAPI,
+		Stall: func(g timeline.Gap) { callback.Call(f.cfg.Printer.Gap, f.w, g) }}
 	return f
 }
 

@@ -30,8 +30,10 @@ type Printer struct {
 	Capacity func(r *Rollout, service string, s CapacitySample)
 	// Status is a rollout-level change.
 	Status func(r *Rollout, s StatusChange)
-	Gap    func(r *Rollout, g timeline.Gap)
-	Note   func(r *Rollout, msg string)
+	// Gap is a watch's gap opening or closing, or one pod's watch stalled
+	// (g.Stalled, timeline.Recorder.Stall).
+	Gap  func(r *Rollout, g timeline.Gap)
+	Note func(r *Rollout, msg string)
 	// Requests is a bucket of the probe's requests worth a line (the
 	// "requests" track).
 	Requests func(r *Rollout, l timeline.RequestLine)
@@ -99,7 +101,7 @@ func Follow(ctx context.Context, cfg Config) (*Rollout, error) {
 	}
 	f.r = &Rollout{Workload: w, Selector: st.selector.String(), Start: time.Now(), ProbeURL: cfg.ProbeURL}
 	f.set = podset.Set{Start: f.r.Start, Services: func(*corev1.Pod) []string { return f.r.Services }, Emit: f.emitted,
-		IngressAPI: cfg.IngressAPI}
+		Stall: func(g timeline.Gap) { callback.Call(f.cfg.Printer.Gap, f.r, g) }, IngressAPI: cfg.IngressAPI}
 	f.prepare(ctx)
 	end, err := follow.Run(ctx, follow.Follower{Streams: f.streams(), Handle: f.handle, Listed: f.listedAll,
 		Progress: f.progress, Requests: cfg.Requests, OnRequests: f.requests})

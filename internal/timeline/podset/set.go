@@ -34,6 +34,10 @@ type Set struct {
 	Services func(*corev1.Pod) []string
 	// Emit receives every event of every pod, as recorded.
 	Emit func(rec *timeline.Recorder, e timeline.Event)
+	// Stall, when set, receives each stall a pod's Recorder marks
+	// (timeline.Recorder.Stall): a watch connected but late, which the
+	// streams' own gaps do not show.
+	Stall func(g timeline.Gap)
 	// Gaps are the streams' gaps so far, open ones with a zero To.
 	Gaps []timeline.Gap
 	// EndpointsUnseen and EventsUnseen are set when those streams failed:
@@ -92,6 +96,7 @@ func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recor
 		}
 	}
 	rec.Emit = func(e timeline.Event) { s.emit(rec, e) }
+	rec.Stall = s.Stall
 	s.recs[pod.UID] = rec
 	s.order = append(s.order, rec)
 	for _, e := range rec.TL.Events { // a deletion found at start

@@ -8,6 +8,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-graceful/kubectl-graceful/internal/timelinetest"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
@@ -63,5 +64,18 @@ func TestPodAddedAfterTheSlicesStartsFromThem(t *testing.T) {
 	rec, _ := s.PodEvent(timelinetest.At(5), "ADDED", podNamed("web-b"))
 	if n := len(rec.TL.Events); n != 1 || rec.TL.Events[0].OthersReady == nil || *rec.TL.Events[0].OthersReady != 1 {
 		t.Errorf("events %+v, want one count of 1 other ready endpoint", rec.TL.Events)
+	}
+}
+
+// A pod's Events delivered late stall its Recorder, and the watch that
+// holds the Set is told (rollout and node watches print it as a STALL
+// line, as watch pod does).
+func TestSetPassesOnAPodsStall(t *testing.T) {
+	var stalls []timeline.Gap
+	s := Set{Start: timelinetest.At(0), Stall: func(g timeline.Gap) { stalls = append(stalls, g) }}
+	s.PodList(timelinetest.At(1), []runtime.Object{timelinetest.Pod(30, timelinetest.SleepHook(5))}, true, nil)
+	s.KubeEvent(timelinetest.At(3500), watch.Added, timelinetest.KubeEvent("k", "Normal", "Killing", "Stopping container app", timelinetest.At(0)))
+	if len(stalls) != 1 || !stalls[0].Stalled || stalls[0].Stream != timeline.StreamEvents || !strings.Contains(stalls[0].Reason, "Killing arrived 3500 ms after") {
+		t.Errorf("stalls %+v, want the Events watch's stall of Killing", stalls)
 	}
 }
