@@ -23,6 +23,11 @@ type WorkloadResult struct {
 	// was SIGKILLed or is at risk by its own verdict, or a PodDisruptionBudget covering it was
 	// seen below its desiredHealthy.
 	Risk bool `json:"risk"`
+	// CannotTell is true when Risk rests only on pods that cannot be
+	// judged (a watch cut or stalled while their race was decided,
+	// rollout.PodResult.CannotBeJudged): its row says "cannot tell",
+	// never RISK or safe.
+	CannotTell bool `json:"cannotTell"`
 	// Budgets are the PodDisruptionBudgets that select its pods, each
 	// followed over the watch. BudgetsUnknown, when set, says why they
 	// could not be told at all (the budgets could not be watched).
@@ -96,15 +101,18 @@ func workloadResult(w *Watch, r *rollout.Rollout, o timeline.Options) WorkloadRe
 			res.Nodes = append(res.Nodes, n)
 		}
 	}
+	seen := false // a risk seen, not only a pod that cannot be judged
 	for _, p := range rv.Pods {
 		if p.Verdict.PreStopFailed {
 			res.FailedPreStop++
 		}
-		res.Risk = res.Risk || p.Raced || p.WindowTooShort || p.Killed || p.Verdict.Risk
+		res.CannotTell = res.CannotTell || p.CannotBeJudged()
+		seen = seen || p.Raced || p.WindowTooShort || p.Killed || p.Verdict.Risk && !p.CannotBeJudged()
 	}
 	for _, b := range res.Budgets {
-		res.Risk = res.Risk || b.BelowMs != nil && *b.BelowMs > 0
+		seen = seen || b.BelowMs != nil && *b.BelowMs > 0
 	}
+	res.Risk, res.CannotTell = seen || res.CannotTell, res.CannotTell && !seen
 	return res
 }
 
@@ -112,19 +120,26 @@ func findings(w *Watch, v *Verdict) {
 	var risks, facts []string
 	risk := func(s string, a ...any) { risks = append(risks, fmt.Sprintf(s, a...)) }
 	fact := func(s string, a ...any) { facts = append(facts, fmt.Sprintf(s, a...)) }
-	var atRisk []string
+	var atRisk, unjudged []string
 	for _, wr := range v.Workloads {
 		v.Terminated += wr.Verdict.Terminated
 		v.Raced += wr.Verdict.Raced
 		v.WindowTooShort += wr.Verdict.WindowTooShort
 		v.Killed += wr.Verdict.Killed
-		if wr.Risk {
+		switch {
+		case wr.CannotTell:
+			unjudged = append(unjudged, workloadRef(wr.Workload))
+		case wr.Risk:
 			atRisk = append(atRisk, workloadRef(wr.Workload)+" ("+why(wr)+")")
 		}
 	}
 	fact("%d pod(s) of %d workload(s) terminated on %d node(s)", v.Terminated, len(v.Workloads), len(w.Nodes))
 	if len(atRisk) > 0 {
 		risk("workloads at risk: %s", strings.Join(atRisk, "; "))
+	}
+	if len(unjudged) > 0 {
+		v.CannotTell = true
+		risk("cannot tell for workload(s) %s: a watch was cut or stalled while their pods' races were decided, and nothing else was seen at risk (the GAP and STALL lines above say which)", strings.Join(unjudged, ", "))
 	}
 	switch w.Ended {
 	case timeline.EndedEmpty:

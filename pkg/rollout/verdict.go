@@ -63,7 +63,11 @@ type CapacityResult struct {
 type Verdict struct {
 	// Risk is true for any pod at risk, capacity below a budget, or a
 	// rollout that did not complete: the command exits 2.
-	Risk       bool           `json:"risk"`
+	Risk bool `json:"risk"`
+	// CannotTell is true when Risk rests only on pods that cannot be
+	// judged (PodResult.CannotBeJudged): the headline says CANNOT TELL,
+	// never RISK or SAFE; the command still exits 2.
+	CannotTell bool           `json:"cannotTell"`
 	Complete   bool           `json:"complete"`
 	Ended      timeline.Ended `json:"ended"`
 	DurationMs *int64         `json:"durationMs,omitempty"`
@@ -122,6 +126,11 @@ func podResult(r *Rollout, tl *timeline.Timeline, o timeline.Options) PodResult 
 	res.WindowTooShort = pv.WindowShort() && !res.Killed
 	return res
 }
+
+// CannotBeJudged reports whether p's race cannot be told (a watch cut or
+// stalled while it was decided, timeline.Verdict.CannotTell) and it was
+// not SIGKILLed, which is a risk whatever the race.
+func (p PodResult) CannotBeJudged() bool { return p.Verdict.CannotTell && !p.Killed }
 
 // capacityResult walks a Service's samples as a step function over
 // [from, r.End], from being the rollout's T0 (the watch's start when none).
@@ -190,7 +199,7 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 		if p.Verdict.Risk {
 			atRisk++
 		}
-		if p.Verdict.CannotTell && !p.Killed {
+		if p.CannotBeJudged() {
 			cannotTell++
 		}
 	}
@@ -225,6 +234,7 @@ func rolloutFindings(r *Rollout, v *Verdict) {
 		fact("%s (gaps marked above): changes inside a gap are stamped when they arrived", cuts)
 	}
 	v.Risk = len(risks) > 0
+	v.CannotTell = cannotTell > 0 && len(risks) == 1
 	v.Findings = append(risks, facts...)
 }
 

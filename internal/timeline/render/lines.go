@@ -166,12 +166,16 @@ func gapWords(g timeline.Gap, reason string) string {
 	return fmt.Sprintf("GAP: %s watch resumed after %d ms from its last resourceVersion: nothing lost, changes inside the gap are stamped late", g.Stream, g.To.Sub(g.From).Milliseconds())
 }
 
+// cannotTellHead is the headline of a pod's or a rollout's verdict whose
+// only risk is a race that cannot be told.
+const cannotTellHead = "CANNOT TELL: a watch was cut or stalled while the race was decided (no risk seen in what arrived)"
+
 // WriteVerdict writes the verdict block: a headline and one line a finding.
 func WriteVerdict(w io.Writer, tl *timeline.Timeline, v timeline.Verdict) error {
 	head := "SAFE: the pod stopped receiving traffic before it stopped serving"
 	switch {
 	case v.CannotTell:
-		head = "CANNOT TELL: a watch was cut or stalled while the race was decided (no risk seen in what arrived)"
+		head = cannotTellHead
 	case v.Risk && v.Requests != nil && v.Requests.Failed > v.Requests.Network:
 		head = fmt.Sprintf("RISK: %d of %d requests failed while this pod terminated", v.Requests.Failed, v.Requests.Total)
 	case v.Risk:

@@ -122,7 +122,10 @@ func WriteNodeTable(out io.Writer, v nodewatch.Verdict, width int) error {
 			fewest, below = "unknown ("+wr.CapacityUnknown+")", "unknown"
 		}
 		word := "safe"
-		if wr.Risk {
+		switch {
+		case wr.CannotTell:
+			word = "cannot tell"
+		case wr.Risk:
 			word = "RISK"
 		}
 		return []string{termsafe.Escape(wr.Workload.Namespace), termsafe.Escape(kindName(wr.Workload)), termsafe.Escape(strings.Join(wr.Nodes, ",")),
@@ -189,7 +192,7 @@ func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 }
 
 func workloadAtRisk(v nodewatch.Verdict) bool {
-	return len(v.Remaining) > 0 || slices.ContainsFunc(v.Workloads, func(wr nodewatch.WorkloadResult) bool { return wr.Risk })
+	return len(v.Remaining) > 0 || slices.ContainsFunc(v.Workloads, func(wr nodewatch.WorkloadResult) bool { return wr.Risk && !wr.CannotTell })
 }
 
 // budgetCell says, per PodDisruptionBudget of the workload, the time its

@@ -59,6 +59,8 @@ func podVerdictWord(p rollout.PodResult) string {
 		return "TOO SHORT"
 	case p.Killed:
 		return "SIGKILL"
+	case p.CannotBeJudged():
+		return "cannot tell"
 	case p.Verdict.Risk:
 		return "RISK"
 	case !p.Verdict.BehindService:
@@ -73,6 +75,8 @@ func WriteRolloutVerdict(w io.Writer, r *rollout.Rollout, v rollout.Verdict) err
 	switch {
 	case v.Risk && v.Requests != nil && v.Requests.Failed > 0:
 		head = fmt.Sprintf("RISK: %d of %d requests failed during this rollout", v.Requests.Failed, v.Requests.Total)
+	case v.CannotTell:
+		head = cannotTellHead
 	case v.Risk:
 		head = "RISK: requests can fail during this rollout"
 	case r.T0.IsZero():
