@@ -156,23 +156,34 @@ func uncordonNow(t *testing.T, env *e2e.Env) {
 	uncordon()
 }
 
-// workloadWord returns the VERDICT column ("safe" or "RISK") of the
-// watch's table row for Deployment/name in ns (its NAMESPACE and WORKLOAD
-// cells), "" when there is no row.
+// workloadWord returns the VERDICT column ("safe", "RISK" or "cannot
+// tell") of the watch's table row for Deployment/name in ns (its
+// NAMESPACE and WORKLOAD cells), "" when there is no row.
 func workloadWord(out, ns, name string) string {
 	for _, line := range strings.Split(out, "\n") {
 		cells := strings.FieldsFunc(line, func(r rune) bool { return r == '│' || r == '|' })
 		if len(cells) < 2 || strings.TrimSpace(cells[0]) != ns || strings.TrimSpace(cells[1]) != "Deployment/"+name {
 			continue
 		}
-		f := strings.Fields(strings.Trim(strings.TrimSpace(line), "│|"))
-		for i := len(f) - 1; i >= 0; i-- {
-			if f[i] == "safe" || f[i] == "RISK" {
-				return f[i]
-			}
-		}
+		return strings.TrimSpace(cells[len(cells)-1])
 	}
 	return ""
+}
+
+// checkSafeRow fails unless the watch's row for a workload that lost no
+// request says safe, or says cannot tell where the watch printed the cut
+// or stall it could not see through (a GAP or STALL line): a machine
+// loaded enough delivers the kubelet's Events late, and then the race is
+// not known, whatever the test's own loop saw. Never RISK.
+func checkSafeRow(t *testing.T, out, ns, name string) {
+	t.Helper()
+	switch w := workloadWord(out, ns, name); {
+	case w == "safe":
+	case w == "cannot tell" && (strings.Contains(out, "STALL: ") || strings.Contains(out, "GAP: ")):
+		t.Logf("the watch's row for %s says cannot tell: a watch was cut or stalled", name)
+	default:
+		t.Errorf("the watch's row for %s says %q, want safe (or cannot tell after a GAP or STALL line)", name, w)
+	}
 }
 
 // The issue's first real drain: a naive and a hardened Deployment spread
@@ -200,20 +211,19 @@ func TestRealDrainNaiveAndHardened(t *testing.T) {
 	time.Sleep(2 * time.Second) // the replacements' endpoints reach kube-proxy's rules
 	close(stop)
 	got := counts()
-	out := logDrain(t, res, got)
-	checkRealDrain(t, env, ns, res.ExitCode, out, got)
+	defer logDrain(t, res, got)
+	checkRealDrain(t, env, ns, res.ExitCode, res.Stdout+res.Stderr, got)
 }
 
-// logDrain logs the drain's output and the test's counts, and returns the
-// output (stdout then stderr).
-func logDrain(t *testing.T, res e2e.Result, got map[string]*e2e.Requests) string {
+// logDrain logs the drain's output (stdout then stderr) and the test's
+// counts. Deferred, so that the test's own failures come first: a CI log
+// cut in the middle keeps them.
+func logDrain(t *testing.T, res e2e.Result, got map[string]*e2e.Requests) {
 	t.Helper()
-	out := res.Stdout + res.Stderr
-	t.Logf("drain --watch exit %d:\n%s", res.ExitCode, out)
+	t.Logf("drain --watch exit %d:\n%s", res.ExitCode, res.Stdout+res.Stderr)
 	for name, r := range got {
 		t.Logf("%s: %d requests, %d failed %v", name, r.Sent, len(r.Failures), r.Failures)
 	}
-	return out
 }
 
 // checkRealDrain compares the watch's verdict with the test's counts.
@@ -225,9 +235,7 @@ func checkRealDrain(t *testing.T, env *e2e.Env, ns string, exit int, out string,
 	if n := len(got["hardened"].Failures); n != 0 {
 		t.Errorf("the hardened Service lost %d of %d requests: %v", n, got["hardened"].Sent, got["hardened"].Failures)
 	}
-	if w := workloadWord(out, ns, "hardened"); w != "safe" {
-		t.Errorf("the watch's row for hardened says %q, want safe", w)
-	}
+	checkSafeRow(t, out, ns, "hardened")
 	if len(got["naive"].Failures) == 0 {
 		t.Errorf("the naive Service lost none of %d requests: the test cannot tell the verdict right", got["naive"].Sent)
 	}

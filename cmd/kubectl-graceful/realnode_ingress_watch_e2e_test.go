@@ -211,7 +211,8 @@ func TestRealDrainWatchReadsIngressController(t *testing.T) {
 	time.Sleep(3 * time.Second) // the replacements reach the proxy (its 2 s throttle)
 	close(stop)
 	got := counts()
-	out := logDrain(t, res, got)
+	defer logDrain(t, res, got)
+	out := res.Stdout + res.Stderr
 	if n := strings.Count(out, "Ingress controller fenced the pod's server") + strings.Count(out, "Ingress controller removed the pod's server"); n < 2 {
 		t.Errorf("%d lines of the proxy fencing or removing a server, want one for each evicted pod at least", n)
 	}
@@ -225,9 +226,7 @@ func TestRealDrainWatchReadsIngressController(t *testing.T) {
 	if n := len(got[hardened.name].Failures); n != 0 {
 		t.Errorf("the hardened Service lost %d of %d requests through the Ingress", n, got[hardened.name].Sent)
 	}
-	if w := workloadWord(out, ns, hardened.name); w != "safe" {
-		t.Errorf("the watch's row for %s says %q, want safe", hardened.name, w)
-	}
+	checkSafeRow(t, out, ns, hardened.name)
 	if len(got[naive.name].Failures) > 0 {
 		if w := workloadWord(out, ns, naive.name); w != "RISK" {
 			t.Errorf("the watch's row for %s says %q, want RISK (the test's loop saw %d failed requests)", naive.name, w, len(got[naive.name].Failures))
