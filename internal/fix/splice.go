@@ -284,7 +284,13 @@ func (e *docEditor) render(key, value *yaml.Node, first string, col int) ([]stri
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	out := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	return indentLines(buf.String(), first, col), nil
+}
+
+// indentLines splits encoded YAML into lines: the first prefixed with
+// first, the other non-empty ones indented by col.
+func indentLines(encoded, first string, col int) []string {
+	out := strings.Split(strings.TrimSuffix(encoded, "\n"), "\n")
 	pad := strings.Repeat(" ", col)
 	for i, l := range out {
 		switch {
@@ -294,7 +300,7 @@ func (e *docEditor) render(key, value *yaml.Node, first string, col int) ([]stri
 			out[i] = pad + l
 		}
 	}
-	return out, nil
+	return out
 }
 
 // replaceItem rewrites a flow-style item of a block sequence (a line
@@ -316,18 +322,10 @@ func (e *docEditor) replaceItem(old, value *yaml.Node) error {
 		return nil
 	}
 	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(value); err != nil {
+	if err := yaml.NewEncoder(&buf).Encode(value); err != nil {
 		return err
 	}
-	out := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	for i := range out {
-		if i == 0 {
-			out[i] = l[:col] + out[i]
-		} else if out[i] != "" {
-			out[i] = strings.Repeat(" ", col) + out[i]
-		}
-	}
-	e.edits = append(e.edits, splice{start: line, end: e.t.itemEnd(line, len(dash)-1, e.doc.end), col: col, lines: out})
+	lines := indentLines(buf.String(), l[:col], col)
+	e.edits = append(e.edits, splice{start: line, end: e.t.itemEnd(line, len(dash)-1, e.doc.end), col: col, lines: lines})
 	return nil
 }

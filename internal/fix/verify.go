@@ -2,6 +2,7 @@ package fix
 
 import (
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -40,12 +41,7 @@ func sameNode(a, b *yaml.Node) bool {
 		}
 		return true
 	}
-	for i := range a.Content {
-		if !sameNode(a.Content[i], b.Content[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a.Content, b.Content, sameNode)
 }
 
 // resolve looks through document nodes and aliases.
