@@ -1,14 +1,14 @@
 package podspec
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+)
 
 // GracePeriod is the pod spec's terminationGracePeriodSeconds with the API
 // default (30 s) applied.
 func GracePeriod(spec corev1.PodSpec) int64 {
-	if spec.TerminationGracePeriodSeconds == nil {
-		return corev1.DefaultTerminationGracePeriodSeconds
-	}
-	return *spec.TerminationGracePeriodSeconds
+	return ptr.Deref(spec.TerminationGracePeriodSeconds, corev1.DefaultTerminationGracePeriodSeconds)
 }
 
 // Condition returns pod's status condition of type t, nil when it has none.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-graceful/kubectl-graceful/internal/podspec"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/inspect"
 )
 
@@ -165,10 +166,7 @@ func gracePeriod(pod *corev1.Pod, f Flags) int64 {
 	if f.GracePeriodSeconds >= 0 {
 		return int64(f.GracePeriodSeconds)
 	}
-	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
-		return *g
-	}
-	return corev1.DefaultTerminationGracePeriodSeconds
+	return podspec.GracePeriod(pod.Spec)
 }
 
 func longestGrace(pods []*corev1.Pod, f Flags) int64 {
