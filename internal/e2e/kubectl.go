@@ -20,44 +20,39 @@ type Result struct {
 	ExitCode int
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
 // Binary returns the path of the plugin binary: $GRACEFUL_BINARY when set
 // (`make test` builds bin/kubectl-graceful first and sets it), otherwise a
 // build of ./cmd/kubectl-graceful made once per test process.
 func Binary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		if p := os.Getenv("GRACEFUL_BINARY"); p != "" {
-			binPath, binErr = filepath.Abs(p)
-			return
-		}
-		root, err := RepoRoot()
-		if err != nil {
-			binErr = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "graceful-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "kubectl-graceful")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/kubectl-graceful")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("plugin binary: %v", binErr)
+	p, err := binary()
+	if err != nil {
+		t.Fatalf("plugin binary: %v", err)
 	}
-	return binPath
+	return p
 }
+
+// binary finds or builds the plugin binary, once per test process.
+var binary = sync.OnceValues(func() (string, error) {
+	if p := os.Getenv("GRACEFUL_BINARY"); p != "" {
+		return filepath.Abs(p)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "graceful-bin-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "kubectl-graceful")
+	cmd := exec.Command("go", "build", "-o", path, "./cmd/kubectl-graceful")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", errors.New("go build: " + err.Error() + "\n" + string(out))
+	}
+	return path, nil
+})
 
 // Kubectl runs the real kubectl with KUBECONFIG set to the local cluster and
 // the plugin binary first on PATH, so `kubectl graceful ...` runs the code
