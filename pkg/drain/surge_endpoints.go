@@ -61,8 +61,7 @@ func (d *nodeRun) followEndpoints(ctx context.Context, namespace string, podLabe
 // first List or error.
 func (w *endpointWatch) run(ctx context.Context, s *listwatch.Stream, t *capacity.Tracker, listed chan struct{}) {
 	defer close(w.done)
-	var once sync.Once
-	first := func() { once.Do(func() { close(listed) }) }
+	first := sync.OnceFunc(func() { close(listed) })
 	defer first()
 	ch := make(chan listwatch.Notice)
 	go s.Run(ctx, ch)
