@@ -1,6 +1,8 @@
 package preflight
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 )
@@ -114,17 +116,12 @@ func drainTogether(nodes []*Report, budgets []PoolBudget) [][]string {
 				mine[b.Namespace+"/"+b.Name] = b.HealthyOnNode
 			}
 		}
-		var g *group
-		for _, cand := range groups {
-			if fitsGroup(mine, cand.healthy, perWave) {
-				g = cand
-				break
-			}
+		i := slices.IndexFunc(groups, func(g *group) bool { return fitsGroup(mine, g.healthy, perWave) })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, &group{healthy: map[string]int32{}})
 		}
-		if g == nil {
-			g = &group{healthy: map[string]int32{}}
-			groups = append(groups, g)
-		}
+		g := groups[i]
 		g.nodes = append(g.nodes, nr.Node)
 		for k, v := range mine {
 			g.healthy[k] += v
