@@ -3,6 +3,7 @@ package dataplane
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -130,12 +131,8 @@ func exited(p *corev1.Pod) bool {
 	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 		return true
 	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.State.Terminated == nil {
-			return false
-		}
-	}
-	return len(p.Status.ContainerStatuses) > 0
+	return len(p.Status.ContainerStatuses) > 0 && !slices.ContainsFunc(p.Status.ContainerStatuses,
+		func(cs corev1.ContainerStatus) bool { return cs.State.Terminated == nil })
 }
 
 // preStopDelay is the longest preStop delay of the pod's containers, as

@@ -1,6 +1,8 @@
 package podspec
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -13,10 +15,9 @@ func GracePeriod(spec corev1.PodSpec) int64 {
 
 // Condition returns pod's status condition of type t, nil when it has none.
 func Condition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == t {
-			return &pod.Status.Conditions[i]
-		}
+	i := slices.IndexFunc(pod.Status.Conditions, func(c corev1.PodCondition) bool { return c.Type == t })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return &pod.Status.Conditions[i]
 }
