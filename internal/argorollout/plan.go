@@ -2,6 +2,8 @@ package argorollout
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,9 +113,7 @@ func stepsOf(canary map[string]any) (string, string) {
 			paused += d
 			names = append(names, "pause "+d.String())
 		default:
-			for k := range step {
-				names = append(names, k)
-			}
+			names = slices.AppendSeq(names, maps.Keys(step))
 		}
 	}
 	out := "; steps: " + strings.Join(names, ", ")

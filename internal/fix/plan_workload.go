@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -207,10 +208,5 @@ func planPreStop(c corev1.Container, d int64, how string, cw *containerWants, op
 // exec sleep removes every one of fields (inspect.UnsupportedFields): the
 // native sleep and its 0 s form, not a native sidecar.
 func execSleepRemoves(fields []string) bool {
-	for _, f := range fields {
-		if !strings.HasPrefix(f, "lifecycle.preStop.sleep") {
-			return false
-		}
-	}
-	return len(fields) > 0
+	return len(fields) > 0 && !slices.ContainsFunc(fields, func(f string) bool { return !strings.HasPrefix(f, "lifecycle.preStop.sleep") })
 }
