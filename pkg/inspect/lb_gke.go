@@ -2,6 +2,8 @@ package inspect
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -70,8 +72,5 @@ func backendConfigNames(svc corev1.Service) []string {
 	if ref.Default != "" {
 		out = append(out, ref.Default)
 	}
-	for _, n := range ref.Ports {
-		out = append(out, n)
-	}
-	return out
+	return slices.AppendSeq(out, maps.Values(ref.Ports))
 }

@@ -25,20 +25,15 @@ func (s *scope) servicesFor(w *Workload) []corev1.Service {
 	if s.services == nil {
 		s.services = map[*Workload][]corev1.Service{}
 	}
-	svcs := s.matchServices(w)
-	s.services[w] = svcs
-	return svcs
-}
-
-func (s *scope) matchServices(w *Workload) []corev1.Service {
-	var out []corev1.Service
+	var svcs []corev1.Service
 	for _, i := range s.index().services[w.Object.Namespace] {
 		svc := s.inv.Services[i]
 		if len(svc.Spec.Selector) > 0 && carriesTraffic(svc) && labels.Set(svc.Spec.Selector).AsSelectorPreValidated().Matches(labels.Set(w.Template.Labels)) {
-			out = append(out, svc)
+			svcs = append(svcs, svc)
 		}
 	}
-	return out
+	s.services[w] = svcs
+	return svcs
 }
 
 // carriesTraffic reports whether svc sends clients to its pods in a way
