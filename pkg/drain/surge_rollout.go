@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,8 +39,7 @@ func (d *nodeRun) readRollout(ctx context.Context, namespace, name string) (*rol
 // Services it manages (a blueGreen active Service, canary stable and
 // canary Services), which the template's labels alone do not match.
 func (r *rolloutRoll) podLabels() map[string]string {
-	tmpl, _, _ := unstructured.NestedStringMap(r.ro.Object, "spec", "template", "metadata", "labels")
-	out := maps.Clone(tmpl)
+	out, _, _ := unstructured.NestedStringMap(r.ro.Object, "spec", "template", "metadata", "labels") // a copy
 	if out == nil {
 		out = map[string]string{}
 	}
