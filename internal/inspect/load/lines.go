@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -90,10 +91,8 @@ func (x *lineIndex) line(file, kind, name string) int {
 			return docs[i].line
 		}
 	}
-	for _, d := range docs {
-		if strings.HasSuffix(d.kind, "List") {
-			return d.line
-		}
+	if i := slices.IndexFunc(docs, func(d docStart) bool { return strings.HasSuffix(d.kind, "List") }); i >= 0 {
+		return docs[i].line
 	}
 	return 0
 }
