@@ -156,7 +156,7 @@ func (t *text) apply(ss []splice) {
 	for i := range ss {
 		ss[i].seq = i
 	}
-	sortSplices(ss)
+	sort.SliceStable(ss, func(i, j int) bool { return after(ss[i], ss[j]) })
 	out := make([]string, 0, len(t.lines))
 	next := 0
 	for i := len(ss) - 1; i >= 0; i-- { // sorted bottom-up: walk top-down
@@ -168,10 +168,6 @@ func (t *text) apply(ss []splice) {
 		next = max(next, s.end)
 	}
 	t.lines = append(out, t.lines[next:]...)
-}
-
-func sortSplices(ss []splice) {
-	sort.SliceStable(ss, func(i, j int) bool { return after(ss[i], ss[j]) })
 }
 
 // after reports whether a is applied before b: lower in the file first;
