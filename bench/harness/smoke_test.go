@@ -30,6 +30,11 @@ func (l testLog) Write(p []byte) (int, error) {
 // bound (on a loaded machine the test timed out waiting).
 func TestBenchSmokeTinyScale(t *testing.T) {
 	env := e2e.Cluster(t)
+	// Its real-node rows run `cluster up` on the running cluster (which
+	// restarts real nodes it finds unhealthy, as a paused kubelet is) and
+	// create pods on real-node-0: the real-node tests of the other
+	// packages must not run meanwhile.
+	env.RealNodes(t)
 	root, err := e2e.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
