@@ -56,6 +56,9 @@ func findings(tl *Timeline, evs []Event, rt routing, v *Verdict) {
 	if len(l.risks) == 0 {
 		partialFinding(v, &l)
 	}
+	// A doubt beside another risk is one risk among several: the verdict
+	// is that risk, never "cannot tell, no risk seen" (doubtFinding).
+	v.CannotTell = v.CannotTell && len(l.risks) == 1
 	v.Risk = len(l.risks) > 0
 	v.Findings = append(append(v.Findings, l.risks...), l.facts...)
 }

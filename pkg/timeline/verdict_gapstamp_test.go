@@ -15,12 +15,13 @@ import (
 // the deletion, Killing, the endpoint leaving, the exit and the pod's
 // removal all arrive within milliseconds of the resume, stamped late.
 func resumedAfterDeletion(cut []string) *Timeline {
-	return resumedAfterGaps(cut, [][2]int64{{-9000, 0}})
+	return resumedAfterGaps(cut, [][2]int64{{-9000, 0}}, nil)
 }
 
 // resumedAfterGaps is resumedAfterDeletion with the cut watches cut over
-// each of gaps in turn ({from, to} ms), nothing delivered between them.
-func resumedAfterGaps(cut []string, gaps [][2]int64) *Timeline {
+// each of gaps in turn ({from, to} ms), nothing delivered between them,
+// and extra, when set, fed after the resume.
+func resumedAfterGaps(cut []string, gaps [][2]int64, extra func(r *Recorder)) *Timeline {
 	pod := testPod(30, sleepHook(5))
 	r := NewRecorder(pod, []string{"web"}, at(-10000))
 	r.feedSlices(at(-9900), nil, true)
@@ -40,6 +41,9 @@ func resumedAfterGaps(cut []string, gaps [][2]int64) *Timeline {
 	r.feedPod(at(7), watch.Modified, exited(del, 0, at(-3000)))
 	r.feedSlice(at(9), watch.Modified, slice("web-abc", "web", nil, nil, nil))
 	r.feedPod(at(11), watch.Deleted, exited(del, 0, at(-3000)))
+	if extra != nil {
+		extra(r)
+	}
 	return r.TL
 }
 
@@ -75,7 +79,7 @@ func TestVerdictOnATerminationInsideAGap(t *testing.T) {
 // last, short one.
 func TestVerdictOnATerminationInsideAChainOfGaps(t *testing.T) {
 	cut := []string{StreamPods, StreamEndpointSlices, StreamEvents}
-	tl := resumedAfterGaps(cut, [][2]int64{{-9000, -6000}, {-5990, -3000}, {-2990, -60}, {-50, 0}})
+	tl := resumedAfterGaps(cut, [][2]int64{{-9000, -6000}, {-5990, -3000}, {-2990, -60}, {-50, 0}}, nil)
 	v := ComputeWith(tl, Options{})
 	if !v.CannotTell || v.Window != "" || hasFinding(v, "--propagation 5s met") {
 		t.Errorf("cannotTell %v window %q; findings %q", v.CannotTell, v.Window, v.Findings)
@@ -128,4 +132,17 @@ func dropKind(evs []Event, k Kind) []Event {
 		}
 	}
 	return out
+}
+
+// A termination inside a gap that also shows a risk of its own (the
+// kubelet's ExceededGracePeriod) is that risk: not "cannot tell", whose
+// headline says no risk was seen in what arrived.
+func TestADoubtBesideARiskIsNoCannotTell(t *testing.T) {
+	tl := resumedAfterGaps([]string{StreamEndpointSlices}, [][2]int64{{-9000, 0}}, func(r *Recorder) {
+		r.feedEvent(at(13), kubeEvent("x", "Warning", "ExceededGracePeriod", "Container runtime did not kill the pod within specified grace period.", at(-7000)), false)
+	})
+	v := ComputeWith(tl, Options{})
+	if !v.Risk || v.CannotTell || !hasFinding(v, "fell in a gap") || !hasFinding(v, "ExceededGracePeriod") {
+		t.Errorf("risk %v cannotTell %v: %q", v.Risk, v.CannotTell, v.Findings)
+	}
 }
