@@ -120,7 +120,7 @@ func findings(w *Watch, v *Verdict) {
 	var risks, facts []string
 	risk := func(s string, a ...any) { risks = append(risks, fmt.Sprintf(s, a...)) }
 	fact := func(s string, a ...any) { facts = append(facts, fmt.Sprintf(s, a...)) }
-	var atRisk, unjudged []string
+	var atRisk, unjudged, partial []string
 	for _, wr := range v.Workloads {
 		v.Terminated += wr.Verdict.Terminated
 		v.Raced += wr.Verdict.Raced
@@ -129,6 +129,9 @@ func findings(w *Watch, v *Verdict) {
 		switch {
 		case wr.CannotTell:
 			unjudged = append(unjudged, workloadRef(wr.Workload))
+			for _, p := range wr.Verdict.Pods {
+				partial = append(partial, p.Verdict.PartialStreams...)
+			}
 		case wr.Risk:
 			atRisk = append(atRisk, workloadRef(wr.Workload)+" ("+why(wr)+")")
 		}
@@ -139,7 +142,8 @@ func findings(w *Watch, v *Verdict) {
 	}
 	if len(unjudged) > 0 {
 		v.CannotTell = true
-		risk("cannot tell for workload(s) %s: a watch was cut or stalled while their pods' races were decided, and nothing else was seen at risk (the GAP and STALL lines above say which)", strings.Join(unjudged, ", "))
+		slices.Sort(partial)
+		risk("cannot tell for workload(s) %s: the %s watch(es) were cut or stalled while their pods' races were decided, and nothing else was seen at risk", strings.Join(unjudged, ", "), strings.Join(slices.Compact(partial), ", "))
 	}
 	switch w.Ended {
 	case timeline.EndedEmpty:

@@ -56,7 +56,7 @@ func TestTablesSayCannotTellForAPodThatCannotBeJudged(t *testing.T) {
 	v = nodewatch.ComputeWith(w, timeline.Options{})
 	got := nodeOutput(t, w, v)
 	if !strings.Contains(got, "RISK: requests can fail during this drain") || !strings.Contains(got, "workloads at risk: shop/Deployment/web") ||
-		!strings.Contains(got, "cannot tell for workload(s) shop/Deployment/api") {
+		!strings.Contains(got, "cannot tell for workload(s) shop/Deployment/api: the "+string(timeline.StreamEvents)+" watch(es) were cut or stalled") {
 		t.Errorf("drain of api and web:\n%s", got)
 	}
 	for _, l := range strings.Split(got, "\n") {
