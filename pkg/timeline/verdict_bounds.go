@@ -38,7 +38,13 @@ func hookBound(tl *Timeline, c string, killing, exitAt map[string]int64) (earlie
 		return 0, 0, basis{}, false
 	}
 	latest = max(latest, earliest)
-	return earliest, latest, basis{b.from, fmt.Sprintf("%s, then the %s hook; SIGTERM came when it returned, no later than %s", from, kind, b.text)}, true
+	stop := "SIGTERM came when it returned"
+	if _, ends := tl.PauseSignals[c]; ends {
+		// Its kill of PID 1 ends the pod's pause process, and the kernel
+		// kills the hook and every container with it (earlyKillCause).
+		stop = "it ends the pod's pause process, which kills every container"
+	}
+	return earliest, latest, basis{b.from, fmt.Sprintf("%s, then the %s hook; %s, no later than %s", from, kind, stop, b.text)}, true
 }
 
 // boundUnknownHooks widens SIGTERM's bounds with the regular containers
@@ -88,21 +94,36 @@ func boundFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) bool {
 		who += fmt.Sprintf(", so container %s, estimated at %+d ms (%s), may not be the first told to stop", v.StopContainer, *v.SigtermMs, v.SigtermBasisText)
 	}
 	v.ShortByMs = nil
+	came := stopCame(tl, v)
 	switch {
 	case lt < out:
 		v.Window = WindowRace
 		l.risk("race window: %s: the pod was told to stop by %+d ms at the latest, before %s at %+d ms; requests routed to it meanwhile fail", who, lt, at, out)
 	case lt-start < v.PropagationMs:
 		v.ShortByMs, v.Window = new(v.PropagationMs-(lt-start)), WindowTooShort
-		l.risk("window too short: %s: SIGTERM came between +%d and %+d ms, at most %d ms after %s at %+d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
-			who, e, lt, lt-out, at, out, *v.ShortByMs, p)
+		l.risk("window too short: %s: %s between +%d and %+d ms, at most %d ms after %s at %+d ms and at least %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic; make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N)",
+			who, came, e, lt, lt-out, at, out, *v.ShortByMs, p)
 	case e >= out && e-start >= v.PropagationMs:
 		v.Window = WindowMet
-		l.fact("window: %s: SIGTERM came between +%d and %+d ms, at least %d ms after %s (--propagation %s met)", who, e, lt, e-out, at, p)
+		l.fact("window: %s: %s between +%d and %+d ms, at least %d ms after %s (--propagation %s met)", who, came, e, lt, e-out, at, p)
 	default:
 		v.Window = WindowUnknown
-		l.risk("cannot tell whether the pod had the %s (--propagation) after it left the traffic: %s: SIGTERM came between +%d and %+d ms and %s at %+d ms; the API shows no SIGTERM and the spec no length, so it may have come before that or well after. Make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N), or measure it with --probe",
-			p, who, e, lt, at, out)
+		l.risk("cannot tell whether the pod had the %s (--propagation) after it left the traffic: %s: %s between +%d and %+d ms and %s at %+d ms; the API shows no SIGTERM and the spec no length, so it may have come before that or well after. Make the delay readable (lifecycle.preStop.sleep, or start the hook with sleep N), or measure it with --probe",
+			p, who, came, e, lt, at, out)
 	}
 	return true
+}
+
+// stopCame says how the containers bounding SIGTERM were stopped: by
+// their stop signal, or, when each was killed well before the deadline
+// (earlyKills: its hook ended the pod's pause process), by that kill,
+// without any signal of the kubelet's (earlyKillCause says who).
+func stopCame(tl *Timeline, v *Verdict) string {
+	kills := earlyKills(v)
+	for _, c := range v.unknownHooks {
+		if !kills[c] {
+			return tl.signalOf(v.StopContainer) + " came"
+		}
+	}
+	return "it was killed (exit 137) without " + tl.signalHedged(v.StopContainer) + ","
 }

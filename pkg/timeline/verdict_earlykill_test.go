@@ -73,3 +73,21 @@ func TestVerdictExit137BeforeTheDeadline(t *testing.T) {
 		t.Errorf("OOMKilled:\n%s", all)
 	}
 }
+
+// A hook of unknown length that ends with `kill 1` in a shared process
+// namespace, its FailedPreStopHook not seen: the container whose exit
+// bounds the stop was killed with the pause process, so no line says
+// SIGTERM came for it.
+func TestBoundsOfAHookThatEndsThePauseProcess(t *testing.T) {
+	hook := execHook("sh", "-c", "while [ -e /tmp/busy ]; do sleep 1; done; kill 1")
+	v := terminateShared(t, hook, true, 20, 2000, 137, nil)
+	all := strings.Join(v.Findings, "\n")
+	for _, want := range []string{"it ends the pod's pause process, which kills every container", "it was killed (exit 137) without SIGTERM"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no finding says %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "SIGTERM came") {
+		t.Errorf("a finding says SIGTERM came:\n%s", all)
+	}
+}
