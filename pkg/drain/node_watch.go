@@ -123,6 +123,22 @@ func (w *nodeWatch) cordoned(node string) *corev1.Node {
 	return nil
 }
 
+// latest returns node as the watch holds it (the preflight's read or a
+// later event), nil when it saw the node deleted, fallback when it holds
+// nothing: a cordon preconditioned on it meets fewer 409 Conflicts from
+// the node's status updates since the preflight than one on the read.
+func (w *nodeWatch) latest(node string, fallback *corev1.Node) *corev1.Node {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := w.nodes[node]; n != nil {
+		return n
+	}
+	if w.gone[node] {
+		return nil
+	}
+	return fallback
+}
+
 // readAgainTimeout bounds a read made once the drain ended (the command's
 // context may be cancelled by then).
 const readAgainTimeout = 15 * time.Second

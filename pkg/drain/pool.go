@@ -108,15 +108,15 @@ func (d *run) cordonAndDrain(ctx context.Context, results []*NodeResult, res *Po
 	return err
 }
 
-// cordonAll cordons each node in turn (read: as the preflight read them),
-// recording whether our patch did; a node not found is gone. It stops at
-// the first API error or when ctx ends.
+// cordonAll cordons each node in turn (read: as the preflight read them,
+// or newer from the node watch), recording whether our patch did; a node
+// not found is gone. It stops at the first API error or when ctx ends.
 func (d *run) cordonAll(ctx context.Context, results []*NodeResult, read map[string]*corev1.Node) error {
 	for _, r := range results {
 		if ctx.Err() != nil {
 			return nil
 		}
-		byUs, err := d.cordons.cordon(ctx, r.Node, read[r.Node])
+		byUs, err := d.cordons.cordon(ctx, r.Node, d.nodes.latest(r.Node, read[r.Node]))
 		switch {
 		case apierrors.IsNotFound(err):
 			d.nodeGone(r)
