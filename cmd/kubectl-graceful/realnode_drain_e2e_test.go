@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +215,24 @@ func TestRealDrainNaiveAndHardened(t *testing.T) {
 	got := counts()
 	defer logDrain(t, res, got)
 	checkRealDrain(t, env, ns, res.ExitCode, res.Stdout+res.Stderr, got)
+	if len(got["hardened"].Failures) > 0 {
+		logDataPlane(t, hardened.clusterIP)
+	}
+}
+
+// logDataPlane logs the end of each real node's kube-proxy log and the
+// conntrack entries to ip, where a request the hardened Service lost is
+// to be diagnosed: a CI run deletes the nodes' logs when it ends.
+func logDataPlane(t *testing.T, ip string) {
+	t.Helper()
+	for _, n := range []string{realnode.NodeName, realnode.SecondNodeName} {
+		path, err := realnode.PartLog(n, realnode.PartKubeProxy)
+		b, rerr := os.ReadFile(path)
+		lines := strings.Split(string(b), "\n")
+		t.Logf("kube-proxy of %s (%v %v), its last lines:\n%s", n, err, rerr, strings.Join(lines[max(0, len(lines)-80):], "\n"))
+	}
+	out, err := exec.Command("conntrack", "-L", "-d", ip).CombinedOutput()
+	t.Logf("conntrack -L -d %s (%v):\n%s", ip, err, out)
 }
 
 // logDrain logs the drain's output (stdout then stderr) and the test's

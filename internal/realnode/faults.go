@@ -67,6 +67,14 @@ func Restart(nodeName, part string, down time.Duration) error {
 
 // partPid returns the node and the pid of its part, checking that the pid
 // still runs that part.
+// PartLog is the log file of one part of a running real node (PartKubelet,
+// PartContainerd or PartKubeProxy). Errors: no real node runs, or the
+// part is not running.
+func PartLog(nodeName, part string) (string, error) {
+	n, _, err := partPid(nodeName, part)
+	return n.l.log(part), err
+}
+
 func partPid(nodeName, part string) (node, int, error) {
 	s, n, err := runningNode(nodeName)
 	if err != nil {
