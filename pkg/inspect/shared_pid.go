@@ -16,15 +16,7 @@ var preStopSignalsPause = register(&Check{
 	Topic:    TopicTermination,
 	Severity: SeverityError,
 	Summary:  "in a pod that shares its process namespace, a preStop `kill 1` signals the pod's pause process, not the app: SIGTERM or SIGINT ends every container at once, any other signal does nothing",
-	run: perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
-		var out []Finding
-		for _, ctr := range podspec.TerminatingContainers(w.Template.Spec) {
-			if f, ok := pauseSignalFinding(c, w, ctr); ok {
-				out = append(out, f)
-			}
-		}
-		return out
-	}),
+	run:      perStoppedContainer(pauseSignalFinding),
 	Explanation: Explanation{
 		Why: "With shareProcessNamespace: true the containers of a pod share one PID namespace whose PID 1 is the pod's pause (sandbox) process, not a container's entrypoint. A preStop `kill 1` written for a container of its own then signals pause. " +
 			"pause exits on SIGTERM and SIGINT; when a PID namespace's init exits the kernel kills every other process in it with SIGKILL, so every container dies at once at the start of the hook (exit 137, long before the grace deadline), none gets SIGTERM, in-flight requests fail, and the rest of the hook never runs. " +
@@ -46,9 +38,25 @@ func hookDuration(w *Workload, ctr corev1.Container) (seconds int64, known bool,
 // (shareProcessNamespace: true).
 func sharesPID(w *Workload) bool { return ptr.Deref(w.Template.Spec.ShareProcessNamespace, false) }
 
+// perStoppedContainer is the run of a check with at most one finding per
+// container the kubelet stops (podspec.TerminatingContainers, all): f
+// says it for ctr.
+func perStoppedContainer(f func(c *Check, w *Workload, ctr corev1.Container, all []corev1.Container) (Finding, bool)) runFunc {
+	return perWorkload(func(s *scope, c *Check, w *Workload) []Finding {
+		var out []Finding
+		all := podspec.TerminatingContainers(w.Template.Spec)
+		for _, ctr := range all {
+			if fd, ok := f(c, w, ctr, all); ok {
+				out = append(out, fd)
+			}
+		}
+		return out
+	})
+}
+
 // pauseSignalFinding is the finding for ctr's exec preStop when it
 // signals PID 1.
-func pauseSignalFinding(c *Check, w *Workload, ctr corev1.Container) (Finding, bool) {
+func pauseSignalFinding(c *Check, w *Workload, ctr corev1.Container, _ []corev1.Container) (Finding, bool) {
 	stmt, sig := prestop.PauseSignal(ctr, sharesPID(w))
 	if stmt == "" {
 		return Finding{}, false

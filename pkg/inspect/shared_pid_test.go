@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -41,4 +42,29 @@ func TestChecksReadKillOfPauseAsPauseDoes(t *testing.T) {
 		{"kill -QUIT 1 in a namespace of its own stops the cache", objs(deploy("web", app15, grace(40), withContainer("cache", execHook("kill", "-QUIT", "1"), false)), web), 1,
 			`container cache has a preStop that stops it at once ("kill -QUIT 1"), before app's 15 s, so it is stopped by its own hook`},
 	})
+}
+
+// A pkill or killall in one container's hook, in a pod that shares its
+// process namespace, reaches the processes of that name in every
+// container: named where another container's command is that name, said
+// it cannot be told where no command shows it, nothing where only its
+// own container's command matches or the namespace is not shared.
+func TestPreStopKillsOtherContainer(t *testing.T) {
+	shared := func(d *appsv1.Deployment) *appsv1.Deployment {
+		d.Spec.Template.Spec.ShareProcessNamespace = ptr.To(true)
+		return d
+	}
+	nginx := container(func(c *corev1.Container) { c.Command = []string{"/usr/sbin/nginx", "-g", "daemon off;"} })
+	fpm := func(c *corev1.Container) { c.Command = []string{"php-fpm8.2", "-F"} }
+	runCases(t, "prestop-kills-other-container", []checkCase{
+		{"a sidecar's pkill stops the app's nginx", objs(shared(deploy("web", nginx, withContainer("reloader", execHook("sh", "-c", "sleep 2; pkill -QUIT nginx"), false)))), 1,
+			`preStop's "pkill -QUIT nginx", 2 s into the termination, signals the processes of every container that match nginx: container(s) app run a command of that name`},
+		{"the backend's killall of its own php-fpm", objs(shared(deploy("web", nginx, withContainer("php", execHook("sh", "-c", "sleep 1; killall -QUIT php-fpm8.2"), false, fpm)))), 0, ""},
+		{"a name no command shows", objs(shared(deploy("web", nginx, withContainer("worker", execHook("pkill", "-f", "queue-runner"), false)))), 1,
+			"which containers' processes those are cannot be told from the spec"},
+		{"not shared: its own container only", objs(deploy("web", nginx, withContainer("reloader", execHook("sh", "-c", "pkill -QUIT nginx"), false))), 0, ""},
+	})
+	if got := run("prestop-kills-other-container", shared(deploy("web", nginx, withContainer("worker", execHook("pkill", "queue-runner"), false)))); len(got) != 1 || got[0].Severity != SeverityInfo {
+		t.Errorf("a name no command shows: want one info finding, got %+v", got)
+	}
 }

@@ -1,0 +1,53 @@
+package prestop
+
+import "strings"
+
+// killByNameValue are the options of pkill and killall that take a value
+// as the next word (procps pkill(1), psmisc killall(1)): the signal, the
+// users, groups, parents, terminals, pid file, age and namespaces.
+var killByNameValue = map[string]bool{"-s": true, "--signal": true, "-u": true, "-U": true, "-g": true, "-G": true,
+	"-P": true, "-t": true, "-F": true, "--pidfile": true, "--ns": true, "--nslist": true, "-o": true, "-y": true,
+	"--older-than": true, "--younger-than": true, "--user": true}
+
+// KillByName returns the first statement of an exec preStop command that
+// signals processes by name (pkill, killall: every process of the PID
+// namespace whose name, or with `pkill -f` whole command line, matches),
+// the names or patterns it gives, and the seconds its script sleeps
+// before it; "" when there is none. In a pod that shares its process
+// namespace those are the processes of every container.
+func KillByName(command []string) (stmt string, names []string, before int64) {
+	args, script, ok := unwrap(command)
+	stmts := [][]string{args}
+	if ok {
+		stmts = statements(script)
+	}
+	for _, f := range stmts {
+		if len(f) == 0 {
+			continue
+		}
+		if b := base(f[0]); b == "sleep" {
+			s, _ := sleepArgs(f[1:])
+			before += s
+		} else if b == "pkill" || b == "killall" {
+			return strings.Join(f, " "), killNames(f[1:]), before
+		}
+	}
+	return "", nil, 0
+}
+
+// killNames are the operands of pkill's or killall's words f: what is not
+// an option or an option's value.
+func killNames(f []string) []string {
+	var out []string
+	for i := 0; i < len(f); i++ {
+		w := strings.Trim(f[i], `"'`)
+		switch {
+		case killByNameValue[w]:
+			i++
+		case strings.HasPrefix(w, "-"):
+		case w != "":
+			out = append(out, w)
+		}
+	}
+	return out
+}
