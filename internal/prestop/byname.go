@@ -13,26 +13,31 @@ var killByNameValue = map[string]bool{"-s": true, "--signal": true, "-u": true, 
 // signals processes by name (pkill, killall: every process of the PID
 // namespace whose name, or with `pkill -f` whole command line, matches),
 // the names or patterns it gives, and the seconds its script sleeps
-// before it; "" when there is none. In a pod that shares its process
-// namespace those are the processes of every container.
-func KillByName(command []string) (stmt string, names []string, before int64) {
+// before it, exact when only sleeps come before it; "" when there is none.
+// In a pod that shares its process namespace those are the processes of
+// every container.
+func KillByName(command []string) (stmt string, names []string, before int64, exact bool) {
 	args, script, ok := unwrap(command)
 	stmts := [][]string{args}
 	if ok {
 		stmts = statements(script)
 	}
+	exact = true
 	for _, f := range stmts {
 		if len(f) == 0 {
 			continue
 		}
-		if b := base(f[0]); b == "sleep" {
-			s, _ := sleepArgs(f[1:])
-			before += s
-		} else if b == "pkill" || b == "killall" {
-			return strings.Join(f, " "), killNames(f[1:]), before
+		switch b := base(f[0]); b {
+		case "sleep":
+			s, ok := sleepArgs(f[1:])
+			before, exact = before+s, exact && ok
+		case "pkill", "killall":
+			return strings.Join(f, " "), killNames(f[1:]), before, exact
+		default:
+			exact = false
 		}
 	}
-	return "", nil, 0
+	return "", nil, 0, false
 }
 
 // killNames are the operands of pkill's or killall's words f: what is not

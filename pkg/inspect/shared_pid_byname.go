@@ -34,7 +34,7 @@ func killByNameFinding(c *Check, w *Workload, ctr corev1.Container, all []corev1
 	if !sharesPID(w) || ctr.Lifecycle == nil || ctr.Lifecycle.PreStop == nil || ctr.Lifecycle.PreStop.Exec == nil {
 		return Finding{}, false
 	}
-	stmt, names, before := prestop.KillByName(ctr.Lifecycle.PreStop.Exec.Command)
+	stmt, names, before, exact := prestop.KillByName(ctr.Lifecycle.PreStop.Exec.Command)
 	if stmt == "" || len(names) == 0 {
 		return Finding{}, false
 	}
@@ -44,7 +44,11 @@ func killByNameFinding(c *Check, w *Workload, ctr corev1.Container, all []corev1
 			others = append(others, o.Name)
 		}
 	}
-	head := fmt.Sprintf("the pod shares its process namespace (shareProcessNamespace: true), so preStop's %q, %d s into the termination, signals the processes of every container that match %s", cut(stmt, maxQuotedCommand), before, strings.Join(names, " "))
+	into := fmt.Sprintf("%d s", before)
+	if !exact {
+		into = fmt.Sprintf("at least %d s (steps of unknown length come before it)", before)
+	}
+	head := fmt.Sprintf("the pod shares its process namespace (shareProcessNamespace: true), so preStop's %q, %s into the termination, signals the processes of every container that match %s", cut(stmt, maxQuotedCommand), into, strings.Join(names, " "))
 	if len(others) > 0 {
 		msg := head + fmt.Sprintf(": container(s) %s run a command of that name, and stop then, not after their own preStop", strings.Join(others, ", "))
 		return c.finding(w, ctr.Name, msg, "signal the process by its pid (kill -QUIT $(cat /run/app.pid)), or drop shareProcessNamespace"), true

@@ -59,6 +59,13 @@ func TestRealNodeSharedProcessNamespaceKill1(t *testing.T) {
 // prestop-signals-pause finding that says want.
 func auditSays(t *testing.T, env *e2e.Env, spec corev1.PodSpec, want string) {
 	t.Helper()
+	auditFinds(t, env, spec, "prestop-signals-pause", want)
+}
+
+// auditFinds audits spec as a Deployment's manifest and wants a finding
+// of check id that says want.
+func auditFinds(t *testing.T, env *e2e.Env, spec corev1.PodSpec, id, want string) {
+	t.Helper()
 	labels := map[string]string{"app": "web"}
 	d := appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -72,7 +79,7 @@ func auditSays(t *testing.T, env *e2e.Env, spec corev1.PodSpec, want string) {
 		t.Fatal(err)
 	}
 	stdout, stderr, _ := kubectl(t, env, "audit", "-f", file, "-o", "json", "--fail-on", "none")
-	if !strings.Contains(stdout, "prestop-signals-pause") || !strings.Contains(stdout, want) {
+	if !strings.Contains(stdout, id) || !strings.Contains(stdout, want) {
 		t.Errorf("the audit of the same spec does not name the fault:\n%s\n%s", stdout, stderr)
 	}
 }
@@ -105,4 +112,28 @@ func sharedPIDPod(script string) corev1.PodSpec {
 	shared := true
 	spec.ShareProcessNamespace = &shared
 	return spec
+}
+
+// A sidecar's preStop `killall testapp` in a pod that shares its process
+// namespace, on the real node: killall picks its targets by name among
+// every container's processes, so the app (the same executable, in the
+// other container) gets SIGTERM from it a second into the termination, by
+// its own log, not after its own 5 s preStop; and the audit of the same
+// spec names the app as the container it stops.
+func TestRealNodeSharedProcessNamespaceKillall(t *testing.T) {
+	env := e2e.Cluster(t)
+	env.RealNode(t)
+	spec := realPod(realnode.PodOpts{Shell: true, Grace: 20, PreStop: execSleepHook(5)})
+	spec.Containers[0].Command = []string{"/testapp"}
+	side := realnode.Container("side", 9090, realnode.PodOpts{Shell: true,
+		PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", "sleep 1; busybox killall testapp"}}}})
+	spec.Containers = append(spec.Containers, side)
+	spec.ShareProcessNamespace = new(true)
+	runRealScenario(t, env, realScenario{name: t.Name(), pods: twoOf(spec), check: func(t *testing.T, r run, sigterm map[string]int64) {
+		at, got := sigterm["app"]
+		if !got || at >= 4000 {
+			t.Fatalf("the app's own SIGTERM (logged %v, at %+d ms) is not the sidecar's killall a second in: want it before its own 5 s preStop ended", got, at)
+		}
+		auditFinds(t, env, spec, "prestop-kills-other-container", "container(s) app run a command of that name")
+	}})
 }
