@@ -220,6 +220,11 @@ type Timeline struct {
 	// its process namespace), with that command: the kernel then kills
 	// every container at once (docs/audit.md, prestop-signals-pause).
 	PauseSignals map[string]string
+	// KillsByName are the containers whose exec preStop runs pkill or
+	// killall in a pod that shares its process namespace, with that
+	// command: it signals the processes of that name in every container
+	// (docs/audit.md, prestop-kills-other-container).
+	KillsByName map[string]string
 	// Services are the Services whose selector matches the pod.
 	Services []string
 	// AlreadyTerminating is true when the pod had a deletionTimestamp when

@@ -43,3 +43,19 @@ func pauseSignals(spec corev1.PodSpec) map[string]string {
 	}
 	return out
 }
+
+// killsByName returns the containers whose exec preStop signals processes
+// by name (prestop.KillByName) in a pod that shares its process
+// namespace, with the command: it reaches every container's processes.
+func killsByName(spec corev1.PodSpec) map[string]string {
+	out := map[string]string{}
+	for _, c := range slices.Concat(spec.InitContainers, spec.Containers) {
+		if !ptr.Deref(spec.ShareProcessNamespace, false) || !execPreStop(&c) {
+			continue
+		}
+		if stmt, names, _, _ := prestop.KillByName(c.Lifecycle.PreStop.Exec.Command); len(names) > 0 {
+			out[c.Name] = stmt
+		}
+	}
+	return out
+}

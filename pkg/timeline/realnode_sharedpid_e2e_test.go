@@ -134,6 +134,10 @@ func TestRealNodeSharedProcessNamespaceKillall(t *testing.T) {
 		if !got || at >= 4000 {
 			t.Fatalf("the app's own SIGTERM (logged %v, at %+d ms) is not the sidecar's killall a second in: want it before its own 5 s preStop ended", got, at)
 		}
+		v := r.summary.Verdict
+		if findingWith(v, "missing sleep binary") || !findingWith(v, `container side's preStop runs "killall testapp"`) {
+			t.Errorf("the watch does not name the sidecar's killall that ended the app's hook at +%d ms:\n%s", at, strings.Join(v.Findings, "\n"))
+		}
 		auditFinds(t, env, spec, "prestop-kills-other-container", "container(s) app run a command of that name")
 	}})
 }

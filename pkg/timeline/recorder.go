@@ -77,7 +77,7 @@ func NewRecorder(pod *corev1.Pod, services []string, start time.Time) *Recorder 
 		tl.PodIPs = append(tl.PodIPs, ip.IP)
 	}
 	tl.GracePeriodSeconds = ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, 0)
-	tl.PauseSignals = pauseSignals(pod.Spec)
+	tl.PauseSignals, tl.KillsByName = pauseSignals(pod.Spec), killsByName(pod.Spec)
 	shared := ptr.Deref(pod.Spec.ShareProcessNamespace, false)
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]

@@ -91,3 +91,25 @@ func TestBoundsOfAHookThatEndsThePauseProcess(t *testing.T) {
 		t.Errorf("a finding says SIGTERM came:\n%s", all)
 	}
 }
+
+// A FailedPreStopHook in a pod that shares its process namespace, where
+// another container's preStop runs killall (tried on the real nodes: the
+// app's own hook ended when the sidecar's killall stopped its process):
+// the watch names that killall, never a missing sleep binary.
+func TestFailedHookBesideAKillByName(t *testing.T) {
+	failed := func(r *Recorder) {
+		r.Handle(timelinetest.Watched(timelinetest.At(1300), watch.Added, timelinetest.KubeEvent("ev-hook", "Warning", "FailedPreStopHook", "PreStopHook failed", timelinetest.At(1300))))
+	}
+	newRecorder := func(pod *corev1.Pod, services []string, start time.Time) *Recorder {
+		p := pod.DeepCopy()
+		p.Spec.ShareProcessNamespace = new(true)
+		p.Spec.Containers[0].Lifecycle = &corev1.Lifecycle{PreStop: execHook("sleep", "5")}
+		side := corev1.Container{Name: "side", Lifecycle: &corev1.Lifecycle{PreStop: execHook("sh", "-c", "sleep 1; killall app")}}
+		p.Spec.Containers = append(p.Spec.Containers, side)
+		return NewRecorder(p, services, start)
+	}
+	v := ComputeWith(timelinetest.Terminate(t, newRecorder, 20, false, 0, []string{"web"}, 2000, 0, failed).TL, Options{})
+	if all := strings.Join(v.Findings, "\n"); strings.Contains(all, "missing sleep binary") || !strings.Contains(all, `container side's preStop runs "killall app"`) {
+		t.Errorf("findings:\n%s", all)
+	}
+}

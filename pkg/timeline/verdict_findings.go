@@ -135,6 +135,9 @@ func containerFindings(tl *Timeline, v *Verdict, l *findingList) {
 	switch {
 	case v.PreStopFailed && len(early) > 0:
 		l.risk("FailedPreStopHook before the grace deadline: the hook's process was killed with its container (below), so whether the hook itself could run cannot be told")
+	case v.PreStopFailed && len(tl.KillsByName) > 0:
+		c := slices.Sorted(maps.Keys(tl.KillsByName))[0]
+		l.risk("FailedPreStopHook before the grace deadline: the pod shares its process namespace and container %s's preStop runs %q, which signals the processes of that name in every container: a hook whose container it stopped ends with it, so whether the hook itself could run cannot be told", c, tl.KillsByName[c])
 	case v.PreStopFailed:
 		l.risk("FailedPreStopHook before the grace deadline: the preStop hook failed at once (often a missing sleep binary in the image), so its delay never happened and SIGTERM came at once")
 	}
