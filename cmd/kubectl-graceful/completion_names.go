@@ -50,15 +50,9 @@ func clusterNames(flags *genericclioptions.ConfigFlags, list lister, prefix stri
 	return withPrefix(names, prefix)
 }
 
-// withPrefix returns the names starting with prefix.
+// withPrefix keeps, in place, the names starting with prefix.
 func withPrefix(names []string, prefix string) []string {
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, n)
-		}
-	}
-	return out
+	return slices.DeleteFunc(names, func(n string) bool { return !strings.HasPrefix(n, prefix) })
 }
 
 // listed is the lister of the objects list reads: their metadata.name,
@@ -153,13 +147,10 @@ func completeWorkloads(flags *genericclioptions.ConfigFlags, many bool) cobra.Co
 		}
 		typ, name, found := strings.Cut(toComplete, "/")
 		if !found {
-			var types []string
-			for t := range workloadTypes {
-				if strings.HasPrefix(t, toComplete) {
-					types = append(types, t+"/")
-				}
+			types := withPrefix(slices.Sorted(maps.Keys(workloadTypes)), toComplete)
+			for i := range types {
+				types[i] += "/"
 			}
-			slices.Sort(types)
 			if len(types) == 0 {
 				// `watch p`: only a subcommand (cobra's) can follow, and a space after it.
 				return nil, none
