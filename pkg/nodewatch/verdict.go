@@ -219,12 +219,7 @@ func why(wr WorkloadResult) string {
 // stillTerminating says which of the pods left were still terminating
 // (their deletion seen) and which were not deleted yet, each pod once.
 func stillTerminating(w *Watch) string {
-	var waiting []string
-	for _, p := range w.Remaining {
-		if !slices.Contains(w.Terminating, p) {
-			waiting = append(waiting, p)
-		}
-	}
+	waiting := slices.DeleteFunc(slices.Clone(w.Remaining), func(p string) bool { return slices.Contains(w.Terminating, p) })
 	out := fmt.Sprintf("still terminating: %d (%s)", len(w.Terminating), someOf(w.Terminating))
 	return out + fmt.Sprintf(", not deleted yet: %d (%s)", len(waiting), someOf(waiting))
 }

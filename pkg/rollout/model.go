@@ -114,12 +114,7 @@ func (r *Rollout) Ms(t time.Time) (int64, bool) { return (&timeline.Timeline{T0:
 // Terminated returns the pods that terminated while watched (or were
 // terminating at start), in the order their deletion was seen.
 func (r *Rollout) Terminated() []*timeline.Timeline {
-	var out []*timeline.Timeline
-	for _, tl := range r.Pods {
-		if !tl.T0.IsZero() {
-			out = append(out, tl)
-		}
-	}
+	out := slices.DeleteFunc(slices.Clone(r.Pods), func(tl *timeline.Timeline) bool { return tl.T0.IsZero() })
 	slices.SortStableFunc(out, func(a, b *timeline.Timeline) int { return a.T0.Compare(b.T0) })
 	return out
 }

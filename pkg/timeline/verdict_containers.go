@@ -282,17 +282,6 @@ func markStoppedBeforeApp(tl *Timeline, v *Verdict) {
 	}
 }
 
-// stoppedBeforeApp returns the containers flagged by markStoppedBeforeApp.
-func stoppedBeforeApp(v *Verdict) []ContainerStop {
-	var out []ContainerStop
-	for _, cs := range v.Containers {
-		if cs.StoppedBeforeApp {
-			out = append(out, cs)
-		}
-	}
-	return out
-}
-
 // outlastsGrace reports whether the preStop of container c, of known
 // length, lasts as long as the grace period or longer: the kubelet then
 // abandons it when the grace period runs out.

@@ -206,7 +206,10 @@ func sidecarFindings(tl *Timeline, v *Verdict, l *findingList) {
 	if app.SigtermMs != nil {
 		appUntil = fmt.Sprintf("%+d ms", *app.SigtermMs)
 	}
-	for _, cs := range stoppedBeforeApp(v) {
+	for _, cs := range v.Containers {
+		if !cs.StoppedBeforeApp {
+			continue
+		}
 		at := "at once"
 		if cs.SigtermMs != nil {
 			at = fmt.Sprintf("at %+d ms", *cs.SigtermMs)
@@ -249,7 +252,7 @@ func windowFindings(tl *Timeline, rt routing, v *Verdict, l *findingList) {
 	if v.ShortByMs != nil {
 		short = fmt.Sprintf(": %d ms short of the %s (--propagation) that kube-proxy, Ingress controllers and load balancers are given to stop sending traffic", *v.ShortByMs, time.Duration(v.PropagationMs)*time.Millisecond)
 	}
-	sidecarFirst := slices.ContainsFunc(stoppedBeforeApp(v), func(cs ContainerStop) bool { return cs.Name == v.StopContainer })
+	sidecarFirst := slices.ContainsFunc(v.Containers, func(cs ContainerStop) bool { return cs.StoppedBeforeApp && cs.Name == v.StopContainer })
 	switch {
 	case sigkilledAfterSigterm(v) != nil:
 		x := sigkilledAfterSigterm(v)
