@@ -3,6 +3,7 @@ package localcluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,12 +23,7 @@ func WaitReadyPods(ctx context.Context, cs kubernetes.Interface, ns string, n in
 		if err != nil {
 			return false, nil
 		}
-		ready = ready[:0]
-		for _, p := range l.Items {
-			if p.DeletionTimestamp == nil && podutils.IsPodReady(&p) {
-				ready = append(ready, p)
-			}
-		}
+		ready = slices.DeleteFunc(l.Items, func(p corev1.Pod) bool { return p.DeletionTimestamp != nil || !podutils.IsPodReady(&p) })
 		return len(ready) >= n, nil
 	})
 	if err != nil {

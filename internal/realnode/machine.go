@@ -242,12 +242,7 @@ func linkExists(n string) bool {
 // first (container root file systems, the sandboxes' /dev/shm, volumes,
 // the CRI's network namespaces).
 func unmountNew(s *machineState, l layout) []error {
-	var fresh []string
-	for _, m := range mountPoints() {
-		if !slices.Contains(s.Mounts, m) && ownMount(m, l) {
-			fresh = append(fresh, m)
-		}
-	}
+	fresh := slices.DeleteFunc(mountPoints(), func(m string) bool { return slices.Contains(s.Mounts, m) || !ownMount(m, l) })
 	sort.Slice(fresh, func(i, j int) bool { return len(fresh[i]) > len(fresh[j]) })
 	var errs []error
 	for _, m := range fresh {

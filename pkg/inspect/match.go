@@ -140,14 +140,10 @@ func (s *scope) pdbsFor(w *Workload) []PDB {
 
 // workloadsFor returns the workloads a PDB selects (template labels).
 func (s *scope) workloadsFor(p PDB) []*Workload {
-	var out []*Workload
 	sel := pdbSelector(p)
-	for _, w := range s.index().workloads[namespaceOf(p.Namespace)] {
-		if !w.Batch && sel.Matches(labels.Set(w.Template.Labels)) {
-			out = append(out, w)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(s.index().workloads[namespaceOf(p.Namespace)]), func(w *Workload) bool {
+		return w.Batch || !sel.Matches(labels.Set(w.Template.Labels))
+	})
 }
 
 func pdbRef(p PDB) ObjectRef {
