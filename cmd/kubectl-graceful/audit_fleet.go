@@ -163,7 +163,7 @@ func (o *auditOptions) auditContext(ctx context.Context, name string) (*inspect.
 	}
 	inv := &inspect.Inventory{Version: o.version}
 	var reach time.Duration
-	if !requestTimeoutSet(o.configFlags) {
+	if t := o.configFlags.Timeout; t == nil || *t == "" || *t == "0" { // no --request-timeout (its default "0" means none)
 		reach = fleetReachTimeout
 	}
 	err := load.Live(ctx, getter, load.LiveOptions{Namespace: ns, AllNamespaces: o.allNamespaces,
@@ -195,10 +195,4 @@ func contextClient(base *genericclioptions.ConfigFlags, name string) *genericcli
 		return c
 	}
 	return f
-}
-
-// requestTimeoutSet reports whether --request-timeout gives a timeout
-// (its default "0" means none).
-func requestTimeoutSet(f *genericclioptions.ConfigFlags) bool {
-	return f.Timeout != nil && *f.Timeout != "" && *f.Timeout != "0"
 }

@@ -39,12 +39,6 @@ type interrupt struct {
 	note  func() stopNote
 }
 
-// newInterrupt is the interrupt of a command writing to errOut; exit is
-// main's os.Exit. It listens once listen is called.
-func newInterrupt(errOut io.Writer, exit func(code int)) *interrupt {
-	return &interrupt{errOut: errOut, exit: exit}
-}
-
 // listen returns a context cancelled by the first SIGINT or SIGTERM and a
 // function that stops listening.
 func (in *interrupt) listen(parent context.Context) (context.Context, func()) {

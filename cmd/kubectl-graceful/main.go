@@ -19,7 +19,7 @@ import (
 
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	in := newInterrupt(os.Stderr, os.Exit)
+	in := &interrupt{errOut: os.Stderr, exit: os.Exit}
 	ctx, stop := in.listen(context.Background())
 	root := newCmdRoot(streams, in)
 	root.SetArgs(rootArgs(os.Args[0], os.Args[1:]))
