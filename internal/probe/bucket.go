@@ -19,10 +19,6 @@ type aggregator struct {
 	emit    sync.Mutex
 }
 
-func newAggregator(origin time.Time, onBucket func(Bucket)) *aggregator {
-	return &aggregator{origin: origin, onBucket: onBucket, pending: map[int]int{}, results: map[int][]Result{}}
-}
-
 func (a *aggregator) index(t time.Time) int { return int(t.Sub(a.origin) / BucketWidth) }
 
 // started counts a request about to start at t and returns its bucket.

@@ -102,7 +102,7 @@ func (p *Prober) Once(ctx context.Context) Result {
 // started in it has its result; it is called from one goroutine at a time.
 // The first bucket starts at Run's start.
 func (p *Prober) Run(ctx context.Context, onBucket func(Bucket)) {
-	agg := newAggregator(time.Now(), onBucket)
+	agg := &aggregator{origin: time.Now(), onBucket: onBucket, pending: map[int]int{}, results: map[int][]Result{}}
 	tick := time.NewTicker(time.Second / time.Duration(p.cfg.Rate))
 	defer tick.Stop()
 	var wg sync.WaitGroup

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 )
@@ -29,11 +28,6 @@ type nodeCordon struct {
 	client  kubernetes.Interface
 	backoff Backoff
 	manager string
-}
-
-// newNodeCordon returns a nodeCordon with a fresh field manager name.
-func newNodeCordon(client kubernetes.Interface, backoff Backoff) *nodeCordon {
-	return &nodeCordon{client: client, backoff: backoff, manager: drainManagerPrefix + rand.String(8)}
 }
 
 // drainManagerPrefix begins the field manager of every drain's patches

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	kdrain "k8s.io/kubectl/pkg/drain"
@@ -96,7 +97,7 @@ type run struct {
 
 // newRun starts the state of one call of Drain or DrainPool.
 func (d *Drainer) newRun() *run {
-	return &run{Drainer: d, cordons: newNodeCordon(d.Client, d.Backoff)}
+	return &run{Drainer: d, cordons: &nodeCordon{client: d.Client, backoff: d.Backoff, manager: drainManagerPrefix + rand.String(8)}}
 }
 
 // nodeRun is the state of one node's drain within a run; each goroutine of

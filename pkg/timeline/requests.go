@@ -65,14 +65,6 @@ func KindsText(ks []LabelCount) string {
 	return strings.Join(parts, ", ")
 }
 
-// requestLineOf summarizes one bucket.
-func requestLineOf(b probe.Bucket) RequestLine {
-	l := RequestLine{From: b.From, Kinds: failureKinds(b.Results)}
-	l.Failed = b.Failed()
-	l.OK = len(b.Results) - l.Failed
-	return l
-}
-
 // RequestLog decides which buckets get a line: those with failures, and
 // those whose state changed (the first bucket, the first without failures
 // after some).
@@ -98,7 +90,8 @@ func (rl *RequestLog) Lines(b probe.Bucket, t0 time.Time) []RequestLine {
 
 // line summarizes one bucket and reports whether it gets a line.
 func (rl *RequestLog) line(b probe.Bucket) (RequestLine, bool) {
-	l := requestLineOf(b)
+	l := RequestLine{From: b.From, Kinds: failureKinds(b.Results), Failed: b.Failed()}
+	l.OK = len(b.Results) - l.Failed
 	state := KindsText(l.Kinds)
 	if l.Failed == 0 && rl.lines > 0 && state == rl.state {
 		return l, false

@@ -78,7 +78,7 @@ type classification struct {
 // reports refusals as one joined message).
 func classify(pod *corev1.Pod, f Flags) classification {
 	ref := metav1.GetControllerOf(pod)
-	if ref != nil && isDaemonSet(ref) && !finished(pod) {
+	if ref != nil && ref.Kind == "DaemonSet" && ref.APIVersion == appsv1.SchemeGroupVersion.String() && !finished(pod) {
 		if !f.IgnoreDaemonSets {
 			return classification{actionRefuse, BlockerNeedsIgnoreDaemonSets,
 				"DaemonSet-managed pod: needs --ignore-daemonsets (it is then left in place)"}
@@ -88,7 +88,8 @@ func classify(pod *corev1.Pod, f Flags) classification {
 	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 		return classification{action: actionSkip, reason: "static (mirror) pod: managed by the kubelet, not evicted"}
 	}
-	if hasEmptyDir(pod) && !finished(pod) && !f.DeleteEmptyDirData {
+	emptyDir := slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.EmptyDir != nil })
+	if emptyDir && !finished(pod) && !f.DeleteEmptyDirData {
 		return classification{actionRefuse, BlockerNeedsDeleteEmptyDirData,
 			"uses emptyDir: needs --delete-emptydir-data (its local data is lost)"}
 	}
@@ -124,15 +125,6 @@ func doNotDisrupt(pod *corev1.Pod) string {
 		return fmt.Sprintf("%s=%q", doNotDisruptAnnotation, v)
 	}
 	return ""
-}
-
-func isDaemonSet(ref *metav1.OwnerReference) bool {
-	apiVersion, kind := appsv1.SchemeGroupVersion.WithKind("DaemonSet").ToAPIVersionAndKind()
-	return ref.Kind == kind && ref.APIVersion == apiVersion
-}
-
-func hasEmptyDir(pod *corev1.Pod) bool {
-	return slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.EmptyDir != nil })
 }
 
 // evictionWarningChecks are the warning-level checks of inspect.PodFindings
