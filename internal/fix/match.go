@@ -15,7 +15,7 @@ func matchTargets(objs []*yaml.RNode, targets []*target, namespace string) ([]*t
 	var found []*target
 	at := map[*target]int{}
 	for i, o := range objs {
-		ref := refOf(o, namespace)
+		ref := inspect.ObjectRef{Kind: o.GetKind(), Namespace: cmp.Or(o.GetNamespace(), namespace, "default"), Name: o.GetName()}
 		for _, tg := range targets {
 			if tg.ref == ref {
 				found = append(found, tg)
@@ -62,9 +62,4 @@ func objects(root *yaml.RNode) []*yaml.RNode {
 		}
 	}
 	return []*yaml.RNode{root}
-}
-
-func refOf(o *yaml.RNode, namespace string) inspect.ObjectRef {
-	ns := cmp.Or(o.GetNamespace(), namespace, "default")
-	return inspect.ObjectRef{Kind: o.GetKind(), Namespace: ns, Name: o.GetName()}
 }

@@ -77,7 +77,7 @@ func narrower(header []string, rows [][]string, over int) map[int]int {
 	widths := make([]int, len(header))
 	floors := make([]int, len(header))
 	for c := range header {
-		widths[c], floors[c] = columnWidth(header, rows, c), minColumnWidth
+		widths[c], floors[c] = widest(strings.Join(column(header, rows, c), "\n")), minColumnWidth
 	}
 	if len(header) == 0 {
 		return nil
@@ -219,12 +219,6 @@ func column(header []string, rows [][]string, col int) []string {
 		}
 	}
 	return cells
-}
-
-// columnWidth returns the display width of column col: its widest line
-// among the header and the cells.
-func columnWidth(header []string, rows [][]string, col int) int {
-	return widest(strings.Join(column(header, rows, col), "\n"))
 }
 
 // wrapColumn returns copies of header and rows whose column col is

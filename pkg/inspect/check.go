@@ -280,7 +280,7 @@ func perPDB(f func(s *scope, i int, p PDB) (msg, fix string)) runFunc {
 		var out []Finding
 		for i, p := range s.inv.PDBs {
 			if msg, fix := f(s, i, p); msg != "" {
-				out = append(out, pdbFinding(c, p, msg, fix))
+				out = append(out, c.objectFinding(object{ref: pdbRef(p), source: p.Source}, msg, fix))
 			}
 		}
 		return out

@@ -44,9 +44,3 @@ func perObject(f func(s *scope, o object) (msg, fix string)) runFunc {
 func (c *Check) objectFinding(o object, msg, fix string) Finding {
 	return Finding{Check: c.ID, Severity: c.Severity, Object: o.ref, Message: msg, Fix: fix, Source: o.source.at("", c.Field)}
 }
-
-// pdbFinding builds a finding about budget p at the check's default
-// severity.
-func pdbFinding(c *Check, p PDB, msg, fix string) Finding {
-	return c.objectFinding(object{ref: pdbRef(p), source: p.Source}, msg, fix)
-}

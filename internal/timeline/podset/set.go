@@ -106,7 +106,8 @@ func (s *Set) Add(recv time.Time, pod *corev1.Pod, initial bool) *timeline.Recor
 		rec.Handle(s.slicesFor(rec, recv, initial))
 	}
 	if s.proxy != nil {
-		rec.Handle(s.proxyList(recv))
+		// The Ingress controller's services as last seen, as its first List.
+		rec.Handle(listwatch.Notice{Stream: ingress.StreamName, Recv: recv, Kind: listwatch.KindList, Initial: true, List: slices.Collect(maps.Values(s.proxy))})
 	}
 	return rec
 }
@@ -130,12 +131,6 @@ func (s *Set) Ingress(n listwatch.Notice) {
 	for _, rec := range s.order {
 		rec.Handle(n)
 	}
-}
-
-// proxyList is the Ingress controller's services as last seen, as the
-// first List of a Recorder started after the stream's.
-func (s *Set) proxyList(recv time.Time) listwatch.Notice {
-	return listwatch.Notice{Stream: ingress.StreamName, Recv: recv, Kind: listwatch.KindList, Initial: true, List: slices.Collect(maps.Values(s.proxy))}
 }
 
 func objectName(o runtime.Object) string {

@@ -258,7 +258,8 @@ func replicaWarnings(groups []OwnerGroup, budgets []BudgetEntry, in Input) []Iss
 // terminating records pod, already terminating: the drain does not evict
 // it again but waits until it is gone.
 func terminating(r *Report, pod *corev1.Pod, in Input) {
-	t := terminatingPod(pod, in.now(), nodeIsReady(pod.Spec.NodeName, in.Nodes))
+	at := slices.IndexFunc(in.Nodes, func(n corev1.Node) bool { return n.Name == pod.Spec.NodeName })
+	t := terminatingPod(pod, in.now(), at >= 0 && nodeReady(&in.Nodes[at]))
 	r.Terminating = append(r.Terminating, t)
 	if i := terminatingIssue(t); i != nil && i.Kind == BlockerTerminatingStuck {
 		r.Blockers = append(r.Blockers, *i)

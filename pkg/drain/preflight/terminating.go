@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -137,10 +136,4 @@ func (t TerminatingPod) remedy() string {
 			"bring the node back, or force-delete the pod (--grace-period=0 --force) once it is known stopped"
 	}
 	return "cannot tell when it reports: the drain waits for it until --timeout"
-}
-
-// nodeIsReady reports whether the node named name among nodes is Ready.
-func nodeIsReady(name string, nodes []corev1.Node) bool {
-	i := slices.IndexFunc(nodes, func(n corev1.Node) bool { return n.Name == name })
-	return i >= 0 && nodeReady(&nodes[i])
 }
