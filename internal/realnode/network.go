@@ -180,10 +180,8 @@ func CheckRoute(ip string) error {
 	if len(routes) == 0 || routes[0].Dev != want {
 		return fmt.Errorf("%s is routed by %v, not %s: not sending to it", ip, routes, want)
 	}
-	if _, err := GuardDrops(); err != nil {
-		return err
-	}
-	return nil
+	_, err := GuardDrops()
+	return err
 }
 
 // GuardDrops returns how many packets the guard table has dropped: zero

@@ -125,11 +125,3 @@ var t0Texts = map[timeline.T0Source]string{
 	timeline.T0PodDeletionSeen: "first pod deletion seen", timeline.T0GenerationSeen: "new generation of the workload seen",
 	timeline.T0NodesPodDeletionSeen: "first pod deletion seen on the nodes",
 }
-
-// t0Text is s in the words of the findings.
-func t0Text(s timeline.T0Source) string {
-	if t, ok := t0Texts[s]; ok {
-		return t
-	}
-	return string(s)
-}

@@ -263,7 +263,7 @@ func endFindings(r *Rollout, v *Verdict, risk, fact func(string, ...any)) {
 	switch r.Ended {
 	case timeline.EndedComplete:
 		if v.DurationMs != nil {
-			fact("rollout complete %d ms after its start (%s)", *v.DurationMs, t0Text(r.T0Source))
+			fact("rollout complete %d ms after its start (%s)", *v.DurationMs, cmp.Or(t0Texts[r.T0Source], string(r.T0Source)))
 		}
 	case timeline.EndedStalled:
 		risk("rollout stalled: %s", r.Stalled)

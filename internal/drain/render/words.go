@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/drain"
@@ -25,10 +26,7 @@ func words[T ~string](v T) string { return strings.ReplaceAll(string(v), "-", " 
 
 // goneByText says who removed a pod as the text output shows it.
 func goneByText(g drain.GoneBy) string {
-	if w, ok := goneByWords[g]; ok {
-		return w
-	}
-	return string(g)
+	return cmp.Or(goneByWords[g], string(g))
 }
 
 // poolNodeText is a pool node's result as the text output shows it: a
