@@ -37,7 +37,10 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 	events.BudgetOverridden = overrides.overriding
 	events.LBWaiting = o.lbWaiting
 	events.CompletionWaiting = o.completionWaiting
-	d := o.newDrainer(events)
+	// The Drainer the flags configured, with the audit's error-level
+	// findings in its preflight.
+	d := o.drainer
+	d.Events, d.PodWarnings = events, preflight.AuditWarnings
 	if watch != nil {
 		// One watch of each node's pods and of the budgets, for both.
 		d.Watches = watch.watches
@@ -45,7 +48,7 @@ func (o *drainNodeOptions) Run(ctx context.Context) error {
 	if o.drainer.Flags.DisableEviction {
 		fmt.Fprintln(o.ErrOut, "warning: --disable-eviction: pods are deleted without checking PodDisruptionBudgets")
 	}
-	err := o.drainAll(ctx, d)
+	err := o.drainAll(ctx, &d)
 	if watch != nil {
 		err = watch.finish(err)
 	}
@@ -91,14 +94,6 @@ func poolExit(res *drain.PoolResult) error {
 		}
 	}
 	return cliutil.Risk()
-}
-
-// newDrainer is the Drainer the flags configured, with the audit's
-// error-level findings in its preflight, telling events what happens.
-func (o *drainNodeOptions) newDrainer(events drain.Events) *drain.Drainer {
-	d := o.drainer
-	d.Events, d.PodWarnings = events, preflight.AuditWarnings
-	return &d
 }
 
 // view is what shows the drain as it goes: the text renderer on stdout

@@ -82,19 +82,13 @@ func (o *watchNodeOptions) Run(ctx context.Context) error {
 	w, err := nodewatch.Follow(ctx, nodewatch.Config{Client: o.client, Nodes: o.nodes, Selector: o.selector, Settle: o.settle, Printer: pr,
 		IngressAPI: o.ingressAPI})
 	if w == nil {
-		return o.sayNodes(ctx, endedBeforeStart(ctx, err, "the nodes"))
+		if err = endedBeforeStart(ctx, err, "the nodes"); errors.Is(err, nodewatch.ErrNoNodes) {
+			return errNoMatch("node", o.selector)
+		}
+		return sayNotFound(ctx, o.client, err, "node", "")
 	}
 	v := nodewatch.ComputeWith(w, timeline.Options{Propagation: o.propagation})
 	return watchOutcome(nodeWatchSummary(o.sink.width).write(o.sink, w, v), err, v.Risk)
-}
-
-// sayNodes words a node not found, or a selector matching none, as every
-// command does.
-func (o *watchNodeOptions) sayNodes(ctx context.Context, err error) error {
-	if errors.Is(err, nodewatch.ErrNoNodes) {
-		return errNoMatch("node", o.selector)
-	}
-	return sayNotFound(ctx, o.client, err, "node", "")
 }
 
 // nodeWatchSummary is watch node's end (and drain --watch's): the chart,
