@@ -103,19 +103,14 @@ func belongsAt(u UnknownField) (place, bool) {
 	parent := strings.TrimSuffix(u.Path, "."+name)
 	last := strings.ToLower(parent[strings.LastIndex(parent, ".")+1:]) // "containers[0]", "initcontainers[1]"
 	inContainer := strings.HasSuffix(last, "]") && strings.Contains(last, "containers[")
+	inPodSpec := parent == "spec" || strings.HasSuffix(parent, "template.spec") // a Pod's, or any pod template's
 	switch {
 	case inContainer && podspec.PodSpecOnly[name]:
 		return place{"the pod spec, not of a container", parent[:strings.LastIndex(parent, ".")] + "." + name}, true
 	case inContainer && podspec.LifecycleHooks[name]:
 		return place{"a container's lifecycle", parent + ".lifecycle." + name}, true
-	case isPodSpec(parent) && podspec.ContainerOnly[name]:
+	case inPodSpec && podspec.ContainerOnly[name]:
 		return place{"a container, not of the pod spec", parent + ".containers[*]." + name}, true
 	}
 	return place{}, false
-}
-
-// isPodSpec reports whether path is a pod spec's: a Pod's spec, or the
-// spec of any workload's pod template.
-func isPodSpec(path string) bool {
-	return path == "spec" || strings.HasSuffix(path, "template.spec")
 }

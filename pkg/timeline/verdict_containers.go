@@ -67,22 +67,17 @@ func killingFacts(tl *Timeline, evs []Event) (killing, failed, abandoned map[str
 		default:
 			continue
 		}
-		for _, c := range containersOf(tl, e.Container) {
+		cs := tl.Containers
+		if e.Container != "" {
+			cs = []string{e.Container}
+		}
+		for _, c := range cs {
 			if _, ok := into[c]; !ok {
 				into[c] = ms
 			}
 		}
 	}
 	return killing, failed, abandoned, first
-}
-
-// containersOf returns the containers an event is about: the one named, or
-// all regular containers when the event names none.
-func containersOf(tl *Timeline, name string) []string {
-	if name != "" {
-		return []string{name}
-	}
-	return tl.Containers
 }
 
 // eventLead is how long before the real SIGTERM the Event that dates it
