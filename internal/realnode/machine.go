@@ -128,18 +128,14 @@ func nftTables() ([]string, error) {
 // with the kernel's octal escapes undone).
 func mountPoints() []string {
 	b, _ := os.ReadFile("/proc/self/mountinfo")
+	unescape := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
 	var out []string
 	for _, line := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(line); len(f) > 4 {
-			out = append(out, unescapeMount(f[4]))
+			out = append(out, unescape.Replace(f[4]))
 		}
 	}
 	return out
-}
-
-func unescapeMount(s string) string {
-	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
-	return r.Replace(s)
 }
 
 // ownTables are the nftables tables the node's parts make: the guard,
