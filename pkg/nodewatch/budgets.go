@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kubectl-graceful/kubectl-graceful/internal/follow"
-	"github.com/kubectl-graceful/kubectl-graceful/pkg/listwatch"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/rollout"
 	"github.com/kubectl-graceful/kubectl-graceful/pkg/timeline"
 )
@@ -38,13 +36,6 @@ type budgetTrack struct {
 	namespace, name string
 	selector        labels.Selector
 	samples         []budgetSample
-}
-
-// budgetStream is the one watch of the cluster's PodDisruptionBudgets.
-func (f *follower) budgetStream() *listwatch.Stream {
-	s := follow.Stream(streamBudgets, f.cfg.Client.PolicyV1().RESTClient(), "poddisruptionbudgets", "", "", "")
-	s.Key = listwatch.Budgets
-	return s
 }
 
 // budgetsListed records a List of the budgets (the first, or a re-list

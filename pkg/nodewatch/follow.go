@@ -222,11 +222,13 @@ func (f *follower) streams() []*listwatch.Stream {
 	}
 	nodes := follow.Stream("nodes", c.CoreV1().RESTClient(), "nodes", "", f.cfg.Selector, "")
 	nodes.KeepManagedFields = true
+	budgets := follow.Stream(streamBudgets, c.PolicyV1().RESTClient(), "poddisruptionbudgets", "", "", "")
+	budgets.Key = listwatch.Budgets // the one watch of the cluster's budgets
 	out = append(out,
 		nodes,
 		follow.Stream(timeline.StreamEndpointSlices, c.DiscoveryV1().RESTClient(), "endpointslices", "", "", ""),
 		follow.Events(timeline.StreamEvents, c, "", fields.OneTermEqualSelector("involvedObject.kind", "Pod").String()),
-		f.budgetStream(),
+		budgets,
 		f.nodeEventStream(),
 	)
 	// One request each, where a List then a watch are two.

@@ -227,7 +227,9 @@ func judge(tl *Timeline, o Options, doubt *gapDoubt) Verdict {
 		v.PartialStreams = p
 	}
 	if v.doubt = doubt; doubt != nil {
-		v.PartialStreams = withDoubt(v.PartialStreams, doubt)
+		v.PartialStreams = append(v.PartialStreams, doubt.streams...)
+		slices.Sort(v.PartialStreams)
+		v.PartialStreams = slices.Compact(v.PartialStreams)
 	}
 	findings(tl, evs, rt, &v)
 	return v

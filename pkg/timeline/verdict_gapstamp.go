@@ -154,10 +154,3 @@ func doubtFinding(v *Verdict, l *findingList) {
 	l.risk("cannot tell: %s fell in a gap of the %s watch(es) (cut or stalled): they happened somewhere between the gap's start and their late arrival, and where decides the race, so whether the pod stopped receiving traffic before it was told to stop is not known",
 		joinNames(v.doubt.facts), joinNames(v.doubt.streams))
 }
-
-// withDoubt adds d's watches to the partial ones.
-func withDoubt(partial []string, d *gapDoubt) []string {
-	partial = append(partial, d.streams...)
-	slices.Sort(partial)
-	return slices.Compact(partial)
-}

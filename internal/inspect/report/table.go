@@ -70,14 +70,11 @@ const fixesHint = "Fixes: -o yaml (a kubectl patch line per finding); why and ho
 // findingRow is a finding's OBJECT (obj, already escaped; "" on a group's
 // later rows), CONTAINER, SEVERITY, CHECK and MESSAGE cells.
 func findingRow(f inspect.Finding, obj string, color bool) []string {
-	return []string{obj, termsafe.Escape(f.Container), paint(f.Severity, color), f.Check, termsafe.Escape(f.Message)}
-}
-
-func paint(s inspect.Severity, color bool) string {
-	if !color {
-		return string(s)
+	sev := string(f.Severity)
+	if color {
+		sev = severityColor[f.Severity] + sev + colorReset
 	}
-	return severityColor[s] + string(s) + colorReset
+	return []string{obj, termsafe.Escape(f.Container), sev, f.Check, termsafe.Escape(f.Message)}
 }
 
 // Summary is the one-line summary closing the table output.
