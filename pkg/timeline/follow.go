@@ -264,15 +264,11 @@ func (f *follower) evict(ctx context.Context) (time.Duration, error) {
 	if !a.Retryable() {
 		return 0, fmt.Errorf("evicting pod %s/%s: %w", f.cfg.Namespace, f.cfg.Name, err)
 	}
-	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
-		Message: "Eviction refused (" + refusalCode(a) + "): " + a.Cause + "; retrying"})
-	return max(cmp.Or(f.cfg.EvictRetry, 2*time.Second), a.RetryAfter), nil
-}
-
-// refusalCode is the HTTP status of a retryable refusal, for the event line.
-func refusalCode(a eviction.Answer) string {
+	code := "429" // the refusal's HTTP status, for the event line
 	if a.Kind == eviction.NamespaceTerminating {
-		return "403"
+		code = "403"
 	}
-	return "429"
+	f.rec.add(Event{Recv: time.Now(), Track: ControlPlane, Kind: KindEvictionRefused,
+		Message: "Eviction refused (" + code + "): " + a.Cause + "; retrying"})
+	return max(cmp.Or(f.cfg.EvictRetry, 2*time.Second), a.RetryAfter), nil
 }
