@@ -139,19 +139,12 @@ func (f *FaultEnv) PauseAPIServer(d time.Duration) {
 	f.waitReady()
 }
 
-// RestartAPIServer kills the API server (SIGKILL: open connections reset,
-// new ones refused), keeps it down for down, starts it again with the same
-// command line and returns once it answers /readyz, saying how long the
-// API was unavailable in all.
-func (f *FaultEnv) RestartAPIServer(down time.Duration) time.Duration {
-	f.t.Helper()
-	return f.APIServerDown(down, nil)
-}
-
-// APIServerDown kills the API server, calls during (which must not block:
-// it starts what is to meet the outage, a command run in the background)
-// and starts the server again down after the kill; it returns once the
-// server answers /readyz.
+// APIServerDown kills the API server (SIGKILL: open connections reset,
+// new ones refused), calls during when set (which must not block: it
+// starts what is to meet the outage, a command run in the background) and
+// starts the server again with the same command line down after the kill;
+// it returns once the server answers /readyz, saying how long the API was
+// unavailable in all.
 func (f *FaultEnv) APIServerDown(down time.Duration, during func()) time.Duration {
 	f.t.Helper()
 	component := localcluster.KubeAPIServer

@@ -46,10 +46,6 @@ func intNode(n int64) func() *yaml.RNode {
 	}
 }
 
-func stringNode(s string) func() *yaml.RNode {
-	return func() *yaml.RNode { return yaml.NewScalarRNode(s) }
-}
-
 // changes are the field edits of w's plan.
 func (w *WorkloadPlan) changes() []fieldChange {
 	spec := podSpecPath(w.Object.Kind)
@@ -101,7 +97,7 @@ func (d *PDBPlan) changes() []fieldChange {
 			fieldChange{path: []string{"spec"}, key: "minAvailable", value: intNode(int64(*d.MinAvailable))})
 	}
 	if d.AlwaysAllow {
-		out = append(out, fieldChange{path: []string{"spec"}, key: "unhealthyPodEvictionPolicy", value: stringNode("AlwaysAllow")})
+		out = append(out, fieldChange{path: []string{"spec"}, key: "unhealthyPodEvictionPolicy", value: func() *yaml.RNode { return yaml.NewScalarRNode("AlwaysAllow") }})
 	}
 	return out
 }

@@ -34,13 +34,6 @@ func overrideCause(o BudgetOverride) string {
 		time.Duration(o.AfterSeconds*float64(time.Second)))
 }
 
-// overrideDue reports whether a pod whose eviction got answer a is to be
-// deleted now: a budget's 429 (eviction.BudgetRefused) once the
-// --delete-after deadline passed.
-func (e *evictor) overrideDue(a eviction.Answer) bool {
-	return a.Kind == eviction.BudgetRefused && !e.deleteAt.IsZero() && !time.Now().Before(e.deleteAt)
-}
-
 // untilOverride caps a wait before the next eviction of a budget-refused
 // pod at the --delete-after deadline, so that the eviction sent at the
 // deadline asks the budget one last time.

@@ -76,7 +76,11 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 			r.conflicts++
 			e.waitNewer(ctx, listed, sentVersion, conflictWait)
 			if e.spentByRefusal(ctx, listed, sentVersion, mark) {
-				if done, err := e.completeSpent(ctx, listed, pod); done {
+				// Finish what the budget admitted: one DELETE, its UID
+				// alone as precondition (the budget let this pod go), then
+				// wait for it to go; not done, the loop goes on (also when
+				// pods may not be deleted, which the preflight does not ask).
+				if done, err := e.deleteOnce(ctx, listed, pod, e.deleteOptions(pod, false), spentCause); done {
 					return err
 				}
 			}
@@ -85,7 +89,8 @@ func (e *evictor) evict(ctx context.Context, listed *corev1.Pod) error {
 		if done, err := e.answered(ctx, listed, a, err, &r); done {
 			return err
 		}
-		if e.overrideDue(a) {
+		// A budget's 429 once the --delete-after deadline passed: delete now.
+		if a.Kind == eviction.BudgetRefused && !e.deleteAt.IsZero() && !time.Now().Before(e.deleteAt) {
 			return e.override(ctx, pod)
 		}
 		if !e.waitRetry(ctx, pod, a, &r, sentBudget) {

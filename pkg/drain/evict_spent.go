@@ -13,7 +13,7 @@ import (
 )
 
 // spentCause is the cause of a pod whose refused eviction spent its budget
-// and which the drain then deleted (completeSpent).
+// and which the drain then deleted (the eviction loop, evictor.evict).
 const spentCause = "the API server let the eviction through its budget (status.disruptedPods), then refused the delete on a changed resourceVersion: the drain deleted the pod the budget had let go"
 
 // budgetMark is what a budget's status said of one pod before an eviction
@@ -67,17 +67,6 @@ func (e *evictor) spentByRefusal(ctx context.Context, listed *corev1.Pod, sent s
 		case <-podChanged:
 		}
 	}
-}
-
-// completeSpent finishes what the budget admitted for pod: one DELETE with
-// the eviction's options and its UID alone as precondition (the budget let
-// this pod go, whatever else changed in it), then waits for it to go. It
-// returns false when the delete did not happen and the eviction loop goes
-// on (the budget, spent, then refuses with the pod named as disrupted):
-// also when the caller may not delete pods, which the permission preflight
-// does not ask (the drain then waits the 2 minutes, as before).
-func (e *evictor) completeSpent(ctx context.Context, listed, pod *corev1.Pod) (bool, error) {
-	return e.deleteOnce(ctx, listed, pod, e.deleteOptions(pod, false), spentCause)
 }
 
 // deleteOnce sends one DELETE of pod with opts (their UID precondition

@@ -145,7 +145,7 @@ func TestDrainAPIServerRestarted(t *testing.T) {
 	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		var down time.Duration
-		out := drainUnderFault(t, fe, func() { down = fe.RestartAPIServer(5 * time.Second) })
+		out := drainUnderFault(t, fe, func() { down = fe.APIServerDown(5*time.Second, nil) })
 		return fmt.Sprintf("API unavailable %s; %s", down.Round(100*time.Millisecond), out)
 	})
 }

@@ -131,7 +131,12 @@ func Audit(inv *Inventory, opts Options) *Report {
 			r.Findings = append(r.Findings, f)
 		}
 	}
-	sortFindings(r.Findings)
+	// By object, the most severe first, then by check and container.
+	slices.SortStableFunc(r.Findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Object.Namespace, b.Object.Namespace), cmp.Compare(a.Object.Kind, b.Object.Kind),
+			cmp.Compare(a.Object.Name, b.Object.Name), cmp.Compare(b.Severity.rank(), a.Severity.rank()),
+			cmp.Compare(a.Check, b.Check), cmp.Compare(a.Container, b.Container))
+	})
 	r.Summary.Workloads = len(inv.Workloads)
 	r.Summary.Objects = inv.Objects
 	r.Summary.Findings = len(r.Findings)
@@ -148,14 +153,6 @@ func Audit(inv *Inventory, opts Options) *Report {
 		}
 	}
 	return r
-}
-
-func sortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Object.Namespace, b.Object.Namespace), cmp.Compare(a.Object.Kind, b.Object.Kind),
-			cmp.Compare(a.Object.Name, b.Object.Name), cmp.Compare(b.Severity.rank(), a.Severity.rank()),
-			cmp.Compare(a.Check, b.Check), cmp.Compare(a.Container, b.Container))
-	})
 }
 
 // scope is what a check sees: the inventory, the options, and the

@@ -87,7 +87,7 @@ func TestWatchPodAPIServerRestarted(t *testing.T) {
 	t.Parallel()
 	e2e.RepeatFault(t, func(t *testing.T, fe *e2e.FaultEnv) string {
 		var down time.Duration
-		out := watchUnderFault(t, fe, true, func() { down = fe.RestartAPIServer(5 * time.Second) })
+		out := watchUnderFault(t, fe, true, func() { down = fe.APIServerDown(5*time.Second, nil) })
 		return fmt.Sprintf("API unavailable %s; %s", down.Round(100*time.Millisecond), out)
 	})
 }

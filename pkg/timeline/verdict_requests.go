@@ -191,7 +191,8 @@ func (rv *RequestsVerdict) Findings(start, what string) (risks, facts []string) 
 		l.risk("%d of %d requests failed between %+d ms and %+d ms (%s)", rv.Failed, rv.Total, *rv.FirstFailedMs, *rv.LastFailedMs, KindsText(rv.Kinds))
 	}
 	if rv.Network > 0 {
-		l.fact("%s", networkText(rv))
+		l.fact("%d of %d requests to %s got no answer: network (no connection was ever set up: the packets were dropped or found no route on the way), while the pod was still routed and not yet told to stop, when its own kernel would have answered: the network's failures, not the app's; they tell nothing of its shutdown",
+			rv.Network, rv.Total, rv.URL)
 	}
 	if rv.Proxy != nil {
 		l.fact("%s", rv.Proxy.text())
@@ -289,11 +290,3 @@ func latencyText(rv *RequestsVerdict, start, what string) string {
 // milliseconds, rounded to the microsecond so that the text prints what it
 // printed when the latency was kept in milliseconds.
 func msOf(sec float64) float64 { return math.Round(sec*1e6) / 1000 }
-
-// networkText says which failures of rv were the network's
-// (RequestsVerdict.Network): no connection was ever set up, at a time the
-// pod's own address would have answered.
-func networkText(rv *RequestsVerdict) string {
-	return fmt.Sprintf("%d of %d requests to %s got no answer: network (no connection was ever set up: the packets were dropped or found no route on the way), while the pod was still routed and not yet told to stop, when its own kernel would have answered: the network's failures, not the app's; they tell nothing of its shutdown",
-		rv.Network, rv.Total, rv.URL)
-}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -115,7 +116,8 @@ func Live(ctx context.Context, getter resource.RESTClientGetter, opts LiveOption
 		return fmt.Errorf("context %s: %v", where, err)
 	}
 	l.loadBalancerObjects(cfg)
-	l.drainerCaps(cfg)
+	// The drainers' caps the cluster shows; what cannot be read gives none.
+	l.inv.DrainerCaps = slices.Concat(l.inv.DrainerCaps, l.autoscalerCaps(), l.nodePoolCaps(cfg), l.spotCaps())
 	scaleSubresources(getter, inv)
 	return nil
 }

@@ -58,15 +58,6 @@ var spotLabels = []spotLabel{
 	{"karpenter.sh/capacity-type", "spot", "", 0},
 }
 
-// drainerCaps reads the drainers' caps the cluster shows into
-// inv.DrainerCaps: cluster-autoscaler's --max-graceful-termination-sec
-// from its Deployment, each Karpenter NodePool's terminationGracePeriod,
-// and the spot notice of the spot nodes. What cannot be read (RBAC, no
-// Karpenter) gives no cap; nothing is guessed.
-func (l *lister) drainerCaps(cfg *rest.Config) {
-	l.inv.DrainerCaps = slices.Concat(l.inv.DrainerCaps, l.autoscalerCaps(), l.nodePoolCaps(cfg), l.spotCaps())
-}
-
 // autoscalerCaps finds cluster-autoscaler's Deployment among the workloads
 // read, else in one list of every namespace's Deployments (its namespace
 // and name are the installer's: kube-system/cluster-autoscaler by

@@ -181,7 +181,7 @@ func writeNodeCards(out io.Writer, rows [][]string, width int) error {
 func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) error {
 	head := "SAFE: no pod raced its endpoints, had a window too short, was SIGKILLed or failed its preStop, no PodDisruptionBudget was below its desiredHealthy, the nodes were emptied"
 	switch {
-	case v.Risk && v.CannotTell && !workloadAtRisk(v):
+	case v.Risk && v.CannotTell && len(v.Remaining) == 0 && !slices.ContainsFunc(v.Workloads, func(wr nodewatch.WorkloadResult) bool { return wr.Risk && !wr.CannotTell }):
 		head = "CANNOT TELL: facts the verdict needs were not seen (below)"
 	case v.Risk:
 		head = "RISK: requests can fail during this drain"
@@ -189,10 +189,6 @@ func WriteNodeVerdict(out io.Writer, w *nodewatch.Watch, v nodewatch.Verdict) er
 		head = "NO DRAIN SEEN: no pod terminated on the nodes while watched"
 	}
 	return writeVerdict(out, "Drain verdict for "+termsafe.Escape(strings.Join(w.Nodes, ", ")), head, v.Findings, w.Notes)
-}
-
-func workloadAtRisk(v nodewatch.Verdict) bool {
-	return len(v.Remaining) > 0 || slices.ContainsFunc(v.Workloads, func(wr nodewatch.WorkloadResult) bool { return wr.Risk && !wr.CannotTell })
 }
 
 // budgetCell says, per PodDisruptionBudget of the workload, the time its

@@ -42,7 +42,7 @@ func budgetSelector(pdb *policyv1.PodDisruptionBudget) (labels.Selector, bool) {
 // expectedPods, which is then no ceiling), or a percentage whose
 // desiredHealthy is at least expectedPods (the controllers' scale).
 func zeroBySpec(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) string {
-	if mu := pdb.Spec.MaxUnavailable; mu != nil && isZero(*mu) {
+	if mu := pdb.Spec.MaxUnavailable; mu != nil && (mu.String() == "0" || mu.String() == "0%") {
 		return "maxUnavailable: " + mu.String()
 	}
 	ma := pdb.Spec.MinAvailable
@@ -61,13 +61,6 @@ func zeroBySpec(pdb *policyv1.PodDisruptionBudget, pods []corev1.Pod) string {
 		return "minAvailable: " + ma.String() + " with " + strconv.Itoa(int(st.ExpectedPods)) + " expected pods"
 	}
 	return ""
-}
-
-func isZero(v intstr.IntOrString) bool {
-	if v.Type == intstr.Int {
-		return v.IntVal == 0
-	}
-	return v.StrVal == "0%" || v.StrVal == "0"
 }
 
 // unhealthyPolicy returns the PDB's unhealthyPodEvictionPolicy, defaulting

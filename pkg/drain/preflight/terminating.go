@@ -38,7 +38,7 @@ type TerminatingPod struct {
 	// example.com/hold").
 	WaitsOn string `json:"waitsOn"`
 	// nodeReady is whether its node is Ready; stopped, whether only its
-	// finalizers keep it (kubeletDone).
+	// finalizers keep it (terminatingPod says when).
 	nodeReady, stopped bool
 }
 
@@ -54,7 +54,11 @@ func terminatingPod(pod *corev1.Pod, now time.Time, nodeReady bool) TerminatingP
 	t := TerminatingPod{Namespace: pod.Namespace, Name: pod.Name, GraceDeadline: *pod.DeletionTimestamp,
 		DeletedSecondsAgo:   int64(now.Sub(deadline.Add(-time.Duration(grace) * time.Second)).Seconds()),
 		SecondsPastDeadline: int64(now.Sub(deadline).Seconds()), Finalizers: append([]string{}, pod.Finalizers...),
-		nodeReady: nodeReady, stopped: kubeletDone(pod)}
+		// Nothing but finalizers keeps a terminal pod, or one whose
+		// deletionGracePeriodSeconds is 0 (the kubelet's final delete, or
+		// a forced one): the API server removes it once they are empty
+		// (registry/rest BeforeDelete, the pod strategy's CheckGracefulDelete).
+		nodeReady: nodeReady, stopped: finished(pod) || grace == 0 && pod.DeletionGracePeriodSeconds != nil}
 	var waits []string
 	if t.SecondsPastDeadline < 0 && !t.stopped {
 		waits = append(waits, fmt.Sprintf("its grace period (ends in %s)", time.Duration(-t.SecondsPastDeadline)*time.Second))
@@ -71,17 +75,6 @@ func terminatingPod(pod *corev1.Pod, now time.Time, nodeReady bool) TerminatingP
 	}
 	t.WaitsOn = strings.Join(waits, ", then ")
 	return t
-}
-
-// kubeletDone reports whether nothing but finalizers keeps pod: its phase
-// is terminal, or its deletionGracePeriodSeconds is 0, which the kubelet
-// sets once its containers stopped (its final delete) and a forced delete
-// sets at once; the API server removes such a pod as soon as its
-// finalizers are empty (registry/rest BeforeDelete, and the pod
-// strategy's CheckGracefulDelete).
-func kubeletDone(pod *corev1.Pod) bool {
-	g := pod.DeletionGracePeriodSeconds
-	return finished(pod) || (g != nil && *g == 0)
 }
 
 // held reports whether only its finalizers keep the pod now: its grace
